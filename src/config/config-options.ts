@@ -1,0 +1,41 @@
+/**
+ * Every option Clarion reads, declared once: its name, environment variable, default (with unit) and meaning.
+ * docs/configuration.md is generated from this list by `clarion config --markdown` and kept in step by a test.
+ * Names are pinned by DESIGN.md 3.2: never rename a variable, add a new one instead.
+ */
+export type OptionKind = 'port' | 'string' | 'url' | 'boolean' | 'integer' | 'enum' | 'duration-list' | 'path';
+
+export interface OptionDeclaration {
+  /** Key in the parsed config object. */
+  readonly key: string;
+  readonly env: string;
+  readonly kind: OptionKind;
+  /** Default as the text a user would write in the variable; undefined = no default (optional). */
+  readonly default?: string;
+  readonly values?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  readonly description: string;
+}
+
+export const configOptions = [
+  { key: 'port', env: 'CLARION_PORT', kind: 'port', default: '3000', description: 'TCP port the HTTP server listens on.' },
+  { key: 'host', env: 'CLARION_HOST', kind: 'string', default: '0.0.0.0', description: 'Address the HTTP server binds to (0.0.0.0 = every interface).' },
+  { key: 'baseUrl', env: 'CLARION_BASE_URL', kind: 'url', default: 'http://localhost:3000', description: 'Public address of this instance, used in join links and the API docs.' },
+  { key: 'dataDir', env: 'CLARION_DATA_DIR', kind: 'path', default: './data', description: 'Directory for the SQLite database file (clarion.db) and the generated secret key.' },
+  { key: 'databaseUrl', env: 'CLARION_DATABASE_URL', kind: 'url', description: 'postgres://… URL. When set, storage and the job queue use PostgreSQL instead of the embedded SQLite file.' },
+  { key: 'secretKey', env: 'CLARION_SECRET_KEY', kind: 'string', description: '32-byte key (64 hex characters or base64) that encrypts stored credentials and webhook secrets with AES-256-GCM. When unset, one is generated into <data dir>/secret.key on first start.' },
+  { key: 'apnsKeyFile', env: 'CLARION_APNS_KEY_FILE', kind: 'path', description: 'APNs token-auth signing key (.p8 file from the Apple developer account).' },
+  { key: 'apnsKeyId', env: 'CLARION_APNS_KEY_ID', kind: 'string', description: 'The 10-character Key ID of the .p8 key (JWT header "kid").' },
+  { key: 'apnsTeamId', env: 'CLARION_APNS_TEAM_ID', kind: 'string', description: 'The 10-character Apple Team ID (JWT claim "iss").' },
+  { key: 'apnsTopic', env: 'CLARION_APNS_TOPIC', kind: 'string', description: 'The app bundle id, sent as apns-topic.' },
+  { key: 'apnsUrl', env: 'CLARION_APNS_URL', kind: 'url', default: 'https://api.push.apple.com', description: 'APNs origin (sandbox: https://api.sandbox.push.apple.com).' },
+  { key: 'fcmServiceAccountFile', env: 'CLARION_FCM_SERVICE_ACCOUNT_FILE', kind: 'path', description: 'FCM service-account JSON; its token_uri is used for the OAuth 2.0 token exchange.' },
+  { key: 'fcmUrl', env: 'CLARION_FCM_URL', kind: 'url', default: 'https://fcm.googleapis.com', description: 'FCM origin.' },
+  { key: 'allowPrivateWebhooks', env: 'CLARION_ALLOW_PRIVATE_WEBHOOKS', kind: 'boolean', default: 'false', description: 'Allow webhook URLs that resolve to private, loopback or link-local addresses.' },
+  { key: 'webhookRetrySchedule', env: 'CLARION_WEBHOOK_RETRY_SCHEDULE', kind: 'duration-list', default: '0s,5s,5m,30m,2h,5h,10h,14h,20h,24h', description: 'Delays before each webhook delivery attempt (units ms, s, m, h, d).' },
+  { key: 'signup', env: 'CLARION_SIGNUP', kind: 'enum', values: ['open', 'closed'], default: 'open', description: 'open: anyone may create a Free account from the dashboard; closed: accounts are created with the CLI only.' },
+  { key: 'rateLimitPerSecond', env: 'CLARION_RATE_LIMIT_PER_SECOND', kind: 'integer', default: '50', min: 1, max: 100000, description: 'Sustained API requests per second allowed per API key (token bucket refill rate).' },
+  { key: 'rateLimitBurst', env: 'CLARION_RATE_LIMIT_BURST', kind: 'integer', default: '100', min: 1, max: 100000, description: 'Requests one API key may make at once before the per-second rate applies (token bucket size).' },
+  { key: 'logLevel', env: 'CLARION_LOG_LEVEL', kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'pino log level.' },
+] as const satisfies readonly OptionDeclaration[];

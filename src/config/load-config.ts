@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { configOptions, type OptionDeclaration } from './config-options.ts';
+import { parseDurationList } from './duration.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  secretKey: string | undefined;
+  apnsKeyFile: string | undefined;
+  apnsKeyId: string | undefined;
+  apnsTeamId: string | undefined;
+  apnsTopic: string | undefined;
+  apnsUrl: string;
+  fcmServiceAccountFile: string | undefined;
+  fcmUrl: string;
+  allowPrivateWebhooks: boolean;
+  /** Milliseconds before each attempt. */
+  webhookRetrySchedule: number[];
+  signup: 'open' | 'closed';
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  logLevel: string;
+}
+
+/** Thrown for a bad option; the message names the variable so start-up can print it and stop. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The optional JSON config file: keys are the CLARION_* variable names; the environment wins over the file. */
+export const CONFIG_FILE_VARIABLE = 'CLARION_CONFIG_FILE';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const sources = { ...readConfigFile(env[CONFIG_FILE_VARIABLE]), ...definedOnly(env) };
+  const config: Record<string, unknown> = {};
+  for (const option of configOptions as readonly OptionDeclaration[]) {
+    const raw = sources[option.env];
+    const text = raw === undefined || raw === '' ? option.default : String(raw);
+    config[option.key] = text === undefined ? undefined : parseOption(option, text);
+  }
+  const parsed = config as unknown as Config;
+  parsed.dataDir = resolve(parsed.dataDir);
+  if (parsed.databaseUrl && !/^postgres(ql)?:\/\//.test(parsed.databaseUrl)) {
+    throw new ConfigError(`CLARION_DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(parsed.databaseUrl)}")`);
+  }
+  return parsed;
+}
+
+function parseOption(option: OptionDeclaration, text: string): unknown {
+  const fail = (why: string): never => {
+    throw new ConfigError(`${option.env}: ${why} (got "${option.env.includes('SECRET') ? '…' : text}")`);
+  };
+  switch (option.kind) {
+    case 'port': {
+      const port = Number(text);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) fail('must be a TCP port from 0 to 65535');
+      return port;
+    }
+    case 'integer': {
+      const value = Number(text);
+      if (!/^-?\d+$/.test(text.trim())) fail('must be a whole number');
+      if (option.min !== undefined && value < option.min) fail(`must be at least ${option.min}`);
+      if (option.max !== undefined && value > option.max) fail(`must be at most ${option.max}`);
+      return value;
+    }
+    case 'boolean':
+      if (text === 'true' || text === '1') return true;
+      if (text === 'false' || text === '0') return false;
+      return fail('must be true or false');
+    case 'enum':
+      if (!option.values?.includes(text)) fail(`must be one of ${option.values?.join(', ')}`);
+      return text;
+    case 'url':
+      try {
+        new URL(text);
+      } catch {
+        fail('must be an absolute URL');
+      }
+      return text.replace(/\/+$/, '');
+    case 'duration-list':
+      try {
+        return parseDurationList(text);
+      } catch (error) {
+        return fail((error as Error).message);
+      }
+    case 'path':
+    case 'string':
+      return text;
+  }
+}
+
+function readConfigFile(path: string | undefined): Record<string, unknown> {
+  if (!path) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${CONFIG_FILE_VARIABLE}: cannot read ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${CONFIG_FILE_VARIABLE}: ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`${CONFIG_FILE_VARIABLE}: ${path} must hold one JSON object of CLARION_* keys`);
+  }
+  const known = new Set<string>(configOptions.map((option) => option.env));
+  for (const key of Object.keys(parsed)) {
+    if (!known.has(key)) throw new ConfigError(`${CONFIG_FILE_VARIABLE}: unknown option ${key} in ${path}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

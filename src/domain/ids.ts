@@ -1,0 +1,38 @@
+import { monotonicFactory } from 'ulid';
+
+/**
+ * Every id prefix Clarion issues (DESIGN.md 2.3), in one table so a prefix is never reused for another resource.
+ * The part after the prefix is a ULID in lower case: 48 bits of millisecond time then 80 random bits, so ids sort
+ * by creation time and cursor pagination can page by id.
+ */
+export const idPrefixes = {
+  account: 'acc',
+  user: 'usr',
+  channel: 'chn',
+  apiKey: 'key',
+  subscriber: 'sub',
+  notification: 'ntf',
+  liveActivity: 'lva',
+  webhook: 'whk',
+  webhookMessage: 'msg',
+  request: 'req',
+  event: 'evt',
+  job: 'job',
+  session: 'ses',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+const nextUlid = monotonicFactory();
+
+export function newId(kind: IdKind, now: number = Date.now()): string {
+  return `${idPrefixes[kind]}_${nextUlid(now).toLowerCase()}`;
+}
+
+const ID_BODY = /^[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** True when `value` has the shape of an id of this kind; used to answer 404 early for malformed ids. */
+export function isId(kind: IdKind, value: string): boolean {
+  const prefix = `${idPrefixes[kind]}_`;
+  return value.startsWith(prefix) && ID_BODY.test(value.slice(prefix.length));
+}

@@ -1,0 +1,30 @@
+import Type from 'typebox';
+import { countActiveSubscribers, findChannelByCode } from '../../../store/channels-store.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
+import { channelView, ChannelSchema } from './channel-view.ts';
+
+export function registerGetChannel(app: ClarionApp, deps: AppDependencies): void {
+  app.get(
+    '/api/v1/channels/:code',
+    {
+      schema: {
+        summary: 'Get a channel with its subscriber counts per platform',
+        tags: ['channels'],
+        params: Type.Object({ code: ChannelCode }),
+        response: { 200: Success(ChannelSchema), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const { code } = request.params;
+      assertChannelInScope(auth, code);
+      const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
+      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+      const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
+      return { success: true as const, data: channelView(channel, counts.get(channel.id)) };
+    },
+  );
+}

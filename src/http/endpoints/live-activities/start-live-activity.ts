@@ -1,0 +1,85 @@
+import Type from 'typebox';
+import { newId } from '../../../domain/ids.ts';
+import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
+import { findChannelByCode } from '../../../store/channels-store.ts';
+import { recordEvent } from '../../../store/events-store.ts';
+import { insertLiveActivity, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
+import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
+import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+
+const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
+
+export function registerStartLiveActivity(app: ClarionApp, deps: AppDependencies): void {
+  app.post(
+    '/api/v1/live-activities',
+    {
+      schema: {
+        summary: 'Start a Live Activity on every subscriber of a channel',
+        description: `Templates: ${templateList}. The members of \`fields\` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. Counts one against the monthly quota.`,
+        tags: ['live activities'],
+        body: Type.Object(
+          {
+            channelCode: ChannelCode,
+            template: StringEnum(templateNames, { description: 'Template name.' }),
+            fields: Type.Object({}, { additionalProperties: true, description: 'Values for the template: see the <Template>Fields schemas.' }),
+            alert: Type.Optional(Alert),
+            staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show the activity as out of date.' })),
+            relevanceScore: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Orders several activities of the app on the lock screen; higher shows first.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const body = request.body;
+      const now = deps.clock.now();
+      const checked = validateTemplateFields(body.template, body.fields, now);
+      if (!checked.ok) throw validationFailed(checked.problems);
+      const staleAt = body.staleAt === undefined ? null : Date.parse(body.staleAt);
+      if (staleAt !== null && (Number.isNaN(staleAt) || staleAt <= now)) {
+        throw validationFailed([{ field: 'staleAt', message: 'must be an ISO 8601 time in the future' }]);
+      }
+      assertChannelInScope(auth, body.channelCode);
+      const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
+      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
+
+      const row = await deps.store.db.transaction().execute(async (trx) => {
+        const quota = await chargeQuota(trx, auth.accountId, now);
+        const activity: LiveActivityRow = {
+          id: newId('liveActivity', now),
+          account_id: auth.accountId,
+          channel_id: channel.id,
+          channel_code: channel.code,
+          template: body.template,
+          fields: JSON.stringify(checked.fields),
+          alert: body.alert ? JSON.stringify(body.alert) : null,
+          stale_at: staleAt,
+          relevance_score: body.relevanceScore ?? null,
+          status: 'active',
+          recipient_count: await countLiveActivityTargets(trx, channel.id),
+          created_at: now,
+          updated_at: now,
+          ended_at: null,
+          dismiss_at: null,
+        };
+        await insertLiveActivity(trx, activity);
+        await recordEvent(trx, {
+          accountId: auth.accountId,
+          type: 'live_activity.started',
+          data: { liveActivityId: activity.id, channelCode: channel.code, template: activity.template, fields: checked.fields, recipientCount: activity.recipient_count },
+          now,
+        });
+        setQuotaHeaders(reply, quota);
+        return activity;
+      });
+      return reply.code(201).send({ success: true, data: liveActivityView(row) });
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { FastifyReply } from 'fastify';
+import { newId } from '../../../domain/ids.ts';
+import { findChannelByCode } from '../../../store/channels-store.ts';
+import { insertNotification, type NotificationRow } from '../../../store/notifications-store.ts';
+import { countActiveInChannel } from '../../../store/subscribers-store.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AppDependencies, AuthContext } from '../../app-types.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
+import { checkNotificationContent, type NotificationContent } from './notification-body.ts';
+
+/**
+ * Accepting a notification, the same for POST /notifications and POST /notify: check the content, the key's
+ * scope and the channel, then in ONE transaction charge the quota, count the recipients and store the
+ * notification. A 201 therefore means it is stored; a 429 means nothing was.
+ * Delivery picks queued notifications up from the store (the delivery engine issue).
+ */
+export async function acceptNotification(
+  deps: AppDependencies,
+  auth: AuthContext,
+  reply: FastifyReply,
+  channelCode: string,
+  content: NotificationContent,
+): Promise<NotificationRow> {
+  const now = deps.clock.now();
+  const { sendAt } = checkNotificationContent(content, now);
+  assertChannelInScope(auth, channelCode);
+  const channel = await findChannelByCode(deps.store.db, auth.accountId, channelCode);
+  if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
+
+  return deps.store.db.transaction().execute(async (trx) => {
+    const quota = await chargeQuota(trx, auth.accountId, now);
+    const row: NotificationRow = {
+      id: newId('notification', now),
+      account_id: auth.accountId,
+      channel_id: channel.id,
+      channel_code: channel.code,
+      title: content.title ?? null,
+      body: content.body ?? null,
+      url: content.url ?? null,
+      data: content.data ? JSON.stringify(content.data) : null,
+      image_url: content.imageUrl ?? null,
+      sound: content.sound ?? null,
+      badge: content.badge ?? null,
+      priority: content.priority ?? 'high',
+      ttl_seconds: content.ttlSeconds ?? null,
+      status: sendAt === null ? 'queued' : 'scheduled',
+      send_at: sendAt,
+      recipient_count: await countActiveInChannel(trx, channel.id),
+      delivered_count: 0,
+      failed_count: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertNotification(trx, row);
+    setQuotaHeaders(reply, quota);
+    return row;
+  });
+}

@@ -1,0 +1,28 @@
+import Type from 'typebox';
+import { findNotification } from '../../../store/notifications-store.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { isChannelInScope } from '../../channel-scope.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { Notification, notificationView } from './notification-view.ts';
+
+export function registerGetNotification(app: ClarionApp, deps: AppDependencies): void {
+  app.get(
+    '/api/v1/notifications/:id',
+    {
+      schema: {
+        summary: 'Get a notification with its status and delivery stats',
+        tags: ['notifications'],
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        response: { 200: Success(Notification), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const row = await findNotification(deps.store.db, auth.accountId, request.params.id);
+      // Another account's notification, or one in a channel outside the key's scope, is simply not there.
+      if (!row || !isChannelInScope(auth, row.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
+      return { success: true as const, data: notificationView(row) };
+    },
+  );
+}

@@ -1,0 +1,81 @@
+import Type from 'typebox';
+import { validationFailed } from '../../api-error.ts';
+import { BODY_MAX_LENGTH, MAX_SCHEDULE_AHEAD_MS, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from '../../limits.ts';
+
+/** FCM refuses these data keys (and any starting "google." or "gcm."); "clarion" is ours for Live Activities. */
+const RESERVED_DATA_KEYS = new Set(['from', 'message_type', 'collapse_key', 'notification', 'clarion']);
+const MAX_DATA_ENTRIES = 50;
+
+/** Everything a notification carries apart from its channel, shared by POST /notifications and POST /notify. */
+export const notificationContentProperties = {
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: TITLE_MAX_LENGTH, description: 'Title. A notification needs a title, a body or both.' })),
+  body: Type.Optional(Type.String({ minLength: 1, maxLength: BODY_MAX_LENGTH, description: 'Text.' })),
+  url: Type.Optional(Type.String({ format: 'uri', maxLength: URL_MAX_LENGTH, description: 'Absolute http(s) URL opened when the notification is tapped.', hint: 'must be an absolute http(s) URL, like https://example.com/orders/42' })),
+  data: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ maxLength: 1024 }), {
+      maxProperties: MAX_DATA_ENTRIES,
+      description: 'Extra key/value strings delivered to the app.',
+      hint: `must be an object of at most ${MAX_DATA_ENTRIES} string values`,
+    }),
+  ),
+  sendAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 time with offset. In the future: the notification is scheduled; now or past: sent at once. At most 365 days ahead.', hint: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00+02:00' })),
+  imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: URL_MAX_LENGTH, description: 'https URL of an image shown with the notification.', hint: 'must be an absolute https URL' })),
+  sound: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Sound name; "default" for the platform sound.' })),
+  badge: Type.Optional(Type.Integer({ minimum: 0, maximum: 99999, description: 'iOS app icon badge number.' })),
+  priority: Type.Optional(Type.Union([Type.Literal('normal'), Type.Literal('high')], { default: 'high', description: 'high (default) delivers at once; normal lets the device batch for battery.' })),
+  ttlSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TTL_SECONDS, description: `How long the platform may hold an undeliverable notification, 0–${MAX_TTL_SECONDS} seconds (28 days).` })),
+};
+
+export interface NotificationContent {
+  title?: string | undefined;
+  body?: string | undefined;
+  url?: string | undefined;
+  data?: Record<string, string> | undefined;
+  sendAt?: string | undefined;
+  imageUrl?: string | undefined;
+  sound?: string | undefined;
+  badge?: number | undefined;
+  priority?: 'normal' | 'high' | undefined;
+  ttlSeconds?: number | undefined;
+}
+
+/** The rules a JSON schema cannot say; returns the parsed send time (ms) or null for "now". */
+export function checkNotificationContent(content: NotificationContent, now: number): { sendAt: number | null } {
+  const problems: Array<{ field: string; message: string }> = [];
+  if (content.title === undefined && content.body === undefined) {
+    problems.push({ field: 'title', message: 'a notification needs a title, a body or both' });
+  }
+  if (content.url !== undefined && !isHttpUrl(content.url, ['http:', 'https:'])) {
+    problems.push({ field: 'url', message: 'must be an absolute http(s) URL, like https://example.com/orders/42' });
+  }
+  if (content.imageUrl !== undefined && !isHttpUrl(content.imageUrl, ['https:'])) {
+    problems.push({ field: 'imageUrl', message: 'must be an absolute https URL' });
+  }
+  for (const key of Object.keys(content.data ?? {})) {
+    if (RESERVED_DATA_KEYS.has(key) || key.startsWith('google.') || key.startsWith('gcm.')) {
+      problems.push({ field: `data.${key}`, message: 'is a reserved key (from, message_type, collapse_key, notification, clarion, google.*, gcm.*)' });
+    }
+  }
+  let sendAt: number | null = null;
+  if (content.sendAt !== undefined) {
+    const parsed = Date.parse(content.sendAt);
+    if (!/(Z|[+-]\d{2}:\d{2})$/i.test(content.sendAt) || Number.isNaN(parsed)) {
+      problems.push({ field: 'sendAt', message: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00+02:00' });
+    } else if (parsed > now + MAX_SCHEDULE_AHEAD_MS) {
+      problems.push({ field: 'sendAt', message: 'can be at most 365 days ahead' });
+    } else if (parsed > now) {
+      sendAt = parsed;
+    }
+  }
+  if (problems.length > 0) throw validationFailed(problems);
+  return { sendAt };
+}
+
+function isHttpUrl(value: string, protocols: string[]): boolean {
+  try {
+    const url = new URL(value);
+    return protocols.includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

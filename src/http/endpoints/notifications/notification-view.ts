@@ -1,0 +1,59 @@
+import Type, { type Static } from 'typebox';
+import { toIso } from '../../../domain/clock.ts';
+import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
+import { parseJson } from '../../../store/store-errors.ts';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
+
+/** The Notification object (DESIGN.md 2.4; the seed's five fields are pinned). */
+export const Notification = Type.Object(
+  {
+    id: Type.String({ description: 'ntf_… identifier.' }),
+    channelCode: Type.String(),
+    title: Nullable(Type.String()),
+    body: Nullable(Type.String()),
+    url: Nullable(Type.String()),
+    data: Nullable(Type.Record(Type.String(), Type.String())),
+    imageUrl: Nullable(Type.String()),
+    sound: Nullable(Type.String()),
+    badge: Nullable(Type.Integer()),
+    priority: Type.Union([Type.Literal('normal'), Type.Literal('high')]),
+    ttlSeconds: Nullable(Type.Integer()),
+    status: StringEnum(notificationStatuses),
+    sendAt: NullableTimestamp,
+    recipientCount: Type.Integer({ description: 'Active subscribers of the channel targeted when the notification was accepted.' }),
+    stats: Type.Object({
+      delivered: Type.Integer(),
+      failed: Type.Integer(),
+      pending: Type.Integer(),
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Notification' },
+);
+
+export function notificationView(row: NotificationRow): Static<typeof Notification> {
+  return {
+    id: row.id,
+    channelCode: row.channel_code,
+    title: row.title,
+    body: row.body,
+    url: row.url,
+    data: parseJson<Record<string, string>>(row.data),
+    imageUrl: row.image_url,
+    sound: row.sound,
+    badge: row.badge,
+    priority: row.priority,
+    ttlSeconds: row.ttl_seconds,
+    status: row.status,
+    sendAt: row.send_at === null ? null : toIso(row.send_at),
+    recipientCount: row.recipient_count,
+    stats: {
+      delivered: row.delivered_count,
+      failed: row.failed_count,
+      pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count),
+    },
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}

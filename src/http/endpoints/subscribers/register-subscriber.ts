@@ -1,0 +1,89 @@
+import Type from 'typebox';
+import { isLocale, isTimeZone, normalizeToken, platforms } from '../../../domain/device-token.ts';
+import type { FieldProblem } from '../../../domain/schema-errors.ts';
+import { findChannelByCode } from '../../../store/channels-store.ts';
+import { registerSubscriber } from '../../../store/subscribers-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
+import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
+
+const WebPushSubscription = Type.Object(
+  {
+    endpoint: Type.String({ description: 'https URL of the browser push service.' }),
+    expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+    keys: Type.Object({ p256dh: Type.String(), auth: Type.String() }),
+  },
+  { title: 'WebPushSubscription', description: 'PushSubscription.toJSON() from the browser.' },
+);
+
+export function registerRegisterSubscriber(app: ClarionApp, deps: AppDependencies): void {
+  app.post(
+    '/api/v1/subscribers',
+    {
+      config: { auth: 'any' },
+      schema: {
+        summary: 'Register a device or browser in a channel (idempotent per channel, platform and token)',
+        description:
+          'Publishable or secret key. Registering the same token again returns the same subscriber (200) with its details refreshed; a new or re-activated subscriber answers 201.',
+        tags: ['subscribers'],
+        body: Type.Object(
+          {
+            channelCode: ChannelCode,
+            platform: StringEnum(platforms),
+            token: Type.Union([Type.String({ maxLength: 4096 }), WebPushSubscription], {
+              description: 'iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object.',
+              hint: 'must be the device token string (iOS, Android) or the PushSubscription object (web)',
+            }),
+            pushToStartToken: Type.Optional(Type.String({ maxLength: 400, description: 'iOS 17.2+: the Live Activity push-to-start token (hex).' })),
+            timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' })),
+            locale: Type.Optional(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' })),
+            externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your own id for the user or device.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success(SubscriberSchema), 201: Success(SubscriberSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const body = request.body;
+      const problems: FieldProblem[] = [];
+      const token = normalizeToken(body.platform, body.token);
+      if (!token.ok) problems.push(...token.problems);
+      let pushToStartToken: string | null = null;
+      if (body.pushToStartToken !== undefined) {
+        const normalized = body.platform === 'ios' ? normalizeToken('ios', body.pushToStartToken, 'pushToStartToken') : null;
+        if (!normalized) problems.push({ field: 'pushToStartToken', message: 'only iOS subscribers have a push-to-start token' });
+        else if (!normalized.ok) problems.push(...normalized.problems);
+        else pushToStartToken = normalized.value.token;
+      }
+      if (body.timezone !== undefined && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
+      if (body.locale !== undefined && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
+      if (problems.length > 0 || !token.ok) throw validationFailed(problems);
+
+      assertChannelInScope(auth, body.channelCode);
+      const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
+      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
+
+      const now = deps.clock.now();
+      const { subscriber, created } = await deps.store.db.transaction().execute((trx) =>
+        registerSubscriber(trx, {
+          accountId: auth.accountId,
+          channelId: channel.id,
+          channelCode: channel.code,
+          platform: body.platform,
+          token: token.value.token,
+          tokenHash: token.value.tokenHash,
+          pushToStartToken,
+          timezone: body.timezone ?? null,
+          locale: body.locale ?? null,
+          externalId: body.externalId ?? null,
+          now,
+        }),
+      );
+      return reply.code(created ? 201 : 200).send({ success: true, data: subscriberView(subscriber, channel.code) });
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import Type, { type Static } from 'typebox';
+import { toIso } from '../../../domain/clock.ts';
+import { platforms } from '../../../domain/device-token.ts';
+import type { Subscriber } from '../../../store/subscribers-store.ts';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
+
+/** What the API shows of a subscriber: never its token. */
+export const SubscriberSchema = Type.Object(
+  {
+    id: Type.String({ description: 'sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens.' }),
+    channelCode: Type.String(),
+    platform: StringEnum(platforms),
+    status: StringEnum(['active', 'unsubscribed'] as const),
+    unsubscribeReason: Nullable(Type.String()),
+    createdAt: Timestamp,
+    unsubscribedAt: NullableTimestamp,
+  },
+  { title: 'Subscriber' },
+);
+
+export function subscriberView(subscriber: Subscriber, channelCode: string): Static<typeof SubscriberSchema> {
+  return {
+    id: subscriber.id,
+    channelCode,
+    platform: subscriber.platform,
+    status: subscriber.status,
+    unsubscribeReason: subscriber.unsubscribe_reason,
+    createdAt: toIso(subscriber.created_at),
+    unsubscribedAt: subscriber.unsubscribed_at === null ? null : toIso(subscriber.unsubscribed_at),
+  };
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
+import { ApiError, validationFailed } from './api-error.ts';
+import type { AppDependencies, ClarionApp } from './app-types.ts';
+
+const HEADER = 'idempotency-key';
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** A claim whose request never finished (the process died mid-request) is given up after this long. */
+const ABANDONED_AFTER_MS = 60_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey: string | null;
+  }
+}
+
+/**
+ * Idempotency-Key on POSTs (DESIGN.md 2.4). The first request claims the key; a 2xx answer is stored and replayed
+ * for 24 hours to the same key with the same body (header `Idempotency-Replay: true`). Another body or endpoint
+ * gets 409 idempotency_mismatch; a repeat while the first is still running gets 409 conflict. A failed request
+ * (any non-2xx) releases the key, so the client can correct and retry it.
+ */
+export function registerIdempotency(app: ClarionApp, deps: AppDependencies): void {
+  app.decorateRequest('idempotencyKey', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = request.headers[HEADER];
+    if (request.method !== 'POST' || key === undefined || !request.auth) return;
+    if (typeof key !== 'string' || !KEY_SHAPE.test(key)) {
+      throw validationFailed([{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
+    }
+    const accountId = request.auth.accountId;
+    const operation = `${request.method} ${request.routeOptions.url}`;
+    const requestHash = hashRequest(request.url, request.body);
+    const now = deps.clock.now();
+    let existing = await claimIdempotencyKey(deps.store.db, { accountId, key, operation, requestHash, now });
+    if (existing && existing.status_code === null && existing.created_at < now - ABANDONED_AFTER_MS) {
+      await releaseIdempotencyKey(deps.store.db, { accountId, key });
+      existing = await claimIdempotencyKey(deps.store.db, { accountId, key, operation, requestHash, now });
+    }
+    if (!existing) {
+      request.idempotencyKey = key;
+      return;
+    }
+    if (existing.operation !== operation || existing.request_hash !== requestHash) throw new ApiError('idempotency_mismatch');
+    if (existing.status_code === null) {
+      throw new ApiError('conflict', { message: 'A request with this Idempotency-Key is still being handled; retry shortly.' });
+    }
+    return reply
+      .code(existing.status_code)
+      .header('idempotency-replay', 'true')
+      .type('application/json; charset=utf-8')
+      .send(existing.response_body);
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const key = request.idempotencyKey;
+    if (key === null || !request.auth) return payload;
+    request.idempotencyKey = null;
+    const accountId = request.auth.accountId;
+    if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
+      await completeIdempotencyKey(deps.store.db, { accountId, key, statusCode: reply.statusCode, responseBody: payload });
+    } else {
+      await releaseIdempotencyKey(deps.store.db, { accountId, key });
+    }
+    return payload;
+  });
+}
+
+/** Same path and same JSON (key order aside) hash the same. */
+function hashRequest(url: string, body: unknown): string {
+  return createHash('sha256').update(url).update('\n').update(canonicalJson(body)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

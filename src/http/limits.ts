@@ -1,0 +1,11 @@
+/** Request and field bounds (DESIGN.md 2.7). */
+export const REQUEST_BODY_LIMIT_BYTES = 64 * 1024;
+export const TITLE_MAX_LENGTH = 256;
+export const BODY_MAX_LENGTH = 4000;
+export const URL_MAX_LENGTH = 2048;
+/** Longest time ahead a notification may be scheduled : 365 days. */
+export const MAX_SCHEDULE_AHEAD_MS = 365 * 24 * 60 * 60 * 1000;
+/** FCM keeps a message at most 28 days; APNs stores one for "a period of time": the lower bound wins. */
+export const MAX_TTL_SECONDS = 28 * 24 * 60 * 60;
+export const PAGE_LIMIT_DEFAULT = 20;
+export const PAGE_LIMIT_MAX = 100;

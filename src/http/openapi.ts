@@ -1,0 +1,39 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TSchema } from 'typebox';
+import { templateSchemas } from '../domain/live-activity-templates.ts';
+import type { AppDependencies, ClarionApp } from './app-types.ts';
+import { ErrorEnvelope } from './schemas.ts';
+
+/** Fields of each Live Activity template, published as components so callers see them in the docs. */
+const templateComponents: Record<string, TSchema> = Object.fromEntries(
+  Object.values(templateSchemas).map((schema) => [String((schema as { title?: string }).title), schema]),
+);
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas (the same ones that validate requests), served at
+ * /api/v1/openapi.json and rendered at /docs with the swagger-ui assets bundled in the package (no CDN).
+ */
+export async function registerOpenApi(app: ClarionApp, deps: AppDependencies): Promise<void> {
+  app.addSchema(ErrorEnvelope);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Clarion API',
+        version: '1.0.0',
+        description:
+          'Push notifications to every subscriber of a channel on iOS, Android and the web, and Live Activities. Errors use one envelope; see docs/errors.md for every code.',
+      },
+      servers: [{ url: deps.config.baseUrl }],
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'clr_sk_… (secret) or clr_pk_… (publishable) API key.' } },
+        schemas: templateComponents as never,
+      },
+      security: [{ apiKey: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  app.get('/api/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+}

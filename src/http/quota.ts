@@ -1,0 +1,64 @@
+import type { FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
+import { toIso } from '../domain/clock.ts';
+import { isPlan, monthlyLimit, usagePeriod, type Plan } from '../domain/plans.ts';
+import { findAccount, type Account } from '../store/accounts-store.ts';
+import type { Database } from '../store/schema.ts';
+import { takeQuota, usedInPeriod } from '../store/usage-store.ts';
+import { ApiError } from './api-error.ts';
+
+export interface QuotaState {
+  plan: Plan;
+  limit: number;
+  used: number;
+  periodStart: number;
+  resetsAt: number;
+}
+
+function planOf(account: Account): Plan {
+  return isPlan(account.plan) ? account.plan : 'free';
+}
+
+/**
+ * Charges one unit of the account's monthly quota inside `trx`, or throws 429 quota_exceeded (DESIGN.md 2.7).
+ * Whatever the caller stores in the same transaction is rolled back with the charge if anything later fails.
+ */
+export async function chargeQuota(trx: Kysely<Database>, accountId: string, now: number): Promise<QuotaState> {
+  const account = await findAccount(trx, accountId);
+  if (!account) throw new ApiError('unauthorized');
+  const plan = planOf(account);
+  const limit = monthlyLimit(plan, account.monthly_limit);
+  const period = usagePeriod(now);
+  const result = await takeQuota(trx, { accountId, period: period.key, limit });
+  const state = { plan, limit, used: result.used, periodStart: period.start, resetsAt: period.resetsAt };
+  if (!result.taken) {
+    throw new ApiError('quota_exceeded', {
+      message: `This month's quota of ${limit} notifications on the ${plan} plan is used up; it resets at ${toIso(period.resetsAt)}.`,
+      details: { plan, limit, used: result.used, resetsAt: toIso(period.resetsAt) },
+      headers: quotaHeaders(state),
+    });
+  }
+  return state;
+}
+
+export async function readQuota(db: Kysely<Database>, accountId: string, now: number): Promise<QuotaState> {
+  const account = await findAccount(db, accountId);
+  if (!account) throw new ApiError('unauthorized');
+  const plan = planOf(account);
+  const period = usagePeriod(now);
+  return {
+    plan,
+    limit: monthlyLimit(plan, account.monthly_limit),
+    used: await usedInPeriod(db, accountId, period.key),
+    periodStart: period.start,
+    resetsAt: period.resetsAt,
+  };
+}
+
+export function quotaHeaders(state: QuotaState): Record<string, string> {
+  return { 'x-quota-limit': String(state.limit), 'x-quota-remaining': String(Math.max(0, state.limit - state.used)) };
+}
+
+export function setQuotaHeaders(reply: FastifyReply, state: QuotaState): void {
+  reply.headers(quotaHeaders(state));
+}

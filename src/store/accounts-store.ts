@@ -1,0 +1,28 @@
+import type { Kysely, Selectable } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import type { Plan } from '../domain/plans.ts';
+import type { AccountsTable, Database } from './schema.ts';
+
+export type Account = Selectable<AccountsTable>;
+
+export async function createAccount(db: Kysely<Database>, input: { name: string; plan: Plan; now: number }): Promise<Account> {
+  const account: Account = {
+    id: newId('account', input.now),
+    name: input.name,
+    plan: input.plan,
+    monthly_limit: null,
+    default_timezone: null,
+    created_at: input.now,
+  };
+  await db.insertInto('accounts').values(account).execute();
+  return account;
+}
+
+export async function findAccount(db: Kysely<Database>, id: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes the plan; `limit` overrides the plan's quota (null returns to the plan's own). */
+export async function setAccountPlan(db: Kysely<Database>, id: string, plan: Plan, limit: number | null): Promise<Account | undefined> {
+  return db.updateTable('accounts').set({ plan, monthly_limit: limit }).where('id', '=', id).returningAll().executeTakeFirst();
+}

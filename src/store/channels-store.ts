@@ -1,0 +1,80 @@
+import type { Kysely, Selectable } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import type { ChannelsTable, Database } from './schema.ts';
+import { isUniqueViolation } from './store-errors.ts';
+
+export type Channel = Selectable<ChannelsTable>;
+
+export interface SubscriberCounts {
+  ios: number;
+  android: number;
+  web: number;
+  total: number;
+}
+
+export class ChannelCodeTakenError extends Error {
+  constructor(readonly code: string) {
+    super(`channel code "${code}" is already used in this account`);
+  }
+}
+
+export async function createChannel(
+  db: Kysely<Database>,
+  input: { accountId: string; code: string; name: string; description: string | null; now: number },
+): Promise<Channel> {
+  const channel: Channel = {
+    id: newId('channel', input.now),
+    account_id: input.accountId,
+    code: input.code,
+    name: input.name,
+    description: input.description,
+    created_at: input.now,
+  };
+  try {
+    await db.insertInto('channels').values(channel).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ChannelCodeTakenError(input.code);
+    throw error;
+  }
+  return channel;
+}
+
+export async function findChannelByCode(db: Kysely<Database>, accountId: string, code: string): Promise<Channel | undefined> {
+  return db.selectFrom('channels').selectAll().where('account_id', '=', accountId).where('code', '=', code).executeTakeFirst();
+}
+
+/** Channels of an account in id order, optionally only those whose code is in `codes` (a key's scope). */
+export async function listChannels(
+  db: Kysely<Database>,
+  input: { accountId: string; codes: string[] | null; after: string | null; limit: number },
+): Promise<Channel[]> {
+  if (input.codes?.length === 0) return [];
+  let query = db.selectFrom('channels').selectAll().where('account_id', '=', input.accountId);
+  if (input.codes) query = query.where('code', 'in', input.codes);
+  if (input.after) query = query.where('id', '>', input.after);
+  return query.orderBy('id').limit(input.limit).execute();
+}
+
+/** Active subscribers per platform for each channel; channels without any get zeros. */
+export async function countActiveSubscribers(db: Kysely<Database>, channelIds: string[]): Promise<Map<string, SubscriberCounts>> {
+  const counts = new Map<string, SubscriberCounts>(channelIds.map((id) => [id, { ios: 0, android: 0, web: 0, total: 0 }]));
+  if (channelIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('subscribers')
+    .select(['channel_id', 'platform', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('channel_id', 'in', channelIds)
+    .where('status', '=', 'active')
+    .groupBy(['channel_id', 'platform'])
+    .execute();
+  for (const row of rows) {
+    const entry = counts.get(row.channel_id)!;
+    const count = Number(row.count);
+    entry[row.platform] = count;
+    entry.total += count;
+  }
+  return counts;
+}
+
+export async function findChannelById(db: Kysely<Database>, id: string): Promise<Channel | undefined> {
+  return db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The query layer: one Kysely instance over whichever database the operator chose. */
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** postgres://… selects PostgreSQL; otherwise SQLite at `sqliteFile`. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** Defaults to <dataDir>/clarion.db. */
+  sqliteFile?: string;
+  /** PostgreSQL pool size; 10 suits one API process on 2 cores. */
+  poolSize?: number;
+}
+
+export const SQLITE_FILE_NAME = 'clarion.db';
+
+export function openStore(options: StoreOptions): Store {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openSqlite(options);
+}
+
+// BIGINT (int8) columns hold millisecond timestamps and counts, all far below 2^53: read them as numbers, not strings.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+
+function openPostgres(url: string, poolSize: number): Store {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener that would crash.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+function openSqlite(options: StoreOptions): Store {
+  const file = options.sqliteFile ?? join(options.dataDir, SQLITE_FILE_NAME);
+  if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });
+  const database = new BetterSqlite3(file);
+  // WAL lets the CLI and readers work while the server writes; synchronous=NORMAL is durable across process
+  // crashes in WAL mode (only an OS crash can lose the last commits). busy_timeout makes a second process
+  // (the CLI beside a running server) wait for the write lock instead of failing at once.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * SQLite transactions start with BEGIN IMMEDIATE: they take the write lock up front (waiting busy_timeout for it)
+ * instead of failing with SQLITE_BUSY when a read inside the transaction is followed by a write while another
+ * process (the CLI, a second worker) has written in between.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqliteConfig: SqliteDialectConfig) {
+    super(sqliteConfig);
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.sqliteConfig);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}

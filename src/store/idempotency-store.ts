@@ -1,0 +1,71 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, IdempotencyKeysTable } from './schema.ts';
+import { isUniqueViolation } from './store-errors.ts';
+
+export type IdempotencyRecord = Selectable<IdempotencyKeysTable>;
+
+/** How long a key is remembered (DESIGN.md 2.4). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Claims a key for a new request. Returns null when the claim succeeded (the caller handles the request and then
+ * completes or releases it), or the existing record when the key is already known within the window.
+ */
+export async function claimIdempotencyKey(
+  db: Kysely<Database>,
+  input: { accountId: string; key: string; operation: string; requestHash: string; now: number },
+): Promise<IdempotencyRecord | null> {
+  // A record older than the window no longer counts: drop it so the key can be used afresh.
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', input.accountId)
+    .where('key', '=', input.key)
+    .where('created_at', '<=', input.now - IDEMPOTENCY_WINDOW_MS)
+    .execute();
+  // Two rounds: if the existing record vanishes between our insert and our read (its request failed and released
+  // it), the key is free again and our second insert claims it.
+  for (let round = 0; round < 2; round += 1) {
+    try {
+      await db
+        .insertInto('idempotency_keys')
+        .values({
+          account_id: input.accountId,
+          key: input.key,
+          operation: input.operation,
+          request_hash: input.requestHash,
+          status_code: null,
+          response_body: null,
+          created_at: input.now,
+        })
+        .execute();
+      return null;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', input.accountId)
+      .where('key', '=', input.key)
+      .executeTakeFirst();
+    if (existing) return existing;
+  }
+  throw new Error(`idempotency key ${input.key} is contended`);
+}
+
+export async function completeIdempotencyKey(
+  db: Kysely<Database>,
+  input: { accountId: string; key: string; statusCode: number; responseBody: string },
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ status_code: input.statusCode, response_body: input.responseBody })
+    .where('account_id', '=', input.accountId)
+    .where('key', '=', input.key)
+    .execute();
+}
+
+/** Forgets a claim whose request did not succeed, so the client may retry with the same key. */
+export async function releaseIdempotencyKey(db: Kysely<Database>, input: { accountId: string; key: string }): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('account_id', '=', input.accountId).where('key', '=', input.key).execute();
+}

@@ -1,0 +1,46 @@
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { Dialect, Store } from './database.ts';
+import * as postgresCore from './migrations/postgres/0001-core.ts';
+import * as sqliteCore from './migrations/sqlite/0001-core.ts';
+
+/**
+ * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
+ * listed here in order. Kysely's Migrator records what ran and holds a lock, so several processes starting at once
+ * against one PostgreSQL database apply each migration exactly once.
+ */
+const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
+  sqlite: { '0001-core': sqliteCore },
+  postgres: { '0001-core': postgresCore },
+};
+
+class SqlMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(
+      Object.entries(migrations[this.dialect]).map(([name, { statements }]) => [
+        name,
+        {
+          async up(db) {
+            for (const statement of statements) await sql.raw(statement).execute(db);
+          },
+        } satisfies Migration,
+      ]),
+    );
+  }
+}
+
+export interface MigrationOutcome {
+  applied: string[];
+}
+
+/** Applies every pending migration; throws with the failing migration's name and cause. */
+export async function migrateToLatest(store: Store): Promise<MigrationOutcome> {
+  const migrator = new Migrator({ db: store.db, provider: new SqlMigrationProvider(store.dialect) });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((entry) => entry.status === 'Error');
+    const cause = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`, { cause: result.error });
+  }
+  return { applied: (result.results ?? []).filter((entry) => entry.status === 'Success').map((entry) => entry.migrationName) };
+}

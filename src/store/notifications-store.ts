@@ -1,0 +1,34 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, NotificationsTable } from './schema.ts';
+
+export type NotificationRow = Selectable<NotificationsTable>;
+export type NotificationStatus = NotificationRow['status'];
+export const notificationStatuses = ['scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const satisfies readonly NotificationStatus[];
+
+export async function insertNotification(trx: Kysely<Database>, row: NotificationRow): Promise<void> {
+  await trx.insertInto('notifications').values(row).execute();
+}
+
+export async function findNotification(db: Kysely<Database>, accountId: string, id: string): Promise<NotificationRow | undefined> {
+  return db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface NotificationFilter {
+  accountId: string;
+  /** Only these channels (a scoped key); null = all. */
+  channelIds: string[] | null;
+  status: NotificationStatus | null;
+  /** Newest first: return ids below this one. */
+  before: string | null;
+  limit: number;
+}
+
+/** Newest first, paged by id (ids sort by creation time). */
+export async function listNotifications(db: Kysely<Database>, filter: NotificationFilter): Promise<NotificationRow[]> {
+  if (filter.channelIds?.length === 0) return [];
+  let query = db.selectFrom('notifications').selectAll().where('account_id', '=', filter.accountId);
+  if (filter.channelIds) query = query.where('channel_id', 'in', filter.channelIds);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.before) query = query.where('id', '<', filter.before);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
+}

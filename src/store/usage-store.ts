@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+export type QuotaResult = { taken: true; used: number } | { taken: false; used: number };
+
+/**
+ * Takes `units` from the account's counter for the period, only if that stays within `limit`.
+ * One conditional UPDATE does the check and the increment, so two concurrent requests cannot both take the last
+ * unit: PostgreSQL re-evaluates the WHERE clause after waiting for the row lock, and SQLite runs it under its
+ * single write lock. Call it inside the transaction that stores what the units pay for, so a rollback returns them.
+ */
+export async function takeQuota(
+  trx: Kysely<Database>,
+  input: { accountId: string; period: string; limit: number; units?: number },
+): Promise<QuotaResult> {
+  const units = input.units ?? 1;
+  await trx
+    .insertInto('usage_counters')
+    .values({ account_id: input.accountId, period: input.period, used: 0 })
+    .onConflict((conflict) => conflict.columns(['account_id', 'period']).doNothing())
+    .execute();
+  const row = await trx
+    .updateTable('usage_counters')
+    .set((eb) => ({ used: eb('used', '+', units) }))
+    .where('account_id', '=', input.accountId)
+    .where('period', '=', input.period)
+    .where('used', '<=', input.limit - units)
+    .returning('used')
+    .executeTakeFirst();
+  if (row) return { taken: true, used: Number(row.used) };
+  return { taken: false, used: await usedInPeriod(trx, input.accountId, input.period) };
+}
+
+/** Gives units back (a canceled scheduled notification); never below zero. */
+export async function refundQuota(trx: Kysely<Database>, input: { accountId: string; period: string; units?: number }): Promise<void> {
+  const units = input.units ?? 1;
+  await trx
+    .updateTable('usage_counters')
+    .set((eb) => ({ used: eb('used', '-', units) }))
+    .where('account_id', '=', input.accountId)
+    .where('period', '=', input.period)
+    .where('used', '>=', units)
+    .execute();
+}
+
+export async function usedInPeriod(db: Kysely<Database>, accountId: string, period: string): Promise<number> {
+  const row = await db
+    .selectFrom('usage_counters')
+    .select('used')
+    .where('account_id', '=', accountId)
+    .where('period', '=', period)
+    .executeTakeFirst();
+  return row ? Number(row.used) : 0;
+}

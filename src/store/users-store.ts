@@ -1,0 +1,29 @@
+import type { Kysely, Selectable } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import type { Database, MembershipsTable, UsersTable } from './schema.ts';
+
+export type User = Selectable<UsersTable>;
+export type Membership = Selectable<MembershipsTable>;
+
+/** Emails are compared case-insensitively: stored trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function createUser(db: Kysely<Database>, input: { email: string; passwordHash: string; now: number }): Promise<User> {
+  const user: User = { id: newId('user', input.now), email: normalizeEmail(input.email), password_hash: input.passwordHash, created_at: input.now };
+  await db.insertInto('users').values(user).execute();
+  return user;
+}
+
+export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
+
+export async function addMembership(db: Kysely<Database>, input: { accountId: string; userId: string; role: 'owner' | 'member'; now: number }): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values({ account_id: input.accountId, user_id: input.userId, role: input.role, created_at: input.now })
+    .onConflict((conflict) => conflict.columns(['account_id', 'user_id']).doUpdateSet({ role: input.role }))
+    .execute();
+}

@@ -1,0 +1,79 @@
+import { loadConfig, type Config } from '../../src/config/load-config.ts';
+import { ManualClock } from '../../src/domain/clock.ts';
+import type { Plan } from '../../src/domain/plans.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { ClarionApp } from '../../src/http/app-types.ts';
+import { createAccount, setAccountPlan } from '../../src/store/accounts-store.ts';
+import { createApiKey } from '../../src/store/api-keys-store.ts';
+import { createChannel } from '../../src/store/channels-store.ts';
+import type { Store } from '../../src/store/database.ts';
+import { openTestStore, type TestStore } from './test-store.ts';
+
+export interface TestApp {
+  app: ClarionApp;
+  store: Store;
+  clock: ManualClock;
+  config: Config;
+  /** A fresh account with a secret and a publishable key (all channels) and, optionally, channels. */
+  newAccount(options?: NewAccountOptions): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+export interface NewAccountOptions {
+  plan?: Plan;
+  limit?: number;
+  channels?: string[];
+}
+
+export interface TestAccount {
+  id: string;
+  secretKey: string;
+  secretKeyId: string;
+  publishableKey: string;
+  /** Creates another key of this account. */
+  key(options: { kind?: 'secret' | 'publishable'; channels?: string[] | null; name?: string }): Promise<{ id: string; value: string }>;
+}
+
+/**
+ * The app on a real database of the dialect under test, with a manual clock (set to the real time at start) and
+ * a rate limit high enough that only the rate-limit tests meet it. Call close() in afterAll.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const testStore: TestStore = await openTestStore();
+  const config: Config = {
+    ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir }),
+    rateLimitPerSecond: 10_000,
+    rateLimitBurst: 10_000,
+    ...overrides,
+  };
+  const clock = new ManualClock(Date.now());
+  const app = await buildApp({ store: testStore.store, config, clock });
+  await app.ready();
+  const store = testStore.store;
+
+  return {
+    app,
+    store,
+    clock,
+    config,
+    async newAccount(options = {}) {
+      const now = clock.now();
+      const account = await createAccount(store.db, { name: 'Test account', plan: options.plan ?? 'business', now });
+      if (options.limit !== undefined) await setAccountPlan(store.db, account.id, options.plan ?? 'business', options.limit);
+      for (const code of options.channels ?? []) {
+        await createChannel(store.db, { accountId: account.id, code, name: code, description: null, now });
+      }
+      const key = async ({ kind = 'secret', channels = null, name = 'test key' }: { kind?: 'secret' | 'publishable'; channels?: string[] | null; name?: string }) => {
+        const created = await createApiKey(store.db, { accountId: account.id, name, kind, channels, now: clock.now() });
+        return { id: created.row.id, value: created.value };
+      };
+      const secret = await key({ kind: 'secret' });
+      const publishable = await key({ kind: 'publishable' });
+      return { id: account.id, secretKey: secret.value, secretKeyId: secret.id, publishableKey: publishable.value, key };
+    },
+    async close() {
+      await app.close();
+      await testStore.close();
+    },
+  };
+}
