@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite on SQLite, then on PostgreSQL when a server is reachable (CLARION_TEST_DATABASE_URL,
+// default postgres://postgres@127.0.0.1:5432/test). Under CI (CI=true) PostgreSQL is required, not optional.
+// Extra arguments go to vitest (e.g. `npm test -- tests/api/channels`).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const adminUrl = process.env.CLARION_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const only = process.env.CLARION_TEST_DIALECT;
+const extraArgs = process.argv.slice(2);
+const reportDir = mkdtempSync(join(tmpdir(), 'clarion-test-report-'));
+
+async function postgresReachable() {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (error) {
+    console.log(`PostgreSQL not reachable at ${redact(adminUrl)}: ${error.message}`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function redact(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+function runVitest(dialect) {
+  console.log(`\n=== test suite on ${dialect} ===`);
+  const outputFile = join(reportDir, `${dialect}.json`);
+  const result = spawnSync(
+    process.execPath,
+    ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${outputFile}`, ...extraArgs],
+    { stdio: 'inherit', env: { ...process.env, CLARION_TEST_DIALECT: dialect } },
+  );
+  let counts = { passed: 0, failed: 0, skipped: 0 };
+  try {
+    const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+    counts = { passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + report.numTodoTests };
+  } catch {
+    counts.failed += 1; // no report: the run itself broke
+  }
+  return { dialect, status: result.status ?? 1, ...counts };
+}
+
+const dialects = [];
+if (!only || only === 'sqlite') dialects.push('sqlite');
+if (!only || only === 'postgres') {
+  if (await postgresReachable()) dialects.push('postgres');
+  else if (process.env.CI === 'true' || only === 'postgres') {
+    console.error('PostgreSQL is required here (CI=true or CLARION_TEST_DIALECT=postgres) but is not reachable.');
+    process.exit(1);
+  } else console.log('Skipping the PostgreSQL run (start PostgreSQL or set CLARION_TEST_DATABASE_URL to include it).');
+}
+
+const results = dialects.map(runVitest);
+rmSync(reportDir, { recursive: true, force: true });
+const total = results.reduce((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+console.log('');
+for (const r of results) console.log(`${r.dialect}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
+console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(results.every((r) => r.status === 0) && total.failed === 0 && total.passed > 0 ? 0 : 1);

@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { CHANNEL_CODE_RULE, isChannelCode } from '../domain/channel-code.ts';
+import { toIso } from '../domain/clock.ts';
+import { findAccount } from '../store/accounts-store.ts';
+import { ChannelCodeTakenError, createChannel } from '../store/channels-store.ts';
+import { CliError, printResult } from './cli-output.ts';
+import { withStore } from './cli-store.ts';
+
+export function addChannelsCreate(channels: Command): void {
+  channels
+    .command('create')
+    .description('create a channel in an account')
+    .requiredOption('--account <id>', 'account id (acc_…)')
+    .requiredOption('--code <code>', 'the code API requests use (lower-case letters, digits, _ and -)')
+    .option('--name <name>', 'display name (defaults to the code)')
+    .option('--description <text>', 'description')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { account: string; code: string; name?: string; description?: string; json?: boolean }) => {
+      if (!isChannelCode(options.code)) throw new CliError(`--code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
+      if (options.name !== undefined && (options.name.trim() === '' || options.name.length > 100)) {
+        throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
+      }
+      const channel = await withStore(async (store) => {
+        if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
+        try {
+          return await createChannel(store.db, {
+            accountId: options.account,
+            code: options.code,
+            name: options.name?.trim() ?? options.code,
+            description: options.description ?? null,
+            now: Date.now(),
+          });
+        } catch (error) {
+          if (error instanceof ChannelCodeTakenError) throw new CliError(error.message, 'conflict');
+          throw error;
+        }
+      });
+      const result = { id: channel.id, accountId: channel.account_id, code: channel.code, name: channel.name, description: channel.description, createdAt: toIso(channel.created_at) };
+      printResult(options, result, [`Created channel ${channel.code} (${channel.id}).`]);
+    });
+}

@@ -1,0 +1,39 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load-config.ts';
+import { addAccountsCreate } from './accounts-create.ts';
+import { addAccountsSetPlan } from './accounts-set-plan.ts';
+import { addChannelsCreate } from './channels-create.ts';
+import { printError } from './cli-output.ts';
+import { addKeysCreate } from './keys-create.ts';
+import { addKeysList } from './keys-list.ts';
+import { addKeysRevoke } from './keys-revoke.ts';
+import { addKeysRotate } from './keys-rotate.ts';
+import { addMigrate } from './migrate.ts';
+import { addServe } from './serve.ts';
+
+/** The `clarion` command line (DESIGN.md 3.1): one file per command, each taking --json. */
+const program = new Command('clarion').description('Clarion push notification service').showHelpAfterError().exitOverride();
+
+addServe(program);
+addMigrate(program);
+const accounts = program.command('accounts').description('manage accounts');
+addAccountsCreate(accounts);
+addAccountsSetPlan(accounts);
+const channels = program.command('channels').description('manage channels');
+addChannelsCreate(channels);
+const keys = program.command('keys').description('manage API keys');
+addKeysCreate(keys);
+addKeysRevoke(keys);
+addKeysRotate(keys);
+addKeysList(keys);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and version output exit 0; usage errors were already printed by commander.
+    process.exit(error.exitCode);
+  }
+  printError(process.argv.includes('--json'), error);
+  process.exit(error instanceof ConfigError ? 78 : 1);
+}
