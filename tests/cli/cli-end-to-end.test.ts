@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { runCli, startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
+
+/**
+ * The operator's path, end to end, as separate processes on the dialect under test: `clarion serve` runs while the
+ * CLI creates an account, a channel and keys on the same data, and the keys work against the running server.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), 'clarion-cli-'));
+const env = { CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: inject('postgresUrl') ?? undefined, CLARION_LOG_LEVEL: 'info' };
+let server: ServerProcess;
+
+beforeAll(async () => {
+  server = await startServeProcess(env);
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function api(method: string, path: string, key: string, body?: unknown) {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('clarion CLI beside a running server', () => {
+  it('creates an account, channel and keys that the running API accepts, and revokes a key at once', async () => {
+    const account = runCli(['accounts', 'create', '--name', 'Acme', '--plan', 'starter', '--owner-email', `owner-${Date.now()}@example.com`, '--owner-password', 'correct horse battery', '--json'], env);
+    expect(account.status, account.stderr).toBe(0);
+    expect(account.json).toMatchObject({ id: expect.stringMatching(/^acc_/), plan: 'starter', limit: 2500 });
+
+    const channel = runCli(['channels', 'create', '--account', account.json.id, '--code', 'news', '--name', 'News', '--json'], env);
+    expect(channel.json).toMatchObject({ id: expect.stringMatching(/^chn_/), code: 'news' });
+
+    const secret = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--channels', 'news', '--json'], env);
+    expect(secret.json.key).toMatch(/^clr_sk_/);
+    const publishable = runCli(['keys', 'create', '--account', account.json.id, '--name', 'app', '--publishable', '--json'], env);
+    expect(publishable.json.key).toMatch(/^clr_pk_/);
+
+    const subscriber = await api('POST', '/api/v1/subscribers', publishable.json.key, { channelCode: 'news', platform: 'android', token: 'cli-token-1' });
+    expect(subscriber.status).toBe(201);
+    const sent = await api('POST', '/api/v1/notifications', secret.json.key, { channelCode: 'news', title: 'Hi', body: 'From the CLI test' });
+    expect(sent.status).toBe(201);
+    expect(sent.body.data).toMatchObject({ recipientCount: 1, status: 'queued' });
+
+    const revoked = runCli(['keys', 'revoke', '--key-id', secret.json.id, '--json'], env);
+    expect(revoked.json.revokedAt).not.toBeNull();
+    expect((await api('GET', '/api/v1/usage', secret.json.key)).status).toBe(401);
+  });
+
+  it('rotates a key: the new value works and the old one stops', async () => {
+    const account = runCli(['accounts', 'create', '--name', 'Rotate', '--json'], env);
+    const key = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], env);
+    expect((await api('GET', '/api/v1/usage', key.json.key)).status).toBe(200);
+    const rotated = runCli(['keys', 'rotate', '--key-id', key.json.id, '--json'], env);
+    expect(rotated.json).toMatchObject({ name: 'backend', replaces: key.json.id, key: expect.stringMatching(/^clr_sk_/) });
+    expect((await api('GET', '/api/v1/usage', rotated.json.key)).status).toBe(200);
+    expect((await api('GET', '/api/v1/usage', key.json.key)).status).toBe(401);
+  });
+
+  it('sets a plan and limit that the API reports', async () => {
+    const account = runCli(['accounts', 'create', '--name', 'Plan', '--json'], env);
+    const key = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], env);
+    const set = runCli(['accounts', 'set-plan', '--account', account.json.id, '--plan', 'pro', '--limit', '12', '--json'], env);
+    expect(set.json).toMatchObject({ plan: 'pro', limit: 12 });
+    const usage = await api('GET', '/api/v1/usage', key.json.key);
+    expect(usage.body.data).toMatchObject({ plan: 'pro', limit: 12, used: 0, remaining: 12 });
+  });
+
+  it('reports errors as one JSON object and a non-zero exit', () => {
+    const missing = runCli(['channels', 'create', '--account', 'acc_nope', '--code', 'news', '--json'], env);
+    expect(missing.status).toBe(1);
+    expect(missing.json).toEqual({ error: { code: 'not_found', message: 'no account acc_nope' } });
+    const badCode = runCli(['channels', 'create', '--account', 'acc_nope', '--code', 'Bad Code', '--json'], env);
+    expect(badCode.json.error.code).toBe('validation_failed');
+    const badPlan = runCli(['accounts', 'create', '--name', 'X', '--plan', 'gold', '--json'], env);
+    expect(badPlan.json.error.message).toMatch(/--plan must be one of free, starter, pro, business/);
+    const migrate = runCli(['migrate', '--json'], env);
+    expect(migrate.status).toBe(0);
+    expect(migrate.json).toMatchObject({ applied: [] });
+  });
+
+  it('stops start-up on a bad option with a message naming the variable', () => {
+    const result = runCli(['serve'], { ...env, CLARION_PORT: 'eighty' });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toMatch(/CLARION_PORT: must be a TCP port/);
+  });
+});
