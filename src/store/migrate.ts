@@ -1,7 +1,9 @@
 import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Dialect, Store } from './database.ts';
 import * as postgresCore from './migrations/postgres/0001-core.ts';
+import * as postgresJobs from './migrations/postgres/0002-jobs.ts';
 import * as sqliteCore from './migrations/sqlite/0001-core.ts';
+import * as sqliteJobs from './migrations/sqlite/0002-jobs.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -9,8 +11,8 @@ import * as sqliteCore from './migrations/sqlite/0001-core.ts';
  * against one PostgreSQL database apply each migration exactly once.
  */
 const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
-  sqlite: { '0001-core': sqliteCore },
-  postgres: { '0001-core': postgresCore },
+  sqlite: { '0001-core': sqliteCore, '0002-jobs': sqliteJobs },
+  postgres: { '0001-core': postgresCore, '0002-jobs': postgresJobs },
 };
 
 class SqlMigrationProvider implements MigrationProvider {

@@ -92,6 +92,10 @@ export interface NotificationsTable {
   recipient_count: number;
   delivered_count: number;
   failed_count: number;
+  /** Subscribers the dispatch actually enqueued; null until the dispatch has finished paging the channel. */
+  targeted_count: number | null;
+  /** The last subscriber id the dispatch has enqueued, so a restarted dispatch resumes instead of repeating. */
+  dispatch_cursor: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -144,6 +148,34 @@ export interface EventsTable {
   created_at: number;
 }
 
+export interface JobsTable {
+  id: string;
+  kind: string;
+  /** JSON. */
+  payload: string;
+  state: 'available' | 'running' | 'completed' | 'failed';
+  run_at: number;
+  /** Attempts started so far: counted when a worker claims the job. */
+  attempt: number;
+  max_attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  /** JSON array of {attempt, at, message}. */
+  errors: string;
+  unique_key: string | null;
+  created_at: number;
+  updated_at: number;
+  finalized_at: number | null;
+}
+
+export interface DeliveryFailuresTable {
+  notification_id: string;
+  subscriber_id: string;
+  platform: 'ios' | 'android' | 'web';
+  reason: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -156,4 +188,6 @@ export interface Database {
   usage_counters: UsageCountersTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  jobs: JobsTable;
+  delivery_failures: DeliveryFailuresTable;
 }

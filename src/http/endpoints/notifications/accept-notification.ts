@@ -49,6 +49,8 @@ export async function acceptNotification(
       recipient_count: await countActiveInChannel(trx, channel.id),
       delivered_count: 0,
       failed_count: 0,
+      targeted_count: null,
+      dispatch_cursor: null,
       created_at: now,
       updated_at: now,
     };

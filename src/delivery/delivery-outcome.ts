@@ -1,0 +1,33 @@
+/**
+ * What happened to one push, in the terms the delivery engine acts on. Each provider has one pure mapping from its
+ * status code and reason to an outcome (apns/apns-response.ts, fcm/fcm-response.ts).
+ */
+export type DeliveryOutcome =
+  /** The provider accepted the push. */
+  | { kind: 'delivered' }
+  /** Transient: try this token again later; `retryAfterMs` from the provider's Retry-After when it gave one. */
+  | { kind: 'retry'; reason: string; retryAfterMs: number | null }
+  /** The token will never work again: unsubscribe the subscriber with this reason. */
+  | { kind: 'token_dead'; reason: 'token_unregistered' | 'token_invalid'; providerReason: string }
+  /** This one message is wrong for the provider (e.g. too large) and retrying cannot help. */
+  | { kind: 'rejected'; reason: string }
+  /**
+   * Our credentials or configuration are wrong (bad key, wrong team, wrong topic for every token): every push in
+   * the batch would fail the same way. The batch fails loudly and `fix` tells the operator what to change.
+   */
+  | { kind: 'fatal'; reason: string; fix: string };
+
+/** The platform-neutral content of a notification push, built from a stored notification. */
+export interface PushContent {
+  /** The notification id: apns-collapse-id and FCM android.notification.tag, so a repeat replaces, not duplicates. */
+  notificationId: string;
+  title: string | null;
+  body: string | null;
+  url: string | null;
+  data: Record<string, string> | null;
+  imageUrl: string | null;
+  sound: string | null;
+  badge: number | null;
+  priority: 'normal' | 'high';
+  ttlSeconds: number | null;
+}

@@ -1,0 +1,201 @@
+import { EventEmitter } from 'node:events';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../domain/clock.ts';
+import { newId } from '../domain/ids.ts';
+import type { Store } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
+import { isUniqueViolation } from '../store/store-errors.ts';
+import type { EnqueueInput, JobRow } from './job-types.ts';
+import { postgresQueueDriver } from './postgres-queue-driver.ts';
+import type { QueueDriver } from './queue-driver.ts';
+import { retryDelayMs } from './retry-policy.ts';
+import { sqliteQueueDriver } from './sqlite-queue-driver.ts';
+
+export const DEFAULT_MAX_ATTEMPTS = 25;
+
+/**
+ * The durable job queue in the database (DESIGN.md 3.3): a transactional outbox. Callers enqueue inside the
+ * transaction that creates the work, so a job exists exactly when its cause was committed. Every state change of a
+ * running job is guarded by its lease owner, so a worker whose lease was rescued cannot complete or fail the job
+ * that someone else now runs.
+ */
+export class JobQueue {
+  private readonly local = new EventEmitter();
+
+  constructor(
+    readonly store: Store,
+    readonly driver: QueueDriver,
+    readonly clock: Clock,
+    private readonly random: () => number = Math.random,
+  ) {
+    this.local.setMaxListeners(0);
+  }
+
+  static forStore(store: Store, clock: Clock, databaseUrl?: string): JobQueue {
+    const driver = store.dialect === 'postgres' ? postgresQueueDriver(requireUrl(databaseUrl)) : sqliteQueueDriver;
+    return new JobQueue(store, driver, clock);
+  }
+
+  /** Inserts a job in `db` (pass the caller's transaction). Returns the job id (the existing one for a known unique key). */
+  async enqueue(db: Kysely<Database>, input: EnqueueInput): Promise<string> {
+    const now = this.clock.now();
+    const id = newId('job', now);
+    try {
+      await db
+        .insertInto('jobs')
+        .values({
+          id,
+          kind: input.kind,
+          payload: JSON.stringify(input.payload ?? null),
+          state: 'available',
+          run_at: input.runAt ?? now,
+          attempt: 0,
+          max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          lease_owner: null,
+          lease_expires_at: null,
+          errors: '[]',
+          unique_key: input.uniqueKey ?? null,
+          created_at: now,
+          updated_at: now,
+          finalized_at: null,
+        })
+        .onConflict((conflict) => conflict.column('unique_key').doNothing())
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    if (input.uniqueKey !== undefined) {
+      const existing = await db.selectFrom('jobs').select('id').where('unique_key', '=', input.uniqueKey).executeTakeFirst();
+      if (existing && existing.id !== id) return existing.id;
+    }
+    await this.driver.announce(db);
+    // In-process workers wake at once; on SQLite their claim waits for this transaction's commit anyway, because the
+    // single connection is held until then.
+    this.local.emit('wake');
+    return id;
+  }
+
+  async claim(input: { owner: string; kinds: string[]; limit: number; leaseMs: number }): Promise<JobRow[]> {
+    if (input.limit <= 0 || input.kinds.length === 0) return [];
+    return this.store.db.transaction().execute((trx) => this.driver.claim(trx, { ...input, now: this.clock.now() }));
+  }
+
+  /** Marks a running job completed; false when the lease was lost (the job belongs to someone else now). */
+  async complete(db: Kysely<Database>, job: JobRow, owner: string): Promise<boolean> {
+    const now = this.clock.now();
+    const result = await db
+      .updateTable('jobs')
+      .set({ state: 'completed', lease_owner: null, lease_expires_at: null, updated_at: now, finalized_at: now })
+      .where('id', '=', job.id)
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Records a failed attempt: back to `available` after the retry delay while attempts remain, else `failed`.
+   * `fatal` fails it at once. Returns the new state, or null when the lease was lost.
+   */
+  async fail(job: JobRow, owner: string, error: { message: string; retryAfterMs?: number | null; fatal?: boolean }): Promise<'available' | 'failed' | null> {
+    const now = this.clock.now();
+    const errors = [...(JSON.parse(job.errors) as unknown[]), { attempt: job.attempt, at: now, message: error.message.slice(0, 2000) }];
+    const exhausted = error.fatal === true || job.attempt >= job.max_attempts;
+    const result = await this.store.db
+      .updateTable('jobs')
+      .set({
+        state: exhausted ? 'failed' : 'available',
+        run_at: exhausted ? job.run_at : now + retryDelayMs(job.attempt, this.random, error.retryAfterMs ?? null),
+        lease_owner: null,
+        lease_expires_at: null,
+        errors: JSON.stringify(errors),
+        updated_at: now,
+        finalized_at: exhausted ? now : null,
+      })
+      .where('id', '=', job.id)
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return null;
+    if (!exhausted) this.local.emit('wake');
+    return exhausted ? 'failed' : 'available';
+  }
+
+  /** Gives a running job back untouched (graceful shutdown): available now, and the attempt is not counted. */
+  async release(job: JobRow, owner: string): Promise<void> {
+    const now = this.clock.now();
+    await this.store.db
+      .updateTable('jobs')
+      .set((eb) => ({ state: 'available', attempt: eb('attempt', '-', 1), lease_owner: null, lease_expires_at: null, run_at: now, updated_at: now }))
+      .where('id', '=', job.id)
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  /** Extends the leases of jobs this owner still runs (the worker's heartbeat). */
+  async extendLeases(owner: string, jobIds: string[], leaseMs: number): Promise<void> {
+    if (jobIds.length === 0) return;
+    const now = this.clock.now();
+    await this.store.db
+      .updateTable('jobs')
+      .set({ lease_expires_at: now + leaseMs, updated_at: now })
+      .where('id', 'in', jobIds)
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  /**
+   * The rescuer: running jobs whose lease expired belonged to a worker that died. They go back to available (their
+   * attempt stays counted), or to failed when that was their last attempt. Each worker rescues the kinds it runs.
+   * Returns how many were rescued.
+   */
+  async rescueExpired(kinds: string[]): Promise<number> {
+    if (kinds.length === 0) return 0;
+    const now = this.clock.now();
+    const failed = await this.store.db
+      .updateTable('jobs')
+      .set({ state: 'failed', lease_owner: null, lease_expires_at: null, updated_at: now, finalized_at: now })
+      .where('state', '=', 'running')
+      .where('kind', 'in', kinds)
+      .where('lease_expires_at', '<', now)
+      .whereRef('attempt', '>=', 'max_attempts')
+      .executeTakeFirst();
+    const rescued = await this.store.db
+      .updateTable('jobs')
+      .set({ state: 'available', lease_owner: null, lease_expires_at: null, run_at: now, updated_at: now })
+      .where('state', '=', 'running')
+      .where('kind', 'in', kinds)
+      .where('lease_expires_at', '<', now)
+      .executeTakeFirst();
+    const count = Number(rescued.numUpdatedRows) + Number(failed.numUpdatedRows);
+    if (Number(rescued.numUpdatedRows) > 0) this.local.emit('wake');
+    return count;
+  }
+
+  /** Deletes finished jobs older than `ageMs` (completed and failed), keeping the table small. */
+  async deleteFinished(ageMs: number): Promise<number> {
+    const result = await this.store.db
+      .deleteFrom('jobs')
+      .where('state', 'in', ['completed', 'failed'])
+      .where('finalized_at', '<', this.clock.now() - ageMs)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async findJob(id: string): Promise<JobRow | undefined> {
+    return this.store.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Subscribes to in-process wake-ups; returns the unsubscribe function. */
+  onWake(listener: () => void): () => void {
+    this.local.on('wake', listener);
+    return () => this.local.off('wake', listener);
+  }
+}
+
+function requireUrl(url: string | undefined): string {
+  if (!url) throw new Error('the PostgreSQL queue needs the database URL for LISTEN');
+  return url;
+}

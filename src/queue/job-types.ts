@@ -1,0 +1,30 @@
+import type { Selectable } from 'kysely';
+import type { JobsTable } from '../store/schema.ts';
+
+export type JobRow = Selectable<JobsTable>;
+
+export interface EnqueueInput {
+  kind: string;
+  payload: unknown;
+  /** Milliseconds; defaults to now (the queue's clock). */
+  runAt?: number;
+  maxAttempts?: number;
+  /** At most one job with this key exists; enqueueing it again does nothing and returns the existing job's id. */
+  uniqueKey?: string;
+}
+
+/** What a handler may report besides success. */
+export class JobRetryError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+    this.name = 'JobRetryError';
+  }
+}
+
+/** A handler throws this when retrying cannot help: the job is failed at once. */
+export class JobFatalError extends Error {
+  override name = 'JobFatalError';
+}

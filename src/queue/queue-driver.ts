@@ -1,0 +1,16 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { JobRow } from './job-types.ts';
+
+/**
+ * The parts of the queue that differ per database (River's driver split). Everything else is shared SQL in
+ * job-queries.ts.
+ */
+export interface QueueDriver {
+  /** Atomically moves up to `limit` due jobs of these kinds to running under `owner`, counting the attempt. */
+  claim(db: Kysely<Database>, input: { owner: string; kinds: string[]; limit: number; now: number; leaseMs: number }): Promise<JobRow[]>;
+  /** Called inside the enqueueing transaction: tells other processes that work is waiting (delivered on commit). */
+  announce(db: Kysely<Database>): Promise<void>;
+  /** Calls `onWake` when another process announces work; returns a function that stops listening. */
+  listen(onWake: () => void): Promise<() => Promise<void>>;
+}

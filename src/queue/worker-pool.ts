@@ -1,0 +1,172 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { newId } from '../domain/ids.ts';
+import type { JobQueue } from './job-queue.ts';
+import { JobFatalError, JobRetryError, type JobRow } from './job-types.ts';
+
+/**
+ * Runs one job. Resolve = done (the worker marks it completed unless the handler already did, atomically with its
+ * effects, via `queue.complete(trx, job, context.owner)`); JobRetryError = try later; JobFatalError = give up;
+ * any other error = retry with backoff.
+ */
+export type JobHandler = (job: JobRow, context: JobContext) => Promise<void>;
+
+export interface JobContext {
+  /** The worker's lease owner id, for `queue.complete(trx, job, owner)` inside the handler's own transaction. */
+  owner: string;
+  /** Aborted when the worker shuts down; a handler should stop and throw, and its job is handed back. */
+  signal: AbortSignal;
+}
+
+export interface WorkerPoolOptions {
+  queue: JobQueue;
+  handlers: Record<string, JobHandler>;
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  /** A claimed job belongs to this worker for this long; the heartbeat renews it every third of it. */
+  leaseMs: number;
+  /** How often to look for due jobs when nothing woke the worker (scheduled jobs, other processes on SQLite). */
+  pollIntervalMs: number;
+  /** How often the rescuer looks for expired leases. */
+  rescueIntervalMs: number;
+  logger: Logger;
+}
+
+/**
+ * The worker: claims due jobs up to its concurrency, runs them, heartbeats their leases, rescues jobs of dead
+ * workers, and on stop hands unfinished jobs back so another worker can start them at once.
+ */
+export class WorkerPool {
+  readonly owner = `${hostname()}:${process.pid}:${newId('job').slice(4, 14)}`;
+  private readonly running = new Map<string, { job: JobRow; done: Promise<void> }>();
+  private readonly abort = new AbortController();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+  private wakeRequested = false;
+  private wakeup: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private offLocal: (() => void) | null = null;
+
+  constructor(private readonly options: WorkerPoolOptions) {}
+
+  async start(): Promise<void> {
+    const wake = () => this.wake();
+    this.offLocal = this.options.queue.onWake(wake);
+    this.unlisten = await this.options.queue.driver.listen(wake);
+    this.timers.push(setInterval(wake, this.options.pollIntervalMs));
+    this.timers.push(setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(this.options.leaseMs / 3))));
+    this.timers.push(setInterval(() => void this.rescue(), this.options.rescueIntervalMs));
+    this.loop = this.run();
+  }
+
+  /** Asks the loop to look for work now. */
+  wake(): void {
+    this.wakeRequested = true;
+    this.wakeup?.();
+  }
+
+  /**
+   * Stops claiming, gives running jobs `graceMs` to finish, then aborts the rest and hands them back
+   * (available again, attempt not counted).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.wake();
+    await this.loop;
+    const pending = [...this.running.values()];
+    const finished = Promise.allSettled(pending.map((entry) => entry.done));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    this.abort.abort();
+    await finished;
+    this.offLocal?.();
+    await this.unlisten?.();
+  }
+
+  /** How many jobs this worker is running now (for tests and metrics). */
+  get activeCount(): number {
+    return this.running.size;
+  }
+
+  private async run(): Promise<void> {
+    const kinds = Object.keys(this.options.handlers);
+    while (!this.stopped) {
+      this.wakeRequested = false;
+      const free = this.options.concurrency - this.running.size;
+      let claimed: JobRow[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs });
+        } catch (error) {
+          this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
+        }
+      }
+      for (const job of claimed) this.execute(job);
+      // More may be waiting if we took all we could; otherwise sleep until woken or polled.
+      if (claimed.length > 0 && claimed.length === free) continue;
+      if (!this.wakeRequested && !this.stopped) {
+        await new Promise<void>((resolve) => (this.wakeup = resolve));
+        this.wakeup = null;
+      }
+    }
+  }
+
+  private execute(job: JobRow): void {
+    const handler = this.options.handlers[job.kind]!;
+    const done = (async () => {
+      try {
+        await handler(job, { owner: this.owner, signal: this.abort.signal });
+        // A handler may already have completed the job inside its own transaction; then this changes nothing.
+        await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
+      } catch (error) {
+        await this.handleFailure(job, error);
+      } finally {
+        this.running.delete(job.id);
+        this.wake();
+      }
+    })();
+    this.running.set(job.id, { job, done });
+  }
+
+  private async handleFailure(job: JobRow, error: unknown): Promise<void> {
+    const { queue, logger } = this.options;
+    try {
+      if (this.abort.signal.aborted) {
+        await queue.release(job, this.owner);
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const state = await queue.fail(job, this.owner, {
+        message,
+        retryAfterMs: error instanceof JobRetryError ? error.retryAfterMs : null,
+        fatal: error instanceof JobFatalError,
+      });
+      const log = { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.max_attempts, state, err: error };
+      if (state === 'failed') logger.error(log, 'job failed for good');
+      else logger.warn(log, 'job failed; will retry');
+    } catch (failure) {
+      logger.error({ err: failure, jobId: job.id }, 'could not record a job failure; the lease will expire and the rescuer will retry it');
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    try {
+      await this.options.queue.extendLeases(this.owner, [...this.running.keys()], this.options.leaseMs);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'lease heartbeat failed');
+    }
+  }
+
+  private async rescue(): Promise<void> {
+    try {
+      const rescued = await this.options.queue.rescueExpired(Object.keys(this.options.handlers));
+      if (rescued > 0) this.options.logger.warn({ rescued }, 'rescued jobs whose worker stopped renewing its lease');
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'rescuer failed');
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/** The durable job queue and delivery bookkeeping (SQLite). */
+export const statements = [
+  `CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    run_at INTEGER NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    max_attempts INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    errors TEXT NOT NULL DEFAULT '[]',
+    unique_key TEXT UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finalized_at INTEGER
+  ) STRICT`,
+  `CREATE INDEX jobs_available ON jobs (state, run_at, id)`,
+  `CREATE INDEX jobs_lease ON jobs (state, lease_expires_at)`,
+  `ALTER TABLE notifications ADD COLUMN targeted_count INTEGER`,
+  `ALTER TABLE notifications ADD COLUMN dispatch_cursor TEXT`,
+  `CREATE TABLE delivery_failures (
+    notification_id TEXT NOT NULL REFERENCES notifications(id),
+    subscriber_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (notification_id, subscriber_id)
+  ) STRICT`,
+];
