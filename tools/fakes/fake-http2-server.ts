@@ -1,0 +1,122 @@
+import http2 from 'node:http2';
+import type { Http2SecureServer, ServerHttp2Session, Settings } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { ensureFakeTls } from './fake-tls.ts';
+
+/**
+ * The part both fakes share: an HTTP/2 server over TLS on loopback that keeps track of every session, socket and
+ * timer it owns, so close() leaves nothing open (the test harness fails on leaked handles, STYLE.md 6).
+ */
+export interface ListenOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Certificate and key; default the shared fake CA's localhost certificate (ensureFakeTls()). */
+  tls?: { certPem: string; keyPem: string };
+}
+
+export interface SecureHttp2Listener {
+  readonly server: Http2SecureServer;
+  /** e.g. https://127.0.0.1:41234, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  /** HTTP/2 sessions currently open. */
+  openSessions(): ServerHttp2Session[];
+  /** A timer that close() cancels (resolving early), for latency injection. */
+  delay(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function listenSecureHttp2(
+  options: ListenOptions & { allowHTTP1: boolean; settings?: Settings },
+  attach: (server: Http2SecureServer) => void,
+): Promise<SecureHttp2Listener> {
+  const tls = options.tls ?? ensureFakeTls();
+  const server = http2.createSecureServer({
+    cert: tls.certPem,
+    key: tls.keyPem,
+    allowHTTP1: options.allowHTTP1,
+    minVersion: 'TLSv1.2', // protocols.md 1.1: HTTP/2 over TLS 1.2 or later
+    ...(options.settings ? { settings: options.settings } : {}),
+  });
+  const sessions = new Set<ServerHttp2Session>();
+  const sockets = new Set<Socket>();
+  const timers = new Map<NodeJS.Timeout, () => void>();
+
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    // A client vanishing mid-stream is normal in tests; it must not crash the fake.
+    session.on('error', () => {});
+  });
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  attach(server);
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    url: `https://${urlHost(host)}:${port}`,
+    port,
+    openSessions: () => [...sessions],
+    delay: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, ms);
+        timers.set(timer, resolve);
+      }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        for (const [timer, resolveDelay] of timers) {
+          clearTimeout(timer);
+          resolveDelay();
+        }
+        timers.clear();
+        server.close(() => resolve());
+        for (const session of sessions) session.destroy();
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+/** Reads a request body, keeping at most `maxBytes` (the rest is drained and dropped) so a huge body cannot hurt. */
+export async function readBody(stream: Readable, maxBytes: number): Promise<{ body: Buffer; size: number }> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (kept < maxBytes) {
+      const part = buffer.subarray(0, maxBytes - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+  }
+  return { body: Buffer.concat(chunks), size };
+}
+
+/** Listening on all interfaces still means clients connect over loopback, which the certificate covers. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

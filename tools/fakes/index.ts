@@ -1,0 +1,22 @@
+/**
+ * Fake APNs and FCM servers that speak the real protocols (HTTP/2, TLS, JWT/OAuth, the real error bodies), for
+ * testing Clarion's delivery clients on loopback. See docs in each module and shared/reference/protocols.md §6.
+ */
+export { ensureFakeTls, defaultFakeTlsDir, type FakeTls } from './fake-tls.ts';
+export {
+  createApnsSigningKey,
+  createFcmServiceAccount,
+  writeCredentialFile,
+  type ApnsSigningKey,
+  type FcmServiceAccount,
+  type ServiceAccountJson,
+} from './fake-credentials.ts';
+export { startFakeApns, type FakeApns, type FakeApnsOptions } from './apns/apns-server.ts';
+export type { FakeApnsKey, ApnsEnvironment } from './apns/apns-provider-token.ts';
+export type { ApnsOutcome, ApnsLatencyContext } from './apns/apns-behaviour.ts';
+export type { ApnsRequestRecord, ApnsSessionRecord } from './apns/apns-record.ts';
+export { apnsReasons, type ApnsReason } from './apns/apns-reasons.ts';
+export { startFakeFcm, type FakeFcm, type FakeFcmOptions } from './fcm/fcm-server.ts';
+export type { FcmOutcome, FcmLatencyContext } from './fcm/fcm-behaviour.ts';
+export type { FcmSendRecord, FcmTokenRequestRecord } from './fcm/fcm-record.ts';
+export { fcmErrorCodes, type FcmErrorCode } from './fcm/fcm-errors.ts';

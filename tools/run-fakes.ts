@@ -1,0 +1,139 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  type ApnsSigningKey,
+  type FcmServiceAccount,
+  type ServiceAccountJson,
+  createApnsSigningKey,
+  createFcmServiceAccount,
+  ensureFakeTls,
+  startFakeApns,
+  startFakeFcm,
+  writeCredentialFile,
+} from './fakes/index.ts';
+
+/**
+ * Runs the fake APNs and FCM servers until SIGINT/SIGTERM, for trying Clarion by hand without Apple or Google:
+ *
+ *   npm run fakes                      # in one terminal
+ *   source .cache/fakes/env.sh && npm start   # in another
+ *
+ * Prints the environment that points Clarion at the fakes (also written to <dir>/env.sh). Credentials are kept in
+ * <dir> and reused on the next start, so the printed values stay the same across restarts on the same ports.
+ */
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const { values: flags } = parseArgs({
+  options: {
+    host: { type: 'string', default: process.env.CLARION_FAKES_HOST ?? '127.0.0.1' },
+    // 2197: APNs' documented alternative port (protocols.md 1.1), unprivileged, so no root needed.
+    'apns-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_PORT ?? '2197' },
+    'fcm-port': { type: 'string', default: process.env.CLARION_FAKE_FCM_PORT ?? '8443' },
+    'apns-topic': { type: 'string', default: process.env.CLARION_FAKE_APNS_TOPIC ?? 'com.example.clarion' },
+    'fcm-project': { type: 'string', default: process.env.CLARION_FAKE_FCM_PROJECT ?? 'clarion-local' },
+    dir: { type: 'string', default: process.env.CLARION_FAKES_DIR ?? join(repoRoot, '.cache/fakes') },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (flags.help) {
+  process.stdout.write(
+    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--apns-topic com.example.clarion]\n' +
+      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet]\n' +
+      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT, CLARION_FAKES_DIR\n',
+  );
+  process.exit(0);
+}
+
+const dir = resolve(flags.dir);
+const apnsKeyPath = join(dir, 'apns-auth-key.p8');
+const apnsIdsPath = join(dir, 'apns-auth-key.json');
+const serviceAccountPath = join(dir, 'fcm-service-account.json');
+
+const tls = ensureFakeTls();
+const apnsKey = loadApnsKey() ?? createApnsSigningKey();
+writeCredentialFile(apnsKeyPath, apnsKey);
+writeFileSync(apnsIdsPath, `${JSON.stringify({ keyId: apnsKey.keyId, teamId: apnsKey.teamId }, null, 2)}\n`);
+
+const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']] });
+const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']) });
+// token_uri must name this run's port, so the service account file is rewritten on each start (same key).
+const existing = loadServiceAccount();
+const account: FcmServiceAccount = existing
+  ? { json: { ...existing.json, token_uri: fcm.tokenUri }, publicKey: existing.publicKey }
+  : createFcmServiceAccount({ projectId: flags['fcm-project'], tokenUri: fcm.tokenUri });
+fcm.addServiceAccount(account);
+writeCredentialFile(serviceAccountPath, account);
+
+const env: Record<string, string> = {
+  CLARION_APNS_URL: apns.url,
+  CLARION_APNS_KEY_FILE: apnsKeyPath,
+  CLARION_APNS_KEY_ID: apnsKey.keyId,
+  CLARION_APNS_TEAM_ID: apnsKey.teamId,
+  CLARION_APNS_TOPIC: flags['apns-topic'],
+  CLARION_FCM_URL: fcm.url,
+  CLARION_FCM_SERVICE_ACCOUNT_FILE: serviceAccountPath,
+  NODE_EXTRA_CA_CERTS: tls.caCertPath,
+};
+const exports = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+writeFileSync(join(dir, 'env.sh'), `${exports.join('\n')}\n`);
+process.stdout.write(`${exports.join('\n')}\n`);
+process.stderr.write(`fake APNs on ${apns.url}, fake FCM on ${fcm.url} (project ${account.json.project_id}); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`);
+
+if (!flags.quiet) {
+  apns.onRequest((r) => log(`APNs ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`));
+  fcm.onTokenRequest((r) => log(`FCM token ${r.status} ${r.error ?? 'OK'} iss=${r.claims?.iss ?? '-'}`));
+  fcm.onRequest((r) => log(`FCM send ${r.status} ${r.errorCode ?? 'OK'} ${r.target ? `${r.target.kind}=${r.target.value}` : '-'}`));
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    Promise.all([apns.close(), fcm.close()]).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
+
+function loadApnsKey(): ApnsSigningKey | null {
+  if (!existsSync(apnsKeyPath) || !existsSync(apnsIdsPath)) return null;
+  try {
+    const privateKeyPem = readFileSync(apnsKeyPath, 'utf8');
+    const ids = JSON.parse(readFileSync(apnsIdsPath, 'utf8')) as { keyId: string; teamId: string };
+    return { keyId: ids.keyId, teamId: ids.teamId, privateKeyPem, publicKey: createPublicKey(createPrivateKey(privateKeyPem)) };
+  } catch {
+    return null;
+  }
+}
+
+function loadServiceAccount(): FcmServiceAccount | null {
+  if (!existsSync(serviceAccountPath)) return null;
+  try {
+    const json = JSON.parse(readFileSync(serviceAccountPath, 'utf8')) as ServiceAccountJson;
+    if (json.project_id !== flags['fcm-project']) return null;
+    return { json, publicKey: createPublicKey(createPrivateKey(json.private_key)) };
+  } catch {
+    return null;
+  }
+}
+
+function port(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`not a port: ${value}`);
+  return parsed;
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function log(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
