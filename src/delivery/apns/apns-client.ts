@@ -1,0 +1,134 @@
+import type { OutgoingHttpHeaders } from 'node:http2';
+import type { Clock } from '../../domain/clock.ts';
+import type { DeliveryOutcome, PushContent } from '../delivery-outcome.ts';
+import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
+import { APNS_MAX_PAYLOAD_BYTES, type ApnsPayloadOptions, buildApnsHeaders, serializeApnsPayload } from './apns-payload.ts';
+import { type ApnsProviderToken, createApnsProviderToken } from './apns-provider-token.ts';
+import { mapApnsResponse, parseApnsReason } from './apns-response.ts';
+import { requestFailureOutcome } from '../http2-request-failure.ts';
+import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
+
+/**
+ * The APNs provider client: token auth (apns-provider-token.ts), pooled HTTP/2 (http2-session-pool.ts), one outcome per
+ * push (apns-response.ts). Many concurrent send() calls share the pool's streams.
+ */
+export interface ApnsClientOptions {
+  /** CLARION_APNS_URL, e.g. https://api.push.apple.com. */
+  url: string;
+  /** CLARION_APNS_KEY_FILE (the .p8), or its contents in keyPem. */
+  keyFile?: string;
+  keyPem?: string;
+  /** CLARION_APNS_KEY_ID. */
+  keyId: string;
+  /** CLARION_APNS_TEAM_ID. */
+  teamId: string;
+  /** CLARION_APNS_TOPIC, the bundle id. */
+  topic: string;
+  clock: Clock;
+  /** Extra CA to trust (tests); otherwise the process's CAs, including NODE_EXTRA_CA_CERTS. */
+  ca?: string | Buffer;
+  logger?: DeliveryLogger;
+  /** Pool tuning; defaults in http2-session-pool.ts. */
+  maxSessions?: number;
+  requestTimeoutMs?: number;
+  pingIdleMs?: number;
+}
+
+export type ApnsSendOptions = ApnsPayloadOptions;
+
+export interface ApnsClient {
+  /** CLARION_APNS_TOPIC; Live Activity pushes use apnsLiveActivityTopic(topic). */
+  readonly topic: string;
+  /** An alert push built from `content`. */
+  send(token: string, content: PushContent, options?: ApnsSendOptions): Promise<DeliveryOutcome>;
+  /**
+   * Any push: `headers` are the apns-* headers (apns-push-type, apns-topic, apns-priority, …); `:path` and
+   * `authorization` are set here. For Live Activities: apns-push-type liveactivity, topic apnsLiveActivityTopic().
+   */
+  sendRaw(token: string, headers: Record<string, string>, payload: string | object): Promise<DeliveryOutcome>;
+  /** The pool's counters, for metrics and tests. */
+  stats(): ReturnType<Http2Pool['stats']>;
+  /** PINGs idle sessions now (normally on a timer). */
+  checkIdleSessions(): void;
+  close(): Promise<void>;
+}
+
+/** Topic for Live Activity pushes (protocols.md 1.3, 2.1). */
+export function apnsLiveActivityTopic(topic: string): string {
+  return `${topic}.push-type.liveactivity`;
+}
+
+/** Apple: tokens are hex and variable length (protocols.md 1.3); anything else would be a BadDeviceToken or BadPath. */
+const HEX_TOKEN = /^(?:[0-9a-fA-F]{2})+$/;
+
+const CLOCK_FIX =
+  'APNs says the provider token is expired although Clarion signed it less than 20 minutes ago, so this machine\'s clock is at least 40 minutes behind Apple\'s. Synchronise the system clock (NTP); Clarion signs tokens with the current time.';
+
+export function createApnsClient(options: ApnsClientOptions): ApnsClient {
+  const key = options.keyPem !== undefined ? parseApnsSigningKey(options.keyPem) : readApnsSigningKey(requireKeyFile(options.keyFile));
+  const log = options.logger ?? silentLogger;
+  const tokens: ApnsProviderToken = createApnsProviderToken({ key, keyId: options.keyId, teamId: options.teamId, clock: options.clock });
+  const pool = createHttp2Pool({
+    origin: options.url,
+    clock: options.clock,
+    name: 'apns',
+    logger: log,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.pingIdleMs !== undefined ? { pingIdleMs: options.pingIdleMs } : {}),
+  });
+
+  async function post(token: string, headers: Record<string, string>, body: string): Promise<DeliveryOutcome> {
+    if (!HEX_TOKEN.test(token)) return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
+    let jwt = await tokens.current();
+    // At most two attempts: the second only after renewing the JWT for ExpiredProviderToken (node-apn and
+    // apns2(npm) do the same, protocols.md 1.2).
+    for (let attempt = 1; ; attempt += 1) {
+      const requestHeaders: OutgoingHttpHeaders = { ...headers, ':method': 'POST', ':path': `/3/device/${token}`, authorization: `bearer ${jwt}` };
+      let outcome;
+      try {
+        const response = await pool.request(requestHeaders, body);
+        outcome = mapApnsResponse({ status: response.status, reason: parseApnsReason(response.body), retryAfterMs: response.retryAfterMs });
+      } catch (error) {
+        return logged(requestFailureOutcome(error, 'apns', 'CLARION_APNS_URL'));
+      }
+      if (outcome.kind !== 'renew_token') return logged(outcome);
+      const decision = attempt === 1 ? await tokens.renewAfterExpired(jwt) : null;
+      if (!decision?.renewed) {
+        const ageMs = decision && !decision.renewed ? decision.ageMs : null;
+        log.warn({ provider: 'apns', tokenAgeMs: ageMs, attempt }, 'APNs rejected a fresh provider token as expired');
+        return { kind: 'fatal', reason: 'apns:ExpiredProviderToken', fix: CLOCK_FIX };
+      }
+      log.info({ provider: 'apns' }, 'APNs provider token expired; retrying with a renewed token');
+      jwt = decision.token;
+    }
+  }
+
+  function logged(outcome: DeliveryOutcome): DeliveryOutcome {
+    if (outcome.kind === 'fatal') log.warn({ provider: 'apns', reason: outcome.reason, fix: outcome.fix }, 'APNs push failed: configuration problem');
+    return outcome;
+  }
+
+  return {
+    topic: options.topic,
+    async send(token, content, sendOptions = {}) {
+      const body = serializeApnsPayload(content, sendOptions);
+      // Refused here rather than by APNs: saves the round trip, and Apple disconnects connections that produce many
+      // errors (protocols.md 1.5). The API checks the same size with apnsPayloadBytes() before accepting.
+      if (Buffer.byteLength(body, 'utf8') > APNS_MAX_PAYLOAD_BYTES) return { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
+      return post(token, buildApnsHeaders(content, { topic: options.topic, now: options.clock.now() }), body);
+    },
+    sendRaw(token, headers, payload) {
+      return post(token, headers, typeof payload === 'string' ? payload : JSON.stringify(payload));
+    },
+    stats: () => pool.stats(),
+    checkIdleSessions: () => pool.checkIdleSessions(),
+    close: () => pool.close(),
+  };
+}
+
+function requireKeyFile(keyFile: string | undefined): string {
+  if (keyFile === undefined || keyFile === '') throw new Error('APNs client: set CLARION_APNS_KEY_FILE (keyFile) or pass keyPem');
+  return keyFile;
+}

@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { JobQueue } from '../queue/job-queue.ts';
+import { WorkerPool } from '../queue/worker-pool.ts';
+import type { Store } from '../store/database.ts';
+import { dispatchNotificationHandler } from './dispatch-job.ts';
+import { DISPATCH_NOTIFICATION, SEND_BATCH } from './job-kinds.ts';
+import type { PushProviders } from './push-sender.ts';
+import { sendBatchHandler } from './send-batch-job.ts';
+
+/** Finished jobs are kept a week for inspection, then deleted hourly so the table stays small. */
+const FINISHED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const CLEAN_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface DeliveryWorker {
+  pool: WorkerPool;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The worker role of `clarion serve`: the delivery job handlers on a worker pool, plus the job cleaner. */
+export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue; clock: Clock; config: Config; logger: Logger; providers: PushProviders }): Promise<DeliveryWorker> {
+  const delivery = { store: deps.store, queue: deps.queue, clock: deps.clock, logger: deps.logger };
+  const pool = new WorkerPool({
+    queue: deps.queue,
+    handlers: {
+      [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
+      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers: deps.providers }),
+    },
+    concurrency: deps.config.workerConcurrency,
+    leaseMs: deps.config.jobLease,
+    pollIntervalMs: deps.config.queuePollInterval,
+    rescueIntervalMs: Math.max(1_000, Math.floor(deps.config.jobLease / 2)),
+    logger: deps.logger,
+  });
+  await pool.start();
+  const cleaner = setInterval(() => {
+    deps.queue.deleteFinished(FINISHED_JOB_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'job cleaner failed'));
+  }, CLEAN_INTERVAL_MS);
+  cleaner.unref();
+  return {
+    pool,
+    async stop(graceMs) {
+      clearInterval(cleaner);
+      await pool.stop(graceMs);
+    },
+  };
+}

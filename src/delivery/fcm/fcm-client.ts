@@ -1,0 +1,116 @@
+import type { Clock } from '../../domain/clock.ts';
+import { requestFailureOutcome } from '../http2-request-failure.ts';
+import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
+import type { DeliveryOutcome, PushContent } from '../delivery-outcome.ts';
+import { type ParsedFcmServiceAccount, parseFcmServiceAccount, readFcmServiceAccount } from '../provider-credentials.ts';
+import { type FcmAccessToken, FcmTokenError, createFcmAccessToken } from './fcm-access-token.ts';
+import { type FcmDataOptions, type FcmSendBody, buildFcmDataMessage, buildFcmMessage } from './fcm-message.ts';
+import { mapFcmResponse } from './fcm-response.ts';
+
+/**
+ * The FCM HTTP v1 client: OAuth access token (fcm-access-token.ts), HTTP/2 to `${url}/v1/projects/{project_id}/
+ * messages:send`, one outcome per message (fcm-response.ts). v1 has no batch endpoint (protocols.md 3.5), so throughput
+ * comes from many concurrent streams on one reused session; the pool (shared with APNs, http2-session-pool.ts) keeps
+ * to the server's stream limit, reconnects after GOAWAY or errors, and closes cleanly.
+ */
+export interface FcmClientOptions {
+  /** CLARION_FCM_URL, e.g. https://fcm.googleapis.com. */
+  url: string;
+  /** The parsed service-account JSON, or CLARION_FCM_SERVICE_ACCOUNT_FILE in serviceAccountFile. */
+  serviceAccount?: unknown;
+  serviceAccountFile?: string;
+  clock: Clock;
+  /** Extra CA to trust for both the FCM URL and token_uri (tests); otherwise the process's CAs. */
+  ca?: string | Buffer;
+  logger?: DeliveryLogger;
+  /** Injectable fetch for the token exchange (tests); default global fetch. */
+  fetch?: typeof fetch;
+  /** Default 1: "reuse one session". Google's front ends allow 100 streams per connection. */
+  maxSessions?: number;
+  requestTimeoutMs?: number;
+  pingIdleMs?: number;
+}
+
+export interface FcmClient {
+  readonly projectId: string;
+  /** A notification message built from `content`. */
+  send(token: string, content: PushContent): Promise<DeliveryOutcome>;
+  /** A data-only message (string values), e.g. Android ongoing-progress updates. */
+  sendData(token: string, data: Record<string, string>, options?: FcmDataOptions): Promise<DeliveryOutcome>;
+  stats(): ReturnType<Http2Pool['stats']>;
+  close(): Promise<void>;
+}
+
+export function createFcmClient(options: FcmClientOptions): FcmClient {
+  const account: ParsedFcmServiceAccount =
+    options.serviceAccount !== undefined ? parseFcmServiceAccount(options.serviceAccount) : readFcmServiceAccount(requireFile(options.serviceAccountFile));
+  const log = options.logger ?? silentLogger;
+  const accessToken: FcmAccessToken = createFcmAccessToken({
+    account,
+    clock: options.clock,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+  });
+  const pool = createHttp2Pool({
+    origin: options.url,
+    clock: options.clock,
+    name: 'fcm',
+    logger: log,
+    maxSessions: options.maxSessions ?? 1,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.pingIdleMs !== undefined ? { pingIdleMs: options.pingIdleMs } : {}),
+  });
+  const path = `/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`;
+
+  async function post(body: FcmSendBody): Promise<DeliveryOutcome> {
+    const json = JSON.stringify(body);
+    // At most two attempts: the second only after a 401 made us drop the cached access token.
+    for (let attempt = 1; ; attempt += 1) {
+      let token: string;
+      try {
+        token = await accessToken.get();
+      } catch (error) {
+        return logged(tokenFailureOutcome(error));
+      }
+      let outcome;
+      try {
+        const response = await pool.request({ ':path': path, authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' }, json);
+        outcome = mapFcmResponse({ status: response.status, body: response.body, retryAfterMs: response.retryAfterMs, afterRefresh: attempt > 1 });
+      } catch (error) {
+        return logged(requestFailureOutcome(error, 'fcm', 'CLARION_FCM_URL'));
+      }
+      if (outcome.kind !== 'refresh_token') return logged(outcome);
+      log.info({ provider: 'fcm' }, 'FCM refused the access token; refreshing it and retrying once');
+      accessToken.invalidate(token);
+    }
+  }
+
+  function logged(outcome: DeliveryOutcome): DeliveryOutcome {
+    if (outcome.kind === 'fatal') log.warn({ provider: 'fcm', reason: outcome.reason, fix: outcome.fix }, 'FCM push failed: configuration problem');
+    return outcome;
+  }
+
+  return {
+    projectId: account.projectId,
+    send: (token, content) => post(buildFcmMessage(token, content)),
+    sendData: (token, data, dataOptions) => post(buildFcmDataMessage(token, data, dataOptions)),
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+  };
+}
+
+function tokenFailureOutcome(error: unknown): DeliveryOutcome {
+  if (!(error instanceof FcmTokenError)) throw error;
+  if (error.kind === 'transient') return { kind: 'retry', reason: 'fcm:token_exchange_failed', retryAfterMs: null };
+  return {
+    kind: 'fatal',
+    reason: 'fcm:token_exchange_refused',
+    fix: `${error.message}. Check that CLARION_FCM_SERVICE_ACCOUNT_FILE is a current key of an enabled service account (Firebase console → Project settings → Service accounts → Generate new private key) and that the system clock is right.`,
+  };
+}
+
+function requireFile(file: string | undefined): string {
+  if (file === undefined || file === '') throw new Error('FCM client: set CLARION_FCM_SERVICE_ACCOUNT_FILE (serviceAccountFile) or pass serviceAccount');
+  return file;
+}

@@ -1,0 +1,120 @@
+import type { PushContent } from '../delivery-outcome.ts';
+
+/**
+ * PushContent → FCM HTTP v1 `messages:send` body (protocols.md 3.2, 3.3). Pure. Only the Android parts: iOS goes to
+ * APNs directly and the web to Web Push, so the `apns` and `webpush` blocks are never used.
+ */
+
+/** FCM's limit for a message to a token, counted over keys and values (protocols.md 3.3). */
+export const FCM_MAX_PAYLOAD_BYTES = 4096;
+/** android.ttl maximum, also FCM's default: 4 weeks (protocols.md 3.3). */
+export const FCM_MAX_TTL_SECONDS = 2_419_200;
+/** The data key that carries PushContent.url to the app. */
+export const FCM_URL_KEY = 'url';
+
+export interface FcmMessage {
+  token: string;
+  notification?: { title?: string; body?: string; image?: string };
+  data?: Record<string, string>;
+  android?: {
+    priority: 'HIGH' | 'NORMAL';
+    ttl?: string;
+    collapse_key?: string;
+    notification?: { tag: string; sound?: string; notification_count?: number };
+  };
+}
+
+export interface FcmSendBody {
+  message: FcmMessage;
+}
+
+/**
+ * Data keys FCM refuses with 400 INVALID_ARGUMENT: `from`, `message_type`, and any key starting with `google` or
+ * `gcm` (protocols.md 3.3; the fake enforces the same). Exported so the API can refuse them with a 400 up front.
+ */
+export function isReservedFcmDataKey(key: string): boolean {
+  return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
+}
+
+export function buildFcmMessage(token: string, content: PushContent): FcmSendBody {
+  const message: FcmMessage = { token };
+  const notification: NonNullable<FcmMessage['notification']> = {};
+  if (content.title !== null) notification.title = content.title;
+  if (content.body !== null) notification.body = content.body;
+  if (content.imageUrl !== null) notification.image = content.imageUrl;
+  if (Object.keys(notification).length > 0) message.notification = notification;
+
+  const data: Record<string, string> = {};
+  for (const [key, value] of Object.entries(content.data ?? {})) {
+    // Reserved keys would make FCM refuse the whole message; the API refuses them first (isReservedFcmDataKey), this
+    // only keeps an old stored notification deliverable.
+    if (!isReservedFcmDataKey(key)) data[key] = String(value);
+  }
+  // The first-class url wins over a data entry of the same name, as in the APNs payload.
+  if (content.url !== null) data[FCM_URL_KEY] = content.url;
+  if (Object.keys(data).length > 0) message.data = data;
+
+  const androidNotification: NonNullable<NonNullable<FcmMessage['android']>['notification']> = {
+    // Same notification id → the shown notification is replaced, so an at-least-once repeat is not a duplicate
+    // (DESIGN.md 3.3).
+    tag: content.notificationId,
+  };
+  if (content.sound !== null) androidNotification.sound = content.sound;
+  if (content.badge !== null) androidNotification.notification_count = content.badge;
+  message.android = {
+    priority: content.priority === 'high' ? 'HIGH' : 'NORMAL',
+    ...fcmTtl(content.ttlSeconds),
+    notification: androidNotification,
+  };
+  return { message };
+}
+
+/** A data-only message (the app's FirebaseMessagingService handles it), e.g. for Android ongoing progress. */
+export interface FcmDataOptions {
+  priority?: 'normal' | 'high';
+  ttlSeconds?: number | null;
+  /** android.collapse_key: a newer message replaces an undelivered older one with the same key. */
+  collapseKey?: string;
+}
+
+export function buildFcmDataMessage(token: string, data: Record<string, string>, options: FcmDataOptions = {}): FcmSendBody {
+  return {
+    message: {
+      token,
+      data: { ...data },
+      android: {
+        // HIGH so the app is woken to update its notification (protocols.md 3.6); FCM's own default for data is NORMAL.
+        priority: options.priority === 'normal' ? 'NORMAL' : 'HIGH',
+        ...fcmTtl(options.ttlSeconds ?? null),
+        ...(options.collapseKey !== undefined ? { collapse_key: options.collapseKey } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * android.ttl as a Duration string: 0 → "0s" (deliver now or drop), n → "<n>s" capped at 4 weeks, null → omitted, so
+ * FCM keeps it its default 4 weeks (the APNs side keeps it 30 days, both "as long as the provider allows").
+ */
+function fcmTtl(ttlSeconds: number | null): { ttl?: string } {
+  if (ttlSeconds === null) return {};
+  return { ttl: `${Math.min(Math.max(Math.floor(ttlSeconds), 0), FCM_MAX_TTL_SECONDS)}s` };
+}
+
+/**
+ * The size FCM holds against FCM_MAX_PAYLOAD_BYTES: UTF-8 bytes of every key and value in the message except the
+ * target token (protocols.md 3.3 "keys and values"; the fake counts the same way). The token is left out because it
+ * is not content and its length varies; the API calls this before accepting a notification.
+ */
+export function fcmPayloadBytes(content: PushContent): number {
+  const { token: _token, ...rest } = buildFcmMessage('', content).message;
+  return contentBytes(rest);
+}
+
+function contentBytes(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + contentBytes(item), 0);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).reduce((sum, [key, item]) => sum + Buffer.byteLength(key, 'utf8') + contentBytes(item), 0);
+  }
+  return value === null || value === undefined ? 0 : Buffer.byteLength(String(value), 'utf8');
+}

@@ -1,0 +1,25 @@
+/** Job kinds of the delivery engine and their payloads. */
+export const DISPATCH_NOTIFICATION = 'notification.dispatch';
+export const SEND_BATCH = 'notification.send';
+
+export interface DispatchPayload {
+  notificationId: string;
+}
+
+export interface SendBatchPayload {
+  notificationId: string;
+  platform: 'ios' | 'android' | 'web';
+  subscriberIds: string[];
+  /** 0 for the dispatch's batch; +1 each time the tokens a provider asked to retry are sent again. */
+  round: number;
+}
+
+/**
+ * Subscribers a dispatch reads per page and tokens per send job. A page of 1,000 keeps the dispatch's memory flat
+ * whatever the channel's size; batches of 500 give a provider enough concurrent streams to fill (APNs allows about
+ * 1,000 per connection) while a crash repeats at most 500 pushes per batch in flight.
+ */
+export const DISPATCH_PAGE_SIZE = 1000;
+export const SEND_BATCH_SIZE = 500;
+/** Rounds of provider retries before a token's push is given up as failed (`retry_exhausted`): with the 1 h backoff cap, about 8 hours. */
+export const MAX_SEND_ROUNDS = 15;

@@ -1,0 +1,66 @@
+import type { Logger } from 'pino';
+import { ConfigError, type Config } from '../config/load-config.ts';
+import type { Clock } from '../domain/clock.ts';
+import { createApnsClient } from './apns/apns-client.ts';
+import { createFcmClient } from './fcm/fcm-client.ts';
+import { ProviderCredentialsError } from './provider-credentials.ts';
+import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
+
+const APNS_VARIABLES = ['CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION_APNS_TEAM_ID', 'CLARION_APNS_TOPIC'] as const;
+
+/**
+ * The provider clients for the worker, from the configuration. A platform without credentials gets a sender that
+ * fails its batches loudly (`apns_not_configured`, …) rather than dropping pushes. Half-given APNs credentials or an
+ * unreadable key file stop start-up with a message naming the variable.
+ */
+export function createPushProviders(config: Config, clock: Clock, logger: Logger): PushProviders {
+  return { ios: apnsSender(config, clock, logger), android: fcmSender(config, clock, logger), web: webSender() };
+}
+
+function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
+  const values = [config.apnsKeyFile, config.apnsKeyId, config.apnsTeamId, config.apnsTopic];
+  const given = values.filter((value) => value !== undefined && value !== '').length;
+  if (given === 0) {
+    logger.warn('APNs is not configured: iOS pushes will fail with apns_not_configured');
+    return unconfiguredSender('apns_not_configured', `set ${APNS_VARIABLES.join(', ')} to deliver to iOS`);
+  }
+  if (given < values.length) {
+    const missing = APNS_VARIABLES.filter((_, index) => !values[index]);
+    throw new ConfigError(`APNs needs all of ${APNS_VARIABLES.join(', ')}; missing ${missing.join(', ')}`);
+  }
+  const client = withCredentialErrors(() =>
+    createApnsClient({ url: config.apnsUrl, keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, logger }),
+  );
+  return {
+    send: (token, content, context) => client.send(token, content, { threadId: context.channelCode }),
+    close: () => client.close(),
+  };
+}
+
+function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
+  if (!config.fcmServiceAccountFile) {
+    logger.warn('FCM is not configured: Android pushes will fail with fcm_not_configured');
+    return unconfiguredSender('fcm_not_configured', 'set CLARION_FCM_SERVICE_ACCOUNT_FILE to deliver to Android');
+  }
+  const client = withCredentialErrors(() => createFcmClient({ url: config.fcmUrl, serviceAccountFile: config.fcmServiceAccountFile!, clock, logger }));
+  return { send: (token, content) => client.send(token, content), close: () => client.close() };
+}
+
+/** Web Push delivery is not built yet: web subscribers' pushes fail with a reason that says so, counted and listed. */
+function webSender(): PushSender {
+  return {
+    async send() {
+      return { kind: 'rejected', reason: 'web_push_not_available' };
+    },
+    async close() {},
+  };
+}
+
+function withCredentialErrors<T>(create: () => T): T {
+  try {
+    return create();
+  } catch (error) {
+    if (error instanceof ProviderCredentialsError) throw new ConfigError(error.message);
+    throw error;
+  }
+}

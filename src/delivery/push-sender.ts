@@ -1,0 +1,23 @@
+import type { Platform } from '../domain/device-token.ts';
+import type { DeliveryOutcome, PushContent } from './delivery-outcome.ts';
+
+/** One provider as the send jobs see it: a token and content in, an outcome out. */
+export interface PushSender {
+  send(token: string, content: PushContent, context: { channelCode: string }): Promise<DeliveryOutcome>;
+  close(): Promise<void>;
+}
+
+export type PushProviders = Record<Platform, PushSender>;
+
+/**
+ * The sender for a platform whose credentials are not configured: every push is refused as `fatal`, which fails
+ * the batch loudly with the fix in the log, instead of silently dropping it.
+ */
+export function unconfiguredSender(reason: string, fix: string): PushSender {
+  return {
+    async send() {
+      return { kind: 'fatal', reason, fix };
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { PushContent } from '../../../src/delivery/delivery-outcome.ts';
+import { FCM_MAX_PAYLOAD_BYTES, buildFcmDataMessage, buildFcmMessage, fcmPayloadBytes, isReservedFcmDataKey } from '../../../src/delivery/fcm/fcm-message.ts';
+
+function content(overrides: Partial<PushContent> = {}): PushContent {
+  return {
+    notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
+    title: 'Gate change',
+    body: 'LH 454 boards at B12',
+    url: null,
+    data: null,
+    imageUrl: null,
+    sound: null,
+    badge: null,
+    priority: 'high',
+    ttlSeconds: null,
+    ...overrides,
+  };
+}
+
+const TAG = 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i';
+
+describe('buildFcmMessage', () => {
+  it.each<[string, Partial<PushContent>, Record<string, unknown>]>([
+    [
+      'title and body, high priority, no ttl',
+      {},
+      { token: 'tok', notification: { title: 'Gate change', body: 'LH 454 boards at B12' }, android: { priority: 'HIGH', notification: { tag: TAG } } },
+    ],
+    ['normal priority', { priority: 'normal' }, { android: { priority: 'NORMAL', notification: { tag: TAG } } }],
+    ['ttl 0 → "0s"', { ttlSeconds: 0 }, { android: { priority: 'HIGH', ttl: '0s', notification: { tag: TAG } } }],
+    ['ttl 3600 → "3600s"', { ttlSeconds: 3600 }, { android: { priority: 'HIGH', ttl: '3600s', notification: { tag: TAG } } }],
+    ['ttl over 4 weeks capped', { ttlSeconds: 90 * 86_400 }, { android: { priority: 'HIGH', ttl: '2419200s', notification: { tag: TAG } } }],
+    ['image', { imageUrl: 'https://example.com/i.png' }, { notification: { title: 'Gate change', body: 'LH 454 boards at B12', image: 'https://example.com/i.png' } }],
+    ['sound and badge', { sound: 'default', badge: 4 }, { android: { priority: 'HIGH', notification: { tag: TAG, sound: 'default', notification_count: 4 } } }],
+    ['url in data', { url: 'https://example.com/f' }, { data: { url: 'https://example.com/f' } }],
+    ['caller data plus url, url wins', { url: 'https://example.com/f', data: { url: 'x', flight: 'LH454' } }, { data: { url: 'https://example.com/f', flight: 'LH454' } }],
+    ['reserved data keys dropped', { data: { from: 'x', google_x: 'y', gcm_z: 'z', message_type: 'm', ok: 'yes' } }, { data: { ok: 'yes' } }],
+  ])('%s', (_name, overrides, expected) => {
+    expect(buildFcmMessage('tok', content(overrides)).message).toMatchObject(expected);
+  });
+
+  it('has no notification block and no data without text or data', () => {
+    const { message } = buildFcmMessage('tok', content({ title: null, body: null }));
+    expect(message).not.toHaveProperty('notification');
+    expect(message).not.toHaveProperty('data');
+    expect(message).not.toHaveProperty('apns');
+    expect(message).not.toHaveProperty('webpush');
+  });
+});
+
+describe('buildFcmDataMessage', () => {
+  it('is data-only, HIGH by default, with optional ttl and collapse key', () => {
+    expect(buildFcmDataMessage('tok', { progress: '0.5' })).toEqual({ message: { token: 'tok', data: { progress: '0.5' }, android: { priority: 'HIGH' } } });
+    expect(buildFcmDataMessage('tok', { a: 'b' }, { priority: 'normal', ttlSeconds: 60, collapseKey: 'lva_1' }).message.android).toEqual({
+      priority: 'NORMAL',
+      ttl: '60s',
+      collapse_key: 'lva_1',
+    });
+  });
+});
+
+describe('fcmPayloadBytes', () => {
+  it('counts UTF-8 bytes of keys and values, not the token', () => {
+    const small = content({ title: 'T', body: 'B', priority: 'high' });
+    // notification{title:T, body:B} + android{priority:HIGH, notification{tag:<id>}}
+    const expected = 'notification'.length + 'title'.length + 1 + 'body'.length + 1 + 'android'.length + 'priority'.length + 'HIGH'.length + 'notification'.length + 'tag'.length + TAG.length;
+    expect(fcmPayloadBytes(small)).toBe(expected);
+    expect(fcmPayloadBytes(content({ title: 'ü' }))).toBe(fcmPayloadBytes(content({ title: 'u' })) + 1);
+  });
+
+  it('grows with data entries by key plus value', () => {
+    expect(fcmPayloadBytes(content({ data: { k: 'v' } }))).toBe(fcmPayloadBytes(content()) + 'data'.length + 2);
+  });
+
+  it('lets the API find the 4096-byte boundary', () => {
+    const base = fcmPayloadBytes(content({ body: '' }));
+    expect(fcmPayloadBytes(content({ body: 'x'.repeat(FCM_MAX_PAYLOAD_BYTES - base) }))).toBe(FCM_MAX_PAYLOAD_BYTES);
+  });
+});
+
+describe('isReservedFcmDataKey', () => {
+  it.each([
+    ['from', true],
+    ['message_type', true],
+    ['google.sent_time', true],
+    ['GCM_x', true],
+    ['url', false],
+    ['fromage', false],
+  ] as const)('%s → %s', (key, reserved) => {
+    expect(isReservedFcmDataKey(key)).toBe(reserved);
+  });
+});

@@ -1,0 +1,201 @@
+import http2 from 'node:http2';
+import type { Http2SecureServer, ServerHttp2Session, ServerHttp2Stream, Settings } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { type TLSSocket, createServer as createTlsServer, rootCertificates } from 'node:tls';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Http2RequestError, requestFailureOutcome } from '../../../src/delivery/http2-request-failure.ts';
+import { type Http2Pool, createHttp2Pool, parseRetryAfterMs } from '../../../src/delivery/http2-session-pool.ts';
+import { ManualClock } from '../../../src/domain/clock.ts';
+import { ensureFakeTls } from '../../../tools/fakes/index.ts';
+import { waitUntil } from '../apns/wait-until.ts';
+
+/**
+ * The pool against a bare HTTP/2 server whose frames each test controls (GOAWAY with a chosen lastStreamID, SETTINGS
+ * changes, PING counting), where the fake APNs would hide the detail.
+ */
+interface RawServer {
+  url: string;
+  sessions: ServerHttp2Session[];
+  pings: number;
+  close(): Promise<void>;
+}
+
+const tls = ensureFakeTls();
+const open: Array<{ close(): Promise<void> }> = [];
+
+async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer) => void, settings: Settings = {}): Promise<RawServer> {
+  const server: Http2SecureServer = http2.createSecureServer({ cert: tls.certPem, key: tls.keyPem, settings });
+  const raw: RawServer = {
+    url: '',
+    sessions: [],
+    pings: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const session of raw.sessions) session.destroy();
+      }),
+  };
+  server.on('session', (session) => {
+    raw.sessions.push(session);
+    session.on('ping', () => (raw.pings += 1));
+    session.on('error', () => {});
+  });
+  server.on('stream', (stream) => {
+    stream.on('error', () => {});
+    onStream(stream, raw);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  raw.url = `https://localhost:${(server.address() as AddressInfo).port}`;
+  open.push(raw);
+  return raw;
+}
+
+function pool(url: string, clock = new ManualClock(), extra: Partial<Parameters<typeof createHttp2Pool>[0]> = {}): Http2Pool {
+  const created = createHttp2Pool({ origin: url, clock, ca: tls.caPem, ...extra });
+  open.push(created);
+  return created;
+}
+
+const ok = (stream: ServerHttp2Stream) => {
+  stream.respond({ ':status': 200 });
+  stream.end();
+};
+
+afterEach(async () => {
+  // Clients first, so servers are not left waiting on open connections.
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+describe('HTTP/2 session pool', () => {
+  it('retries on a new session the streams a GOAWAY left unprocessed', async () => {
+    const held: ServerHttp2Stream[] = [];
+    const server = await rawServer((stream, raw) => {
+      if (raw.sessions.length > 1 || held.length >= 3) return ok(stream);
+      held.push(stream);
+      if (held.length < 3) return;
+      // Three streams open; only the first will be processed: GOAWAY(NO_ERROR, lastStreamID = its id).
+      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, held[0]?.id ?? 1);
+      ok(held[0] as ServerHttp2Stream);
+    }, { maxConcurrentStreams: 10 });
+    const client = pool(server.url);
+    const results = await Promise.all([1, 2, 3].map((n) => client.request({ ':path': `/${n}` }, 'x')));
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200]);
+    expect(held).toHaveLength(3);
+    expect(server.sessions).toHaveLength(2);
+  });
+
+  it('keeps to the server stream limit and follows a SETTINGS change', async () => {
+    let active = 0;
+    let maxActive = 0;
+    const server = await rawServer((stream) => {
+      active += 1;
+      maxActive = Math.max(maxActive, active);
+      setImmediate(() => {
+        active -= 1;
+        ok(stream);
+        // Like APNs after the first valid token (protocols.md 1.2, 1.6).
+        stream.session?.settings({ maxConcurrentStreams: 5 });
+      });
+    }, { maxConcurrentStreams: 1 });
+    const client = pool(server.url, new ManualClock(), { maxSessions: 1 });
+    const first = client.request({ ':path': '/a' }, '');
+    const rest = Array.from({ length: 40 }, (_, i) => client.request({ ':path': `/${i}` }, ''));
+    expect(client.stats()).toMatchObject({ sessions: 1 });
+    await first;
+    await Promise.all(rest);
+    expect(maxActive).toBeLessThanOrEqual(5);
+    expect(maxActive).toBeGreaterThan(1);
+    expect(client.stats()).toEqual({ sessions: 1, activeStreams: 0, queued: 0, streamLimits: [5] });
+  });
+
+  it('pings a session idle for pingIdleMs and keeps it', async () => {
+    const server = await rawServer(ok);
+    const clock = new ManualClock();
+    const client = pool(server.url, clock, { pingIdleMs: 5 * 60_000 });
+    await client.request({ ':path': '/' }, '');
+    clock.advance(4 * 60_000);
+    client.checkIdleSessions();
+    expect(server.pings).toBe(0);
+    clock.advance(60_000);
+    client.checkIdleSessions();
+    await waitUntil(() => server.pings === 1, 'the server got a PING');
+    expect((await client.request({ ':path': '/' }, '')).status).toBe(200);
+    expect(server.sessions).toHaveLength(1);
+  });
+
+  it('PINGs a session after a request timeout, drops it when unanswered, and connects again', async () => {
+    // A peer that sends its SETTINGS and then never answers anything: a connection that died without a FIN.
+    const sockets = new Set<TLSSocket>();
+    const silent = createTlsServer({ cert: tls.certPem, key: tls.keyPem, ALPNProtocols: ['h2'] }, (socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('data', () => {});
+      socket.write(Buffer.from('000000040000000000', 'hex')); // empty SETTINGS frame (RFC 9113 §6.5)
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          silent.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        }),
+    });
+    const clock = new ManualClock();
+    const client = pool(`https://localhost:${(silent.address() as AddressInfo).port}`, clock, { requestTimeoutMs: 100, pingTimeoutMs: 100 });
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
+    // The timeout triggers a PING at once; it goes unanswered, so the session is dropped.
+    await waitUntil(() => client.stats().sessions === 0, 'the unanswered session is dropped');
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
+    expect(sockets.size).toBe(2);
+  });
+
+  it('fails fast when it cannot connect, and reports the cause', async () => {
+    const server = await rawServer(ok);
+    const url = server.url;
+    await server.close();
+    const client = pool(url);
+    const error = await client.request({ ':path': '/' }, '').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Http2RequestError);
+    expect(error).toMatchObject({ kind: 'connect', causeCode: 'ECONNREFUSED' });
+    expect(requestFailureOutcome(error, 'apns', 'CLARION_APNS_URL')).toEqual({ kind: 'retry', reason: 'apns:connect_failed', retryAfterMs: null });
+  });
+
+  it('turns an untrusted certificate into a fatal outcome naming the URL variable', async () => {
+    const server = await rawServer(ok);
+    const client = pool(server.url, new ManualClock(), { ca: rootCertificates[0] });
+    const error = await client.request({ ':path': '/' }, '').catch((caught: unknown) => caught);
+    const outcome = requestFailureOutcome(error, 'apns', 'CLARION_APNS_URL');
+    expect(outcome).toMatchObject({ kind: 'fatal' });
+    expect(outcome.kind === 'fatal' && outcome.fix).toMatch(/CLARION_APNS_URL.*NODE_EXTRA_CA_CERTS/);
+  });
+
+  it('times out a request that gets no answer', async () => {
+    const server = await rawServer(() => {});
+    const client = pool(server.url, new ManualClock(), { requestTimeoutMs: 100 });
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it('closes sessions, fails queued requests and refuses new ones after close()', async () => {
+    const server = await rawServer(ok);
+    const client = pool(server.url);
+    await client.request({ ':path': '/' }, '');
+    await client.close();
+    await waitUntil(() => server.sessions.every((session) => session.closed || session.destroyed), 'the server sees the session closed');
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'closed' });
+  });
+});
+
+describe('parseRetryAfterMs', () => {
+  const now = Date.UTC(2026, 0, 15, 12, 0, 0);
+  it.each<[string | undefined, number | null]>([
+    [undefined, null],
+    ['', null],
+    ['30', 30_000],
+    [' 0 ', 0],
+    ['Thu, 15 Jan 2026 12:01:00 GMT', 60_000],
+    ['Thu, 15 Jan 2026 11:00:00 GMT', 0],
+    ['soon', null],
+  ])('%s → %s', (value, expected) => {
+    expect(parseRetryAfterMs(value, now)).toBe(expected);
+  });
+});
