@@ -3,17 +3,21 @@ import type { Config } from './config/load-config.ts';
 import { redactUrl } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.ts';
+import { createPushProviders } from './delivery/push-providers.ts';
 import { buildApp } from './http/app.ts';
 import type { ClarionApp } from './http/app-types.ts';
+import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 export interface RunningServer {
   app: ClarionApp | null;
+  worker: DeliveryWorker | null;
   address: string | null;
   logger: Logger;
-  /** Stops taking requests, lets in-flight ones finish, then closes the database. */
-  close(): Promise<void>;
+  /** Stops taking requests and jobs, lets in-flight ones finish (handing unfinished jobs back), closes the database. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface ServeRoles {
@@ -31,19 +35,30 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied },
     'storage ready',
   );
+  const clock = systemClock;
+  const queue = JobQueue.forStore(store, clock, config.databaseUrl);
 
+  let worker: DeliveryWorker | null = null;
+  let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
+  if (roles.worker) {
+    providers = createPushProviders(config, clock, logger);
+    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers });
+    logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
+  }
   let app: ClarionApp | null = null;
   let address: string | null = null;
   if (roles.api) {
-    app = await buildApp({ store, config, clock: systemClock, loggerInstance: logger });
+    app = await buildApp({ store, config, clock, queue, loggerInstance: logger });
     address = await app.listen({ port: config.port, host: config.host });
   }
   return {
     app,
+    worker,
     address,
     logger,
-    async close() {
-      if (app) await app.close();
+    async close(graceMs = 8_000) {
+      await Promise.all([app?.close(), worker?.stop(graceMs)]);
+      if (providers) await Promise.all(Object.values(providers).map((provider) => provider.close()));
       await store.close();
     },
   };

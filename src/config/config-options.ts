@@ -3,7 +3,7 @@
  * docs/configuration.md is generated from this list by `clarion config --markdown` and kept in step by a test.
  * Names are pinned by DESIGN.md 3.2: never rename a variable, add a new one instead.
  */
-export type OptionKind = 'port' | 'string' | 'url' | 'boolean' | 'integer' | 'enum' | 'duration-list' | 'path';
+export type OptionKind = 'port' | 'string' | 'url' | 'boolean' | 'integer' | 'enum' | 'duration' | 'duration-list' | 'path';
 
 export interface OptionDeclaration {
   /** Key in the parsed config object. */
@@ -37,5 +37,8 @@ export const configOptions = [
   { key: 'signup', env: 'CLARION_SIGNUP', kind: 'enum', values: ['open', 'closed'], default: 'open', description: 'open: anyone may create a Free account from the dashboard; closed: accounts are created with the CLI only.' },
   { key: 'rateLimitPerSecond', env: 'CLARION_RATE_LIMIT_PER_SECOND', kind: 'integer', default: '50', min: 1, max: 100000, description: 'Sustained API requests per second allowed per API key (token bucket refill rate).' },
   { key: 'rateLimitBurst', env: 'CLARION_RATE_LIMIT_BURST', kind: 'integer', default: '100', min: 1, max: 100000, description: 'Requests one API key may make at once before the per-second rate applies (token bucket size).' },
+  { key: 'workerConcurrency', env: 'CLARION_WORKER_CONCURRENCY', kind: 'integer', default: '8', min: 1, max: 1000, description: 'Jobs one worker process runs at once. A send job pushes up to 500 tokens over concurrent HTTP/2 streams, so 8 jobs keep up to 4,000 pushes in flight.' },
+  { key: 'jobLease', env: 'CLARION_JOB_LEASE', kind: 'duration', default: '60s', description: 'How long a claimed job belongs to its worker without a heartbeat (renewed every third of it). A worker that dies holds its jobs this long before the rescuer hands them to another.' },
+  { key: 'queuePollInterval', env: 'CLARION_QUEUE_POLL_INTERVAL', kind: 'duration', default: '1s', description: 'How often an idle worker looks for due jobs (scheduled ones, or enqueued by another process without a wake-up).' },
   { key: 'logLevel', env: 'CLARION_LOG_LEVEL', kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'pino log level.' },
 ] as const satisfies readonly OptionDeclaration[];

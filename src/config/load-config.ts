@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { configOptions, type OptionDeclaration } from './config-options.ts';
-import { parseDurationList } from './duration.ts';
+import { parseDuration, parseDurationList } from './duration.ts';
 
 export interface Config {
   port: number;
@@ -23,6 +23,11 @@ export interface Config {
   signup: 'open' | 'closed';
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  workerConcurrency: number;
+  /** Milliseconds. */
+  jobLease: number;
+  /** Milliseconds. */
+  queuePollInterval: number;
   logLevel: string;
 }
 
@@ -81,6 +86,12 @@ function parseOption(option: OptionDeclaration, text: string): unknown {
         fail('must be an absolute URL');
       }
       return text.replace(/\/+$/, '');
+    case 'duration':
+      try {
+        return parseDuration(text);
+      } catch (error) {
+        return fail((error as Error).message);
+      }
     case 'duration-list':
       try {
         return parseDurationList(text);

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ApiKeyKind } from '../domain/api-key-secret.ts';
+import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
 
 /** The Fastify instance with TypeBox inference: request types come from the same schemas that validate them. */
@@ -19,6 +20,8 @@ export interface AppDependencies {
   store: Store;
   config: Config;
   clock: Clock;
+  /** Where accepted work goes: the notification's dispatch job is enqueued in the transaction that stores it. */
+  queue: JobQueue;
 }
 
 /** Who is calling: resolved from the Bearer key before the body is even read. */

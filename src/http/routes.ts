@@ -4,6 +4,7 @@ import { registerGetChannel } from './endpoints/channels/get-channel.ts';
 import { registerListChannels } from './endpoints/channels/list-channels.ts';
 import { registerStartLiveActivity } from './endpoints/live-activities/start-live-activity.ts';
 import { registerGetNotification } from './endpoints/notifications/get-notification.ts';
+import { registerListDeliveryFailures } from './endpoints/notifications/list-delivery-failures.ts';
 import { registerListNotifications } from './endpoints/notifications/list-notifications.ts';
 import { registerSendNotification } from './endpoints/notifications/send-notification.ts';
 import { registerRegisterSubscriber } from './endpoints/subscribers/register-subscriber.ts';
@@ -15,6 +16,7 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
   registerSendNotification(app, deps); // POST /notifications, POST /notify
   registerGetNotification(app, deps); // GET /notifications/:id
   registerListNotifications(app, deps); // GET /notifications
+  registerListDeliveryFailures(app, deps); // GET /notifications/:id/failures
   registerStartLiveActivity(app, deps); // POST /live-activities
   registerRegisterSubscriber(app, deps); // POST /subscribers
   registerUnsubscribeSubscriber(app, deps); // POST /subscribers/:id/unsubscribe

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { isId } from '../domain/ids.ts';
 import type { Database, NotificationsTable } from './schema.ts';
 
 export type NotificationRow = Selectable<NotificationsTable>;
@@ -9,7 +10,9 @@ export async function insertNotification(trx: Kysely<Database>, row: Notificatio
   await trx.insertInto('notifications').values(row).execute();
 }
 
+/** A string that is not a notification id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findNotification(db: Kysely<Database>, accountId: string, id: string): Promise<NotificationRow | undefined> {
+  if (!isId('notification', id)) return undefined;
   return db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 

@@ -176,6 +176,15 @@ export interface DeliveryFailuresTable {
   created_at: number;
 }
 
+/** Per-platform delivery counters of a notification: targeted by the dispatch, then delivered or failed. */
+export interface NotificationPlatformStatsTable {
+  notification_id: string;
+  platform: 'ios' | 'android' | 'web';
+  targeted: number;
+  delivered: number;
+  failed: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -190,4 +199,5 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   delivery_failures: DeliveryFailuresTable;
+  notification_platform_stats: NotificationPlatformStatsTable;
 }

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { toIso } from '../domain/clock.ts';
-import { newId } from '../domain/ids.ts';
+import { isId, newId } from '../domain/ids.ts';
 import type { Database, SubscribersTable } from './schema.ts';
 import { recordEvent } from './events-store.ts';
 
@@ -81,7 +81,9 @@ async function recordCreated(trx: Kysely<Database>, subscriber: Subscriber, chan
   });
 }
 
+/** A string that is not a subscriber id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findSubscriber(db: Kysely<Database>, accountId: string, id: string): Promise<Subscriber | undefined> {
+  if (!isId('subscriber', id)) return undefined;
   return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 

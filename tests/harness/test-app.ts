@@ -2,6 +2,7 @@ import { loadConfig, type Config } from '../../src/config/load-config.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import type { Plan } from '../../src/domain/plans.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { JobQueue } from '../../src/queue/job-queue.ts';
 import type { ClarionApp } from '../../src/http/app-types.ts';
 import { createAccount, setAccountPlan } from '../../src/store/accounts-store.ts';
 import { createApiKey } from '../../src/store/api-keys-store.ts';
@@ -12,6 +13,7 @@ import { openTestStore, type TestStore } from './test-store.ts';
 export interface TestApp {
   app: ClarionApp;
   store: Store;
+  queue: JobQueue;
   clock: ManualClock;
   config: Config;
   /** A fresh account with a secret and a publishable key (all channels) and, optionally, channels. */
@@ -47,13 +49,15 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     ...overrides,
   };
   const clock = new ManualClock(Date.now());
-  const app = await buildApp({ store: testStore.store, config, clock });
+  const queue = JobQueue.forStore(testStore.store, clock, testStore.databaseUrl);
+  const app = await buildApp({ store: testStore.store, config, clock, queue });
   await app.ready();
   const store = testStore.store;
 
   return {
     app,
     store,
+    queue,
     clock,
     config,
     async newAccount(options = {}) {

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { DISPATCH_NOTIFICATION, type DispatchPayload } from '../../../delivery/job-kinds.ts';
 import { newId } from '../../../domain/ids.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { insertNotification, type NotificationRow } from '../../../store/notifications-store.ts';
@@ -13,7 +14,7 @@ import { checkNotificationContent, type NotificationContent } from './notificati
  * Accepting a notification, the same for POST /notifications and POST /notify: check the content, the key's
  * scope and the channel, then in ONE transaction charge the quota, count the recipients and store the
  * notification. A 201 therefore means it is stored; a 429 means nothing was.
- * Delivery picks queued notifications up from the store (the delivery engine issue).
+ * The dispatch job enqueued with it hands the notification to the delivery engine (src/delivery/).
  */
 export async function acceptNotification(
   deps: AppDependencies,
@@ -55,6 +56,9 @@ export async function acceptNotification(
       updated_at: now,
     };
     await insertNotification(trx, row);
+    // The outbox: the dispatch job commits with the notification or not at all; run_at carries a schedule.
+    const payload: DispatchPayload = { notificationId: row.id };
+    await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload, runAt: sendAt ?? now, uniqueKey: `dispatch:${row.id}` });
     setQuotaHeaders(reply, quota);
     return row;
   });

@@ -21,11 +21,14 @@ export const Notification = Type.Object(
     status: StringEnum(notificationStatuses),
     sendAt: NullableTimestamp,
     recipientCount: Type.Integer({ description: 'Active subscribers of the channel targeted when the notification was accepted.' }),
-    stats: Type.Object({
-      delivered: Type.Integer(),
-      failed: Type.Integer(),
-      pending: Type.Integer(),
-    }),
+    stats: Type.Object(
+      {
+        delivered: Type.Integer({ description: 'Pushes the platform accepted.' }),
+        failed: Type.Integer({ description: 'Subscribers whose push failed for good; see GET /notifications/{id}/failures.' }),
+        pending: Type.Integer({ description: 'Targeted subscribers without an outcome yet.' }),
+      },
+      { description: 'Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted.' },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -51,7 +54,8 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
     stats: {
       delivered: row.delivered_count,
       failed: row.failed_count,
-      pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count),
+      // Until the dispatch has counted its targets, the recipients counted at acceptance stand in for them.
+      pending: Math.max(0, (row.targeted_count ?? row.recipient_count) - row.delivered_count - row.failed_count),
     },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),

@@ -20,6 +20,14 @@ export const statements = [
   `CREATE INDEX jobs_lease ON jobs (state, lease_expires_at)`,
   `ALTER TABLE notifications ADD COLUMN targeted_count INTEGER`,
   `ALTER TABLE notifications ADD COLUMN dispatch_cursor TEXT`,
+  `CREATE TABLE notification_platform_stats (
+    notification_id TEXT NOT NULL REFERENCES notifications(id),
+    platform TEXT NOT NULL,
+    targeted INTEGER NOT NULL DEFAULT 0,
+    delivered INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (notification_id, platform)
+  )`,
   `CREATE TABLE delivery_failures (
     notification_id TEXT NOT NULL REFERENCES notifications(id),
     subscriber_id TEXT NOT NULL,

@@ -1,0 +1,54 @@
+import Type from 'typebox';
+import { toIso } from '../../../domain/clock.ts';
+import { platforms } from '../../../domain/device-token.ts';
+import { isId } from '../../../domain/ids.ts';
+import { listDeliveryFailures } from '../../../store/deliveries-store.ts';
+import { findNotification } from '../../../store/notifications-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { isChannelInScope } from '../../channel-scope.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { errorResponses, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
+
+const DeliveryFailure = Type.Object(
+  {
+    subscriberId: Type.String(),
+    platform: StringEnum(platforms),
+    reason: Type.String({
+      description:
+        'token_unregistered / token_invalid (the subscriber was unsubscribed), unsubscribed (before its batch was sent), retry_exhausted, a provider reason (e.g. PayloadTooLarge), or a configuration problem (apns_not_configured, …).',
+    }),
+    failedAt: Timestamp,
+  },
+  { title: 'DeliveryFailure' },
+);
+
+export function registerListDeliveryFailures(app: ClarionApp, deps: AppDependencies): void {
+  app.get(
+    '/api/v1/notifications/:id/failures',
+    {
+      schema: {
+        summary: "A notification's per-subscriber delivery failures",
+        tags: ['notifications'],
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+        response: { 200: SuccessList(DeliveryFailure), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const notification = await findNotification(deps.store.db, auth.accountId, request.params.id);
+      if (!notification || !isChannelInScope(auth, notification.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
+      const { cursor } = request.query;
+      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
+      if (cursor !== undefined && !isId('subscriber', cursor)) throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
+      const rows = await listDeliveryFailures(deps.store.db, { notificationId: notification.id, after: cursor ?? null, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      return {
+        success: true as const,
+        data: page.map((row) => ({ subscriberId: row.subscriber_id, platform: row.platform, reason: row.reason, failedAt: toIso(row.created_at) })),
+        nextCursor: rows.length > limit ? page[page.length - 1]!.subscriber_id : null,
+      };
+    },
+  );
+}

@@ -1,0 +1,177 @@
+import { sql, type Kysely } from 'kysely';
+import type { Platform } from '../domain/device-token.ts';
+import type { NotificationRow } from './notifications-store.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * Delivery bookkeeping of a notification: which subscribers a dispatch targets, per-platform counters, the
+ * per-subscriber failures, and the one transition to `sent`/`failed` when every targeted subscriber has an outcome.
+ */
+
+export interface DispatchTarget {
+  id: string;
+  platform: Platform;
+}
+
+/**
+ * One page of a channel's active subscribers, by id. Only subscribers that existed when the notification was
+ * accepted are targeted, so the count matches `recipientCount` unless some unsubscribed in between.
+ */
+export async function pageDispatchTargets(
+  db: Kysely<Database>,
+  input: { channelId: string; createdAtOrBefore: number; after: string | null; limit: number },
+): Promise<DispatchTarget[]> {
+  let query = db
+    .selectFrom('subscribers')
+    .select(['id', 'platform'])
+    .where('channel_id', '=', input.channelId)
+    .where('status', '=', 'active')
+    .where('created_at', '<=', input.createdAtOrBefore);
+  if (input.after) query = query.where('id', '>', input.after);
+  return query.orderBy('id').limit(input.limit).execute();
+}
+
+async function bumpPlatformStats(
+  trx: Kysely<Database>,
+  notificationId: string,
+  platform: Platform,
+  counts: { targeted?: number; delivered?: number; failed?: number },
+): Promise<void> {
+  const targeted = counts.targeted ?? 0;
+  const delivered = counts.delivered ?? 0;
+  const failed = counts.failed ?? 0;
+  if (targeted + delivered + failed === 0) return;
+  await trx
+    .insertInto('notification_platform_stats')
+    .values({ notification_id: notificationId, platform, targeted, delivered, failed })
+    .onConflict((conflict) =>
+      conflict.columns(['notification_id', 'platform']).doUpdateSet((eb) => ({
+        targeted: eb('notification_platform_stats.targeted', '+', targeted),
+        delivered: eb('notification_platform_stats.delivered', '+', delivered),
+        failed: eb('notification_platform_stats.failed', '+', failed),
+      })),
+    )
+    .execute();
+}
+
+/** Records one dispatched page: per-platform targeted counts and the resume cursor, in the page's transaction. */
+export async function recordDispatchedPage(
+  trx: Kysely<Database>,
+  input: { notificationId: string; targeted: Map<Platform, number>; cursor: string; now: number },
+): Promise<void> {
+  for (const [platform, count] of input.targeted) await bumpPlatformStats(trx, input.notificationId, platform, { targeted: count });
+  await trx
+    .updateTable('notifications')
+    .set({ dispatch_cursor: input.cursor, updated_at: input.now })
+    .where('id', '=', input.notificationId)
+    .execute();
+}
+
+/** The dispatch has paged the whole channel: fix the number of targeted subscribers. */
+export async function finishDispatch(trx: Kysely<Database>, notificationId: string, now: number): Promise<number> {
+  const row = await trx
+    .selectFrom('notification_platform_stats')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('targeted'), sql<number>`0`).as('targeted'))
+    .where('notification_id', '=', notificationId)
+    .executeTakeFirstOrThrow();
+  const targeted = Number(row.targeted);
+  await trx.updateTable('notifications').set({ targeted_count: targeted, updated_at: now }).where('id', '=', notificationId).execute();
+  return targeted;
+}
+
+export interface FailedDelivery {
+  subscriberId: string;
+  platform: Platform;
+  reason: string;
+}
+
+/** Adds a send batch's settled outcomes to the counters and records each failure (once per subscriber). */
+export async function recordBatchOutcomes(
+  trx: Kysely<Database>,
+  input: { notificationId: string; delivered: Map<Platform, number>; failures: FailedDelivery[]; now: number },
+): Promise<void> {
+  const failedByPlatform = new Map<Platform, number>();
+  for (const failure of input.failures) failedByPlatform.set(failure.platform, (failedByPlatform.get(failure.platform) ?? 0) + 1);
+  const platforms = new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()]);
+  for (const platform of platforms) {
+    await bumpPlatformStats(trx, input.notificationId, platform, { delivered: input.delivered.get(platform) ?? 0, failed: failedByPlatform.get(platform) ?? 0 });
+  }
+  const delivered = [...input.delivered.values()].reduce((sum, count) => sum + count, 0);
+  const failed = input.failures.length;
+  if (delivered + failed > 0) {
+    await trx
+      .updateTable('notifications')
+      .set((eb) => ({ delivered_count: eb('delivered_count', '+', delivered), failed_count: eb('failed_count', '+', failed), updated_at: input.now }))
+      .where('id', '=', input.notificationId)
+      .execute();
+  }
+  // Chunks keep each INSERT under SQLite's 32,766 bound parameters (5 per row).
+  for (let start = 0; start < input.failures.length; start += 1000) {
+    await trx
+      .insertInto('delivery_failures')
+      .values(
+        input.failures.slice(start, start + 1000).map((failure) => ({
+          notification_id: input.notificationId,
+          subscriber_id: failure.subscriberId,
+          platform: failure.platform,
+          reason: failure.reason,
+          created_at: input.now,
+        })),
+      )
+      .onConflict((conflict) => conflict.columns(['notification_id', 'subscriber_id']).doNothing())
+      .execute();
+  }
+}
+
+/**
+ * The single transition out of `sending`: once the dispatch is done and every targeted subscriber is delivered or
+ * failed. A conditional UPDATE, so of several batches finishing together exactly one sees it happen (and reports it).
+ * `sent` when anything was delivered or nobody was targeted; `failed` when every push failed.
+ */
+export async function finishIfComplete(trx: Kysely<Database>, notificationId: string, now: number): Promise<NotificationRow | undefined> {
+  return trx
+    .updateTable('notifications')
+    .set((eb) => ({
+      status: eb
+        .case()
+        .when(eb.and([eb('delivered_count', '=', 0), eb('failed_count', '>', 0)]))
+        .then(sql<'failed'>`'failed'`)
+        .else(sql<'sent'>`'sent'`)
+        .end(),
+      updated_at: now,
+    }))
+    .where('id', '=', notificationId)
+    .where('status', '=', 'sending')
+    .where('targeted_count', 'is not', null)
+    .where((eb) => eb(eb('delivered_count', '+', eb.ref('failed_count')), '>=', eb.ref('targeted_count')))
+    .returningAll()
+    .executeTakeFirst() as Promise<NotificationRow | undefined>;
+}
+
+export interface PlatformStats {
+  platform: Platform;
+  targeted: number;
+  delivered: number;
+  failed: number;
+}
+
+export async function platformStats(db: Kysely<Database>, notificationId: string): Promise<PlatformStats[]> {
+  return db
+    .selectFrom('notification_platform_stats')
+    .select(['platform', 'targeted', 'delivered', 'failed'])
+    .where('notification_id', '=', notificationId)
+    .orderBy('platform')
+    .execute();
+}
+
+export async function listDeliveryFailures(
+  db: Kysely<Database>,
+  input: { notificationId: string; after: string | null; limit: number },
+): Promise<Array<{ subscriber_id: string; platform: Platform; reason: string; created_at: number }>> {
+  let query = db
+    .selectFrom('delivery_failures')
+    .select(['subscriber_id', 'platform', 'reason', 'created_at'])
+    .where('notification_id', '=', input.notificationId);
+  if (input.after) query = query.where('subscriber_id', '>', input.after);
+  return query.orderBy('subscriber_id').limit(input.limit).execute();
+}
