@@ -3,6 +3,7 @@ import { retryDelayMs } from '../queue/retry-policy.ts';
 import type { JobHandler } from '../queue/worker-pool.ts';
 import { recordBatchOutcomes, type FailedDelivery } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
+import { withConflictRetry } from '../store/store-errors.ts';
 import { unsubscribeSubscriber, type Subscriber } from '../store/subscribers-store.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { DeliveryDependencies } from './dispatch-job.ts';
@@ -52,7 +53,8 @@ export function sendBatchHandler(deps: DeliveryDependencies & { providers: PushP
     }
     const settled = settle(payload, outcomes, byId);
 
-    await db.transaction().execute(async (trx) => {
+    // The pushes are out: a deadlock abort must not make the job repeat them, so the transaction is retried instead.
+    await withConflictRetry(() => db.transaction().execute(async (trx) => {
       const now = deps.clock.now();
       if (!(await deps.queue.complete(trx, job, owner))) throw new Error('lease lost: another worker runs this batch now');
       await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform as Platform, settled.delivered]]), failures: settled.failures, now });
@@ -77,7 +79,7 @@ export function sendBatchHandler(deps: DeliveryDependencies & { providers: PushP
         });
       }
       await completeNotificationIfDone(trx, notification.id, now);
-    });
+    }));
   };
 }
 

@@ -54,17 +54,19 @@ async function bumpPlatformStats(
     .execute();
 }
 
-/** Records one dispatched page: per-platform targeted counts and the resume cursor, in the page's transaction. */
+/** Records one dispatched page: the resume cursor, then per-platform targeted counts (lock order as below). */
 export async function recordDispatchedPage(
   trx: Kysely<Database>,
   input: { notificationId: string; targeted: Map<Platform, number>; cursor: string; now: number },
 ): Promise<void> {
-  for (const [platform, count] of input.targeted) await bumpPlatformStats(trx, input.notificationId, platform, { targeted: count });
   await trx
     .updateTable('notifications')
     .set({ dispatch_cursor: input.cursor, updated_at: input.now })
     .where('id', '=', input.notificationId)
     .execute();
+  for (const platform of [...input.targeted.keys()].sort()) {
+    await bumpPlatformStats(trx, input.notificationId, platform, { targeted: input.targeted.get(platform)! });
+  }
 }
 
 /** The dispatch has paged the whole channel: fix the number of targeted subscribers. */
@@ -85,25 +87,28 @@ export interface FailedDelivery {
   reason: string;
 }
 
-/** Adds a send batch's settled outcomes to the counters and records each failure (once per subscriber). */
+/**
+ * Adds a send batch's settled outcomes to the counters and records each failure (once per subscriber).
+ * Lock order: the notification row first, then its platform stats — the same order as the dispatch's page
+ * transaction — so concurrent batches and the dispatch never deadlock on PostgreSQL.
+ */
 export async function recordBatchOutcomes(
   trx: Kysely<Database>,
   input: { notificationId: string; delivered: Map<Platform, number>; failures: FailedDelivery[]; now: number },
 ): Promise<void> {
   const failedByPlatform = new Map<Platform, number>();
   for (const failure of input.failures) failedByPlatform.set(failure.platform, (failedByPlatform.get(failure.platform) ?? 0) + 1);
-  const platforms = new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()]);
-  for (const platform of platforms) {
-    await bumpPlatformStats(trx, input.notificationId, platform, { delivered: input.delivered.get(platform) ?? 0, failed: failedByPlatform.get(platform) ?? 0 });
-  }
   const delivered = [...input.delivered.values()].reduce((sum, count) => sum + count, 0);
   const failed = input.failures.length;
-  if (delivered + failed > 0) {
-    await trx
-      .updateTable('notifications')
-      .set((eb) => ({ delivered_count: eb('delivered_count', '+', delivered), failed_count: eb('failed_count', '+', failed), updated_at: input.now }))
-      .where('id', '=', input.notificationId)
-      .execute();
+  if (delivered + failed === 0) return;
+  await trx
+    .updateTable('notifications')
+    .set((eb) => ({ delivered_count: eb('delivered_count', '+', delivered), failed_count: eb('failed_count', '+', failed), updated_at: input.now }))
+    .where('id', '=', input.notificationId)
+    .execute();
+  const platforms = [...new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()])].sort();
+  for (const platform of platforms) {
+    await bumpPlatformStats(trx, input.notificationId, platform, { delivered: input.delivered.get(platform) ?? 0, failed: failedByPlatform.get(platform) ?? 0 });
   }
   // Chunks keep each INSERT under SQLite's 32,766 bound parameters (5 per row).
   for (let start = 0; start < input.failures.length; start += 1000) {

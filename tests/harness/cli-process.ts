@@ -29,8 +29,15 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `clarion serve` on a free port and resolves once it says where it listens. */
-export async function startServeProcess(env: Record<string, string | undefined>, args: string[] = []): Promise<ServerProcess> {
+/**
+ * Starts `clarion serve` on a free port and resolves once its output matches `ready` (by default: where it
+ * listens; the first capture group, if any, becomes `baseUrl`).
+ */
+export async function startServeProcess(
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+  ready: RegExp = /listening on (http:\/\/[^\s"]+)/,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [CLARION_BIN, 'serve', ...args], {
     env: { ...process.env, CLARION_PORT: '0', CLARION_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,10 +48,10 @@ export async function startServeProcess(env: Record<string, string | undefined>,
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
+      const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!.replace(/\u2014.*/, ''));
+        resolve(match[1] ?? '');
       }
     };
     child.stdout!.on('data', onData);

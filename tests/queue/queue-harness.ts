@@ -45,11 +45,4 @@ export function startWorker(fixture: QueueFixture, handlers: Record<string, JobH
   return worker;
 }
 
-/** Resolves when `check` returns true, polling every 10 ms; fails after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor } from '../harness/wait-for.ts';

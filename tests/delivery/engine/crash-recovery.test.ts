@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { newId } from '../../../src/domain/ids.ts';
+import { hashApiKey } from '../../../src/domain/api-key-secret.ts';
+import { findChannelByCode } from '../../../src/store/channels-store.ts';
+import type { Subscriber } from '../../../src/store/subscribers-store.ts';
+import { startServeProcess, type ServerProcess } from '../../harness/cli-process.ts';
+import { get, post } from '../../harness/requests.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+import { waitFor } from '../../harness/wait-for.ts';
+import { androidToken, iosToken, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
+
+/**
+ * Nothing is lost when a worker dies mid fan-out: a `clarion serve --worker` process is killed with SIGKILL while a
+ * 20,000-subscriber notification is being sent, a second one is started on the same database, and every token
+ * still receives the push — repeats only within the batches the dead worker had in flight — with exact final stats.
+ */
+const SUBSCRIBERS = 20_000;
+const KILL_AFTER_PUSHES = 6_000;
+
+let t: TestApp;
+let fakes: FakeProviders;
+const workers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  fakes = await startFakeProviders();
+});
+afterAll(async () => {
+  for (const worker of workers) await worker.stop('SIGKILL');
+  await fakes?.apns.close();
+  await fakes?.fcm.close();
+  await t?.close();
+});
+
+function workerEnv(): Record<string, string | undefined> {
+  return {
+    ...fakes.providerEnv,
+    CLARION_DATA_DIR: t.config.dataDir,
+    CLARION_DATABASE_URL: inject('postgresUrl') ?? undefined,
+    // A dead worker's jobs come back after 2 s instead of 60: the rescuer is what this test exercises.
+    CLARION_JOB_LEASE: '2s',
+    CLARION_QUEUE_POLL_INTERVAL: '100ms',
+    CLARION_WORKER_CONCURRENCY: '4',
+    CLARION_LOG_LEVEL: 'info',
+  };
+}
+
+async function startWorker(): Promise<ServerProcess> {
+  const worker = await startServeProcess(workerEnv(), ['--worker'], /delivery worker started()/);
+  workers.push(worker);
+  return worker;
+}
+
+describe('crash recovery of a large fan-out', () => {
+  it('delivers to every subscriber after a worker is killed mid-send, repeating only in-flight batches', async () => {
+    const account = await t.newAccount({ channels: ['crowd'] });
+    const channel = (await findChannelByCode(t.store.db, account.id, 'crowd'))!;
+    const tokenOwner = new Map<string, string>();
+    const now = t.clock.now() - 1_000;
+    for (let start = 0; start < SUBSCRIBERS; start += 500) {
+      const rows: Subscriber[] = [];
+      for (let n = start; n < Math.min(SUBSCRIBERS, start + 500); n += 1) {
+        const platform = n % 2 === 0 ? 'ios' : 'android';
+        const token = platform === 'ios' ? iosToken(n) : androidToken(n);
+        const id = newId('subscriber', now);
+        tokenOwner.set(token, id);
+        rows.push({
+          id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
+          push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
+          created_at: now, updated_at: now, unsubscribed_at: null,
+        });
+      }
+      await t.store.db.insertInto('subscribers').values(rows).execute();
+    }
+
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'crowd', title: 'Everyone', body: 'Hello, crowd' });
+    expect(sent.statusCode).toBe(201);
+    expect(sent.body.data.recipientCount).toBe(SUBSCRIBERS);
+    const notificationId = sent.body.data.id as string;
+
+    // Kill the first worker from inside the fakes' request hook, so it dies with pushes in flight.
+    let pushes = 0;
+    let first: ServerProcess | null = null;
+    let killed = false;
+    const maybeKill = () => {
+      pushes += 1;
+      if (!killed && first && pushes >= KILL_AFTER_PUSHES) {
+        killed = true;
+        first.child.kill('SIGKILL');
+      }
+    };
+    fakes.apns.onRequest(maybeKill);
+    fakes.fcm.onRequest(maybeKill);
+    first = await startWorker();
+    await waitFor(() => first!.child.exitCode !== null || first!.child.signalCode !== null, 60_000, 'the first worker to be killed');
+    expect(killed).toBe(true);
+
+    // What the dead worker held: its running send jobs. Only their tokens may be pushed twice.
+    const inFlight = new Set<string>();
+    const running = await t.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'notification.send').where('state', '=', 'running').execute();
+    for (const job of running) {
+      const payload = JSON.parse(job.payload);
+      if (payload.notificationId === notificationId) for (const id of payload.subscriberIds) inFlight.add(id);
+    }
+    const beforeRestart = (await get(t.app, `/api/v1/notifications/${notificationId}`, account.secretKey)).body.data;
+    expect(beforeRestart.status).toBe('sending');
+
+    await startWorker();
+    let final: any;
+    await waitFor(async () => {
+      final = (await get(t.app, `/api/v1/notifications/${notificationId}`, account.secretKey)).body.data;
+      return final.status === 'sent';
+    }, 120_000, 'the notification to be sent after the restart');
+
+    expect(final.stats).toEqual({ delivered: SUBSCRIBERS, failed: 0, pending: 0 });
+    const received = new Map<string, number>();
+    for (const request of fakes.apns.requests) if (request.status === 200) received.set(request.token!, (received.get(request.token!) ?? 0) + 1);
+    for (const request of fakes.fcm.requests) if (request.status === 200) received.set(request.target!.value, (received.get(request.target!.value) ?? 0) + 1);
+    expect(received.size).toBe(SUBSCRIBERS);
+    for (const token of tokenOwner.keys()) expect(received.has(token)).toBe(true);
+    const repeated = [...received].filter(([, count]) => count > 1).map(([token]) => tokenOwner.get(token)!);
+    for (const subscriberId of repeated) expect(inFlight.has(subscriberId)).toBe(true);
+    const deliveredEvents = await t.store.db.selectFrom('events').select('data').where('account_id', '=', account.id).where('type', '=', 'notification.delivered').execute();
+    expect(deliveredEvents).toHaveLength(1);
+    console.log(`crash test: killed after ${KILL_AFTER_PUSHES} pushes; ${inFlight.size} tokens were in flight, ${repeated.length} were pushed twice`);
+  }, 180_000);
+});

@@ -1,0 +1,110 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import type { Config } from '../../../src/config/load-config.ts';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../src/delivery/delivery-worker.ts';
+import { createPushProviders } from '../../../src/delivery/push-providers.ts';
+import type { PushProviders } from '../../../src/delivery/push-sender.ts';
+import { createApnsSigningKey, startFakeApns, startFakeFcm, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm } from '../../../tools/fakes/index.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+
+export const APNS_TOPIC = 'com.example.clarion';
+export const FCM_PROJECT = 'clarion-test';
+
+export interface DeliveryHarness extends TestApp {
+  apns: FakeApns;
+  fcm: FakeFcm;
+  providers: PushProviders;
+  worker: DeliveryWorker;
+  /** Everything the worker logged, as parsed pino lines. */
+  logs: Array<Record<string, unknown>>;
+  /** Environment that points a `clarion serve` process at the same fakes and credentials. */
+  providerEnv: Record<string, string>;
+}
+
+export interface FakeProviders {
+  apns: FakeApns;
+  fcm: FakeFcm;
+  /** The CLARION_APNS_* and CLARION_FCM_* variables that point Clarion at these fakes. */
+  providerEnv: Record<string, string>;
+}
+
+/** Fake APNs (knowing one generated key, for APNS_TOPIC) and fake FCM (knowing one service account), with credential files. */
+export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Promise<FakeProviders> {
+  const key = createApnsSigningKey();
+  const credentials = mkdtempSync(join(tmpdir(), 'clarion-credentials-'));
+  const apns = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...apnsOptions });
+  const fcm = await startFakeFcm(apnsOptions.clock ? { clock: apnsOptions.clock } : {});
+  const account = fcm.createServiceAccount(FCM_PROJECT);
+  const providerEnv = {
+    CLARION_APNS_URL: apns.url,
+    CLARION_APNS_KEY_FILE: writeCredentialFile(join(credentials, 'apns.p8'), key),
+    CLARION_APNS_KEY_ID: key.keyId,
+    CLARION_APNS_TEAM_ID: key.teamId,
+    CLARION_APNS_TOPIC: APNS_TOPIC,
+    CLARION_FCM_URL: fcm.url,
+    CLARION_FCM_SERVICE_ACCOUNT_FILE: writeCredentialFile(join(credentials, 'fcm.json'), account),
+  };
+  return { apns, fcm, providerEnv };
+}
+
+/**
+ * The API and a delivery worker on one database, with fake APNs and FCM at the network edge. Clarion reaches the
+ * fakes only through its configuration (URLs, key files) and NODE_EXTRA_CA_CERTS (set in vitest.config.ts). One
+ * ManualClock drives the API, the queue, the clients and the fakes' JWT checks.
+ */
+export async function startDeliveryHarness(options: { apns?: FakeApnsOptions; configure?: Partial<Config> } = {}): Promise<DeliveryHarness> {
+  const base = await startTestApp();
+  const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
+  const config: Config = {
+    ...base.config,
+    apnsUrl: providerEnv.CLARION_APNS_URL!,
+    apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
+    apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
+    apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
+    apnsTopic: providerEnv.CLARION_APNS_TOPIC,
+    fcmUrl: providerEnv.CLARION_FCM_URL!,
+    fcmServiceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE,
+    queuePollInterval: 50,
+    ...options.configure,
+  };
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        done();
+      },
+    }),
+  );
+  const providers = createPushProviders(config, base.clock, logger);
+  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers });
+  return {
+    ...base,
+    config,
+    apns,
+    fcm,
+    providers,
+    worker,
+    logs,
+    providerEnv,
+    async close() {
+      await worker.stop(1_000);
+      await Promise.all(Object.values(providers).map((provider) => provider.close()));
+      await Promise.all([apns.close(), fcm.close()]);
+      await base.close();
+    },
+  };
+}
+
+/** A valid-looking APNs device token (64 hex digits) derived from a number. */
+export function iosToken(n: number): string {
+  return n.toString(16).padStart(64, '0');
+}
+
+export function androidToken(n: number): string {
+  return `fcm-token-${n}-${'x'.repeat(20)}`;
+}

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../../src/store/events-store.ts';
+import { get, post } from '../../harness/requests.ts';
+import { waitFor } from '../../harness/wait-for.ts';
+import { androidToken, APNS_TOPIC, FCM_PROJECT, iosToken, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+
+/** End to end through the HTTP API: accepted notifications reach the fake providers with the exact platform payloads. */
+let h: DeliveryHarness;
+beforeAll(async () => {
+  h = await startDeliveryHarness();
+});
+afterAll(async () => h?.close());
+
+async function register(key: string, channelCode: string, platform: string, token: unknown) {
+  const response = await post(h.app, '/api/v1/subscribers', key, { channelCode, platform, token });
+  expect(response.statusCode).toBe(201);
+  return response.body.data.id as string;
+}
+
+async function finalNotification(key: string, id: string) {
+  let body: any;
+  await waitFor(async () => {
+    body = (await get(h.app, `/api/v1/notifications/${id}`, key)).body;
+    return body.data.status === 'sent' || body.data.status === 'failed';
+  }, 15_000, `notification ${id} to finish`);
+  return body.data;
+}
+
+describe('notification delivery to APNs and FCM', () => {
+  it('sends iOS and Android subscribers exactly the expected headers and payloads', async () => {
+    const account = await h.newAccount({ channels: ['orders'] });
+    const ios = iosToken(1001);
+    const android = androidToken(1001);
+    await register(account.publishableKey, 'orders', 'ios', ios);
+    await register(account.publishableKey, 'orders', 'android', android);
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'orders',
+      title: 'Order shipped',
+      body: 'Your parcel is on its way',
+      url: 'https://shop.example/orders/42',
+      data: { orderId: '42' },
+      badge: 3,
+      sound: 'default',
+      ttlSeconds: 3600,
+    });
+    expect(sent.statusCode).toBe(201);
+    const id = sent.body.data.id as string;
+
+    const final = await finalNotification(account.secretKey, id);
+    expect(final).toMatchObject({ status: 'sent', recipientCount: 2, stats: { delivered: 2, failed: 0, pending: 0 } });
+
+    const apnsRequest = h.apns.requests.find((request) => request.token === ios)!;
+    expect(apnsRequest.status).toBe(200);
+    expect(apnsRequest.headers['apns-push-type']).toBe('alert');
+    expect(apnsRequest.headers['apns-topic']).toBe(APNS_TOPIC);
+    expect(apnsRequest.headers['apns-priority']).toBe('10');
+    expect(apnsRequest.headers['apns-collapse-id']).toBe(id);
+    expect(Number(apnsRequest.headers['apns-expiration'])).toBe(Math.floor(h.clock.now() / 1000) + 3600);
+    expect(apnsRequest.payload).toEqual({
+      aps: { alert: { title: 'Order shipped', body: 'Your parcel is on its way' }, badge: 3, sound: 'default', 'thread-id': 'orders' },
+      url: 'https://shop.example/orders/42',
+      orderId: '42',
+    });
+
+    const fcmRequest = h.fcm.requests.find((request) => request.target?.value === android)!;
+    expect(fcmRequest.status).toBe(200);
+    expect(fcmRequest.path).toBe(`/v1/projects/${FCM_PROJECT}/messages:send`);
+    expect(fcmRequest.message).toMatchObject({
+      token: android,
+      notification: { title: 'Order shipped', body: 'Your parcel is on its way' },
+      data: { url: 'https://shop.example/orders/42', orderId: '42' },
+      android: { priority: 'HIGH', ttl: '3600s', notification: { tag: id } },
+    });
+  });
+
+  it('unsubscribes dead tokens, lists the failures and records the events', async () => {
+    const account = await h.newAccount({ channels: ['dead'] });
+    const goneIos = iosToken(2001);
+    const goneAndroid = androidToken(2001);
+    const fine = androidToken(2002);
+    const iosId = await register(account.publishableKey, 'dead', 'ios', goneIos);
+    const androidId = await register(account.publishableKey, 'dead', 'android', goneAndroid);
+    await register(account.publishableKey, 'dead', 'android', fine);
+    h.apns.unregisterToken(goneIos);
+    h.fcm.setTokenOutcome(goneAndroid, { errorCode: 'UNREGISTERED' });
+
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'dead', title: 'Hello' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'sent', stats: { delivered: 1, failed: 2, pending: 0 } });
+
+    const failures = await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey);
+    expect(failures.statusCode).toBe(200);
+    expect(failures.body.data.map((f: any) => [f.subscriberId, f.platform, f.reason]).sort()).toEqual(
+      [
+        [iosId, 'ios', 'token_unregistered'],
+        [androidId, 'android', 'token_unregistered'],
+      ].sort(),
+    );
+    const channel = await get(h.app, '/api/v1/channels/dead', account.secretKey);
+    expect(channel.body.data.subscriberCount).toEqual({ total: 1, ios: 0, android: 1, web: 0 });
+
+    const events = await listEvents(h.store.db, account.id);
+    const unsubscribed = events.filter((event) => event.type === 'subscriber.unsubscribed').map((event) => event.data as any);
+    expect(unsubscribed.map((data) => [data.subscriberId, data.reason]).sort()).toEqual([
+      [androidId, 'token_unregistered'],
+      [iosId, 'token_unregistered'],
+    ].sort());
+    expect(events.filter((event) => event.type === 'delivery.failed').flatMap((event) => (event.data as any).failures)).toHaveLength(2);
+    const delivered = events.filter((event) => event.type === 'notification.delivered');
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]!.data).toMatchObject({ notificationId: final.id, delivered: 1, failed: 2, platforms: { ios: { delivered: 0, failed: 1 }, android: { delivered: 1, failed: 1 } } });
+  });
+
+  it("retries after the provider's Retry-After on 429 and 503, and ends with exact stats", async () => {
+    const account = await h.newAccount({ channels: ['busy'] });
+    const ios = iosToken(3001);
+    const android = androidToken(3001);
+    await register(account.publishableKey, 'busy', 'ios', ios);
+    await register(account.publishableKey, 'busy', 'android', android);
+    h.apns.setTokenOutcome(ios, { reason: 'TooManyRequests', retryAfterSeconds: 120 });
+    h.fcm.setTokenOutcome(android, { errorCode: 'UNAVAILABLE', retryAfterSeconds: 90 });
+
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'busy', title: 'Later' });
+    const id = sent.body.data.id as string;
+    await waitFor(() => h.apns.requests.some((r) => r.token === ios) && h.fcm.requests.some((r) => r.target?.value === android), 10_000, 'first attempts');
+    const followUps = async () =>
+      (await h.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'notification.send').where('state', '=', 'available').execute()).filter(
+        (job) => JSON.parse(job.payload).notificationId === id,
+      );
+    await waitFor(async () => (await followUps()).length === 2, 10_000, 'retry jobs');
+    for (const job of await followUps()) {
+      const payload = JSON.parse(job.payload);
+      expect(payload.round).toBe(1);
+      expect(job.run_at - h.clock.now()).toBeGreaterThanOrEqual(payload.platform === 'ios' ? 120_000 : 90_000);
+    }
+    expect((await get(h.app, `/api/v1/notifications/${id}`, account.secretKey)).body.data).toMatchObject({ status: 'sending', stats: { delivered: 0, failed: 0, pending: 2 } });
+
+    h.apns.setTokenOutcome(ios, null);
+    h.fcm.setTokenOutcome(android, null);
+    h.clock.advance(121_000);
+    h.worker.pool.wake();
+    const final = await finalNotification(account.secretKey, id);
+    expect(final).toMatchObject({ status: 'sent', stats: { delivered: 2, failed: 0, pending: 0 } });
+    expect(h.apns.requests.filter((r) => r.token === ios).map((r) => r.status)).toEqual([429, 200]);
+    expect(h.fcm.requests.filter((r) => r.target?.value === android).map((r) => r.status)).toEqual([503, 200]);
+  });
+
+  it('completes a notification to a channel without subscribers at once', async () => {
+    const account = await h.newAccount({ channels: ['empty'] });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'empty', title: 'Nobody' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'sent', recipientCount: 0, stats: { delivered: 0, failed: 0, pending: 0 } });
+    const events = await listEvents(h.store.db, account.id);
+    expect(events.filter((event) => event.type === 'notification.delivered').map((event) => event.data)).toEqual([
+      expect.objectContaining({ notificationId: sent.body.data.id, recipientCount: 0, delivered: 0, failed: 0 }),
+    ]);
+  });
+
+  it('does not unsubscribe a whole batch that answers DeviceTokenNotForTopic: it is our topic that is wrong', async () => {
+    const account = await h.newAccount({ channels: ['wrong-topic'] });
+    const tokens = Array.from({ length: 12 }, (_, i) => iosToken(4000 + i));
+    for (const token of tokens) {
+      await register(account.publishableKey, 'wrong-topic', 'ios', token);
+      h.apns.setTokenTopic(token, 'com.example.other-app');
+    }
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'wrong-topic', title: 'Hi' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 12 } });
+    const channel = await get(h.app, '/api/v1/channels/wrong-topic', account.secretKey);
+    expect(channel.body.data.subscriberCount.ios).toBe(12);
+    expect(h.logs.some((line) => String(line.msg).includes('CLARION_APNS_TOPIC'))).toBe(true);
+  });
+
+  it('fails web subscribers with a reason that says Web Push is not available yet', async () => {
+    const account = await h.newAccount({ channels: ['web'] });
+    const id = await register(account.publishableKey, 'web', 'web', {
+      endpoint: 'https://push.example.net/send/abc',
+      keys: { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') },
+    });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'web', title: 'Hi' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'failed', stats: { failed: 1 } });
+    const failures = await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey);
+    expect(failures.body.data).toEqual([expect.objectContaining({ subscriberId: id, reason: 'web_push_not_available' })]);
+  });
+
+  it('holds a scheduled notification until its time comes on the clock', async () => {
+    const account = await h.newAccount({ channels: ['later'] });
+    const ios = iosToken(5001);
+    await register(account.publishableKey, 'later', 'ios', ios);
+    const sendAt = new Date(h.clock.now() + 10 * 60_000).toISOString();
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'later', title: 'Reminder', sendAt });
+    expect(sent.body.data).toMatchObject({ status: 'scheduled', sendAt });
+    h.worker.pool.wake();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.apns.requests.some((request) => request.token === ios)).toBe(false);
+    h.clock.advance(10 * 60_000);
+    h.worker.pool.wake();
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'sent', stats: { delivered: 1 } });
+  });
+});
