@@ -9,6 +9,7 @@ import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
 import { checkNotificationContent, type NotificationContent } from './notification-body.ts';
+import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
 
 /**
  * Accepting a notification, the same for POST /notifications and POST /notify: check the content, the key's
@@ -28,6 +29,7 @@ export async function acceptNotification(
   assertChannelInScope(auth, channelCode);
   const channel = await findChannelByCode(deps.store.db, auth.accountId, channelCode);
   if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
+  assertPlatformPayloadsFit(content, channel.code, now);
 
   return deps.store.db.transaction().execute(async (trx) => {
     const quota = await chargeQuota(trx, auth.accountId, now);

@@ -1,9 +1,10 @@
 import Type from 'typebox';
+import { isReservedFcmDataKey } from '../../../delivery/fcm/fcm-message.ts';
 import { validationFailed } from '../../api-error.ts';
 import { BODY_MAX_LENGTH, MAX_SCHEDULE_AHEAD_MS, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from '../../limits.ts';
 
-/** FCM refuses these data keys (and any starting "google." or "gcm."); "clarion" is ours for Live Activities. */
-const RESERVED_DATA_KEYS = new Set(['from', 'message_type', 'collapse_key', 'notification', 'clarion']);
+/** Keys FCM refuses besides isReservedFcmDataKey's; "clarion" is ours for Live Activities. */
+const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion']);
 const MAX_DATA_ENTRIES = 50;
 
 /** Everything a notification carries apart from its channel, shared by POST /notifications and POST /notify. */
@@ -52,8 +53,8 @@ export function checkNotificationContent(content: NotificationContent, now: numb
     problems.push({ field: 'imageUrl', message: 'must be an absolute https URL' });
   }
   for (const key of Object.keys(content.data ?? {})) {
-    if (RESERVED_DATA_KEYS.has(key) || key.startsWith('google.') || key.startsWith('gcm.')) {
-      problems.push({ field: `data.${key}`, message: 'is a reserved key (from, message_type, collapse_key, notification, clarion, google.*, gcm.*)' });
+    if (RESERVED_DATA_KEYS.has(key) || isReservedFcmDataKey(key)) {
+      problems.push({ field: `data.${key}`, message: 'is a reserved key (from, message_type, collapse_key, notification, clarion, or starting with google or gcm)' });
     }
   }
   let sendAt: number | null = null;

@@ -1,0 +1,37 @@
+import { apnsPayloadBytes, APNS_MAX_PAYLOAD_BYTES } from '../../../delivery/apns/apns-payload.ts';
+import type { PushContent } from '../../../delivery/delivery-outcome.ts';
+import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-message.ts';
+import { newId } from '../../../domain/ids.ts';
+import { ApiError } from '../../api-error.ts';
+import type { NotificationContent } from './notification-body.ts';
+
+/**
+ * Refuses a notification whose rendered platform payload would be over APNs' or FCM's 4,096-byte limit, with 413
+ * before anything is stored or charged: otherwise every push of it would be rejected by the provider later. The
+ * payloads are built by the same builders the delivery engine uses, with an id of the real length.
+ */
+export function assertPlatformPayloadsFit(content: NotificationContent, channelCode: string, now: number): void {
+  const push: PushContent = {
+    notificationId: newId('notification', now),
+    title: content.title ?? null,
+    body: content.body ?? null,
+    url: content.url ?? null,
+    data: content.data ?? null,
+    imageUrl: content.imageUrl ?? null,
+    sound: content.sound ?? null,
+    badge: content.badge ?? null,
+    priority: content.priority ?? 'high',
+    ttlSeconds: content.ttlSeconds ?? null,
+  };
+  const sizes = [
+    { platform: 'ios', payloadBytes: apnsPayloadBytes(push, { threadId: channelCode }), limitBytes: APNS_MAX_PAYLOAD_BYTES },
+    { platform: 'android', payloadBytes: fcmPayloadBytes(push), limitBytes: FCM_MAX_PAYLOAD_BYTES },
+  ];
+  const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
+  if (over) {
+    throw new ApiError('payload_too_large', {
+      message: `The ${over.platform === 'ios' ? 'APNs' : 'FCM'} payload would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the title, body or data.`,
+      details: { limit: 'platform_payload', ...over },
+    });
+  }
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, post } from '../../harness/requests.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+describe('POST /api/v1/notifications → 413 when the rendered platform payload is over 4 KB', () => {
+  it('refuses a body whose APNs payload would pass 4,096 bytes, and stores and charges nothing', async () => {
+    const account = await t.newAccount({ channels: ['long'] });
+    // 1,500 euro signs are 1,500 characters (within the 4,000-character field limit) but 4,500 bytes of UTF-8.
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'long', title: 'Too big', body: '€'.repeat(1500) });
+    expect(response.statusCode).toBe(413);
+    expect(response.body.error).toMatchObject({
+      code: 'payload_too_large',
+      details: { limit: 'platform_payload', platform: 'ios', limitBytes: 4096, payloadBytes: expect.any(Number) },
+    });
+    expect(response.body.error.details.payloadBytes).toBeGreaterThan(4096);
+    expect((await get(t.app, '/api/v1/notifications', account.secretKey)).body.data).toEqual([]);
+    expect((await get(t.app, '/api/v1/usage', account.secretKey)).body.data.used).toBe(0);
+  });
+
+  it('accepts the longest body that still fits', async () => {
+    const account = await t.newAccount({ channels: ['fits'] });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'fits', title: 'Fits', body: 'x'.repeat(3900) });
+    expect(response.statusCode).toBe(201);
+  });
+
+  it('counts data entries too', async () => {
+    const account = await t.newAccount({ channels: ['data'] });
+    const data = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`k${i}`, 'v'.repeat(1000)]));
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'data', title: 'Data', data });
+    expect(response.statusCode).toBe(413);
+    expect(response.body.error.details.limit).toBe('platform_payload');
+  });
+});
