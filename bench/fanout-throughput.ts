@@ -96,7 +96,7 @@ async function run(size: number): Promise<void> {
     await trx.insertInto('notifications').values({
       id: notificationId, account_id: owner.id, channel_id: channel.id, channel_code: 'bench', title: 'Bench', body: 'Fan-out benchmark', url: null,
       data: null, image_url: null, sound: null, badge: null, priority: 'high', ttl_seconds: null, status: 'queued', send_at: null,
-      recipient_count: size, delivered_count: 0, failed_count: 0, targeted_count: null, dispatch_cursor: null, created_at: Date.now(), updated_at: Date.now(),
+      recipient_count: size, delivered_count: 0, failed_count: 0, targeted_count: null, dispatches_pending: 1, deliver_at_local_time: null, canceled_at: null, failure_reason: null, created_at: Date.now(), updated_at: Date.now(),
     }).execute();
     await queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: { notificationId } });
   });

@@ -3,10 +3,11 @@ import type { Clock } from '../domain/clock.ts';
 import type { Platform } from '../domain/device-token.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { JobHandler } from '../queue/worker-pool.ts';
-import { finishDispatch, pageDispatchTargets, recordDispatchedPage } from '../store/deliveries-store.ts';
+import { finishDispatch, pageDispatchTargets, recordBatchOutcomes, recordDispatchedPage, type DispatchTarget } from '../store/deliveries-store.ts';
 import type { Store } from '../store/database.ts';
-import { completeNotificationIfDone } from './notification-completion.ts';
+import type { NotificationRow } from '../store/notifications-store.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH, SEND_BATCH_SIZE, type DispatchPayload, type SendBatchPayload } from './job-kinds.ts';
+import { completeNotificationIfDone } from './notification-completion.ts';
 
 export interface DeliveryDependencies {
   store: Store;
@@ -15,85 +16,109 @@ export interface DeliveryDependencies {
   logger: Logger;
 }
 
-/** Thrown when another dispatcher moved the cursor first (this one's lease was rescued): leave the work to it. */
-class DispatchOvertakenError extends Error {}
+/** Thrown inside a page's transaction when this worker's lease was lost: another worker owns the dispatch now. */
+class LeaseLostError extends Error {}
 
 /**
- * Fan-out, step one: pages the channel's active subscribers by id and enqueues send jobs of up to 500 tokens per
- * platform. Each page's send jobs and the dispatch cursor are written in one transaction, so a dispatch that dies
- * resumes after the last page it enqueued and never enqueues a page twice.
+ * Fan-out, step one: pages the subscribers by id (all of the channel's, or one time zone's for local-time
+ * delivery) and enqueues send jobs of up to 500 tokens per platform. Each page's send jobs and the dispatch's cursor
+ * (kept in its own job payload) commit together, guarded by the lease, so a dispatch that dies resumes after the
+ * last page it enqueued and no page is ever enqueued twice. A dispatch that runs after its notification's
+ * ttlSeconds has passed (the server was down at the due time) records its subscribers as failed with `expired`.
  */
 export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHandler {
-  return async (job, { signal }) => {
-    const { notificationId } = JSON.parse(job.payload) as DispatchPayload;
+  return async (job, { owner, signal }) => {
+    let payload = JSON.parse(job.payload) as DispatchPayload;
     const { db } = deps.store;
-    const notification = await db.selectFrom('notifications').selectAll().where('id', '=', notificationId).executeTakeFirst();
-    if (!notification || notification.status === 'sent' || notification.status === 'failed' || notification.status === 'canceled') return;
-    if (notification.targeted_count !== null) return; // dispatched already; the send jobs finish it
+    const notification = await db.selectFrom('notifications').selectAll().where('id', '=', payload.notificationId).executeTakeFirst();
+    if (!notification || notification.status === 'sent' || notification.status === 'failed') return;
     await db
       .updateTable('notifications')
       .set({ status: 'sending', updated_at: deps.clock.now() })
-      .where('id', '=', notificationId)
+      .where('id', '=', notification.id)
       .where('status', 'in', ['queued', 'scheduled'])
       .execute();
+    const expired = isExpired(notification, payload, deps.clock.now());
 
-    let cursor = notification.dispatch_cursor;
     for (;;) {
       if (signal.aborted) throw new Error('worker is shutting down; the dispatch resumes from its cursor');
       const page = await pageDispatchTargets(db, {
         channelId: notification.channel_id,
         createdAtOrBefore: notification.created_at,
-        after: cursor,
+        timezone: payload.timezone,
+        after: payload.cursor ?? null,
         limit: DISPATCH_PAGE_SIZE,
       });
       if (page.length === 0) break;
-      const last = page[page.length - 1]!.id;
-      const previous = cursor;
-      const outcome = await db.transaction().execute(async (trx) => {
-        const moved = await trx
-          .updateTable('notifications')
-          .set({ dispatch_cursor: last })
-          .where('id', '=', notificationId)
-          .where((eb) => (previous === null ? eb('dispatch_cursor', 'is', null) : eb('dispatch_cursor', '=', previous)))
-          .executeTakeFirst();
-        if (Number(moved.numUpdatedRows) !== 1) throw new DispatchOvertakenError();
-        const targeted = new Map<Platform, number>();
-        for (const [platform, ids] of groupByPlatform(page)) {
-          targeted.set(platform, ids.length);
-          for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
-            const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
-            const payload: SendBatchPayload = { notificationId, platform, subscriberIds, round: 0 };
-            await deps.queue.enqueue(trx, { kind: SEND_BATCH, payload, uniqueKey: `send:${notificationId}:${platform}:${subscriberIds[0]}:0` });
+      const next: DispatchPayload = { ...payload, cursor: page[page.length - 1]!.id };
+      const outcome = await db
+        .transaction()
+        .execute(async (trx) => {
+          if (!(await deps.queue.updatePayload(trx, job, owner, next))) throw new LeaseLostError();
+          const now = deps.clock.now();
+          const targeted = countByPlatform(page);
+          await recordDispatchedPage(trx, { notificationId: notification.id, targeted, now });
+          if (expired) {
+            await recordBatchOutcomes(trx, {
+              notificationId: notification.id,
+              delivered: new Map(),
+              failures: page.map((target) => ({ subscriberId: target.id, platform: target.platform, reason: 'expired' })),
+              now,
+            });
+            return 'paged' as const;
           }
-        }
-        await recordDispatchedPage(trx, { notificationId, targeted, cursor: last, now: deps.clock.now() });
-        return 'enqueued' as const;
-      }).catch((error: unknown) => {
-        if (error instanceof DispatchOvertakenError) return 'overtaken' as const;
-        throw error;
-      });
-      if (outcome === 'overtaken') {
-        deps.logger.warn({ notificationId }, 'another worker took this dispatch over; leaving it to that worker');
+          for (const [platform, ids] of groupByPlatform(page)) {
+            for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
+              const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
+              const batch: SendBatchPayload = { notificationId: notification.id, platform, subscriberIds, round: 0 };
+              await deps.queue.enqueue(trx, { kind: SEND_BATCH, payload: batch, uniqueKey: `send:${notification.id}:${platform}:${subscriberIds[0]}:0` });
+            }
+          }
+          return 'paged' as const;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof LeaseLostError) return 'lease_lost' as const;
+          throw error;
+        });
+      if (outcome === 'lease_lost') {
+        deps.logger.warn({ notificationId: notification.id, jobId: job.id }, 'dispatch lease lost; another worker continues it');
         return;
       }
-      cursor = last;
+      payload = next;
     }
 
     await db.transaction().execute(async (trx) => {
+      if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
       const now = deps.clock.now();
-      const targeted = await finishDispatch(trx, notificationId, now);
-      await completeNotificationIfDone(trx, notificationId, now);
-      deps.logger.info({ notificationId, targeted }, 'dispatch finished');
+      if (expired) {
+        await trx.updateTable('notifications').set({ failure_reason: 'expired' }).where('id', '=', notification.id).execute();
+      }
+      const targeted = await finishDispatch(trx, notification.id, now);
+      if (targeted !== null) await completeNotificationIfDone(trx, notification.id, now);
+      deps.logger.info({ notificationId: notification.id, timezone: payload.timezone, expired, targeted }, 'dispatch finished');
     });
   };
 }
 
-function groupByPlatform(page: Array<{ id: string; platform: Platform }>): Map<Platform, string[]> {
+/** ttlSeconds counts from when the dispatch was due; a server that was down longer than that must not send late. */
+function isExpired(notification: NotificationRow, payload: DispatchPayload, now: number): boolean {
+  if (notification.ttl_seconds === null) return false;
+  const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
+  return now > dueAt + notification.ttl_seconds * 1000;
+}
+
+function countByPlatform(page: DispatchTarget[]): Map<Platform, number> {
+  const counts = new Map<Platform, number>();
+  for (const target of page) counts.set(target.platform, (counts.get(target.platform) ?? 0) + 1);
+  return counts;
+}
+
+function groupByPlatform(page: DispatchTarget[]): Map<Platform, string[]> {
   const groups = new Map<Platform, string[]>();
-  for (const subscriber of page) {
-    const ids = groups.get(subscriber.platform) ?? [];
-    ids.push(subscriber.id);
-    groups.set(subscriber.platform, ids);
+  for (const target of page) {
+    const ids = groups.get(target.platform) ?? [];
+    ids.push(target.id);
+    groups.set(target.platform, ids);
   }
   return groups;
 }

@@ -4,6 +4,15 @@ export const SEND_BATCH = 'notification.send';
 
 export interface DispatchPayload {
   notificationId: string;
+  /**
+   * Local-time delivery dispatches one time zone per job: the subscribers whose `timezone` is this one, or, for
+   * null, those without a time zone. Absent: every subscriber of the channel.
+   */
+  timezone?: string | null;
+  /** When this dispatch was meant to run (ms): ttlSeconds counts from here. */
+  dueAt?: number;
+  /** The last subscriber id whose send job was enqueued: a restarted dispatch resumes after it. */
+  cursor?: string | null;
 }
 
 export interface SendBatchPayload {

@@ -24,7 +24,8 @@ export function sendBatchHandler(deps: DeliveryDependencies & { providers: PushP
     const payload = JSON.parse(job.payload) as SendBatchPayload;
     const { db } = deps.store;
     const notification = await db.selectFrom('notifications').selectAll().where('id', '=', payload.notificationId).executeTakeFirst();
-    if (!notification || notification.status !== 'sending') return;
+    // A partly canceled local-time notification (status canceled) still finishes the zones already dispatched.
+    if (!notification || (notification.status !== 'sending' && notification.status !== 'canceled')) return;
     const subscribers = await db.selectFrom('subscribers').selectAll().where('id', 'in', payload.subscriberIds).execute();
     const byId = new Map(subscribers.map((subscriber) => [subscriber.id, subscriber]));
     const content = pushContentOf(notification);
@@ -97,7 +98,7 @@ const MISCONFIGURATION_REASONS: Record<string, string> = {
 };
 export const MISCONFIGURATION_MIN_BATCH = 10;
 
-function guardAgainstMisconfiguration(outcomes: Map<string, DeliveryOutcome>): void {
+export function guardAgainstMisconfiguration(outcomes: Map<string, DeliveryOutcome>): void {
   if (outcomes.size < MISCONFIGURATION_MIN_BATCH) return;
   const reasons = new Set([...outcomes.values()].map((outcome) => (outcome.kind === 'token_dead' ? outcome.providerReason : null)));
   const [only] = reasons;

@@ -133,6 +133,21 @@ export class JobQueue {
       .execute();
   }
 
+  /**
+   * Replaces a running job's payload (progress a long job must not lose, like a dispatch's cursor), guarded by the
+   * lease owner; false when the lease was lost. Pass the caller's transaction so progress commits with its effects.
+   */
+  async updatePayload(db: Kysely<Database>, job: JobRow, owner: string, payload: unknown): Promise<boolean> {
+    const result = await db
+      .updateTable('jobs')
+      .set({ payload: JSON.stringify(payload), updated_at: this.clock.now() })
+      .where('id', '=', job.id)
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** Extends the leases of jobs this owner still runs (the worker's heartbeat). */
   async extendLeases(owner: string, jobIds: string[], leaseMs: number): Promise<void> {
     if (jobIds.length === 0) return;

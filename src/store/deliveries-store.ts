@@ -19,7 +19,7 @@ export interface DispatchTarget {
  */
 export async function pageDispatchTargets(
   db: Kysely<Database>,
-  input: { channelId: string; createdAtOrBefore: number; after: string | null; limit: number },
+  input: { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; after: string | null; limit: number },
 ): Promise<DispatchTarget[]> {
   let query = db
     .selectFrom('subscribers')
@@ -27,6 +27,8 @@ export async function pageDispatchTargets(
     .where('channel_id', '=', input.channelId)
     .where('status', '=', 'active')
     .where('created_at', '<=', input.createdAtOrBefore);
+  if (input.timezone === null) query = query.where('timezone', 'is', null);
+  else if (input.timezone !== undefined) query = query.where('timezone', '=', input.timezone);
   if (input.after) query = query.where('id', '>', input.after);
   return query.orderBy('id').limit(input.limit).execute();
 }
@@ -54,23 +56,35 @@ async function bumpPlatformStats(
     .execute();
 }
 
-/** Records one dispatched page: the resume cursor, then per-platform targeted counts (lock order as below). */
+/** Records one dispatched page's per-platform targeted counts (the notification row first: lock order as below). */
 export async function recordDispatchedPage(
   trx: Kysely<Database>,
-  input: { notificationId: string; targeted: Map<Platform, number>; cursor: string; now: number },
+  input: { notificationId: string; targeted: Map<Platform, number>; now: number },
 ): Promise<void> {
-  await trx
-    .updateTable('notifications')
-    .set({ dispatch_cursor: input.cursor, updated_at: input.now })
-    .where('id', '=', input.notificationId)
-    .execute();
+  await trx.updateTable('notifications').set({ updated_at: input.now }).where('id', '=', input.notificationId).execute();
   for (const platform of [...input.targeted.keys()].sort()) {
     await bumpPlatformStats(trx, input.notificationId, platform, { targeted: input.targeted.get(platform)! });
   }
 }
 
-/** The dispatch has paged the whole channel: fix the number of targeted subscribers. */
-export async function finishDispatch(trx: Kysely<Database>, notificationId: string, now: number): Promise<number> {
+/**
+ * One dispatch has paged its subscribers. When it was the last one pending (local-time delivery has one per time
+ * zone), the number of targeted subscribers is fixed and returned; otherwise null.
+ */
+export async function finishDispatch(trx: Kysely<Database>, notificationId: string, now: number): Promise<number | null> {
+  const pending = await trx
+    .updateTable('notifications')
+    .set((eb) => ({ dispatches_pending: eb('dispatches_pending', '-', 1), updated_at: now }))
+    .where('id', '=', notificationId)
+    .where('dispatches_pending', '>', 0)
+    .returning('dispatches_pending')
+    .executeTakeFirst();
+  if (pending && Number(pending.dispatches_pending) > 0) return null;
+  return fixTargetedCount(trx, notificationId, now);
+}
+
+/** Sets targeted_count to the sum of what the dispatches targeted. */
+export async function fixTargetedCount(trx: Kysely<Database>, notificationId: string, now: number): Promise<number> {
   const row = await trx
     .selectFrom('notification_platform_stats')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('targeted'), sql<number>`0`).as('targeted'))

@@ -2,8 +2,10 @@ import { Migrator, sql, type Migration, type MigrationProvider, type MigrationRe
 import type { Dialect, Store } from './database.ts';
 import * as postgresCore from './migrations/postgres/0001-core.ts';
 import * as postgresJobs from './migrations/postgres/0002-jobs.ts';
+import * as postgresScheduling from './migrations/postgres/0006-scheduling.ts';
 import * as sqliteCore from './migrations/sqlite/0001-core.ts';
 import * as sqliteJobs from './migrations/sqlite/0002-jobs.ts';
+import * as sqliteScheduling from './migrations/sqlite/0006-scheduling.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -11,8 +13,8 @@ import * as sqliteJobs from './migrations/sqlite/0002-jobs.ts';
  * against one PostgreSQL database apply each migration exactly once.
  */
 const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
-  sqlite: { '0001-core': sqliteCore, '0002-jobs': sqliteJobs },
-  postgres: { '0001-core': postgresCore, '0002-jobs': postgresJobs },
+  sqlite: { '0001-core': sqliteCore, '0002-jobs': sqliteJobs, '0006-scheduling': sqliteScheduling },
+  postgres: { '0001-core': postgresCore, '0002-jobs': postgresJobs, '0006-scheduling': postgresScheduling },
 };
 
 class SqlMigrationProvider implements MigrationProvider {

@@ -94,8 +94,13 @@ export interface NotificationsTable {
   failed_count: number;
   /** Subscribers the dispatch actually enqueued; null until the dispatch has finished paging the channel. */
   targeted_count: number | null;
-  /** The last subscriber id the dispatch has enqueued, so a restarted dispatch resumes instead of repeating. */
-  dispatch_cursor: string | null;
+  /** Dispatch jobs (one per time zone for local-time delivery, else one) that have not finished paging yet. */
+  dispatches_pending: number;
+  /** "HH:MM": deliver at this wall-clock time in each subscriber's time zone. */
+  deliver_at_local_time: string | null;
+  canceled_at: number | null;
+  /** Why the notification failed as a whole, e.g. "expired" (its ttlSeconds passed before it could be sent). */
+  failure_reason: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -132,3 +132,16 @@ export async function countLiveActivityTargets(db: Kysely<Database>, channelId: 
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** The distinct time zones (null for "none given") of a channel's active subscribers: one dispatch per zone. */
+export async function distinctSubscriberTimezones(db: Kysely<Database>, channelId: string, createdAtOrBefore: number): Promise<Array<string | null>> {
+  const rows = await db
+    .selectFrom('subscribers')
+    .select('timezone')
+    .distinct()
+    .where('channel_id', '=', channelId)
+    .where('status', '=', 'active')
+    .where('created_at', '<=', createdAtOrBefore)
+    .execute();
+  return rows.map((row) => row.timezone);
+}

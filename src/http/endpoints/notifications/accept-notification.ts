@@ -1,9 +1,13 @@
 import type { FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
 import { DISPATCH_NOTIFICATION, type DispatchPayload } from '../../../delivery/job-kinds.ts';
 import { newId } from '../../../domain/ids.ts';
+import { nextLocalOccurrence } from '../../../domain/local-time.ts';
+import { findAccount } from '../../../store/accounts-store.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { insertNotification, type NotificationRow } from '../../../store/notifications-store.ts';
-import { countActiveInChannel } from '../../../store/subscribers-store.ts';
+import type { Database } from '../../../store/schema.ts';
+import { countActiveInChannel, distinctSubscriberTimezones } from '../../../store/subscribers-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
@@ -25,7 +29,7 @@ export async function acceptNotification(
   content: NotificationContent,
 ): Promise<NotificationRow> {
   const now = deps.clock.now();
-  const { sendAt } = checkNotificationContent(content, now);
+  const { sendAt, localTime } = checkNotificationContent(content, now);
   assertChannelInScope(auth, channelCode);
   const channel = await findChannelByCode(deps.store.db, auth.accountId, channelCode);
   if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
@@ -33,8 +37,10 @@ export async function acceptNotification(
 
   return deps.store.db.transaction().execute(async (trx) => {
     const quota = await chargeQuota(trx, auth.accountId, now);
+    const id = newId('notification', now);
+    const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, now });
     const row: NotificationRow = {
-      id: newId('notification', now),
+      id,
       account_id: auth.accountId,
       channel_id: channel.id,
       channel_code: channel.code,
@@ -47,21 +53,47 @@ export async function acceptNotification(
       badge: content.badge ?? null,
       priority: content.priority ?? 'high',
       ttl_seconds: content.ttlSeconds ?? null,
-      status: sendAt === null ? 'queued' : 'scheduled',
+      status: sendAt === null && localTime === null ? 'queued' : 'scheduled',
       send_at: sendAt,
       recipient_count: await countActiveInChannel(trx, channel.id),
       delivered_count: 0,
       failed_count: 0,
       targeted_count: null,
-      dispatch_cursor: null,
+      dispatches_pending: dispatches.length,
+      deliver_at_local_time: content.deliverAtLocalTime ?? null,
+      canceled_at: null,
+      failure_reason: null,
       created_at: now,
       updated_at: now,
     };
     await insertNotification(trx, row);
-    // The outbox: the dispatch job commits with the notification or not at all; run_at carries a schedule.
-    const payload: DispatchPayload = { notificationId: row.id };
-    await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload, runAt: sendAt ?? now, uniqueKey: `dispatch:${row.id}` });
+    // The outbox: the dispatch jobs commit with the notification or not at all; run_at carries the schedule.
+    for (const dispatch of dispatches) {
+      await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` });
+    }
     setQuotaHeaders(reply, quota);
     return row;
   });
+}
+
+/**
+ * One dispatch, due at sendAt (or now); or, for local-time delivery, one per time zone among the channel's
+ * subscribers, each due at the zone's next occurrence of the local time on or after sendAt (or now). Subscribers
+ * without a time zone follow the account's default zone, else UTC.
+ */
+async function planDispatches(
+  trx: Kysely<Database>,
+  input: { notificationId: string; channelId: string; accountId: string; sendAt: number | null; localTime: { hour: number; minute: number } | null; now: number },
+): Promise<Array<DispatchPayload & { dueAt: number }>> {
+  const notBefore = input.sendAt ?? input.now;
+  if (input.localTime === null) return [{ notificationId: input.notificationId, dueAt: notBefore }];
+  const zones = await distinctSubscriberTimezones(trx, input.channelId, input.now);
+  if (zones.length === 0) return [{ notificationId: input.notificationId, dueAt: notBefore }];
+  const fallbackZone = (await findAccount(trx, input.accountId))?.default_timezone ?? 'UTC';
+  const localTime = input.localTime;
+  return zones.map((timezone) => ({
+    notificationId: input.notificationId,
+    timezone,
+    dueAt: nextLocalOccurrence(localTime, timezone ?? fallbackZone, notBefore),
+  }));
 }

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { isReservedFcmDataKey } from '../../../delivery/fcm/fcm-message.ts';
+import { parseLocalTime } from '../../../domain/local-time.ts';
 import { validationFailed } from '../../api-error.ts';
 import { BODY_MAX_LENGTH, MAX_SCHEDULE_AHEAD_MS, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from '../../limits.ts';
 
@@ -20,6 +21,12 @@ export const notificationContentProperties = {
     }),
   ),
   sendAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 time with offset. In the future: the notification is scheduled; now or past: sent at once. At most 365 days ahead.', hint: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00+02:00' })),
+  deliverAtLocalTime: Type.Optional(
+    Type.String({
+      description: "\"HH:MM\" (24-hour): deliver at this wall-clock time in each subscriber's own time zone (the account's default, else UTC, for subscribers without one), at its next occurrence on or after sendAt (or now).",
+      hint: 'must be a 24-hour local time like 09:00',
+    }),
+  ),
   imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: URL_MAX_LENGTH, description: 'https URL of an image shown with the notification.', hint: 'must be an absolute https URL' })),
   sound: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Sound name; "default" for the platform sound.' })),
   badge: Type.Optional(Type.Integer({ minimum: 0, maximum: 99999, description: 'iOS app icon badge number.' })),
@@ -33,6 +40,7 @@ export interface NotificationContent {
   url?: string | undefined;
   data?: Record<string, string> | undefined;
   sendAt?: string | undefined;
+  deliverAtLocalTime?: string | undefined;
   imageUrl?: string | undefined;
   sound?: string | undefined;
   badge?: number | undefined;
@@ -40,8 +48,13 @@ export interface NotificationContent {
   ttlSeconds?: number | undefined;
 }
 
-/** The rules a JSON schema cannot say; returns the parsed send time (ms) or null for "now". */
-export function checkNotificationContent(content: NotificationContent, now: number): { sendAt: number | null } {
+/**
+ * The rules a JSON schema cannot say. Returns the parsed send time (ms; null for "now") and the local delivery time.
+ */
+export function checkNotificationContent(
+  content: NotificationContent,
+  now: number,
+): { sendAt: number | null; localTime: { hour: number; minute: number } | null } {
   const problems: Array<{ field: string; message: string }> = [];
   if (content.title === undefined && content.body === undefined) {
     problems.push({ field: 'title', message: 'a notification needs a title, a body or both' });
@@ -68,8 +81,12 @@ export function checkNotificationContent(content: NotificationContent, now: numb
       sendAt = parsed;
     }
   }
+  const localTime = content.deliverAtLocalTime === undefined ? null : parseLocalTime(content.deliverAtLocalTime);
+  if (content.deliverAtLocalTime !== undefined && localTime === null) {
+    problems.push({ field: 'deliverAtLocalTime', message: 'must be a 24-hour local time like 09:00' });
+  }
   if (problems.length > 0) throw validationFailed(problems);
-  return { sendAt };
+  return { sendAt, localTime };
 }
 
 function isHttpUrl(value: string, protocols: string[]): boolean {

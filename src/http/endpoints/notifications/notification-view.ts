@@ -20,6 +20,9 @@ export const Notification = Type.Object(
     ttlSeconds: Nullable(Type.Integer()),
     status: StringEnum(notificationStatuses),
     sendAt: NullableTimestamp,
+    deliverAtLocalTime: Nullable(Type.String({ description: '"HH:MM" local delivery time, when given.' })),
+    canceledAt: NullableTimestamp,
+    failureReason: Nullable(Type.String({ description: 'Why the whole notification failed, e.g. "expired" (its ttlSeconds passed before it could be sent).' })),
     recipientCount: Type.Integer({ description: 'Active subscribers of the channel targeted when the notification was accepted.' }),
     stats: Type.Object(
       {
@@ -50,6 +53,9 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
     ttlSeconds: row.ttl_seconds,
     status: row.status,
     sendAt: row.send_at === null ? null : toIso(row.send_at),
+    deliverAtLocalTime: row.deliver_at_local_time,
+    canceledAt: row.canceled_at === null ? null : toIso(row.canceled_at),
+    failureReason: row.failure_reason,
     recipientCount: row.recipient_count,
     stats: {
       delivered: row.delivered_count,

@@ -19,7 +19,7 @@ export const statements = [
   `CREATE INDEX jobs_available ON jobs (state, run_at, id)`,
   `CREATE INDEX jobs_lease ON jobs (state, lease_expires_at)`,
   `ALTER TABLE notifications ADD COLUMN targeted_count INTEGER`,
-  `ALTER TABLE notifications ADD COLUMN dispatch_cursor TEXT`,
+  `ALTER TABLE notifications ADD COLUMN dispatches_pending INTEGER NOT NULL DEFAULT 1`,
   `CREATE TABLE notification_platform_stats (
     notification_id TEXT NOT NULL REFERENCES notifications(id),
     platform TEXT NOT NULL,
