@@ -22,8 +22,8 @@ export interface BuildAppOptions extends AppDependencies {
  * with inject() and src/cli/serve.ts is the only place that opens a port.
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
-  const { store, config, clock } = options;
-  const deps: AppDependencies = { store, config, clock };
+  const { store, config, clock, queue } = options;
+  const deps: AppDependencies = { store, config, clock, queue };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
