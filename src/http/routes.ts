@@ -3,6 +3,7 @@ import { registerCreateChannel } from './endpoints/channels/create-channel.ts';
 import { registerGetChannel } from './endpoints/channels/get-channel.ts';
 import { registerListChannels } from './endpoints/channels/list-channels.ts';
 import { registerStartLiveActivity } from './endpoints/live-activities/start-live-activity.ts';
+import { registerCancelNotification } from './endpoints/notifications/cancel-notification.ts';
 import { registerGetNotification } from './endpoints/notifications/get-notification.ts';
 import { registerListDeliveryFailures } from './endpoints/notifications/list-delivery-failures.ts';
 import { registerListNotifications } from './endpoints/notifications/list-notifications.ts';
@@ -17,6 +18,7 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
   registerGetNotification(app, deps); // GET /notifications/:id
   registerListNotifications(app, deps); // GET /notifications
   registerListDeliveryFailures(app, deps); // GET /notifications/:id/failures
+  registerCancelNotification(app, deps); // POST /notifications/:id/cancel
   registerStartLiveActivity(app, deps); // POST /live-activities
   registerRegisterSubscriber(app, deps); // POST /subscribers
   registerUnsubscribeSubscriber(app, deps); // POST /subscribers/:id/unsubscribe
