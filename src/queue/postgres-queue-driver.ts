@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { JobRow } from './job-types.ts';
+import { claimDueJobs } from './claim-due-jobs.ts';
 import type { QueueDriver } from './queue-driver.ts';
-import { byRunAt } from './sqlite-queue-driver.ts';
 
 const CHANNEL = 'clarion_jobs';
 
@@ -13,20 +12,7 @@ const CHANNEL = 'clarion_jobs';
  */
 export function postgresQueueDriver(databaseUrl: string): QueueDriver {
   return {
-    async claim(db, { owner, kinds, limit, now, leaseMs }) {
-      const result = await sql<JobRow>`
-        UPDATE jobs
-        SET state = 'running', attempt = attempt + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, updated_at = ${now}
-        WHERE id IN (
-          SELECT id FROM jobs
-          WHERE state = 'available' AND run_at <= ${now} AND kind IN (${sql.join(kinds)})
-          ORDER BY run_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
-        )
-        RETURNING *`.execute(db);
-      return result.rows.sort(byRunAt);
-    },
+    claim: (db, input) => claimDueJobs(db, input, true),
     async announce(db) {
       await sql`SELECT pg_notify(${CHANNEL}, '')`.execute(db);
     },

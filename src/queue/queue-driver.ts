@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import type { ClaimInput } from './claim-due-jobs.ts';
 import type { JobRow } from './job-types.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { JobRow } from './job-types.ts';
  */
 export interface QueueDriver {
   /** Atomically moves up to `limit` due jobs of these kinds to running under `owner`, counting the attempt. */
-  claim(db: Kysely<Database>, input: { owner: string; kinds: string[]; limit: number; now: number; leaseMs: number }): Promise<JobRow[]>;
+  claim(db: Kysely<Database>, input: ClaimInput): Promise<JobRow[]>;
   /** Called inside the enqueueing transaction: tells other processes that work is waiting (delivered on commit). */
   announce(db: Kysely<Database>): Promise<void>;
   /** Calls `onWake` when another process announces work; returns a function that stops listening. */

@@ -1,9 +1,9 @@
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryWorker } from '../../../src/delivery/delivery-worker.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
 import { androidToken, iosToken, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
-import pino from 'pino';
 
 /** Scheduled and local-time delivery on the durable queue, with the clock moved instead of waited for. */
 let h: DeliveryHarness;
@@ -19,6 +19,11 @@ const received = (token: string) => h.apns.requests.some((r) => r.token === toke
 async function register(key: string, channelCode: string, platform: 'ios' | 'android', token: string, timezone?: string) {
   const response = await post(h.app, '/api/v1/subscribers', key, { channelCode, platform, token, ...(timezone ? { timezone } : {}) });
   expect(response.statusCode).toBe(201);
+}
+
+/** Starts a new worker on the same queue, as a restarted `clarion serve` would (the previous one was stopped). */
+async function restartWorker() {
+  h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers });
 }
 
 /** Moves the clock and lets the worker look for due jobs; then waits until the pushes due by now have gone out. */
@@ -79,7 +84,7 @@ describe('scheduled delivery', () => {
     await h.worker.stop(100);
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'outage', title: 'Later', sendAt: '2026-06-01T11:00:00Z' });
     h.clock.advance(3 * HOUR);
-    h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers });
+    await restartWorker();
     await waitFor(async () => (await notification(account.secretKey, sent.body.data.id)).status === 'sent', 10_000, 'sent after restart');
     expect(received(token)).toBe(true);
   });
@@ -92,7 +97,7 @@ describe('scheduled delivery', () => {
     await h.worker.stop(100);
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'stale', title: 'Flash sale', sendAt: '2026-06-02T10:10:00Z', ttlSeconds: 600 });
     h.clock.advance(HOUR);
-    h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers });
+    await restartWorker();
     let final: any;
     await waitFor(async () => (final = await notification(account.secretKey, sent.body.data.id)).status === 'failed', 10_000, 'expired');
     expect(final).toMatchObject({ failureReason: 'expired', stats: { delivered: 0, failed: 1, pending: 0 } });
