@@ -1,0 +1,31 @@
+import { openSecret } from '../../../domain/secret-box.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
+import { webhookView, WebhookSecretSchema } from './webhook-view.ts';
+
+/**
+ * The signing secret on its own route (as Svix does): reading or listing endpoints never carries it, so logs,
+ * dashboards and scripts that show endpoints do not spread it; fetching it is a deliberate call.
+ */
+export function registerGetWebhookSecret(app: ClarionApp, deps: AppDependencies): void {
+  app.get(
+    '/api/v1/webhooks/:id/secret',
+    {
+      schema: {
+        summary: "Get a webhook endpoint's current signing secret",
+        tags: ['webhooks'],
+        params: WebhookIdParams,
+        response: { 200: Success(WebhookSecretSchema), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const endpoint = await loadWebhook(deps, request.auth!, request.params.id);
+      const view = webhookView(endpoint, deps.clock.now());
+      return {
+        success: true as const,
+        data: { webhookId: endpoint.id, secret: openSecret(deps.secretKey, endpoint.secret, endpoint.id), previousSecretExpiresAt: view.previousSecretExpiresAt },
+      };
+    },
+  );
+}

@@ -1,0 +1,22 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { newId } from '../../../src/domain/ids.ts';
+import { expectError } from '../../harness/api-expect.ts';
+import { get } from '../../harness/requests.ts';
+import type { TestApp } from '../../harness/test-app.ts';
+import { insertWebhookFixture, startWebhookApp } from '../../webhooks/webhook-harness.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startWebhookApp();
+});
+afterAll(async () => t.close());
+
+describe('GET /api/v1/webhooks/:id/messages → 404 not_found', () => {
+  it("answers not_found for an unknown id and for another account's webhook", async () => {
+    const owner = await t.newAccount();
+    const { webhook } = await insertWebhookFixture(t, owner.id);
+    const other = await t.newAccount();
+    expectError(await get(t.app, `/api/v1/webhooks/${newId('webhook')}/messages`, other.secretKey), 'not_found');
+    expectError(await get(t.app, `/api/v1/webhooks/${webhook}/messages`, other.secretKey), 'not_found');
+  });
+});

@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../../harness/api-expect.ts';
+import { get } from '../../harness/requests.ts';
+import type { TestApp } from '../../harness/test-app.ts';
+import { insertWebhookFixture, startWebhookApp } from '../../webhooks/webhook-harness.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startWebhookApp();
+});
+afterAll(async () => t.close());
+
+describe('GET /api/v1/webhooks/:id/secret → 403 forbidden', () => {
+  it('refuses a publishable key and a channel-scoped key, and shows them no secret', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const scoped = await account.key({ channels: ['news'] });
+    const { webhook } = await insertWebhookFixture(t, account.id);
+    for (const key of [account.publishableKey, scoped.value]) {
+      const response = await get(t.app, `/api/v1/webhooks/${webhook}/secret`, key);
+      expectError(response, 'forbidden');
+      expect(JSON.stringify(response.body)).not.toContain('whsec_');
+    }
+  });
+});
