@@ -11,11 +11,12 @@ const Title = Type.String({ minLength: 1, maxLength: 100, description: 'Heading 
 const Status = Type.String({ maxLength: 200, description: 'Status line text.' });
 const Team = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 40 }),
-    score: Type.Integer({ minimum: 0, maximum: 9999 }),
+    name: Type.String({ minLength: 1, maxLength: 40, hint: 'a team name is 1 to 40 characters' }),
+    score: Type.Integer({ minimum: 0, maximum: 9999, hint: 'a score is a whole number from 0 to 9999' }),
   },
   { additionalProperties: false },
 );
+const MAX_STEPS = 20;
 
 /** The longest a Live Activity can run: iOS ends it after 8 hours. */
 export const LIVE_ACTIVITY_MAX_SECONDS = 8 * 60 * 60;
@@ -58,8 +59,13 @@ export const templateSchemas = {
   steps: Type.Object(
     {
       title: Title,
-      currentStep: Type.Integer({ minimum: 1, maximum: 20, description: 'The step under way, counting from 1.' }),
-      totalSteps: Type.Integer({ minimum: 1, maximum: 20, description: 'How many steps there are.' }),
+      currentStep: Type.Integer({
+        minimum: 1,
+        maximum: MAX_STEPS,
+        description: 'The step under way, counting from 1.',
+        hint: `currentStep is the step under way, a whole number from 1 to ${MAX_STEPS} (the first step is 1)`,
+      }),
+      totalSteps: Type.Integer({ minimum: 1, maximum: MAX_STEPS, description: 'How many steps there are.', hint: `totalSteps is a whole number from 1 to ${MAX_STEPS}` }),
       status: Type.Optional(Status),
     },
     { additionalProperties: false, title: 'StepsFields' },
@@ -72,6 +78,18 @@ export const templateNames = Object.keys(templateSchemas) as TemplateName[];
 export function isTemplateName(value: string): value is TemplateName {
   return Object.hasOwn(templateSchemas, value);
 }
+
+/**
+ * The Swift `ActivityAttributes` type an app declares per template: APNs sends it as `attributes-type` on start, and
+ * iOS starts the activity only if the app has a type of exactly that name (protocols.md 2.2). Published in
+ * docs/live-activities.md; renaming one breaks every app that declared it, so these never change.
+ */
+export const templateAttributesTypes: Readonly<Record<TemplateName, string>> = {
+  progress: 'ClarionProgressAttributes',
+  timer: 'ClarionTimerAttributes',
+  score: 'ClarionScoreAttributes',
+  steps: 'ClarionStepsAttributes',
+};
 
 const checkers = Object.fromEntries(
   templateNames.map((name) => [name, Compile(templateSchemas[name])]),
@@ -94,7 +112,9 @@ export function validateTemplateFields(template: TemplateName, fields: unknown, 
   const valid = { ...(fields as TemplateFields) };
   const problems: FieldProblem[] = [];
   if (template === 'timer') {
-    if (valid.durationSeconds !== undefined) {
+    if (valid.durationSeconds !== undefined && valid.endsAt !== undefined) {
+      problems.push({ field: 'fields.durationSeconds', message: 'give endsAt or durationSeconds, not both' });
+    } else if (valid.durationSeconds !== undefined) {
       valid.endsAt = new Date(now + (valid.durationSeconds as number) * 1000).toISOString();
       delete valid.durationSeconds;
     } else if (valid.endsAt === undefined) {
@@ -109,15 +129,25 @@ export function validateTemplateFields(template: TemplateName, fields: unknown, 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, fields: valid };
 }
 
-/** Update semantics: given fields replace current ones; nested objects (score teams) merge one level deep. */
+/**
+ * Update semantics, as JSON Merge Patch (RFC 7386) one level into nested objects: given fields replace current
+ * ones, `null` removes one (to clear an optional `status`), and nested objects (score teams) merge by member. A
+ * timer given a new durationSeconds drops its old endsAt. The result is validated like a start's fields, so removing
+ * a required field is a validation_failed naming it.
+ */
 export function mergeTemplateFields(current: TemplateFields, update: TemplateFields): TemplateFields {
   const merged: TemplateFields = { ...current };
   for (const [key, value] of Object.entries(update)) {
     const previous = merged[key];
-    merged[key] = isPlainObject(previous) && isPlainObject(value) ? { ...previous, ...value } : value;
+    if (value === null) delete merged[key];
+    else merged[key] = isPlainObject(previous) && isPlainObject(value) ? withoutNulls({ ...previous, ...value }) : value;
   }
-  if (update.durationSeconds !== undefined) delete merged.endsAt;
+  if (update.durationSeconds !== undefined && update.durationSeconds !== null) delete merged.endsAt;
   return merged;
+}
+
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

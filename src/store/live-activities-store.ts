@@ -1,12 +1,105 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isId } from '../domain/ids.ts';
+import { LIVE_ACTIVITY_MAX_MS } from '../domain/live-activity-lifecycle.ts';
 import type { Database, LiveActivitiesTable } from './schema.ts';
 
 export type LiveActivityRow = Selectable<LiveActivitiesTable>;
+export type LiveActivityStatus = LiveActivityRow['status'];
+export const liveActivityStatuses = ['active', 'ended'] as const satisfies readonly LiveActivityStatus[];
 
 export async function insertLiveActivity(trx: Kysely<Database>, row: LiveActivityRow): Promise<void> {
   await trx.insertInto('live_activities').values(row).execute();
 }
 
+/** A string that is not a Live Activity id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findLiveActivity(db: Kysely<Database>, accountId: string, id: string): Promise<LiveActivityRow | undefined> {
+  if (!isId('liveActivity', id)) return undefined;
   return db.selectFrom('live_activities').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** For the delivery jobs, which act for no particular caller. */
+export async function findLiveActivityById(db: Kysely<Database>, id: string): Promise<LiveActivityRow | undefined> {
+  return db.selectFrom('live_activities').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * `push_timestamp` advanced to the next APNs timestamp: the current second, or one past the last when that is not
+ * earlier (live-activity-lifecycle.ts nextPushTimestamp, the same rule). Done in the UPDATE itself so two concurrent
+ * events can never take the same value: PostgreSQL row-locks the activity until the transaction ends, SQLite has one
+ * writer (BEGIN IMMEDIATE).
+ */
+function advancedTimestamp(now: number) {
+  const second = Math.floor(now / 1000);
+  return sql<number>`case when push_timestamp >= ${second} then push_timestamp + 1 else ${second} end`;
+}
+
+/**
+ * Starts a lifecycle event on an activity that is still active (not ended, and within its 8 hours): advances its
+ * APNs timestamp and returns the row as it is now, locked for the rest of `trx`, so the fields merged from it cannot
+ * be changed underneath. Undefined when it is not (or no longer) active: the caller answers 409.
+ */
+export async function claimLiveActivityEvent(trx: Kysely<Database>, input: { accountId: string; id: string; now: number }): Promise<LiveActivityRow | undefined> {
+  return trx
+    .updateTable('live_activities')
+    .set({ push_timestamp: advancedTimestamp(input.now), updated_at: input.now })
+    .where('account_id', '=', input.accountId)
+    .where('id', '=', input.id)
+    .where('status', '=', 'active')
+    .where('created_at', '>', input.now - LIVE_ACTIVITY_MAX_MS)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Writes what an update or end changed (in the transaction that claimed the event). */
+export async function saveLiveActivityState(
+  trx: Kysely<Database>,
+  id: string,
+  state: Pick<LiveActivityRow, 'fields' | 'alert' | 'stale_at' | 'status' | 'ended_at' | 'dismiss_at'>,
+): Promise<void> {
+  await trx.updateTable('live_activities').set(state).where('id', '=', id).execute();
+}
+
+/**
+ * Ends an activity whose 8 hours are over, as iOS itself does (protocols.md 2.3): `ended_at` is the moment it
+ * expired, not when this ran. Returns the ended row, or undefined when it was already ended (by a call, or by an
+ * earlier run of the expiry job), so the expiry is recorded exactly once.
+ */
+export async function expireLiveActivity(trx: Kysely<Database>, input: { id: string; now: number }): Promise<LiveActivityRow | undefined> {
+  return trx
+    .updateTable('live_activities')
+    .set({
+      status: 'ended',
+      ended_at: sql<number>`created_at + ${LIVE_ACTIVITY_MAX_MS}`,
+      push_timestamp: advancedTimestamp(input.now),
+      updated_at: input.now,
+    })
+    .where('id', '=', input.id)
+    .where('status', '=', 'active')
+    .where('created_at', '<=', input.now - LIVE_ACTIVITY_MAX_MS)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface LiveActivityFilter {
+  accountId: string;
+  /** Only these channels (a scoped key, or a channelCode filter); null = all. */
+  channelIds: string[] | null;
+  /** As readers see it: an activity past its 8 hours is `ended` even before the expiry job has recorded it. */
+  status: LiveActivityStatus | null;
+  /** Newest first: return ids below this one. */
+  before: string | null;
+  limit: number;
+  now: number;
+}
+
+/** Newest first, paged by id (ids sort by creation time). */
+export async function listLiveActivities(db: Kysely<Database>, filter: LiveActivityFilter): Promise<LiveActivityRow[]> {
+  if (filter.channelIds?.length === 0) return [];
+  const expiredBefore = filter.now - LIVE_ACTIVITY_MAX_MS;
+  let query = db.selectFrom('live_activities').selectAll().where('account_id', '=', filter.accountId);
+  if (filter.channelIds) query = query.where('channel_id', 'in', filter.channelIds);
+  if (filter.status === 'active') query = query.where('status', '=', 'active').where('created_at', '>', expiredBefore);
+  if (filter.status === 'ended') query = query.where((eb) => eb.or([eb('status', '=', 'ended'), eb('created_at', '<=', expiredBefore)]));
+  if (filter.before) query = query.where('id', '<', filter.before);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }

@@ -15,6 +15,8 @@ export { startFakeApns, type FakeApns, type FakeApnsOptions } from './apns/apns-
 export type { FakeApnsKey, ApnsEnvironment } from './apns/apns-provider-token.ts';
 export type { ApnsOutcome, ApnsLatencyContext } from './apns/apns-behaviour.ts';
 export type { ApnsRequestRecord, ApnsSessionRecord } from './apns/apns-record.ts';
+export { FakeLiveActivities, type FakeLiveActivity, type FakeLiveActivityEvent, type FakeRefusedStart } from './apns/apns-live-activities.ts';
+export { reportLiveActivityTokens, type TokenReport, type TokenReporter, type TokenReporterOptions } from './apns/apns-live-activity-reporter.ts';
 export { apnsReasons, type ApnsReason } from './apns/apns-reasons.ts';
 export { startFakeFcm, type FakeFcm, type FakeFcmOptions } from './fcm/fcm-server.ts';
 export type { FcmOutcome, FcmLatencyContext } from './fcm/fcm-behaviour.ts';

@@ -15,6 +15,7 @@ import {
   readClaims,
   toKeyObject,
 } from './apns-provider-token.ts';
+import { FakeLiveActivities, type FakeLiveActivity } from './apns-live-activities.ts';
 import type { ApnsReason } from './apns-reasons.ts';
 import { type ApnsRequestRecord, type ApnsSessionRecord, headerSnapshot } from './apns-record.ts';
 import { checkApnsHeaders, checkDeviceToken, checkNoDuplicateHeaders, checkPayload, checkRequestLine, checkTopic } from './apns-request-rules.ts';
@@ -63,7 +64,9 @@ export interface FakeApns {
   setLatency(latency: number | ((request: ApnsLatencyContext) => number)): void;
   /** Sends GOAWAY with a JSON `reason` on every open connection, then closes each once its streams finish. */
   goAway(options?: { reason?: string; errorCode?: number }): number;
-  /** Forgets recorded requests and configured behaviour; keys, topics and open connections stay. */
+  /** The devices' Live Activities: started by push-to-start, updated and ended by push (apns-live-activities.ts). */
+  readonly liveActivities: FakeLiveActivities;
+  /** Forgets recorded requests, configured behaviour and Live Activities; keys, topics and open connections stay. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -94,6 +97,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   const addKey = (key: FakeApnsKey) => keys.set(key.keyId, { ...key, publicKey: toKeyObject(key.publicKey) });
   for (const key of options.keys ?? []) addKey(key);
   const behaviour = new ApnsBehaviour();
+  const liveActivities = new FakeLiveActivities();
   const requests = new FakeRecord<ApnsRequestRecord>();
   const sessionRecords: ApnsSessionRecord[] = [];
   const states = new WeakMap<Http2Session, SessionState>();
@@ -128,6 +132,9 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     const { body, size } = await readBody(stream, RECORD_BODY_BYTES);
     const draft = newDraft(state, stream, headers, body, size);
     const answer = await evaluate(draft, headers, rawHeaders, body, size, state, session);
+    // A delivered Live Activity push reaches the device; a start that minted an update token is announced below.
+    const started: FakeLiveActivity | null =
+      answer.status === 200 && draft.pushType === 'liveactivity' && draft.token ? liveActivities.accept(draft.token, draft.payload) : null;
 
     const delayMs = behaviour.latencyFor({ token: draft.token, topic: draft.topic, headers: draft.headers });
     if (delayMs > 0) await listener.delay(delayMs);
@@ -136,6 +143,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     if (!answered) return;
     stream.respond({ ':status': answer.status, 'apns-id': draft.apnsId, ...answer.headers }, { endStream: answer.body === '' });
     if (answer.body !== '') stream.end(answer.body);
+    if (started) liveActivities.announce(started);
   }
 
   /**
@@ -189,6 +197,8 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
       draft.injected = true;
       return answerFor(injected, now);
     }
+    // An ended (or rotated-away) activity's update token is no longer valid for the topic (protocols.md 2.3).
+    if (liveActivities.isGone(token.value)) return fail('Unregistered');
     return { status: 200, reason: null, body: '', headers: environment === 'sandbox' ? { 'apns-unique-id': randomUUID() } : {} };
   }
 
@@ -216,8 +226,10 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
       }
       return sessions.length;
     },
+    liveActivities,
     reset: () => {
       behaviour.reset();
+      liveActivities.reset();
       requests.clear();
     },
     close: async () => {

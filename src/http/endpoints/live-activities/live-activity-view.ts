@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
+import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames } from '../../../domain/live-activity-templates.ts';
-import type { LiveActivityRow } from '../../../store/live-activities-store.ts';
+import { liveActivityStatuses, type LiveActivityRow } from '../../../store/live-activities-store.ts';
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
@@ -19,19 +20,22 @@ export const LiveActivitySchema = Type.Object(
     channelCode: Type.String(),
     template: StringEnum(templateNames),
     fields: Type.Record(Type.String(), Type.Unknown(), { description: "The template's current fields." }),
-    alert: Nullable(Alert),
-    staleAt: NullableTimestamp,
+    alert: Type.Union([Alert, Type.Null()], { description: 'The alert of the latest start or update that carried one (a start without one gets a default made from the fields).' }),
+    staleAt: Type.Union([Timestamp, Type.Null()], { description: 'When the current content goes stale; given with the start or the latest update.' }),
     relevanceScore: Nullable(Type.Number()),
-    status: StringEnum(['active', 'ended'] as const),
+    status: StringEnum(liveActivityStatuses, { description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.' }),
     recipientCount: Type.Integer({ description: 'Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     endedAt: NullableTimestamp,
+    dismissAt: Type.Union([Timestamp, Type.Null()], { description: 'When the ended activity leaves the Lock Screen, if the end gave a time.' }),
   },
   { title: 'LiveActivity' },
 );
 
-export function liveActivityView(row: LiveActivityRow): Static<typeof LiveActivitySchema> {
+/** The LiveActivity object; `now` decides the 8-hour end even before the expiry job has recorded it. */
+export function liveActivityView(row: LiveActivityRow, now: number): Static<typeof LiveActivitySchema> {
+  const { status, endedAt } = effectiveStatus(row, now);
   return {
     id: row.id,
     channelCode: row.channel_code,
@@ -40,10 +44,11 @@ export function liveActivityView(row: LiveActivityRow): Static<typeof LiveActivi
     alert: parseJson<Static<typeof Alert>>(row.alert),
     staleAt: row.stale_at === null ? null : toIso(row.stale_at),
     relevanceScore: row.relevance_score,
-    status: row.status,
+    status,
     recipientCount: row.recipient_count,
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
-    endedAt: row.ended_at === null ? null : toIso(row.ended_at),
+    endedAt: endedAt === null ? null : toIso(endedAt),
+    dismissAt: row.dismiss_at === null ? null : toIso(row.dismiss_at),
   };
 }

@@ -1,5 +1,9 @@
 import Type from 'typebox';
+import { enqueueLiveActivityPush, scheduleLiveActivityExpiry } from '../../../delivery/live-activities/live-activity-jobs.ts';
+import { liveActivityPushOf } from '../../../delivery/live-activities/live-activity-snapshot.ts';
 import { newId } from '../../../domain/ids.ts';
+import { defaultStartAlert } from '../../../domain/live-activity-alert.ts';
+import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { recordEvent } from '../../../store/events-store.ts';
@@ -10,17 +14,23 @@ import type { AppDependencies, ClarionApp } from '../../app-types.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
+import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
 
+/**
+ * POST /api/v1/live-activities. In ONE transaction: the quota unit, the activity, `live_activity.started`, the
+ * dispatch job of its `start` push (push-to-start on iOS, a data message on Android; src/delivery/live-activities/)
+ * and the job that ends it after 8 hours. A 201 means all of them exist; a 429 means none does.
+ */
 export function registerStartLiveActivity(app: ClarionApp, deps: AppDependencies): void {
   app.post(
     '/api/v1/live-activities',
     {
       schema: {
         summary: 'Start a Live Activity on every subscriber of a channel',
-        description: `Templates: ${templateList}. The members of \`fields\` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. Counts one against the monthly quota.`,
+        description: `Templates: ${templateList}. The members of \`fields\` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message (docs/live-activities.md). \`alert\` defaults to the title and a summary of the fields. Counts one against the monthly quota.`,
         tags: ['live activities'],
         body: Type.Object(
           {
@@ -33,7 +43,7 @@ export function registerStartLiveActivity(app: ClarionApp, deps: AppDependencies
           },
           { additionalProperties: false },
         ),
-        response: { 201: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        response: { 201: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -49,37 +59,45 @@ export function registerStartLiveActivity(app: ClarionApp, deps: AppDependencies
       assertChannelInScope(auth, body.channelCode);
       const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
+      // APNs requires an alert on start (protocols.md 2.2): the caller's, or one made from the fields.
+      const alert = body.alert ?? defaultStartAlert(body.template, checked.fields);
+      const draft: LiveActivityRow = {
+        id: newId('liveActivity', now),
+        account_id: auth.accountId,
+        channel_id: channel.id,
+        channel_code: channel.code,
+        template: body.template,
+        fields: JSON.stringify(checked.fields),
+        alert: JSON.stringify(alert),
+        stale_at: staleAt,
+        relevance_score: body.relevanceScore ?? null,
+        status: 'active',
+        recipient_count: 0,
+        created_at: now,
+        updated_at: now,
+        ended_at: null,
+        dismiss_at: null,
+        push_timestamp: nextPushTimestamp(0, now),
+      };
+      const push = liveActivityPushOf(draft, 'start', alert);
+      assertLiveActivityPayloadsFit(push);
 
       const row = await deps.store.db.transaction().execute(async (trx) => {
         const quota = await chargeQuota(trx, auth.accountId, now);
-        const activity: LiveActivityRow = {
-          id: newId('liveActivity', now),
-          account_id: auth.accountId,
-          channel_id: channel.id,
-          channel_code: channel.code,
-          template: body.template,
-          fields: JSON.stringify(checked.fields),
-          alert: body.alert ? JSON.stringify(body.alert) : null,
-          stale_at: staleAt,
-          relevance_score: body.relevanceScore ?? null,
-          status: 'active',
-          recipient_count: await countLiveActivityTargets(trx, channel.id),
-          created_at: now,
-          updated_at: now,
-          ended_at: null,
-          dismiss_at: null,
-        };
+        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id) };
         await insertLiveActivity(trx, activity);
         await recordEvent(trx, {
           accountId: auth.accountId,
           type: 'live_activity.started',
-          data: { liveActivityId: activity.id, channelCode: channel.code, template: activity.template, fields: checked.fields, recipientCount: activity.recipient_count },
+          data: { liveActivityId: activity.id, channelCode: channel.code, template: activity.template, fields: checked.fields, alert, recipientCount: activity.recipient_count },
           now,
         });
+        await enqueueLiveActivityPush(trx, deps.queue, push);
+        await scheduleLiveActivityExpiry(trx, deps.queue, { liveActivityId: activity.id, expiresAt: liveActivityExpiresAt(now) });
         setQuotaHeaders(reply, quota);
         return activity;
       });
-      return reply.code(201).send({ success: true, data: liveActivityView(row) });
+      return reply.code(201).send({ success: true, data: liveActivityView(row, now) });
     },
   );
 }

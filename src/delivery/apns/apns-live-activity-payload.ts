@@ -1,0 +1,73 @@
+import { defaultStartAlert } from '../../domain/live-activity-alert.ts';
+import { templateAttributesTypes } from '../../domain/live-activity-templates.ts';
+import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
+import { apnsLiveActivityTopic } from './apns-client.ts';
+import { APNS_MAX_PAYLOAD_BYTES } from './apns-payload.ts';
+
+/**
+ * LiveActivityPush → APNs Live Activity request body and headers (protocols.md 2.1, 2.2). Pure.
+ *
+ * start:  {"aps": {timestamp, event: "start", content-state, attributes-type, attributes: {activityId}, alert,
+ *          input-push-token: 1, stale-date?, relevance-score?}}  → the subscriber's push-to-start token
+ * update: {"aps": {timestamp, event: "update", content-state, alert?, stale-date?, relevance-score?}}
+ * end:    {"aps": {timestamp, event: "end", content-state, dismissal-date?, relevance-score?}}
+ *                                                                → the per-activity token the device reported
+ */
+
+/** Live Activity content state is limited to 4 KB and the whole push to APNs' 4,096 bytes (protocols.md 1.3). */
+export const APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES = APNS_MAX_PAYLOAD_BYTES;
+
+export type ApnsLiveActivityPayload = { aps: Record<string, unknown> };
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export function buildApnsLiveActivityPayload(push: LiveActivityPush): ApnsLiveActivityPayload {
+  const aps: Record<string, unknown> = { timestamp: push.timestamp, event: push.event, 'content-state': push.fields };
+  if (push.event === 'start') {
+    // The app's ActivityAttributes type by name, its static attributes (the Clarion id, so the app can report the
+    // activity's update token for it), and the request that the system mint that token (input-push-token, iOS 18+).
+    aps['attributes-type'] = templateAttributesTypes[push.template];
+    aps.attributes = { activityId: push.activityId };
+    // APNs requires an alert on start; the API always sets one, the fallback keeps an old snapshot sendable.
+    aps.alert = alertOf(push.alert ?? defaultStartAlert(push.template, push.fields));
+    aps['input-push-token'] = 1;
+  } else if (push.alert) {
+    aps.alert = alertOf(push.alert);
+  }
+  if (push.event !== 'end' && push.staleAt !== null) aps['stale-date'] = seconds(push.staleAt);
+  if (push.event === 'end' && push.dismissAt !== null) aps['dismissal-date'] = seconds(push.dismissAt);
+  // ActivityContent's relevance defaults to 0 when a content update omits it, so every event repeats the stored one.
+  if (push.relevanceScore !== null) aps['relevance-score'] = push.relevanceScore;
+  return { aps };
+}
+
+export function serializeApnsLiveActivityPayload(push: LiveActivityPush): string {
+  return JSON.stringify(buildApnsLiveActivityPayload(push));
+}
+
+export function apnsLiveActivityPayloadBytes(push: LiveActivityPush): number {
+  return Buffer.byteLength(serializeApnsLiveActivityPayload(push), 'utf8');
+}
+
+/**
+ * Priority 10 (delivered at once, counts against the device's Live Activity budget) for start, end and updates the
+ * user is alerted to; 5 (opportunistic, no budget) for silent updates (protocols.md 2.4).
+ */
+export function apnsLiveActivityPriority(push: LiveActivityPush): '10' | '5' {
+  return push.event === 'update' && push.alert === null ? '5' : '10';
+}
+
+/** `bundleTopic` is CLARION_APNS_TOPIC; the push goes to `<bundle>.push-type.liveactivity` (protocols.md 2.1). */
+export function buildApnsLiveActivityHeaders(push: LiveActivityPush, bundleTopic: string): Record<string, string> {
+  return {
+    'apns-push-type': 'liveactivity',
+    'apns-topic': apnsLiveActivityTopic(bundleTopic),
+    'apns-priority': apnsLiveActivityPriority(push),
+    // Past the activity's 8 hours nothing can show it, so APNs need not keep the push longer (protocols.md 1.3).
+    'apns-expiration': String(seconds(push.expiresAt)),
+  };
+}
+
+function alertOf(alert: { title: string; body?: string }): Record<string, string> {
+  return alert.body === undefined ? { title: alert.title } : { title: alert.title, body: alert.body };
+}

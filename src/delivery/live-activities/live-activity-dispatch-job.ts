@@ -1,0 +1,45 @@
+import type { JobHandler } from '../../queue/worker-pool.ts';
+import { findLiveActivityById } from '../../store/live-activities-store.ts';
+import { pageLiveActivityTargets } from '../../store/live-activity-targets-store.ts';
+import type { DeliveryDependencies } from '../dispatch-job.ts';
+import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
+import { SEND_LIVE_ACTIVITY, sendJobKey, type LiveActivityDispatchPayload, type LiveActivitySendPayload } from './live-activity-jobs.ts';
+
+/**
+ * Fan-out of one lifecycle event, step one (the notification dispatch's shape, same page and batch sizes): pages
+ * the event's targets per platform (live-activity-targets-store.ts) and enqueues send jobs of up to 500 subscribers,
+ * one transaction per page.
+ *
+ * Unlike a notification's dispatch it keeps no cursor: a dispatch that dies pages again from the start, and each
+ * send job's unique key (event timestamp, platform, first subscriber, round) makes re-enqueueing a batch it already
+ * enqueued a no-op. If subscribers left in between, pages can shift and a few devices get the event twice, which
+ * is harmless here: the repeat has the same `timestamp` and content (iOS keeps the newer state; the Android app
+ * re-posts the same notification).
+ */
+export function dispatchLiveActivityHandler(deps: DeliveryDependencies): JobHandler {
+  return async (job, { signal }) => {
+    const { push, platforms } = JSON.parse(job.payload) as LiveActivityDispatchPayload;
+    const { db } = deps.store;
+    const activity = await findLiveActivityById(db, push.activityId);
+    if (!activity) return;
+    let enqueued = 0;
+    for (const platform of platforms) {
+      let after: string | null = null;
+      for (;;) {
+        if (signal.aborted) throw new Error('worker is shutting down; the dispatch pages again from the start');
+        const page = await pageLiveActivityTargets(db, { activity, event: push.event, platform, after, limit: DISPATCH_PAGE_SIZE });
+        if (page.length === 0) break;
+        await db.transaction().execute(async (trx) => {
+          for (let start = 0; start < page.length; start += SEND_BATCH_SIZE) {
+            const subscriberIds = page.slice(start, start + SEND_BATCH_SIZE);
+            const payload: LiveActivitySendPayload = { push, platform, subscriberIds, round: 0 };
+            await deps.queue.enqueue(trx, { kind: SEND_LIVE_ACTIVITY, payload, uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0) });
+          }
+        });
+        enqueued += page.length;
+        after = page[page.length - 1]!;
+      }
+    }
+    deps.logger.info({ liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued }, 'live activity dispatch finished');
+  };
+}

@@ -1,0 +1,37 @@
+import { liveActivityExpiresAt } from '../../domain/live-activity-lifecycle.ts';
+import { JobRetryError } from '../../queue/job-types.ts';
+import type { JobHandler } from '../../queue/worker-pool.ts';
+import { expireLiveActivity, findLiveActivityById } from '../../store/live-activities-store.ts';
+import type { DeliveryDependencies } from '../dispatch-job.ts';
+import { enqueueLiveActivityPush, type LiveActivityExpirePayload } from './live-activity-jobs.ts';
+import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-snapshot.ts';
+
+/**
+ * The 8-hour end. iOS ends every Live Activity 8 hours after its start (protocols.md 2.3); this job, enqueued with the
+ * start to run at that moment, records the same in Clarion: status `ended` (ended_at = start + 8 h), one
+ * `live_activity.ended` event with reason `expired`, and an `end` for Android, whose ongoing notification nothing
+ * else would remove. iOS gets no push: the system has ended the activity itself, and its tokens now answer 410.
+ * Reads do not wait for this job (live-activity-lifecycle.ts effectiveStatus), and it does nothing to an activity
+ * the caller ended first. No quota is charged: the caller did not ask for it.
+ */
+export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandler {
+  return async (job, { owner }) => {
+    const { liveActivityId } = JSON.parse(job.payload) as LiveActivityExpirePayload;
+    const { db } = deps.store;
+    const activity = await findLiveActivityById(db, liveActivityId);
+    if (!activity || activity.status === 'ended') return;
+    const expiresAt = liveActivityExpiresAt(activity.created_at);
+    // Claimed early (another node's clock ahead of this one's): come back when it is due.
+    if (deps.clock.now() < expiresAt) throw new JobRetryError('the activity has not reached its 8 hours yet', expiresAt - deps.clock.now());
+    await db.transaction().execute(async (trx) => {
+      const now = deps.clock.now();
+      const ended = await expireLiveActivity(trx, { id: liveActivityId, now });
+      if (ended) {
+        await recordLiveActivityChange(trx, ended, { type: 'ended', reason: 'expired' }, now);
+        await enqueueLiveActivityPush(trx, deps.queue, liveActivityPushOf(ended, 'end', null), ['android']);
+        deps.logger.info({ liveActivityId }, 'live activity reached its 8 hours and ended');
+      }
+      await deps.queue.complete(trx, job, owner);
+    });
+  };
+}

@@ -1,0 +1,16 @@
+import type { JobHandler } from '../../queue/worker-pool.ts';
+import type { DeliveryDependencies } from '../dispatch-job.ts';
+import type { PushProviders } from '../push-sender.ts';
+import { dispatchLiveActivityHandler } from './live-activity-dispatch-job.ts';
+import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
+import { DISPATCH_LIVE_ACTIVITY, EXPIRE_LIVE_ACTIVITY, SEND_LIVE_ACTIVITY } from './live-activity-jobs.ts';
+import { sendLiveActivityHandler } from './live-activity-send-job.ts';
+
+/** The Live Activity job handlers, for the delivery worker's pool (delivery-worker.ts). */
+export function liveActivityHandlers(deps: DeliveryDependencies & { providers: PushProviders }): Record<string, JobHandler> {
+  return {
+    [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),
+    [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(deps),
+    [EXPIRE_LIVE_ACTIVITY]: expireLiveActivityHandler(deps),
+  };
+}

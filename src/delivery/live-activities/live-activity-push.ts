@@ -1,0 +1,28 @@
+import type { LiveActivityAlert } from '../../domain/live-activity-alert.ts';
+import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
+
+export type LiveActivityEvent = 'start' | 'update' | 'end';
+
+/**
+ * One lifecycle event of a Live Activity as every platform's payload builder sees it: a snapshot taken in the
+ * transaction that accepted the event, carried by its jobs, so a push sent late still says what was true then (and
+ * its `timestamp` lets the device drop it if something newer already arrived).
+ */
+export interface LiveActivityPush {
+  activityId: string;
+  template: TemplateName;
+  event: LiveActivityEvent;
+  /** APNs `aps.timestamp`: epoch seconds, strictly increasing per activity (live-activity-lifecycle.ts). */
+  timestamp: number;
+  /** The template's fields after this event: APNs `content-state`. */
+  fields: TemplateFields;
+  /** Start: always set (APNs requires one). Update: set for an alerting update, null for a silent one. End: null. */
+  alert: LiveActivityAlert | null;
+  /** Epoch ms the content goes stale (`stale-date`), or null. */
+  staleAt: number | null;
+  /** End only: epoch ms the ended activity leaves the Lock Screen (`dismissal-date`), or null for the system's default. */
+  dismissAt: number | null;
+  relevanceScore: number | null;
+  /** Epoch ms iOS ends the activity by itself (start + 8 h): no push is worth storing past it. */
+  expiresAt: number;
+}

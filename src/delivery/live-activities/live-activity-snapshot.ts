@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely';
+import { toIso } from '../../domain/clock.ts';
+import type { LiveActivityAlert } from '../../domain/live-activity-alert.ts';
+import { liveActivityExpiresAt } from '../../domain/live-activity-lifecycle.ts';
+import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
+import { recordEvent } from '../../store/events-store.ts';
+import type { LiveActivityRow } from '../../store/live-activities-store.ts';
+import type { Database } from '../../store/schema.ts';
+import type { LiveActivityEvent, LiveActivityPush } from './live-activity-push.ts';
+
+/**
+ * What one lifecycle event writes besides the activity row, built from the row as that event left it: the push the
+ * delivery jobs carry, and the `live_activity.*` event for webhooks. The API and the 8-hour expiry use the same two.
+ */
+export function liveActivityPushOf(row: LiveActivityRow, event: LiveActivityEvent, alert: LiveActivityAlert | null): LiveActivityPush {
+  return {
+    activityId: row.id,
+    template: row.template as TemplateName,
+    event,
+    timestamp: row.push_timestamp,
+    fields: JSON.parse(row.fields) as TemplateFields,
+    alert,
+    staleAt: event === 'end' ? null : row.stale_at,
+    dismissAt: event === 'end' ? row.dismiss_at : null,
+    relevanceScore: row.relevance_score,
+    expiresAt: liveActivityExpiresAt(row.created_at),
+  };
+}
+
+/** Why an activity ended: the caller's end, or the system's after 8 hours. */
+export type LiveActivityEndReason = 'requested' | 'expired';
+
+/** Records `live_activity.updated` or `live_activity.ended` in the transaction that made the change. */
+export async function recordLiveActivityChange(
+  trx: Kysely<Database>,
+  row: LiveActivityRow,
+  change: { type: 'updated'; alert: LiveActivityAlert | null } | { type: 'ended'; reason: LiveActivityEndReason },
+  now: number,
+): Promise<void> {
+  const common = { liveActivityId: row.id, channelCode: row.channel_code, template: row.template, fields: JSON.parse(row.fields) as unknown };
+  const data =
+    change.type === 'updated'
+      ? { ...common, alert: change.alert, staleAt: row.stale_at === null ? null : toIso(row.stale_at) }
+      : { ...common, reason: change.reason, endedAt: toIso(row.ended_at ?? now), dismissAt: row.dismiss_at === null ? null : toIso(row.dismiss_at) };
+  await recordEvent(trx, { accountId: row.account_id, type: change.type === 'updated' ? 'live_activity.updated' : 'live_activity.ended', data, now });
+}

@@ -1,0 +1,43 @@
+import { LIVE_ACTIVITY_MAX_SECONDS } from './live-activity-templates.ts';
+
+/**
+ * Time rules of a Live Activity, pure. iOS ends an activity 8 hours after it started and keeps the ended one on the
+ * Lock Screen at most 4 hours more (protocols.md 2.3); Clarion mirrors the first rule so its status never says
+ * `active` about something no device shows any more.
+ */
+
+/** iOS ends a Live Activity this long after its start (protocols.md 2.3). */
+export const LIVE_ACTIVITY_MAX_MS = LIVE_ACTIVITY_MAX_SECONDS * 1000;
+/** An ended activity stays on the Lock Screen at most this long; a later `dismissal-date` would be ignored. */
+export const LIVE_ACTIVITY_DISMISS_MAX_MS = 4 * 60 * 60 * 1000;
+
+/** When iOS ends the activity by itself. */
+export function liveActivityExpiresAt(createdAt: number): number {
+  return createdAt + LIVE_ACTIVITY_MAX_MS;
+}
+
+export interface LiveActivityTimes {
+  status: 'active' | 'ended';
+  created_at: number;
+  ended_at: number | null;
+}
+
+/**
+ * The status a reader sees: `ended` once ended by a call, or once 8 hours have passed even if the job that records
+ * the expiry has not run yet (no worker, or a busy queue), so reads never depend on the queue being on time.
+ */
+export function effectiveStatus(activity: LiveActivityTimes, now: number): { status: 'active' | 'ended'; endedAt: number | null } {
+  if (activity.status === 'ended') return { status: 'ended', endedAt: activity.ended_at };
+  const expiresAt = liveActivityExpiresAt(activity.created_at);
+  return now >= expiresAt ? { status: 'ended', endedAt: expiresAt } : { status: 'active', endedAt: null };
+}
+
+/**
+ * The next APNs `aps.timestamp` (epoch seconds) for an activity whose last push had `lastSeconds`: the current
+ * second, or one more than the last when several events fall in the same second, so timestamps strictly increase
+ * and the device never drops a newer update as older (protocols.md 2.2: "an update older than the last one is
+ * ignored"). The store applies the same rule atomically in SQL (live-activities-store.ts claimEventTimestamp).
+ */
+export function nextPushTimestamp(lastSeconds: number, now: number): number {
+  return Math.max(Math.floor(now / 1000), lastSeconds + 1);
+}

@@ -1,0 +1,80 @@
+import type { FastifyReply } from 'fastify';
+import { enqueueLiveActivityPush } from '../../../delivery/live-activities/live-activity-jobs.ts';
+import { liveActivityPushOf, recordLiveActivityChange } from '../../../delivery/live-activities/live-activity-snapshot.ts';
+import type { LiveActivityAlert } from '../../../domain/live-activity-alert.ts';
+import { effectiveStatus, LIVE_ACTIVITY_DISMISS_MAX_MS } from '../../../domain/live-activity-lifecycle.ts';
+import { mergeTemplateFields, validateTemplateFields, type TemplateFields, type TemplateName } from '../../../domain/live-activity-templates.ts';
+import type { FieldProblem } from '../../../domain/schema-errors.ts';
+import { claimLiveActivityEvent, saveLiveActivityState, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import { validationFailed } from '../../api-error.ts';
+import type { AppDependencies, AuthContext } from '../../app-types.ts';
+import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
+import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
+import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
+
+export type LiveActivityChange =
+  | { event: 'update'; fields: TemplateFields; alert?: LiveActivityAlert | undefined; staleAt?: string | undefined }
+  | { event: 'end'; fields?: TemplateFields | undefined; dismissAt?: string | undefined };
+
+/**
+ * An update or an end, the same way as a notification is accepted (accept-notification.ts): the checks a caller can
+ * fix, then ONE transaction that claims the event's APNs timestamp (locking the activity), merges and validates the
+ * fields, charges the quota and writes the new state, the `live_activity.updated`/`ended` event and the dispatch job
+ * of the push. Errors, in order: 400 (times), 404, 409 activity_ended, 400 (merged fields), 413, 429.
+ */
+export async function changeLiveActivity(deps: AppDependencies, auth: AuthContext, reply: FastifyReply, id: string, change: LiveActivityChange): Promise<LiveActivityRow> {
+  const now = deps.clock.now();
+  const times = checkTimes(change, now);
+  const existing = await findVisibleLiveActivity(deps, auth, id);
+  if (effectiveStatus(existing, now).status === 'ended') throw activityEnded(existing, now);
+
+  return deps.store.db.transaction().execute(async (trx) => {
+    const current = await claimLiveActivityEvent(trx, { accountId: auth.accountId, id: existing.id, now });
+    // Ended by a concurrent call (or its 8 hours ran out) since the check above.
+    if (!current) throw activityEnded(existing, now);
+    const currentFields = JSON.parse(current.fields) as TemplateFields;
+    const checked = validateTemplateFields(current.template as TemplateName, change.fields ? mergeTemplateFields(currentFields, change.fields) : currentFields, now);
+    if (!checked.ok) throw validationFailed(checked.problems);
+    const alert = change.event === 'update' ? (change.alert ?? null) : null;
+    const row: LiveActivityRow = {
+      ...current,
+      fields: JSON.stringify(checked.fields),
+      // The alert column keeps the latest one shown; staleAt belongs to the content it came with, as on iOS.
+      alert: alert ? JSON.stringify(alert) : current.alert,
+      stale_at: change.event === 'update' ? times.staleAt : current.stale_at,
+      status: change.event === 'end' ? 'ended' : 'active',
+      ended_at: change.event === 'end' ? now : null,
+      dismiss_at: change.event === 'end' ? times.dismissAt : null,
+    };
+    const push = liveActivityPushOf(row, change.event, alert);
+    assertLiveActivityPayloadsFit(push);
+    const quota = await chargeQuota(trx, auth.accountId, now);
+    await saveLiveActivityState(trx, row.id, { fields: row.fields, alert: row.alert, stale_at: row.stale_at, status: row.status, ended_at: row.ended_at, dismiss_at: row.dismiss_at });
+    await recordLiveActivityChange(trx, row, change.event === 'update' ? { type: 'updated', alert } : { type: 'ended', reason: 'requested' }, now);
+    await enqueueLiveActivityPush(trx, deps.queue, push);
+    setQuotaHeaders(reply, quota);
+    return row;
+  });
+}
+
+/** staleAt (update): a future time. dismissAt (end): any time up to 4 hours ahead; a past one dismisses at once. */
+function checkTimes(change: LiveActivityChange, now: number): { staleAt: number | null; dismissAt: number | null } {
+  const problems: FieldProblem[] = [];
+  const parse = (field: string, value: string | undefined): number | null => {
+    if (value === undefined) return null;
+    const parsed = Date.parse(value);
+    if (!/(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(parsed)) {
+      problems.push({ field, message: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00Z' });
+      return null;
+    }
+    return parsed;
+  };
+  const staleAt = change.event === 'update' ? parse('staleAt', change.staleAt) : null;
+  if (staleAt !== null && staleAt <= now) problems.push({ field: 'staleAt', message: 'must be an ISO 8601 time in the future' });
+  const dismissAt = change.event === 'end' ? parse('dismissAt', change.dismissAt) : null;
+  if (dismissAt !== null && dismissAt > now + LIVE_ACTIVITY_DISMISS_MAX_MS) {
+    problems.push({ field: 'dismissAt', message: 'can be at most 4 hours after the end: iOS removes an ended activity by then anyway' });
+  }
+  if (problems.length > 0) throw validationFailed(problems);
+  return { staleAt, dismissAt };
+}

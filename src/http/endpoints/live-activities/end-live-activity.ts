@@ -1,0 +1,34 @@
+import Type from 'typebox';
+import type { TemplateFields } from '../../../domain/live-activity-templates.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { changeLiveActivity } from './change-live-activity.ts';
+import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+
+export function registerEndLiveActivity(app: ClarionApp, deps: AppDependencies): void {
+  app.post(
+    '/api/v1/live-activities/:id/end',
+    {
+      schema: {
+        summary: 'End a Live Activity',
+        description:
+          'Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.',
+        tags: ['live activities'],
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        body: Type.Object(
+          {
+            fields: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' })),
+            dismissAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { fields, dismissAt } = request.body;
+      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'end', fields: fields as TemplateFields | undefined, dismissAt });
+      return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
+    },
+  );
+}

@@ -1,0 +1,24 @@
+import Type from 'typebox';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { findVisibleLiveActivity } from './live-activity-access.ts';
+import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+
+export function registerGetLiveActivity(app: ClarionApp, deps: AppDependencies): void {
+  app.get(
+    '/api/v1/live-activities/:id',
+    {
+      schema: {
+        summary: 'Get a Live Activity with its current fields and status',
+        tags: ['live activities'],
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        response: { 200: Success(LiveActivitySchema), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      // Another account's activity, or one in a channel outside the key's scope, is simply not there.
+      const row = await findVisibleLiveActivity(deps, request.auth!, request.params.id);
+      return { success: true as const, data: liveActivityView(row, deps.clock.now()) };
+    },
+  );
+}

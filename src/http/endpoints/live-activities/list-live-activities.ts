@@ -1,0 +1,58 @@
+import Type from 'typebox';
+import { isId } from '../../../domain/ids.ts';
+import { findChannelByCode, listChannels } from '../../../store/channels-store.ts';
+import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
+import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+
+export function registerListLiveActivities(app: ClarionApp, deps: AppDependencies): void {
+  app.get(
+    '/api/v1/live-activities',
+    {
+      schema: {
+        summary: 'List Live Activities, newest first',
+        description: 'A scoped key sees only its channels. `status=ended` includes activities past their 8 hours.',
+        tags: ['live activities'],
+        querystring: Type.Object(
+          {
+            channelCode: Type.Optional(ChannelCode),
+            status: Type.Optional(StringEnum(liveActivityStatuses)),
+            ...PageQuery,
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: SuccessList(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const { channelCode, status, cursor } = request.query;
+      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
+      if (cursor !== undefined && !isId('liveActivity', cursor)) {
+        throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
+      }
+      let channelIds: string[] | null = null;
+      if (channelCode !== undefined) {
+        assertChannelInScope(auth, channelCode);
+        const channel = await findChannelByCode(deps.store.db, auth.accountId, channelCode);
+        if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
+        channelIds = [channel.id];
+      } else if (auth.channels !== null) {
+        const scoped = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: null, limit: auth.channels.length });
+        channelIds = scoped.map((channel) => channel.id);
+      }
+      const now = deps.clock.now();
+      const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status: status ?? null, before: cursor ?? null, limit: limit + 1, now });
+      const page = rows.slice(0, limit);
+      return {
+        success: true as const,
+        data: page.map((row) => liveActivityView(row, now)),
+        nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+      };
+    },
+  );
+}

@@ -1,0 +1,23 @@
+import { apnsLiveActivityPayloadBytes, APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES } from '../../../delivery/apns/apns-live-activity-payload.ts';
+import { fcmLiveActivityPayloadBytes, FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-live-activity-data.ts';
+import type { LiveActivityPush } from '../../../delivery/live-activities/live-activity-push.ts';
+import { ApiError } from '../../api-error.ts';
+
+/**
+ * Refuses a lifecycle event whose APNs or FCM payload would be over the provider's 4,096 bytes with 413, before
+ * anything is stored or charged (as for notifications, platform-payload-size.ts): the template bounds keep fields
+ * small, but a long alert in a script of 4-byte characters could still pass. Built by the delivery's own builders.
+ */
+export function assertLiveActivityPayloadsFit(push: LiveActivityPush): void {
+  const sizes = [
+    { platform: 'ios', payloadBytes: apnsLiveActivityPayloadBytes(push), limitBytes: APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES },
+    { platform: 'android', payloadBytes: fcmLiveActivityPayloadBytes(push), limitBytes: FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES },
+  ];
+  const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
+  if (over) {
+    throw new ApiError('payload_too_large', {
+      message: `The ${over.platform === 'ios' ? 'APNs' : 'FCM'} payload would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the alert or the fields.`,
+      details: { limit: 'platform_payload', ...over },
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import Type from 'typebox';
+import { toIso } from '../../../domain/clock.ts';
+import { normalizeToken } from '../../../domain/device-token.ts';
+import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
+import { saveLiveActivityToken } from '../../../store/live-activity-tokens-store.ts';
+import { findSubscriber } from '../../../store/subscribers-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { errorResponses, Success, Timestamp } from '../../schemas.ts';
+import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
+
+const LiveActivityTokenSchema = Type.Object(
+  {
+    liveActivityId: Type.String(),
+    subscriberId: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'LiveActivityToken', description: 'A reported per-activity token (the token itself is never shown).' },
+);
+
+/**
+ * POST /api/v1/live-activities/{id}/tokens: an iOS app reports the update token the system minted for a Live
+ * Activity (`activity.pushTokenUpdates`, protocols.md 2.3) with the publishable key it registers with. One token per
+ * subscriber and activity: a new report replaces the old token, which must no longer be used. Updates and the end go
+ * to these tokens; free of quota (it is the device speaking, not the caller).
+ */
+export function registerReportLiveActivityToken(app: ClarionApp, deps: AppDependencies): void {
+  app.post(
+    '/api/v1/live-activities/:id/tokens',
+    {
+      config: { auth: 'any' },
+      schema: {
+        summary: "Report an iOS device's update token for a Live Activity",
+        description:
+          "Publishable or secret key. The app sends each value of the activity's `pushTokenUpdates` with its own subscriber id (from POST /subscribers). 201 for the subscriber's first token for the activity, 200 when it replaces an earlier one. The id is in the activity's `attributes.activityId` (docs/live-activities.md).",
+        tags: ['live activities'],
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        body: Type.Object(
+          {
+            subscriberId: Type.String({ maxLength: 64, description: 'sub_… id of the device, as POST /subscribers returned it.' }),
+            token: Type.String({ maxLength: 400, description: "The activity's push token in hex." }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success(LiveActivityTokenSchema), 201: Success(LiveActivityTokenSchema), ...errorResponses(400, 401, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const { subscriberId } = request.body;
+      const token = normalizeToken('ios', request.body.token, 'token');
+      if (!token.ok) throw validationFailed(token.problems);
+      const activity = await findVisibleLiveActivity(deps, auth, request.params.id);
+      const subscriber = await findSubscriber(deps.store.db, auth.accountId, subscriberId);
+      // Only a device of the activity's channel can have it; any other id names nothing this activity knows.
+      if (!subscriber || subscriber.channel_id !== activity.channel_id || subscriber.status !== 'active') {
+        throw new ApiError('not_found', { message: "No active subscriber with that id in the activity's channel.", details: { subscriberId } });
+      }
+      if (subscriber.platform !== 'ios') throw validationFailed([{ field: 'subscriberId', message: 'only iOS subscribers have Live Activity tokens' }]);
+      const now = deps.clock.now();
+      if (effectiveStatus(activity, now).status === 'ended') throw activityEnded(activity, now);
+      const { row, created } = await deps.store.db.transaction().execute((trx) =>
+        saveLiveActivityToken(trx, { liveActivityId: activity.id, subscriberId: subscriber.id, token: token.value.token, now }),
+      );
+      return reply.code(created ? 201 : 200).send({
+        success: true,
+        data: { liveActivityId: row.live_activity_id, subscriberId: row.subscriber_id, createdAt: toIso(row.created_at), updatedAt: toIso(row.updated_at) },
+      });
+    },
+  );
+}

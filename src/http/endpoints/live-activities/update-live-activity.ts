@@ -1,0 +1,35 @@
+import Type from 'typebox';
+import type { TemplateFields } from '../../../domain/live-activity-templates.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { changeLiveActivity } from './change-live-activity.ts';
+import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+
+export function registerUpdateLiveActivity(app: ClarionApp, deps: AppDependencies): void {
+  app.post(
+    '/api/v1/live-activities/:id/update',
+    {
+      schema: {
+        summary: 'Update a Live Activity',
+        description:
+          "`fields` are merged into the current ones (a nested team merges by member, `null` removes an optional field) and the result is validated like a start's. With `alert` the update lights the screen (APNs priority 10); without, it is silent (priority 5). `staleAt` applies to this content: an update without it clears the previous one, as on iOS. Sent to every iOS device that reported its activity token and to every Android subscriber. Counts one against the monthly quota.",
+        tags: ['live activities'],
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        body: Type.Object(
+          {
+            fields: Type.Object({}, { additionalProperties: true, description: "Fields to change, merged into the current ones: see the template's <Template>Fields schema." }),
+            alert: Type.Optional(Alert),
+            staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show this content as out of date.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { fields, alert, staleAt } = request.body;
+      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'update', fields: fields as TemplateFields, alert, staleAt });
+      return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+/**
+ * Who a Live Activity lifecycle push goes to, one page of subscriber ids at a time:
+ * - iOS start: active subscribers with a push-to-start token (iOS 17.2+), sent to that token;
+ * - iOS update and end: subscribers whose device reported a per-activity token (live_activity_tokens);
+ * - Android, every event: active Android subscribers that existed when the activity started, so the one ongoing
+ *   notification appears with the start and is updated and removed by later events.
+ * Only subscribers that existed at the start are targeted, as a notification targets those that existed when it was
+ * accepted (`recipientCount` counts the same set).
+ */
+export async function pageLiveActivityTargets(
+  db: Kysely<Database>,
+  input: {
+    activity: { id: string; channel_id: string; created_at: number };
+    event: 'start' | 'update' | 'end';
+    platform: 'ios' | 'android';
+    after: string | null;
+    limit: number;
+  },
+): Promise<string[]> {
+  if (input.platform === 'ios' && input.event !== 'start') {
+    let query = db
+      .selectFrom('live_activity_tokens')
+      .innerJoin('subscribers', 'subscribers.id', 'live_activity_tokens.subscriber_id')
+      .select('live_activity_tokens.subscriber_id as id')
+      .where('live_activity_tokens.live_activity_id', '=', input.activity.id)
+      .where('subscribers.status', '=', 'active');
+    if (input.after) query = query.where('live_activity_tokens.subscriber_id', '>', input.after);
+    const rows = await query.orderBy('live_activity_tokens.subscriber_id').limit(input.limit).execute();
+    return rows.map((row) => row.id);
+  }
+  let query = db
+    .selectFrom('subscribers')
+    .select('id')
+    .where('channel_id', '=', input.activity.channel_id)
+    .where('status', '=', 'active')
+    .where('platform', '=', input.platform)
+    .where('created_at', '<=', input.activity.created_at);
+  if (input.platform === 'ios') query = query.where('push_to_start_token', 'is not', null);
+  if (input.after) query = query.where('id', '>', input.after);
+  const rows = await query.orderBy('id').limit(input.limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Forgets a push-to-start token APNs called dead: that token only. The subscriber keeps its device token and stays
+ * subscribed to notifications; the app sends a new push-to-start token with its next registration.
+ */
+export async function clearPushToStartToken(trx: Kysely<Database>, input: { subscriberId: string; token: string; now: number }): Promise<boolean> {
+  const result = await trx
+    .updateTable('subscribers')
+    .set({ push_to_start_token: null, updated_at: input.now })
+    .where('id', '=', input.subscriberId)
+    .where('push_to_start_token', '=', input.token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

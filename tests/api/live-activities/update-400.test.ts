@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountState } from '../../harness/account-state.ts';
+import { expectValidation } from '../../harness/api-expect.ts';
+import { activityPath, startActivity } from '../../harness/live-activity-requests.ts';
+import { get, post } from '../../harness/requests.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+const team = (name: string, score: number) => ({ name, score });
+const starts: Record<string, Record<string, unknown>> = {
+  progress: {},
+  score: { template: 'score', fields: { title: 'Match', home: team('Ajax', 0), away: team('PSV', 0) } },
+  steps: { template: 'steps', fields: { title: 'Ride', currentStep: 2, totalSteps: 3 } },
+};
+
+describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', () => {
+  it('explains that progress is a fraction, after merging', async () => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    const id = await startActivity(t.app, account.secretKey, 'orders');
+    const response = await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 45 } });
+    expect(expectValidation(response, ['fields.progress'])).toEqual([{ field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' }]);
+  });
+
+  it.each<[string, keyof typeof starts, () => unknown, string[]]>([
+    ['removing a required field', 'progress', () => ({ fields: { title: null } }), ['fields.title']],
+    ['an unknown member of fields', 'progress', () => ({ fields: { colour: 'red' } }), ['fields.colour']],
+    ['a field of another template', 'progress', () => ({ fields: { currentStep: 2 } }), ['fields.currentStep']],
+    ['a score going negative', 'score', () => ({ fields: { away: { score: -1 } } }), ['fields.away.score']],
+    ['removing a team name', 'score', () => ({ fields: { home: { name: null } } }), ['fields.home.name']],
+    ['a step beyond the total, after merging', 'steps', () => ({ fields: { totalSteps: 1 } }), ['fields.currentStep']],
+    ['no fields', 'progress', () => ({ alert: { title: 'x' } }), ['fields']],
+    ['fields that are not an object', 'progress', () => ({ fields: 'progress=0.5' }), ['fields']],
+    ['an alert without title', 'progress', () => ({ fields: {}, alert: { body: 'b' } }), ['alert.title']],
+    ['a staleAt in the past', 'progress', () => ({ fields: {}, staleAt: new Date(t.clock.now() - 1000).toISOString() }), ['staleAt']],
+    ['a staleAt that is not a date', 'progress', () => ({ fields: {}, staleAt: 'later' }), ['staleAt']],
+    ['a dismissAt (only an end takes one)', 'progress', () => ({ fields: {}, dismissAt: new Date(t.clock.now()).toISOString() }), ['dismissAt']],
+    ['a template change', 'progress', () => ({ fields: {}, template: 'steps' }), ['template']],
+  ])('refuses %s, naming the field, and changes or charges nothing', async (_name, template, body, fields) => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    const id = await startActivity(t.app, account.secretKey, 'orders', starts[template]);
+    const before = await accountState(t, account.id);
+    const activityBefore = (await get(t.app, activityPath(id), account.secretKey)).body.data;
+    expectValidation(await post(t.app, activityPath(id, 'update'), account.secretKey, body()), fields);
+    expect(await accountState(t, account.id)).toEqual(before);
+    expect((await get(t.app, activityPath(id), account.secretKey)).body.data).toEqual(activityBefore);
+  });
+
+  it('does not advance the APNs timestamp of a refused update', async () => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    const id = await startActivity(t.app, account.secretKey, 'orders');
+    const stamp = async () => (await t.store.db.selectFrom('live_activities').select('push_timestamp').where('id', '=', id).executeTakeFirstOrThrow()).push_timestamp;
+    const before = await stamp();
+    expectValidation(await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 2 } }), ['fields.progress']);
+    expect(await stamp()).toBe(before);
+  });
+});

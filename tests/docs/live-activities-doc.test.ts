@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildApnsLiveActivityPayload } from '../../src/delivery/apns/apns-live-activity-payload.ts';
+import { buildFcmLiveActivityData } from '../../src/delivery/fcm/fcm-live-activity-data.ts';
+import type { LiveActivityEvent, LiveActivityPush } from '../../src/delivery/live-activities/live-activity-push.ts';
+import { templateAttributesTypes, templateNames, templateSchemas, type TemplateName } from '../../src/domain/live-activity-templates.ts';
+
+/**
+ * docs/live-activities.md is what app developers copy: its payloads must be what the builders produce, and its Swift
+ * types must decode them (same type names, same field names, optional exactly where the schema is).
+ */
+const doc = readFileSync(new URL('../../docs/live-activities.md', import.meta.url), 'utf8');
+const blocks = (language: string) => [...doc.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
+
+describe('docs/live-activities.md', () => {
+  it('shows the APNs payload of each event exactly as the builder makes it', () => {
+    const payloads = blocks('json').map((text) => JSON.parse(text) as { aps: Record<string, any> }).filter((payload) => payload.aps !== undefined);
+    expect(payloads.map((payload) => payload.aps.event)).toEqual(['start', 'update', 'end']);
+    const start = payloads[0]!.aps;
+    for (const { aps } of payloads) {
+      const push: LiveActivityPush = {
+        activityId: start.attributes.activityId,
+        template: 'progress',
+        event: aps.event as LiveActivityEvent,
+        timestamp: aps.timestamp,
+        fields: aps['content-state'],
+        alert: aps.alert ?? null,
+        staleAt: aps['stale-date'] === undefined ? null : aps['stale-date'] * 1000,
+        dismissAt: aps['dismissal-date'] === undefined ? null : aps['dismissal-date'] * 1000,
+        relevanceScore: aps['relevance-score'] ?? null,
+        expiresAt: start.timestamp * 1000 + 8 * 3600_000,
+      };
+      expect(buildApnsLiveActivityPayload(push)).toEqual({ aps });
+    }
+  });
+
+  it('shows the Android message exactly as the builder makes it', () => {
+    const message = blocks('json').map((text) => JSON.parse(text) as { message?: { data: Record<string, string> } }).find((item) => item.message)!.message!;
+    const data = message.data;
+    const push: LiveActivityPush = {
+      activityId: data.activityId!,
+      template: data.template as TemplateName,
+      event: data.event as LiveActivityEvent,
+      timestamp: Number(data.timestamp),
+      fields: JSON.parse(data.fields!),
+      alert: data.alert ? JSON.parse(data.alert) : null,
+      staleAt: null,
+      dismissAt: null,
+      relevanceScore: null,
+      expiresAt: 0,
+    };
+    expect(buildFcmLiveActivityData(push)).toEqual(data);
+    expect(message).toMatchObject({ android: { priority: 'HIGH', collapse_key: data.activityId } });
+  });
+
+  it("declares each template's ActivityAttributes with the published name and the schema's fields", () => {
+    const swift = blocks('swift').join('\n');
+    const swiftTypes: Record<string, string> = { string: 'String', number: 'Double', integer: 'Int', object: 'Team' };
+    for (const template of templateNames) {
+      const name = templateAttributesTypes[template];
+      const body = new RegExp(`struct ${name}: ActivityAttributes \\{([\\s\\S]*?)\\n\\}`).exec(swift)?.[1];
+      expect(body, `struct ${name}`).toBeDefined();
+      const state = /struct ContentState: Codable, Hashable \{([\s\S]*?)\n {4}\}/.exec(body!)![1]!;
+      // Stored properties only (a computed `var endDate: Date? {` is not decoded).
+      const declared = Object.fromEntries([...state.matchAll(/^ {8}var (\w+): (\w+)(\?)?[ \t]*(?:\/\/.*)?$/gm)].map((match) => [match[1], `${match[2]}${match[3] ?? ''}`]));
+      const schema = templateSchemas[template] as unknown as { properties: Record<string, { type: string }>; required?: string[] };
+      const expected = Object.fromEntries(
+        Object.entries(schema.properties)
+          // A timer's durationSeconds is never sent: it is stored as endsAt.
+          .filter(([field]) => field !== 'durationSeconds')
+          .map(([field, property]) => [field, `${swiftTypes[property.type]}${schema.required?.includes(field) || field === 'endsAt' ? '' : '?'}`]),
+      );
+      expect(declared, name).toEqual(expected);
+      expect(body, name).toMatch(/^ {4}var activityId: String/m);
+    }
+  });
+});

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The devices' side of Live Activities, as the fake APNs models it (protocols.md 2.1–2.3), so a test can drive a whole
+ * lifecycle through the real protocol:
+ * - a delivered `event: start` with `input-push-token: 1` starts an activity on the device that owns the
+ *   push-to-start token, and the system mints a per-activity update token, which listeners hear about (a device app
+ *   reads `pushTokenUpdates` and reports it to its server; see apns-live-activity-reporter.ts);
+ * - `update` and `end` pushes to that update token apply when their `timestamp` is newer than the last applied one
+ *   and are ignored otherwise, as iOS does ("an update older than the last one is ignored");
+ * - once an activity has ended (an `end` push, or endActivity(): the user dismissed it, or the system's 8 hours), or
+ *   its token rotated (rotateUpdateToken()), pushes to the old update token answer 410 Unregistered.
+ * APNs itself does not look inside `aps`; these are the device's rules, recorded per activity for tests.
+ */
+export interface FakeLiveActivityEvent {
+  event: string;
+  timestamp: number | null;
+  /** False when the device ignored it: an older timestamp, or the activity had ended. */
+  applied: boolean;
+  aps: Record<string, unknown>;
+}
+
+export interface FakeLiveActivity {
+  /** The push-to-start token the start came to (the device's identity here). */
+  pushToStartToken: string;
+  /** The current per-activity update token (lower-case hex). */
+  updateToken: string;
+  /** Earlier update tokens of this activity, now answering 410. */
+  retiredTokens: string[];
+  attributesType: string;
+  attributes: Record<string, unknown>;
+  contentState: unknown;
+  /** The last applied `aps.timestamp`. */
+  timestamp: number;
+  state: 'active' | 'ended';
+  dismissalDate: number | null;
+  events: FakeLiveActivityEvent[];
+}
+
+/** A start the device refused, with why (e.g. no alert): iOS starts nothing then. */
+export interface FakeRefusedStart {
+  token: string;
+  problem: string;
+  aps: unknown;
+}
+
+/** Live Activity update tokens are longer than device tokens (protocols.md 1.3 notes on length): 80 bytes here. */
+const UPDATE_TOKEN_BYTES = 80;
+
+export class FakeLiveActivities {
+  readonly activities: FakeLiveActivity[] = [];
+  readonly refusedStarts: FakeRefusedStart[] = [];
+  private readonly byToken = new Map<string, FakeLiveActivity>();
+  private readonly listeners = new Set<(activity: FakeLiveActivity) => void>();
+
+  /** True when `token` is an update token whose activity ended or rotated away: APNs answers 410 Unregistered. */
+  isGone(token: string): boolean {
+    const activity = this.byToken.get(token.toLowerCase());
+    return activity !== undefined && (activity.state === 'ended' || activity.updateToken !== token.toLowerCase());
+  }
+
+  /**
+   * A liveactivity push APNs accepted for `token`: applies it as the device would. Returns the activity when this
+   * push started one, so the server announces its update token once the response has been sent.
+   */
+  accept(token: string, payload: unknown): FakeLiveActivity | null {
+    const aps = apsOf(payload);
+    if (!aps) return null;
+    const activity = this.byToken.get(token.toLowerCase());
+    if (activity) {
+      this.apply(activity, aps);
+      return null;
+    }
+    return aps.event === 'start' ? this.start(token.toLowerCase(), aps) : null;
+  }
+
+  /** Calls `listener` with the activity each time the system mints an update token (start, rotation). */
+  onUpdateToken(listener: (activity: FakeLiveActivity) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  announce(activity: FakeLiveActivity): void {
+    for (const listener of this.listeners) listener(activity);
+  }
+
+  /** The user (or the system) ends the activity on the device: its update token answers 410 from now on. */
+  endActivity(updateToken: string): void {
+    this.require(updateToken).state = 'ended';
+  }
+
+  /** The system replaces the activity's update token (protocols.md 2.3: tokens can change); the old one answers 410. */
+  rotateUpdateToken(updateToken: string): FakeLiveActivity {
+    const activity = this.require(updateToken);
+    activity.retiredTokens.push(activity.updateToken);
+    activity.updateToken = randomBytes(UPDATE_TOKEN_BYTES).toString('hex');
+    this.byToken.set(activity.updateToken, activity);
+    this.announce(activity);
+    return activity;
+  }
+
+  /** The first activity that matches, e.g. by `pushToStartToken` and `attributes.activityId`. */
+  find(predicate: (activity: FakeLiveActivity) => boolean): FakeLiveActivity | undefined {
+    return this.activities.find(predicate);
+  }
+
+  reset(): void {
+    this.activities.length = 0;
+    this.refusedStarts.length = 0;
+    this.byToken.clear();
+  }
+
+  private start(token: string, aps: Record<string, unknown>): FakeLiveActivity | null {
+    const problem = startProblem(aps);
+    if (problem) {
+      this.refusedStarts.push({ token, problem, aps });
+      return null;
+    }
+    const activity: FakeLiveActivity = {
+      pushToStartToken: token,
+      updateToken: randomBytes(UPDATE_TOKEN_BYTES).toString('hex'),
+      retiredTokens: [],
+      attributesType: aps['attributes-type'] as string,
+      attributes: aps.attributes as Record<string, unknown>,
+      contentState: aps['content-state'],
+      timestamp: aps.timestamp as number,
+      state: 'active',
+      dismissalDate: null,
+      events: [{ event: 'start', timestamp: aps.timestamp as number, applied: true, aps }],
+    };
+    this.activities.push(activity);
+    this.byToken.set(activity.updateToken, activity);
+    // Without input-push-token the system mints no update token, so nothing is announced (the server cannot update it).
+    return aps['input-push-token'] === 1 ? activity : null;
+  }
+
+  private apply(activity: FakeLiveActivity, aps: Record<string, unknown>): void {
+    const timestamp = typeof aps.timestamp === 'number' ? aps.timestamp : null;
+    const known = aps.event === 'update' || aps.event === 'end';
+    if (activity.state !== 'active' || timestamp === null || timestamp <= activity.timestamp || !known) {
+      activity.events.push({ event: String(aps.event), timestamp, applied: false, aps });
+      return;
+    }
+    activity.events.push({ event: String(aps.event), timestamp, applied: true, aps });
+    activity.timestamp = timestamp;
+    if (aps['content-state'] !== undefined) activity.contentState = aps['content-state'];
+    if (aps.event === 'end') {
+      activity.state = 'ended';
+      activity.dismissalDate = typeof aps['dismissal-date'] === 'number' ? aps['dismissal-date'] : null;
+    }
+  }
+
+  private require(updateToken: string): FakeLiveActivity {
+    const activity = this.byToken.get(updateToken.toLowerCase());
+    if (!activity) throw new Error(`no fake Live Activity has the update token ${updateToken}`);
+    return activity;
+  }
+}
+
+/** What iOS needs to start an activity from a push (protocols.md 2.2; alert is required on start). */
+function startProblem(aps: Record<string, unknown>): string | null {
+  if (typeof aps.timestamp !== 'number') return 'aps.timestamp must be a number (epoch seconds)';
+  if (typeof aps['content-state'] !== 'object' || aps['content-state'] === null) return 'aps.content-state must be an object';
+  if (typeof aps['attributes-type'] !== 'string') return 'aps.attributes-type must name the ActivityAttributes type';
+  if (typeof aps.attributes !== 'object' || aps.attributes === null) return 'aps.attributes must be an object';
+  if (typeof aps.alert !== 'object' || aps.alert === null) return 'aps.alert is required on start';
+  return null;
+}
+
+function apsOf(payload: unknown): Record<string, unknown> | null {
+  const aps = (payload as { aps?: unknown } | null)?.aps;
+  return typeof aps === 'object' && aps !== null && !Array.isArray(aps) ? (aps as Record<string, unknown>) : null;
+}
