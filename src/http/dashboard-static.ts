@@ -1,0 +1,49 @@
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { ClarionApp } from './app-types.ts';
+
+/** The dashboard's files: plain HTML, CSS and JavaScript modules, no build step (docs/dashboard.md). */
+export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+
+/**
+ * Nothing but our own files may run or load: no inline script, no other origin (there is no CDN to allow, and an
+ * injected tag could not phone home). Styles set from scripts through element.style are CSSOM, which CSP allows.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function setDashboardHeaders(response: { setHeader(name: string, value: string): unknown }): void {
+  response.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
+  response.setHeader('x-content-type-options', 'nosniff');
+  response.setHeader('referrer-policy', 'same-origin');
+  response.setHeader('x-frame-options', 'DENY');
+  // Revalidate every time (a 304 by ETag costs one round trip on localhost): an upgraded server never mixes old
+  // and new modules in a browser's cache.
+  response.setHeader('cache-control', 'no-cache');
+}
+
+/**
+ * Serves web/ at /. One route per file, listed when the server starts (`wildcard: false`), rather than a catch-all
+ * `/*`: a catch-all would also match /api/v1/anything and answer those with the dashboard's rules instead of the
+ * API's. The dashboard routes in the browser with #/paths, so / is the only page the server needs to know.
+ */
+export async function registerDashboard(app: ClarionApp): Promise<void> {
+  await app.register(fastifyStatic, {
+    root: WEB_ROOT,
+    prefix: '/',
+    wildcard: false,
+    index: 'index.html',
+    decorateReply: false,
+    cacheControl: false,
+    setHeaders: setDashboardHeaders,
+  });
+}

@@ -1,0 +1,26 @@
+import { deleteSession } from '../../../store/sessions-store.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { clearedSessionCookie, isHttps } from '../../session-cookie.ts';
+import { SessionState } from './session-view.ts';
+
+export function registerSignout(app: ClarionApp, deps: AppDependencies): void {
+  app.post(
+    '/api/v1/auth/signout',
+    {
+      config: { auth: 'session' },
+      schema: {
+        summary: 'Sign out: end this dashboard session',
+        description: 'Deletes the session, so its cookie is refused from the next request on, and clears the cookie. Needs X-CSRF-Token.',
+        tags: ['dashboard'],
+        security: [{ session: [] }],
+        response: { 200: Success(SessionState), ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      await deleteSession(deps.store.db, request.auth!.session!.id);
+      reply.header('set-cookie', clearedSessionCookie(isHttps(request))).header('cache-control', 'no-store');
+      return { success: true as const, data: { signup: deps.config.signup, session: null } };
+    },
+  );
+}

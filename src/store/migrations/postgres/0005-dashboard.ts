@@ -1,0 +1,23 @@
+/** Dashboard sign-in: sessions (only a hash of each token is stored) and the sign-in attempt log that rate-limits it (PostgreSQL). */
+export const statements = [
+  `CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL REFERENCES users(id),
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    created_at BIGINT NOT NULL,
+    last_seen_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  )`,
+  `CREATE INDEX sessions_user ON sessions (user_id)`,
+  `CREATE INDEX sessions_expires ON sessions (expires_at)`,
+  `CREATE TABLE signin_attempts (
+    kind TEXT NOT NULL,
+    email_hash TEXT NOT NULL,
+    ip TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  )`,
+  `CREATE INDEX signin_attempts_email ON signin_attempts (email_hash, created_at)`,
+  `CREATE INDEX signin_attempts_ip ON signin_attempts (ip, created_at)`,
+  `CREATE INDEX signin_attempts_created ON signin_attempts (created_at)`,
+];

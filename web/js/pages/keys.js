@@ -1,0 +1,145 @@
+import { api, withQuery } from '../api.js';
+import { append, h, replace, table, uid } from '../dom.js';
+import { announce, askDialog, showProblem } from '../feedback.js';
+import { formatTime, formatTimeText } from '../format.js';
+import { keyReveal } from '../key-reveal.js';
+import { pageHeading } from '../layout.js';
+import { allChannels } from './channels.js';
+import { createKeyForm } from './key-create-form.js';
+
+/** Grace periods offered on rotation (the API takes any number of seconds up to 7 days). */
+const graceChoices = [
+  { value: '0', label: 'None: the old key stops working at once' },
+  { value: '3600', label: '1 hour' },
+  { value: '86400', label: '24 hours' },
+  { value: '604800', label: '7 days (the longest allowed)' },
+];
+
+export async function keysPage({ container }) {
+  pageHeading(container, 'API keys');
+  append(
+    container,
+    h(
+      'p',
+      { class: 'lead' },
+      'Secret keys (clr_sk_…) are for your servers: they send notifications and read everything. Publishable keys (clr_pk_…) go inside apps: they can only register and unsubscribe devices. Keys are managed here only; no API key can create or revoke keys.',
+    ),
+  );
+  const revealSlot = h('div');
+  const problems = h('div');
+  const listSection = h('section', { 'aria-labelledby': 'keys-list' }, h('h2', { id: 'keys-list' }, 'Your keys'));
+  const channels = await allChannels();
+
+  const showReveal = (panel) => {
+    replace(revealSlot, panel);
+    panel.querySelector('h2').focus();
+  };
+  const reload = async () => {
+    replace(listSection, h('h2', { id: 'keys-list' }, 'Your keys'));
+    await renderList(listSection, { problems, showReveal, reload }).catch((problem) => showProblem(problems, problem));
+  };
+  append(
+    container,
+    revealSlot,
+    createKeyForm(channels, async (created) => {
+      showReveal(keyReveal(created));
+      announce(`Key ${created.name} created. Copy it now: you will not see it again.`);
+      await reload();
+    }),
+    problems,
+    listSection,
+  );
+  await renderList(listSection, { problems, showReveal, reload });
+}
+
+async function renderList(section, context, cursor = null) {
+  const page = await api.list(withQuery('/api/v1/keys', { limit: 50, cursor }));
+  if (page.data.length === 0 && cursor === null) {
+    append(section, h('p', {}, 'No keys yet: create one above.'));
+    return;
+  }
+  append(
+    section,
+    table(
+      'API keys',
+      ['Name', 'Kind', 'Key', 'Channels', 'Status', 'Created', 'Last used', 'Actions'],
+      page.data.map((key) => [
+        key.name,
+        key.kind,
+        h('code', {}, `${key.start}…`),
+        key.channels ? key.channels.join(', ') : 'All channels',
+        statusText(key),
+        formatTime(key.createdAt),
+        formatTime(key.lastUsedAt, 'Never'),
+        actions(key, context),
+      ]),
+      { rowHeaders: true },
+    ),
+  );
+  if (page.nextCursor) {
+    const more = h('button', { type: 'button' }, 'Show more keys');
+    more.addEventListener('click', () => {
+      more.remove();
+      renderList(section, context, page.nextCursor).catch((problem) => showProblem(context.problems, problem));
+    });
+    append(section, more);
+  }
+}
+
+function statusText(key) {
+  if (key.status === 'revoked') return `Revoked ${formatTimeText(key.revokedAt)}`;
+  if (key.status === 'expired') return key.replacedBy ? 'Rotated' : 'Expired';
+  if (key.expiresAt) return `Active until ${formatTimeText(key.expiresAt)} (rotated)`;
+  return 'Active';
+}
+
+function actions(key, context) {
+  if (key.status !== 'active') return '—';
+  const rotate = key.replacedBy ? null : h('button', { type: 'button', onclick: () => rotateKey(key, context) }, 'Rotate', h('span', { class: 'visually-hidden' }, ` ${key.name}`));
+  const revoke = h('button', { type: 'button', class: 'danger', onclick: () => revokeKey(key, context) }, 'Revoke', h('span', { class: 'visually-hidden' }, ` ${key.name}`));
+  return h('div', { class: 'row-actions' }, rotate, revoke);
+}
+
+async function revokeKey(key, context) {
+  const answer = await askDialog({
+    title: `Revoke the key "${key.name}"?`,
+    body: h('p', {}, `Requests with ${key.start}… are refused from the very next one. This cannot be undone.`),
+    confirmLabel: 'Revoke key',
+    danger: true,
+  });
+  if (!answer.confirmed) return;
+  try {
+    await api.post(`/api/v1/keys/${encodeURIComponent(key.id)}/revoke`);
+    announce(`Key ${key.name} revoked.`);
+    await context.reload();
+  } catch (problem) {
+    showProblem(context.problems, problem);
+  }
+}
+
+async function rotateKey(key, context) {
+  const selectId = uid('grace');
+  const answer = await askDialog({
+    title: `Rotate the key "${key.name}"?`,
+    body: [
+      h('p', {}, 'A new value is made for the same name, kind and channels. Give the old value a grace period if running servers or apps still use it.'),
+      h('div', { class: 'field' }, h('label', { for: selectId }, 'Old key keeps working for'), h('select', { id: selectId, name: 'graceSeconds' }, graceChoices.map((choice) => h('option', { value: choice.value }, choice.label)))),
+    ],
+    confirmLabel: 'Rotate key',
+  });
+  if (!answer.confirmed) return;
+  try {
+    const rotated = await api.post(`/api/v1/keys/${encodeURIComponent(key.id)}/rotate`, { graceSeconds: Number(answer.values.graceSeconds ?? 0) });
+    const until = rotated.replaced.expiresAt;
+    context.showReveal(
+      keyReveal(rotated.key, {
+        title: 'Your rotated API key',
+        extra: h('p', {}, `The old value (${key.start}…) stops working ${Date.parse(until) <= Date.now() ? 'now' : `at ${formatTimeText(until)}`}.`),
+      }),
+    );
+    announce(`Key ${key.name} rotated. Copy the new value now: you will not see it again.`);
+    await context.reload();
+  } catch (problem) {
+    showProblem(context.problems, problem);
+  }
+}

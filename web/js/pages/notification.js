@@ -1,0 +1,100 @@
+import { api, withQuery } from '../api.js';
+import { append, h, replace, table } from '../dom.js';
+import { announce, askDialog, showProblem } from '../feedback.js';
+import { formatNumber, formatTime } from '../format.js';
+import { pageHeading, refreshQuotaBanner } from '../layout.js';
+import { href } from '../router.js';
+import { statusBadge } from './notifications.js';
+
+/** One notification: its content, status and delivery stats, its failures, and Cancel while it is scheduled. */
+export async function notificationPage({ container, params }) {
+  const heading = pageHeading(container, 'Notification');
+  const body = h('div');
+  const problems = h('div');
+  append(container, h('p', {}, h('a', { href: href('/notifications') }, '← All notifications')), problems, body);
+  const show = async () => {
+    const notification = await api.get(`/api/v1/notifications/${encodeURIComponent(params.id)}`);
+    heading.textContent = notification.title ?? 'Notification';
+    document.title = `${heading.textContent} · Clarion`;
+    replace(body, details(notification, { problems, reload: show }), await failures(notification));
+  };
+  await show();
+}
+
+function details(notification, context) {
+  const { stats } = notification;
+  const cancelable = notification.status === 'scheduled' || (notification.status === 'sending' && notification.deliverAtLocalTime);
+  return h(
+    'div',
+    {},
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Status'), h('dd', {}, statusBadge(notification.status), notification.failureReason ? ` (${notification.failureReason})` : null),
+      h('dt', {}, 'Channel'), h('dd', {}, h('a', { href: href(`/channels/${encodeURIComponent(notification.channelCode)}`) }, h('code', {}, notification.channelCode))),
+      h('dt', {}, 'Body'), h('dd', {}, notification.body ?? '—'),
+      h('dt', {}, 'Link'), h('dd', {}, notification.url ?? '—'),
+      h('dt', {}, 'Created'), h('dd', {}, formatTime(notification.createdAt)),
+      notification.sendAt ? [h('dt', {}, 'Scheduled for'), h('dd', {}, formatTime(notification.sendAt))] : null,
+      notification.canceledAt ? [h('dt', {}, 'Canceled'), h('dd', {}, formatTime(notification.canceledAt))] : null,
+      h('dt', {}, 'Id'), h('dd', {}, h('code', {}, notification.id)),
+    ),
+    h(
+      'ul',
+      { class: 'stats', 'aria-label': 'Delivery' },
+      stat('Recipients', notification.recipientCount),
+      stat('Delivered', stats.delivered),
+      stat('Failed', stats.failed),
+      stat('Pending', stats.pending),
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'button', onclick: () => context.reload().then(() => announce('Refreshed.')).catch((problem) => showProblem(context.problems, problem)) }, 'Refresh'),
+      cancelable ? h('button', { type: 'button', class: 'danger', onclick: () => cancel(notification, context) }, 'Cancel notification') : null,
+    ),
+  );
+}
+
+function stat(label, value) {
+  return h('li', {}, h('span', { class: 'stat-value' }, formatNumber(value)), h('span', { class: 'stat-label' }, label));
+}
+
+async function cancel(notification, context) {
+  const answer = await askDialog({
+    title: 'Cancel this notification?',
+    body: h('p', {}, notification.status === 'scheduled' ? 'It will not be sent, and its quota unit is refunded.' : 'Time zones not reached yet will not get it.'),
+    confirmLabel: 'Cancel notification',
+    cancelLabel: 'Keep it',
+    danger: true,
+  });
+  if (!answer.confirmed) return;
+  try {
+    await api.post(`/api/v1/notifications/${encodeURIComponent(notification.id)}/cancel`);
+    announce('Notification canceled.');
+    refreshQuotaBanner();
+    await context.reload();
+  } catch (problem) {
+    showProblem(context.problems, problem);
+  }
+}
+
+async function failures(notification) {
+  const section = h('section', { 'aria-labelledby': 'failures' }, h('h2', { id: 'failures' }, 'Delivery failures'));
+  if (notification.stats.failed === 0) {
+    append(section, h('p', {}, 'None so far.'));
+    return section;
+  }
+  const page = await api.list(withQuery(`/api/v1/notifications/${encodeURIComponent(notification.id)}/failures`, { limit: 100 }));
+  append(
+    section,
+    table(
+      'Subscribers the notification could not be delivered to',
+      ['Subscriber', 'Platform', 'Reason', 'When'],
+      page.data.map((failure) => [h('code', {}, failure.subscriberId), failure.platform, h('code', {}, failure.reason), formatTime(failure.failedAt)]),
+      { rowHeaders: true },
+    ),
+    page.nextCursor ? h('p', { class: 'muted' }, 'Showing the first 100 failures.') : null,
+  );
+  return section;
+}

@@ -1,0 +1,87 @@
+import { api, withQuery } from '../api.js';
+import { append, h, table } from '../dom.js';
+import { showProblem } from '../feedback.js';
+import { formatNumber, formatTime } from '../format.js';
+import { field } from '../forms.js';
+import { pageHeading } from '../layout.js';
+import { href } from '../router.js';
+import { allChannels } from './channels.js';
+
+export const statusLabels = {
+  scheduled: 'Scheduled',
+  queued: 'Queued',
+  sending: 'Sending',
+  sent: 'Sent',
+  canceled: 'Canceled',
+  failed: 'Failed',
+};
+
+export function statusBadge(status) {
+  return h('span', { class: `badge badge-${status}` }, statusLabels[status] ?? status);
+}
+
+export async function notificationsPage({ container, query, navigate }) {
+  pageHeading(container, 'Notifications', h('a', { class: 'button primary', href: href('/notifications/new') }, 'New notification'));
+  const channels = await allChannels();
+  const channelCode = query.get('channel') ?? '';
+  const status = query.get('status') ?? '';
+  const filters = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': 'Filter notifications' },
+    field({
+      label: 'Channel',
+      control: 'select',
+      input: { name: 'channel', required: true },
+      options: [{ value: '', label: 'All channels' }, ...channels.map((channel) => ({ value: channel.code, label: channel.code, selected: channel.code === channelCode }))],
+    }),
+    field({
+      label: 'Status',
+      control: 'select',
+      input: { name: 'status', required: true },
+      options: [{ value: '', label: 'Any status' }, ...Object.entries(statusLabels).map(([value, label]) => ({ value, label, selected: value === status }))],
+    }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')),
+  );
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const values = Object.fromEntries(new FormData(filters));
+    navigate(withQuery('/notifications', { channel: values.channel, status: values.status }));
+  });
+  const results = h('section', { 'aria-labelledby': 'history' }, h('h2', { id: 'history' }, 'History'));
+  append(container, filters, results);
+  await appendPage(results, { channelCode, status }, null);
+}
+
+async function appendPage(section, filter, cursor) {
+  const page = await api.list(withQuery('/api/v1/notifications', { channelCode: filter.channelCode, status: filter.status, limit: 25, cursor }));
+  if (page.data.length === 0 && cursor === null) {
+    append(section, h('p', {}, 'No notifications yet. ', h('a', { href: href('/notifications/new') }, 'Send a test notification.')));
+    return;
+  }
+  append(
+    section,
+    table(
+      cursor ? 'More notifications' : 'Notifications, newest first',
+      ['Notification', 'Channel', 'Status', 'Recipients', 'Delivered', 'Failed', 'Pending', 'Created'],
+      page.data.map((notification) => [
+        h('a', { href: href(`/notifications/${notification.id}`) }, notification.title ?? notification.body ?? notification.id),
+        h('code', {}, notification.channelCode),
+        statusBadge(notification.status),
+        formatNumber(notification.recipientCount),
+        formatNumber(notification.stats.delivered),
+        formatNumber(notification.stats.failed),
+        formatNumber(notification.stats.pending),
+        formatTime(notification.createdAt),
+      ]),
+      { rowHeaders: true },
+    ),
+  );
+  if (page.nextCursor) {
+    const more = h('button', { type: 'button' }, 'Show older notifications');
+    more.addEventListener('click', () => {
+      more.remove();
+      appendPage(section, filter, page.nextCursor).catch((problem) => showProblem(section.appendChild(h('div')), problem));
+    });
+    append(section, more);
+  }
+}

@@ -1,0 +1,55 @@
+import { api } from '../api.js';
+import { append, h } from '../dom.js';
+import { notice, showProblem } from '../feedback.js';
+import { field, markFieldErrors, whileBusy } from '../forms.js';
+import { pageHeading } from '../layout.js';
+import { href } from '../router.js';
+import { sessionState, setFlash, setSessionState } from '../session.js';
+
+/** The password rule of src/domain/passwords.ts, said before the user types (the API checks it again). */
+const PASSWORD_MIN_LENGTH = 10;
+
+export async function signUpPage({ container, navigate }) {
+  pageHeading(container, 'Create your account');
+  if (sessionState().signup !== 'open') {
+    append(
+      container,
+      notice('info', h('p', {}, 'Sign-up is closed on this instance. Ask its operator for an account.')),
+      h('p', {}, h('a', { href: href('/signin') }, 'Sign in')),
+    );
+    return;
+  }
+  const problems = h('div');
+  const form = h(
+    'form',
+    { class: 'card narrow', novalidate: true },
+    h('p', {}, 'A new account starts on the Free plan: 250 notifications a month, no card needed.'),
+    problems,
+    field({ label: 'Email', input: { name: 'email', type: 'email', autocomplete: 'username', required: true } }),
+    field({
+      label: 'Password',
+      hint: `At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong one.`,
+      input: { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: String(PASSWORD_MIN_LENGTH), maxlength: '200' },
+    }),
+    field({ label: 'Account name', hint: 'Your company or project. Defaults to your email.', input: { name: 'accountName', autocomplete: 'organization', maxlength: '100' } }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create account')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    whileBusy(form, async () => {
+      showProblem(problems, null);
+      const values = Object.fromEntries(new FormData(form));
+      const body = { email: values.email, password: values.password };
+      if (String(values.accountName).trim()) body.accountName = String(values.accountName).trim();
+      try {
+        setSessionState(await api.post('/api/v1/auth/signup', body));
+        setFlash('success', 'Your account is ready. Start by creating a channel.');
+        navigate('/channels');
+      } catch (problem) {
+        showProblem(problems, problem);
+        markFieldErrors(form, problem);
+      }
+    });
+  });
+  append(container, form, h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
+}
