@@ -13,6 +13,18 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard (web/): plain JavaScript modules that run in the browser, served as they are (no build step).
+    files: ['web/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', console: 'readonly', URLSearchParams: 'readonly',
+        HTMLElement: 'readonly', Node: 'readonly', FormData: 'readonly', HashChangeEvent: 'readonly', Intl: 'readonly',
+        requestAnimationFrame: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+      },
+    },
+  },
+  {
     // Tests read untyped JSON responses.
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

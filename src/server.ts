@@ -28,7 +28,7 @@ export interface ServeRoles {
 /** Opens storage, migrates it, and starts the roles asked for. The only place that listens on a port. */
 export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
-  resolveSecretKey(config.secretKey, config.dataDir);
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const { applied } = await migrateToLatest(store);
   logger.info(
@@ -42,13 +42,13 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
   if (roles.worker) {
     providers = createPushProviders(config, clock, logger);
-    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers });
+    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
   }
   let app: ClarionApp | null = null;
   let address: string | null = null;
   if (roles.api) {
-    app = await buildApp({ store, config, clock, queue, loggerInstance: logger });
+    app = await buildApp({ store, config, clock, queue, secretKey, loggerInstance: logger });
     address = await app.listen({ port: config.port, host: config.host });
   }
   return {

@@ -17,7 +17,7 @@ export function addServe(program: Command): void {
       const { startServer } = await import('../server.ts');
       const server = await startServer(config, { api: both || Boolean(options.api), worker: both || Boolean(options.worker) });
       if (server.address) {
-        server.logger.info(`Clarion is listening on ${server.address} — API docs at ${config.baseUrl}/docs`);
+        server.logger.info(`Clarion is listening on ${server.address} — dashboard at ${config.baseUrl}/, API docs at ${config.baseUrl}/docs`);
       }
       let stopping = false;
       const stop = (signal: string) => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { configOptions, type OptionDeclaration } from './config-options.ts';
 import { parseDuration, parseDurationList } from './duration.ts';
@@ -20,6 +21,10 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** Milliseconds before each attempt. */
   webhookRetrySchedule: number[];
+  /** Milliseconds one webhook attempt may take. */
+  webhookTimeout: number;
+  /** Fastify `trustProxy`: addresses whose X-Forwarded-* headers are believed; undefined = none. */
+  trustProxy: string | undefined;
   signup: 'open' | 'closed';
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -52,7 +57,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.databaseUrl && !/^postgres(ql)?:\/\//.test(parsed.databaseUrl)) {
     throw new ConfigError(`CLARION_DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(parsed.databaseUrl)}")`);
   }
+  if (parsed.trustProxy !== undefined) checkTrustProxy(parsed.trustProxy);
   return parsed;
+}
+
+/** proxy-addr's own names, or an IP address, optionally with a /prefix length (a CIDR range). */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function checkTrustProxy(value: string): void {
+  for (const entry of value.split(',').map((part) => part.trim())) {
+    const [address = '', prefix] = entry.split('/');
+    const ok = TRUST_PROXY_NAMES.has(entry) || (isIP(address) !== 0 && (prefix === undefined || /^\d{1,3}$/.test(prefix)));
+    if (!ok) {
+      throw new ConfigError(`CLARION_TRUST_PROXY: "${entry}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`);
+    }
+  }
 }
 
 function parseOption(option: OptionDeclaration, text: string): unknown {

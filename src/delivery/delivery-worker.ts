@@ -1,13 +1,16 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.ts';
+import { resolveSecretKey } from '../config/secret-key.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import { WorkerPool } from '../queue/worker-pool.ts';
 import type { Store } from '../store/database.ts';
 import { dispatchNotificationHandler } from './dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH } from './job-kinds.ts';
+import { liveActivityHandlers } from './live-activities/live-activity-handlers.ts';
 import type { PushProviders } from './push-sender.ts';
 import { sendBatchHandler } from './send-batch-job.ts';
+import { startWebhookRelayLoop, webhookHandlers } from '../webhooks/webhook-worker.ts';
 
 /** Finished jobs are kept a week for inspection, then deleted hourly so the table stays small. */
 const FINISHED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -19,13 +22,17 @@ export interface DeliveryWorker {
 }
 
 /** The worker role of `clarion serve`: the delivery job handlers on a worker pool, plus the job cleaner. */
-export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue; clock: Clock; config: Config; logger: Logger; providers: PushProviders }): Promise<DeliveryWorker> {
+export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue; clock: Clock; config: Config; logger: Logger; providers: PushProviders; secretKey?: Buffer }): Promise<DeliveryWorker> {
   const delivery = { store: deps.store, queue: deps.queue, clock: deps.clock, logger: deps.logger };
+  // The key that opens webhook secrets: the caller's, else the one the configuration names (as the API resolves it).
+  const secretKey = deps.secretKey ?? resolveSecretKey(deps.config.secretKey, deps.config.dataDir);
   const pool = new WorkerPool({
     queue: deps.queue,
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
       [SEND_BATCH]: sendBatchHandler({ ...delivery, providers: deps.providers }),
+      ...liveActivityHandlers({ ...delivery, providers: deps.providers }),
+      ...webhookHandlers({ ...delivery, config: deps.config, secretKey }),
     },
     concurrency: deps.config.workerConcurrency,
     leaseMs: deps.config.jobLease,
@@ -34,6 +41,7 @@ export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue;
     logger: deps.logger,
   });
   await pool.start();
+  const webhookRelay = startWebhookRelayLoop({ ...delivery, config: deps.config, secretKey });
   const cleaner = setInterval(() => {
     deps.queue.deleteFinished(FINISHED_JOB_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'job cleaner failed'));
   }, CLEAN_INTERVAL_MS);
@@ -42,6 +50,7 @@ export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue;
     pool,
     async stop(graceMs) {
       clearInterval(cleaner);
+      await webhookRelay.stop();
       await pool.stop(graceMs);
     },
   };

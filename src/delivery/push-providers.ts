@@ -3,6 +3,7 @@ import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import { createApnsClient } from './apns/apns-client.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
+import { sendApnsLiveActivity, sendFcmLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
 import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
 
@@ -33,6 +34,7 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   );
   return {
     send: (token, content, context) => client.send(token, content, { threadId: context.channelCode }),
+    sendLiveActivity: (token, push) => sendApnsLiveActivity(client, token, push),
     close: () => client.close(),
   };
 }
@@ -43,7 +45,7 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
     return unconfiguredSender('fcm_not_configured', 'set CLARION_FCM_SERVICE_ACCOUNT_FILE to deliver to Android');
   }
   const client = withCredentialErrors(() => createFcmClient({ url: config.fcmUrl, serviceAccountFile: config.fcmServiceAccountFile!, clock, logger }));
-  return { send: (token, content) => client.send(token, content), close: () => client.close() };
+  return { send: (token, content) => client.send(token, content), sendLiveActivity: (token, push) => sendFcmLiveActivity(client, token, push), close: () => client.close() };
 }
 
 /** Web Push delivery is not built yet: web subscribers' pushes fail with a reason that says so, counted and listed. */

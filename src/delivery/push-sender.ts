@@ -1,9 +1,12 @@
 import type { Platform } from '../domain/device-token.ts';
 import type { DeliveryOutcome, PushContent } from './delivery-outcome.ts';
+import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
 
 /** One provider as the send jobs see it: a token and content in, an outcome out. */
 export interface PushSender {
   send(token: string, content: PushContent, context: { channelCode: string }): Promise<DeliveryOutcome>;
+  /** A Live Activity lifecycle push (src/delivery/live-activities/); absent on a platform without Live Activities. */
+  sendLiveActivity?(token: string, push: LiveActivityPush): Promise<DeliveryOutcome>;
   close(): Promise<void>;
 }
 
@@ -16,6 +19,9 @@ export type PushProviders = Record<Platform, PushSender>;
 export function unconfiguredSender(reason: string, fix: string): PushSender {
   return {
     async send() {
+      return { kind: 'fatal', reason, fix };
+    },
+    async sendLiveActivity() {
       return { kind: 'fatal', reason, fix };
     },
     async close() {},

@@ -22,19 +22,30 @@ export interface AppDependencies {
   clock: Clock;
   /** Where accepted work goes: the notification's dispatch job is enqueued in the transaction that stores it. */
   queue: JobQueue;
+  /** The instance key (resolveSecretKey) that seals secrets at rest, such as webhook signing secrets. */
+  secretKey: Buffer;
 }
 
-/** Who is calling: resolved from the Bearer key before the body is even read. */
+/**
+ * Who is calling: resolved from the Bearer key, or from the dashboard session cookie, before the body is even read.
+ * A session acts like a secret key for all channels of its current account (src/http/auth.ts).
+ */
 export interface AuthContext {
-  keyId: string;
+  /** The API key used; null when the caller is a signed-in dashboard session. */
+  keyId: string | null;
   accountId: string;
   kind: ApiKeyKind;
   /** Channel codes the key may use; null = every channel of the account. */
   channels: string[] | null;
+  /** The dashboard session, when the caller is signed in rather than using a key. */
+  session: { id: string; userId: string } | null;
 }
 
-/** Which keys a route accepts: secret keys only (the default for /api/v1) or publishable ones as well. */
-export type RouteAuth = 'secret' | 'any' | 'none';
+/**
+ * Which callers a route accepts: secret keys or a session (the default for /api/v1), publishable keys as well
+ * ('any'), a dashboard session only ('session': key management and sign-out), or anyone ('none').
+ */
+export type RouteAuth = 'secret' | 'any' | 'session' | 'none';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,17 +1,22 @@
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import { resolveSecretKey } from '../config/secret-key.ts';
 import { newId } from '../domain/ids.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { registerAuth } from './auth.ts';
+import { registerDashboard } from './dashboard-static.ts';
 import { registerHealth } from './endpoints/health/health.ts';
-import { registerErrorHandling } from './error-handler.ts';
+import { registerErrorHandling, sendFrameworkError } from './error-handler.ts';
 import { registerIdempotency } from './idempotency.ts';
+import { jsonBodyProblem } from './json-body.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from './limits.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes } from './routes.ts';
 
-export interface BuildAppOptions extends AppDependencies {
+export interface BuildAppOptions extends Omit<AppDependencies, 'secretKey'> {
+  /** The instance key (src/config/secret-key.ts); by default resolved from `config` as `clarion serve` does. */
+  secretKey?: Buffer;
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -23,7 +28,8 @@ export interface BuildAppOptions extends AppDependencies {
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue } = options;
-  const deps: AppDependencies = { store, config, clock, queue };
+  const secretKey = options.secretKey ?? resolveSecretKey(config.secretKey, config.dataDir);
+  const deps: AppDependencies = { store, config, clock, queue, secretKey };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
@@ -32,11 +38,17 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     // Our own hook answers 503 in the error envelope while closing.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // X-Forwarded-Proto / -For are believed only from the configured proxies (CLARION_TRUST_PROXY).
+    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+    // A malformed URL or an over-long path parameter is refused before routing: still answer in the envelope.
+    frameworkErrors: sendFrameworkError as FastifyServerOptions['frameworkErrors'],
   }).withTypeProvider<TypeBoxTypeProvider>() as ClarionApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
 
+  // preClose runs when close() starts, before in-flight requests drain (onClose only runs after they have), so
+  // requests still arriving on open connections during the drain get 503 and /readyz turns unready at once.
   let closing = false;
-  app.addHook('onClose', async () => {
+  app.addHook('preClose', async () => {
     closing = true;
   });
   app.addHook('onRequest', async (request, reply) => {
@@ -48,11 +60,18 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   });
 
   // Several clients send "Content-Type: application/json" with an empty body on bodiless POSTs (unsubscribe):
-  // treat that as no body; everything else goes through Fastify's own parser (which guards against __proto__).
+  // treat that as no body; everything else goes through Fastify's own parser (which guards against __proto__),
+  // then through the checks JSON itself does not make (nesting depth, NUL characters).
+  // Fastify also parses text/plain by default: drop it, so any body that is not JSON gets 415.
+  app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
+    return parseJson(request, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      const problem = jsonBodyProblem(value);
+      return problem ? done(validationFailed([problem]), undefined) : done(null, value);
+    });
   });
 
   registerErrorHandling(app);
@@ -61,5 +80,6 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   registerIdempotency(app, deps);
   registerHealth(app, deps, () => closing);
   registerApiRoutes(app, deps);
+  await registerDashboard(app);
   return app;
 }

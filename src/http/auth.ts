@@ -1,16 +1,24 @@
 import type { FastifyRequest } from 'fastify';
 import { looksLikeApiKey } from '../domain/api-key-secret.ts';
 import { channelScopeOf, findApiKeyByValue, isApiKeyActive, touchApiKey } from '../store/api-keys-store.ts';
+import { touchSession } from '../store/sessions-store.ts';
 import { ApiError } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { assertCsrf, hasSessionCookie, resolveSession } from './session-auth.ts';
+import { clearedSessionCookie, isHttps } from './session-cookie.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * Resolves the Bearer key on every /api/v1 route before the body is read (so an unauthenticated caller gets 401,
- * never a validation error), enforces the route's key kind, then the per-key rate limit.
- * Routes say which keys they take with `config.auth`: 'secret' (default), 'any' (publishable too) or 'none'.
+ * Resolves the caller on every /api/v1 route before the body is read (so an unauthenticated caller gets 401,
+ * never a validation error), enforces the route's caller kind, then the per-caller rate limit.
+ * Routes say whom they take with `config.auth`: 'secret' (default), 'any' (publishable keys too), 'session'
+ * (a dashboard session only) or 'none'.
+ *
+ * A request with an Authorization header is a key request. One without, but with the dashboard session cookie, is
+ * a session request: it acts like a secret key for every channel of the session's current account, so the
+ * dashboard calls the very endpoints API clients call; state changes also need the session's CSRF token.
  */
 export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst, deps.clock);
@@ -18,29 +26,56 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
+  const takeRate = (id: string) => {
+    const retryAfter = limiter.take(id);
+    if (retryAfter > 0) {
+      throw new ApiError('rate_limited', { headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
+    }
+  };
+
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const mode = request.routeOptions.config.auth ?? (request.url.startsWith('/api/v1/') ? 'secret' : 'none');
     if (mode === 'none' || request.routeOptions.url === undefined) return;
 
+    if (request.headers.authorization === undefined && hasSessionCookie(request)) {
+      const session = await resolveSession(deps, request);
+      if (!session) {
+        // Ended or unknown: say so, and have the browser drop the cookie.
+        throw unauthorized('Your dashboard session has ended; sign in again.', { 'set-cookie': clearedSessionCookie(isHttps(request)) });
+      }
+      assertCsrf(request, session.token);
+      request.auth = {
+        keyId: null,
+        accountId: session.row.account_id,
+        kind: 'secret',
+        channels: null,
+        session: { id: session.row.id, userId: session.row.user_id },
+      };
+      takeRate(session.row.id);
+      await touchSession(deps.store.db, session.row, deps.clock.now());
+      return;
+    }
+
+    if (mode === 'session' && request.headers.authorization === undefined) throw unauthorized('Sign in to the dashboard to do this.');
     const presented = BEARER.exec(request.headers.authorization ?? '')?.[1];
     if (!presented || !looksLikeApiKey(presented)) throw unauthorized();
     const now = deps.clock.now();
     const key = await findApiKeyByValue(deps.store.db, presented);
     if (!key || !isApiKeyActive(key, now)) throw unauthorized();
+    if (mode === 'session') {
+      // A leaked secret key must not be able to mint keys that outlive its own revocation, nor widen its scope.
+      throw new ApiError('forbidden', { message: 'Only a signed-in dashboard session may do this (API keys are managed in the dashboard); no API key can.' });
+    }
     if (mode === 'secret' && key.kind !== 'secret') {
-      throw new ApiError('forbidden', { message: 'A publishable key may only register and unsubscribe subscribers; use a secret key for this.' });
+      throw new ApiError('forbidden', { message: 'A publishable key may only register and unsubscribe subscribers and report Live Activity tokens; use a secret key for this.' });
     }
-    request.auth = { keyId: key.id, accountId: key.account_id, kind: key.kind, channels: channelScopeOf(key) };
-
-    const retryAfter = limiter.take(key.id);
-    if (retryAfter > 0) {
-      throw new ApiError('rate_limited', { headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
-    }
+    request.auth = { keyId: key.id, accountId: key.account_id, kind: key.kind, channels: channelScopeOf(key), session: null };
+    takeRate(key.id);
     await touchApiKey(deps.store.db, key, now);
   });
 }
 
-function unauthorized(): ApiError {
-  return new ApiError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } });
+function unauthorized(message?: string, headers: Record<string, string> = {}): ApiError {
+  return new ApiError('unauthorized', { ...(message ? { message } : {}), headers: { 'www-authenticate': 'Bearer', ...headers } });
 }

@@ -39,10 +39,25 @@ export function registerErrorHandling(app: ClarionApp): void {
   });
 }
 
+/**
+ * Fastify's `frameworkErrors` hook: failures found before routing (a malformed URL, an over-long path parameter)
+ * skip the onRequest hooks and the error handler, so they get the envelope and X-Request-Id here.
+ */
+export function sendFrameworkError(raw: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const error = toApiError(raw, request);
+  reply.header('x-request-id', request.id);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).send(errorEnvelope(request, error));
+}
+
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const part = (error.validationContext ?? 'body') as 'body' | 'querystring' | 'params' | 'headers';
+    // No body at all where the route needs one (an empty body is parsed as none): that is not JSON, not a field.
+    if (part === 'body' && request.body === undefined) {
+      return new ApiError('invalid_json', { message: 'The body is empty; send a JSON object.' });
+    }
     const schema = (request.routeOptions.schema as Record<string, TSchema> | undefined)?.[part];
     const fields = schema ? describeSchemaErrors(schema, error.validation as unknown as SchemaError[]) : [];
     return new ApiError('validation_failed', { details: { fields } });

@@ -4,6 +4,7 @@ import type { TSchema } from 'typebox';
 import { templateSchemas } from '../domain/live-activity-templates.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { ErrorEnvelope } from './schemas.ts';
+import { SESSION_COOKIE } from './session-cookie.ts';
 
 /** Fields of each Live Activity template, published as components so callers see them in the docs. */
 const templateComponents: Record<string, TSchema> = Object.fromEntries(
@@ -27,10 +28,18 @@ export async function registerOpenApi(app: ClarionApp, deps: AppDependencies): P
       },
       servers: [{ url: deps.config.baseUrl }],
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'clr_sk_… (secret) or clr_pk_… (publishable) API key.' } },
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'clr_sk_… (secret) or clr_pk_… (publishable) API key.' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: 'Dashboard session (docs/dashboard.md): acts like a secret key for every channel; requests that change something also need the X-CSRF-Token header.',
+          },
+        },
         schemas: templateComponents as never,
       },
-      security: [{ apiKey: [] }],
+      security: [{ apiKey: [] }, { session: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

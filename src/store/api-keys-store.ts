@@ -100,3 +100,10 @@ export async function rotateApiKey(db: Kysely<Database>, id: string, input: { gr
     return created;
   });
 }
+
+/** One page of an account's keys, newest first (the dashboard's list), before the `before` id when given. */
+export async function listApiKeysPage(db: Kysely<Database>, input: { accountId: string; before: string | null; limit: number }): Promise<ApiKeyRow[]> {
+  let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', input.accountId);
+  if (input.before) query = query.where('id', '<', input.before);
+  return query.orderBy('id', 'desc').limit(input.limit).execute();
+}

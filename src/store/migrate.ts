@@ -2,9 +2,15 @@ import { Migrator, sql, type Migration, type MigrationProvider, type MigrationRe
 import type { Dialect, Store } from './database.ts';
 import * as postgresCore from './migrations/postgres/0001-core.ts';
 import * as postgresJobs from './migrations/postgres/0002-jobs.ts';
+import * as postgresWebhooks from './migrations/postgres/0003-webhooks.ts';
+import * as postgresLiveActivities from './migrations/postgres/0004-live-activities.ts';
+import * as postgresDashboard from './migrations/postgres/0005-dashboard.ts';
 import * as postgresScheduling from './migrations/postgres/0006-scheduling.ts';
 import * as sqliteCore from './migrations/sqlite/0001-core.ts';
 import * as sqliteJobs from './migrations/sqlite/0002-jobs.ts';
+import * as sqliteWebhooks from './migrations/sqlite/0003-webhooks.ts';
+import * as sqliteLiveActivities from './migrations/sqlite/0004-live-activities.ts';
+import * as sqliteDashboard from './migrations/sqlite/0005-dashboard.ts';
 import * as sqliteScheduling from './migrations/sqlite/0006-scheduling.ts';
 
 /**
@@ -13,8 +19,22 @@ import * as sqliteScheduling from './migrations/sqlite/0006-scheduling.ts';
  * against one PostgreSQL database apply each migration exactly once.
  */
 const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
-  sqlite: { '0001-core': sqliteCore, '0002-jobs': sqliteJobs, '0006-scheduling': sqliteScheduling },
-  postgres: { '0001-core': postgresCore, '0002-jobs': postgresJobs, '0006-scheduling': postgresScheduling },
+  sqlite: {
+    '0001-core': sqliteCore,
+    '0002-jobs': sqliteJobs,
+    '0003-webhooks': sqliteWebhooks,
+    '0004-live-activities': sqliteLiveActivities,
+    '0005-dashboard': sqliteDashboard,
+    '0006-scheduling': sqliteScheduling,
+  },
+  postgres: {
+    '0001-core': postgresCore,
+    '0002-jobs': postgresJobs,
+    '0003-webhooks': postgresWebhooks,
+    '0004-live-activities': postgresLiveActivities,
+    '0005-dashboard': postgresDashboard,
+    '0006-scheduling': postgresScheduling,
+  },
 };
 
 class SqlMigrationProvider implements MigrationProvider {

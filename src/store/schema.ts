@@ -123,6 +123,18 @@ export interface LiveActivitiesTable {
   updated_at: number;
   ended_at: number | null;
   dismiss_at: number | null;
+  /** The last APNs `aps.timestamp` sent for this activity (epoch seconds); each lifecycle push takes a greater one. */
+  push_timestamp: number;
+}
+
+/** The per-activity update token an iOS device reported for a Live Activity (one per subscriber and activity). */
+export interface LiveActivityTokensTable {
+  live_activity_id: string;
+  subscriber_id: string;
+  /** APNs hex token, lower-case. */
+  token: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface UsageCountersTable {
@@ -151,6 +163,8 @@ export interface EventsTable {
   /** JSON: the event's `data` as webhooks will send it. */
   data: string;
   created_at: number;
+  /** When the webhook relay created this event's messages (src/webhooks/webhook-relay.ts); null until then. */
+  relayed_at: number | null;
 }
 
 export interface JobsTable {
@@ -190,6 +204,84 @@ export interface NotificationPlatformStatsTable {
   failed: number;
 }
 
+/** A dashboard sign-in. The cookie carries the token; only its SHA-256 is stored, so a database leak is no sign-in. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  /** The account the session currently acts for (the user may belong to several and switch). */
+  account_id: string;
+  created_at: number;
+  last_seen_at: number;
+  /** The earlier of last use + idle timeout and creation + maximum lifetime; moved forward as the session is used. */
+  expires_at: number;
+}
+
+/** Sign-in failures (and sign-ups), kept for the rate-limit window: per email (hashed) and per client address. */
+export interface SigninAttemptsTable {
+  kind: 'signin_failure' | 'signup';
+  email_hash: string;
+  ip: string;
+  created_at: number;
+}
+
+/** A webhook endpoint of an account (docs/webhooks.md). */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types; ["*"] = every type. */
+  event_types: string;
+  /** The `whsec_…` signing secret, sealed with the instance key (src/domain/secret-box.ts, context = endpoint id). */
+  secret: string;
+  /** The secret before the last rotation, sealed; it keeps signing until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  /** Start of the current run of failed attempts; null after a success. Five days of it disable the endpoint. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One event (or test) for one endpoint: its id is the `webhook-id` of every attempt. */
+export interface WebhookMessagesTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  /** The event it reports; null for a test message. Unique per endpoint, so an event is never queued twice. */
+  event_id: string | null;
+  event_type: string;
+  /** The exact JSON body sent on every attempt. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempt_count: number;
+  /** When the next scheduled attempt runs; null when none is scheduled. */
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One HTTP attempt of a webhook message, successful or not. */
+export interface WebhookAttemptsTable {
+  message_id: string;
+  /** 1, 2, … per message. */
+  attempt: number;
+  kind: 'scheduled' | 'manual';
+  url: string;
+  /** null when no answer came (timeout, connection error, refused address). */
+  status_code: number | null;
+  duration_ms: number;
+  /** The first 1 KiB of the response body. */
+  response_excerpt: string | null;
+  error: string | null;
+  attempted_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -199,10 +291,16 @@ export interface Database {
   api_keys: ApiKeysTable;
   notifications: NotificationsTable;
   live_activities: LiveActivitiesTable;
+  live_activity_tokens: LiveActivityTokensTable;
   usage_counters: UsageCountersTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
   jobs: JobsTable;
   delivery_failures: DeliveryFailuresTable;
   notification_platform_stats: NotificationPlatformStatsTable;
+  sessions: SessionsTable;
+  signin_attempts: SigninAttemptsTable;
 }

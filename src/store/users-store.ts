@@ -27,3 +27,29 @@ export async function addMembership(db: Kysely<Database>, input: { accountId: st
     .onConflict((conflict) => conflict.columns(['account_id', 'user_id']).doUpdateSet({ role: input.role }))
     .execute();
 }
+
+export async function findUser(db: Kysely<Database>, id: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** An account a user belongs to, as the dashboard's account switcher lists it. */
+export interface UserAccount {
+  accountId: string;
+  name: string;
+  plan: string;
+  role: 'owner' | 'member';
+  joinedAt: number;
+}
+
+/** The user's accounts, in the order they joined them (the first is where a sign-in lands). */
+export async function listUserAccounts(db: Kysely<Database>, userId: string): Promise<UserAccount[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
+    .select(['accounts.id as accountId', 'accounts.name as name', 'accounts.plan as plan', 'memberships.role as role', 'memberships.created_at as joinedAt'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('memberships.created_at')
+    .orderBy('accounts.id')
+    .execute();
+  return rows.map((row) => ({ ...row, joinedAt: Number(row.joinedAt) }));
+}

@@ -1,4 +1,5 @@
 import { loadConfig, type Config } from '../../src/config/load-config.ts';
+import { resolveSecretKey } from '../../src/config/secret-key.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import type { Plan } from '../../src/domain/plans.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -16,6 +17,8 @@ export interface TestApp {
   queue: JobQueue;
   clock: ManualClock;
   config: Config;
+  /** The instance key that seals secrets, generated into the test data dir (so `clarion serve` processes on it agree). */
+  secretKey: Buffer;
   /** A fresh account with a secret and a publishable key (all channels) and, optionally, channels. */
   newAccount(options?: NewAccountOptions): Promise<TestAccount>;
   close(): Promise<void>;
@@ -40,8 +43,8 @@ export interface TestAccount {
  * The app on a real database of the dialect under test, with a manual clock (set to the real time at start) and
  * a rate limit high enough that only the rate-limit tests meet it. Call close() in afterAll.
  */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const testStore: TestStore = await openTestStore();
+export async function startTestApp(overrides: Partial<Config> = {}, options: { isolatedDatabase?: boolean } = {}): Promise<TestApp> {
+  const testStore: TestStore = await openTestStore({ isolated: options.isolatedDatabase ?? false });
   const config: Config = {
     ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir }),
     rateLimitPerSecond: 10_000,
@@ -50,7 +53,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   };
   const clock = new ManualClock(Date.now());
   const queue = JobQueue.forStore(testStore.store, clock, testStore.databaseUrl);
-  const app = await buildApp({ store: testStore.store, config, clock, queue });
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
+  const app = await buildApp({ store: testStore.store, config, clock, queue, secretKey });
   await app.ready();
   const store = testStore.store;
 
@@ -60,6 +64,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     queue,
     clock,
     config,
+    secretKey,
     async newAccount(options = {}) {
       const now = clock.now();
       const account = await createAccount(store.db, { name: 'Test account', plan: options.plan ?? 'business', now });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { createIsolatedDatabase } from './isolated-database.ts';
 
 export interface TestStore {
   store: Store;
@@ -12,18 +13,24 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-/** A migrated store on the dialect under test: a new SQLite file in a temp dir, or the run's PostgreSQL database. */
-export async function openTestStore(): Promise<TestStore> {
+/**
+ * A migrated store on the dialect under test: a new SQLite file in a temp dir, or the run's PostgreSQL database
+ * (`isolated`: a PostgreSQL database of its own, see isolated-database.ts).
+ */
+export async function openTestStore(options: { isolated?: boolean } = {}): Promise<TestStore> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clarion-test-'));
-  const databaseUrl = inject('postgresUrl') ?? undefined;
+  const shared = inject('postgresUrl') ?? undefined;
+  const own = shared && options.isolated ? await createIsolatedDatabase() : null;
+  const databaseUrl = own?.url ?? shared;
   const store = openStore({ databaseUrl, dataDir, poolSize: 5 });
-  if (!databaseUrl) await migrateToLatest(store);
+  if (!databaseUrl || own) await migrateToLatest(store);
   return {
     store,
     dataDir,
     databaseUrl,
     async close() {
       await store.close();
+      await own?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -55,8 +55,10 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
  * fakes only through its configuration (URLs, key files) and NODE_EXTRA_CA_CERTS (set in vitest.config.ts). One
  * ManualClock drives the API, the queue, the clients and the fakes' JWT checks.
  */
-export async function startDeliveryHarness(options: { apns?: FakeApnsOptions; configure?: Partial<Config> } = {}): Promise<DeliveryHarness> {
-  const base = await startTestApp();
+export async function startDeliveryHarness(
+  options: { apns?: FakeApnsOptions; configure?: Partial<Config>; /** A PostgreSQL database of its own (isolated-database.ts). */ isolatedDatabase?: boolean } = {},
+): Promise<DeliveryHarness> {
+  const base = await startTestApp({}, { isolatedDatabase: options.isolatedDatabase ?? false });
   const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
   const config: Config = {
     ...base.config,
@@ -81,7 +83,7 @@ export async function startDeliveryHarness(options: { apns?: FakeApnsOptions; co
     }),
   );
   const providers = createPushProviders(config, base.clock, logger);
-  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers });
+  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
   return {
     ...base,
     config,

@@ -13,7 +13,7 @@ export function registerGetNotification(app: ClarionApp, deps: AppDependencies):
       schema: {
         summary: 'Get a notification with its status and delivery stats',
         tags: ['notifications'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ id: Type.String({ description: 'ntf_… identifier.' }) }),
         response: { 200: Success(Notification), ...errorResponses(401, 403, 404, 429) },
       },
     },

@@ -43,7 +43,7 @@ export function registerRegisterSubscriber(app: ClarionApp, deps: AppDependencie
           },
           { additionalProperties: false },
         ),
-        response: { 200: Success(SubscriberSchema), 201: Success(SubscriberSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        response: { 200: Success(SubscriberSchema), 201: Success(SubscriberSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
     async (request, reply) => {

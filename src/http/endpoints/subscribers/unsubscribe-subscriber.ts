@@ -16,8 +16,8 @@ export function registerUnsubscribeSubscriber(app: ClarionApp, deps: AppDependen
         summary: 'Unsubscribe a subscriber (idempotent)',
         description: 'Publishable or secret key. The subscriber stops receiving notifications; `subscriber.unsubscribed` is reported with reason `requested`.',
         tags: ['subscribers'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-        response: { 200: Success(SubscriberSchema), ...errorResponses(401, 404, 415, 429) },
+        params: Type.Object({ id: Type.String({ description: 'sub_… identifier.' }) }),
+        response: { 200: Success(SubscriberSchema), ...errorResponses(400, 401, 404, 409, 413, 415, 429) },
       },
     },
     async (request) => {

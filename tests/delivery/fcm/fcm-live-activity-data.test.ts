@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { buildFcmLiveActivityData, fcmLiveActivityOptions, fcmLiveActivityPayloadBytes } from '../../../src/delivery/fcm/fcm-live-activity-data.ts';
+import { buildFcmDataMessage } from '../../../src/delivery/fcm/fcm-message.ts';
+import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
+
+const CREATED = Date.UTC(2026, 0, 15, 12, 0, 0);
+const base: LiveActivityPush = {
+  activityId: 'lva_01jhx0000000000000000000000',
+  template: 'score',
+  event: 'start',
+  timestamp: CREATED / 1000,
+  fields: { title: 'Match', home: { name: 'A', score: 0 }, away: { name: 'B', score: 0 } },
+  alert: { title: 'Kick-off' },
+  staleAt: CREATED + 60_000,
+  dismissAt: null,
+  relevanceScore: 20,
+  expiresAt: CREATED + 8 * 3600_000,
+};
+const common = { clarion: 'live_activity', activityId: base.activityId, template: 'score', fields: JSON.stringify(base.fields) };
+
+describe('buildFcmLiveActivityData', () => {
+  it.each<[string, LiveActivityPush, Record<string, string>]>([
+    ['start', base, { ...common, event: 'start', timestamp: String(CREATED / 1000), alert: '{"title":"Kick-off"}', staleAt: '2026-01-15T12:01:00.000Z' }],
+    ['silent update', { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED / 1000 + 1) }],
+    [
+      'end with dismissAt (no staleAt on an end)',
+      { ...base, event: 'end', timestamp: base.timestamp + 2, alert: null, dismissAt: CREATED + 600_000 },
+      { ...common, event: 'end', timestamp: String(CREATED / 1000 + 2), dismissAt: '2026-01-15T12:10:00.000Z' },
+    ],
+  ])('%s: string values only', (_name, push, data) => {
+    const built = buildFcmLiveActivityData(push);
+    expect(built).toEqual(data);
+    expect(Object.values(built).every((value) => typeof value === 'string')).toBe(true);
+  });
+
+  it('is a HIGH-priority data message collapsed per activity, without a notification block', () => {
+    const message = buildFcmDataMessage('token-1', buildFcmLiveActivityData(base), fcmLiveActivityOptions(base)).message;
+    expect(message).toEqual({ token: 'token-1', data: expect.any(Object), android: { priority: 'HIGH', collapse_key: base.activityId } });
+  });
+
+  it("counts keys and values the way FCM's 4 KB limit does", () => {
+    const data = buildFcmLiveActivityData(base);
+    const expected = Object.entries(data).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value), 0) + 'priorityHIGHcollapse_key'.length + base.activityId.length;
+    expect(fcmLiveActivityPayloadBytes(base)).toBe(expected);
+  });
+});
