@@ -23,8 +23,7 @@ let fakes: FakeProviders;
 const workers: ServerProcess[] = [];
 
 beforeAll(async () => {
-  // A database of its own: the worker processes here would otherwise also run jobs other test files left behind.
-  t = await startTestApp({}, { isolatedDatabase: true });
+  t = await startTestApp();
   fakes = await startFakeProviders();
 });
 afterAll(async () => {
