@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import { findChannelByCode, listChannels } from '../store/channels-store.ts';
+import type { Database } from '../store/schema.ts';
 import { ApiError } from './api-error.ts';
 import type { AuthContext } from './app-types.ts';
 
@@ -13,4 +16,20 @@ export function assertChannelInScope(auth: AuthContext, code: string): void {
   if (!isChannelInScope(auth, code)) {
     throw new ApiError('channel_not_allowed', { details: { channelCode: code } });
   }
+}
+
+/**
+ * The channels a list endpoint may show: the one named by its `channelCode` filter (403 outside the scope, 404 when
+ * unknown), else every channel in the key's scope, else null for all of the account's channels.
+ */
+export async function listableChannelIds(db: Kysely<Database>, auth: AuthContext, channelCode: string | undefined): Promise<string[] | null> {
+  if (channelCode !== undefined) {
+    assertChannelInScope(auth, channelCode);
+    const channel = await findChannelByCode(db, auth.accountId, channelCode);
+    if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
+    return [channel.id];
+  }
+  if (auth.channels === null) return null;
+  const scoped = await listChannels(db, { accountId: auth.accountId, codes: auth.channels, after: null, limit: auth.channels.length });
+  return scoped.map((channel) => channel.id);
 }

@@ -1,10 +1,9 @@
 import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
-import { findChannelByCode, listChannels } from '../../../store/channels-store.ts';
 import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities-store.ts';
-import { ApiError, validationFailed } from '../../api-error.ts';
+import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
-import { assertChannelInScope } from '../../channel-scope.ts';
+import { listableChannelIds } from '../../channel-scope.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
 import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
@@ -35,16 +34,7 @@ export function registerListLiveActivities(app: ClarionApp, deps: AppDependencie
       if (cursor !== undefined && !isId('liveActivity', cursor)) {
         throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
       }
-      let channelIds: string[] | null = null;
-      if (channelCode !== undefined) {
-        assertChannelInScope(auth, channelCode);
-        const channel = await findChannelByCode(deps.store.db, auth.accountId, channelCode);
-        if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
-        channelIds = [channel.id];
-      } else if (auth.channels !== null) {
-        const scoped = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: null, limit: auth.channels.length });
-        channelIds = scoped.map((channel) => channel.id);
-      }
+      const channelIds = await listableChannelIds(deps.store.db, auth, channelCode);
       const now = deps.clock.now();
       const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status: status ?? null, before: cursor ?? null, limit: limit + 1, now });
       const page = rows.slice(0, limit);

@@ -1,10 +1,9 @@
 import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
-import { findChannelByCode, listChannels } from '../../../store/channels-store.ts';
 import { listNotifications, notificationStatuses } from '../../../store/notifications-store.ts';
-import { ApiError, validationFailed } from '../../api-error.ts';
+import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
-import { assertChannelInScope } from '../../channel-scope.ts';
+import { listableChannelIds } from '../../channel-scope.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
 import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
@@ -34,16 +33,7 @@ export function registerListNotifications(app: ClarionApp, deps: AppDependencies
       if (cursor !== undefined && !isId('notification', cursor)) {
         throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
       }
-      let channelIds: string[] | null = null;
-      if (channelCode !== undefined) {
-        assertChannelInScope(auth, channelCode);
-        const channel = await findChannelByCode(deps.store.db, auth.accountId, channelCode);
-        if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
-        channelIds = [channel.id];
-      } else if (auth.channels !== null) {
-        const scoped = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: null, limit: auth.channels.length });
-        channelIds = scoped.map((channel) => channel.id);
-      }
+      const channelIds = await listableChannelIds(deps.store.db, auth, channelCode);
       const rows = await listNotifications(deps.store.db, {
         accountId: auth.accountId,
         channelIds,
