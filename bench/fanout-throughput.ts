@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import pg from 'pg';
 import { loadConfig } from '../src/config/load-config.ts';
-import { startDeliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { resolveSecretKey } from '../src/config/secret-key.ts';
+import { startDeliveryWorker } from '../src/worker.ts';
 import { DISPATCH_NOTIFICATION } from '../src/delivery/job-kinds.ts';
 import { createPushProviders } from '../src/delivery/push-providers.ts';
 import { systemClock } from '../src/domain/clock.ts';
@@ -100,7 +101,7 @@ async function run(size: number): Promise<void> {
     }).execute();
     await queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: { notificationId } });
   });
-  const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers });
+  const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
   for (;;) {
     const row = await store.db.selectFrom('notifications').select(['status', 'delivered_count']).where('id', '=', notificationId).executeTakeFirstOrThrow();
     if (row.status === 'sent' || row.status === 'failed') break;

@@ -3,7 +3,7 @@ import type { Config } from './config/load-config.ts';
 import { redactUrl } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
-import { startDeliveryWorker, type DeliveryWorker } from './delivery/delivery-worker.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
 import { buildApp } from './http/app.ts';
 import type { ClarionApp } from './http/app-types.ts';

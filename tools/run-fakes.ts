@@ -29,7 +29,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
   options: {
     host: { type: 'string', default: process.env.CLARION_FAKES_HOST ?? '127.0.0.1' },
-    // 2197: APNs' documented alternative port (protocols.md 1.1), unprivileged, so no root needed.
+    // 2197: APNs' documented alternative port (docs/protocols.md 1.1), unprivileged, so no root needed.
     'apns-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_PORT ?? '2197' },
     'fcm-port': { type: 'string', default: process.env.CLARION_FAKE_FCM_PORT ?? '8443' },
     'apns-topic': { type: 'string', default: process.env.CLARION_FAKE_APNS_TOPIC ?? 'com.example.clarion' },

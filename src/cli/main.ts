@@ -12,7 +12,7 @@ import { addKeysRotate } from './keys-rotate.ts';
 import { addMigrate } from './migrate.ts';
 import { addServe } from './serve.ts';
 
-/** The `clarion` command line (DESIGN.md 3.1): one file per command, each taking --json. */
+/** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
 const program = new Command('clarion').description('Clarion push notification service').showHelpAfterError().exitOverride();
 
 addServe(program);

@@ -16,18 +16,3 @@ export type DeliveryOutcome =
    * the batch would fail the same way. The batch fails loudly and `fix` tells the operator what to change.
    */
   | { kind: 'fatal'; reason: string; fix: string };
-
-/** The platform-neutral content of a notification push, built from a stored notification. */
-export interface PushContent {
-  /** The notification id: apns-collapse-id and FCM android.notification.tag, so a repeat replaces, not duplicates. */
-  notificationId: string;
-  title: string | null;
-  body: string | null;
-  url: string | null;
-  data: Record<string, string> | null;
-  imageUrl: string | null;
-  sound: string | null;
-  badge: number | null;
-  priority: 'normal' | 'high';
-  ttlSeconds: number | null;
-}

@@ -7,21 +7,21 @@ import { Http2RequestError, describeError } from './http2-request-failure.ts';
 /**
  * A small pool of HTTP/2 sessions to one origin: APNs' provider API, and FCM (fcm-client.ts reuses it).
  *
- * Hand-written because this is the product's core and the libraries are weak exactly here (STYLE.md 10). undici (what
- * apns2(npm) builds on, protocols.md 1.6) offers HTTP/2 as an opt-in with a fixed client-side stream count, while APNs
+ * Hand-written because this is the product's core and the libraries are weak exactly here (docs/develop.md, convention 10). undici (what
+ * apns2(npm) builds on, docs/protocols.md 1.6) offers HTTP/2 as an opt-in with a fixed client-side stream count, while APNs
  * changes its limit during a connection's life (1 until the first valid token, then 500, sometimes 1 again after a
- * rejection; protocols.md 1.2, 1.6); we also need to know which streams a GOAWAY left unprocessed, and to PING idle
+ * rejection; docs/protocols.md 1.2, 1.6); we also need to know which streams a GOAWAY left unprocessed, and to PING idle
  * connections. node:http2 exposes all of that, so the pool is built on it. What it does:
  * - streams per session never exceed the server's current limit (updated on every SETTINGS frame, capped by
  *   `maxStreamsPerSession`); requests beyond it wait in one FIFO queue;
  * - another session opens only when every session is full *and* has completed a request (a fresh APNs session allows
  *   one stream until authenticated, so a burst would otherwise open `maxSessions` connections at once; Apple treats
- *   rapid connecting as abuse, protocols.md 1.6), up to `maxSessions`;
+ *   rapid connecting as abuse, docs/protocols.md 1.6), up to `maxSessions`;
  * - GOAWAY: the session takes no new streams; streams the server never processed (id > lastStreamID, or refused) are
  *   retried transparently on another session; streams that may have been processed fail with `connection_lost`, and
- *   the delivery engine retries them (at least once, the collapse id makes a repeat replace, DESIGN.md 3.3);
+ *   the delivery engine retries them (at least once, the collapse id makes a repeat replace, docs/design.md 3.3);
  * - a session idle for `pingIdleMs`, or one where a request just timed out, gets a PING (Apple: "use HTTP/2 PING to
- *   check health", protocols.md 1.6); no answer within `pingTimeoutMs` destroys it, so pushes do not keep waiting on
+ *   check health", docs/protocols.md 1.6); no answer within `pingTimeoutMs` destroys it, so pushes do not keep waiting on
  *   a dead TCP connection;
  * - close() closes every session and timer: no handle stays open.
  */
@@ -47,7 +47,7 @@ export interface Http2PoolOptions {
   maxSessions?: number;
   /** Our own cap when a server advertises no limit (RFC 9113 leaves it unlimited). Default 1000. */
   maxStreamsPerSession?: number;
-  /** Whole request, queueing included. Default 15 s (FCM asks for ≥ 10 s, protocols.md 3.5; node-apn uses 5 s). */
+  /** Whole request, queueing included. Default 15 s (FCM asks for ≥ 10 s, docs/protocols.md 3.5; node-apn uses 5 s). */
   requestTimeoutMs?: number;
   /** Default 10 s: a connection that cannot be set up by then is abandoned. */
   connectTimeoutMs?: number;
@@ -128,7 +128,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   let closed = false;
   /**
    * performance.now() before which no extra session is opened. Real time, not the injected clock: it only spaces out
-   * connection attempts (Apple treats rapid reconnecting as abuse, protocols.md 1.6) and must pass in tests too.
+   * connection attempts (Apple treats rapid reconnecting as abuse, docs/protocols.md 1.6) and must pass in tests too.
    */
   let connectBackoffUntil = 0;
   const pingTimer = setInterval(() => checkIdleSessions(), Math.min(pingIdleMs, 30_000));

@@ -12,7 +12,7 @@ export class ProviderCredentialsError extends Error {
 }
 
 /**
- * The APNs token-auth key: Apple's .p8 download is a PKCS#8 PEM holding a P-256 key (protocols.md 1.2). Returns a
+ * The APNs token-auth key: Apple's .p8 download is a PKCS#8 PEM holding a P-256 key (docs/protocols.md 1.2). Returns a
  * KeyObject, which jose signs with directly (no async import on the send path).
  */
 export function parseApnsSigningKey(pem: string, source = 'CLARION_APNS_KEY_FILE'): KeyObject {
@@ -32,7 +32,7 @@ export function readApnsSigningKey(path: string): KeyObject {
   return parseApnsSigningKey(readCredentialFile(path, 'CLARION_APNS_KEY_FILE'), `CLARION_APNS_KEY_FILE (${path})`);
 }
 
-/** The fields of a Google service-account JSON that the FCM client uses (protocols.md 3.1). */
+/** The fields of a Google service-account JSON that the FCM client uses (docs/protocols.md 3.1). */
 export interface FcmServiceAccount {
   project_id: string;
   client_email: string;

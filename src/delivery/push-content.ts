@@ -1,6 +1,20 @@
 import { parseJson } from '../store/store-errors.ts';
 import type { NotificationRow } from '../store/notifications-store.ts';
-import type { PushContent } from './delivery-outcome.ts';
+
+/** The platform-neutral content of a notification push, built from a stored notification. */
+export interface PushContent {
+  /** The notification id: apns-collapse-id and FCM android.notification.tag, so a repeat replaces, not duplicates. */
+  notificationId: string;
+  title: string | null;
+  body: string | null;
+  url: string | null;
+  data: Record<string, string> | null;
+  imageUrl: string | null;
+  sound: string | null;
+  badge: number | null;
+  priority: 'normal' | 'high';
+  ttlSeconds: number | null;
+}
 
 export function pushContentOf(row: NotificationRow): PushContent {
   return {

@@ -1,5 +1,6 @@
 import type { Platform } from '../domain/device-token.ts';
-import type { DeliveryOutcome, PushContent } from './delivery-outcome.ts';
+import type { DeliveryOutcome } from './delivery-outcome.ts';
+import type { PushContent } from './push-content.ts';
 import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
 
 /** One provider as the send jobs see it: a token and content in, an outcome out. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Secret keys act on the account's behalf from a server; publishable keys are safe inside an app (DESIGN.md 2.2). */
+/** Secret keys act on the account's behalf from a server; publishable keys are safe inside an app (docs/design.md 2.2). */
 export type ApiKeyKind = 'secret' | 'publishable';
 
 const KIND_PREFIX: Record<ApiKeyKind, string> = { secret: 'clr_sk_', publishable: 'clr_pk_' };

@@ -1,4 +1,4 @@
-/** Channel codes (DESIGN.md 2.7): lower-case letters, digits, "_" and "-", starting with a letter or digit, 1–64 long. */
+/** Channel codes (docs/design.md 2.7): lower-case letters, digits, "_" and "-", starting with a letter or digit, 1–64 long. */
 export const CHANNEL_CODE_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 export const CHANNEL_CODE_RULE =
   'a channel code is 1 to 64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit';

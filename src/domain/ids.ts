@@ -1,7 +1,7 @@
 import { monotonicFactory } from 'ulid';
 
 /**
- * Every id prefix Clarion issues (DESIGN.md 2.3), in one table so a prefix is never reused for another resource.
+ * Every id prefix Clarion issues (docs/design.md 2.3), in one table so a prefix is never reused for another resource.
  * The part after the prefix is a ULID in lower case: 48 bits of millisecond time then 80 random bits, so ids sort
  * by creation time and cursor pagination can page by id.
  */

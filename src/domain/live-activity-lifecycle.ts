@@ -2,11 +2,11 @@ import { LIVE_ACTIVITY_MAX_SECONDS } from './live-activity-templates.ts';
 
 /**
  * Time rules of a Live Activity, pure. iOS ends an activity 8 hours after it started and keeps the ended one on the
- * Lock Screen at most 4 hours more (protocols.md 2.3); Clarion mirrors the first rule so its status never says
+ * Lock Screen at most 4 hours more (docs/protocols.md 2.3); Clarion mirrors the first rule so its status never says
  * `active` about something no device shows any more.
  */
 
-/** iOS ends a Live Activity this long after its start (protocols.md 2.3). */
+/** iOS ends a Live Activity this long after its start (docs/protocols.md 2.3). */
 export const LIVE_ACTIVITY_MAX_MS = LIVE_ACTIVITY_MAX_SECONDS * 1000;
 /** An ended activity stays on the Lock Screen at most this long; a later `dismissal-date` would be ignored. */
 export const LIVE_ACTIVITY_DISMISS_MAX_MS = 4 * 60 * 60 * 1000;
@@ -35,7 +35,7 @@ export function effectiveStatus(activity: LiveActivityTimes, now: number): { sta
 /**
  * The next APNs `aps.timestamp` (epoch seconds) for an activity whose last push had `lastSeconds`: the current
  * second, or one more than the last when several events fall in the same second, so timestamps strictly increase
- * and the device never drops a newer update as older (protocols.md 2.2: "an update older than the last one is
+ * and the device never drops a newer update as older (docs/protocols.md 2.2: "an update older than the last one is
  * ignored"). The store applies the same rule atomically in SQL (live-activities-store.ts claimEventTimestamp).
  */
 export function nextPushTimestamp(lastSeconds: number, now: number): number {

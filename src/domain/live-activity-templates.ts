@@ -3,7 +3,7 @@ import { Compile } from 'typebox/compile';
 import { describeSchemaErrors, type FieldProblem } from './schema-errors.ts';
 
 /**
- * The fixed Live Activity templates (DESIGN.md 2.5). Apps declare a matching ActivityAttributes type per template,
+ * The fixed Live Activity templates (docs/design.md 2.5). Apps declare a matching ActivityAttributes type per template,
  * so a caller only ever sends a template name and its fields. Lengths keep the rendered APNs payload well under its
  * 4 KB limit: the longest possible `score` content-state is about 700 bytes.
  */
@@ -81,7 +81,7 @@ export function isTemplateName(value: string): value is TemplateName {
 
 /**
  * The Swift `ActivityAttributes` type an app declares per template: APNs sends it as `attributes-type` on start, and
- * iOS starts the activity only if the app has a type of exactly that name (protocols.md 2.2). Published in
+ * iOS starts the activity only if the app has a type of exactly that name (docs/protocols.md 2.2). Published in
  * docs/live-activities.md; renaming one breaks every app that declared it, so these never change.
  */
 export const templateAttributesTypes: Readonly<Record<TemplateName, string>> = {

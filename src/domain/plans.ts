@@ -1,4 +1,4 @@
-/** Monthly notification quotas per plan (DESIGN.md 2.7, pinned). */
+/** Monthly notification quotas per plan (docs/design.md 2.7, pinned). */
 export const planQuotas = {
   free: 250,
   starter: 2_500,

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 
-/** One entry of `details.fields` in a validation_failed error (DESIGN.md 2.1). */
+/** One entry of `details.fields` in a validation_failed error (docs/design.md 2.1). */
 export interface FieldProblem {
   field: string;
   message: string;

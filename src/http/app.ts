@@ -1,6 +1,5 @@
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import { resolveSecretKey } from '../config/secret-key.ts';
 import { newId } from '../domain/ids.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
@@ -10,13 +9,11 @@ import { registerHealth } from './endpoints/health/health.ts';
 import { registerErrorHandling, sendFrameworkError } from './error-handler.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { jsonBodyProblem } from './json-body.ts';
-import { REQUEST_BODY_LIMIT_BYTES } from './limits.ts';
+import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes } from './routes.ts';
 
-export interface BuildAppOptions extends Omit<AppDependencies, 'secretKey'> {
-  /** The instance key (src/config/secret-key.ts); by default resolved from `config` as `clarion serve` does. */
-  secretKey?: Buffer;
+export interface BuildAppOptions extends AppDependencies {
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -27,8 +24,7 @@ export interface BuildAppOptions extends Omit<AppDependencies, 'secretKey'> {
  * with inject() and src/cli/serve.ts is the only place that opens a port.
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
-  const { store, config, clock, queue } = options;
-  const secretKey = options.secretKey ?? resolveSecretKey(config.secretKey, config.dataDir);
+  const { store, config, clock, queue, secretKey } = options;
   const deps: AppDependencies = { store, config, clock, queue, secretKey };
   registerAjvFormats();
   const app = Fastify({

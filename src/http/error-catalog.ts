@@ -1,5 +1,5 @@
 /**
- * Every error the API can answer with, in one place (DESIGN.md 2.1). Handlers throw `new ApiError(code)`; the
+ * Every error the API can answer with, in one place (docs/design.md 2.1). Handlers throw `new ApiError(code)`; the
  * message here is the public default, and docs/errors.md is checked against this table by a test.
  * Codes are part of the interface: never rename one, add a new one.
  */

@@ -4,9 +4,9 @@ import { describeSchemaErrors, type SchemaError } from '../domain/schema-errors.
 import { ApiError } from './api-error.ts';
 import type { ClarionApp } from './app-types.ts';
 import { errorCatalog } from './error-catalog.ts';
-import { REQUEST_BODY_LIMIT_BYTES } from './limits.ts';
+import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 
-/** The error envelope of DESIGN.md 2.1. */
+/** The error envelope of docs/design.md 2.1. */
 export function errorEnvelope(request: FastifyRequest, error: ApiError) {
   return {
     success: false as const,

@@ -16,7 +16,7 @@ declare module 'fastify' {
 }
 
 /**
- * Idempotency-Key on POSTs (DESIGN.md 2.4). The first request claims the key; a 2xx answer is stored and replayed
+ * Idempotency-Key on POSTs (docs/design.md 2.4). The first request claims the key; a 2xx answer is stored and replayed
  * for 24 hours to the same key with the same body (header `Idempotency-Replay: true`). Another body or endpoint
  * gets 409 idempotency_mismatch; a repeat while the first is still running gets 409 conflict. A failed request
  * (any non-2xx) releases the key, so the client can correct and retry it.

@@ -20,7 +20,7 @@ function planOf(account: Account): Plan {
 }
 
 /**
- * Charges one unit of the account's monthly quota inside `trx`, or throws 429 quota_exceeded (DESIGN.md 2.7).
+ * Charges one unit of the account's monthly quota inside `trx`, or throws 429 quota_exceeded (docs/design.md 2.7).
  * Whatever the caller stores in the same transaction is rolled back with the charge if anything later fails.
  */
 export async function chargeQuota(trx: Kysely<Database>, accountId: string, now: number): Promise<QuotaState> {

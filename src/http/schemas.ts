@@ -1,9 +1,9 @@
 import Type, { type TSchema } from 'typebox';
 import { CHANNEL_CODE_PATTERN, CHANNEL_CODE_RULE } from '../domain/channel-code.ts';
 import { errorCodes } from './error-catalog.ts';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from './limits.ts';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../domain/limits.ts';
 
-/** Shared schema pieces: the envelopes of DESIGN.md 2.1 and pagination. */
+/** Shared schema pieces: the envelopes of docs/design.md 2.1 and pagination. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' });
 export const ChannelCode = Type.String({
   pattern: CHANNEL_CODE_PATTERN,

@@ -14,7 +14,7 @@ import { sqliteQueueDriver } from './sqlite-queue-driver.ts';
 export const DEFAULT_MAX_ATTEMPTS = 25;
 
 /**
- * The durable job queue in the database (DESIGN.md 3.3): a transactional outbox. Callers enqueue inside the
+ * The durable job queue in the database (docs/design.md 3.3): a transactional outbox. Callers enqueue inside the
  * transaction that creates the work, so a job exists exactly when its cause was committed. Every state change of a
  * running job is guarded by its lease owner, so a worker whose lease was rescued cannot complete or fail the job
  * that someone else now runs.

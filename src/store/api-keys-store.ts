@@ -73,7 +73,7 @@ export async function revokeApiKey(db: Kysely<Database>, id: string, now: number
   return findApiKey(db, id);
 }
 
-/** The longest an old key may keep working after rotation (DESIGN.md 2.2). */
+/** The longest an old key may keep working after rotation (docs/design.md 2.2). */
 export const MAX_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**

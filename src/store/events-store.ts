@@ -3,7 +3,7 @@ import { newId } from '../domain/ids.ts';
 import type { Database } from './schema.ts';
 
 /**
- * Event types webhooks report (DESIGN.md 2.6). Events are written in the same transaction as the change they
+ * Event types webhooks report (docs/design.md 2.6). Events are written in the same transaction as the change they
  * describe, so none is lost or invented; the webhooks issue delivers them from this table.
  */
 export type EventType =

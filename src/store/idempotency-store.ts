@@ -4,7 +4,7 @@ import { isUniqueViolation } from './store-errors.ts';
 
 export type IdempotencyRecord = Selectable<IdempotencyKeysTable>;
 
-/** How long a key is remembered (DESIGN.md 2.4). */
+/** How long a key is remembered (docs/design.md 2.4). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**

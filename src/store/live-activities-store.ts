@@ -60,7 +60,7 @@ export async function saveLiveActivityState(
 }
 
 /**
- * Ends an activity whose 8 hours are over, as iOS itself does (protocols.md 2.3): `ended_at` is the moment it
+ * Ends an activity whose 8 hours are over, as iOS itself does (docs/protocols.md 2.3): `ended_at` is the moment it
  * expired, not when this ran. Returns the ended row, or undefined when it was already ended (by a call, or by an
  * earlier run of the expiry job), so the expiry is recorded exactly once.
  */

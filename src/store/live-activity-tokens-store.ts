@@ -3,7 +3,7 @@ import type { Database, LiveActivityTokensTable } from './schema.ts';
 
 /**
  * The per-activity update tokens iOS devices report (POST /live-activities/{id}/tokens). A device's token for an
- * activity can change, and the old one must then no longer be used (protocols.md 2.3), so there is one row per
+ * activity can change, and the old one must then no longer be used (docs/protocols.md 2.3), so there is one row per
  * (activity, subscriber) and a new report replaces it.
  */
 export type LiveActivityTokenRow = Selectable<LiveActivityTokensTable>;
@@ -43,7 +43,7 @@ export async function findLiveActivityTokens(db: Kysely<Database>, liveActivityI
 }
 
 /**
- * Forgets a token APNs called dead (410 once the activity ended on the device or its token rotated, protocols.md
+ * Forgets a token APNs called dead (410 once the activity ended on the device or its token rotated, docs/protocols.md
  * 2.3). Only that token: the subscriber stays subscribed. A token reported again in the meantime is kept.
  */
 export async function dropLiveActivityToken(trx: Kysely<Database>, input: { liveActivityId: string; subscriberId: string; token: string }): Promise<boolean> {

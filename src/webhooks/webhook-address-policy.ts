@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses a webhook may be sent to (the SSRF policy, DESIGN.md 2.6). Pure: no DNS, no sockets — the
+ * Which IP addresses a webhook may be sent to (the SSRF policy, docs/design.md 2.6). Pure: no DNS, no sockets — the
  * URL guard resolves names and asks this for every address. Everything that is not globally reachable unicast is
  * refused: a webhook URL is chosen by a tenant, and the request leaves from inside the operator's network.
  *

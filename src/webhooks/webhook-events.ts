@@ -2,7 +2,7 @@ import { toIso } from '../domain/clock.ts';
 import type { EventType } from '../store/events-store.ts';
 
 /**
- * The event types an endpoint can subscribe to (DESIGN.md 2.6), and the body every message carries. `["*"]` (the
+ * The event types an endpoint can subscribe to (docs/design.md 2.6), and the body every message carries. `["*"]` (the
  * default) subscribes to every type, including types added in later versions. `webhook.test` is not an event: it is
  * sent only by POST /webhooks/{id}/test, to that endpoint, whatever it subscribes to.
  */

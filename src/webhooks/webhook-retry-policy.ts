@@ -1,7 +1,7 @@
 import { toIso } from '../domain/clock.ts';
 
 /**
- * What one delivery attempt's answer means (Standard Webhooks, reference/protocols.md section 5). Pure: the delivery
+ * What one delivery attempt's answer means (Standard Webhooks, docs/protocols.md section 5). Pure: the delivery
  * job feeds it the answer and the endpoint's failure streak and writes what it decides.
  *
  * - 2xx → delivered. Anything else — 3xx (redirects are not followed), 4xx, 5xx, timeout, connection error,

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Standard Webhooks v1 signing (reference/protocols.md section 5): the secret is `whsec_` + base64 of random bytes;
+ * Standard Webhooks v1 signing (docs/protocols.md section 5): the secret is `whsec_` + base64 of random bytes;
  * receivers strip the prefix and base64-decode the rest to get the HMAC key. The signature covers
  * `"{webhook-id}.{webhook-timestamp}.{body}"` exactly as sent, and `webhook-signature` is a space-separated list
  * of `v1,<base64>` — one per secret, which is how an old and a new secret both verify during a rotation.

@@ -1,10 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { URL_MAX_LENGTH } from '../http/limits.ts';
+import { URL_MAX_LENGTH } from '../domain/limits.ts';
 import { classifyAddress, describeRefusal } from './webhook-address-policy.ts';
 
 /**
- * The SSRF guard (DESIGN.md 2.6): a webhook URL must be http(s), and — unless the operator set
+ * The SSRF guard (docs/design.md 2.6): a webhook URL must be http(s), and — unless the operator set
  * CLARION_ALLOW_PRIVATE_WEBHOOKS=true — every address its host resolves to must be public
  * (webhook-address-policy.ts). Checked when the URL is registered, and again on every delivery attempt through
  * `guardedLookup`, which hands the socket exactly the addresses it has just checked: a name that resolves to a

@@ -18,7 +18,7 @@ export interface WebhookWorkerDependencies {
   secretKey: Buffer;
 }
 
-/** The webhook job handler for the worker pool (src/delivery/delivery-worker.ts), configured from the options. */
+/** The webhook job handler for the worker pool (src/worker.ts), configured from the options. */
 export function webhookHandlers(deps: WebhookWorkerDependencies): Record<string, JobHandler> {
   const sender = createWebhookSender({ allowPrivate: deps.config.allowPrivateWebhooks, timeoutMs: deps.config.webhookTimeout });
   return {

@@ -17,7 +17,7 @@ describe('generated reference docs are in step with the code (run `npm run docs`
     expect(read('configuration.md')).toBe(renderConfigurationDoc());
   });
 
-  it('keeps the pinned error codes and statuses of DESIGN.md 2.1', () => {
+  it('keeps the pinned error codes and statuses of docs/design.md 2.1', () => {
     expect(errorCatalog.validation_failed.status).toBe(400);
     expect(errorCatalog.unauthorized.status).toBe(401);
     expect(errorCatalog.channel_not_allowed.status).toBe(403);

@@ -9,7 +9,7 @@ export interface ApiResponse {
 }
 
 /**
- * Asserts the error envelope of DESIGN.md 2.1 exactly: the catalog status for `code`, only the envelope's keys, a
+ * Asserts the error envelope of docs/design.md 2.1 exactly: the catalog status for `code`, only the envelope's keys, a
  * `req_` request id equal to the X-Request-Id header, and the headers the code promises (WWW-Authenticate on 401,
  * Retry-After on rate_limited, the quota headers and details on quota_exceeded). Returns `error` for more checks.
  */

@@ -113,7 +113,7 @@ export const PUBLIC_ROUTES = new Set([
 ]);
 
 /**
- * What a publishable key may do (DESIGN.md 2.2): register and unsubscribe subscribers, and report Live Activity
+ * What a publishable key may do (docs/design.md 2.2): register and unsubscribe subscribers, and report Live Activity
  * tokens. Every other authenticated route must answer 403 forbidden to a publishable key.
  */
 export const PUBLISHABLE_ROUTES = new Set([

@@ -13,7 +13,7 @@ declare module 'vitest' {
 
 /**
  * On PostgreSQL, the run gets a database of its own, migrated once and dropped at the end; tests share it and
- * isolate themselves with fresh accounts (STYLE.md 5). On SQLite each test file opens its own database file.
+ * isolate themselves with fresh accounts (docs/develop.md, convention 5). On SQLite each test file opens its own database file.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (testDialect !== 'postgres') {

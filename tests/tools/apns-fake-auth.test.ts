@@ -7,7 +7,7 @@ import { ALERT, BUNDLE, DEVICE, apnsFixture } from './apns-fixture.ts';
 import { closeAfterTest, h2Request, openSession } from './h2-test-client.ts';
 import { apnsProviderToken } from './jwt-signers.ts';
 
-describe('fake APNs: provider token (protocols.md 1.2, 6.1)', () => {
+describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
   it('accepts a valid push: 200, empty body, apns-id echoed, apns-unique-id in sandbox, and records it', async () => {
     const { apns, push, key } = await apnsFixture();
     const apnsId = randomUUID();
@@ -93,7 +93,7 @@ describe('fake APNs: provider token (protocols.md 1.2, 6.1)', () => {
     expect(early.status).toBe(429);
     expect(early.body).toBe('{"reason":"TooManyProviderTokenUpdates"}');
 
-    // The same early token on a fresh connection is fine: the rule is per connection (protocols.md 1.2).
+    // The same early token on a fresh connection is fine: the rule is per connection (docs/protocols.md 1.2).
     const other = await openSession(apns.url);
     const fresh = await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await second(0)}`, 'apns-topic': BUNDLE }, ALERT);
     expect(fresh.status).toBe(200);

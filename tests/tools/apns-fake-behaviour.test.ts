@@ -91,7 +91,7 @@ describe('fake APNs: configured outcomes', () => {
 });
 
 describe('fake APNs: connections', () => {
-  it('advertises MAX_CONCURRENT_STREAMS=1 until a valid token, then 500 (protocols.md 1.2, 1.6)', async () => {
+  it('advertises MAX_CONCURRENT_STREAMS=1 until a valid token, then 500 (docs/protocols.md 1.2, 1.6)', async () => {
     const { push, session, apns } = await apnsFixture();
     await waitForRemoteMaxStreams(session, 1);
     expect((await push(DEVICE, { authorization: 'bearer nope' })).status).toBe(403);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ALERT, BUNDLE, DEVICE, apnsFixture } from './apns-fixture.ts';
 import { h2Request } from './h2-test-client.ts';
 
-/** Request line, header and payload rules (protocols.md 1.3 table and checklist 6.1), each with its exact answer. */
+/** Request line, header and payload rules (docs/protocols.md 1.3 table and checklist 6.1), each with its exact answer. */
 describe('fake APNs: request rules', () => {
   const cases: Array<{ name: string; path?: string; headers?: OutgoingHttpHeaders; body?: string; status: number; reason: string | null }> = [
     { name: 'GET', headers: { ':method': 'GET' }, status: 405, reason: 'MethodNotAllowed' },

@@ -7,7 +7,7 @@ const FCM_ERROR = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 const OTHER_TOKEN = 'other-device:APA91bOtherToken';
 
 describe('fake FCM: configured outcomes', () => {
-  it('answers UNREGISTERED exactly as protocols.md 3.4 shows it', async () => {
+  it('answers UNREGISTERED exactly as docs/protocols.md 3.4 shows it', async () => {
     const { send, fcm } = await fcmFixture();
     fcm.setTokenOutcome(REGISTRATION_TOKEN, { errorCode: 'UNREGISTERED' });
     const response = await send(tokenMessage());

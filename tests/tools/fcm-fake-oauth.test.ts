@@ -5,7 +5,7 @@ import { JWT_BEARER, PROJECT, fcmFixture, tokenMessage } from './fcm-fixture.ts'
 import { closeAfterTest, h2Request, openSession, postForm } from './h2-test-client.ts';
 import { fcmAssertion } from './jwt-signers.ts';
 
-describe('fake FCM: OAuth token endpoint (protocols.md 3.1, 6.2)', () => {
+describe('fake FCM: OAuth token endpoint (docs/protocols.md 3.1, 6.2)', () => {
   it('exchanges a valid RS256 assertion for a Bearer access token, over HTTP/1.1 like fetch()', async () => {
     const { fcm, account } = await fcmFixture();
     expect(account.json.token_uri).toBe(`${fcm.url}/token`);

@@ -6,7 +6,7 @@ import { h2Request } from './h2-test-client.ts';
 const FCM_ERROR = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 
-describe('fake FCM: messages:send (protocols.md 3.2–3.4, 6.2)', () => {
+describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
   it('answers 200 {"name": "projects/<p>/messages/<id>"} and records the message', async () => {
     const { send, fcm, account } = await fcmFixture();
     const message = tokenMessage({ data: { orderId: '42' }, android: { priority: 'high', ttl: '3600s', collapse_key: 'orders' } });

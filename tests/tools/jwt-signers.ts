@@ -3,7 +3,7 @@ import type { ApnsSigningKey, FcmServiceAccount } from '../../tools/fakes/index.
 
 /** Client-side token signing as the real providers expect it, so the tests exercise the fakes' verification. */
 
-/** APNs provider token: ES256, header kid, claims iss and iat (protocols.md 1.2). */
+/** APNs provider token: ES256, header kid, claims iss and iat (docs/protocols.md 1.2). */
 export async function apnsProviderToken(key: ApnsSigningKey, claims: { iat?: number; iss?: string; kid?: string } = {}): Promise<string> {
   const privateKey = await importPKCS8(key.privateKeyPem, 'ES256');
   return new SignJWT({ iss: claims.iss ?? key.teamId, iat: claims.iat ?? Math.floor(Date.now() / 1000) })
@@ -11,7 +11,7 @@ export async function apnsProviderToken(key: ApnsSigningKey, claims: { iat?: num
     .sign(privateKey);
 }
 
-/** FCM OAuth assertion: RS256, iss = client_email, aud = token_uri, scope, iat, exp ≤ iat + 3600 (protocols.md 3.1). */
+/** FCM OAuth assertion: RS256, iss = client_email, aud = token_uri, scope, iat, exp ≤ iat + 3600 (docs/protocols.md 3.1). */
 export async function fcmAssertion(
   account: FcmServiceAccount,
   claims: { iat?: number; exp?: number; aud?: string; scope?: string; iss?: string } = {},

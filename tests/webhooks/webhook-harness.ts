@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../src/config/load-config.ts';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
+import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
 import { createPushProviders } from '../../src/delivery/push-providers.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';

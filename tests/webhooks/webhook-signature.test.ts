@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { generateWebhookSecret, signatureHeader, signWebhook, webhookHeaders, webhookSigningKey } from '../../src/webhooks/webhook-signature.ts';
 
-// The Standard Webhooks test vector (libraries/javascript/src/webhook.test.ts; reference/protocols.md section 5).
+// The Standard Webhooks test vector (libraries/javascript/src/webhook.test.ts; docs/protocols.md section 5).
 const vector = {
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   messageId: 'msg_p5jXN8AQM9LWM0D4loKWxJek',

@@ -9,9 +9,9 @@ import { dirname } from 'node:path';
 
 /** An APNs token-auth key as Apple hands it out: a P-256 key in a PKCS#8 .p8 file, with 10-character ids. */
 export interface ApnsSigningKey {
-  /** JWT header `kid` (protocols.md 1.2). */
+  /** JWT header `kid` (docs/protocols.md 1.2). */
   keyId: string;
-  /** JWT claim `iss` (protocols.md 1.2). */
+  /** JWT claim `iss` (docs/protocols.md 1.2). */
   teamId: string;
   /** Contents of the .p8 file: "-----BEGIN PRIVATE KEY-----" PKCS#8, like Apple's download. */
   privateKeyPem: string;
@@ -49,7 +49,7 @@ export interface FcmServiceAccount {
 }
 
 export function createFcmServiceAccount(options: { projectId: string; tokenUri: string; clientEmail?: string }): FcmServiceAccount {
-  // RSA 2048 like Google's keys; the OAuth assertion is RS256 (protocols.md 3.1).
+  // RSA 2048 like Google's keys; the OAuth assertion is RS256 (docs/protocols.md 3.1).
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const clientEmail = options.clientEmail ?? `firebase-adminsdk-${randomBytes(3).toString('hex').slice(0, 5)}@${options.projectId}.iam.gserviceaccount.com`;
   return {

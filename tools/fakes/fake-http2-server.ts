@@ -6,7 +6,7 @@ import { ensureFakeTls } from './fake-tls.ts';
 
 /**
  * The part both fakes share: an HTTP/2 server over TLS on loopback that keeps track of every session, socket and
- * timer it owns, so close() leaves nothing open (the test harness fails on leaked handles, STYLE.md 6).
+ * timer it owns, so close() leaves nothing open (the test harness fails on leaked handles, docs/develop.md, convention 6).
  */
 export interface ListenOptions {
   /** Interface to bind; default 127.0.0.1. */
@@ -38,7 +38,7 @@ export async function listenSecureHttp2(
     cert: tls.certPem,
     key: tls.keyPem,
     allowHTTP1: options.allowHTTP1,
-    minVersion: 'TLSv1.2', // protocols.md 1.1: HTTP/2 over TLS 1.2 or later
+    minVersion: 'TLSv1.2', // docs/protocols.md 1.1: HTTP/2 over TLS 1.2 or later
     ...(options.settings ? { settings: options.settings } : {}),
   });
   const sessions = new Set<ServerHttp2Session>();

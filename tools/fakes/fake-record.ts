@@ -1,6 +1,6 @@
 /**
  * An append-only list of what a fake received, with waits that resolve on an event (each append), never by polling,
- * so tests wait on a condition rather than a sleep (STYLE.md 6).
+ * so tests wait on a condition rather than a sleep (docs/develop.md, convention 6).
  */
 export class FakeRecord<Entry> {
   private readonly list: Entry[] = [];

@@ -1,6 +1,6 @@
 /**
  * Fake APNs and FCM servers that speak the real protocols (HTTP/2, TLS, JWT/OAuth, the real error bodies), for
- * testing Clarion's delivery clients on loopback. See docs in each module and shared/reference/protocols.md §6.
+ * testing Clarion's delivery clients on loopback. See docs in each module and docs/protocols.md §6.
  */
 export { ensureFakeTls, defaultFakeTlsDir, type FakeTls } from './fake-tls.ts';
 export {

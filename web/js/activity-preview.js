@@ -1,7 +1,7 @@
 import { h } from './dom.js';
 
 /**
- * A Live Activity as a lock screen would show it, from its template and current fields (DESIGN.md 2.5). The timer
+ * A Live Activity as a lock screen would show it, from its template and current fields (docs/design.md 2.5). The timer
  * counts down in the page; call the returned `tick` every second to move it (it is a no-op for other templates).
  */
 export function activityPreview(activity) {

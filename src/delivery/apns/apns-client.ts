@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '../../domain/clock.ts';
-import type { DeliveryOutcome, PushContent } from '../delivery-outcome.ts';
+import type { DeliveryOutcome } from '../delivery-outcome.ts';
+import type { PushContent } from '../push-content.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { APNS_MAX_PAYLOAD_BYTES, type ApnsPayloadOptions, buildApnsHeaders, serializeApnsPayload } from './apns-payload.ts';
 import { type ApnsProviderToken, createApnsProviderToken } from './apns-provider-token.ts';
@@ -53,12 +54,12 @@ export interface ApnsClient {
   close(): Promise<void>;
 }
 
-/** Topic for Live Activity pushes (protocols.md 1.3, 2.1). */
+/** Topic for Live Activity pushes (docs/protocols.md 1.3, 2.1). */
 export function apnsLiveActivityTopic(topic: string): string {
   return `${topic}.push-type.liveactivity`;
 }
 
-/** Apple: tokens are hex and variable length (protocols.md 1.3); anything else would be a BadDeviceToken or BadPath. */
+/** Apple: tokens are hex and variable length (docs/protocols.md 1.3); anything else would be a BadDeviceToken or BadPath. */
 const HEX_TOKEN = /^(?:[0-9a-fA-F]{2})+$/;
 
 const CLOCK_FIX =
@@ -83,7 +84,7 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
     if (!HEX_TOKEN.test(token)) return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
     let jwt = await tokens.current();
     // At most two attempts: the second only after renewing the JWT for ExpiredProviderToken (node-apn and
-    // apns2(npm) do the same, protocols.md 1.2).
+    // apns2(npm) do the same, docs/protocols.md 1.2).
     for (let attempt = 1; ; attempt += 1) {
       const requestHeaders: OutgoingHttpHeaders = { ...headers, ':method': 'POST', ':path': `/3/device/${token}`, authorization: `bearer ${jwt}` };
       let outcome;
@@ -115,7 +116,7 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
     async send(token, content, sendOptions = {}) {
       const body = serializeApnsPayload(content, sendOptions);
       // Refused here rather than by APNs: saves the round trip, and Apple disconnects connections that produce many
-      // errors (protocols.md 1.5). The API checks the same size with apnsPayloadBytes() before accepting.
+      // errors (docs/protocols.md 1.5). The API checks the same size with apnsPayloadBytes() before accepting.
       if (Buffer.byteLength(body, 'utf8') > APNS_MAX_PAYLOAD_BYTES) return { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
       return post(token, buildApnsHeaders(content, { topic: options.topic, now: options.clock.now() }), body);
     },

@@ -5,7 +5,7 @@ import { apnsLiveActivityTopic } from './apns-client.ts';
 import { APNS_MAX_PAYLOAD_BYTES } from './apns-payload.ts';
 
 /**
- * LiveActivityPush → APNs Live Activity request body and headers (protocols.md 2.1, 2.2). Pure.
+ * LiveActivityPush → APNs Live Activity request body and headers (docs/protocols.md 2.1, 2.2). Pure.
  *
  * start:  {"aps": {timestamp, event: "start", content-state, attributes-type, attributes: {activityId}, alert,
  *          input-push-token: 1, stale-date?, relevance-score?}}  → the subscriber's push-to-start token
@@ -14,7 +14,7 @@ import { APNS_MAX_PAYLOAD_BYTES } from './apns-payload.ts';
  *                                                                → the per-activity token the device reported
  */
 
-/** Live Activity content state is limited to 4 KB and the whole push to APNs' 4,096 bytes (protocols.md 1.3). */
+/** Live Activity content state is limited to 4 KB and the whole push to APNs' 4,096 bytes (docs/protocols.md 1.3). */
 export const APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES = APNS_MAX_PAYLOAD_BYTES;
 
 export type ApnsLiveActivityPayload = { aps: Record<string, unknown> };
@@ -51,19 +51,19 @@ export function apnsLiveActivityPayloadBytes(push: LiveActivityPush): number {
 
 /**
  * Priority 10 (delivered at once, counts against the device's Live Activity budget) for start, end and updates the
- * user is alerted to; 5 (opportunistic, no budget) for silent updates (protocols.md 2.4).
+ * user is alerted to; 5 (opportunistic, no budget) for silent updates (docs/protocols.md 2.4).
  */
 export function apnsLiveActivityPriority(push: LiveActivityPush): '10' | '5' {
   return push.event === 'update' && push.alert === null ? '5' : '10';
 }
 
-/** `bundleTopic` is CLARION_APNS_TOPIC; the push goes to `<bundle>.push-type.liveactivity` (protocols.md 2.1). */
+/** `bundleTopic` is CLARION_APNS_TOPIC; the push goes to `<bundle>.push-type.liveactivity` (docs/protocols.md 2.1). */
 export function buildApnsLiveActivityHeaders(push: LiveActivityPush, bundleTopic: string): Record<string, string> {
   return {
     'apns-push-type': 'liveactivity',
     'apns-topic': apnsLiveActivityTopic(bundleTopic),
     'apns-priority': apnsLiveActivityPriority(push),
-    // Past the activity's 8 hours nothing can show it, so APNs need not keep the push longer (protocols.md 1.3).
+    // Past the activity's 8 hours nothing can show it, so APNs need not keep the push longer (docs/protocols.md 1.3).
     'apns-expiration': String(seconds(push.expiresAt)),
   };
 }

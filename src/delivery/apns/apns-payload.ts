@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { PushContent } from '../delivery-outcome.ts';
+import type { PushContent } from '../push-content.ts';
 
 /**
- * PushContent → APNs alert request body and headers (protocols.md 1.3). Pure: the time for apns-expiration is passed
+ * PushContent → APNs alert request body and headers (docs/protocols.md 1.3). Pure: the time for apns-expiration is passed
  * in, so the same content always gives the same bytes.
  */
 
-/** Largest body APNs accepts for an alert push; larger gets 413 PayloadTooLarge (protocols.md 1.3). */
+/** Largest body APNs accepts for an alert push; larger gets 413 PayloadTooLarge (docs/protocols.md 1.3). */
 export const APNS_MAX_PAYLOAD_BYTES = 4096;
-/** APNs stores an undelivered push at most 30 days (protocols.md 1.3, apns-expiration). */
+/** APNs stores an undelivered push at most 30 days (docs/protocols.md 1.3, apns-expiration). */
 export const APNS_MAX_EXPIRATION_SECONDS = 30 * 24 * 3600;
-/** apns-collapse-id limit; longer gets 400 BadCollapseId (protocols.md 1.3). */
+/** apns-collapse-id limit; longer gets 400 BadCollapseId (docs/protocols.md 1.3). */
 export const APNS_MAX_COLLAPSE_ID_BYTES = 64;
 
 /** Custom top-level keys Clarion itself sets; caller data with these names is overridden by the content fields. */
@@ -75,7 +75,7 @@ export function buildApnsHeaders(content: PushContent, options: ApnsHeaderOption
   const headers: Record<string, string> = {
     'apns-push-type': 'alert',
     'apns-topic': options.topic,
-    // 10 = deliver now; 5 = power-aware, may be grouped or delayed (protocols.md 1.3). Alert pushes may use either.
+    // 10 = deliver now; 5 = power-aware, may be grouped or delayed (docs/protocols.md 1.3). Alert pushes may use either.
     'apns-priority': content.priority === 'high' ? '10' : '5',
     'apns-collapse-id': apnsCollapseId(content.notificationId),
   };
@@ -98,7 +98,7 @@ export function apnsExpiration(ttlSeconds: number | null, now: number): string |
 }
 
 /**
- * The notification id is the collapse id, so a repeat after a crash replaces rather than duplicates (DESIGN.md 3.3).
+ * The notification id is the collapse id, so a repeat after a crash replaces rather than duplicates (docs/design.md 3.3).
  * Clarion ids are ~30 bytes; anything over APNs' 64-byte limit is replaced by its SHA-256 hex (exactly 64 bytes,
  * still one value per id) rather than truncated, which could make two ids collide.
  */

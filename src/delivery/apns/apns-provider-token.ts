@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import type { Clock } from '../../domain/clock.ts';
 
 /**
- * The APNs provider token (protocols.md 1.2): an ES256 JWT with header {alg, kid} and claims {iss: team id, iat}.
+ * The APNs provider token (docs/protocols.md 1.2): an ES256 JWT with header {alg, kid} and claims {iss: team id, iat}.
  *
  * Timing rules, both from Apple:
  * - APNs refuses an `iat` older than 60 minutes with 403 ExpiredProviderToken, so the token must be renewed at least
@@ -27,7 +27,7 @@ export interface ApnsProviderTokenOptions {
 
 export const APNS_TOKEN_RENEW_AFTER_MS = 50 * 60_000;
 export const APNS_TOKEN_MIN_RENEW_INTERVAL_MS = 20 * 60_000;
-/** APNs' own limit on `iat` age (protocols.md 1.2). */
+/** APNs' own limit on `iat` age (docs/protocols.md 1.2). */
 export const APNS_TOKEN_MAX_AGE_MS = 60 * 60_000;
 
 export type ExpiredTokenDecision =

@@ -1,7 +1,7 @@
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 
 /**
- * APNs status + reason → DeliveryOutcome, as one table (protocols.md 1.4, 1.5; DESIGN.md 3.3). Pure.
+ * APNs status + reason → DeliveryOutcome, as one table (docs/protocols.md 1.4, 1.5; docs/design.md 3.3). Pure.
  *
  * Outcome `reason` strings are "apns:<Reason>" so logs and events say which provider answered and what it said.
  */
@@ -36,18 +36,18 @@ const fatal = (fix: string): Rule => ({ kind: 'fatal', fix });
 const topicFix = (what: string): Rule =>
   fatal(`APNs ${what}. Set CLARION_APNS_TOPIC to the app's bundle id exactly (e.g. com.example.app), and make sure the key in CLARION_APNS_KEY_FILE may push to that app.`);
 
-/** Every reason in protocols.md 1.5 (plus the BadEnvironmentKeyInToken spelling), and what Clarion does with it. */
+/** Every reason in docs/protocols.md 1.5 (plus the BadEnvironmentKeyInToken spelling), and what Clarion does with it. */
 export const apnsReasonRules: Readonly<Record<string, Rule>> = {
   // 400
   BadCollapseId: { kind: 'rejected' },
-  // Malformed, or a token from the other environment. DESIGN.md 3.3: unsubscribe. (If *every* token answers this,
+  // Malformed, or a token from the other environment. docs/design.md 3.3: unsubscribe. (If *every* token answers this,
   // CLARION_APNS_URL points at the wrong environment; see the report on a batch-level guard.)
   BadDeviceToken: { kind: 'token_dead', reason: 'token_invalid' },
   BadExpirationDate: { kind: 'rejected' },
   BadMessageId: { kind: 'rejected' },
   BadPriority: { kind: 'rejected' },
   BadTopic: topicFix('rejected apns-topic as malformed (400 BadTopic)'),
-  // The token was registered by another app (DESIGN.md 3.3: the subscriber is unsubscribed).
+  // The token was registered by another app (docs/design.md 3.3: the subscriber is unsubscribed).
   DeviceTokenNotForTopic: { kind: 'token_dead', reason: 'token_invalid' },
   DuplicateHeaders: { kind: 'rejected' },
   // The connection sat idle too long on Apple's side; a new request on a fresh connection works.

@@ -5,7 +5,7 @@ import { isTlsTrustError } from '../http2-request-failure.ts';
 import type { ParsedFcmServiceAccount } from '../provider-credentials.ts';
 
 /**
- * OAuth 2.0 access token for FCM from a service account (protocols.md 3.1): an RS256 JWT assertion
+ * OAuth 2.0 access token for FCM from a service account (docs/protocols.md 3.1): an RS256 JWT assertion
  * {iss: client_email, scope: firebase.messaging, aud: token_uri, iat, exp = iat + 3600} posted to token_uri as
  * grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer; the answer is {access_token, expires_in, token_type}.
  *

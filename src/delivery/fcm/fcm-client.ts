@@ -1,7 +1,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import { requestFailureOutcome } from '../http2-request-failure.ts';
 import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
-import type { DeliveryOutcome, PushContent } from '../delivery-outcome.ts';
+import type { DeliveryOutcome } from '../delivery-outcome.ts';
+import type { PushContent } from '../push-content.ts';
 import { type ParsedFcmServiceAccount, parseFcmServiceAccount, readFcmServiceAccount } from '../provider-credentials.ts';
 import { type FcmAccessToken, FcmTokenError, createFcmAccessToken } from './fcm-access-token.ts';
 import { type FcmDataOptions, type FcmSendBody, buildFcmDataMessage, buildFcmMessage } from './fcm-message.ts';
@@ -9,7 +10,7 @@ import { mapFcmResponse } from './fcm-response.ts';
 
 /**
  * The FCM HTTP v1 client: OAuth access token (fcm-access-token.ts), HTTP/2 to `${url}/v1/projects/{project_id}/
- * messages:send`, one outcome per message (fcm-response.ts). v1 has no batch endpoint (protocols.md 3.5), so throughput
+ * messages:send`, one outcome per message (fcm-response.ts). v1 has no batch endpoint (docs/protocols.md 3.5), so throughput
  * comes from many concurrent streams on one reused session; the pool (shared with APNs, http2-session-pool.ts) keeps
  * to the server's stream limit, reconnects after GOAWAY or errors, and closes cleanly.
  */

@@ -2,8 +2,8 @@ import type { LiveActivityPush } from '../live-activities/live-activity-push.ts'
 import { FCM_MAX_PAYLOAD_BYTES, type FcmDataOptions } from './fcm-message.ts';
 
 /**
- * LiveActivityPush → the FCM data message an Android app renders as one ongoing notification (protocols.md 3.6).
- * Pure. Data values must be strings (protocols.md 3.3), so `fields` and `alert` travel as JSON text:
+ * LiveActivityPush → the FCM data message an Android app renders as one ongoing notification (docs/protocols.md 3.6).
+ * Pure. Data values must be strings (docs/protocols.md 3.3), so `fields` and `alert` travel as JSON text:
  *
  *   {clarion: "live_activity", event: "start" | "update" | "end", activityId, template, fields: "<JSON>",
  *    timestamp: "<epoch seconds>", alert?: "<JSON {title, body?}>", staleAt?: ISO, dismissAt?: ISO (end)}
@@ -29,7 +29,7 @@ export function buildFcmLiveActivityData(push: LiveActivityPush): Record<string,
 }
 
 /**
- * HIGH priority so the app is woken to update its notification at once (protocols.md 3.6), for every event: a
+ * HIGH priority so the app is woken to update its notification at once (docs/protocols.md 3.6), for every event: a
  * silent iOS update may wait, but an Android app that is not woken shows stale progress. The collapse key is the
  * activity id: FCM keeps only the newest undelivered message of an activity for an offline device.
  */
@@ -37,7 +37,7 @@ export function fcmLiveActivityOptions(push: LiveActivityPush): FcmDataOptions {
   return { priority: 'high', collapseKey: push.activityId };
 }
 
-/** FCM's size measure (keys and values, protocols.md 3.3) of the data and its android block. */
+/** FCM's size measure (keys and values, docs/protocols.md 3.3) of the data and its android block. */
 export function fcmLiveActivityPayloadBytes(push: LiveActivityPush): number {
   const entries = Object.entries(buildFcmLiveActivityData(push));
   const data = entries.reduce((sum, [key, value]) => sum + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8'), 0);

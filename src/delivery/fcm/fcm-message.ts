@@ -1,13 +1,13 @@
-import type { PushContent } from '../delivery-outcome.ts';
+import type { PushContent } from '../push-content.ts';
 
 /**
- * PushContent → FCM HTTP v1 `messages:send` body (protocols.md 3.2, 3.3). Pure. Only the Android parts: iOS goes to
+ * PushContent → FCM HTTP v1 `messages:send` body (docs/protocols.md 3.2, 3.3). Pure. Only the Android parts: iOS goes to
  * APNs directly and the web to Web Push, so the `apns` and `webpush` blocks are never used.
  */
 
-/** FCM's limit for a message to a token, counted over keys and values (protocols.md 3.3). */
+/** FCM's limit for a message to a token, counted over keys and values (docs/protocols.md 3.3). */
 export const FCM_MAX_PAYLOAD_BYTES = 4096;
-/** android.ttl maximum, also FCM's default: 4 weeks (protocols.md 3.3). */
+/** android.ttl maximum, also FCM's default: 4 weeks (docs/protocols.md 3.3). */
 export const FCM_MAX_TTL_SECONDS = 2_419_200;
 /** The data key that carries PushContent.url to the app. */
 export const FCM_URL_KEY = 'url';
@@ -30,7 +30,7 @@ export interface FcmSendBody {
 
 /**
  * Data keys FCM refuses with 400 INVALID_ARGUMENT: `from`, `message_type`, and any key starting with `google` or
- * `gcm` (protocols.md 3.3; the fake enforces the same). Exported so the API can refuse them with a 400 up front.
+ * `gcm` (docs/protocols.md 3.3; the fake enforces the same). Exported so the API can refuse them with a 400 up front.
  */
 export function isReservedFcmDataKey(key: string): boolean {
   return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
@@ -56,7 +56,7 @@ export function buildFcmMessage(token: string, content: PushContent): FcmSendBod
 
   const androidNotification: NonNullable<NonNullable<FcmMessage['android']>['notification']> = {
     // Same notification id → the shown notification is replaced, so an at-least-once repeat is not a duplicate
-    // (DESIGN.md 3.3).
+    // (docs/design.md 3.3).
     tag: content.notificationId,
   };
   if (content.sound !== null) androidNotification.sound = content.sound;
@@ -83,7 +83,7 @@ export function buildFcmDataMessage(token: string, data: Record<string, string>,
       token,
       data: { ...data },
       android: {
-        // HIGH so the app is woken to update its notification (protocols.md 3.6); FCM's own default for data is NORMAL.
+        // HIGH so the app is woken to update its notification (docs/protocols.md 3.6); FCM's own default for data is NORMAL.
         priority: options.priority === 'normal' ? 'NORMAL' : 'HIGH',
         ...fcmTtl(options.ttlSeconds ?? null),
         ...(options.collapseKey !== undefined ? { collapse_key: options.collapseKey } : {}),
@@ -103,7 +103,7 @@ function fcmTtl(ttlSeconds: number | null): { ttl?: string } {
 
 /**
  * The size FCM holds against FCM_MAX_PAYLOAD_BYTES: UTF-8 bytes of every key and value in the message except the
- * target token (protocols.md 3.3 "keys and values"; the fake counts the same way). The token is left out because it
+ * target token (docs/protocols.md 3.3 "keys and values"; the fake counts the same way). The token is left out because it
  * is not content and its length varies; the API calls this before accepting a notification.
  */
 export function fcmPayloadBytes(content: PushContent): number {

@@ -1,10 +1,10 @@
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 
 /**
- * FCM HTTP v1 status + error body → DeliveryOutcome (protocols.md 3.4, 3.5; DESIGN.md 3.3). Pure.
+ * FCM HTTP v1 status + error body → DeliveryOutcome (docs/protocols.md 3.4, 3.5; docs/design.md 3.3). Pure.
  *
  * Body: {"error":{"code","message","status","details":[{"@type":"…FcmError","errorCode":"UNREGISTERED"}, …]}}.
- * The FcmError errorCode decides first, then error.status, then the HTTP status (protocols.md 3.4: "clients read
+ * The FcmError errorCode decides first, then error.status, then the HTTP status (docs/protocols.md 3.4: "clients read
  * details[@type=…FcmError].errorCode first, then error.status"). Outcome reasons are "fcm:<code>".
  */
 
@@ -69,8 +69,8 @@ export function parseFcmError(body: string): FcmErrorBody {
 
 /**
  * INVALID_ARGUMENT is about the token when a field violation names message.token, or when the message says so ("The
- * registration token is not a valid FCM registration token", protocols.md 3.4). Payload errors name another field or
- * come without FcmError; those are `rejected`, never a deleted token (protocols.md 3.5: delete on INVALID_ARGUMENT
+ * registration token is not a valid FCM registration token", docs/protocols.md 3.4). Payload errors name another field or
+ * come without FcmError; those are `rejected`, never a deleted token (docs/protocols.md 3.5: delete on INVALID_ARGUMENT
  * only when the payload is known to be good).
  */
 export function isTokenProblem(error: FcmErrorBody): boolean {
@@ -92,7 +92,7 @@ export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
       return { kind: 'token_dead', reason: 'token_unregistered', providerReason: code };
     case 'SENDER_ID_MISMATCH':
       // The token was issued to another Firebase project's sender, so this project can never reach it: unsubscribe
-      // (DESIGN.md 3.3 "invalid token"). Not fatal: one stray token from a test build must not block every batch it
+      // (docs/design.md 3.3 "invalid token"). Not fatal: one stray token from a test build must not block every batch it
       // is in. A wrong CLARION_FCM_SERVICE_ACCOUNT_FILE would show as *every* token failing this way.
       return { kind: 'token_dead', reason: 'token_invalid', providerReason: code };
     case 'INVALID_ARGUMENT':

@@ -7,7 +7,7 @@ import { enqueueLiveActivityPush, type LiveActivityExpirePayload } from './live-
 import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-snapshot.ts';
 
 /**
- * The 8-hour end. iOS ends every Live Activity 8 hours after its start (protocols.md 2.3); this job, enqueued with the
+ * The 8-hour end. iOS ends every Live Activity 8 hours after its start (docs/protocols.md 2.3); this job, enqueued with the
  * start to run at that moment, records the same in Clarion: status `ended` (ended_at = start + 8 h), one
  * `live_activity.ended` event with reason `expired`, and an `end` for Android, whose ongoing notification nothing
  * else would remove. iOS gets no push: the system has ended the activity itself, and its tokens now answer 410.

@@ -6,7 +6,7 @@ import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
 import { DISPATCH_LIVE_ACTIVITY, EXPIRE_LIVE_ACTIVITY, SEND_LIVE_ACTIVITY } from './live-activity-jobs.ts';
 import { sendLiveActivityHandler } from './live-activity-send-job.ts';
 
-/** The Live Activity job handlers, for the delivery worker's pool (delivery-worker.ts). */
+/** The Live Activity job handlers, for the delivery worker's pool (src/worker.ts). */
 export function liveActivityHandlers(deps: DeliveryDependencies & { providers: PushProviders }): Record<string, JobHandler> {
   return {
     [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),

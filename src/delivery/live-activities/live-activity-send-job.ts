@@ -21,7 +21,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * a subscriber is reached at and what a dead one means:
  * - iOS start → the push-to-start token; dead (410) → that token is forgotten, the subscriber stays;
  * - iOS update/end → the per-activity token the device reported; dead (410: the activity ended on the device or its
- *   token rotated, protocols.md 2.3) → that token is dropped, the subscriber stays;
+ *   token rotated, docs/protocols.md 2.3) → that token is dropped, the subscriber stays;
  * - Android → the FCM token; dead → the subscriber is unsubscribed, exactly as for a notification.
  */
 export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers: PushProviders }): JobHandler {

@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('publishable keys → 403 forbidden on every route not meant for them', () => {
-  it('every authenticated route outside DESIGN.md 2.2’s list refuses a publishable key, and nothing changes', async () => {
+  it('every authenticated route outside docs/design.md 2.2’s list refuses a publishable key, and nothing changes', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const notification = await send(t.app, account.secretKey, 'news');
     const routes = registeredApiRoutes(t.app).filter((route) => !PUBLIC_ROUTES.has(routeName(route)) && !PUBLISHABLE_ROUTES.has(routeName(route)));

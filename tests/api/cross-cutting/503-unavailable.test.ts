@@ -12,7 +12,7 @@ beforeAll(async () => {
   t = await startTestApp();
   // A store whose database refuses connections (nothing listens on port 1): storage is down.
   const store = openStore({ databaseUrl: 'postgres://clarion@127.0.0.1:1/clarion', dataDir: t.config.dataDir, poolSize: 1 });
-  down = { app: await buildApp({ store, config: t.config, clock: t.clock, queue: t.queue }), store };
+  down = { app: await buildApp({ store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey }), store };
 });
 afterAll(async () => {
   await down.app.close();

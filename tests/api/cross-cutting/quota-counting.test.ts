@@ -12,7 +12,7 @@ afterAll(async () => t.close());
 
 const used = async (key: string) => expectSuccess(await get(t.app, '/api/v1/usage', key), 200).used as number;
 
-describe('quota counting (DESIGN.md 2.7)', () => {
+describe('quota counting (docs/design.md 2.7)', () => {
   it('counts one per notification and one per Live Activity start, whatever the number of recipients', async () => {
     const account = await t.newAccount({ channels: ['big', 'empty'] });
     for (let i = 0; i < 5; i += 1) await subscribe(t.app, account.publishableKey, 'big', 'android');

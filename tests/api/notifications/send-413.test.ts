@@ -18,7 +18,7 @@ describe('POST /api/v1/notifications → 413 payload_too_large', () => {
     expect(await accountState(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 
-  // DESIGN.md 2.7: platform payloads are checked against APNs 4 KB / FCM 4 KB before accepting. Every field here is
+  // docs/design.md 2.7: platform payloads are checked against APNs 4 KB / FCM 4 KB before accepting. Every field here is
   // within its own bound (title 256, body 4,000, data 50 × 1,000), yet no push could carry them.
   it('refuses a notification whose rendered platform payload is over 4 KB, saying which, and stores nothing', async () => {
     const account = await t.newAccount({ channels: ['news'] });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUEST_BODY_LIMIT_BYTES } from '../../../src/http/limits.ts';
+import { REQUEST_BODY_LIMIT_BYTES } from '../../../src/domain/limits.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { rawRequest } from '../../harness/api-routes.ts';
 import type { TestApp } from '../../harness/test-app.ts';

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApnsClient, apnsLiveActivityTopic, createApnsClient } from '../../../src/delivery/apns/apns-client.ts';
-import type { PushContent } from '../../../src/delivery/delivery-outcome.ts';
+import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { type FakeApns, createApnsSigningKey, startFakeApns } from '../../../tools/fakes/index.ts';
 import { waitUntil } from './wait-until.ts';

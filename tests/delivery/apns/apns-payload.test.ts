@@ -8,7 +8,7 @@ import {
   buildApnsPayload,
   serializeApnsPayload,
 } from '../../../src/delivery/apns/apns-payload.ts';
-import type { PushContent } from '../../../src/delivery/delivery-outcome.ts';
+import type { PushContent } from '../../../src/delivery/push-content.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const NOW_S = NOW / 1000;

@@ -21,7 +21,7 @@ describe('APNs provider token', () => {
     expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'ES256', kid: 'ABC123DEFG' });
     const { payload } = await jwtVerify(jwt, signingKey.publicKey, { algorithms: ['ES256'], currentDate: new Date(clock.now()) });
     expect(payload).toEqual({ iss: 'DEF123GHIJ', iat: clock.now() / 1000 });
-    // A raw 64-byte R‖S signature, not DER (protocols.md 1.2).
+    // A raw 64-byte R‖S signature, not DER (docs/protocols.md 1.2).
     expect(Buffer.from(jwt.split('.')[2] ?? '', 'base64url')).toHaveLength(64);
   });
 

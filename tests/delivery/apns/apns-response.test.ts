@@ -10,7 +10,7 @@ type Expected =
   | ['rejected']
   | ['fatal', RegExp];
 
-/** Every status + reason of protocols.md 1.5, and what Clarion must do with it (DESIGN.md 3.3). */
+/** Every status + reason of docs/protocols.md 1.5, and what Clarion must do with it (docs/design.md 3.3). */
 const table: Array<[number, string, Expected]> = [
   [400, 'BadCollapseId', ['rejected']],
   [400, 'BadDeviceToken', ['token_dead', 'token_invalid']],

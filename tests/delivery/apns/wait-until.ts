@@ -1,6 +1,6 @@
 /**
  * Waits for a condition that no event announces (a connection closing on the far side, say), checking it every few
- * milliseconds; fails with `what` after `timeoutMs`. Tests wait on conditions, never on bare sleeps (STYLE.md 6).
+ * milliseconds; fails with `what` after `timeoutMs`. Tests wait on conditions, never on bare sleeps (docs/develop.md, convention 6).
  */
 export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { Config } from '../../../src/config/load-config.ts';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../src/delivery/delivery-worker.ts';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../src/worker.ts';
 import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { createApnsSigningKey, startFakeApns, startFakeFcm, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm } from '../../../tools/fakes/index.ts';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeliveryWorker } from '../../../src/delivery/delivery-worker.ts';
+import { startDeliveryWorker } from '../../../src/worker.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
 import { androidToken, iosToken, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
@@ -23,7 +23,7 @@ async function register(key: string, channelCode: string, platform: 'ios' | 'and
 
 /** Starts a new worker on the same queue, as a restarted `clarion serve` would (the previous one was stopped). */
 async function restartWorker() {
-  h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers });
+  h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers, secretKey: h.secretKey });
 }
 
 /** Moves the clock and lets the worker look for due jobs; then waits until the pushes due by now have gone out. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PushContent } from '../../../src/delivery/delivery-outcome.ts';
+import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { type FcmClient, createFcmClient } from '../../../src/delivery/fcm/fcm-client.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { type FakeFcm, type FcmServiceAccount, createFcmServiceAccount, ensureFakeTls, startFakeFcm, writeCredentialFile } from '../../../tools/fakes/index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PushContent } from '../../../src/delivery/delivery-outcome.ts';
+import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { FCM_MAX_PAYLOAD_BYTES, buildFcmDataMessage, buildFcmMessage, fcmPayloadBytes, isReservedFcmDataKey } from '../../../src/delivery/fcm/fcm-message.ts';
 
 function content(overrides: Partial<PushContent> = {}): PushContent {

@@ -12,7 +12,7 @@ const violation = (field: string) => ({ '@type': BAD_REQUEST, fieldViolations: [
 
 type Case = [string, number, string, number | null, Record<string, unknown>];
 
-/** protocols.md 3.4 / 3.5, and DESIGN.md 3.3. */
+/** docs/protocols.md 3.4 / 3.5, and docs/design.md 3.3. */
 const table: Case[] = [
   ['success', 200, '{"name":"projects/p/messages/1"}', null, { kind: 'delivered' }],
   ['UNREGISTERED', 404, body('NOT_FOUND', 'Requested entity was not found.', [fcm('UNREGISTERED')]), null, { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'UNREGISTERED' }],

@@ -93,7 +93,7 @@ describe('HTTP/2 session pool', () => {
       setImmediate(() => {
         active -= 1;
         ok(stream);
-        // Like APNs after the first valid token (protocols.md 1.2, 1.6).
+        // Like APNs after the first valid token (docs/protocols.md 1.2, 1.6).
         stream.session?.settings({ maxConcurrentStreams: 5 });
       });
     }, { maxConcurrentStreams: 1 });

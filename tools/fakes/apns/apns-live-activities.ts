@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * The devices' side of Live Activities, as the fake APNs models it (protocols.md 2.1–2.3), so a test can drive a whole
+ * The devices' side of Live Activities, as the fake APNs models it (docs/protocols.md 2.1–2.3), so a test can drive a whole
  * lifecycle through the real protocol:
  * - a delivered `event: start` with `input-push-token: 1` starts an activity on the device that owns the
  *   push-to-start token, and the system mints a per-activity update token, which listeners hear about (a device app
@@ -44,7 +44,7 @@ export interface FakeRefusedStart {
   aps: unknown;
 }
 
-/** Live Activity update tokens are longer than device tokens (protocols.md 1.3 notes on length): 80 bytes here. */
+/** Live Activity update tokens are longer than device tokens (docs/protocols.md 1.3 notes on length): 80 bytes here. */
 const UPDATE_TOKEN_BYTES = 80;
 
 export class FakeLiveActivities {
@@ -89,7 +89,7 @@ export class FakeLiveActivities {
     this.require(updateToken).state = 'ended';
   }
 
-  /** The system replaces the activity's update token (protocols.md 2.3: tokens can change); the old one answers 410. */
+  /** The system replaces the activity's update token (docs/protocols.md 2.3: tokens can change); the old one answers 410. */
   rotateUpdateToken(updateToken: string): FakeLiveActivity {
     const activity = this.require(updateToken);
     activity.retiredTokens.push(activity.updateToken);
@@ -157,7 +157,7 @@ export class FakeLiveActivities {
   }
 }
 
-/** What iOS needs to start an activity from a push (protocols.md 2.2; alert is required on start). */
+/** What iOS needs to start an activity from a push (docs/protocols.md 2.2; alert is required on start). */
 function startProblem(aps: Record<string, unknown>): string | null {
   if (typeof aps.timestamp !== 'number') return 'aps.timestamp must be a number (epoch seconds)';
   if (typeof aps['content-state'] !== 'object' || aps['content-state'] === null) return 'aps.content-state must be an object';

@@ -3,7 +3,7 @@ import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { ApnsReason } from './apns-reasons.ts';
 
 /**
- * Provider authentication token checks (protocols.md 1.2 and the 6.1 checklist): an ES256 JWT with header `kid` and
+ * Provider authentication token checks (docs/protocols.md 1.2 and the 6.1 checklist): an ES256 JWT with header `kid` and
  * claims `iss` (team id) and `iat`, sent as `authorization: bearer <jwt>`, verified against the keys the fake knows.
  */
 export type ApnsEnvironment = 'sandbox' | 'production';
@@ -18,7 +18,7 @@ export interface FakeApnsKey {
   topics?: string[];
   /** A key limited to one environment; a token from it on the other one → 403 BadEnvironmentKeyIdInToken. */
   environment?: ApnsEnvironment;
-  /** The one related key whose tokens may share a connection with this key's (protocols.md 1.2). */
+  /** The one related key whose tokens may share a connection with this key's (docs/protocols.md 1.2). */
   relatedKeyId?: string;
 }
 
@@ -28,7 +28,7 @@ export interface ProviderTokenRules {
   /** A newer token on the same connection sooner than this after the last → 429 TooManyProviderTokenUpdates. Apple: 20 min. */
   minRefreshSeconds: number;
   environment: ApnsEnvironment;
-  /** Which spelling to answer with (protocols.md 1.5 notes; open question 1). */
+  /** Which spelling to answer with (docs/protocols.md 1.5 notes; open question 1). */
   environmentMismatchReason: 'BadEnvironmentKeyIdInToken' | 'BadEnvironmentKeyInToken';
 }
 
@@ -60,7 +60,7 @@ export async function checkProviderToken(
   rules: ProviderTokenRules,
   nowMs: number,
 ): Promise<ProviderTokenResult> {
-  // Clients send a lower-case `bearer` scheme (protocols.md 1.2); HTTP auth schemes are case-insensitive.
+  // Clients send a lower-case `bearer` scheme (docs/protocols.md 1.2); HTTP auth schemes are case-insensitive.
   const match = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match?.[1]) return { ok: false, reason: 'MissingProviderToken', claims: null };
   const jwt = match[1];
@@ -74,7 +74,7 @@ export async function checkProviderToken(
     return invalid;
   }
   const key = typeof header.kid === 'string' ? keys.get(header.kid) : undefined;
-  // ES256 only: an unsigned token or another algorithm is InvalidProviderToken (protocols.md 1.2).
+  // ES256 only: an unsigned token or another algorithm is InvalidProviderToken (docs/protocols.md 1.2).
   if (!key || header.alg !== 'ES256' || claims.iss === null || claims.iat === null) return invalid;
 
   const known = connection.currentTokens.get(key.keyId);
@@ -86,7 +86,7 @@ export async function checkProviderToken(
     }
   }
   if (claims.iss !== key.teamId) return invalid;
-  // One team per connection; a second key must be the first one's related key (protocols.md 1.2, pushy's mock).
+  // One team per connection; a second key must be the first one's related key (docs/protocols.md 1.2, pushy's mock).
   if (connection.teamId !== null && connection.teamId !== key.teamId) return invalid;
   if (connection.firstKeyId !== null && connection.firstKeyId !== key.keyId && !areRelated(connection.firstKeyId, key, keys)) {
     return { ok: false, reason: 'UnrelatedKeyIdInToken', claims };

@@ -1,5 +1,5 @@
 /**
- * Every APNs error reason the fake can answer, with its HTTP status (protocols.md 1.5, which merges Apple's table as
+ * Every APNs error reason the fake can answer, with its HTTP status (docs/protocols.md 1.5, which merges Apple's table as
  * implemented by APNSwift, pushy, sideshow/apns2 and apns2(npm)). One catalog, so a reason's status is defined once.
  */
 export const apnsReasons = {
@@ -18,7 +18,7 @@ export const apnsReasons = {
   PayloadEmpty: 400,
   TopicDisallowed: 400,
   /**
-   * Not in Apple's table: what APNs answers to a body that is not JSON is an open question (protocols.md 7, q8).
+   * Not in Apple's table: what APNs answers to a body that is not JSON is an open question (docs/protocols.md 7, q8).
    * The fake still rejects it, with a reason no client treats as retryable, so a client bug shows up in tests.
    */
   BadPayload: 400,
@@ -30,7 +30,7 @@ export const apnsReasons = {
   MissingProviderToken: 403,
   UnrelatedKeyIdInToken: 403,
   BadEnvironmentKeyIdInToken: 403,
-  /** Spelling seen by APNSwift in real responses; which one Apple sends today is open (protocols.md 7, q1). */
+  /** Spelling seen by APNSwift in real responses; which one Apple sends today is open (docs/protocols.md 7, q1). */
   BadEnvironmentKeyInToken: 403,
   BadPath: 404,
   MethodNotAllowed: 405,
@@ -52,7 +52,7 @@ export function isApnsReason(value: string): value is ApnsReason {
 
 /**
  * The error body: `{"reason":"..."}`, plus for 410 the time in epoch **milliseconds** at which APNs last confirmed
- * the token was no longer valid for the topic (protocols.md 1.4; sideshow/apns2 divides it by 1000, pushy writes
+ * the token was no longer valid for the topic (docs/protocols.md 1.4; sideshow/apns2 divides it by 1000, pushy writes
  * toEpochMilli).
  */
 export function apnsErrorBody(reason: string, status: number, timestampMs?: number): string {

@@ -41,7 +41,7 @@ export interface ApnsSessionRecord {
   id: number;
   openedAt: number;
   closedAt: number | null;
-  /** The team the connection got bound to by its first valid token (protocols.md 1.2). */
+  /** The team the connection got bound to by its first valid token (docs/protocols.md 1.2). */
   teamId: string | null;
   /** The highest number of streams seen open at once. */
   maxActiveStreams: number;

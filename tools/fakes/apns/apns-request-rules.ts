@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http2';
 import type { ApnsReason } from './apns-reasons.ts';
 
 /**
- * The checks APNs makes on a push request's line, headers and body (protocols.md 1.3 and the 6.1 checklist). Pure
+ * The checks APNs makes on a push request's line, headers and body (docs/protocols.md 1.3 and the 6.1 checklist). Pure
  * functions: each returns the parsed value or the reason APNs would reject with; the server decides the order.
  */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: ApnsReason };
@@ -36,7 +36,7 @@ export function checkNoDuplicateHeaders(rawHeaders: readonly string[]): Checked<
 
 /**
  * Apple documents device tokens as variable length ("don't hard-code their size"), so any even-length hex string is
- * accepted, as protocols.md 1.3 recommends (pushy's mock only takes exactly 64 digits; Live Activity tokens are longer).
+ * accepted, as docs/protocols.md 1.3 recommends (pushy's mock only takes exactly 64 digits; Live Activity tokens are longer).
  */
 export function checkDeviceToken(token: string): Checked<string> {
   return /^(?:[0-9a-fA-F]{2})+$/.test(token) ? accept(token.toLowerCase()) : reject('BadDeviceToken');
@@ -45,7 +45,7 @@ export function checkDeviceToken(token: string): Checked<string> {
 export const apnsPushTypes = ['alert', 'background', 'location', 'voip', 'complication', 'fileprovider', 'mdm', 'liveactivity', 'pushtotalk', 'widgets'] as const;
 export type ApnsPushType = (typeof apnsPushTypes)[number];
 
-/** Topic suffix each push type needs after the bundle id (protocols.md 1.3, `apns-topic` row). */
+/** Topic suffix each push type needs after the bundle id (docs/protocols.md 1.3, `apns-topic` row). */
 const topicSuffixes: Partial<Record<ApnsPushType, string>> = {
   voip: '.voip',
   complication: '.complication',
@@ -60,7 +60,7 @@ export interface ApnsHeaders {
   /** The caller's apns-id, or null when absent (the server then generates one). */
   apnsId: string | null;
   pushType: ApnsPushType | null;
-  /** 10 when omitted (protocols.md 1.3). */
+  /** 10 when omitted (docs/protocols.md 1.3). */
   priority: 10 | 5 | 1;
   expiration: number | null;
   collapseId: string | null;
@@ -81,7 +81,7 @@ export function checkApnsHeaders(headers: IncomingHttpHeaders): Checked<ApnsHead
   const priorityValue = single(headers['apns-priority']);
   if (priorityValue !== undefined && !['10', '5', '1'].includes(priorityValue)) return reject('BadPriority');
   const priority = Number(priorityValue ?? '10') as 10 | 5 | 1;
-  // Background (content-available only) pushes must not use 10; Live Activities take 5 or 10 (protocols.md 1.3, 2.1).
+  // Background (content-available only) pushes must not use 10; Live Activities take 5 or 10 (docs/protocols.md 1.3, 2.1).
   if (pushType === 'background' && priorityValue === '10') return reject('BadPriority');
   if (pushType === 'liveactivity' && priority === 1) return reject('BadPriority');
 
@@ -120,7 +120,7 @@ export function checkTopic(topic: string | undefined, pushType: ApnsPushType | n
   return accept({ topic, bundleId: suffix ? topic.slice(0, -suffix.length) : topic });
 }
 
-/** 4096 bytes, 5120 for VoIP (protocols.md 1.3). */
+/** 4096 bytes, 5120 for VoIP (docs/protocols.md 1.3). */
 export function maxPayloadBytes(pushType: ApnsPushType | null): number {
   return pushType === 'voip' ? 5120 : 4096;
 }

@@ -21,7 +21,7 @@ import { type ApnsRequestRecord, type ApnsSessionRecord, headerSnapshot } from '
 import { checkApnsHeaders, checkDeviceToken, checkNoDuplicateHeaders, checkPayload, checkRequestLine, checkTopic } from './apns-request-rules.ts';
 
 /**
- * A fake APNs provider API (protocols.md 1.1–1.6, checklist 6.1): HTTP/2 over TLS only, token (JWT) authentication,
+ * A fake APNs provider API (docs/protocols.md 1.1–1.6, checklist 6.1): HTTP/2 over TLS only, token (JWT) authentication,
  * the real header, size and path rules, the real error bodies, plus knobs for tests (behaviour, latency, GOAWAY).
  */
 export interface FakeApnsOptions extends ListenOptions {
@@ -29,11 +29,11 @@ export interface FakeApnsOptions extends ListenOptions {
   keys?: FakeApnsKey[];
   /** Bundle ids the team may push to (a key's own `topics` take precedence). Omitted: any. */
   topics?: string[];
-  /** 'sandbox' (default) also answers `apns-unique-id` on success, like the real sandbox (protocols.md 1.4). */
+  /** 'sandbox' (default) also answers `apns-unique-id` on success, like the real sandbox (docs/protocols.md 1.4). */
   environment?: ApnsEnvironment;
-  /** Advertised once the connection has posted a valid token. Real APNs: 500 (protocols.md 1.6). */
+  /** Advertised once the connection has posted a valid token. Real APNs: 500 (docs/protocols.md 1.6). */
   maxConcurrentStreams?: number;
-  /** Advertised until then. Real APNs: 1 (protocols.md 1.2). Set equal to maxConcurrentStreams to disable. */
+  /** Advertised until then. Real APNs: 1 (docs/protocols.md 1.2). Set equal to maxConcurrentStreams to disable. */
   unauthenticatedMaxConcurrentStreams?: number;
   /** Default 3600: Apple rejects an `iat` older than one hour. */
   providerTokenMaxAgeSeconds?: number;
@@ -170,7 +170,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     if (!auth.ok) return fail(auth.reason);
     state.record.teamId = state.auth.teamId;
     if (!state.unlocked) {
-      // The first valid token lifts the one-stream limit to the full one (protocols.md 1.2, 1.6).
+      // The first valid token lifts the one-stream limit to the full one (docs/protocols.md 1.2, 1.6).
       state.unlocked = true;
       session.settings({ maxConcurrentStreams: maxStreams });
     }
@@ -180,7 +180,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     Object.assign(draft, { pushType: parsed.value.pushType, priority: parsed.value.priority, collapseId: parsed.value.collapseId, expiration: parsed.value.expiration });
     const topic = checkTopic(single(headers['apns-topic']), parsed.value.pushType);
     if (!topic.ok) return fail(topic.reason);
-    // A topic outside the key's (or team's) apps: pushy's mock answers InvalidProviderToken (protocols.md 1.5 table).
+    // A topic outside the key's (or team's) apps: pushy's mock answers InvalidProviderToken (docs/protocols.md 1.5 table).
     const allowed = auth.key.topics ?? options.topics;
     if (allowed && !allowed.includes(topic.value.bundleId)) return fail('InvalidProviderToken');
 
@@ -197,7 +197,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
       draft.injected = true;
       return answerFor(injected, now);
     }
-    // An ended (or rotated-away) activity's update token is no longer valid for the topic (protocols.md 2.3).
+    // An ended (or rotated-away) activity's update token is no longer valid for the topic (docs/protocols.md 2.3).
     if (liveActivities.isGone(token.value)) return fail('Unregistered');
     return { status: 200, reason: null, body: '', headers: environment === 'sandbox' ? { 'apns-unique-id': randomUUID() } : {} };
   }
@@ -220,7 +220,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     goAway: ({ reason = 'Shutdown', errorCode = http2.constants.NGHTTP2_NO_ERROR } = {}) => {
       const sessions = listener.openSessions();
       for (const session of sessions) {
-        // protocols.md 1.4: APNs may close a connection with GOAWAY carrying a JSON reason.
+        // docs/protocols.md 1.4: APNs may close a connection with GOAWAY carrying a JSON reason.
         session.goaway(errorCode, states.get(session)?.lastStreamId ?? 0, Buffer.from(JSON.stringify({ reason })));
         session.close();
       }
@@ -270,7 +270,7 @@ function newDraft(state: SessionState, stream: ServerHttp2Stream, headers: Incom
     bodySize: size,
     payload,
     jwt,
-    // Echo the caller's apns-id when it is a UUID, else generate one (protocols.md 1.3, 1.4).
+    // Echo the caller's apns-id when it is a UUID, else generate one (docs/protocols.md 1.3, 1.4).
     apnsId: apnsId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(apnsId) ? apnsId : randomUUID(),
     injected: false,
   };

@@ -9,7 +9,7 @@ export interface FcmOutcome {
   errorCode: FcmErrorCode;
   /** Overrides the catalog's message (fcm-errors.ts). */
   message?: string;
-  /** Sent as Retry-After (seconds); FCM sends it with 429 and 503 (protocols.md 3.4, 3.5). */
+  /** Sent as Retry-After (seconds); FCM sends it with 429 and 503 (docs/protocols.md 3.4, 3.5). */
   retryAfterSeconds?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * FCM HTTP v1 error answers in Google's shape (protocols.md 3.4):
+ * FCM HTTP v1 error answers in Google's shape (docs/protocols.md 3.4):
  * {"error":{"code":404,"message":"...","status":"NOT_FOUND","details":[{"@type":"...FcmError","errorCode":"UNREGISTERED"}]}}
  * Clients read details[@type=FcmError].errorCode first, then error.status.
  */
@@ -8,7 +8,7 @@ const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 
 /**
- * errorCode → HTTP status, `error.status` and a message. Statuses and codes from protocols.md 3.4 (the status string
+ * errorCode → HTTP status, `error.status` and a message. Statuses and codes from docs/protocols.md 3.4 (the status string
  * for SENDER_ID_MISMATCH and THIRD_PARTY_AUTH_ERROR is confirmed only by test fixtures, open question 9). Messages
  * are the ones commonly seen in real responses [unconfirmed by a primary source]; clients must not parse them.
  */
@@ -49,7 +49,7 @@ export interface FieldViolation {
 
 /**
  * A payload error: 400 INVALID_ARGUMENT with a google.rpc.BadRequest fieldViolations detail "instead of FcmError"
- * (protocols.md 3.4), e.g. "Invalid value at 'message.data[0].value' (TYPE_STRING), 12" for non-string data.
+ * (docs/protocols.md 3.4), e.g. "Invalid value at 'message.data[0].value' (TYPE_STRING), 12" for non-string data.
  */
 export function badRequest(message: string, violations: FieldViolation[], withFcmError = false): GoogleErrorAnswer {
   const details: unknown[] = [{ '@type': BAD_REQUEST_TYPE, fieldViolations: violations }];

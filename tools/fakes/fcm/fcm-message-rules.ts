@@ -1,7 +1,7 @@
 import { type GoogleErrorAnswer, badRequest, fcmError } from './fcm-errors.ts';
 
 /**
- * Validation of a `messages:send` body (protocols.md 3.2, 3.3 and checklist 6.2). Pure: returns the parsed request
+ * Validation of a `messages:send` body (docs/protocols.md 3.2, 3.3 and checklist 6.2). Pure: returns the parsed request
  * or the exact error answer FCM would give.
  */
 export interface FcmSendRequest {
@@ -16,10 +16,10 @@ const TARGETS = ['token', 'topic', 'condition', 'fid'] as const;
 /** Fields of v1 `Message`; proto JSON accepts both snake_case and lowerCamelCase names. */
 const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'fcmOptions', ...TARGETS]);
 const REQUEST_FIELDS = new Set(['message', 'validate_only', 'validateOnly']);
-/** 4096 bytes, 2048 for topic messages (protocols.md 3.3 "Size limit"; conditions address topics too). */
+/** 4096 bytes, 2048 for topic messages (docs/protocols.md 3.3 "Size limit"; conditions address topics too). */
 const MAX_PAYLOAD_BYTES = 4096;
 const MAX_TOPIC_PAYLOAD_BYTES = 2048;
-/** android.ttl default and maximum: 4 weeks (protocols.md 3.3). */
+/** android.ttl default and maximum: 4 weeks (docs/protocols.md 3.3). */
 const MAX_TTL_SECONDS = 2_419_200;
 
 export function checkSendBody(text: string): CheckedSend {
@@ -76,7 +76,7 @@ function checkTarget(kind: FcmSendRequest['target']['kind'], value: string): Goo
   return null;
 }
 
-/** data: map of string to string; reserved keys `from`, `message_type` and any `google`/`gcm` prefix (protocols.md 3.3). */
+/** data: map of string to string; reserved keys `from`, `message_type` and any `google`/`gcm` prefix (docs/protocols.md 3.3). */
 function checkData(data: unknown, field: string): GoogleErrorAnswer | null {
   if (data === undefined) return null;
   if (!isObject(data)) return invalidValue(field, 'type.googleapis.com/google.firebase.fcm.v1.Message.DataEntry', data);

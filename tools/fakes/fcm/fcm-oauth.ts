@@ -3,14 +3,14 @@ import { type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { FcmServiceAccount } from '../fake-credentials.ts';
 
 /**
- * The OAuth 2.0 token endpoint of Google's service-account flow (protocols.md 3.1, checklist 6.2): a form POST with
+ * The OAuth 2.0 token endpoint of Google's service-account flow (docs/protocols.md 3.1, checklist 6.2): a form POST with
  * grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer and an RS256 `assertion` signed with the service account's
  * key; answers {access_token, expires_in, token_type: "Bearer"} or an RFC 6749 §5.2 error body with status 400.
  */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-/** Either scope lets a token send FCM messages (protocols.md 3.1; fb-admin-node's scope list). */
+/** Either scope lets a token send FCM messages (docs/protocols.md 3.1; fb-admin-node's scope list). */
 const FCM_SCOPES = ['https://www.googleapis.com/auth/firebase.messaging', 'https://www.googleapis.com/auth/cloud-platform'];
-/** exp − iat may be at most one hour (protocols.md 3.1). */
+/** exp − iat may be at most one hour (docs/protocols.md 3.1). */
 const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
 /** How far ahead of the fake's clock a client's iat may be; Google tolerates small skew [unconfirmed amount]. */
 const CLOCK_SKEW_SECONDS = 300;

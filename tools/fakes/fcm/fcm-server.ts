@@ -13,13 +13,13 @@ import { AccessTokenStore, type TokenExchange, exchangeAssertion, readAssertionC
 import type { FcmSendRecord, FcmTokenRequestRecord } from './fcm-record.ts';
 
 /**
- * A fake FCM HTTP v1 API plus Google's OAuth token endpoint (protocols.md 3.1–3.5, checklist 6.2). HTTP/2 over TLS,
+ * A fake FCM HTTP v1 API plus Google's OAuth token endpoint (docs/protocols.md 3.1–3.5, checklist 6.2). HTTP/2 over TLS,
  * with HTTP/1.1 allowed because the token endpoint is usually called with fetch(), which speaks HTTP/1.1.
  */
 export interface FakeFcmOptions extends ListenOptions {
   /** Service accounts whose assertions are valid. None: every token request gets invalid_grant ("wrong credentials"). */
   serviceAccounts?: FcmServiceAccount[];
-  /** `expires_in` of issued access tokens. Default 3600 (protocols.md 6.2); shorten it to watch a client renew. */
+  /** `expires_in` of issued access tokens. Default 3600 (docs/protocols.md 6.2); shorten it to watch a client renew. */
   accessTokenLifetimeSeconds?: number;
   /** Time source for assertion and access-token expiry and the record. Default: system clock. */
   clock?: Clock;

@@ -4,7 +4,7 @@ import { formatNumber, formatPercent, formatTime, formatTimeText } from '../form
 import { pageHeading } from '../layout.js';
 import { dailyChart } from '../usage-chart.js';
 
-/** The plans of DESIGN.md 2.7 (src/domain/plans.ts): notifications per calendar month, UTC. */
+/** The plans of docs/design.md 2.7 (src/domain/plans.ts): notifications per calendar month, UTC. */
 const plans = [
   { id: 'free', name: 'Free', limit: 250 },
   { id: 'starter', name: 'Starter', limit: 2500 },

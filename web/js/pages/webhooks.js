@@ -7,7 +7,7 @@ import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { secretReveal } from './webhook.js';
 
-/** The event types of DESIGN.md 2.6 (src/webhooks/webhook-events.ts), with what each reports. */
+/** The event types of docs/design.md 2.6 (src/webhooks/webhook-events.ts), with what each reports. */
 export const eventTypes = [
   ['subscriber.created', 'a device or browser joined a channel'],
   ['subscriber.unsubscribed', 'one left (asked to, or its token died)'],

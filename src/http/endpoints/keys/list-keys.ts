@@ -3,7 +3,7 @@ import { isId } from '../../../domain/ids.ts';
 import { listApiKeysPage } from '../../../store/api-keys-store.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 

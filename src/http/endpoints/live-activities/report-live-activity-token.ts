@@ -21,7 +21,7 @@ const LiveActivityTokenSchema = Type.Object(
 
 /**
  * POST /api/v1/live-activities/{id}/tokens: an iOS app reports the update token the system minted for a Live
- * Activity (`activity.pushTokenUpdates`, protocols.md 2.3) with the publishable key it registers with. One token per
+ * Activity (`activity.pushTokenUpdates`, docs/protocols.md 2.3) with the publishable key it registers with. One token per
  * subscriber and activity: a new report replaces the old token, which must no longer be used. Updates and the end go
  * to these tokens; free of quota (it is the device speaking, not the caller).
  */

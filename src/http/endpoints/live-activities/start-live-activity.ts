@@ -59,7 +59,7 @@ export function registerStartLiveActivity(app: ClarionApp, deps: AppDependencies
       assertChannelInScope(auth, body.channelCode);
       const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
-      // APNs requires an alert on start (protocols.md 2.2): the caller's, or one made from the fields.
+      // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
       const alert = body.alert ?? defaultStartAlert(body.template, checked.fields);
       const draft: LiveActivityRow = {
         id: newId('liveActivity', now),

@@ -7,7 +7,7 @@ import { findNotification } from '../../../store/notifications-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
 
 const DeliveryFailure = Type.Object(

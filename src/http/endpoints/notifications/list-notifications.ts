@@ -4,7 +4,7 @@ import { listNotifications, notificationStatuses } from '../../../store/notifica
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
 import { listableChannelIds } from '../../channel-scope.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { isReservedFcmDataKey } from '../../../delivery/fcm/fcm-message.ts';
 import { parseLocalTime } from '../../../domain/local-time.ts';
 import { validationFailed } from '../../api-error.ts';
-import { BODY_MAX_LENGTH, MAX_SCHEDULE_AHEAD_MS, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from '../../limits.ts';
+import { BODY_MAX_LENGTH, MAX_SCHEDULE_AHEAD_MS, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from '../../../domain/limits.ts';
 
 /** Keys FCM refuses besides isReservedFcmDataKey's; "clarion" is ours for Live Activities. */
 const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion']);

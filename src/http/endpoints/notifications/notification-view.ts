@@ -4,7 +4,7 @@ import { notificationStatuses, type NotificationRow } from '../../../store/notif
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
-/** The Notification object (DESIGN.md 2.4; the seed's five fields are pinned). */
+/** The Notification object (docs/design.md 2.4; the seed's five fields are pinned). */
 export const Notification = Type.Object(
   {
     id: Type.String({ description: 'ntf_… identifier.' }),

@@ -1,5 +1,5 @@
 import { apnsPayloadBytes, APNS_MAX_PAYLOAD_BYTES } from '../../../delivery/apns/apns-payload.ts';
-import type { PushContent } from '../../../delivery/delivery-outcome.ts';
+import type { PushContent } from '../../../delivery/push-content.ts';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-message.ts';
 import { newId } from '../../../domain/ids.ts';
 import { ApiError } from '../../api-error.ts';

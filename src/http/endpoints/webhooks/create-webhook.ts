@@ -7,7 +7,7 @@ import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
 import { checkWebhookUrl, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
-import { URL_MAX_LENGTH } from '../../limits.ts';
+import { URL_MAX_LENGTH } from '../../../domain/limits.ts';
 import { errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
 import { webhookView, WebhookWithSecretSchema } from './webhook-view.ts';

@@ -3,7 +3,7 @@ import { isId } from '../../../domain/ids.ts';
 import { listWebhookAttempts, listWebhookMessages } from '../../../store/webhook-messages-store.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';

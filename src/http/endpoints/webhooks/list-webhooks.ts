@@ -3,7 +3,7 @@ import { isId } from '../../../domain/ids.ts';
 import { listWebhookEndpoints } from '../../../store/webhooks-store.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../limits.ts';
+import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';

@@ -9,7 +9,7 @@ import { webhookView, WebhookWithSecretSchema } from './webhook-view.ts';
 
 /**
  * A day by default, as Svix: time to deploy the new secret to every receiver. Up to 7 days, like API key rotation
- * (DESIGN.md 2.2); 0 retires the old secret at once (after a leak).
+ * (docs/design.md 2.2); 0 retires the old secret at once (after a leak).
  */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 60 * 60;

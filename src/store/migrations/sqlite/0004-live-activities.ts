@@ -1,7 +1,7 @@
 /**
  * Live Activity delivery (SQLite): the last APNs `aps.timestamp` sent per activity (epoch seconds; every lifecycle
- * push takes a strictly greater one, protocols.md 2.2), the per-activity update tokens iOS devices report, one per
- * subscriber and activity (a newer report replaces the older token, protocols.md 2.3), and an index for listing an
+ * push takes a strictly greater one, docs/protocols.md 2.2), the per-activity update tokens iOS devices report, one per
+ * subscriber and activity (a newer report replaces the older token, docs/protocols.md 2.3), and an index for listing an
  * activity channel's activities.
  */
 export const statements = [

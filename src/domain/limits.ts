@@ -1,4 +1,4 @@
-/** Request and field bounds (DESIGN.md 2.7). */
+/** Request and field bounds (docs/design.md 2.7). */
 export const REQUEST_BODY_LIMIT_BYTES = 64 * 1024;
 export const TITLE_MAX_LENGTH = 256;
 export const BODY_MAX_LENGTH = 4000;

@@ -1,16 +1,15 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.ts';
-import { resolveSecretKey } from '../config/secret-key.ts';
-import type { Clock } from '../domain/clock.ts';
-import type { JobQueue } from '../queue/job-queue.ts';
-import { WorkerPool } from '../queue/worker-pool.ts';
-import type { Store } from '../store/database.ts';
-import { dispatchNotificationHandler } from './dispatch-job.ts';
-import { DISPATCH_NOTIFICATION, SEND_BATCH } from './job-kinds.ts';
-import { liveActivityHandlers } from './live-activities/live-activity-handlers.ts';
-import type { PushProviders } from './push-sender.ts';
-import { sendBatchHandler } from './send-batch-job.ts';
-import { startWebhookRelayLoop, webhookHandlers } from '../webhooks/webhook-worker.ts';
+import type { Config } from './config/load-config.ts';
+import type { Clock } from './domain/clock.ts';
+import type { JobQueue } from './queue/job-queue.ts';
+import { WorkerPool } from './queue/worker-pool.ts';
+import type { Store } from './store/database.ts';
+import { dispatchNotificationHandler } from './delivery/dispatch-job.ts';
+import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
+import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
+import type { PushProviders } from './delivery/push-sender.ts';
+import { sendBatchHandler } from './delivery/send-batch-job.ts';
+import { startWebhookRelayLoop, webhookHandlers } from './webhooks/webhook-worker.ts';
 
 /** Finished jobs are kept a week for inspection, then deleted hourly so the table stays small. */
 const FINISHED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -21,11 +20,15 @@ export interface DeliveryWorker {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** The worker role of `clarion serve`: the delivery job handlers on a worker pool, plus the job cleaner. */
-export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue; clock: Clock; config: Config; logger: Logger; providers: PushProviders; secretKey?: Buffer }): Promise<DeliveryWorker> {
+/**
+ * The worker role of `clarion serve`: the delivery, Live Activity and webhook job handlers on one worker pool, the
+ * webhook relay loop, and the job cleaner. It lives beside server.ts (not in delivery/) because it wires several
+ * top-level folders together; keeping the wiring here is what keeps delivery/ and webhooks/ free of each other.
+ */
+export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue; clock: Clock; config: Config; logger: Logger; providers: PushProviders; secretKey: Buffer }): Promise<DeliveryWorker> {
   const delivery = { store: deps.store, queue: deps.queue, clock: deps.clock, logger: deps.logger };
-  // The key that opens webhook secrets: the caller's, else the one the configuration names (as the API resolves it).
-  const secretKey = deps.secretKey ?? resolveSecretKey(deps.config.secretKey, deps.config.dataDir);
+  // The instance key that opens webhook secrets; server.ts resolves it once for both roles.
+  const { secretKey } = deps;
   const pool = new WorkerPool({
     queue: deps.queue,
     handlers: {
