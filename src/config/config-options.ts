@@ -1,7 +1,7 @@
 /**
  * Every option Clarion reads, declared once: its name, environment variable, default (with unit) and meaning.
- * docs/configuration.md is generated from this list by `clarion config --markdown` and kept in step by a test.
- * Names are pinned by docs/design.md 3.2: never rename a variable, add a new one instead.
+ * docs/configuration.md is generated from this list by `npm run docs` (src/docs/reference-docs.ts) and kept in step
+ * by a test. Names are pinned by docs/design.md 3.2: never rename a variable, add a new one instead.
  */
 export type OptionKind = 'port' | 'string' | 'url' | 'boolean' | 'integer' | 'enum' | 'duration' | 'duration-list' | 'path';
 

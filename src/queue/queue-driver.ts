@@ -4,8 +4,8 @@ import type { ClaimInput } from './claim-due-jobs.ts';
 import type { JobRow } from './job-types.ts';
 
 /**
- * The parts of the queue that differ per database (River's driver split). Everything else is shared SQL in
- * job-queries.ts.
+ * The parts of the queue that differ per database (River's driver split). Everything else is shared: the claim
+ * statement in claim-due-jobs.ts, the other queue operations in job-queue.ts.
  */
 export interface QueueDriver {
   /** Atomically moves up to `limit` due jobs of these kinds to running under `owner`, counting the attempt. */

@@ -15,7 +15,7 @@ const sections = [
   { path: '/usage', label: 'Usage' },
 ];
 
-/** Quota share from which the banner warns (docs/design.md: "a clear banner near and at the limit"). */
+/** Quota share from which the banner warns (docs/dashboard.md, Usage: from 80 % of the quota and at the limit). */
 export const QUOTA_WARNING_SHARE = 0.8;
 
 /** Renders the header for the current session and path; signed out, only the product name. */

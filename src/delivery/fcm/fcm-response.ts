@@ -33,9 +33,9 @@ export interface FcmErrorBody {
   violatedFields: string[];
 }
 
-/** Protocols.md 3.5: 429 without Retry-After → wait 60 s (and at least a minute for the message-rate quota). */
+/** docs/protocols.md 3.5: 429 without Retry-After → wait 60 s (and at least a minute for the message-rate quota). */
 export const FCM_QUOTA_DEFAULT_RETRY_MS = 60_000;
-/** Protocols.md 3.5: 5xx → back off, "never sooner than 10 s" when FCM gives no Retry-After. */
+/** docs/protocols.md 3.5: 5xx → back off, "never sooner than 10 s" when FCM gives no Retry-After. */
 export const FCM_SERVER_ERROR_MIN_RETRY_MS = 10_000;
 
 const ACCOUNT_FILE = 'CLARION_FCM_SERVICE_ACCOUNT_FILE';
