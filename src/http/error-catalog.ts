@@ -16,6 +16,11 @@ export const errorCatalog = {
   conflict: { status: 409, message: 'That conflicts with the current state.', when: 'a channel code is already taken in the account, or a request with the same Idempotency-Key is still being handled' },
   not_cancelable: { status: 409, message: 'Only a scheduled notification can be canceled.', when: 'canceling a notification that is already being sent or was sent' },
   idempotency_mismatch: { status: 409, message: 'This Idempotency-Key was used with a different request.', when: 'the same Idempotency-Key is sent again within 24 hours with another body or to another endpoint' },
+  idempotency_not_replayable: {
+    status: 409,
+    message: 'The request with this Idempotency-Key succeeded, but its response showed a secret, which is never kept for a replay.',
+    when: 'the same Idempotency-Key and request are sent again within 24 hours to a route whose response shows a secret (POST /keys, key rotation, POST /webhooks, webhook secret rotation): the first request did succeed; find what it made in the list, and rotate the secret if its response was lost',
+  },
   activity_ended: { status: 409, message: 'This Live Activity has ended; start a new one.', when: 'updating or ending a Live Activity, or reporting a token for one, after it ended: by POST /live-activities/{id}/end, or 8 hours after its start, when iOS ends every Live Activity' },
   payload_too_large: { status: 413, message: 'The payload is too large.', when: 'the request body is over 64 KiB, or the rendered platform payload is over its limit; `details` say which' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.', when: 'a body is sent with a Content-Type other than application/json' },

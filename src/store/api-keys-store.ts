@@ -78,28 +78,46 @@ export const MAX_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Rotation: a new key with the same name, kind and scope; the old one expires after `graceMs` (0 = at once) and
- * points at its replacement. Runs in one transaction so there is never a moment with neither key valid.
+ * points at its replacement. Runs in one transaction so there is never a moment with neither key valid. Returns
+ * undefined when the key is missing, revoked, expired or already rotated.
+ *
+ * Exactly one of several concurrent rotations wins: the old row is claimed by a conditional UPDATE (`replaced_by IS
+ * NULL`, still active). On PostgreSQL that UPDATE takes the row lock, so a second rotation waits for the first to
+ * commit and then re-checks the condition (READ COMMITTED re-evaluates it on the new row version) and updates
+ * nothing; on SQLite BEGIN IMMEDIATE serializes the transactions. The loser rolls its new key back.
  */
 export async function rotateApiKey(db: Kysely<Database>, id: string, input: { graceMs: number; now: number }): Promise<CreatedApiKey | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const old = await findApiKey(trx, id);
-    if (!old || !isApiKeyActive(old, input.now)) return undefined;
-    const created = await createApiKey(trx, {
-      accountId: old.account_id,
-      name: old.name,
-      kind: old.kind,
-      channels: channelScopeOf(old),
-      now: input.now,
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const old = await findApiKey(trx, id);
+      if (!old || !isApiKeyActive(old, input.now) || old.replaced_by !== null) return undefined;
+      const created = await createApiKey(trx, {
+        accountId: old.account_id,
+        name: old.name,
+        kind: old.kind,
+        channels: channelScopeOf(old),
+        now: input.now,
+      });
+      const expiresAt = input.now + input.graceMs;
+      const claimed = await trx
+        .updateTable('api_keys')
+        .set({ expires_at: old.expires_at === null ? expiresAt : Math.min(old.expires_at, expiresAt), replaced_by: created.row.id })
+        .where('id', '=', id)
+        .where('replaced_by', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', input.now)]))
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) throw new LostRotation();
+      return created;
     });
-    const expiresAt = input.now + input.graceMs;
-    await trx
-      .updateTable('api_keys')
-      .set({ expires_at: old.expires_at === null ? expiresAt : Math.min(old.expires_at, expiresAt), replaced_by: created.row.id })
-      .where('id', '=', id)
-      .execute();
-    return created;
-  });
+  } catch (error) {
+    if (error instanceof LostRotation) return undefined;
+    throw error;
+  }
 }
+
+/** Thrown inside the rotation transaction to roll back the new key when another rotation got there first. */
+class LostRotation extends Error {}
 
 /** One page of an account's keys, newest first (the dashboard's list), before the `before` id when given. */
 export async function listApiKeysPage(db: Kysely<Database>, input: { accountId: string; before: string | null; limit: number }): Promise<ApiKeyRow[]> {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -52,7 +52,14 @@ function openPostgres(url: string, poolSize: number): Store {
 
 function openSqlite(options: StoreOptions): Store {
   const file = options.sqliteFile ?? join(options.dataDir, SQLITE_FILE_NAME);
-  if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(options.dataDir, { recursive: true });
+    // The file holds sealed webhook secrets, key hashes and sessions: create it owner-only (0600) before SQLite
+    // would create it 0644 under the usual umask. SQLite gives the -wal and -shm files it creates later the main
+    // file's permissions (findCreateFileMode in sqlite3.c), so they are 0600 too. An existing file keeps the mode
+    // the operator gave it.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const database = new BetterSqlite3(file);
   // WAL lets the CLI and readers work while the server writes; synchronous=NORMAL is durable across process
   // crashes in WAL mode (only an OS crash can lose the last commits). busy_timeout makes a second process

@@ -8,17 +8,28 @@ export type IdempotencyRecord = Selectable<IdempotencyKeysTable>;
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * Whose key it is: the account, and within it the API key (its id) or the dashboard user (theirs) that sent the
+ * request. Two callers of one account never share a key, as with Stripe, so a replay only ever goes back to the caller
+ * that was authorized for the first request.
+ */
+export interface IdempotencyOwner {
+  accountId: string;
+  principalId: string;
+}
+
+/**
  * Claims a key for a new request. Returns null when the claim succeeded (the caller handles the request and then
  * completes or releases it), or the existing record when the key is already known within the window.
  */
 export async function claimIdempotencyKey(
   db: Kysely<Database>,
-  input: { accountId: string; key: string; operation: string; requestHash: string; now: number },
+  input: IdempotencyOwner & { key: string; operation: string; requestHash: string; now: number },
 ): Promise<IdempotencyRecord | null> {
   // A record older than the window no longer counts: drop it so the key can be used afresh.
   await db
     .deleteFrom('idempotency_keys')
     .where('account_id', '=', input.accountId)
+    .where('principal_id', '=', input.principalId)
     .where('key', '=', input.key)
     .where('created_at', '<=', input.now - IDEMPOTENCY_WINDOW_MS)
     .execute();
@@ -30,6 +41,7 @@ export async function claimIdempotencyKey(
         .insertInto('idempotency_keys')
         .values({
           account_id: input.accountId,
+          principal_id: input.principalId,
           key: input.key,
           operation: input.operation,
           request_hash: input.requestHash,
@@ -46,6 +58,7 @@ export async function claimIdempotencyKey(
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('account_id', '=', input.accountId)
+      .where('principal_id', '=', input.principalId)
       .where('key', '=', input.key)
       .executeTakeFirst();
     if (existing) return existing;
@@ -53,19 +66,26 @@ export async function claimIdempotencyKey(
   throw new Error(`idempotency key ${input.key} is contended`);
 }
 
+/** Records the answer of a claimed key: its status, and its body unless it must not be kept (null). */
 export async function completeIdempotencyKey(
   db: Kysely<Database>,
-  input: { accountId: string; key: string; statusCode: number; responseBody: string },
+  input: IdempotencyOwner & { key: string; statusCode: number; responseBody: string | null },
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({ status_code: input.statusCode, response_body: input.responseBody })
     .where('account_id', '=', input.accountId)
+    .where('principal_id', '=', input.principalId)
     .where('key', '=', input.key)
     .execute();
 }
 
 /** Forgets a claim whose request did not succeed, so the client may retry with the same key. */
-export async function releaseIdempotencyKey(db: Kysely<Database>, input: { accountId: string; key: string }): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('account_id', '=', input.accountId).where('key', '=', input.key).execute();
+export async function releaseIdempotencyKey(db: Kysely<Database>, input: IdempotencyOwner & { key: string }): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', input.accountId)
+    .where('principal_id', '=', input.principalId)
+    .where('key', '=', input.key)
+    .execute();
 }

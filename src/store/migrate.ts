@@ -6,12 +6,14 @@ import * as postgresWebhooks from './migrations/postgres/0003-webhooks.ts';
 import * as postgresLiveActivities from './migrations/postgres/0004-live-activities.ts';
 import * as postgresDashboard from './migrations/postgres/0005-dashboard.ts';
 import * as postgresScheduling from './migrations/postgres/0006-scheduling.ts';
+import * as postgresIdempotencyPrincipal from './migrations/postgres/0007-idempotency-principal.ts';
 import * as sqliteCore from './migrations/sqlite/0001-core.ts';
 import * as sqliteJobs from './migrations/sqlite/0002-jobs.ts';
 import * as sqliteWebhooks from './migrations/sqlite/0003-webhooks.ts';
 import * as sqliteLiveActivities from './migrations/sqlite/0004-live-activities.ts';
 import * as sqliteDashboard from './migrations/sqlite/0005-dashboard.ts';
 import * as sqliteScheduling from './migrations/sqlite/0006-scheduling.ts';
+import * as sqliteIdempotencyPrincipal from './migrations/sqlite/0007-idempotency-principal.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -26,6 +28,7 @@ const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
     '0004-live-activities': sqliteLiveActivities,
     '0005-dashboard': sqliteDashboard,
     '0006-scheduling': sqliteScheduling,
+    '0007-idempotency-principal': sqliteIdempotencyPrincipal,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -34,6 +37,7 @@ const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
     '0004-live-activities': postgresLiveActivities,
     '0005-dashboard': postgresDashboard,
     '0006-scheduling': postgresScheduling,
+    '0007-idempotency-principal': postgresIdempotencyPrincipal,
   },
 };
 

@@ -146,12 +146,15 @@ export interface UsageCountersTable {
 
 export interface IdempotencyKeysTable {
   account_id: string;
+  /** Who sent the request: the API key's id (key_…) or, for a dashboard session, the user's id (usr_…). */
+  principal_id: string;
   key: string;
   /** "POST /api/v1/notifications": a key is bound to one operation. */
   operation: string;
   request_hash: string;
   /** null while the first request is still being handled. */
   status_code: number | null;
+  /** The 2xx body to replay; null while handling, and for good when the response showed a secret (no-store). */
   response_body: string | null;
   created_at: number;
 }

@@ -89,16 +89,6 @@ describe('Idempotency-Key: the same key and body replay the first response', () 
     expect(await accountState(t, second.id)).toMatchObject({ notifications: 1 });
   });
 
-  it('shares a key between the keys of one account', async () => {
-    const account = await t.newAccount({ channels: ['news'] });
-    const other = await account.key({ name: 'second' });
-    const headers = key('keys');
-    const first = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers);
-    const again = await post(t.app, '/api/v1/notifications', other.value, { channelCode: 'news', title: 'Hi' }, headers);
-    expect(again.headers['idempotency-replay']).toBe('true');
-    expect(again.body).toEqual(first.body);
-  });
-
   it('forgets a key after 24 hours', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const headers = key('day');

@@ -77,6 +77,8 @@ export function registerCreateWebhook(app: ClarionApp, deps: AppDependencies): v
         sealedSecret: sealSecret(deps.secretKey, secret, id),
         now,
       });
+      // The secret must not linger in a browser or proxy cache (nor be kept for an Idempotency-Key replay).
+      reply.header('cache-control', 'no-store');
       return reply.code(201).send({ success: true, data: { ...webhookView(endpoint, now), secret } });
     },
   );

@@ -19,9 +19,11 @@ export function registerGetWebhookSecret(app: ClarionApp, deps: AppDependencies)
         response: { 200: Success(WebhookSecretSchema), ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const endpoint = await loadWebhook(deps, request.auth!, request.params.id);
       const view = webhookView(endpoint, deps.clock.now());
+      // The secret must not linger in a browser or proxy cache.
+      reply.header('cache-control', 'no-store');
       return {
         success: true as const,
         data: { webhookId: endpoint.id, secret: openSecret(deps.secretKey, endpoint.secret, endpoint.id), previousSecretExpiresAt: view.previousSecretExpiresAt },

@@ -43,7 +43,7 @@ export function registerRotateWebhookSecret(app: ClarionApp, deps: AppDependenci
         response: { 200: Success(WebhookWithSecretSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const endpoint = await loadWebhook(deps, request.auth!, request.params.id);
       const now = deps.clock.now();
       const grace = request.body.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
@@ -55,6 +55,8 @@ export function registerRotateWebhookSecret(app: ClarionApp, deps: AppDependenci
         now,
       });
       const rotated = (await findWebhookEndpointById(deps.store.db, endpoint.id)) ?? endpoint;
+      // The new secret must not linger in a cache (nor be kept for an Idempotency-Key replay).
+      reply.header('cache-control', 'no-store');
       return { success: true as const, data: { ...webhookView(rotated, now), secret } };
     },
   );
