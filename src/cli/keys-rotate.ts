@@ -24,7 +24,7 @@ export function addKeysRotate(keys: Command): void {
       const result = await withStore(async (store) => {
         const now = Date.now();
         const created = await rotateApiKey(store.db, options.keyId, { graceMs, now });
-        if (!created) throw new CliError(`no active key ${options.keyId}`, 'not_found');
+        if (!created) throw new CliError(`no active key ${options.keyId}: unknown, revoked, expired, or already rotated`, 'not_found');
         const old = (await findApiKey(store.db, options.keyId))!;
         return { created, old };
       });
