@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppDependencies, ClarionApp, RouteAuth } from '../../../src/http/app-types.ts';
+import type { ClarionApp, RouteAuth } from '../../../src/http/app-types.ts';
 import { registerAuth } from '../../../src/http/auth.ts';
 import { routeTable } from '../../../src/http/routes.ts';
 import { PUBLIC_ROUTES, PUBLISHABLE_ROUTES, routeName } from '../../harness/api-routes.ts';
@@ -73,7 +73,7 @@ describe('the route table (src/http/routes.ts)', () => {
 
   it('leaves no /api/v1 route to a default: registering one without an auth fails', async () => {
     const app = Fastify() as unknown as ClarionApp;
-    registerAuth(app, { config: t.config, clock: t.clock, store: t.store } as AppDependencies);
+    registerAuth(app, { config: t.config, clock: t.clock, store: t.store, queue: t.queue, secretKey: t.secretKey });
     app.get('/healthz-like', async () => ({}));
     await expect(async () => {
       app.get('/api/v1/unstated', async () => ({}));
