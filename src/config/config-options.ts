@@ -44,3 +44,22 @@ export const configOptions = [
   { key: 'queuePollInterval', env: 'CLARION_QUEUE_POLL_INTERVAL', kind: 'duration', default: '1s', description: 'How often an idle worker looks for due jobs (scheduled ones, or enqueued by another process without a wake-up).' },
   { key: 'logLevel', env: 'CLARION_LOG_LEVEL', kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'pino log level.' },
 ] as const satisfies readonly OptionDeclaration[];
+
+/**
+ * The parsed value of one option: numbers for ports, integers and durations (milliseconds), a list of milliseconds for
+ * duration lists, the allowed words for an enum, text otherwise; undefined when unset and without a default.
+ */
+type OptionValue<O extends OptionDeclaration> =
+  | (O extends { kind: 'port' | 'integer' | 'duration' }
+      ? number
+      : O extends { kind: 'duration-list' }
+        ? number[]
+        : O extends { kind: 'boolean' }
+          ? boolean
+          : O extends { kind: 'enum'; values: readonly (infer V)[] }
+            ? V
+            : string)
+  | (O extends { default: string } ? never : undefined);
+
+/** The parsed configuration, one key per declared option (src/config/load-config.ts builds it). */
+export type ConfigOf<Options extends readonly OptionDeclaration[]> = { -readonly [O in Options[number] as O['key']]: OptionValue<O> };

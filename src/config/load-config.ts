@@ -1,40 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { configOptions, type OptionDeclaration } from './config-options.ts';
+import { configOptions, type ConfigOf, type OptionDeclaration } from './config-options.ts';
 import { parseDuration, parseDurationList } from './duration.ts';
 
-export interface Config {
-  port: number;
-  host: string;
-  baseUrl: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  secretKey: string | undefined;
-  apnsKeyFile: string | undefined;
-  apnsKeyId: string | undefined;
-  apnsTeamId: string | undefined;
-  apnsTopic: string | undefined;
-  apnsUrl: string;
-  fcmServiceAccountFile: string | undefined;
-  fcmUrl: string;
-  allowPrivateWebhooks: boolean;
-  /** Milliseconds before each attempt. */
-  webhookRetrySchedule: number[];
-  /** Milliseconds one webhook attempt may take. */
-  webhookTimeout: number;
-  /** Fastify `trustProxy`: addresses whose X-Forwarded-* headers are believed; undefined = none. */
-  trustProxy: string | undefined;
-  signup: 'open' | 'closed';
-  rateLimitPerSecond: number;
-  rateLimitBurst: number;
-  workerConcurrency: number;
-  /** Milliseconds. */
-  jobLease: number;
-  /** Milliseconds. */
-  queuePollInterval: number;
-  logLevel: string;
-}
+/** Derived from configOptions, so an option declared there is parsed and typed without being written twice. */
+export type Config = ConfigOf<typeof configOptions>;
 
 /** Thrown for a bad option; the message names the variable so start-up can print it and stop. */
 export class ConfigError extends Error {
@@ -46,13 +17,15 @@ export const CONFIG_FILE_VARIABLE = 'CLARION_CONFIG_FILE';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sources = { ...readConfigFile(env[CONFIG_FILE_VARIABLE]), ...definedOnly(env) };
+  const options: readonly OptionDeclaration[] = configOptions;
   const config: Record<string, unknown> = {};
-  for (const option of configOptions as readonly OptionDeclaration[]) {
+  for (const option of options) {
     const raw = sources[option.env];
     const text = raw === undefined || raw === '' ? option.default : String(raw);
     config[option.key] = text === undefined ? undefined : parseOption(option, text);
   }
-  const parsed = config as unknown as Config;
+  // One key per option, each parsed by its kind: the shape Config derives from the same list.
+  const parsed = config as Config;
   parsed.dataDir = resolve(parsed.dataDir);
   if (parsed.databaseUrl && !/^postgres(ql)?:\/\//.test(parsed.databaseUrl)) {
     throw new ConfigError(`CLARION_DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(parsed.databaseUrl)}")`);

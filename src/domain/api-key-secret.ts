@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Secret keys act on the account's behalf from a server; publishable keys are safe inside an app (docs/design.md 2.2). */
 export type ApiKeyKind = 'secret' | 'publishable';
@@ -34,15 +34,4 @@ export function hashApiKey(value: string): string {
 
 export function looksLikeApiKey(value: string): boolean {
   return KEY_SHAPE.test(value);
-}
-
-export function apiKeyKindOf(value: string): ApiKeyKind {
-  return value.startsWith(KIND_PREFIX.publishable) ? 'publishable' : 'secret';
-}
-
-/** Constant-time comparison of two hex digests of equal length. */
-export function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
 }

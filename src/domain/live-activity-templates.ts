@@ -75,10 +75,6 @@ export const templateSchemas = {
 export type TemplateName = keyof typeof templateSchemas;
 export const templateNames = Object.keys(templateSchemas) as TemplateName[];
 
-export function isTemplateName(value: string): value is TemplateName {
-  return Object.hasOwn(templateSchemas, value);
-}
-
 /**
  * The Swift `ActivityAttributes` type an app declares per template: APNs sends it as `attributes-type` on start, and
  * iOS starts the activity only if the app has a type of exactly that name (docs/protocols.md 2.2). Published in

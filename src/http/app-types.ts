@@ -42,10 +42,11 @@ export interface AuthContext {
 }
 
 /**
- * Which callers a route accepts: secret keys or a session (the default for /api/v1), publishable keys as well
- * ('any'), a dashboard session only ('session': key management and sign-out), or anyone ('none').
+ * Which callers a route accepts: secret keys or a session ('secret'), publishable keys as well ('any-key'), a
+ * dashboard session only ('session': key management and sign-out), or anyone ('none'). Every /api/v1 route states
+ * it in the route table (src/http/routes.ts); there is no default.
  */
-export type RouteAuth = 'secret' | 'any' | 'session' | 'none';
+export type RouteAuth = 'secret' | 'any-key' | 'session' | 'none';
 
 declare module 'fastify' {
   interface FastifyRequest {

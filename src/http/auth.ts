@@ -13,8 +13,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /**
  * Resolves the caller on every /api/v1 route before the body is read (so an unauthenticated caller gets 401,
  * never a validation error), enforces the route's caller kind, then the per-caller rate limit.
- * Routes say whom they take with `config.auth`: 'secret' (default), 'any' (publishable keys too), 'session'
- * (a dashboard session only) or 'none'.
+ * Routes say whom they take with `config.auth` (src/http/app-types.ts RouteAuth), set from the route table
+ * (src/http/routes.ts). No /api/v1 route may leave it out: registering one without it fails, so none can fall open.
  *
  * A request with an Authorization header is a key request. One without, but with the dashboard session cookie, is
  * a session request: it acts like a secret key for every channel of the session's current account, so the
@@ -33,9 +33,16 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
     }
   };
 
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/v1/') && route.config?.auth === undefined) {
+      throw new Error(`${String(route.method)} ${route.url} does not say whom it takes: give it an auth in src/http/routes.ts`);
+    }
+  });
+
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const mode = request.routeOptions.config.auth ?? (request.url.startsWith('/api/v1/') ? 'secret' : 'none');
+    // Only routes outside /api/v1 (health, /docs, the dashboard's files) have no auth, and are public.
+    const mode = request.routeOptions.config.auth ?? 'none';
     if (mode === 'none' || request.routeOptions.url === undefined) return;
 
     if (request.headers.authorization === undefined && hasSessionCookie(request)) {

@@ -43,6 +43,6 @@ export async function registerOpenApi(app: ClarionApp, deps: AppDependencies): P
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  // The document itself is served at GET /api/v1/openapi.json, a row of the route table (src/http/routes.ts).
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
-  app.get('/api/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 }

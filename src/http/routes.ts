@@ -1,81 +1,120 @@
-import type { AppDependencies, ClarionApp } from './app-types.ts';
-import { registerCreateChannel } from './endpoints/channels/create-channel.ts';
-import { registerGetChannel } from './endpoints/channels/get-channel.ts';
-import { registerListChannels } from './endpoints/channels/list-channels.ts';
-import { registerEndLiveActivity } from './endpoints/live-activities/end-live-activity.ts';
-import { registerGetLiveActivity } from './endpoints/live-activities/get-live-activity.ts';
-import { registerListLiveActivities } from './endpoints/live-activities/list-live-activities.ts';
-import { registerReportLiveActivityToken } from './endpoints/live-activities/report-live-activity-token.ts';
-import { registerStartLiveActivity } from './endpoints/live-activities/start-live-activity.ts';
-import { registerUpdateLiveActivity } from './endpoints/live-activities/update-live-activity.ts';
-import { registerCancelNotification } from './endpoints/notifications/cancel-notification.ts';
-import { registerGetNotification } from './endpoints/notifications/get-notification.ts';
-import { registerListDeliveryFailures } from './endpoints/notifications/list-delivery-failures.ts';
-import { registerListNotifications } from './endpoints/notifications/list-notifications.ts';
-import { registerSendNotification } from './endpoints/notifications/send-notification.ts';
-import { registerRegisterSubscriber } from './endpoints/subscribers/register-subscriber.ts';
-import { registerUnsubscribeSubscriber } from './endpoints/subscribers/unsubscribe-subscriber.ts';
-import { registerGetUsage } from './endpoints/usage/get-usage.ts';
-import { registerCreateWebhook } from './endpoints/webhooks/create-webhook.ts';
-import { registerDeleteWebhook } from './endpoints/webhooks/delete-webhook.ts';
-import { registerEnableWebhook } from './endpoints/webhooks/enable-webhook.ts';
-import { registerGetWebhook } from './endpoints/webhooks/get-webhook.ts';
-import { registerGetWebhookSecret } from './endpoints/webhooks/get-webhook-secret.ts';
-import { registerListWebhookMessages } from './endpoints/webhooks/list-webhook-messages.ts';
-import { registerListWebhooks } from './endpoints/webhooks/list-webhooks.ts';
-import { registerRetryWebhookMessage } from './endpoints/webhooks/retry-webhook-message.ts';
-import { registerRotateWebhookSecret } from './endpoints/webhooks/rotate-webhook-secret.ts';
-import { registerTestWebhook } from './endpoints/webhooks/test-webhook.ts';
-import { registerGetSession } from './endpoints/auth/get-session.ts';
-import { registerSignin } from './endpoints/auth/signin.ts';
-import { registerSignout } from './endpoints/auth/signout.ts';
-import { registerSignup } from './endpoints/auth/signup.ts';
-import { registerSwitchAccount } from './endpoints/auth/switch-account.ts';
-import { registerCreateKey } from './endpoints/keys/create-key.ts';
-import { registerListKeys } from './endpoints/keys/list-keys.ts';
-import { registerRevokeKey } from './endpoints/keys/revoke-key.ts';
-import { registerRotateKey } from './endpoints/keys/rotate-key.ts';
-import { registerGetDailyUsage } from './endpoints/usage/get-daily-usage.ts';
+import type { AppDependencies, ClarionApp, RouteAuth } from './app-types.ts';
+import type { EndpointFactory } from './endpoint.ts';
+import { getSessionHandler } from './endpoints/auth/get-session.ts';
+import { signinHandler } from './endpoints/auth/signin.ts';
+import { signoutHandler } from './endpoints/auth/signout.ts';
+import { signupHandler } from './endpoints/auth/signup.ts';
+import { switchAccountHandler } from './endpoints/auth/switch-account.ts';
+import { createChannelHandler } from './endpoints/channels/create-channel.ts';
+import { getChannelHandler } from './endpoints/channels/get-channel.ts';
+import { listChannelsHandler } from './endpoints/channels/list-channels.ts';
+import { getOpenApiHandler } from './endpoints/docs/get-openapi.ts';
+import { createKeyHandler } from './endpoints/keys/create-key.ts';
+import { listKeysHandler } from './endpoints/keys/list-keys.ts';
+import { revokeKeyHandler } from './endpoints/keys/revoke-key.ts';
+import { rotateKeyHandler } from './endpoints/keys/rotate-key.ts';
+import { endLiveActivityHandler } from './endpoints/live-activities/end-live-activity.ts';
+import { getLiveActivityHandler } from './endpoints/live-activities/get-live-activity.ts';
+import { listLiveActivitiesHandler } from './endpoints/live-activities/list-live-activities.ts';
+import { reportLiveActivityTokenHandler } from './endpoints/live-activities/report-live-activity-token.ts';
+import { startLiveActivityHandler } from './endpoints/live-activities/start-live-activity.ts';
+import { updateLiveActivityHandler } from './endpoints/live-activities/update-live-activity.ts';
+import { cancelNotificationHandler } from './endpoints/notifications/cancel-notification.ts';
+import { getNotificationHandler } from './endpoints/notifications/get-notification.ts';
+import { listDeliveryFailuresHandler } from './endpoints/notifications/list-delivery-failures.ts';
+import { listNotificationsHandler } from './endpoints/notifications/list-notifications.ts';
+import { notifyHandler, sendNotificationHandler } from './endpoints/notifications/send-notification.ts';
+import { registerSubscriberHandler } from './endpoints/subscribers/register-subscriber.ts';
+import { unsubscribeSubscriberHandler } from './endpoints/subscribers/unsubscribe-subscriber.ts';
+import { getDailyUsageHandler } from './endpoints/usage/get-daily-usage.ts';
+import { getUsageHandler } from './endpoints/usage/get-usage.ts';
+import { createWebhookHandler } from './endpoints/webhooks/create-webhook.ts';
+import { deleteWebhookHandler } from './endpoints/webhooks/delete-webhook.ts';
+import { enableWebhookHandler } from './endpoints/webhooks/enable-webhook.ts';
+import { getWebhookSecretHandler } from './endpoints/webhooks/get-webhook-secret.ts';
+import { getWebhookHandler } from './endpoints/webhooks/get-webhook.ts';
+import { listWebhookMessagesHandler } from './endpoints/webhooks/list-webhook-messages.ts';
+import { listWebhooksHandler } from './endpoints/webhooks/list-webhooks.ts';
+import { retryWebhookMessageHandler } from './endpoints/webhooks/retry-webhook-message.ts';
+import { rotateWebhookSecretHandler } from './endpoints/webhooks/rotate-webhook-secret.ts';
+import { testWebhookHandler } from './endpoints/webhooks/test-webhook.ts';
 
-/** The route table: every /api/v1 endpoint, one module each (src/http/endpoints/<area>/<endpoint>.ts). */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Fastify's pattern: `:id` is a path parameter. */
+  url: string;
+  /** Whom the route takes (src/http/auth.ts): there is no default, every row says it. */
+  auth: RouteAuth;
+  /** From the module under src/http/endpoints/<area>/: the route's schema, hooks and handler function. */
+  handler: EndpointFactory;
+}
+
+/**
+ * Every /api/v1 route: method, path, whom it takes, and the endpoint module that handles it, one row each.
+ * `auth` is one of
+ *   'secret'   a secret key (clr_sk_…) or a dashboard session;
+ *   'any-key'  a publishable key (clr_pk_…) as well (docs/design.md 2.2: subscribers and Live Activity tokens);
+ *   'session'  a dashboard session only, never a key (key management: a leaked key must not mint keys);
+ *   'none'     anyone.
+ * Outside /api/v1: /healthz and /readyz (endpoints/health/health.ts), /docs (openapi.ts) and the dashboard's files
+ * (dashboard-static.ts), all public.
+ */
+export const routeTable: readonly Route[] = [
+  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler },
+  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler },
+  { method: 'GET', url: '/api/v1/notifications/:id', auth: 'secret', handler: getNotificationHandler },
+  { method: 'GET', url: '/api/v1/notifications', auth: 'secret', handler: listNotificationsHandler },
+  { method: 'GET', url: '/api/v1/notifications/:id/failures', auth: 'secret', handler: listDeliveryFailuresHandler },
+  { method: 'POST', url: '/api/v1/notifications/:id/cancel', auth: 'secret', handler: cancelNotificationHandler },
+
+  { method: 'POST', url: '/api/v1/live-activities', auth: 'secret', handler: startLiveActivityHandler },
+  { method: 'POST', url: '/api/v1/live-activities/:id/update', auth: 'secret', handler: updateLiveActivityHandler },
+  { method: 'POST', url: '/api/v1/live-activities/:id/end', auth: 'secret', handler: endLiveActivityHandler },
+  { method: 'GET', url: '/api/v1/live-activities/:id', auth: 'secret', handler: getLiveActivityHandler },
+  { method: 'GET', url: '/api/v1/live-activities', auth: 'secret', handler: listLiveActivitiesHandler },
+  { method: 'POST', url: '/api/v1/live-activities/:id/tokens', auth: 'any-key', handler: reportLiveActivityTokenHandler },
+
+  { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', handler: registerSubscriberHandler },
+  { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any-key', handler: unsubscribeSubscriberHandler },
+
+  { method: 'POST', url: '/api/v1/channels', auth: 'secret', handler: createChannelHandler },
+  { method: 'GET', url: '/api/v1/channels', auth: 'secret', handler: listChannelsHandler },
+  { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', handler: getChannelHandler },
+
+  { method: 'GET', url: '/api/v1/usage', auth: 'secret', handler: getUsageHandler },
+  { method: 'GET', url: '/api/v1/usage/daily', auth: 'secret', handler: getDailyUsageHandler },
+
+  // Webhooks (docs/webhooks.md): a secret key must also be unscoped (endpoints/webhooks/webhook-access.ts).
+  { method: 'POST', url: '/api/v1/webhooks', auth: 'secret', handler: createWebhookHandler },
+  { method: 'GET', url: '/api/v1/webhooks', auth: 'secret', handler: listWebhooksHandler },
+  { method: 'GET', url: '/api/v1/webhooks/:id', auth: 'secret', handler: getWebhookHandler },
+  { method: 'GET', url: '/api/v1/webhooks/:id/secret', auth: 'secret', handler: getWebhookSecretHandler },
+  { method: 'DELETE', url: '/api/v1/webhooks/:id', auth: 'secret', handler: deleteWebhookHandler },
+  { method: 'POST', url: '/api/v1/webhooks/:id/rotate-secret', auth: 'secret', handler: rotateWebhookSecretHandler },
+  { method: 'POST', url: '/api/v1/webhooks/:id/enable', auth: 'secret', handler: enableWebhookHandler },
+  { method: 'POST', url: '/api/v1/webhooks/:id/test', auth: 'secret', handler: testWebhookHandler },
+  { method: 'GET', url: '/api/v1/webhooks/:id/messages', auth: 'secret', handler: listWebhookMessagesHandler },
+  { method: 'POST', url: '/api/v1/webhook-messages/:id/retry', auth: 'secret', handler: retryWebhookMessageHandler },
+
+  // Dashboard (docs/dashboard.md). GET /auth/session is public on purpose: "not signed in" is an answer there
+  // (session: null), not an error, and the dashboard's first request learns from it whether to offer sign-up.
+  { method: 'POST', url: '/api/v1/auth/signup', auth: 'none', handler: signupHandler },
+  { method: 'POST', url: '/api/v1/auth/signin', auth: 'none', handler: signinHandler },
+  { method: 'POST', url: '/api/v1/auth/signout', auth: 'session', handler: signoutHandler },
+  { method: 'GET', url: '/api/v1/auth/session', auth: 'none', handler: getSessionHandler },
+  { method: 'POST', url: '/api/v1/auth/switch-account', auth: 'session', handler: switchAccountHandler },
+  { method: 'GET', url: '/api/v1/keys', auth: 'session', handler: listKeysHandler },
+  { method: 'POST', url: '/api/v1/keys', auth: 'session', handler: createKeyHandler },
+  { method: 'POST', url: '/api/v1/keys/:id/revoke', auth: 'session', handler: revokeKeyHandler },
+  { method: 'POST', url: '/api/v1/keys/:id/rotate', auth: 'session', handler: rotateKeyHandler },
+
+  { method: 'GET', url: '/api/v1/openapi.json', auth: 'none', handler: getOpenApiHandler },
+];
+
+/** Registers every row of the table; `auth` goes into the route's config, where the auth hook reads it. */
 export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void {
-  registerSendNotification(app, deps); // POST /notifications, POST /notify
-  registerGetNotification(app, deps); // GET /notifications/:id
-  registerListNotifications(app, deps); // GET /notifications
-  registerListDeliveryFailures(app, deps); // GET /notifications/:id/failures
-  registerCancelNotification(app, deps); // POST /notifications/:id/cancel
-  registerStartLiveActivity(app, deps); // POST /live-activities
-  registerUpdateLiveActivity(app, deps); // POST /live-activities/:id/update
-  registerEndLiveActivity(app, deps); // POST /live-activities/:id/end
-  registerGetLiveActivity(app, deps); // GET /live-activities/:id
-  registerListLiveActivities(app, deps); // GET /live-activities
-  registerReportLiveActivityToken(app, deps); // POST /live-activities/:id/tokens (publishable)
-  registerRegisterSubscriber(app, deps); // POST /subscribers
-  registerUnsubscribeSubscriber(app, deps); // POST /subscribers/:id/unsubscribe
-  registerCreateChannel(app, deps); // POST /channels
-  registerListChannels(app, deps); // GET /channels
-  registerGetChannel(app, deps); // GET /channels/:code
-  registerGetUsage(app, deps); // GET /usage
-  // Webhooks (docs/webhooks.md): unscoped secret keys or a dashboard session.
-  registerCreateWebhook(app, deps); // POST /webhooks
-  registerListWebhooks(app, deps); // GET /webhooks
-  registerGetWebhook(app, deps); // GET /webhooks/:id
-  registerGetWebhookSecret(app, deps); // GET /webhooks/:id/secret
-  registerDeleteWebhook(app, deps); // DELETE /webhooks/:id
-  registerRotateWebhookSecret(app, deps); // POST /webhooks/:id/rotate-secret
-  registerEnableWebhook(app, deps); // POST /webhooks/:id/enable
-  registerTestWebhook(app, deps); // POST /webhooks/:id/test
-  registerListWebhookMessages(app, deps); // GET /webhooks/:id/messages
-  registerRetryWebhookMessage(app, deps); // POST /webhook-messages/:id/retry
-  registerGetDailyUsage(app, deps); // GET /usage/daily
-  // Dashboard: sign-up, sign-in and the session (docs/dashboard.md); key management takes a session, never a key.
-  registerSignup(app, deps); // POST /auth/signup
-  registerSignin(app, deps); // POST /auth/signin
-  registerSignout(app, deps); // POST /auth/signout
-  registerGetSession(app, deps); // GET /auth/session
-  registerSwitchAccount(app, deps); // POST /auth/switch-account
-  registerListKeys(app, deps); // GET /keys
-  registerCreateKey(app, deps); // POST /keys
-  registerRevokeKey(app, deps); // POST /keys/:id/revoke
-  registerRotateKey(app, deps); // POST /keys/:id/rotate
+  for (const route of routeTable) {
+    const { options, handler } = route.handler(deps);
+    app.route({ ...options, method: route.method, url: route.url, config: { auth: route.auth }, handler });
+  }
 }

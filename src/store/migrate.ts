@@ -1,26 +1,26 @@
 import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Dialect, Store } from './database.ts';
-import * as postgresCore from './migrations/postgres/0001-core.ts';
-import * as postgresJobs from './migrations/postgres/0002-jobs.ts';
-import * as postgresWebhooks from './migrations/postgres/0003-webhooks.ts';
-import * as postgresLiveActivities from './migrations/postgres/0004-live-activities.ts';
-import * as postgresDashboard from './migrations/postgres/0005-dashboard.ts';
-import * as postgresScheduling from './migrations/postgres/0006-scheduling.ts';
-import * as postgresIdempotencyPrincipal from './migrations/postgres/0007-idempotency-principal.ts';
-import * as sqliteCore from './migrations/sqlite/0001-core.ts';
-import * as sqliteJobs from './migrations/sqlite/0002-jobs.ts';
-import * as sqliteWebhooks from './migrations/sqlite/0003-webhooks.ts';
-import * as sqliteLiveActivities from './migrations/sqlite/0004-live-activities.ts';
-import * as sqliteDashboard from './migrations/sqlite/0005-dashboard.ts';
-import * as sqliteScheduling from './migrations/sqlite/0006-scheduling.ts';
-import * as sqliteIdempotencyPrincipal from './migrations/sqlite/0007-idempotency-principal.ts';
+import { statements as postgresCore } from './migrations/postgres/0001-core.ts';
+import { statements as postgresJobs } from './migrations/postgres/0002-jobs.ts';
+import { statements as postgresWebhooks } from './migrations/postgres/0003-webhooks.ts';
+import { statements as postgresLiveActivities } from './migrations/postgres/0004-live-activities.ts';
+import { statements as postgresDashboard } from './migrations/postgres/0005-dashboard.ts';
+import { statements as postgresScheduling } from './migrations/postgres/0006-scheduling.ts';
+import { statements as postgresIdempotencyPrincipal } from './migrations/postgres/0007-idempotency-principal.ts';
+import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
+import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
+import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
+import { statements as sqliteLiveActivities } from './migrations/sqlite/0004-live-activities.ts';
+import { statements as sqliteDashboard } from './migrations/sqlite/0005-dashboard.ts';
+import { statements as sqliteScheduling } from './migrations/sqlite/0006-scheduling.ts';
+import { statements as sqliteIdempotencyPrincipal } from './migrations/sqlite/0007-idempotency-principal.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
  * listed here in order. Kysely's Migrator records what ran and holds a lock, so several processes starting at once
  * against one PostgreSQL database apply each migration exactly once.
  */
-const migrations: Record<Dialect, Record<string, { statements: string[] }>> = {
+const migrations: Record<Dialect, Record<string, string[]>> = {
   sqlite: {
     '0001-core': sqliteCore,
     '0002-jobs': sqliteJobs,
@@ -45,7 +45,7 @@ class SqlMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     return Object.fromEntries(
-      Object.entries(migrations[this.dialect]).map(([name, { statements }]) => [
+      Object.entries(migrations[this.dialect]).map(([name, statements]) => [
         name,
         {
           async up(db) {

@@ -1,9 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../domain/ids.ts';
-import type { Database, MembershipsTable, UsersTable } from './schema.ts';
+import type { Database, UsersTable } from './schema.ts';
 
 export type User = Selectable<UsersTable>;
-export type Membership = Selectable<MembershipsTable>;
 
 /** Emails are compared case-insensitively: stored trimmed and lower-cased. */
 export function normalizeEmail(email: string): string {

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import type { ClarionApp } from '../../src/http/app-types.ts';
+import type { ClarionApp, RouteAuth } from '../../src/http/app-types.ts';
+import { routeTable } from '../../src/http/routes.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { progressActivity, tokens } from './sample-requests.ts';
 
@@ -10,41 +11,26 @@ export interface RegisteredRoute {
 }
 
 /**
- * Every route the app has registered under /api/v1 (HEAD routes Fastify adds for GETs left out), read from the
- * router itself so a new endpoint can never be missed by the tests that must cover all routes. Parses
- * `printRoutes`, then checks each route with `hasRoute`, so a change in the print format fails loudly instead of
- * silently listing nothing. (Routes outside /api/v1, like the docs' static wildcard, print ambiguously and are
- * left out.)
+ * Every /api/v1 route but the OpenAPI document itself (which no caller authenticates on), read from the route table
+ * (src/http/routes.ts), so a new endpoint can never be missed by the tests that must cover all routes. Each is
+ * checked to be registered on `app`; tests/api/docs/route-table.test.ts proves the app registers nothing else.
  */
-export function registeredRoutes(app: ClarionApp): RegisteredRoute[] {
-  const routes: RegisteredRoute[] = [];
-  const prefixes: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([^)]*)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    prefixes.length = depth;
-    const url = (prefixes[depth - 1] ?? '') + match[2]!;
-    prefixes[depth] = url;
-    if (!url.startsWith('/api/v1/')) continue;
-    for (const method of (match[3] ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
-      if (method === 'HEAD') continue;
-      expect(app.hasRoute({ method, url }), `${method} ${url} parsed from printRoutes is a registered route`).toBe(true);
-      routes.push({ method, url });
-    }
-  }
-  expect(routes.length).toBeGreaterThan(0);
+export function registeredApiRoutes(app: ClarionApp): RegisteredRoute[] {
+  const routes = routeTable.filter((route) => route.url !== '/api/v1/openapi.json').map(({ method, url }) => ({ method, url }));
+  for (const route of routes) expect(app.hasRoute(route), `${routeName(route)} from the route table is registered`).toBe(true);
   return routes;
 }
 
-/** The /api/v1 routes a caller authenticates on (all but the OpenAPI document itself). */
-export function registeredApiRoutes(app: ClarionApp): RegisteredRoute[] {
-  return registeredRoutes(app).filter((route) => route.url !== '/api/v1/openapi.json');
+/** Whom a route takes, as its row in the route table says. */
+function authOf(method: string, url: string): RouteAuth {
+  const row = routeTable.find((route) => route.method === method && route.url === url);
+  if (!row) throw new Error(`${method} ${url} is not in the route table (src/http/routes.ts)`);
+  return row.auth;
 }
 
 export interface RouteCase extends RegisteredRoute {
-  /** Which keys the route takes: secret only, or publishable ones too. */
-  auth: 'secret' | 'any';
+  /** Whom the route takes, from its row in the route table. */
+  auth: RouteAuth;
   /** A concrete URL to call. */
   path: string;
   /** A valid body for the route (POST routes that need one). */
@@ -61,26 +47,27 @@ export function routeCases(channelCode: string, ids: { notification?: string; su
   const notification = ids.notification ?? newId('notification');
   const subscriber = ids.subscriber ?? newId('subscriber');
   const liveActivity = ids.liveActivity ?? newId('liveActivity');
-  return [
-    { method: 'POST', url: '/api/v1/notifications', auth: 'secret', path: '/api/v1/notifications', body: { channelCode, title: 'Hello' } },
-    { method: 'POST', url: '/api/v1/notify', auth: 'secret', path: '/api/v1/notify', body: { channel: channelCode, title: 'Hello' } },
-    { method: 'GET', url: '/api/v1/notifications', auth: 'secret', path: '/api/v1/notifications' },
-    { method: 'GET', url: '/api/v1/notifications/:id', auth: 'secret', path: `/api/v1/notifications/${notification}` },
-    { method: 'GET', url: '/api/v1/notifications/:id/failures', auth: 'secret', path: `/api/v1/notifications/${notification}/failures` },
-    { method: 'POST', url: '/api/v1/live-activities', auth: 'secret', path: '/api/v1/live-activities', body: progressActivity(channelCode) },
-    { method: 'POST', url: '/api/v1/live-activities/:id/update', auth: 'secret', path: `/api/v1/live-activities/${liveActivity}/update`, body: { fields: { progress: 0.6 }, alert: { title: 'Update' } } },
-    { method: 'POST', url: '/api/v1/live-activities/:id/end', auth: 'secret', path: `/api/v1/live-activities/${liveActivity}/end`, body: { fields: { progress: 1 }, dismissAt: new Date(Date.now() + 60_000).toISOString() } },
-    { method: 'GET', url: '/api/v1/live-activities', auth: 'secret', path: '/api/v1/live-activities' },
-    { method: 'GET', url: '/api/v1/live-activities/:id', auth: 'secret', path: `/api/v1/live-activities/${liveActivity}` },
-    { method: 'POST', url: '/api/v1/live-activities/:id/tokens', auth: 'any', path: `/api/v1/live-activities/${liveActivity}/tokens`, body: { subscriberId: ids.iosSubscriber ?? subscriber, token: tokens.ios() } },
-    { method: 'POST', url: '/api/v1/subscribers', auth: 'any', path: '/api/v1/subscribers', body: { channelCode, platform: 'android', token: tokens.android() } },
-    { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any', path: `/api/v1/subscribers/${subscriber}/unsubscribe` },
-    { method: 'POST', url: '/api/v1/channels', auth: 'secret', path: '/api/v1/channels', body: { code: `${channelCode}-2` } },
-    { method: 'GET', url: '/api/v1/channels', auth: 'secret', path: '/api/v1/channels' },
-    { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', path: `/api/v1/channels/${channelCode}` },
-    { method: 'GET', url: '/api/v1/usage', auth: 'secret', path: '/api/v1/usage' },
-    { method: 'GET', url: '/api/v1/usage/daily', auth: 'secret', path: '/api/v1/usage/daily' },
+  const cases: Array<Omit<RouteCase, 'auth'>> = [
+    { method: 'POST', url: '/api/v1/notifications', path: '/api/v1/notifications', body: { channelCode, title: 'Hello' } },
+    { method: 'POST', url: '/api/v1/notify', path: '/api/v1/notify', body: { channel: channelCode, title: 'Hello' } },
+    { method: 'GET', url: '/api/v1/notifications', path: '/api/v1/notifications' },
+    { method: 'GET', url: '/api/v1/notifications/:id', path: `/api/v1/notifications/${notification}` },
+    { method: 'GET', url: '/api/v1/notifications/:id/failures', path: `/api/v1/notifications/${notification}/failures` },
+    { method: 'POST', url: '/api/v1/live-activities', path: '/api/v1/live-activities', body: progressActivity(channelCode) },
+    { method: 'POST', url: '/api/v1/live-activities/:id/update', path: `/api/v1/live-activities/${liveActivity}/update`, body: { fields: { progress: 0.6 }, alert: { title: 'Update' } } },
+    { method: 'POST', url: '/api/v1/live-activities/:id/end', path: `/api/v1/live-activities/${liveActivity}/end`, body: { fields: { progress: 1 }, dismissAt: new Date(Date.now() + 60_000).toISOString() } },
+    { method: 'GET', url: '/api/v1/live-activities', path: '/api/v1/live-activities' },
+    { method: 'GET', url: '/api/v1/live-activities/:id', path: `/api/v1/live-activities/${liveActivity}` },
+    { method: 'POST', url: '/api/v1/live-activities/:id/tokens', path: `/api/v1/live-activities/${liveActivity}/tokens`, body: { subscriberId: ids.iosSubscriber ?? subscriber, token: tokens.ios() } },
+    { method: 'POST', url: '/api/v1/subscribers', path: '/api/v1/subscribers', body: { channelCode, platform: 'android', token: tokens.android() } },
+    { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', path: `/api/v1/subscribers/${subscriber}/unsubscribe` },
+    { method: 'POST', url: '/api/v1/channels', path: '/api/v1/channels', body: { code: `${channelCode}-2` } },
+    { method: 'GET', url: '/api/v1/channels', path: '/api/v1/channels' },
+    { method: 'GET', url: '/api/v1/channels/:code', path: `/api/v1/channels/${channelCode}` },
+    { method: 'GET', url: '/api/v1/usage', path: '/api/v1/usage' },
+    { method: 'GET', url: '/api/v1/usage/daily', path: '/api/v1/usage/daily' },
   ];
+  return cases.map((route) => ({ ...route, auth: authOf(route.method, route.url) }));
 }
 
 /**

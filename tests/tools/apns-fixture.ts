@@ -28,7 +28,3 @@ export async function apnsFixture(options: FakeApnsOptions = {}): Promise<ApnsFi
     h2Request(session, { ':path': `/3/device/${token}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE, 'apns-push-type': 'alert', ...headers }, body);
   return { key, apns, session, jwt, push };
 }
-
-export function reasonOf(response: H2Response): unknown {
-  return JSON.parse(response.body);
-}

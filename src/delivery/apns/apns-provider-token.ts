@@ -27,8 +27,6 @@ export interface ApnsProviderTokenOptions {
 
 export const APNS_TOKEN_RENEW_AFTER_MS = 50 * 60_000;
 export const APNS_TOKEN_MIN_RENEW_INTERVAL_MS = 20 * 60_000;
-/** APNs' own limit on `iat` age (docs/protocols.md 1.2). */
-export const APNS_TOKEN_MAX_AGE_MS = 60 * 60_000;
 
 export type ExpiredTokenDecision =
   /** A newer token is available (just signed, or already renewed by a concurrent request): retry with it. */

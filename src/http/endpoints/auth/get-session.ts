@@ -1,17 +1,14 @@
 import { touchSession } from '../../../store/sessions-store.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { Success } from '../../schemas.ts';
 import { hasSessionCookie, resolveSession } from '../../session-auth.ts';
 import { clearedSessionCookie, isHttps } from '../../session-cookie.ts';
 import { sessionState, SessionState } from './session-view.ts';
 
-export function registerGetSession(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/auth/session',
+export function getSessionHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      // Public on purpose: "not signed in" is an answer here (session: null), not an error, and the dashboard's
-      // first request learns from it whether to offer sign-up.
-      config: { auth: 'none' },
       schema: {
         summary: "This browser's dashboard session, with its CSRF token (session: null when signed out)",
         tags: ['dashboard'],

@@ -6,7 +6,8 @@ import { deleteEndedSessions } from '../../../store/sessions-store.ts';
 import { clearSigninFailures, pruneSigninAttempts, recordSigninAttempt } from '../../../store/signin-attempts-store.ts';
 import { findUserByEmail, listUserAccounts } from '../../../store/users-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertNotCrossSite } from '../../session-auth.ts';
 import { assertSigninAllowed, emailHashOf } from '../../signin-rate-limit.ts';
@@ -21,11 +22,9 @@ import { startSession } from './start-session.ts';
 let decoyHash: Promise<string> | null = null;
 const decoy = () => (decoyHash ??= hashPassword(randomUUID()));
 
-export function registerSignin(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/auth/signin',
+export function signinHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'none' },
       onRequest: async (request) => assertNotCrossSite(request),
       schema: {
         summary: 'Sign in with email and password (dashboard)',

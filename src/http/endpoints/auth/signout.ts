@@ -1,14 +1,13 @@
 import { deleteSession } from '../../../store/sessions-store.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { clearedSessionCookie, isHttps } from '../../session-cookie.ts';
 import { SessionState } from './session-view.ts';
 
-export function registerSignout(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/auth/signout',
+export function signoutHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'session' },
       schema: {
         summary: 'Sign out: end this dashboard session',
         description: 'Deletes the session, so its cookie is refused from the next request on, and clears the cookie. Needs X-CSRF-Token.',

@@ -7,7 +7,8 @@ import { recordSigninAttempt } from '../../../store/signin-attempts-store.ts';
 import { isUniqueViolation } from '../../../store/store-errors.ts';
 import { addMembership, createUser, findUserByEmail, normalizeEmail } from '../../../store/users-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertNotCrossSite } from '../../session-auth.ts';
 import { assertSigninAllowed, emailHashOf } from '../../signin-rate-limit.ts';
@@ -22,11 +23,9 @@ function emailTaken(): ApiError {
   return new ApiError('conflict', { message: 'A user with this email already exists; sign in instead.', details: { field: 'email' } });
 }
 
-export function registerSignup(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/auth/signup',
+export function signupHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'none' },
       onRequest: async (request) => {
         assertNotCrossSite(request);
         if (deps.config.signup !== 'open') {

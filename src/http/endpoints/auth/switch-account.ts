@@ -2,16 +2,15 @@ import Type from 'typebox';
 import { setSessionAccount } from '../../../store/sessions-store.ts';
 import { listUserAccounts } from '../../../store/users-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { resolveSession } from '../../session-auth.ts';
 import { sessionState, SessionState } from './session-view.ts';
 
-export function registerSwitchAccount(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/auth/switch-account',
+export function switchAccountHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'session' },
       schema: {
         summary: 'Make another of your accounts the one this dashboard session acts for',
         description: 'Only accounts the signed-in user belongs to; any other id answers 404. Needs X-CSRF-Token.',

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { ChannelCodeTakenError, createChannel } from '../../../store/channels-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
@@ -9,9 +10,8 @@ import { channelView, ChannelSchema } from './channel-view.ts';
 export const ChannelName = Type.String({ minLength: 1, maxLength: 100, description: 'Display name; defaults to the code.' });
 export const ChannelDescription = Type.String({ maxLength: 500 });
 
-export function registerCreateChannel(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/channels',
+export function createChannelHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Create a channel',

@@ -1,14 +1,14 @@
 import Type from 'typebox';
 import { countActiveSubscribers, findChannelByCode } from '../../../store/channels-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
-export function registerGetChannel(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/channels/:code',
+export function getChannelHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Get a channel with its subscriber counts per platform',

@@ -2,14 +2,14 @@ import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
 import { countActiveSubscribers, listChannels } from '../../../store/channels-store.ts';
 import { validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
-export function registerListChannels(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/channels',
+export function listChannelsHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "List the account's channels (only those in a scoped key's scope)",

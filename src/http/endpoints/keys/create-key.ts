@@ -2,17 +2,16 @@ import Type from 'typebox';
 import { createApiKey } from '../../../store/api-keys-store.ts';
 import { listChannels } from '../../../store/channels-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { apiKeyView, CreatedApiKeySchema } from './key-view.ts';
 
 const MAX_SCOPE_CHANNELS = 100;
 
-export function registerCreateKey(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/keys',
+export function createKeyHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'session' },
       schema: {
         summary: 'Create an API key; its full value is in this response only (dashboard session only)',
         description:

@@ -2,16 +2,15 @@ import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
 import { listApiKeysPage } from '../../../store/api-keys-store.ts';
 import { validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 
-export function registerListKeys(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/keys',
+export function listKeysHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'session' },
       schema: {
         summary: "List the account's API keys, newest first (dashboard session only)",
         description: 'Revoked and expired keys are listed too, with their status. Never shows a full key.',

@@ -1,15 +1,14 @@
 import Type from 'typebox';
 import { findApiKey, revokeApiKey } from '../../../store/api-keys-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 
-export function registerRevokeKey(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/keys/:id/revoke',
+export function revokeKeyHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'session' },
       schema: {
         summary: 'Revoke an API key: refused from the very next request (dashboard session only)',
         description: 'Idempotent: revoking a revoked key answers 200 with it unchanged. Needs X-CSRF-Token.',

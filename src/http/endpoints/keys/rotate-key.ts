@@ -1,17 +1,16 @@
 import Type from 'typebox';
 import { findApiKey, isApiKeyActive, MAX_ROTATION_GRACE_MS, rotateApiKey } from '../../../store/api-keys-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema, CreatedApiKeySchema } from './key-view.ts';
 
 const MAX_GRACE_SECONDS = MAX_ROTATION_GRACE_MS / 1000;
 
-export function registerRotateKey(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/keys/:id/rotate',
+export function rotateKeyHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'session' },
       // The body is optional: a bodiless POST rotates with no grace.
       preValidation: async (request) => {
         if (request.body === undefined) request.body = {};

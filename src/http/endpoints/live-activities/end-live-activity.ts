@@ -1,13 +1,13 @@
 import Type from 'typebox';
 import type { TemplateFields } from '../../../domain/live-activity-templates.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
-export function registerEndLiveActivity(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/live-activities/:id/end',
+export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'End a Live Activity',

@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { findVisibleLiveActivity } from './live-activity-access.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
-export function registerGetLiveActivity(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/live-activities/:id',
+export function getLiveActivityHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Get a Live Activity with its current fields and status',

@@ -2,15 +2,15 @@ import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
 import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities-store.ts';
 import { validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { listableChannelIds } from '../../channel-scope.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
-export function registerListLiveActivities(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/live-activities',
+export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'List Live Activities, newest first',

@@ -5,7 +5,8 @@ import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
 import { saveLiveActivityToken } from '../../../store/live-activity-tokens-store.ts';
 import { findSubscriber } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success, Timestamp } from '../../schemas.ts';
 import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
 
@@ -25,11 +26,9 @@ const LiveActivityTokenSchema = Type.Object(
  * subscriber and activity: a new report replaces the old token, which must no longer be used. Updates and the end go
  * to these tokens; free of quota (it is the device speaking, not the caller).
  */
-export function registerReportLiveActivityToken(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/live-activities/:id/tokens',
+export function reportLiveActivityTokenHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'any' },
       schema: {
         summary: "Report an iOS device's update token for a Live Activity",
         description:

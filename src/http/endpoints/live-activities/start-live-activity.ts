@@ -10,7 +10,8 @@ import { recordEvent } from '../../../store/events-store.ts';
 import { insertLiveActivity, type LiveActivityRow } from '../../../store/live-activities-store.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
@@ -24,9 +25,8 @@ const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
  * dispatch job of its `start` push (push-to-start on iOS, a data message on Android; src/delivery/live-activities/)
  * and the job that ends it after 8 hours. A 201 means all of them exist; a 429 means none does.
  */
-export function registerStartLiveActivity(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/live-activities',
+export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Start a Live Activity on every subscriber of a channel',

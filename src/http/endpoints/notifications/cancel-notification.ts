@@ -5,7 +5,8 @@ import { fixTargetedCount } from '../../../store/deliveries-store.ts';
 import { findNotification } from '../../../store/notifications-store.ts';
 import { refundQuota } from '../../../store/usage-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
@@ -16,9 +17,8 @@ import { Notification, notificationView } from './notification-view.ts';
  * refunded, since the notification was sent in part). Dispatch jobs still waiting are deleted in the same
  * transaction; one a worker has already claimed is under way and cannot be stopped.
  */
-export function registerCancelNotification(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/notifications/:id/cancel',
+export function cancelNotificationHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Cancel a scheduled notification (or the zones of a local-time one not yet sent)',

@@ -1,14 +1,14 @@
 import Type from 'typebox';
 import { findNotification } from '../../../store/notifications-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
-export function registerGetNotification(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/notifications/:id',
+export function getNotificationHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Get a notification with its status and delivery stats',

@@ -5,7 +5,8 @@ import { isId } from '../../../domain/ids.ts';
 import { listDeliveryFailures } from '../../../store/deliveries-store.ts';
 import { findNotification } from '../../../store/notifications-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
@@ -23,9 +24,8 @@ const DeliveryFailure = Type.Object(
   { title: 'DeliveryFailure' },
 );
 
-export function registerListDeliveryFailures(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/notifications/:id/failures',
+export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "A notification's per-subscriber delivery failures",

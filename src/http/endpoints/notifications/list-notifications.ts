@@ -2,15 +2,15 @@ import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
 import { listNotifications, notificationStatuses } from '../../../store/notifications-store.ts';
 import { validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { listableChannelIds } from '../../channel-scope.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
-export function registerListNotifications(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/notifications',
+export function listNotificationsHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'List notifications, newest first',

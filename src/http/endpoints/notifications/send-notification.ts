@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { acceptNotification } from './accept-notification.ts';
 import { notificationContentProperties } from './notification-body.ts';
@@ -8,9 +9,8 @@ import { Notification, notificationView } from './notification-view.ts';
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 415, 429);
 
 /** POST /api/v1/notifications (seed 4.1) and POST /api/v1/notify (seed 4.3): one behaviour, two field names. */
-export function registerSendNotification(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/notifications',
+export function sendNotificationHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Send a notification to every subscriber of a channel',
@@ -25,9 +25,10 @@ export function registerSendNotification(app: ClarionApp, deps: AppDependencies)
       return reply.code(201).send({ success: true, data: notificationView(row) });
     },
   );
+}
 
-  app.post(
-    '/api/v1/notify',
+export function notifyHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Send a notification (alternative path: the channel is named `channel`)',

@@ -4,7 +4,8 @@ import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { registerSubscriber } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
@@ -18,11 +19,9 @@ const WebPushSubscription = Type.Object(
   { title: 'WebPushSubscription', description: 'PushSubscription.toJSON() from the browser.' },
 );
 
-export function registerRegisterSubscriber(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/subscribers',
+export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'any' },
       schema: {
         summary: 'Register a device or browser in a channel (idempotent per channel, platform and token)',
         description:

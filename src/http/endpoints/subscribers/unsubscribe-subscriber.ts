@@ -2,16 +2,15 @@ import Type from 'typebox';
 import { findChannelById } from '../../../store/channels-store.ts';
 import { findSubscriber, unsubscribeSubscriber } from '../../../store/subscribers-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
 
-export function registerUnsubscribeSubscriber(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/subscribers/:id/unsubscribe',
+export function unsubscribeSubscriberHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
-      config: { auth: 'any' },
       schema: {
         summary: 'Unsubscribe a subscriber (idempotent)',
         description: 'Publishable or secret key. The subscriber stops receiving notifications; `subscriber.unsubscribed` is reported with reason `requested`.',

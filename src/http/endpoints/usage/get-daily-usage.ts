@@ -2,7 +2,8 @@ import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { usagePeriod } from '../../../domain/plans.ts';
 import { dailySends } from '../../../store/daily-sends-store.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success, Timestamp } from '../../schemas.ts';
 
 const DAY_MS = 86_400_000;
@@ -22,9 +23,8 @@ const DailyUsage = Type.Object(
   { title: 'DailyUsage' },
 );
 
-export function registerGetDailyUsage(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/usage/daily',
+export function getDailyUsageHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Notifications accepted per day this month (UTC), for the usage chart',

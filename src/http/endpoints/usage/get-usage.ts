@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { planNames } from '../../../domain/plans.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readQuota, setQuotaHeaders } from '../../quota.ts';
 import { errorResponses, StringEnum, Success, Timestamp } from '../../schemas.ts';
 
@@ -17,9 +18,8 @@ const Usage = Type.Object(
   { title: 'Usage' },
 );
 
-export function registerGetUsage(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/usage',
+export function getUsageHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "This month's use of the plan quota (calendar month, UTC)",

@@ -6,7 +6,8 @@ import { ALL_EVENTS, webhookEventTypes } from '../../../webhooks/webhook-events.
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
 import { checkWebhookUrl, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { URL_MAX_LENGTH } from '../../../domain/limits.ts';
 import { errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
@@ -27,9 +28,8 @@ export const WebhookEvents = Type.Array(StringEnum([...webhookEventTypes, ALL_EV
   hint: `must list event types from: ${webhookEventTypes.join(', ')}, or be ["*"]`,
 });
 
-export function registerCreateWebhook(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/webhooks',
+export function createWebhookHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Register a webhook endpoint (the response shows its signing secret)',

@@ -1,13 +1,13 @@
 import Type from 'typebox';
 import { deleteWebhookEndpoint } from '../../../store/webhooks-store.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertWebhookManager, WebhookIdParams } from './webhook-access.ts';
 
-export function registerDeleteWebhook(app: ClarionApp, deps: AppDependencies): void {
-  app.delete(
-    '/api/v1/webhooks/:id',
+export function deleteWebhookHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Delete a webhook endpoint with its message log; queued attempts are dropped',

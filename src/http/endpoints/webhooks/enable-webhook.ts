@@ -1,5 +1,6 @@
 import { enableWebhookEndpoint, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
@@ -9,9 +10,8 @@ import { webhookView, WebhookSchema } from './webhook-view.ts';
  * Events that happened while it was disabled are not sent; messages that failed can be replayed one by one.
  * Enabling an enabled endpoint changes nothing.
  */
-export function registerEnableWebhook(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/webhooks/:id/enable',
+export function enableWebhookHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Re-enable a disabled webhook endpoint',

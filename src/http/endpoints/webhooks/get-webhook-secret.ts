@@ -1,5 +1,6 @@
 import { openSecret } from '../../../domain/secret-box.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookView, WebhookSecretSchema } from './webhook-view.ts';
@@ -8,9 +9,8 @@ import { webhookView, WebhookSecretSchema } from './webhook-view.ts';
  * The signing secret on its own route (as Svix does): reading or listing endpoints never carries it, so logs,
  * dashboards and scripts that show endpoints do not spread it; fetching it is a deliberate call.
  */
-export function registerGetWebhookSecret(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/webhooks/:id/secret',
+export function getWebhookSecretHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "Get a webhook endpoint's current signing secret",

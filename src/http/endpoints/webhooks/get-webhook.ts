@@ -1,11 +1,11 @@
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
 
-export function registerGetWebhook(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/webhooks/:id',
+export function getWebhookHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Get a webhook endpoint, with why it was disabled if it was (the secret: GET /webhooks/{id}/secret)',

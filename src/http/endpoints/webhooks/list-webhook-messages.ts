@@ -2,15 +2,15 @@ import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
 import { listWebhookAttempts, listWebhookMessages } from '../../../store/webhook-messages-store.ts';
 import { validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
 
-export function registerListWebhookMessages(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/webhooks/:id/messages',
+export function listWebhookMessagesHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "A webhook endpoint's message log, newest first, each message with all its attempts",

@@ -2,15 +2,15 @@ import Type from 'typebox';
 import { isId } from '../../../domain/ids.ts';
 import { listWebhookEndpoints } from '../../../store/webhooks-store.ts';
 import { validationFailed } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
 
-export function registerListWebhooks(app: ClarionApp, deps: AppDependencies): void {
-  app.get(
-    '/api/v1/webhooks',
+export function listWebhooksHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "List the account's webhook endpoints (secrets are not listed)",

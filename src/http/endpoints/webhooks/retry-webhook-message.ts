@@ -3,7 +3,8 @@ import { findWebhookMessage, listWebhookAttempts, markReplayQueued } from '../..
 import { findWebhookEndpointById } from '../../../store/webhooks-store.ts';
 import { enqueueWebhookAttempt } from '../../../webhooks/webhook-jobs.ts';
 import { ApiError } from '../../api-error.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertEnabled, assertWebhookManager } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
@@ -12,9 +13,8 @@ import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
  * Replays a message now: one extra attempt with the same webhook-id and body (receivers dedupe on the id), signed
  * afresh. Allowed whatever the message's status; a retry schedule still running carries on if the replay fails.
  */
-export function registerRetryWebhookMessage(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/webhook-messages/:id/retry',
+export function retryWebhookMessageHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Replay a webhook message now (answers 202 with the message; the attempt shows in its log)',

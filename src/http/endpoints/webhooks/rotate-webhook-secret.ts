@@ -2,7 +2,8 @@ import Type from 'typebox';
 import { sealSecret } from '../../../domain/secret-box.ts';
 import { findWebhookEndpointById, rotateWebhookSecret } from '../../../store/webhooks-store.ts';
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookView, WebhookWithSecretSchema } from './webhook-view.ts';
@@ -18,9 +19,8 @@ export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 60 * 60;
  * Gives the endpoint a new secret. During the grace period every attempt carries two signatures (space-separated,
  * as Standard Webhooks allows): the new secret's first, then the old one's, so receivers verify with either.
  */
-export function registerRotateWebhookSecret(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/webhooks/:id/rotate-secret',
+export function rotateWebhookSecretHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: "Rotate a webhook endpoint's signing secret (the old one keeps signing for a grace period)",

@@ -3,7 +3,8 @@ import { insertWebhookMessages } from '../../../store/webhook-messages-store.ts'
 import { TEST_EVENT_TYPE, webhookBody } from '../../../webhooks/webhook-events.ts';
 import { enqueueWebhookAttempt } from '../../../webhooks/webhook-jobs.ts';
 import { firstAttemptDelay } from '../../../webhooks/webhook-retry-policy.ts';
-import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertEnabled, loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
@@ -12,9 +13,8 @@ import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
  * Sends a `webhook.test` message through the normal pipeline: stored, queued, signed, retried on the schedule and
  * logged like any other. It goes to this endpoint only, whatever event types it subscribes to.
  */
-export function registerTestWebhook(app: ClarionApp, deps: AppDependencies): void {
-  app.post(
-    '/api/v1/webhooks/:id/test',
+export function testWebhookHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
     {
       schema: {
         summary: 'Send a webhook.test message to this endpoint (answers 202 with the queued message)',
