@@ -8,8 +8,8 @@ import type { Store } from '../../../src/store/database.ts';
  */
 export interface FaultyStore {
   store: Store;
-  /** Makes the next `count` statements that `matches` (default: the settling UPDATE) fail. */
-  failNext(count: number, matches?: (node: RootOperationNode) => boolean): void;
+  /** Makes the next `count` statements that `matches` (default: the settling UPDATE) fail with `error` (default: disk full). */
+  failNext(count: number, matches?: (node: RootOperationNode) => boolean, error?: () => Error): void;
   /** Matching statements that failed so far. */
   readonly failures: number;
 }
@@ -19,6 +19,13 @@ export function isSettlingStatement(node: RootOperationNode): boolean {
   if (node.kind !== 'UpdateQueryNode') return false;
   const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;
   return table === 'notifications' && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'delivered_count');
+}
+
+/** The error a read-only database gives a write: a hot standby after a failover, or a read-only file. */
+export function readOnlyError(dialect: Store['dialect']): Error {
+  return dialect === 'postgres'
+    ? Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' })
+    : Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
 }
 
 export function diskFullError(dialect: Store['dialect']): Error {
@@ -35,13 +42,14 @@ export function isSubscriberRead(node: RootOperationNode): boolean {
 export function faultyStore(store: Store): FaultyStore {
   let remaining = 0;
   let matches: (node: RootOperationNode) => boolean = isSettlingStatement;
+  let makeError = () => diskFullError(store.dialect);
   let failures = 0;
   const plugin: KyselyPlugin = {
     transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
       if (remaining > 0 && matches(node)) {
         remaining -= 1;
         failures += 1;
-        throw diskFullError(store.dialect);
+        throw makeError();
       }
       return node;
     },
@@ -51,9 +59,10 @@ export function faultyStore(store: Store): FaultyStore {
   };
   return {
     store: { ...store, db: store.db.withPlugin(plugin) },
-    failNext(count, which = isSettlingStatement) {
+    failNext(count, which = isSettlingStatement, error = () => diskFullError(store.dialect)) {
       remaining = count;
       matches = which;
+      makeError = error;
     },
     get failures() {
       return failures;
