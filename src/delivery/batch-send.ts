@@ -5,7 +5,7 @@ import type { DeliveryOutcome } from './delivery-outcome.ts';
  * this only bounds the memory of one batch; with the 500-token batches (job-kinds.ts) every token is in flight at once,
  * as before, while a larger caller-made batch cannot open thousands of streams.
  */
-export const SEND_CONCURRENCY = 500;
+const SEND_CONCURRENCY = 500;
 
 /**
  * The send loop of both send jobs: `sendOne` for each id, at most `concurrency` at a time, and one outcome per id

@@ -21,7 +21,7 @@ export interface JobDefinition<Payload> {
   payloadOf(job: Pick<JobRow, 'payload'>): Payload;
 }
 
-export type JobOptions = Omit<EnqueueInput, 'kind' | 'payload'>;
+type JobOptions = Omit<EnqueueInput, 'kind' | 'payload'>;
 
 export function defineJob<Payload>(kind: string): JobDefinition<Payload> {
   // The one cast: the queue stores what enqueue() was given as JSON, and only enqueue() writes this kind.

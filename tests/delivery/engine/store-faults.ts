@@ -15,7 +15,7 @@ export interface FaultyStore {
 }
 
 /** Matches the settling of a send batch: the UPDATE of a notification's delivered/failed counters (deliveries-store.ts). */
-export function isSettlingStatement(node: RootOperationNode): boolean {
+function isSettlingStatement(node: RootOperationNode): boolean {
   if (node.kind !== 'UpdateQueryNode') return false;
   const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;
   return table === 'notifications' && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'delivered_count');
