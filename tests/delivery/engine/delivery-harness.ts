@@ -7,7 +7,6 @@ import type { Config } from '../../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../src/worker.ts';
 import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
-import type { Store } from '../../../src/store/database.ts';
 import { createApnsSigningKey, startFakeApns, startFakeFcm, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm } from '../../../tools/fakes/index.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
@@ -57,14 +56,7 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
  * ManualClock drives the API, the queue, the clients and the fakes' JWT checks.
  */
 export async function startDeliveryHarness(
-  options: {
-    apns?: FakeApnsOptions;
-    configure?: Partial<Config>;
-    /** A PostgreSQL database of its own (isolated-database.ts). */
-    isolatedDatabase?: boolean;
-    /** The store the worker's job handlers use (e.g. one that injects faults, store-faults.ts); the queue keeps the real one. */
-    workerStore?: (store: Store) => Store;
-  } = {},
+  options: { apns?: FakeApnsOptions; configure?: Partial<Config>; /** A PostgreSQL database of its own (isolated-database.ts). */ isolatedDatabase?: boolean } = {},
 ): Promise<DeliveryHarness> {
   const base = await startTestApp({}, { isolatedDatabase: options.isolatedDatabase ?? false });
   const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
@@ -91,7 +83,7 @@ export async function startDeliveryHarness(
     }),
   );
   const providers = createPushProviders(config, base.clock, logger);
-  const worker = await startDeliveryWorker({ store: options.workerStore?.(base.store) ?? base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
+  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
   return {
     ...base,
     config,
