@@ -5,9 +5,9 @@ import type { JobQueue } from '../queue/job-queue.ts';
 import type { JobHandler } from '../queue/worker-pool.ts';
 import { finishDispatch, pageDispatchTargets, recordBatchOutcomes, recordDispatchedPage, type DispatchTarget } from '../store/deliveries-store.ts';
 import type { Store } from '../store/database.ts';
-import type { NotificationRow } from '../store/notifications-store.ts';
-import { DISPATCH_PAGE_SIZE, SEND_BATCH, SEND_BATCH_SIZE, type DispatchPayload, type SendBatchPayload } from './job-kinds.ts';
+import { DISPATCH_PAGE_SIZE, dispatchNotificationJob, SEND_BATCH_SIZE, sendBatchJob, type DispatchPayload, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
+import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
 
 export interface DeliveryDependencies {
   store: Store;
@@ -21,14 +21,14 @@ class LeaseLostError extends Error {}
 
 /**
  * Fan-out, step one: pages the subscribers by id (all of the channel's, or one time zone's for local-time
- * delivery) and enqueues send jobs of up to 500 tokens per platform. Each page's send jobs and the dispatch's cursor
+ * delivery) and enqueues send jobs of up to 500 tokens per platform, each carrying the pushes' absolute expiry. Each page's send jobs and the dispatch's cursor
  * (kept in its own job payload) commit together, guarded by the lease, so a dispatch that dies resumes after the
  * last page it enqueued and no page is ever enqueued twice. A dispatch that runs after its notification's
  * ttlSeconds has passed (the server was down at the due time) records its subscribers as failed with `expired`.
  */
 export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHandler {
-  return async (job, { owner, signal }) => {
-    let payload = JSON.parse(job.payload) as DispatchPayload;
+  return dispatchNotificationJob.handler(async (first, job, { owner, signal }) => {
+    let payload = first;
     const { db } = deps.store;
     const notification = await db.selectFrom('notifications').selectAll().where('id', '=', payload.notificationId).executeTakeFirst();
     if (!notification || notification.status === 'sent' || notification.status === 'failed') return;
@@ -38,7 +38,11 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
       .where('id', '=', notification.id)
       .where('status', 'in', ['queued', 'scheduled'])
       .execute();
-    const expired = isExpired(notification, payload, deps.clock.now());
+    const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
+    // Fixed here once, for every send job and retry round of this dispatch (push-expiry.ts).
+    const expiresAt = pushExpiresAt(notification.ttl_seconds, dueAt);
+    // ttlSeconds counts from when the dispatch was due: a server that was down longer than that must not send late.
+    const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: 0, now: deps.clock.now() });
 
     for (;;) {
       if (signal.aborted) throw new Error('worker is shutting down; the dispatch resumes from its cursor');
@@ -54,7 +58,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
       const outcome = await db
         .transaction()
         .execute(async (trx) => {
-          if (!(await deps.queue.updatePayload(trx, job, owner, next))) throw new LeaseLostError();
+          if (!(await dispatchNotificationJob.updatePayload(deps.queue, trx, job, owner, next))) throw new LeaseLostError();
           const now = deps.clock.now();
           const targeted = countByPlatform(page);
           await recordDispatchedPage(trx, { notificationId: notification.id, targeted, now });
@@ -70,8 +74,8 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
           for (const [platform, ids] of groupByPlatform(page)) {
             for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
               const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
-              const batch: SendBatchPayload = { notificationId: notification.id, platform, subscriberIds, round: 0 };
-              await deps.queue.enqueue(trx, { kind: SEND_BATCH, payload: batch, uniqueKey: `send:${notification.id}:${platform}:${subscriberIds[0]}:0` });
+              const batch: SendBatchPayload = { notificationId: notification.id, platform, subscriberIds, round: 0, expiresAt };
+              await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey: `send:${notification.id}:${platform}:${subscriberIds[0]}:0` });
             }
           }
           return 'paged' as const;
@@ -97,14 +101,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
       if (targeted !== null) await completeNotificationIfDone(trx, notification.id, now);
       deps.logger.info({ notificationId: notification.id, timezone: payload.timezone, expired, targeted }, 'dispatch finished');
     });
-  };
-}
-
-/** ttlSeconds counts from when the dispatch was due; a server that was down longer than that must not send late. */
-function isExpired(notification: NotificationRow, payload: DispatchPayload, now: number): boolean {
-  if (notification.ttl_seconds === null) return false;
-  const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
-  return now > dueAt + notification.ttl_seconds * 1000;
+  });
 }
 
 function countByPlatform(page: DispatchTarget[]): Map<Platform, number> {

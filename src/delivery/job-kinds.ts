@@ -1,6 +1,7 @@
+import { defineJob } from '../queue/job-definition.ts';
+import type { RecordedOutcomes } from './batch-settle.ts';
+
 /** Job kinds of the delivery engine and their payloads. */
-export const DISPATCH_NOTIFICATION = 'notification.dispatch';
-export const SEND_BATCH = 'notification.send';
 
 export interface DispatchPayload {
   notificationId: string;
@@ -21,7 +22,23 @@ export interface SendBatchPayload {
   subscriberIds: string[];
   /** 0 for the dispatch's batch; +1 each time the tokens a provider asked to retry are sent again. */
   round: number;
+  /**
+   * When these pushes expire (epoch ms): the notification's due time + ttlSeconds, fixed by the dispatch so that a
+   * retry hours later neither restarts the TTL nor sends after it (push-expiry.ts). null: no ttlSeconds. Absent in
+   * jobs enqueued before this field existed: then taken from the notification.
+   */
+  expiresAt?: number | null;
+  /**
+   * The provider's answers, when this batch was sent but settling them could not be committed (batch-settle.ts): the
+   * job's next attempt settles these instead of sending again.
+   */
+  sent?: RecordedOutcomes;
 }
+
+export const dispatchNotificationJob = defineJob<DispatchPayload>('notification.dispatch');
+export const sendBatchJob = defineJob<SendBatchPayload>('notification.send');
+export const DISPATCH_NOTIFICATION = dispatchNotificationJob.kind;
+export const SEND_BATCH = sendBatchJob.kind;
 
 /**
  * Subscribers a dispatch reads per page and tokens per send job. A page of 1,000 keeps the dispatch's memory flat

@@ -14,9 +14,14 @@ export interface PushContent {
   badge: number | null;
   priority: 'normal' | 'high';
   ttlSeconds: number | null;
+  /**
+   * When the push expires (epoch ms), fixed from the notification's due time (push-expiry.ts); the provider gets what
+   * is left of it. Absent or null: ttlSeconds counts from the moment of sending (content with no due time).
+   */
+  expiresAt?: number | null;
 }
 
-export function pushContentOf(row: NotificationRow): PushContent {
+export function pushContentOf(row: NotificationRow, expiresAt: number | null = null): PushContent {
   return {
     notificationId: row.id,
     title: row.title,
@@ -28,5 +33,6 @@ export function pushContentOf(row: NotificationRow): PushContent {
     badge: row.badge,
     priority: row.priority,
     ttlSeconds: row.ttl_seconds,
+    expiresAt,
   };
 }

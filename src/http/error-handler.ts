@@ -5,6 +5,7 @@ import { ApiError } from './api-error.ts';
 import type { ClarionApp } from './app-types.ts';
 import { errorCatalog } from './error-catalog.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
+import { isStorageUnavailable } from '../store/store-errors.ts';
 
 /** The error envelope of docs/design.md 2.1. */
 export function errorEnvelope(request: FastifyRequest, error: ApiError) {
@@ -76,18 +77,10 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
       return new ApiError('invalid_json');
   }
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json');
+  // The operator's outage (database down, disk full, read-only), not a bug: 503 so callers retry (store-errors.ts).
   if (isStorageUnavailable(error)) return new ApiError('unavailable');
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('bad_request', { message: `${errorCatalog.bad_request.message} ${error.message}` });
   }
   return new ApiError('internal_error');
-}
-
-/** Connection-level database failures are the operator's outage, not a bug: answer 503 so callers retry. */
-function isStorageUnavailable(error: unknown): boolean {
-  const code = String((error as { code?: unknown }).code ?? '');
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'SQLITE_BUSY', 'SQLITE_LOCKED', '57P01', '57P03'].includes(code) ||
-    code.startsWith('08')
-  );
 }

@@ -17,7 +17,7 @@ import {
   type WebhookMessage,
 } from '../store/webhook-messages-store.ts';
 import { disableWebhookEndpoint, findWebhookEndpointById, recordEndpointOutcome, type WebhookEndpoint } from '../store/webhooks-store.ts';
-import { enqueueWebhookAttempt, type WebhookDeliveryPayload } from './webhook-jobs.ts';
+import { enqueueWebhookAttempt, webhookDeliveryJob, type WebhookDeliveryPayload } from './webhook-jobs.ts';
 import { isSuccessStatus, judgeAttempt } from './webhook-retry-policy.ts';
 import type { WebhookSender, WebhookSendResult } from './webhook-sender.ts';
 import { webhookHeaders } from './webhook-signature.ts';
@@ -41,8 +41,7 @@ export interface WebhookDeliveryDependencies {
  * runs the attempt again with the same webhook-id: receivers dedupe on it (at-least-once, like every webhook sender).
  */
 export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHandler {
-  return async (job, { owner, signal }) => {
-    const payload = JSON.parse(job.payload) as WebhookDeliveryPayload;
+  return webhookDeliveryJob.handler(async (payload, job, { owner, signal }) => {
     const { db } = deps.store;
     const message = await findWebhookMessageById(db, payload.messageId);
     // Gone with its endpoint (deleted), or a scheduled attempt made moot by a successful replay.
@@ -91,7 +90,7 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
       } else if (payload.attempt === null && verdict.disable === null) await markManualAttemptFailed(trx, message.id, at);
       else await markMessageFailed(trx, message.id, at);
     });
-  };
+  });
 }
 
 /** The current secret, then the previous one while its rotation grace period lasts: both sign each attempt. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { defineJob } from '../queue/job-definition.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -8,13 +9,14 @@ import type { Database } from '../store/schema.ts';
  * job, so the schedule is exact and survives restarts; a crash before that commit makes the queue run the attempt
  * again (same webhook-id). Job-level retries (with the queue's backoff) only cover infrastructure failures.
  */
-export const WEBHOOK_DELIVERY = 'webhook.deliver';
-
 export interface WebhookDeliveryPayload {
   messageId: string;
   /** 1-based position in the retry schedule; null for a manual replay (one attempt, outside the schedule). */
   attempt: number | null;
 }
+
+export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload>('webhook.deliver');
+export const WEBHOOK_DELIVERY = webhookDeliveryJob.kind;
 
 /**
  * Enqueues one attempt in the caller's transaction. A first attempt is enqueued by the transaction that inserts its
@@ -23,9 +25,7 @@ export interface WebhookDeliveryPayload {
  */
 export async function enqueueWebhookAttempt(queue: JobQueue, db: Kysely<Database>, input: WebhookDeliveryPayload & { runAt: number }): Promise<void> {
   const payload: WebhookDeliveryPayload = { messageId: input.messageId, attempt: input.attempt };
-  await queue.enqueue(db, {
-    kind: WEBHOOK_DELIVERY,
-    payload,
+  await webhookDeliveryJob.enqueue(queue, db, payload, {
     runAt: input.runAt,
     ...(input.attempt !== null && input.attempt > 1 ? { uniqueKey: `webhook:${input.messageId}:${input.attempt}` } : {}),
   });

@@ -5,7 +5,7 @@ import type { PushContent } from '../push-content.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { APNS_MAX_PAYLOAD_BYTES, type ApnsPayloadOptions, buildApnsHeaders, serializeApnsPayload } from './apns-payload.ts';
 import { type ApnsProviderToken, createApnsProviderToken } from './apns-provider-token.ts';
-import { mapApnsResponse, parseApnsReason } from './apns-response.ts';
+import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
 import { requestFailureOutcome } from '../http2-request-failure.ts';
 import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
 
@@ -90,7 +90,8 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
       let outcome;
       try {
         const response = await pool.request(requestHeaders, body);
-        outcome = mapApnsResponse({ status: response.status, reason: parseApnsReason(response.body), retryAfterMs: response.retryAfterMs });
+        const { reason, timestamp } = parseApnsErrorBody(response.body);
+        outcome = mapApnsResponse({ status: response.status, reason, retryAfterMs: response.retryAfterMs, timestamp });
       } catch (error) {
         return logged(requestFailureOutcome(error, 'apns', 'CLARION_APNS_URL'));
       }

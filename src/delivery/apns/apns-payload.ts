@@ -79,22 +79,26 @@ export function buildApnsHeaders(content: PushContent, options: ApnsHeaderOption
     'apns-priority': content.priority === 'high' ? '10' : '5',
     'apns-collapse-id': apnsCollapseId(content.notificationId),
   };
-  const expiration = apnsExpiration(content.ttlSeconds, options.now);
+  const expiration = apnsExpiration(content.ttlSeconds, options.now, content.expiresAt ?? null);
   if (expiration !== null) headers['apns-expiration'] = expiration;
   return headers;
 }
 
 /**
- * apns-expiration (epoch seconds):
+ * apns-expiration (epoch seconds, docs/protocols.md 1.3):
  * - ttl 0 → "0": APNs tries once and does not store the push;
- * - ttl > 0 → now + ttl, capped at 30 days, the longest APNs stores anything;
+ * - `expiresAt` given (the notification's due time + ttl, push-expiry.ts) → that moment, in whole seconds, so
+ *   a push retried later keeps its original deadline instead of a fresh TTL; capped at 30 days from now;
+ * - ttl > 0 without `expiresAt` → now + ttl, capped at 30 days, the longest APNs stores anything;
  * - ttl null (no TTL given) → now + 30 days: "keep it as long as the provider allows", the same rule as FCM's own
  *   APNs default (30 days) and Android's default TTL (4 weeks), instead of relying on an undocumented APNs default.
  */
-export function apnsExpiration(ttlSeconds: number | null, now: number): string | null {
+export function apnsExpiration(ttlSeconds: number | null, now: number, expiresAt: number | null = null): string | null {
   if (ttlSeconds === 0) return '0';
+  const nowSeconds = Math.floor(now / 1000);
+  if (expiresAt !== null) return String(Math.min(Math.max(Math.floor(expiresAt / 1000), nowSeconds + 1), nowSeconds + APNS_MAX_EXPIRATION_SECONDS));
   const ttl = ttlSeconds === null ? APNS_MAX_EXPIRATION_SECONDS : Math.min(Math.max(Math.floor(ttlSeconds), 1), APNS_MAX_EXPIRATION_SECONDS);
-  return String(Math.floor(now / 1000) + ttl);
+  return String(nowSeconds + ttl);
 }
 
 /**

@@ -20,7 +20,16 @@ export interface ApnsResponse {
   reason: string | null;
   /** Retry-After already converted to a delay, or null when absent. */
   retryAfterMs: number | null;
+  /** A 410 body's `timestamp`: epoch ms when APNs last knew the token invalid (docs/protocols.md 1.4); null otherwise. */
+  timestamp?: number | null;
 }
+
+/**
+ * Apple: "After 15 minutes, you can retry JSON payloads that receive response status codes that begin with 5XX"
+ * (docs/protocols.md 1.5; https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns).
+ * So a 500 or 503 without a longer Retry-After comes back in 15 minutes, never in the queue's first seconds.
+ */
+export const APNS_SERVER_ERROR_RETRY_MS = 15 * 60 * 1000;
 
 const KEY_VARIABLES = 'CLARION_APNS_KEY_FILE, CLARION_APNS_KEY_ID and CLARION_APNS_TEAM_ID';
 
@@ -103,9 +112,9 @@ export function mapApnsResponse(response: ApnsResponse): ApnsResponseOutcome {
     case 'delivered':
       return { kind: 'delivered' };
     case 'token_dead':
-      return { kind: 'token_dead', reason: rule.reason, providerReason: reason };
+      return { kind: 'token_dead', reason: rule.reason, providerReason: reason, ...(response.status === 410 ? { invalidSince: response.timestamp ?? null } : {}) };
     case 'retry':
-      return { kind: 'retry', reason: label, retryAfterMs: response.retryAfterMs };
+      return { kind: 'retry', reason: label, retryAfterMs: response.status >= 500 ? Math.max(response.retryAfterMs ?? 0, APNS_SERVER_ERROR_RETRY_MS) : response.retryAfterMs };
     case 'renew_token':
       return { kind: 'renew_token', reason: 'apns:ExpiredProviderToken' };
     case 'rejected':
@@ -117,14 +126,22 @@ export function mapApnsResponse(response: ApnsResponse): ApnsResponseOutcome {
 
 /** The `reason` of an APNs error body `{"reason": "...", "timestamp": ...}`; null for an empty or foreign body. */
 export function parseApnsReason(body: string): string | null {
-  if (body.trim() === '') return null;
+  return parseApnsErrorBody(body).reason;
+}
+
+/** `reason` and (410 only) `timestamp`, epoch ms, of an APNs error body; nulls for an empty or foreign body. */
+export function parseApnsErrorBody(body: string): { reason: string | null; timestamp: number | null } {
+  const result = { reason: null as string | null, timestamp: null as number | null };
+  if (body.trim() === '') return result;
   try {
     const parsed: unknown = JSON.parse(body);
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { reason?: unknown }).reason === 'string') {
-      return (parsed as { reason: string }).reason;
+    if (typeof parsed === 'object' && parsed !== null) {
+      const { reason, timestamp } = parsed as { reason?: unknown; timestamp?: unknown };
+      if (typeof reason === 'string') result.reason = reason;
+      if (typeof timestamp === 'number' && Number.isFinite(timestamp)) result.timestamp = timestamp;
     }
   } catch {
     // A proxy's HTML error page, say: fall back to the status.
   }
-  return null;
+  return result;
 }

@@ -94,7 +94,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
 
   return {
     projectId: account.projectId,
-    send: (token, content) => post(buildFcmMessage(token, content)),
+    send: (token, content) => post(buildFcmMessage(token, content, { now: options.clock.now() })),
     sendData: (token, data, dataOptions) => post(buildFcmDataMessage(token, data, dataOptions)),
     stats: () => pool.stats(),
     close: () => pool.close(),

@@ -36,7 +36,8 @@ export function isReservedFcmDataKey(key: string): boolean {
   return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
 }
 
-export function buildFcmMessage(token: string, content: PushContent): FcmSendBody {
+/** `now` (epoch ms) turns the content's `expiresAt` into the TTL left; required for content that has one. */
+export function buildFcmMessage(token: string, content: PushContent, options: { now?: number } = {}): FcmSendBody {
   const message: FcmMessage = { token };
   const notification: NonNullable<FcmMessage['notification']> = {};
   if (content.title !== null) notification.title = content.title;
@@ -63,7 +64,7 @@ export function buildFcmMessage(token: string, content: PushContent): FcmSendBod
   if (content.badge !== null) androidNotification.notification_count = content.badge;
   message.android = {
     priority: content.priority === 'high' ? 'HIGH' : 'NORMAL',
-    ...fcmTtl(content.ttlSeconds),
+    ...fcmTtl(remainingTtlSeconds(content, options.now)),
     notification: androidNotification,
   };
   return { message };
@@ -93,6 +94,16 @@ export function buildFcmDataMessage(token: string, data: Record<string, string>,
 }
 
 /**
+ * The TTL the push has left: ttl 0 stays 0 ("now or never"); with `expiresAt` (the notification's due time + ttl,
+ * push-expiry.ts), the seconds from `now` to it, rounded up, so a retry keeps the original deadline; else ttlSeconds.
+ */
+function remainingTtlSeconds(content: PushContent, now: number | undefined): number | null {
+  if (content.ttlSeconds === 0 || content.expiresAt === undefined || content.expiresAt === null) return content.ttlSeconds;
+  if (now === undefined) throw new Error('buildFcmMessage: pass options.now for content with expiresAt');
+  return Math.max(1, Math.ceil((content.expiresAt - now) / 1000));
+}
+
+/**
  * android.ttl as a Duration string: 0 → "0s" (deliver now or drop), n → "<n>s" capped at 4 weeks, null → omitted, so
  * FCM keeps it its default 4 weeks (the APNs side keeps it 30 days, both "as long as the provider allows").
  */
@@ -107,7 +118,8 @@ function fcmTtl(ttlSeconds: number | null): { ttl?: string } {
  * is not content and its length varies; the API calls this before accepting a notification.
  */
 export function fcmPayloadBytes(content: PushContent): number {
-  const { token: _token, ...rest } = buildFcmMessage('', content).message;
+  // The full TTL, as at the due time: what is left of it later is never longer.
+  const { token: _token, ...rest } = buildFcmMessage('', { ...content, expiresAt: null }).message;
   return contentBytes(rest);
 }
 

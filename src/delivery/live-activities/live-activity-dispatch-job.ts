@@ -3,7 +3,7 @@ import { findLiveActivityById } from '../../store/live-activities-store.ts';
 import { pageLiveActivityTargets } from '../../store/live-activity-targets-store.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
-import { SEND_LIVE_ACTIVITY, sendJobKey, type LiveActivityDispatchPayload, type LiveActivitySendPayload } from './live-activity-jobs.ts';
+import { dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
 
 /**
  * Fan-out of one lifecycle event, step one (the notification dispatch's shape, same page and batch sizes): pages
@@ -17,8 +17,7 @@ import { SEND_LIVE_ACTIVITY, sendJobKey, type LiveActivityDispatchPayload, type 
  * re-posts the same notification).
  */
 export function dispatchLiveActivityHandler(deps: DeliveryDependencies): JobHandler {
-  return async (job, { signal }) => {
-    const { push, platforms } = JSON.parse(job.payload) as LiveActivityDispatchPayload;
+  return dispatchLiveActivityJob.handler(async ({ push, platforms }, _job, { signal }) => {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);
     if (!activity) return;
@@ -33,7 +32,7 @@ export function dispatchLiveActivityHandler(deps: DeliveryDependencies): JobHand
           for (let start = 0; start < page.length; start += SEND_BATCH_SIZE) {
             const subscriberIds = page.slice(start, start + SEND_BATCH_SIZE);
             const payload: LiveActivitySendPayload = { push, platform, subscriberIds, round: 0 };
-            await deps.queue.enqueue(trx, { kind: SEND_LIVE_ACTIVITY, payload, uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0) });
+            await sendLiveActivityJob.enqueue(deps.queue, trx, payload, { uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0) });
           }
         });
         enqueued += page.length;
@@ -41,5 +40,5 @@ export function dispatchLiveActivityHandler(deps: DeliveryDependencies): JobHand
       }
     }
     deps.logger.info({ liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued }, 'live activity dispatch finished');
-  };
+  });
 }

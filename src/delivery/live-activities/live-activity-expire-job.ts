@@ -3,7 +3,7 @@ import { JobRetryError } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { expireLiveActivity, findLiveActivityById } from '../../store/live-activities-store.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
-import { enqueueLiveActivityPush, type LiveActivityExpirePayload } from './live-activity-jobs.ts';
+import { enqueueLiveActivityPush, expireLiveActivityJob } from './live-activity-jobs.ts';
 import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-snapshot.ts';
 
 /**
@@ -15,8 +15,7 @@ import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-sn
  * the caller ended first. No quota is charged: the caller did not ask for it.
  */
 export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandler {
-  return async (job, { owner }) => {
-    const { liveActivityId } = JSON.parse(job.payload) as LiveActivityExpirePayload;
+  return expireLiveActivityJob.handler(async ({ liveActivityId }, job, { owner }) => {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, liveActivityId);
     if (!activity || activity.status === 'ended') return;
@@ -33,5 +32,5 @@ export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandle
       }
       await deps.queue.complete(trx, job, owner);
     });
-  };
+  });
 }

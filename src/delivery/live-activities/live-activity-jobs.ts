@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
+import { defineJob } from '../../queue/job-definition.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
 import type { Database } from '../../store/schema.ts';
+import type { RecordedOutcomes } from '../batch-settle.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 
 /**
@@ -8,9 +10,6 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * notification does (docs/delivery.md): the endpoint enqueues one dispatch job in the transaction that records the
  * event, the dispatch pages the targets into send jobs, and the send jobs talk to the providers.
  */
-export const DISPATCH_LIVE_ACTIVITY = 'live_activity.dispatch';
-export const SEND_LIVE_ACTIVITY = 'live_activity.send';
-export const EXPIRE_LIVE_ACTIVITY = 'live_activity.expire';
 
 export type LiveActivityPlatform = 'ios' | 'android';
 
@@ -26,11 +25,20 @@ export interface LiveActivitySendPayload {
   subscriberIds: string[];
   /** 0 for the dispatch's batch; +1 each time the tokens a provider asked to retry are sent again. */
   round: number;
+  /** The answers of a batch sent whose settling could not commit: settled by the next attempt without sending (batch-settle.ts). */
+  sent?: RecordedOutcomes;
 }
 
 export interface LiveActivityExpirePayload {
   liveActivityId: string;
 }
+
+export const dispatchLiveActivityJob = defineJob<LiveActivityDispatchPayload>('live_activity.dispatch');
+export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_activity.send');
+export const expireLiveActivityJob = defineJob<LiveActivityExpirePayload>('live_activity.expire');
+export const DISPATCH_LIVE_ACTIVITY = dispatchLiveActivityJob.kind;
+export const SEND_LIVE_ACTIVITY = sendLiveActivityJob.kind;
+export const EXPIRE_LIVE_ACTIVITY = expireLiveActivityJob.kind;
 
 /** Hands one lifecycle event to the delivery engine, inside the transaction that records it (the outbox). */
 export async function enqueueLiveActivityPush(
@@ -41,13 +49,13 @@ export async function enqueueLiveActivityPush(
 ): Promise<void> {
   const payload: LiveActivityDispatchPayload = { push, platforms };
   // The timestamp is unique per activity and event, so the key names this one event.
-  await queue.enqueue(trx, { kind: DISPATCH_LIVE_ACTIVITY, payload, uniqueKey: `live_activity.dispatch:${push.activityId}:${push.timestamp}` });
+  await dispatchLiveActivityJob.enqueue(queue, trx, payload, { uniqueKey: `live_activity.dispatch:${push.activityId}:${push.timestamp}` });
 }
 
 /** The job that records the system's end of the activity after 8 hours (live-activity-expire-job.ts). */
 export async function scheduleLiveActivityExpiry(trx: Kysely<Database>, queue: JobQueue, input: { liveActivityId: string; expiresAt: number }): Promise<void> {
   const payload: LiveActivityExpirePayload = { liveActivityId: input.liveActivityId };
-  await queue.enqueue(trx, { kind: EXPIRE_LIVE_ACTIVITY, payload, runAt: input.expiresAt, uniqueKey: `live_activity.expire:${input.liveActivityId}` });
+  await expireLiveActivityJob.enqueue(queue, trx, payload, { runAt: input.expiresAt, uniqueKey: `live_activity.expire:${input.liveActivityId}` });
 }
 
 export function sendJobKey(push: LiveActivityPush, platform: LiveActivityPlatform, firstSubscriberId: string, round: number): string {

@@ -76,10 +76,11 @@ describe('APNs client against the fake APNs', () => {
 
   it('maps 410 Unregistered, BadDeviceToken and DeviceTokenNotForTopic to token_dead', async () => {
     const { apns } = client();
-    fake.unregisterToken(token(2));
+    fake.unregisterToken(token(2), 1_700_000_000_123);
     fake.setTokenOutcome(token(3), { reason: 'BadDeviceToken' });
     fake.setTokenTopic(token(4), 'com.example.other');
-    expect(await apns.send(token(2), content)).toEqual({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered' });
+    // The 410 body's timestamp (ms) travels with the outcome: a token registered again after it is kept (batch-outcomes.ts).
+    expect(await apns.send(token(2), content)).toEqual({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered', invalidSince: 1_700_000_000_123 });
     expect(await apns.send(token(3), content)).toEqual({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' });
     expect(await apns.send(token(4), content)).toEqual({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' });
   });
@@ -93,8 +94,10 @@ describe('APNs client against the fake APNs', () => {
 
   it.each([
     ['TooManyRequests', 30, 30_000],
-    ['ServiceUnavailable', 5, 5_000],
-    ['InternalServerError', undefined, null],
+    // 5xx: Apple's 15 minutes unless Retry-After asks for longer (apns-response.ts).
+    ['ServiceUnavailable', 5, 900_000],
+    ['ServiceUnavailable', 1_800, 1_800_000],
+    ['InternalServerError', undefined, 900_000],
   ])('maps %s with Retry-After %s to retry after %s ms', async (reason, retryAfterSeconds, retryAfterMs) => {
     const { apns } = client();
     fake.failNext(1, { reason, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });

@@ -105,6 +105,17 @@ describe('apnsExpiration', () => {
   ])('ttl %s → %s', (ttl, expected) => {
     expect(apnsExpiration(ttl, NOW + 999)).toBe(expected);
   });
+
+  it('keeps the deadline fixed from the due time when a push is retried later (issue 9.3)', () => {
+    // ttl 60 due at NOW, retried two hours later... (it is not sent then: push-expiry.ts); retried after 30 s, 30 s are left.
+    const expiresAt = NOW + 60_000;
+    expect(apnsExpiration(60, NOW + 30_000, expiresAt)).toBe(String(NOW_S + 60));
+    expect(buildApnsHeaders(content({ ttlSeconds: 60, expiresAt }), { topic: 't', now: NOW + 30_000 })['apns-expiration']).toBe(String(NOW_S + 60));
+    expect(apnsExpiration(60, NOW, NOW + 60_500)).toBe(String(NOW_S + 60));
+    expect(apnsExpiration(60, NOW + 59_900, NOW + 60_000)).toBe(String(NOW_S + 60));
+    expect(apnsExpiration(0, NOW + 30_000, NOW)).toBe('0');
+    expect(apnsExpiration(90 * 86_400, NOW, NOW + 90 * 86_400_000)).toBe(String(NOW_S + 30 * 86_400));
+  });
 });
 
 describe('apnsCollapseId', () => {

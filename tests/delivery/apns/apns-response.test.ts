@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apnsReasonRules, mapApnsResponse, parseApnsReason } from '../../../src/delivery/apns/apns-response.ts';
+import { APNS_SERVER_ERROR_RETRY_MS, apnsReasonRules, mapApnsResponse, parseApnsErrorBody, parseApnsReason } from '../../../src/delivery/apns/apns-response.ts';
 import { apnsReasons } from '../../../tools/fakes/index.ts';
 
 type Expected =
@@ -55,8 +55,8 @@ describe('mapApnsResponse', () => {
   it.each(table)('%i %s → %j', (status, reason, [kind, detail]) => {
     const outcome = mapApnsResponse({ status, reason, retryAfterMs: null });
     expect(outcome.kind).toBe(kind);
-    if (outcome.kind === 'token_dead') expect(outcome).toEqual({ kind: 'token_dead', reason: detail, providerReason: reason });
-    if (outcome.kind === 'retry') expect(outcome).toEqual({ kind: 'retry', reason: `apns:${reason}`, retryAfterMs: null });
+    if (outcome.kind === 'token_dead') expect(outcome).toEqual({ kind: 'token_dead', reason: detail, providerReason: reason, ...(status === 410 ? { invalidSince: null } : {}) });
+    if (outcome.kind === 'retry') expect(outcome).toEqual({ kind: 'retry', reason: `apns:${reason}`, retryAfterMs: status >= 500 ? APNS_SERVER_ERROR_RETRY_MS : null });
     if (outcome.kind === 'rejected') expect(outcome).toEqual({ kind: 'rejected', reason: `apns:${reason}` });
     if (outcome.kind === 'renew_token') expect(outcome.reason).toBe('apns:ExpiredProviderToken');
     if (outcome.kind === 'fatal') {
@@ -76,7 +76,26 @@ describe('mapApnsResponse', () => {
 
   it('honours Retry-After on retryable answers', () => {
     expect(mapApnsResponse({ status: 429, reason: 'TooManyRequests', retryAfterMs: 30_000 })).toEqual({ kind: 'retry', reason: 'apns:TooManyRequests', retryAfterMs: 30_000 });
-    expect(mapApnsResponse({ status: 503, reason: 'ServiceUnavailable', retryAfterMs: 5_000 })).toMatchObject({ retryAfterMs: 5_000 });
+    expect(mapApnsResponse({ status: 503, reason: 'ServiceUnavailable', retryAfterMs: 30 * 60_000 })).toMatchObject({ retryAfterMs: 30 * 60_000 });
+  });
+
+  it("retries 5xx after Apple's 15 minutes, not the queue's first seconds, even when Retry-After is shorter", () => {
+    expect(APNS_SERVER_ERROR_RETRY_MS).toBe(15 * 60_000);
+    for (const [status, reason] of [[500, 'InternalServerError'], [503, 'ServiceUnavailable'], [503, 'Shutdown'], [502, null]] as const) {
+      expect(mapApnsResponse({ status, reason, retryAfterMs: null })).toMatchObject({ kind: 'retry', retryAfterMs: 15 * 60_000 });
+      expect(mapApnsResponse({ status, reason, retryAfterMs: 5_000 })).toMatchObject({ kind: 'retry', retryAfterMs: 15 * 60_000 });
+    }
+    expect(mapApnsResponse({ status: 429, reason: 'TooManyRequests', retryAfterMs: null })).toMatchObject({ kind: 'retry', retryAfterMs: null });
+  });
+
+  it("carries a 410's timestamp as the moment the token was last known invalid", () => {
+    expect(mapApnsResponse({ status: 410, reason: 'Unregistered', retryAfterMs: null, timestamp: 1_700_000_000_000 })).toEqual({
+      kind: 'token_dead',
+      reason: 'token_unregistered',
+      providerReason: 'Unregistered',
+      invalidSince: 1_700_000_000_000,
+    });
+    expect(mapApnsResponse({ status: 400, reason: 'BadDeviceToken', retryAfterMs: null, timestamp: 1_700_000_000_000 })).not.toHaveProperty('invalidSince');
   });
 
   it.each([
@@ -109,5 +128,14 @@ describe('parseApnsReason', () => {
     ['null', null],
   ])('%s → %s', (body, reason) => {
     expect(parseApnsReason(body)).toBe(reason);
+  });
+
+  it.each([
+    ['{"reason":"Unregistered","timestamp":1700000000000}', { reason: 'Unregistered', timestamp: 1_700_000_000_000 }],
+    ['{"reason":"Unregistered","timestamp":"soon"}', { reason: 'Unregistered', timestamp: null }],
+    ['{"reason":"BadDeviceToken"}', { reason: 'BadDeviceToken', timestamp: null }],
+    ['<html>Bad gateway</html>', { reason: null, timestamp: null }],
+  ])('parseApnsErrorBody %s', (body, expected) => {
+    expect(parseApnsErrorBody(body)).toEqual(expected);
   });
 });

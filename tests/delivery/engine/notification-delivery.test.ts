@@ -145,6 +145,69 @@ describe('notification delivery to APNs and FCM', () => {
     expect(h.fcm.requests.filter((r) => r.target?.value === android).map((r) => r.status)).toEqual([503, 200]);
   });
 
+  it('counts ttlSeconds from the due time: a retry carries what is left, and a push past it is not sent (expired)', async () => {
+    const account = await h.newAccount({ channels: ['ttl-soon', 'ttl-late'] });
+    const soonIos = iosToken(6001);
+    const soonAndroid = androidToken(6001);
+    const lateIos = iosToken(6002);
+    await register(account.publishableKey, 'ttl-soon', 'ios', soonIos);
+    await register(account.publishableKey, 'ttl-soon', 'android', soonAndroid);
+    const lateId = await register(account.publishableKey, 'ttl-late', 'ios', lateIos);
+    h.apns.setTokenOutcome(soonIos, { reason: 'TooManyRequests', retryAfterSeconds: 30 });
+    h.fcm.setTokenOutcome(soonAndroid, { errorCode: 'UNAVAILABLE', retryAfterSeconds: 30 });
+    h.apns.setTokenOutcome(lateIos, { reason: 'TooManyRequests', retryAfterSeconds: 7200 });
+
+    const dueAt = h.clock.now();
+    const soon = (await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'ttl-soon', title: 'Flash sale', ttlSeconds: 60 })).body.data.id as string;
+    const late = (await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'ttl-late', title: 'Flash sale', ttlSeconds: 60 })).body.data.id as string;
+    const retryJobs = async () =>
+      (await h.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'notification.send').where('state', '=', 'available').execute()).filter((job) =>
+        [soon, late].includes(JSON.parse(job.payload).notificationId),
+      );
+    await waitFor(async () => (await retryJobs()).length === 3, 10_000, 'retry jobs');
+    h.apns.setTokenOutcome(soonIos, null);
+    h.fcm.setTokenOutcome(soonAndroid, null);
+    h.apns.setTokenOutcome(lateIos, null);
+
+    // 31 s later: delivered, with the deadline fixed at the due time + 60 s, not now + 60 s.
+    h.clock.advance(31_000);
+    h.worker.pool.wake();
+    expect(await finalNotification(account.secretKey, soon)).toMatchObject({ status: 'sent', stats: { delivered: 2, failed: 0, pending: 0 } });
+    const [firstIos, retryIos] = h.apns.requests.filter((r) => r.token === soonIos);
+    expect(firstIos!.headers['apns-expiration']).toBe(String(Math.floor((dueAt + 60_000) / 1000)));
+    expect(retryIos!.headers['apns-expiration']).toBe(String(Math.floor((dueAt + 60_000) / 1000)));
+    const [firstFcm, retryFcm] = h.fcm.requests.filter((r) => r.target?.value === soonAndroid) as any[];
+    expect(firstFcm.message.android.ttl).toBe('60s');
+    expect(retryFcm.message.android.ttl).toBe('29s');
+
+    // Two hours later the other retry finds its push expired: nothing is sent, it fails as expired.
+    h.clock.advance(7_200_000);
+    h.worker.pool.wake();
+    expect(await finalNotification(account.secretKey, late)).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 1, pending: 0 } });
+    expect(h.apns.requests.filter((r) => r.token === lateIos)).toHaveLength(1);
+    const failures = await get(h.app, `/api/v1/notifications/${late}/failures`, account.secretKey);
+    expect(failures.body.data).toEqual([expect.objectContaining({ subscriberId: lateId, reason: 'expired' })]);
+  });
+
+  it("keeps a subscriber whose token was registered again after APNs' 410 timestamp", async () => {
+    const account = await h.newAccount({ channels: ['rereg'] });
+    const renewed = iosToken(7001);
+    const gone = iosToken(7002);
+    const renewedId = await register(account.publishableKey, 'rereg', 'ios', renewed);
+    const goneId = await register(account.publishableKey, 'rereg', 'ios', gone);
+    // APNs last knew `renewed` invalid a minute before the device registered it (again); `gone` only after its registration.
+    h.apns.unregisterToken(renewed, h.clock.now() - 60_000);
+    h.apns.unregisterToken(gone, h.clock.now() + 60_000);
+    h.clock.advance(120_000);
+
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'rereg', title: 'Hi' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 2 } });
+    const status = async (id: string) => (await h.store.db.selectFrom('subscribers').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    expect(await status(renewedId)).toBe('active');
+    expect(await status(goneId)).toBe('unsubscribed');
+  });
+
   it('completes a notification to a channel without subscribers at once', async () => {
     const account = await h.newAccount({ channels: ['empty'] });
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'empty', title: 'Nobody' });

@@ -40,6 +40,17 @@ describe('buildFcmMessage', () => {
     expect(buildFcmMessage('tok', content(overrides)).message).toMatchObject(expected);
   });
 
+  it('sends what is left of the TTL fixed from the due time, so a retry keeps the deadline (issue 9.3)', () => {
+    const dueAt = 1_780_000_000_000;
+    const expiring = content({ ttlSeconds: 60, expiresAt: dueAt + 60_000 });
+    expect(buildFcmMessage('tok', expiring, { now: dueAt }).message.android?.ttl).toBe('60s');
+    expect(buildFcmMessage('tok', expiring, { now: dueAt + 45_000 }).message.android?.ttl).toBe('15s');
+    expect(buildFcmMessage('tok', expiring, { now: dueAt + 44_500 }).message.android?.ttl).toBe('16s');
+    expect(buildFcmMessage('tok', content({ ttlSeconds: 0, expiresAt: dueAt }), { now: dueAt + 5_000 }).message.android?.ttl).toBe('0s');
+    expect(() => buildFcmMessage('tok', expiring)).toThrow(/options.now/);
+    expect(fcmPayloadBytes(expiring)).toBe(fcmPayloadBytes(content({ ttlSeconds: 60 })));
+  });
+
   it('has no notification block and no data without text or data', () => {
     const { message } = buildFcmMessage('tok', content({ title: null, body: null }));
     expect(message).not.toHaveProperty('notification');

@@ -87,23 +87,23 @@ describe('dead Live Activity tokens', () => {
     const device = await h.deviceActivity(ios, id);
     await waitFor(() => h.reporter.reports.some((report) => report.liveActivityId === id), 10_000, 'the token report');
 
-    // 503 with Retry-After: 30 s; the follow-up job waits for it.
-    h.apns.setTokenOutcome(device.updateToken, { reason: 'ServiceUnavailable', retryAfterSeconds: 30 });
+    // 429 with Retry-After: 30 s; the follow-up job waits for it. (A 5xx waits Apple's 15 minutes: apns-response.ts.)
+    h.apns.setTokenOutcome(device.updateToken, { reason: 'TooManyRequests', retryAfterSeconds: 30 });
     await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.4 } });
     await h.settle();
-    expect(h.apnsPushes(device.updateToken).map((request) => request.status)).toEqual([503]);
+    expect(h.apnsPushes(device.updateToken).map((request) => request.status)).toEqual([429]);
     h.apns.setTokenOutcome(device.updateToken, null);
     h.clock.advance(31_000);
     h.worker.pool.wake();
     await waitFor(() => h.apnsPushes(device.updateToken).length === 2, 10_000, 'the retried update');
     await h.settle();
     expect(h.apnsPushes(device.updateToken).map((request) => [request.status, (request.payload as any).aps['content-state'].progress])).toEqual([
-      [503, 0.4],
+      [429, 0.4],
       [200, 0.4],
     ]);
 
     // A failed update that a newer event has overtaken is not retried: the device would ignore it as older.
-    h.apns.setTokenOutcome(device.updateToken, { reason: 'ServiceUnavailable', retryAfterSeconds: 30 });
+    h.apns.setTokenOutcome(device.updateToken, { reason: 'TooManyRequests', retryAfterSeconds: 30 });
     await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.6 } });
     await h.settle();
     h.apns.setTokenOutcome(device.updateToken, null);
@@ -113,9 +113,9 @@ describe('dead Live Activity tokens', () => {
     h.worker.pool.wake();
     await h.settle();
     expect(h.apnsPushes(device.updateToken).map((request) => [request.status, (request.payload as any).aps['content-state'].progress])).toEqual([
-      [503, 0.4],
+      [429, 0.4],
       [200, 0.4],
-      [503, 0.6],
+      [429, 0.6],
       [200, 0.8],
     ]);
     expect(device.contentState).toEqual({ title: 'Upload', progress: 0.8 });

@@ -1,0 +1,84 @@
+import type { DeliveryOutcome } from './delivery-outcome.ts';
+import { MAX_SEND_ROUNDS } from './job-kinds.ts';
+
+/**
+ * What one sent batch's outcomes imply, for both send jobs (notifications and Live Activities). Pure: the per-token
+ * outcomes in, the settlement the job's transaction writes out.
+ */
+export interface BatchSettlement {
+  delivered: string[];
+  /** Failed for good, with the reason the failure is listed under (dead tokens included). */
+  failed: Array<{ id: string; reason: string }>;
+  /** Tokens the provider called dead: the caller unsubscribes the subscriber (or drops that Live Activity token). */
+  dead: Array<{ id: string; reason: 'token_unregistered' | 'token_invalid' }>;
+  /** To send again in the next round. */
+  retry: string[];
+  /** The longest Retry-After (or provider minimum) among `retry`; null when none gave one. */
+  retryAfterMs: number | null;
+  /** Our configuration is wrong: every push not delivered failed with this reason, and no token was called dead. */
+  fatal: { reason: string; fix: string } | null;
+}
+
+export interface SettleOptions {
+  /** The batch's round: 0 for the dispatch's batch, +1 per retry. */
+  round: number;
+  maxRounds?: number;
+  /**
+   * When the subscriber last registered its token (epoch ms), for APNs 410 answers that carry the moment the token was
+   * last known invalid (docs/protocols.md 1.4): a token registered again after that moment is the device's current one,
+   * so the subscriber is kept. Absent: every dead token unsubscribes.
+   */
+  registeredAt?: (id: string) => number | null;
+}
+
+export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, options: SettleOptions): BatchSettlement {
+  const maxRounds = options.maxRounds ?? MAX_SEND_ROUNDS;
+  const fatal = firstFatal(outcomes) ?? guardAgainstMisconfiguration(outcomes);
+  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal };
+  for (const [id, outcome] of outcomes) {
+    if (outcome.kind === 'delivered') result.delivered.push(id);
+    else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
+    else if (outcome.kind === 'token_dead') {
+      result.failed.push({ id, reason: outcome.reason });
+      const registeredAt = options.registeredAt?.(id) ?? null;
+      const reRegistered = outcome.invalidSince != null && registeredAt !== null && registeredAt > outcome.invalidSince;
+      if (!reRegistered) result.dead.push({ id, reason: outcome.reason });
+    } else if (outcome.kind === 'retry') {
+      if (options.round + 1 >= maxRounds) result.failed.push({ id, reason: 'retry_exhausted' });
+      else {
+        result.retry.push(id);
+        if (outcome.retryAfterMs !== null) result.retryAfterMs = Math.max(result.retryAfterMs ?? 0, outcome.retryAfterMs);
+      }
+    } else result.failed.push({ id, reason: outcome.reason });
+  }
+  return result;
+}
+
+function firstFatal(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: string; fix: string } | null {
+  for (const outcome of outcomes.values()) if (outcome.kind === 'fatal') return { reason: outcome.reason, fix: outcome.fix };
+  return null;
+}
+
+/**
+ * Three provider answers unsubscribe a token but also mean a misconfiguration when EVERY token gets them: APNs
+ * BadDeviceToken (also a sandbox token sent to production, or the reverse) and DeviceTokenNotForTopic (wrong
+ * CLARION_APNS_TOPIC), and FCM SENDER_ID_MISMATCH (the service account of another project). A whole batch of at
+ * least MISCONFIGURATION_MIN_BATCH tokens answering the same one is treated as our configuration, not the
+ * devices: the batch fails loudly and nobody is unsubscribed.
+ */
+const MISCONFIGURATION_REASONS: Record<string, string> = {
+  BadDeviceToken: 'check that CLARION_APNS_URL matches the tokens: sandbox (development builds) or production',
+  DeviceTokenNotForTopic: "check CLARION_APNS_TOPIC: it must be the app's bundle id",
+  SENDER_ID_MISMATCH: 'check CLARION_FCM_SERVICE_ACCOUNT_FILE: it must belong to the Firebase project the app registers with',
+};
+export const MISCONFIGURATION_MIN_BATCH = 10;
+
+/** The fatal outcome a whole batch of one misconfiguration answer amounts to, or null. */
+export function guardAgainstMisconfiguration(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: string; fix: string } | null {
+  if (outcomes.size < MISCONFIGURATION_MIN_BATCH) return null;
+  const reasons = new Set([...outcomes.values()].map((outcome) => (outcome.kind === 'token_dead' ? outcome.providerReason : null)));
+  const [only] = reasons;
+  if (reasons.size !== 1 || only === null || only === undefined) return null;
+  const fix = MISCONFIGURATION_REASONS[only.replace(/^(apns|fcm):/, '')];
+  return fix ? { reason: `provider_configuration:${only}`, fix } : null;
+}

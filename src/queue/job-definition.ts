@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { EnqueueInput, JobRow } from './job-types.ts';
+import type { JobContext, JobHandler } from './worker-pool.ts';
+
+/**
+ * One job kind and the type of its payload, declared once (River's `JobArgs`, graphile-worker's task map): enqueueing
+ * takes a `Payload`, the handler receives one, and the payload text is parsed in exactly one place. The queue itself
+ * stays untyped (`kind` + JSON): a definition is only the typed door to it.
+ */
+export interface JobDefinition<Payload> {
+  readonly kind: string;
+  /** Enqueues in `db` (pass the caller's transaction: the outbox); the job's id, or the existing one for a known unique key. */
+  enqueue(queue: JobQueue, db: Kysely<Database>, payload: Payload, options?: JobOptions): Promise<string>;
+  /** Replaces a running job's payload under its lease (progress, or what it must not redo); false when the lease was lost. */
+  updatePayload(queue: JobQueue, db: Kysely<Database>, job: JobRow, owner: string, payload: Payload): Promise<boolean>;
+  /** The worker pool's handler for this kind, calling `run` with the parsed payload. */
+  handler(run: (payload: Payload, job: JobRow, context: JobContext) => Promise<void>): JobHandler;
+  /** The payload of a job of this kind (tests and inspection). */
+  payloadOf(job: Pick<JobRow, 'payload'>): Payload;
+}
+
+type JobOptions = Omit<EnqueueInput, 'kind' | 'payload'>;
+
+export function defineJob<Payload>(kind: string): JobDefinition<Payload> {
+  // The one cast: the queue stores what enqueue() was given as JSON, and only enqueue() writes this kind.
+  const payloadOf = (job: Pick<JobRow, 'payload'>) => JSON.parse(job.payload) as Payload;
+  return {
+    kind,
+    enqueue: (queue, db, payload, options = {}) => queue.enqueue(db, { ...options, kind, payload }),
+    updatePayload: (queue, db, job, owner, payload) => queue.updatePayload(db, job, owner, payload),
+    handler: (run) => (job, context) => run(payloadOf(job), job, context),
+    payloadOf,
+  };
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { guardAgainstMisconfiguration, MISCONFIGURATION_MIN_BATCH, settleBatch, type BatchSettlement, type SettleOptions } from '../../../src/delivery/batch-outcomes.ts';
+import type { DeliveryOutcome } from '../../../src/delivery/delivery-outcome.ts';
+import { MAX_SEND_ROUNDS } from '../../../src/delivery/job-kinds.ts';
+
+const delivered: DeliveryOutcome = { kind: 'delivered' };
+const unregistered = (invalidSince?: number): DeliveryOutcome => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered', ...(invalidSince === undefined ? {} : { invalidSince }) });
+const badToken: DeliveryOutcome = { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
+const retry = (retryAfterMs: number | null = null): DeliveryOutcome => ({ kind: 'retry', reason: 'apns:TooManyRequests', retryAfterMs });
+const rejected: DeliveryOutcome = { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
+const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderToken', fix: 'check the key' };
+
+const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal: null };
+
+/** One row per rule: outcomes by subscriber id, options, and the settlement expected. */
+const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
+  ['empty batch', {}, { round: 0 }, {}],
+  ['delivered are counted', { a: delivered, b: delivered }, { round: 0 }, { delivered: ['a', 'b'] }],
+  ['rejected fail with the provider reason', { a: rejected }, { round: 0 }, { failed: [{ id: 'a', reason: 'apns:PayloadTooLarge' }] }],
+  [
+    'dead tokens fail and are unsubscribed',
+    { a: unregistered(), b: badToken },
+    { round: 0 },
+    { failed: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_invalid' }], dead: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_invalid' }] },
+  ],
+  [
+    '410 before the last registration keeps the subscriber',
+    { a: unregistered(1_000), b: unregistered(3_000), c: unregistered() },
+    { round: 0, registeredAt: () => 2_000 },
+    { failed: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_unregistered' }, { id: 'c', reason: 'token_unregistered' }], dead: [{ id: 'b', reason: 'token_unregistered' }, { id: 'c', reason: 'token_unregistered' }] },
+  ],
+  ['410 with a timestamp but no known registration unsubscribes', { a: unregistered(1_000) }, { round: 0, registeredAt: () => null }, { failed: [{ id: 'a', reason: 'token_unregistered' }], dead: [{ id: 'a', reason: 'token_unregistered' }] }],
+  ['retries go to the next round with the longest Retry-After', { a: retry(5_000), b: retry(90_000), c: retry() }, { round: 0 }, { retry: ['a', 'b', 'c'], retryAfterMs: 90_000 }],
+  ['retries without Retry-After leave the backoff to the queue', { a: retry() }, { round: 3 }, { retry: ['a'], retryAfterMs: null }],
+  ['the last round turns retries into retry_exhausted', { a: retry(), b: delivered }, { round: MAX_SEND_ROUNDS - 1 }, { delivered: ['b'], failed: [{ id: 'a', reason: 'retry_exhausted' }] }],
+  ['maxRounds is respected', { a: retry() }, { round: 1, maxRounds: 2 }, { failed: [{ id: 'a', reason: 'retry_exhausted' }] }],
+  [
+    'a fatal answer fails every push not delivered and unsubscribes nobody',
+    { a: delivered, b: fatal, c: badToken, d: retry() },
+    { round: 0 },
+    {
+      delivered: ['a'],
+      failed: [{ id: 'b', reason: 'apns:InvalidProviderToken' }, { id: 'c', reason: 'apns:InvalidProviderToken' }, { id: 'd', reason: 'apns:InvalidProviderToken' }],
+      fatal: { reason: 'apns:InvalidProviderToken', fix: 'check the key' },
+    },
+  ],
+];
+
+describe('settleBatch', () => {
+  it.each(table)('%s', (_name, outcomes, options, expected) => {
+    expect(settleBatch(new Map(Object.entries(outcomes)), options)).toEqual({ ...none, ...expected });
+  });
+
+  it('treats a whole batch answering BadDeviceToken as our misconfiguration', () => {
+    const outcomes = new Map(Array.from({ length: MISCONFIGURATION_MIN_BATCH }, (_, i) => [`s${i}`, badToken] as const));
+    const settled = settleBatch(outcomes, { round: 0 });
+    expect(settled.dead).toEqual([]);
+    expect(settled.fatal).toEqual({ reason: 'provider_configuration:BadDeviceToken', fix: expect.stringContaining('CLARION_APNS_URL') });
+    expect(settled.failed.every((failure) => failure.reason === 'provider_configuration:BadDeviceToken')).toBe(true);
+  });
+});
+
+describe('guardAgainstMisconfiguration', () => {
+  const batch = (size: number, outcome: (i: number) => DeliveryOutcome) => new Map(Array.from({ length: size }, (_, i) => [`s${i}`, outcome(i)] as const));
+  it.each<[string, Map<string, DeliveryOutcome>, string | null]>([
+    ['too small a batch', batch(MISCONFIGURATION_MIN_BATCH - 1, () => badToken), null],
+    ['all DeviceTokenNotForTopic', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' })), 'provider_configuration:DeviceTokenNotForTopic'],
+    ['all SENDER_ID_MISMATCH', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'SENDER_ID_MISMATCH' })), 'provider_configuration:SENDER_ID_MISMATCH'],
+    ['all Unregistered is the devices, not us', batch(12, () => unregistered()), null],
+    ['one token delivered', batch(12, (i) => (i === 0 ? delivered : badToken)), null],
+  ])('%s', (_name, outcomes, reason) => {
+    expect(guardAgainstMisconfiguration(outcomes)?.reason ?? null).toBe(reason);
+  });
+});

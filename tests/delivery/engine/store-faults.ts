@@ -1,0 +1,71 @@
+import { ColumnNode, TableNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import type { Store } from '../../../src/store/database.ts';
+
+/**
+ * A store whose writes of one kind fail the way a full disk makes them fail, for the delivery worker only (the API and
+ * the queue keep the real store). The failure is injected where the driver would raise it, as an error with the
+ * driver's code: SQLITE_FULL from better-sqlite3, SQLSTATE 53100 disk_full from PostgreSQL.
+ */
+export interface FaultyStore {
+  store: Store;
+  /** Makes the next `count` statements that `matches` (default: the settling UPDATE) fail with `error` (default: disk full). */
+  failNext(count: number, matches?: (node: RootOperationNode) => boolean, error?: () => Error): void;
+  /** Matching statements that failed so far. */
+  readonly failures: number;
+}
+
+/** Matches the settling of a send batch: the UPDATE of a notification's delivered/failed counters (deliveries-store.ts). */
+function isSettlingStatement(node: RootOperationNode): boolean {
+  if (node.kind !== 'UpdateQueryNode') return false;
+  const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;
+  return table === 'notifications' && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'delivered_count');
+}
+
+/** The error a read-only database gives a write: a hot standby after a failover, or a read-only file. */
+export function readOnlyError(dialect: Store['dialect']): Error {
+  return dialect === 'postgres'
+    ? Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' })
+    : Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
+}
+
+export function diskFullError(dialect: Store['dialect']): Error {
+  return dialect === 'postgres'
+    ? Object.assign(new Error('could not extend file "base/16384/16385": No space left on device'), { code: '53100' })
+    : Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+}
+
+/** Matches a SELECT from subscribers. */
+export function isSubscriberRead(node: RootOperationNode): boolean {
+  return node.kind === 'SelectQueryNode' && (node.from?.froms ?? []).some((from) => TableNode.is(from) && from.table.identifier.name === 'subscribers');
+}
+
+export function faultyStore(store: Store): FaultyStore {
+  let remaining = 0;
+  let matches: (node: RootOperationNode) => boolean = isSettlingStatement;
+  let makeError = () => diskFullError(store.dialect);
+  let failures = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
+      if (remaining > 0 && matches(node)) {
+        remaining -= 1;
+        failures += 1;
+        throw makeError();
+      }
+      return node;
+    },
+    async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      return result;
+    },
+  };
+  return {
+    store: { ...store, db: store.db.withPlugin(plugin) },
+    failNext(count, which = isSettlingStatement, error = () => diskFullError(store.dialect)) {
+      remaining = count;
+      matches = which;
+      makeError = error;
+    },
+    get failures() {
+      return failures;
+    },
+  };
+}
