@@ -119,6 +119,22 @@ describe('fault proxy', () => {
     ]);
   });
 
+  it('stall({ newConnections: false }) black-holes only the open connections', async () => {
+    const echo = await echoServer();
+    const proxy = await proxyTo(echo);
+    const old = await client(proxy.port);
+    old.socket.write('a');
+    await waitFor(() => old.text() === 'a', 5_000, 'the first echo');
+    proxy.stall({ newConnections: false });
+    old.socket.write('held');
+    const fresh = await client(proxy.port);
+    fresh.socket.write('fresh');
+    await waitFor(() => fresh.text() === 'fresh', 5_000, 'the new connection to work');
+    expect(echo.received).not.toContain('held');
+    proxy.resume();
+    await waitFor(() => old.text() === 'aheld', 5_000, 'the held bytes after resume()');
+  });
+
   it('slow(ms) delays every chunk in each direction and keeps their order', async () => {
     const echo = await echoServer();
     const proxy = await proxyTo(echo);

@@ -9,7 +9,9 @@ import { FaultLane } from './fault-lane.ts';
  *
  * - reset(): every open connection is cut with a TCP RST, both towards the client and towards the upstream;
  * - stall() / resume(): a black hole. Nothing is forwarded either way, on open connections and on new ones (which
- *   are accepted but never reach the upstream until resume()), so the client sees no error, only silence;
+ *   are accepted but never reach the upstream until resume()), so the client sees no error, only silence.
+ *   stall({ newConnections: false }) black-holes only the open ones: a NAT entry that expired, or a peer gone
+ *   without a FIN, while a new connection would work;
  * - slow(ms): every chunk is delayed by `ms` in each direction, order kept; slow(0) turns it off.
  */
 export interface FaultProxyOptions {
@@ -31,8 +33,8 @@ export interface FaultProxy {
   readonly acceptedConnections: number;
   /** Resets every open connection (TCP RST); returns how many. New connections are forwarded as usual. */
   reset(): number;
-  /** Black-holes every open and every new connection until resume(). */
-  stall(): void;
+  /** Black-holes every open connection, and every new one unless `newConnections` is false, until resume(). */
+  stall(options?: { newConnections?: boolean }): void;
   resume(): void;
   /** Delays every chunk by `ms` in both directions; 0 turns it off. */
   slow(ms: number): void;
@@ -118,8 +120,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       }
       return count;
     },
-    stall() {
-      stalled = true;
+    stall({ newConnections = true } = {}) {
+      stalled = newConnections;
       for (const link of links) for (const lane of link.lanes) lane.stall();
     },
     resume() {

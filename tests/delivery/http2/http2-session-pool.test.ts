@@ -7,6 +7,7 @@ import { Http2RequestError, requestFailureOutcome } from '../../../src/delivery/
 import { type Http2Pool, createHttp2Pool, parseRetryAfterMs } from '../../../src/delivery/http2-session-pool.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { ensureFakeTls } from '../../../tools/fakes/index.ts';
+import { type FaultProxy, startFaultProxy } from '../../../tools/fault-proxy/fault-proxy.ts';
 import { waitUntil } from '../apns/wait-until.ts';
 
 /**
@@ -37,6 +38,7 @@ async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer
   };
   server.on('session', (session) => {
     raw.sessions.push(session);
+    if (settings.initialWindowSize) session.on('connect', () => session.setLocalWindowSize(1 << 30));
     session.on('ping', () => (raw.pings += 1));
     session.on('error', () => {});
   });
@@ -49,6 +51,29 @@ async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer
   open.push(raw);
   return raw;
 }
+
+/**
+ * A server behind the fault proxy (tools/fault-proxy/) that answers after `delayMs` and grants huge flow-control
+ * windows, so request bodies fill the socket buffers: on a black-holed connection node:http2 then has a write that
+ * never completes, which is what keeps its 'close' event from ever coming (issue 9 item 1).
+ */
+async function serverBehindProxy(delayMs = 20): Promise<{ server: RawServer; proxy: FaultProxy }> {
+  const server = await rawServer(
+    (stream) => {
+      stream.resume();
+      const timer = setTimeout(() => !stream.destroyed && ok(stream), delayMs);
+      stream.on('close', () => clearTimeout(timer));
+    },
+    { maxConcurrentStreams: 200, initialWindowSize: 1 << 24 },
+  );
+  for (const session of server.sessions) session.setLocalWindowSize(1 << 30);
+  const port = Number(new URL(server.url).port);
+  const proxy = await startFaultProxy({ target: { host: '127.0.0.1', port } });
+  open.push(proxy);
+  return { server, proxy };
+}
+
+const BIG_BODY = 'y'.repeat(200_000);
 
 function pool(url: string, clock = new ManualClock(), extra: Partial<Parameters<typeof createHttp2Pool>[0]> = {}): Http2Pool {
   const created = createHttp2Pool({ origin: url, clock, ca: tls.caPem, ...extra });
@@ -183,6 +208,52 @@ describe('HTTP/2 session pool', () => {
     await waitUntil(() => server.sessions.every((session) => session.closed || session.destroyed), 'the server sees the session closed');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'closed' });
   });
+});
+
+describe('HTTP/2 session pool under network faults', () => {
+  it('drops a black-holed session at once and serves the queue on a new connection, with FCM\'s single session', async () => {
+    const { proxy } = await serverBehindProxy();
+    const client = pool(proxy.url, new ManualClock(), { maxSessions: 1, requestTimeoutMs: 500, pingTimeoutMs: 300 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    // The connection goes silent with ~20 MB of request bodies in flight; new connections still work.
+    proxy.stall({ newConnections: false });
+    const stuck = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY)));
+    expect(new Set(stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered')))).toEqual(new Set(['timeout']));
+    // Every later request reaches the server over a new connection instead of waiting on the dead one.
+    const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
+    expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
+    await waitUntil(() => client.stats().sessions === 1 && proxy.acceptedConnections === 2, 'one session left, on the second connection');
+  });
+
+  it('settles every in-flight request when all connections are reset, and goes on on new ones', async () => {
+    const { proxy } = await serverBehindProxy(200);
+    const client = pool(proxy.url, new ManualClock(), { maxSessions: 2, requestTimeoutMs: 20_000 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    const inFlight = Array.from({ length: 150 }, (_, i) => client.request({ ':path': `/${i}` }, 'x'));
+    await waitUntil(() => client.stats().activeStreams > 0, 'streams in flight');
+    expect(proxy.reset()).toBeGreaterThan(0);
+    const results = await Promise.allSettled(inFlight);
+    // Answered, retried elsewhere, or failed as connection_lost for the engine to retry: never left to time out.
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toMatchObject({ kind: 'connection_lost' });
+    }
+    const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
+    expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
+  });
+
+  it('close() cuts a black-holed session holding streams instead of waiting for it', async () => {
+    const { proxy } = await serverBehindProxy();
+    const client = pool(proxy.url, new ManualClock(), { maxSessions: 1 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    proxy.stall();
+    const stuck = Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY));
+    await waitUntil(() => client.stats().activeStreams > 0, 'streams in flight');
+    // The test's own timeout is the bound: before the fix close() waited for a 'close' event that never came.
+    await client.close();
+    const results = await Promise.allSettled(stuck);
+    expect(results.every((result) => result.status === 'rejected')).toBe(true);
+    expect(client.stats()).toEqual({ sessions: 0, activeStreams: 0, queued: 0, streamLimits: [] });
+  }, 15_000);
 });
 
 describe('parseRetryAfterMs', () => {
