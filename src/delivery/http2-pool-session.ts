@@ -72,14 +72,19 @@ export class PoolSession {
       },
     });
     const session = this.session;
-    this.connectTimer = setTimeout(() => this.drop('connect_timeout', Object.assign(new Error(`connect timed out after ${options.connectTimeoutMs} ms`), { code: 'ETIMEDOUT' })), options.connectTimeoutMs);
+    this.connectTimer = setTimeout(
+      () => this.drop('connect_timeout', Object.assign(new Error(`no HTTP/2 SETTINGS within ${options.connectTimeoutMs} ms of connecting`), { code: 'ETIMEDOUT' })),
+      options.connectTimeoutMs,
+    );
     session.on('connect', () => {
-      clearTimeout(this.connectTimer);
       this.connected = true;
       options.logger.debug({ provider: options.name, origin: options.origin }, 'provider session connected');
       this.events.onReady(this);
     });
     session.on('remoteSettings', (settings) => {
+      // Set up only now: a connection black-holed between the TLS handshake and the server's SETTINGS would
+      // otherwise count as "connecting" forever, and the pool opens one connection at a time.
+      clearTimeout(this.connectTimer);
       this.settingsReceived = true;
       options.logger.debug({ provider: options.name, maxConcurrentStreams: settings.maxConcurrentStreams }, 'provider session settings');
       this.events.onReady(this);

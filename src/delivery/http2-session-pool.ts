@@ -190,9 +190,10 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     } else {
       abandon(s, reason, lastError);
     }
-    if (!s.connected) {
+    // Never usable (refused, TLS failure, or silent before its SETTINGS): a failed connection attempt.
+    if (!s.settingsReceived) {
       connectBackoffUntil = performance.now() + RECONNECT_BACKOFF_MS;
-      if (![...sessions].some((other) => other.connected)) {
+      if (![...sessions].some((other) => other.settingsReceived)) {
         // Could not connect and nothing else can serve the queue: fail fast instead of reconnecting in a loop.
         const failure = new Http2RequestError('connect', `cannot connect to ${origin}: ${describeError(lastError)}`, lastError);
         for (const pending of queue.splice(0)) settle(pending, failure);

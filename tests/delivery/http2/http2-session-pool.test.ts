@@ -241,6 +241,27 @@ describe('HTTP/2 session pool under network faults', () => {
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
   });
 
+  it('gives up a connection that completes TLS but never sends SETTINGS, as a connect failure', async () => {
+    // Black-holed right after the handshake: node:http2 reports 'connect', but the connection never becomes usable.
+    const sockets = new Set<TLSSocket>();
+    const mute = createTlsServer({ cert: tls.certPem, key: tls.keyPem, ALPNProtocols: ['h2'] }, (socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('data', () => {});
+    });
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          mute.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        }),
+    });
+    const client = pool(`https://localhost:${(mute.address() as AddressInfo).port}`, new ManualClock(), { connectTimeoutMs: 200, requestTimeoutMs: 10_000 });
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'connect', causeCode: 'ETIMEDOUT' });
+    expect(client.stats().sessions).toBe(0);
+  });
+
   it('close() cuts a black-holed session holding streams instead of waiting for it', async () => {
     const { proxy } = await serverBehindProxy();
     const client = pool(proxy.url, new ManualClock(), { maxSessions: 1 });
