@@ -55,7 +55,10 @@ export interface Http2PoolOptions {
   maxSessions?: number;
   /** Our own cap when a server advertises no limit (RFC 9113 leaves it unlimited). Default 1000. */
   maxStreamsPerSession?: number;
-  /** Whole request, queueing included. Default 15 s (FCM asks for ≥ 10 s, docs/protocols.md 3.5; node-apn uses 5 s). */
+  /**
+   * Waiting for a free stream, and then again for the answer once sent. Default 15 s (FCM asks for ≥ 10 s,
+   * docs/protocols.md 3.5; node-apn uses 5 s).
+   */
   requestTimeoutMs?: number;
   /** Default 10 s: a connection that cannot be set up by then is abandoned. */
   connectTimeoutMs?: number;
@@ -234,6 +237,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     pending.stream = stream;
     pending.session = s;
     inFlight.get(s)?.add(pending);
+    armTimeout(pending);
     let status = 0;
     let headers: IncomingHttpHeaders = {};
     let streamError: unknown = null;
@@ -301,6 +305,27 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     else pending.resolve(result);
   }
 
+  /**
+   * (Re)starts a request's timeout: once when it is queued, again when it goes out on a stream. Counting the queue
+   * wait into the answer's time would time out, and so repeat, pushes that were sent just before their deadline.
+   */
+  function armTimeout(pending: Pending): void {
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => {
+      const index = queue.indexOf(pending);
+      if (index >= 0) queue.splice(index, 1);
+      const { stream, session } = pending;
+      settle(pending, new Http2RequestError('timeout', stream ? `${name}: no response within ${requestTimeoutMs} ms` : `${name}: no free stream within ${requestTimeoutMs} ms`));
+      stream?.close(NGHTTP2_CANCEL);
+      // A slow answer may mean a dead connection: check it now rather than at the next idle PING, and send
+      // nothing more over it until it answers.
+      if (session && !session.left) {
+        session.ping(true);
+        pump();
+      }
+    }, requestTimeoutMs);
+  }
+
   function checkIdleSessions(): void {
     const now = options.clock.now();
     for (const s of sessions) {
@@ -313,19 +338,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       return new Promise<Http2Response>((resolve, reject) => {
         if (closed) return reject(new Http2RequestError('closed', `${name}: client is closed`));
         const pending: Pending = { headers, body, redispatches: 0, settled: false, stream: null, session: null, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
-        pending.timer = setTimeout(() => {
-          const index = queue.indexOf(pending);
-          if (index >= 0) queue.splice(index, 1);
-          const { stream, session } = pending;
-          settle(pending, new Http2RequestError('timeout', `${name}: no response within ${requestTimeoutMs} ms`));
-          stream?.close(NGHTTP2_CANCEL);
-          // A slow answer may mean a dead connection: check it now rather than at the next idle PING, and send
-          // nothing more over it until it answers.
-          if (session && !session.left) {
-            session.ping(true);
-            pump();
-          }
-        }, requestTimeoutMs);
+        armTimeout(pending);
         queue.push(pending);
         pump();
       });

@@ -174,6 +174,19 @@ describe('HTTP/2 session pool', () => {
     expect(sockets.size).toBe(2);
   });
 
+  it('gives a request that waited for a free stream its full timeout once sent', async () => {
+    // One stream at a time, each answered after 300 ms: the second request waits 300 ms, then needs 300 ms more.
+    const server = await rawServer((stream) => {
+      const timer = setTimeout(() => !stream.destroyed && ok(stream), 300);
+      stream.on('close', () => clearTimeout(timer));
+    }, { maxConcurrentStreams: 1 });
+    const client = pool(server.url, new ManualClock(), { maxSessions: 1, requestTimeoutMs: 500 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    const results = await Promise.all([client.request({ ':path': '/a' }, ''), client.request({ ':path': '/b' }, '')]);
+    // Timed out over the whole 600 ms, /b would be sent again by the engine although the server answered it.
+    expect(results.map((result) => result.status)).toEqual([200, 200]);
+  });
+
   it('fails fast when it cannot connect, and reports the cause', async () => {
     const server = await rawServer(ok);
     const url = server.url;
