@@ -135,35 +135,37 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
   return tokens;
 }
 
+let nextTokenNumber = 0;
+
 /** A channel of SUBSCRIBERS subscribers and a notification to all of them (accepted, not yet sent). */
 export async function startFanOut(t: TestApp, count = SUBSCRIBERS): Promise<FanOut> {
   const account = await t.newAccount({ channels: ['crowd'] });
-  const tokens = await seedSubscribers(t, account, 'crowd', count);
+  // Tokens of their own per fan-out: fakes shared by several tests must not count one test's pushes for another.
+  const tokens = await seedSubscribers(t, account, 'crowd', count, nextTokenNumber);
+  nextTokenNumber += count;
   const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'crowd', title: 'Everyone', body: 'Hello, crowd' });
   expect(sent.statusCode).toBe(201);
   expect(sent.body.data.recipientCount).toBe(count);
   return { account, notificationId: sent.body.data.id as string, tokens };
 }
 
-/** Successful pushes the fakes received so far, APNs and FCM together. */
-export function deliveredCount(apns: FakeApns, fcm: FakeFcm): number {
-  return apns.requests.filter((request) => request.status === 200).length + fcm.requests.filter((request) => request.status === 200).length;
-}
-
-/** Calls `fault` once the fakes have answered `pushes` successful pushes (checked on every request). */
-export function atPushes(apns: FakeApns, fcm: FakeFcm, pushes: number, fault: () => void): Promise<void> {
+/** Calls `fault` once the fakes have answered `pushes` pushes of this fan-out with 200 (at once if they already have). */
+export function atPushes(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut, pushes: number, fault: () => void): Promise<void> {
+  let answered = [...receivedCounts(apns, fcm, fanOut).values()].reduce((sum, times) => sum + times, 0);
   return new Promise<void>((resolve) => {
     let done = false;
-    const check = () => {
-      if (done || deliveredCount(apns, fcm) < pushes) return;
+    const check = (token: string | null | undefined, status: number) => {
+      if (status === 200 && token && fanOut.tokens.has(token)) answered += 1;
+      if (done || answered < pushes) return;
       done = true;
       offApns();
       offFcm();
       fault();
       resolve();
     };
-    const offApns = apns.onRequest(check);
-    const offFcm = fcm.onRequest(check);
+    const offApns = apns.onRequest((request) => check(request.token, request.status));
+    const offFcm = fcm.onRequest((request) => check(request.target?.value, request.status));
+    check(null, 0); // already there
   });
 }
 

@@ -59,7 +59,7 @@ describe('chaos: connection faults mid fan-out', () => {
     const fanOut = await startFanOut(h);
     const marks: FaultMark[] = [];
     for (const share of [0.2, 0.45, 0.7]) {
-      await atPushes(h.apns, h.fcm, Math.floor(SUBSCRIBERS * share), () => {
+      await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * share), () => {
         marks.push(mark());
         h.apnsProxy.reset();
         h.fcmProxy.reset();
@@ -76,7 +76,7 @@ describe('chaos: connection faults mid fan-out', () => {
   it(`delivers all ${SUBSCRIBERS} pushes when the open connections are black-holed (new ones work)`, async () => {
     const fanOut = await startFanOut(h);
     const marks: FaultMark[] = [];
-    await atPushes(h.apns, h.fcm, Math.floor(SUBSCRIBERS * 0.3), () => {
+    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
       marks.push(mark());
       // A NAT entry expiring, or a peer gone without a FIN: silence on the old connections only.
       h.apnsProxy.stall({ newConnections: false });
@@ -92,7 +92,7 @@ describe('chaos: connection faults mid fan-out', () => {
   it(`delivers all ${SUBSCRIBERS} pushes after a partition that also swallows new connections heals`, async () => {
     const fanOut = await startFanOut(h);
     const marks: FaultMark[] = [];
-    await atPushes(h.apns, h.fcm, Math.floor(SUBSCRIBERS * 0.3), () => {
+    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
       marks.push(mark());
       h.apnsProxy.stall();
       h.fcmProxy.stall();

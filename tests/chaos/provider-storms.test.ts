@@ -28,11 +28,11 @@ const STORM = Math.max(1, Math.floor(SUBSCRIBERS / 10));
 describe('chaos: provider error storms and GOAWAY mid fan-out', () => {
   it(`delivers all ${SUBSCRIBERS} pushes through storms of 503 and 429`, async () => {
     const fanOut = await startFanOut(h);
-    await atPushes(h.apns, h.fcm, Math.floor(SUBSCRIBERS * 0.2), () => {
+    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.2), () => {
       h.apns.failNext(STORM, { reason: 'ServiceUnavailable', retryAfterSeconds: 2 });
       h.fcm.failNext(STORM, { errorCode: 'UNAVAILABLE', retryAfterSeconds: 2 });
     });
-    await atPushes(h.apns, h.fcm, Math.floor(SUBSCRIBERS * 0.5), () => {
+    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.5), () => {
       h.apns.failNext(STORM, { reason: 'TooManyRequests', retryAfterSeconds: 1 });
       h.fcm.failNext(STORM, { errorCode: 'QUOTA_EXCEEDED', retryAfterSeconds: 1 });
     });
@@ -47,7 +47,7 @@ describe('chaos: provider error storms and GOAWAY mid fan-out', () => {
     const fanOut = await startFanOut(h);
     let goaways = 0;
     for (const share of [0.3, 0.6]) {
-      await atPushes(h.apns, h.fcm, Math.floor(SUBSCRIBERS * share), () => {
+      await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * share), () => {
         goaways += h.apns.goAway({ reason: 'Shutdown' });
         goaways += h.fcm.goAway();
       });

@@ -95,7 +95,7 @@ describe('chaos: clarion serve processes', () => {
   it(`stops within ${SIGTERM_DEADLINE_MS} ms of SIGTERM while its connections are black-holed; another process delivers the rest`, async () => {
     const fanOut = await startFanOut(t);
     const first = await startWorker();
-    await atPushes(fakes.apns, fakes.fcm, Math.floor(SUBSCRIBERS * 0.3), () => {
+    await atPushes(fakes.apns, fakes.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
       apnsProxy.stall();
       fcmProxy.stall();
     });
@@ -115,13 +115,13 @@ describe('chaos: clarion serve processes', () => {
   // PostgreSQL only: several worker processes on one database is the PostgreSQL deployment (FOR UPDATE SKIP LOCKED,
   // LISTEN/NOTIFY); on SQLite one process runs the workers, and its SIGKILL case is the crash test.
   it.runIf(testDialect === 'postgres')('delivers everything when one of two workers is killed mid fan-out, repeating only its batches', async () => {
-    const fanOut = await startFanOut(t);
+    // Both workers are up before the notification exists, so both take part in the fan-out.
     const doomed = await startWorker();
     await startWorker();
-    let held = new Set<string>();
-    await atPushes(fakes.apns, fakes.fcm, Math.floor(SUBSCRIBERS * 0.3), () => doomed.child.kill('SIGKILL'));
+    const fanOut = await startFanOut(t);
+    await atPushes(fakes.apns, fakes.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => doomed.child.kill('SIGKILL'));
     await exited(doomed);
-    held = await batchesHeldBy(doomed.child.pid!, fanOut);
+    const held = await batchesHeldBy(doomed.child.pid!, fanOut);
     const final = await waitUntilSent(t, fanOut);
     const repeated = expectEveryPushDelivered(final, receivedCounts(fakes.apns, fakes.fcm, fanOut), fanOut, IN_FLIGHT);
     for (const token of repeated) expect(held.has(fanOut.tokens.get(token)!), `${token} repeated outside the killed worker's batches`).toBe(true);
