@@ -57,8 +57,11 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     address,
     logger,
     async close(graceMs = 8_000) {
-      await Promise.all([app?.close(), worker?.stop(graceMs)]);
-      if (providers) await Promise.all(Object.values(providers).map((provider) => provider.close()));
+      // The provider clients close together with the worker, not after it: they refuse new pushes and give the ones
+      // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
+      // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
+      // connection_lost, retried by a follow-up job) at once and commits its batch (issue 9 item 1).
+      await Promise.all([app?.close(), worker?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
       await store.close();
     },
   };

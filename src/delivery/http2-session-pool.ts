@@ -1,7 +1,8 @@
 import http2 from 'node:http2';
-import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.ts';
+import { type LeaveReason, PoolSession, type PoolSessionEvents, type PoolSessionOptions } from './http2-pool-session.ts';
 import { Http2RequestError, describeError } from './http2-request-failure.ts';
 
 /**
@@ -17,13 +18,20 @@ import { Http2RequestError, describeError } from './http2-request-failure.ts';
  * - another session opens only when every session is full *and* has completed a request (a fresh APNs session allows
  *   one stream until authenticated, so a burst would otherwise open `maxSessions` connections at once; Apple treats
  *   rapid connecting as abuse, docs/protocols.md 1.6), up to `maxSessions`;
- * - GOAWAY: the session takes no new streams; streams the server never processed (id > lastStreamID, or refused) are
- *   retried transparently on another session; streams that may have been processed fail with `connection_lost`, and
- *   the delivery engine retries them (at least once, the collapse id makes a repeat replace, docs/design.md 3.3);
+ * - GOAWAY: the session leaves the pool at once; streams the server never processed (id > lastStreamID, or refused)
+ *   are retried transparently on another session; streams that may have been processed fail with `connection_lost`,
+ *   and the delivery engine retries them (at least once, the collapse id makes a repeat replace, docs/design.md 3.3);
+ * - a session that errors, is destroyed or fails a PING leaves the pool the same moment, its socket is cut and its
+ *   in-flight requests are settled (resent or `connection_lost`) without waiting for node:http2's 'close' event,
+ *   which a black-holed connection never delivers (http2-pool-session.ts); the queue moves to a new session;
  * - a session idle for `pingIdleMs`, or one where a request just timed out, gets a PING (Apple: "use HTTP/2 PING to
- *   check health", docs/protocols.md 1.6); no answer within `pingTimeoutMs` destroys it, so pushes do not keep waiting on
- *   a dead TCP connection;
- * - close() closes every session and timer: no handle stays open.
+ *   check health", docs/protocols.md 1.6); after a timeout it takes no new streams until the PING is answered, and a
+ *   replacement may open meanwhile; no answer within `pingTimeoutMs` drops it;
+ * - close() gives in-flight streams 2 s, all sessions at once, then cuts them: no handle stays open, and no stuck
+ *   connection holds up shutdown.
+ *
+ * Per-session bookkeeping (connect, SETTINGS, GOAWAY, errors, PING, leaving the pool) is in http2-pool-session.ts;
+ * this file holds the queue, dispatch and the requests' lifecycle.
  */
 
 export interface DeliveryLogger {
@@ -47,7 +55,10 @@ export interface Http2PoolOptions {
   maxSessions?: number;
   /** Our own cap when a server advertises no limit (RFC 9113 leaves it unlimited). Default 1000. */
   maxStreamsPerSession?: number;
-  /** Whole request, queueing included. Default 15 s (FCM asks for ≥ 10 s, docs/protocols.md 3.5; node-apn uses 5 s). */
+  /**
+   * Waiting for a free stream, and then again for the answer once sent. Default 15 s (FCM asks for ≥ 10 s,
+   * docs/protocols.md 3.5; node-apn uses 5 s).
+   */
   requestTimeoutMs?: number;
   /** Default 10 s: a connection that cannot be set up by then is abandoned. */
   connectTimeoutMs?: number;
@@ -78,19 +89,6 @@ export interface Http2Pool {
   close(): Promise<void>;
 }
 
-interface PoolSession {
-  session: ClientHttp2Session;
-  connected: boolean;
-  settingsReceived: boolean;
-  /** Completed at least one request: the server's limit reflects an authenticated connection. */
-  established: boolean;
-  draining: boolean;
-  goawayLastStreamId: number | null;
-  active: number;
-  lastActivity: number;
-  pinging: boolean;
-}
-
 interface Pending {
   headers: OutgoingHttpHeaders;
   body: string | Buffer;
@@ -106,7 +104,11 @@ interface Pending {
 
 const MAX_REDISPATCH = 3;
 const MAX_BODY_BYTES = 64 * 1024;
-const CLOSE_GRACE_MS = 5_000;
+/**
+ * close() lets in-flight streams finish this long, all sessions at once, then cuts them. A push is answered in tens
+ * of milliseconds; one still open after 2 s is stuck, and `clarion serve` must be gone within 5 s of SIGTERM.
+ */
+const CLOSE_GRACE_MS = 2_000;
 /** After a failed connect while other sessions still serve, wait this long before trying another one. */
 const RECONNECT_BACKOFF_MS = 1_000;
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
@@ -118,12 +120,24 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   const log = options.logger ?? silentLogger;
   const name = options.name ?? 'http2';
   const maxSessions = options.maxSessions ?? 4;
-  const maxStreams = options.maxStreamsPerSession ?? 1000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const pingIdleMs = options.pingIdleMs ?? 5 * 60_000;
-  const pingTimeoutMs = options.pingTimeoutMs ?? 10_000;
+  const sessionOptions: PoolSessionOptions = {
+    origin,
+    clock: options.clock,
+    logger: log,
+    name,
+    ...(options.ca ? { ca: options.ca } : {}),
+    maxStreams: options.maxStreamsPerSession ?? 1000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
+  };
+  /** The sessions that may take streams (or soon will: connecting, or suspect until their PING answers). */
   const sessions = new Set<PoolSession>();
+  /** Sessions out of the pool whose in-flight streams may still finish (after a GOAWAY), until they close. */
+  const leaving = new Set<PoolSession>();
+  /** Requests dispatched on each session, so a session that leaves dead can settle them at once. */
+  const inFlight = new Map<PoolSession, Set<Pending>>();
   const queue: Pending[] = [];
   let closed = false;
   /**
@@ -134,15 +148,13 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   const pingTimer = setInterval(() => checkIdleSessions(), Math.min(pingIdleMs, 30_000));
   pingTimer.unref();
 
-  const usable = (s: PoolSession): boolean => s.connected && !s.draining && !s.session.closed && !s.session.destroyed;
-  const limit = (s: PoolSession): number =>
-    usable(s) && s.settingsReceived ? Math.min(s.session.remoteSettings.maxConcurrentStreams ?? maxStreams, maxStreams) : 0;
+  const events: PoolSessionEvents = { onReady: () => pump(), onLeave: sessionLeft };
 
   function pump(): void {
     while (queue.length > 0) {
       let best: PoolSession | null = null;
       for (const s of sessions) {
-        if (s.active < limit(s) && (!best || s.active < best.active)) best = s;
+        if (s.active < s.limit() && (!best || s.active < best.active)) best = s;
       }
       if (!best) break;
       dispatch(queue.shift() as Pending, best);
@@ -152,73 +164,80 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
 
   function shouldOpenSession(): boolean {
     if (closed) return false;
-    const live = [...sessions].filter((s) => !s.draining);
+    // A suspect session (a request on it timed out, its PING is outstanding) does not count: its replacement may
+    // connect now, so the queue does not wait out the PING timeout.
+    const live = [...sessions].filter((s) => !s.suspect);
     if (live.length >= maxSessions) return false;
     if (live.some((s) => !s.connected || !s.settingsReceived)) return false; // one connecting at a time
     if (live.length > 0 && performance.now() < connectBackoffUntil) return false;
-    return live.every((s) => s.established && s.active >= limit(s));
+    return live.every((s) => s.established && s.active >= s.limit());
   }
 
   function openSession(): void {
-    const session = http2.connect(origin, { ...(options.ca ? { ca: options.ca } : {}), settings: { enablePush: false } });
-    const s: PoolSession = { session, connected: false, settingsReceived: false, established: false, draining: false, goawayLastStreamId: null, active: 0, lastActivity: options.clock.now(), pinging: false };
+    const s = new PoolSession(sessionOptions, events);
     sessions.add(s);
-    let lastError: unknown = null;
-    const connectTimer = setTimeout(() => session.destroy(Object.assign(new Error(`connect timed out after ${connectTimeoutMs} ms`), { code: 'ETIMEDOUT' })), connectTimeoutMs);
-    session.on('connect', () => {
-      clearTimeout(connectTimer);
-      s.connected = true;
-      log.debug({ provider: name, origin }, 'provider session connected');
-      pump();
-    });
-    session.on('remoteSettings', (settings) => {
-      s.settingsReceived = true;
-      log.debug({ provider: name, maxConcurrentStreams: settings.maxConcurrentStreams }, 'provider session settings');
-      pump();
-    });
-    session.on('goaway', (errorCode: number, lastStreamId: number, data: Buffer) => {
-      s.draining = true;
-      s.goawayLastStreamId = lastStreamId;
-      log.warn({ provider: name, errorCode, lastStreamId, reason: data?.toString('utf8') || undefined }, 'provider sent GOAWAY; reconnecting');
-      pump();
-    });
-    session.on('error', (error: unknown) => {
-      lastError = error;
-      log.warn({ provider: name, err: error }, 'provider session error');
-    });
-    session.on('close', () => {
-      clearTimeout(connectTimer);
-      sessions.delete(s);
-      if (!s.connected) connectBackoffUntil = performance.now() + RECONNECT_BACKOFF_MS;
-      if (!s.connected && ![...sessions].some((other) => other.connected && !other.draining)) {
+    inFlight.set(s, new Set());
+  }
+
+  /**
+   * A session left the pool (http2-pool-session.ts says when). After a GOAWAY its streams may still finish and are
+   * left to do so; in every other case the connection is dead, so its streams are settled now — resent when the
+   * server cannot have acted on them, else `connection_lost` — rather than when (or if) node:http2 closes them.
+   */
+  function sessionLeft(s: PoolSession, reason: LeaveReason, lastError: unknown): void {
+    sessions.delete(s);
+    const graceful = (reason === 'goaway' || reason === 'closed') && !s.session.destroyed;
+    if (graceful && (inFlight.get(s)?.size ?? 0) > 0) {
+      leaving.add(s);
+      s.session.once('close', () => abandon(s, reason, lastError));
+    } else {
+      abandon(s, reason, lastError);
+    }
+    // Never usable (refused, TLS failure, or silent before its SETTINGS): a failed connection attempt.
+    if (!s.settingsReceived) {
+      connectBackoffUntil = performance.now() + RECONNECT_BACKOFF_MS;
+      if (![...sessions].some((other) => other.settingsReceived)) {
         // Could not connect and nothing else can serve the queue: fail fast instead of reconnecting in a loop.
         const failure = new Http2RequestError('connect', `cannot connect to ${origin}: ${describeError(lastError)}`, lastError);
         for (const pending of queue.splice(0)) settle(pending, failure);
       }
-      pump();
-    });
+    }
+    pump();
+  }
+
+  /** Settles what is still in flight on a dead session, cuts its socket and forgets it. */
+  function abandon(s: PoolSession, reason: LeaveReason, lastError: unknown): void {
+    for (const pending of [...(inFlight.get(s) ?? [])]) {
+      const stream = pending.stream;
+      if (stream && wasUnprocessed(stream, s)) requeueOrFail(pending, lastError ?? new Error(`session ${reason}`));
+      else settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request (${reason}): ${describeError(lastError ?? reason)}`, lastError ?? undefined));
+      stream?.close(NGHTTP2_CANCEL);
+    }
+    // Cuts the socket too: a session destroyed with a write pending never closes by itself.
+    s.drop(reason);
+    leaving.delete(s);
+    inFlight.delete(s);
   }
 
   function dispatch(pending: Pending, s: PoolSession): void {
-    s.active += 1;
-    s.lastActivity = options.clock.now();
     let stream: ClientHttp2Stream;
     try {
-      stream = s.session.request({ ':method': 'POST', ...pending.headers });
+      stream = s.request({ ':method': 'POST', ...pending.headers });
     } catch (error) {
-      s.active -= 1;
       if (!SESSION_GONE_CODES.has((error as NodeJS.ErrnoException).code ?? '')) {
         // A header Node refuses (ERR_HTTP2_INVALID_HEADER_VALUE, …): this request is wrong, not the session.
         settle(pending, new Http2RequestError('invalid_request', `${name}: request refused by node:http2: ${describeError(error)}`, error));
         return;
       }
       // The session went away between the check and the request: nothing was sent.
-      s.draining = true;
       requeueOrFail(pending, error);
+      s.drop('dropped', error);
       return;
     }
     pending.stream = stream;
     pending.session = s;
+    inFlight.get(s)?.add(pending);
+    armTimeout(pending);
     let status = 0;
     let headers: IncomingHttpHeaders = {};
     let streamError: unknown = null;
@@ -236,16 +255,20 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     });
     stream.on('error', (error) => (streamError = error));
     stream.on('close', () => {
-      s.active -= 1;
-      s.lastActivity = options.clock.now();
-      if (status > 0 && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && streamError === null) {
-        s.established = true;
-        const body = Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
-        settle(pending, { status, headers, body, retryAfterMs: parseRetryAfterMs(headers['retry-after'], options.clock.now()) });
-      } else if (status === 0 && wasUnprocessed(stream, s)) {
-        requeueOrFail(pending, streamError ?? new Error(`stream refused (rst ${stream.rstCode})`));
-      } else if (!pending.settled) {
-        settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request: ${describeError(streamError ?? `rst ${stream.rstCode}`)}`, streamError));
+      const answered = status > 0 && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && streamError === null;
+      s.streamClosed(answered);
+      inFlight.get(s)?.delete(pending);
+      // A stream the pool already settled (its session left, or the request timed out) and maybe re-dispatched
+      // elsewhere: only the stream the request currently rides on decides.
+      if (pending.stream === stream) {
+        if (answered) {
+          const body = Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
+          settle(pending, { status, headers, body, retryAfterMs: parseRetryAfterMs(headers['retry-after'], options.clock.now()) });
+        } else if (status === 0 && wasUnprocessed(stream, s)) {
+          requeueOrFail(pending, streamError ?? new Error(`stream refused (rst ${stream.rstCode})`));
+        } else {
+          settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request: ${describeError(streamError ?? `rst ${stream.rstCode}`)}`, streamError));
+        }
       }
       pump();
     });
@@ -261,6 +284,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
 
   function requeueOrFail(pending: Pending, cause: unknown): void {
     if (pending.settled) return;
+    if (pending.session) inFlight.get(pending.session)?.delete(pending);
     pending.stream = null;
     pending.session = null;
     if (closed || pending.redispatches >= MAX_REDISPATCH) {
@@ -275,36 +299,37 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     if (pending.settled) return;
     pending.settled = true;
     clearTimeout(pending.timer);
+    if (pending.session) inFlight.get(pending.session)?.delete(pending);
+    pending.stream = null;
     if (result instanceof Http2RequestError) pending.reject(result);
     else pending.resolve(result);
+  }
+
+  /**
+   * (Re)starts a request's timeout: once when it is queued, again when it goes out on a stream. Counting the queue
+   * wait into the answer's time would time out, and so repeat, pushes that were sent just before their deadline.
+   */
+  function armTimeout(pending: Pending): void {
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => {
+      const index = queue.indexOf(pending);
+      if (index >= 0) queue.splice(index, 1);
+      const { stream, session } = pending;
+      settle(pending, new Http2RequestError('timeout', stream ? `${name}: no response within ${requestTimeoutMs} ms` : `${name}: no free stream within ${requestTimeoutMs} ms`));
+      stream?.close(NGHTTP2_CANCEL);
+      // A slow answer may mean a dead connection: check it now rather than at the next idle PING, and send
+      // nothing more over it until it answers.
+      if (session && !session.left) {
+        session.ping(true);
+        pump();
+      }
+    }, requestTimeoutMs);
   }
 
   function checkIdleSessions(): void {
     const now = options.clock.now();
     for (const s of sessions) {
-      if (s.active === 0 && now - s.lastActivity >= pingIdleMs) pingSession(s);
-    }
-  }
-
-  /** PING; no answer within pingTimeoutMs → destroy, so requests stop waiting on a dead TCP connection. */
-  function pingSession(s: PoolSession): void {
-    if (!usable(s) || s.pinging) return;
-    s.pinging = true;
-    const timer = setTimeout(() => {
-      log.warn({ provider: name, origin }, `no PING answer within ${pingTimeoutMs} ms; dropping the session`);
-      s.session.destroy();
-    }, pingTimeoutMs);
-    timer.unref();
-    const sent = s.session.ping((error) => {
-      clearTimeout(timer);
-      s.pinging = false;
-      // Counts as activity: the next idle PING is due one interval later.
-      s.lastActivity = options.clock.now();
-      if (error && !s.session.destroyed) s.session.destroy();
-    });
-    if (!sent) {
-      clearTimeout(timer);
-      s.pinging = false;
+      if (s.active === 0 && now - s.lastActivity >= pingIdleMs) s.ping(false);
     }
   }
 
@@ -313,14 +338,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       return new Promise<Http2Response>((resolve, reject) => {
         if (closed) return reject(new Http2RequestError('closed', `${name}: client is closed`));
         const pending: Pending = { headers, body, redispatches: 0, settled: false, stream: null, session: null, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
-        pending.timer = setTimeout(() => {
-          const index = queue.indexOf(pending);
-          if (index >= 0) queue.splice(index, 1);
-          settle(pending, new Http2RequestError('timeout', `${name}: no response within ${requestTimeoutMs} ms`));
-          pending.stream?.close(NGHTTP2_CANCEL);
-          // A slow answer may mean a dead connection: check it now rather than at the next idle PING.
-          if (pending.session) pingSession(pending.session);
-        }, requestTimeoutMs);
+        armTimeout(pending);
         queue.push(pending);
         pump();
       });
@@ -328,30 +346,16 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     checkIdleSessions,
     stats: () => ({
       sessions: sessions.size,
-      activeStreams: [...sessions].reduce((sum, s) => sum + s.active, 0),
+      activeStreams: [...sessions, ...leaving].reduce((sum, s) => sum + s.active, 0),
       queued: queue.length,
-      streamLimits: [...sessions].map(limit),
+      streamLimits: [...sessions].map((s) => s.limit()),
     }),
     async close() {
       closed = true;
       clearInterval(pingTimer);
       for (const pending of queue.splice(0)) settle(pending, new Http2RequestError('closed', `${name}: client closed`));
-      await Promise.all(
-        [...sessions].map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              if (s.session.destroyed) return resolve();
-              // In-flight streams may finish; past the grace period the session is cut. A session already closing
-              // (after a GOAWAY) is waited for too, so no handle outlives close().
-              const timer = setTimeout(() => s.session.destroy(), CLOSE_GRACE_MS);
-              s.session.once('close', () => {
-                clearTimeout(timer);
-                resolve();
-              });
-              if (!s.session.closed) s.session.close();
-            }),
-        ),
-      );
+      // All at once, each bounded by the grace period: no session, however stuck, holds up shutdown longer.
+      await Promise.all([...sessions, ...leaving].map((s) => s.close(CLOSE_GRACE_MS).then(() => abandon(s, 'closed', null))));
     },
   };
 }

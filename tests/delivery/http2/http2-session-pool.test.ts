@@ -7,6 +7,7 @@ import { Http2RequestError, requestFailureOutcome } from '../../../src/delivery/
 import { type Http2Pool, createHttp2Pool, parseRetryAfterMs } from '../../../src/delivery/http2-session-pool.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { ensureFakeTls } from '../../../tools/fakes/index.ts';
+import { type FaultProxy, startFaultProxy } from '../../../tools/fault-proxy/fault-proxy.ts';
 import { waitUntil } from '../apns/wait-until.ts';
 
 /**
@@ -37,6 +38,7 @@ async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer
   };
   server.on('session', (session) => {
     raw.sessions.push(session);
+    if (settings.initialWindowSize) session.on('connect', () => session.setLocalWindowSize(1 << 30));
     session.on('ping', () => (raw.pings += 1));
     session.on('error', () => {});
   });
@@ -49,6 +51,29 @@ async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer
   open.push(raw);
   return raw;
 }
+
+/**
+ * A server behind the fault proxy (tools/fault-proxy/) that answers after `delayMs` and grants huge flow-control
+ * windows, so request bodies fill the socket buffers: on a black-holed connection node:http2 then has a write that
+ * never completes, which is what keeps its 'close' event from ever coming (issue 9 item 1).
+ */
+async function serverBehindProxy(delayMs = 20): Promise<{ server: RawServer; proxy: FaultProxy }> {
+  const server = await rawServer(
+    (stream) => {
+      stream.resume();
+      const timer = setTimeout(() => !stream.destroyed && ok(stream), delayMs);
+      stream.on('close', () => clearTimeout(timer));
+    },
+    { maxConcurrentStreams: 200, initialWindowSize: 1 << 24 },
+  );
+  for (const session of server.sessions) session.setLocalWindowSize(1 << 30);
+  const port = Number(new URL(server.url).port);
+  const proxy = await startFaultProxy({ target: { host: '127.0.0.1', port } });
+  open.push(proxy);
+  return { server, proxy };
+}
+
+const BIG_BODY = 'y'.repeat(200_000);
 
 function pool(url: string, clock = new ManualClock(), extra: Partial<Parameters<typeof createHttp2Pool>[0]> = {}): Http2Pool {
   const created = createHttp2Pool({ origin: url, clock, ca: tls.caPem, ...extra });
@@ -146,7 +171,20 @@ describe('HTTP/2 session pool', () => {
     // The timeout triggers a PING at once; it goes unanswered, so the session is dropped.
     await waitUntil(() => client.stats().sessions === 0, 'the unanswered session is dropped');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
-    expect(sockets.size).toBe(2);
+    await waitUntil(() => sockets.size === 2, 'a second connection');
+  });
+
+  it('gives a request that waited for a free stream its full timeout once sent', async () => {
+    // One stream at a time, each answered after 300 ms: the second request waits 300 ms, then needs 300 ms more.
+    const server = await rawServer((stream) => {
+      const timer = setTimeout(() => !stream.destroyed && ok(stream), 300);
+      stream.on('close', () => clearTimeout(timer));
+    }, { maxConcurrentStreams: 1 });
+    const client = pool(server.url, new ManualClock(), { maxSessions: 1, requestTimeoutMs: 500 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    const results = await Promise.all([client.request({ ':path': '/a' }, ''), client.request({ ':path': '/b' }, '')]);
+    // Timed out over the whole 600 ms, /b would be sent again by the engine although the server answered it.
+    expect(results.map((result) => result.status)).toEqual([200, 200]);
   });
 
   it('fails fast when it cannot connect, and reports the cause', async () => {
@@ -183,6 +221,73 @@ describe('HTTP/2 session pool', () => {
     await waitUntil(() => server.sessions.every((session) => session.closed || session.destroyed), 'the server sees the session closed');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'closed' });
   });
+});
+
+describe('HTTP/2 session pool under network faults', () => {
+  it('drops a black-holed session at once and serves the queue on a new connection, with FCM\'s single session', async () => {
+    const { proxy } = await serverBehindProxy();
+    const client = pool(proxy.url, new ManualClock(), { maxSessions: 1, requestTimeoutMs: 500, pingTimeoutMs: 300 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    // The connection goes silent with ~20 MB of request bodies in flight; new connections still work.
+    proxy.stall({ newConnections: false });
+    const stuck = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY)));
+    expect(new Set(stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered')))).toEqual(new Set(['timeout']));
+    // Every later request reaches the server over a new connection instead of waiting on the dead one.
+    const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
+    expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
+    await waitUntil(() => client.stats().sessions === 1 && proxy.acceptedConnections === 2, 'one session left, on the second connection');
+  });
+
+  it('settles every in-flight request when all connections are reset, and goes on on new ones', async () => {
+    const { proxy } = await serverBehindProxy(200);
+    const client = pool(proxy.url, new ManualClock(), { maxSessions: 2, requestTimeoutMs: 20_000 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    const inFlight = Array.from({ length: 150 }, (_, i) => client.request({ ':path': `/${i}` }, 'x'));
+    await waitUntil(() => client.stats().activeStreams > 0, 'streams in flight');
+    expect(proxy.reset()).toBeGreaterThan(0);
+    const results = await Promise.allSettled(inFlight);
+    // Answered, retried elsewhere, or failed as connection_lost for the engine to retry: never left to time out.
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toMatchObject({ kind: 'connection_lost' });
+    }
+    const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
+    expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
+  });
+
+  it('gives up a connection that completes TLS but never sends SETTINGS, as a connect failure', async () => {
+    // Black-holed right after the handshake: node:http2 reports 'connect', but the connection never becomes usable.
+    const sockets = new Set<TLSSocket>();
+    const mute = createTlsServer({ cert: tls.certPem, key: tls.keyPem, ALPNProtocols: ['h2'] }, (socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('data', () => {});
+    });
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          mute.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        }),
+    });
+    const client = pool(`https://localhost:${(mute.address() as AddressInfo).port}`, new ManualClock(), { connectTimeoutMs: 200, requestTimeoutMs: 10_000 });
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'connect', causeCode: 'ETIMEDOUT' });
+    expect(client.stats().sessions).toBe(0);
+  });
+
+  it('close() cuts a black-holed session holding streams instead of waiting for it', async () => {
+    const { proxy } = await serverBehindProxy();
+    const client = pool(proxy.url, new ManualClock(), { maxSessions: 1 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    proxy.stall();
+    const stuck = Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY));
+    await waitUntil(() => client.stats().activeStreams > 0, 'streams in flight');
+    // The test's own timeout is the bound: before the fix close() waited for a 'close' event that never came.
+    await client.close();
+    const results = await Promise.allSettled(stuck);
+    expect(results.every((result) => result.status === 'rejected')).toBe(true);
+    expect(client.stats()).toEqual({ sessions: 0, activeStreams: 0, queued: 0, streamLimits: [] });
+  }, 15_000);
 });
 
 describe('parseRetryAfterMs', () => {

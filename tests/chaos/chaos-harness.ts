@@ -1,0 +1,206 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { expect } from 'vitest';
+import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
+import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
+import type { PushProviders } from '../../src/delivery/push-sender.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { hashApiKey } from '../../src/domain/api-key-secret.ts';
+import { findChannelByCode } from '../../src/store/channels-store.ts';
+import type { Subscriber } from '../../src/store/subscribers-store.ts';
+import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
+import { type FaultProxy, startFaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
+import { type FakeApns, type FakeFcm } from '../../tools/fakes/index.ts';
+import { androidToken, iosToken, startFakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { get, post } from '../harness/requests.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../harness/test-app.ts';
+
+/**
+ * The chaos suite's shared parts: a fan-out of SUBSCRIBERS tokens (half iOS, half Android) through an in-process
+ * worker whose APNs and FCM connections run through fault proxies (tools/fault-proxy/), and the checks every
+ * scenario ends with — zero lost pushes, exact stats, repeats only where a fault could cause them.
+ *
+ * CI runs 2,000 subscribers; CLARION_CHAOS_FULL=1 runs 20,000 (docs/develop.md, "Chaos suite").
+ */
+export const FULL = process.env.CLARION_CHAOS_FULL === '1';
+export const SUBSCRIBERS = FULL ? 20_000 : 2_000;
+/** How long a scenario may take to deliver everything after its last fault: a bound on recovery, not a speed test. */
+export const RECOVERY_DEADLINE_MS = FULL ? 240_000 : 60_000;
+/** The whole test's timeout. */
+export const SCENARIO_TIMEOUT_MS = RECOVERY_DEADLINE_MS + 60_000;
+/**
+ * The provider clients' request timeout for scenarios that black-hole connections: short enough that a silent
+ * request is given up, and its session PINGed, within a CI-sized test. Scenarios that must not repeat a single push
+ * keep the default 15 s: on this one busy process (worker, fakes and proxies together) an answer can take seconds.
+ */
+export const SHORT_REQUEST_TIMEOUT_MS = 3_000;
+
+export interface ChaosHarness extends TestApp {
+  apns: FakeApns;
+  fcm: FakeFcm;
+  apnsProxy: FaultProxy;
+  fcmProxy: FaultProxy;
+  worker: DeliveryWorker;
+  providers: PushProviders;
+  logs: Array<Record<string, unknown>>;
+}
+
+export async function startChaosHarness(options: { requestTimeoutMs?: number } = {}): Promise<ChaosHarness> {
+  // A database of its own on PostgreSQL: this file's worker moves its own clock (isolated-database.ts).
+  const base = await startTestApp({}, { isolatedDatabase: true });
+  const { apns, fcm, providerEnv } = await startFakeProviders({ clock: base.clock });
+  const apnsProxy = await startFaultProxy({ target: apns.url });
+  const fcmProxy = await startFaultProxy({ target: fcm.url });
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        done();
+      },
+    }),
+  );
+  // The clients as push-providers.ts builds them, pointed at the proxies.
+  const apnsClient = createApnsClient({
+    url: apnsProxy.url,
+    keyFile: providerEnv.CLARION_APNS_KEY_FILE!,
+    keyId: providerEnv.CLARION_APNS_KEY_ID!,
+    teamId: providerEnv.CLARION_APNS_TEAM_ID!,
+    topic: providerEnv.CLARION_APNS_TOPIC!,
+    clock: base.clock,
+    logger,
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  });
+  const fcmClient = createFcmClient({ url: fcmProxy.url, serviceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE!, clock: base.clock, logger, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+  const providers: PushProviders = {
+    ios: { send: (token, content, context) => apnsClient.send(token, content, { threadId: context.channelCode }), close: () => apnsClient.close() },
+    android: { send: (token, content) => fcmClient.send(token, content), close: () => fcmClient.close() },
+    web: { send: async () => ({ kind: 'rejected', reason: 'web_push_not_available' }), close: async () => {} },
+  };
+  // Leases count on the injected clock, which runs ten times faster than the heartbeat's real-time interval: a
+  // 60 s lease would lapse between heartbeats and the rescuer would rerun batches that are still sending.
+  const config = { ...base.config, queuePollInterval: 50, workerConcurrency: 4, jobLease: 60 * 60_000 };
+  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
+  // The engine's retry rounds wait on the injected clock (1 s backoff and up): it runs ten times faster than real
+  // time for the whole scenario, so a follow-up round comes due whatever the test is waiting for.
+  const ticker = setInterval(() => base.clock.advance(1_000), 100);
+  return {
+    ...base,
+    apns,
+    fcm,
+    apnsProxy,
+    fcmProxy,
+    worker,
+    providers,
+    logs,
+    async close() {
+      clearInterval(ticker);
+      await worker.stop(1_000);
+      await Promise.all(Object.values(providers).map((provider) => provider.close()));
+      await Promise.all([apnsProxy.close(), fcmProxy.close()]);
+      await Promise.all([apns.close(), fcm.close()]);
+      await base.close();
+    },
+  };
+}
+
+export interface FanOut {
+  account: TestAccount;
+  notificationId: string;
+  /** token → subscriber id. */
+  tokens: Map<string, string>;
+}
+
+/** Inserts `count` active subscribers (even n iOS, odd n Android) straight into the database, 500 rows a statement. */
+export async function seedSubscribers(t: TestApp, account: TestAccount, channelCode: string, count: number, firstN = 0): Promise<Map<string, string>> {
+  const channel = (await findChannelByCode(t.store.db, account.id, channelCode))!;
+  const tokens = new Map<string, string>();
+  const now = t.clock.now() - 1_000;
+  for (let start = firstN; start < firstN + count; start += 500) {
+    const rows: Subscriber[] = [];
+    for (let n = start; n < Math.min(firstN + count, start + 500); n += 1) {
+      const platform = n % 2 === 0 ? 'ios' : 'android';
+      const token = platform === 'ios' ? iosToken(n) : androidToken(n);
+      const id = newId('subscriber', now);
+      tokens.set(token, id);
+      rows.push({
+        id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
+        push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
+        created_at: now, updated_at: now, unsubscribed_at: null,
+      });
+    }
+    await t.store.db.insertInto('subscribers').values(rows).execute();
+  }
+  return tokens;
+}
+
+let nextTokenNumber = 0;
+
+/** A channel of SUBSCRIBERS subscribers and a notification to all of them (accepted, not yet sent). */
+export async function startFanOut(t: TestApp, count = SUBSCRIBERS): Promise<FanOut> {
+  const account = await t.newAccount({ channels: ['crowd'] });
+  // Tokens of their own per fan-out: fakes shared by several tests must not count one test's pushes for another.
+  const tokens = await seedSubscribers(t, account, 'crowd', count, nextTokenNumber);
+  nextTokenNumber += count;
+  const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'crowd', title: 'Everyone', body: 'Hello, crowd' });
+  expect(sent.statusCode).toBe(201);
+  expect(sent.body.data.recipientCount).toBe(count);
+  return { account, notificationId: sent.body.data.id as string, tokens };
+}
+
+/** Calls `fault` once the fakes have answered `pushes` pushes of this fan-out with 200 (at once if they already have). */
+export function atPushes(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut, pushes: number, fault: () => void): Promise<void> {
+  let answered = [...receivedCounts(apns, fcm, fanOut).values()].reduce((sum, times) => sum + times, 0);
+  return new Promise<void>((resolve) => {
+    let done = false;
+    const check = (token: string | null | undefined, status: number) => {
+      if (status === 200 && token && fanOut.tokens.has(token)) answered += 1;
+      if (done || answered < pushes) return;
+      done = true;
+      offApns();
+      offFcm();
+      fault();
+      resolve();
+    };
+    const offApns = apns.onRequest((request) => check(request.token, request.status));
+    const offFcm = fcm.onRequest((request) => check(request.target?.value, request.status));
+    check(null, 0); // already there
+  });
+}
+
+/** Waits for the notification to be `sent` (the harness keeps the clock moving); fails after `deadlineMs` of real time. */
+export async function waitUntilSent(t: TestApp, fanOut: FanOut, deadlineMs = RECOVERY_DEADLINE_MS): Promise<any> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const data = (await get(t.app, `/api/v1/notifications/${fanOut.notificationId}`, fanOut.account.secretKey)).body.data;
+    if (data.status === 'sent' || data.status === 'failed') return data;
+    if (Date.now() > deadline) throw new Error(`not sent within ${deadlineMs} ms of the last fault: ${JSON.stringify(data.stats)} (${data.status})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** How often each token of the fan-out got a 200 from the fakes. */
+export function receivedCounts(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut): Map<string, number> {
+  const received = new Map<string, number>();
+  const count = (token: string | null | undefined) => {
+    if (token && fanOut.tokens.has(token)) received.set(token, (received.get(token) ?? 0) + 1);
+  };
+  for (const request of apns.requests) if (request.status === 200) count(request.token);
+  for (const request of fcm.requests) if (request.status === 200) count(request.target?.value);
+  return received;
+}
+
+/**
+ * The end state every scenario must reach: sent, exact stats, every token delivered at least once, and at most
+ * `maxRepeats` tokens delivered twice. Returns the repeated tokens for finer checks.
+ */
+export function expectEveryPushDelivered(final: any, received: Map<string, number>, fanOut: FanOut, maxRepeats: number): string[] {
+  expect(final.status).toBe('sent');
+  expect(final.stats).toEqual({ delivered: fanOut.tokens.size, failed: 0, pending: 0 });
+  const missing = [...fanOut.tokens.keys()].filter((token) => !received.has(token));
+  expect(missing).toEqual([]);
+  const repeated = [...received].filter(([, times]) => times > 1).map(([token]) => token);
+  expect(repeated.length).toBeLessThanOrEqual(maxRepeats);
+  return repeated;
+}

@@ -1,0 +1,61 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  SCENARIO_TIMEOUT_MS,
+  SUBSCRIBERS,
+  atPushes,
+  expectEveryPushDelivered,
+  receivedCounts,
+  startChaosHarness,
+  startFanOut,
+  waitUntilSent,
+  type ChaosHarness,
+} from './chaos-harness.ts';
+
+/**
+ * The providers misbehave rather than the network: storms of 503 and 429 (with Retry-After), and GOAWAY on every
+ * connection, in the middle of a fan-out. An error answer means "not delivered" and a GOAWAY names the streams it
+ * processed, so none of these may cause a single repeated push.
+ */
+let h: ChaosHarness;
+beforeEach(async () => {
+  h = await startChaosHarness();
+});
+afterEach(async () => h?.close());
+
+/** A storm of a tenth of the fan-out per provider and per kind. */
+const STORM = Math.max(1, Math.floor(SUBSCRIBERS / 10));
+
+describe('chaos: provider error storms and GOAWAY mid fan-out', () => {
+  it(`delivers all ${SUBSCRIBERS} pushes through storms of 503 and 429`, async () => {
+    const fanOut = await startFanOut(h);
+    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.2), () => {
+      h.apns.failNext(STORM, { reason: 'ServiceUnavailable', retryAfterSeconds: 2 });
+      h.fcm.failNext(STORM, { errorCode: 'UNAVAILABLE', retryAfterSeconds: 2 });
+    });
+    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.5), () => {
+      h.apns.failNext(STORM, { reason: 'TooManyRequests', retryAfterSeconds: 1 });
+      h.fcm.failNext(STORM, { errorCode: 'QUOTA_EXCEEDED', retryAfterSeconds: 1 });
+    });
+    const final = await waitUntilSent(h, fanOut);
+    expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 0);
+    // Both storms were spent on this fan-out's pushes, in full.
+    expect(h.apns.requests.filter((request) => request.injected)).toHaveLength(2 * STORM);
+    expect(h.fcm.requests.filter((request) => request.injected)).toHaveLength(2 * STORM);
+  }, SCENARIO_TIMEOUT_MS);
+
+  it(`delivers all ${SUBSCRIBERS} pushes when both providers send GOAWAY on every connection, twice`, async () => {
+    const fanOut = await startFanOut(h);
+    let goaways = 0;
+    for (const share of [0.3, 0.6]) {
+      await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * share), () => {
+        goaways += h.apns.goAway({ reason: 'Shutdown' });
+        goaways += h.fcm.goAway();
+      });
+    }
+    const final = await waitUntilSent(h, fanOut);
+    expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 0);
+    // Connections were really sent away (a provider may have had none open at one of the two moments).
+    expect(goaways).toBeGreaterThanOrEqual(2);
+    expect(h.apns.sessions.length).toBeGreaterThan(1);
+  }, SCENARIO_TIMEOUT_MS);
+});

@@ -1,0 +1,154 @@
+import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
+import { FaultLane } from './fault-lane.ts';
+
+/**
+ * A TCP proxy on loopback that breaks connections on command, for testing what Clarion does when the network
+ * between it and APNs/FCM fails (tests/chaos/, tests/delivery/http2/). It forwards bytes and understands nothing
+ * above TCP, so TLS and HTTP/2 pass through untouched: point a client at `https://127.0.0.1:<port>` (the fakes'
+ * certificate covers 127.0.0.1 and localhost, tools/fakes/fake-tls.ts) and it reaches the upstream server.
+ *
+ * - reset(): every open connection is cut with a TCP RST, both towards the client and towards the upstream;
+ * - stall() / resume(): a black hole. Nothing is forwarded either way, on open connections and on new ones (which
+ *   are accepted but never reach the upstream until resume()), so the client sees no error, only silence.
+ *   stall({ newConnections: false }) black-holes only the open ones: a NAT entry that expired, or a peer gone
+ *   without a FIN, while a new connection would work;
+ * - slow(ms): every chunk is delayed by `ms` in each direction, order kept; slow(0) turns it off.
+ */
+export interface FaultProxyOptions {
+  /** Where to forward, e.g. the fake APNs's https://127.0.0.1:41234 (only host and port are used). */
+  target: string | { host: string; port: number };
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+}
+
+export interface FaultProxy {
+  readonly port: number;
+  /** `https://127.0.0.1:<port>`: the URL to give a client in place of the upstream's. */
+  readonly url: string;
+  /** Connections open now. */
+  readonly openConnections: number;
+  /** Connections accepted since start. */
+  readonly acceptedConnections: number;
+  /** Resets every open connection (TCP RST); returns how many. New connections are forwarded as usual. */
+  reset(): number;
+  /** Black-holes every open connection, and every new one unless `newConnections` is false, until resume(). */
+  stall(options?: { newConnections?: boolean }): void;
+  resume(): void;
+  /** Delays every chunk by `ms` in both directions; 0 turns it off. */
+  slow(ms: number): void;
+  /** Calls `listener` with the running count each time a connection is accepted; returns the unsubscribe function. */
+  onConnection(listener: (accepted: number) => void): () => void;
+  close(): Promise<void>;
+}
+
+interface Link {
+  client: Socket;
+  upstream: Socket | null;
+  lanes: FaultLane[];
+}
+
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const target = typeof options.target === 'string' ? hostAndPort(options.target) : options.target;
+  const links = new Set<Link>();
+  const listeners = new Set<(accepted: number) => void>();
+  let stalled = false;
+  let delayMs = 0;
+  let accepted = 0;
+
+  const server: Server = createServer({ pauseOnConnect: true }, (client) => {
+    accepted += 1;
+    const link: Link = { client, upstream: null, lanes: [] };
+    links.add(link);
+    client.on('error', () => teardown(link));
+    client.on('close', () => teardown(link));
+    for (const listener of listeners) listener(accepted);
+    // A black-holed connection reaches nothing until resume(): the client's handshake just waits.
+    if (!stalled) wire(link);
+  });
+
+  function wire(link: Link): void {
+    if (link.upstream || link.client.destroyed) return;
+    const upstream = connect(target.port, target.host);
+    link.upstream = upstream;
+    upstream.on('error', () => teardown(link));
+    upstream.on('close', () => teardown(link));
+    link.lanes = [new FaultLane(link.client, upstream), new FaultLane(upstream, link.client)];
+    for (const lane of link.lanes) lane.slow(delayMs);
+    link.client.resume();
+  }
+
+  /** One side gone: the other goes too, abruptly (a proxy that lost one leg has nothing to forward). */
+  function teardown(link: Link): void {
+    if (!links.delete(link)) return;
+    for (const lane of link.lanes) lane.dispose();
+    link.client.destroy();
+    link.upstream?.destroy();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+
+  return {
+    port,
+    url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    get openConnections() {
+      return links.size;
+    },
+    get acceptedConnections() {
+      return accepted;
+    },
+    reset() {
+      const count = links.size;
+      for (const link of [...links]) {
+        links.delete(link);
+        for (const lane of link.lanes) lane.dispose();
+        link.client.resetAndDestroy();
+        if (link.upstream && !link.upstream.destroyed) {
+          // An upstream still connecting cannot be reset; destroying it is the same to the server.
+          if (link.upstream.connecting) link.upstream.destroy();
+          else link.upstream.resetAndDestroy();
+        }
+      }
+      return count;
+    },
+    stall({ newConnections = true } = {}) {
+      stalled = newConnections;
+      for (const link of links) for (const lane of link.lanes) lane.stall();
+    },
+    resume() {
+      stalled = false;
+      for (const link of [...links]) {
+        if (link.upstream) for (const lane of link.lanes) lane.resume();
+        else wire(link);
+      }
+    },
+    slow(ms) {
+      delayMs = ms;
+      for (const link of links) for (const lane of link.lanes) lane.slow(ms);
+    },
+    onConnection(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const link of [...links]) teardown(link);
+      }),
+  };
+}
+
+function hostAndPort(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+}
