@@ -10,6 +10,7 @@ import {
   waitUntilSent,
   type ChaosHarness,
 } from './chaos-harness.ts';
+import { waitFor } from '../harness/wait-for.ts';
 
 /**
  * The providers misbehave rather than the network: storms of 503 and 429 (with Retry-After), and GOAWAY on every
@@ -36,7 +37,12 @@ describe('chaos: provider error storms and GOAWAY mid fan-out', () => {
       h.apns.failNext(STORM, { reason: 'TooManyRequests', retryAfterSeconds: 1 });
       h.fcm.failNext(STORM, { errorCode: 'QUOTA_EXCEEDED', retryAfterSeconds: 1 });
     });
-    const final = await waitUntilSent(h, fanOut);
+    // APNs 5xx answers are retried after 15 minutes at the earliest (Apple's guidance, APNS_SERVER_ERROR_RETRY_MS in
+    // src/delivery/apns/apns-response.ts). Once the first pass is over (no batch running), move the clock 30 s every
+    // 200 ms so that round comes due within seconds; a batch runs for far less than its 1-hour lease at that pace.
+    await waitFor(() => h.apns.requests.some((request) => request.injected) && h.worker.pool.activeCount === 0, 60_000, 'the first pass to end');
+    const fastForward = setInterval(() => h.clock.advance(30_000), 200);
+    const final = await waitUntilSent(h, fanOut).finally(() => clearInterval(fastForward));
     expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 0);
     // Both storms were spent on this fan-out's pushes, in full.
     expect(h.apns.requests.filter((request) => request.injected)).toHaveLength(2 * STORM);
