@@ -169,7 +169,7 @@ describe('APNs client against the fake APNs', () => {
     const firstSession = fake.requests[0]?.sessionId;
     fake.setLatency(50);
     const inFlight = Array.from({ length: 20 }, (_, i) => apns.send(token(100 + i), content));
-    await waitFor(() => (fake.sessions[before]?.requestCount ?? 0) >= 21, 5_000, 'the fake has the 20 pushes');
+    await waitFor(() => (fake.sessions[before]?.requestCount ?? 0) >= 21, 10_000, 'the fake has the 20 pushes');
     expect(fake.goAway({ reason: 'Shutdown' })).toBe(1);
     expect((await Promise.all(inFlight)).every((outcome) => outcome.kind === 'delivered')).toBe(true);
     fake.setLatency(0);
@@ -201,7 +201,7 @@ describe('APNs client against the fake APNs', () => {
     const { apns } = client();
     await apns.send(token(13), content);
     await apns.close();
-    await waitFor(() => fake.sessions.every((session) => session.closedAt !== null), 5_000, 'the fake sees every connection closed');
+    await waitFor(() => fake.sessions.every((session) => session.closedAt !== null), 10_000, 'the fake sees every connection closed');
     expect(await apns.send(token(13), content)).toEqual({ kind: 'retry', reason: 'apns:closed', retryAfterMs: null });
   });
 });

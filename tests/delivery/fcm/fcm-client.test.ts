@@ -204,7 +204,7 @@ describe('FCM client against the fake FCM', () => {
     const { fcm } = client();
     await fcm.send(token(9), content);
     await fcm.close();
-    await waitFor(() => fcm.stats().sessions === 0, 5_000, 'the session is gone');
+    await waitFor(() => fcm.stats().sessions === 0, 10_000, 'the session is gone');
     expect(await fcm.send(token(9), content)).toEqual({ kind: 'retry', reason: 'fcm:closed', retryAfterMs: null });
   });
 });

@@ -118,7 +118,7 @@ describe('HTTP/2 session pool', () => {
     expect(server.pings).toBe(0);
     clock.advance(60_000);
     client.checkIdleSessions();
-    await waitFor(() => server.pings === 1, 5_000, 'the server got a PING');
+    await waitFor(() => server.pings === 1, 10_000, 'the server got a PING');
     expect((await client.request({ ':path': '/' }, '')).status).toBe(200);
     expect(server.sessions).toHaveLength(1);
   });
@@ -144,7 +144,7 @@ describe('HTTP/2 session pool', () => {
     const client = pool(`https://localhost:${(silent.address() as AddressInfo).port}`, clock, { requestTimeoutMs: 100, pingTimeoutMs: 100 });
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
     // The timeout triggers a PING at once; it goes unanswered, so the session is dropped.
-    await waitFor(() => client.stats().sessions === 0, 5_000, 'the unanswered session is dropped');
+    await waitFor(() => client.stats().sessions === 0, 10_000, 'the unanswered session is dropped');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
     expect(sockets.size).toBe(2);
   });
@@ -180,7 +180,7 @@ describe('HTTP/2 session pool', () => {
     const client = pool(server.url);
     await client.request({ ':path': '/' }, '');
     await client.close();
-    await waitFor(() => server.sessions.every((session) => session.closed || session.destroyed), 5_000, 'the server sees the session closed');
+    await waitFor(() => server.sessions.every((session) => session.closed || session.destroyed), 10_000, 'the server sees the session closed');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'closed' });
   });
 });
