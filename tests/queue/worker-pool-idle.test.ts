@@ -69,9 +69,9 @@ describe('worker pool whenIdle()', () => {
     await worker.start();
     await f.queue.enqueue(f.testStore.store.db, { kind, payload: null });
     await waitFor(() => started, 10_000, 'the job to start');
-    const idle = worker.whenIdle();
+    const idle = expect(worker.whenIdle()).rejects.toThrow('the worker stopped before it was idle');
     await worker.stop(0);
-    await expect(idle).rejects.toThrow('the worker stopped before it was idle');
+    await idle;
     await expect(worker.whenIdle()).rejects.toThrow('the worker is stopped');
   });
 });
