@@ -44,7 +44,10 @@ function runVitest(dialect) {
   let counts = { passed: 0, failed: 0, skipped: 0 };
   try {
     const report = JSON.parse(readFileSync(outputFile, 'utf8'));
-    counts = { passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + report.numTodoTests };
+    // A file can fail with every test passed (an afterAll error such as the leak check's, or an import error): each
+    // such file counts as one failure, so the last line never says 0 failed for a red run.
+    const fileFailures = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
+    counts = { passed: report.numPassedTests, failed: report.numFailedTests + fileFailures, skipped: report.numPendingTests + report.numTodoTests };
   } catch {
     counts.failed += 1; // no report: the run itself broke
   }

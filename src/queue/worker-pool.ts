@@ -47,6 +47,8 @@ export class WorkerPool {
   private loop: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private offLocal: (() => void) | null = null;
+  /** whenIdle() callers waiting for the next claim that starts after they asked (see whenIdle). */
+  private idleWaiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
@@ -83,8 +85,21 @@ export class WorkerPool {
     clearTimeout(timer);
     this.abort.abort();
     await finished;
+    for (const waiter of this.idleWaiters.splice(0)) waiter.reject(new Error('the worker stopped before it was idle'));
     this.offLocal?.();
     await this.unlisten?.();
+  }
+
+  /**
+   * Resolves once this worker has nothing running and a claim that began after the call found no due job, so a
+   * test can move the clock, `await pool.whenIdle()` and then assert that nothing was sent: a bare sleep would
+   * pass just as well when the worker is merely slow. Rejects if the worker stops first.
+   */
+  whenIdle(): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error('the worker is stopped'));
+    const idle = new Promise<void>((resolve, reject) => this.idleWaiters.push({ resolve, reject }));
+    this.wake();
+    return idle;
   }
 
   /** How many jobs this worker is running now (for tests and metrics). */
@@ -96,16 +111,24 @@ export class WorkerPool {
     const kinds = Object.keys(this.options.handlers);
     while (!this.stopped) {
       this.wakeRequested = false;
+      // Only waiters registered before this claim began may be told "idle" by it (whenIdle).
+      const idleWaiters = this.idleWaiters.splice(0);
       const free = this.options.concurrency - this.running.size;
+      const wasIdle = this.running.size === 0;
       let claimed: JobRow[] = [];
+      let claimFoundNothing = false;
       if (free > 0) {
         try {
           claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs });
+          claimFoundNothing = claimed.length === 0;
         } catch (error) {
           this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
         }
       }
       for (const job of claimed) this.execute(job);
+      // A job that finished during the claim may have enqueued work the claim could not see: not idle yet.
+      if (wasIdle && claimFoundNothing && this.running.size === 0) for (const waiter of idleWaiters) waiter.resolve();
+      else this.idleWaiters.unshift(...idleWaiters);
       // More may be waiting if we took all we could; otherwise sleep until woken or polled.
       if (claimed.length > 0 && claimed.length === free) continue;
       if (!this.wakeRequested && !this.stopped) {

@@ -4,20 +4,29 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { runCli, startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
+import { createIsolatedDatabase } from '../harness/isolated-database.ts';
 
 /**
  * The operator's path, end to end, as separate processes on the dialect under test: `clarion serve` runs while the
  * CLI creates an account, a channel and keys on the same data, and the keys work against the running server.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'clarion-cli-'));
-const env = { CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: inject('postgresUrl') ?? undefined, CLARION_LOG_LEVEL: 'info' };
+const env: Record<string, string | undefined> = { CLARION_DATA_DIR: dataDir, CLARION_LOG_LEVEL: 'info' };
 let server: ServerProcess;
+let ownDatabase: { url: string; drop(): Promise<void> } | null = null;
 
 beforeAll(async () => {
+  // On PostgreSQL a database of its own (serve migrates it): the server's delivery worker, which has no providers,
+  // would otherwise claim other test files' jobs on the run's shared database and fail them (apns_not_configured).
+  if (inject('postgresUrl')) {
+    ownDatabase = await createIsolatedDatabase();
+    env.CLARION_DATABASE_URL = ownDatabase.url;
+  }
   server = await startServeProcess(env);
 });
 afterAll(async () => {
   await server?.stop();
+  await ownDatabase?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { createIsolatedDatabase } from './isolated-database.ts';
+import { openTestStores } from './open-test-stores.ts';
 
 export interface TestStore {
   store: Store;
@@ -24,14 +25,17 @@ export async function openTestStore(options: { isolated?: boolean } = {}): Promi
   const databaseUrl = own?.url ?? shared;
   const store = openStore({ databaseUrl, dataDir, poolSize: 5 });
   if (!databaseUrl || own) await migrateToLatest(store);
-  return {
+  const testStore: TestStore = {
     store,
     dataDir,
     databaseUrl,
     async close() {
+      openTestStores.delete(testStore);
       await store.close();
       await own?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  openTestStores.add(testStore);
+  return testStore;
 }

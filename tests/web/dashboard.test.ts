@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountPlan } from '../../src/store/accounts-store.ts';
-import { ensureChromium, launchChromium, seeAttribute, seeFocused, seeText } from '../harness/browser.ts';
+import { launchChromium, requireChromium, seeAttribute, seeFocused, seeText } from '../harness/browser.ts';
 import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
@@ -13,7 +13,6 @@ import { testDialect } from '../harness/test-dialect.ts';
  * an account owner goes through, the errors they can meet, and a screenshot of every page for review
  * (test-results/screenshots/, kept as CI artifacts).
  */
-const chromium = ensureChromium();
 const SCREENSHOTS = 'test-results/screenshots';
 
 let t: TestApp;
@@ -21,7 +20,7 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!chromium.available) return;
+  requireChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Webhook endpoints in the test point at a local address.
   t = await startTestApp({ allowPrivateWebhooks: true });
@@ -77,7 +76,7 @@ async function signUpInBrowser(page: Page, email: string, accountName: string) {
 }
 
 // A whole flow takes 5–20 s; the default 30 s per test is too tight while the rest of the suite shares the 2 cores.
-describe.skipIf(!chromium.available)('the dashboard in Chromium', { timeout: 90_000 }, () => {
+describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
   it('sign up → channel → scoped key shown once that works with the API → revoke → refused; sends and the usage bar', async () => {
     const { context, page, errors } = await openTab();
     const email = randomEmail();

@@ -1,9 +1,10 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findApiKeyByValue } from '../../../src/store/api-keys-store.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { get } from '../../harness/requests.ts';
+import { eventually } from '../../harness/wait-for.ts';
 import { startTestApp } from '../../harness/test-app.ts';
 
 describe('GET /readyz → 503 unavailable', () => {
@@ -36,15 +37,15 @@ describe('GET /readyz → 503 unavailable', () => {
         'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n',
     );
     // Its auth hook has run once the key's last use is recorded.
-    await vi.waitFor(async () => expect((await findApiKeyByValue(t.store.db, account.publishableKey))?.last_used_at).not.toBeNull());
+    await eventually(async () => expect((await findApiKeyByValue(t.store.db, account.publishableKey))?.last_used_at).not.toBeNull());
 
     const closed = t.app.close();
-    await vi.waitFor(() => expect(t.app.server.listening).toBe(false));
+    await eventually(() => expect(t.app.server.listening).toBe(false));
     // Finish request 1 and pipeline request 2 behind it on the same connection.
     socket.write('{}GET /readyz HTTP/1.1\r\nHost: clarion\r\n\r\n');
     await ended;
     await closed;
-    await t.store.close();
+    await t.close();
 
     const responses = received.split(/(?=HTTP\/1\.1 )/);
     expect(responses).toHaveLength(2);

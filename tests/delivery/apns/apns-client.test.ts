@@ -4,7 +4,7 @@ import { type ApnsClient, apnsLiveActivityTopic, createApnsClient } from '../../
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { type FakeApns, createApnsSigningKey, startFakeApns } from '../../../tools/fakes/index.ts';
-import { waitUntil } from './wait-until.ts';
+import { waitFor } from '../../harness/wait-for.ts';
 
 const TOPIC = 'com.example.flights';
 const MINUTE = 60_000;
@@ -172,7 +172,7 @@ describe('APNs client against the fake APNs', () => {
     const firstSession = fake.requests[0]?.sessionId;
     fake.setLatency(50);
     const inFlight = Array.from({ length: 20 }, (_, i) => apns.send(token(100 + i), content));
-    await waitUntil(() => (fake.sessions[before]?.requestCount ?? 0) >= 21, 'the fake has the 20 pushes');
+    await waitFor(() => (fake.sessions[before]?.requestCount ?? 0) >= 21, 10_000, 'the fake has the 20 pushes');
     expect(fake.goAway({ reason: 'Shutdown' })).toBe(1);
     expect((await Promise.all(inFlight)).every((outcome) => outcome.kind === 'delivered')).toBe(true);
     fake.setLatency(0);
@@ -204,7 +204,7 @@ describe('APNs client against the fake APNs', () => {
     const { apns } = client();
     await apns.send(token(13), content);
     await apns.close();
-    await waitUntil(() => fake.sessions.every((session) => session.closedAt !== null), 'the fake sees every connection closed');
+    await waitFor(() => fake.sessions.every((session) => session.closedAt !== null), 10_000, 'the fake sees every connection closed');
     expect(await apns.send(token(13), content)).toEqual({ kind: 'retry', reason: 'apns:closed', retryAfterMs: null });
   });
 });

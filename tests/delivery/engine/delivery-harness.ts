@@ -56,9 +56,11 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
  * ManualClock drives the API, the queue, the clients and the fakes' JWT checks.
  */
 export async function startDeliveryHarness(
-  options: { apns?: FakeApnsOptions; configure?: Partial<Config>; /** A PostgreSQL database of its own (isolated-database.ts). */ isolatedDatabase?: boolean } = {},
+  options: { apns?: FakeApnsOptions; configure?: Partial<Config>; /** A PostgreSQL database of its own (isolated-database.ts); the default. */ isolatedDatabase?: boolean } = {},
 ): Promise<DeliveryHarness> {
-  const base = await startTestApp({}, { isolatedDatabase: options.isolatedDatabase ?? false });
+  // Its own PostgreSQL database unless told otherwise: test files run two at a time (vitest.config.ts), and on the
+  // shared one another file's worker, configured for other fakes and another clock, would claim this file's jobs.
+  const base = await startTestApp({}, { isolatedDatabase: options.isolatedDatabase ?? true });
   const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
   const config: Config = {
     ...base.config,

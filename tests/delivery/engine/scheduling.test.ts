@@ -8,9 +8,16 @@ import { androidToken, iosToken, startDeliveryHarness, type DeliveryHarness } fr
 /** Scheduled and local-time delivery on the durable queue, with the clock moved instead of waited for. */
 let h: DeliveryHarness;
 beforeAll(async () => {
-  h = await startDeliveryHarness();
+  // A database of its own on PostgreSQL: this file moves its clock months away, and on the shared one other files'
+  // workers would claim these jobs (pushing to their own fakes) while this worker sat idle, so "nothing was pushed"
+  // would prove nothing.
+  h = await startDeliveryHarness({ isolatedDatabase: true });
 });
-afterAll(async () => h?.close());
+afterAll(async () => {
+  // h.close() stops the worker the harness started; the outage tests replace it (restartWorker), so stop the current one.
+  await h?.worker.stop(1_000);
+  await h?.close();
+});
 
 const HOUR = 3_600_000;
 const notification = async (key: string, id: string) => (await get(h.app, `/api/v1/notifications/${id}`, key)).body.data;
@@ -26,11 +33,15 @@ async function restartWorker() {
   h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers, secretKey: h.secretKey });
 }
 
-/** Moves the clock and lets the worker look for due jobs; then waits until the pushes due by now have gone out. */
+/**
+ * Moves the clock, waits until the pushes due by now have gone out, and then until the worker is idle, so that
+ * whatever else it would (wrongly) send by this time has been sent before the test asserts it was not.
+ */
 async function advanceTo(iso: string, expectReceived: string[]) {
   h.clock.set(Date.parse(iso));
   h.worker.pool.wake();
   await waitFor(() => expectReceived.every(received), 10_000, `pushes due by ${iso}`);
+  await h.worker.pool.whenIdle();
 }
 
 describe('scheduled delivery', () => {
@@ -118,8 +129,8 @@ describe('scheduled delivery', () => {
     expect(canceled.body.data).toMatchObject({ status: 'canceled', canceledAt: '2026-06-03T10:00:00.000Z' });
     expect((await get(h.app, '/api/v1/usage', account.secretKey)).body.data.used).toBe(0);
     h.clock.advance(3 * HOUR);
-    h.worker.pool.wake();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Past its time: the worker has looked for due jobs with the clock as it is now and run all it found.
+    await h.worker.pool.whenIdle();
     expect(received(token)).toBe(false);
     expect((await post(h.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, account.secretKey)).body.error.code).toBe('not_cancelable');
   });
@@ -140,8 +151,7 @@ describe('scheduled delivery', () => {
     expect(canceled.body.data).toMatchObject({ status: 'canceled', stats: { delivered: 1, failed: 0, pending: 0 } });
     expect((await get(h.app, '/api/v1/usage', account.secretKey)).body.data.used).toBe(1);
     h.clock.set(Date.parse('2026-06-04T08:00:00Z'));
-    h.worker.pool.wake();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.worker.pool.whenIdle();
     expect(received(berlin)).toBe(false);
   });
 });

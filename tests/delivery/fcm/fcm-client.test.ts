@@ -7,7 +7,7 @@ import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { type FcmClient, createFcmClient } from '../../../src/delivery/fcm/fcm-client.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { type FakeFcm, type FcmServiceAccount, createFcmServiceAccount, ensureFakeTls, startFakeFcm, writeCredentialFile } from '../../../tools/fakes/index.ts';
-import { waitUntil } from '../apns/wait-until.ts';
+import { waitFor } from '../../harness/wait-for.ts';
 
 const PROJECT = 'clarion-test';
 const MINUTE = 60_000;
@@ -204,7 +204,7 @@ describe('FCM client against the fake FCM', () => {
     const { fcm } = client();
     await fcm.send(token(9), content);
     await fcm.close();
-    await waitUntil(() => fcm.stats().sessions === 0, 'the session is gone');
+    await waitFor(() => fcm.stats().sessions === 0, 10_000, 'the session is gone');
     expect(await fcm.send(token(9), content)).toEqual({ kind: 'retry', reason: 'fcm:closed', retryAfterMs: null });
   });
 });

@@ -8,7 +8,7 @@ import { type Http2Pool, createHttp2Pool, parseRetryAfterMs } from '../../../src
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { ensureFakeTls } from '../../../tools/fakes/index.ts';
 import { type FaultProxy, startFaultProxy } from '../../../tools/fault-proxy/fault-proxy.ts';
-import { waitUntil } from '../apns/wait-until.ts';
+import { waitFor } from '../../harness/wait-for.ts';
 
 /**
  * The pool against a bare HTTP/2 server whose frames each test controls (GOAWAY with a chosen lastStreamID, SETTINGS
@@ -143,7 +143,7 @@ describe('HTTP/2 session pool', () => {
     expect(server.pings).toBe(0);
     clock.advance(60_000);
     client.checkIdleSessions();
-    await waitUntil(() => server.pings === 1, 'the server got a PING');
+    await waitFor(() => server.pings === 1, 10_000, 'the server got a PING');
     expect((await client.request({ ':path': '/' }, '')).status).toBe(200);
     expect(server.sessions).toHaveLength(1);
   });
@@ -169,9 +169,9 @@ describe('HTTP/2 session pool', () => {
     const client = pool(`https://localhost:${(silent.address() as AddressInfo).port}`, clock, { requestTimeoutMs: 100, pingTimeoutMs: 100 });
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
     // The timeout triggers a PING at once; it goes unanswered, so the session is dropped.
-    await waitUntil(() => client.stats().sessions === 0, 'the unanswered session is dropped');
+    await waitFor(() => client.stats().sessions === 0, 10_000, 'the unanswered session is dropped');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
-    await waitUntil(() => sockets.size === 2, 'a second connection');
+    await waitFor(() => sockets.size === 2, 10_000, 'a second connection');
   });
 
   it('gives a request that waited for a free stream its full timeout once sent', async () => {
@@ -218,7 +218,7 @@ describe('HTTP/2 session pool', () => {
     const client = pool(server.url);
     await client.request({ ':path': '/' }, '');
     await client.close();
-    await waitUntil(() => server.sessions.every((session) => session.closed || session.destroyed), 'the server sees the session closed');
+    await waitFor(() => server.sessions.every((session) => session.closed || session.destroyed), 10_000, 'the server sees the session closed');
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'closed' });
   });
 });
@@ -235,7 +235,7 @@ describe('HTTP/2 session pool under network faults', () => {
     // Every later request reaches the server over a new connection instead of waiting on the dead one.
     const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
-    await waitUntil(() => client.stats().sessions === 1 && proxy.acceptedConnections === 2, 'one session left, on the second connection');
+    await waitFor(() => client.stats().sessions === 1 && proxy.acceptedConnections === 2, 10_000, 'one session left, on the second connection');
   });
 
   it('settles every in-flight request when all connections are reset, and goes on on new ones', async () => {
@@ -243,7 +243,7 @@ describe('HTTP/2 session pool under network faults', () => {
     const client = pool(proxy.url, new ManualClock(), { maxSessions: 2, requestTimeoutMs: 20_000 });
     expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
     const inFlight = Array.from({ length: 150 }, (_, i) => client.request({ ':path': `/${i}` }, 'x'));
-    await waitUntil(() => client.stats().activeStreams > 0, 'streams in flight');
+    await waitFor(() => client.stats().activeStreams > 0, 10_000, 'streams in flight');
     expect(proxy.reset()).toBeGreaterThan(0);
     const results = await Promise.allSettled(inFlight);
     // Answered, retried elsewhere, or failed as connection_lost for the engine to retry: never left to time out.
@@ -281,7 +281,7 @@ describe('HTTP/2 session pool under network faults', () => {
     expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
     proxy.stall();
     const stuck = Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY));
-    await waitUntil(() => client.stats().activeStreams > 0, 'streams in flight');
+    await waitFor(() => client.stats().activeStreams > 0, 10_000, 'streams in flight');
     // The test's own timeout is the bound: before the fix close() waited for a 'close' event that never came.
     await client.close();
     const results = await Promise.allSettled(stuck);
