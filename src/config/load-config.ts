@@ -28,6 +28,9 @@ export interface Config {
   signup: 'open' | 'closed';
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  publishableRateLimitPerAddress: number;
+  publishableRateLimitBurst: number;
+  publishableRateLimit: number;
   workerConcurrency: number;
   /** Milliseconds. */
   jobLease: number;

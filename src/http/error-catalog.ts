@@ -21,7 +21,7 @@ export const errorCatalog = {
   payload_too_large: { status: 413, message: 'The payload is too large.', when: 'the request body is over 64 KiB, or the rendered platform payload is over its limit; `details` say which' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.', when: 'a body is sent with a Content-Type other than application/json' },
   quota_exceeded: { status: 429, message: "This month's notification quota is used up.", when: 'the account has spent its monthly plan quota; `details` are `{plan, limit, used, resetsAt}` and nothing was sent or stored' },
-  rate_limited: { status: 429, message: 'Too many requests for this key; slow down.', when: 'the per-key request rate is exceeded; the `Retry-After` header says how many seconds to wait' },
+  rate_limited: { status: 429, message: 'Too many requests for this key; slow down.', when: 'a request rate is exceeded (per secret key or session; per client address and per key for publishable keys; sign-in attempts); the `Retry-After` header says how many seconds to wait' },
   headers_too_large: { status: 431, message: 'The request headers are over the 16 KiB limit.', when: 'the request line and headers together are over 16 KiB (Node.js `--max-http-header-size`), e.g. a huge cookie; answered before any route runs' },
   internal_error: { status: 500, message: 'Something went wrong on our side. Quote the requestId when reporting it.', when: 'an unexpected failure; the cause goes only to the log, with the request id' },
   unavailable: { status: 503, message: 'The service is temporarily unavailable; try again shortly.', when: 'storage is unreachable or the server is shutting down' },
