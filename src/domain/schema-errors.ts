@@ -51,11 +51,9 @@ export function describeSchemaErrors(root: TSchema, errors: Iterable<SchemaError
       }
       continue;
     }
-    const node = resolvePointer(root, error.schemaPath) as { hint?: string; anyOf?: Array<{ type?: string }> } | undefined;
+    const node = resolvePointer(root, error.schemaPath) as (SchemaNode & { hint?: string }) | undefined;
     if (error.keyword === 'anyOf') {
-      const types = node?.anyOf?.map((branch) => branch.type);
-      const simple = types?.every((type) => typeof type === 'string');
-      add(path, node?.hint ?? (simple ? `must be ${types!.map((type) => article(type!)).join(' or ')}` : 'does not have an accepted shape'));
+      add(path, node?.hint ?? describeUnion(node?.anyOf ?? []));
       continue;
     }
     add(path, node?.hint ?? friendlyMessage(error));
@@ -93,6 +91,42 @@ function friendlyMessage(error: SchemaError): string {
     default:
       return error.message ?? 'is not valid';
   }
+}
+
+/** The parts of a schema node a union's message is made from. */
+interface SchemaNode {
+  type?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: SchemaNode[];
+}
+
+/**
+ * "must be one of: normal, high" for a union of literals (each branch is `{type: 'string', const}`, so naming types
+ * would say "a string or a string"), "must be a string or null" for a union of types, both when mixed; a branch
+ * that is an object with its own rules is named by its type. Types are named once each.
+ */
+function describeUnion(branches: SchemaNode[]): string {
+  const values: unknown[] = [];
+  const types: string[] = [];
+  const walk = (branch: SchemaNode) => {
+    if (branch.anyOf) branch.anyOf.forEach(walk);
+    else if ('const' in branch) values.push(branch.const);
+    else if (Array.isArray(branch.enum)) values.push(...branch.enum);
+    else if (typeof branch.type === 'string') types.push(branch.type);
+    else types.push('');
+  };
+  branches.forEach(walk);
+  if (types.includes('')) return 'does not have an accepted shape';
+  const named = [...new Set(types)].map(article);
+  if (named.length === 0) return values.length === 1 ? `must be ${plain(values[0])}` : `must be one of: ${values.map(plain).join(', ')}`;
+  const listed = [...values.map(plain), ...named];
+  return `must be ${listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} or ${listed.at(-1)}`}`;
+}
+
+/** A literal as a person would type it: strings bare (as in "one of: normal, high"), anything else as JSON. */
+function plain(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 function article(type: string): string {

@@ -6,6 +6,7 @@ import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { registerAuth } from './auth.ts';
 import { registerDashboard } from './dashboard-static.ts';
 import { registerHealth } from './endpoints/health/health.ts';
+import { handleClientError } from './client-error.ts';
 import { registerErrorHandling, sendFrameworkError } from './error-handler.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { jsonBodyProblem } from './json-body.ts';
@@ -38,6 +39,8 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     // A malformed URL or an over-long path parameter is refused before routing: still answer in the envelope.
     frameworkErrors: sendFrameworkError as FastifyServerOptions['frameworkErrors'],
+    // …and so is a request Node's HTTP parser refuses before there is a request at all (src/http/client-error.ts).
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as ClarionApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
 

@@ -10,9 +10,13 @@ import { clearedSessionCookie, isHttps } from './session-cookie.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The per-publishable-key ceiling allows bursts of this many seconds' worth (CLARION_PUBLISHABLE_RATE_LIMIT). */
+export const PUBLISHABLE_CEILING_BURST_SECONDS = 10;
+
 /**
  * Resolves the caller on every /api/v1 route before the body is read (so an unauthenticated caller gets 401,
- * never a validation error), enforces the route's caller kind, then the per-caller rate limit.
+ * never a validation error), enforces the route's caller kind, then the rate limit (per secret key or session; per
+ * install and per key for publishable keys).
  * Routes say whom they take with `config.auth` (src/http/app-types.ts RouteAuth), set from the route table
  * (src/http/routes.ts). No /api/v1 route may leave it out: registering one without it fails, so none can fall open.
  *
@@ -21,15 +25,21 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * dashboard calls the very endpoints API clients call; state changes also need the session's CSRF token.
  */
 export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
-  const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst, deps.clock);
-  const sweep = setInterval(() => limiter.sweep(), 60_000);
+  const { config, clock } = deps;
+  // Secret keys and sessions: one bucket each. Publishable keys: one per (key, client address), since every install of
+  // an app shares the key, under a generous ceiling per key (docs/api.md "Rate limit").
+  const perCaller = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, clock);
+  const perInstall = new RateLimiter(config.publishableRateLimitPerAddress, config.publishableRateLimitBurst, clock);
+  const perPublishableKey = new RateLimiter(config.publishableRateLimit, config.publishableRateLimit * PUBLISHABLE_CEILING_BURST_SECONDS, clock);
+  const limiters = [perCaller, perInstall, perPublishableKey];
+  const sweep = setInterval(() => limiters.forEach((limiter) => limiter.sweep()), 60_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
-  const takeRate = (id: string) => {
+  const takeRate = (limiter: RateLimiter, id: string, message?: string) => {
     const retryAfter = limiter.take(id);
     if (retryAfter > 0) {
-      throw new ApiError('rate_limited', { headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
+      throw new ApiError('rate_limited', { ...(message ? { message } : {}), headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
     }
   };
 
@@ -59,7 +69,7 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
         channels: null,
         session: { id: session.row.id, userId: session.row.user_id },
       };
-      takeRate(session.row.id);
+      takeRate(perCaller, session.row.id);
       await touchSession(deps.store.db, session.row, deps.clock.now());
       return;
     }
@@ -78,7 +88,12 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
       throw new ApiError('forbidden', { message: 'A publishable key may only register and unsubscribe subscribers and report Live Activity tokens; use a secret key for this.' });
     }
     request.auth = { keyId: key.id, accountId: key.account_id, kind: key.kind, channels: channelScopeOf(key), session: null };
-    takeRate(key.id);
+    if (key.kind === 'publishable') {
+      takeRate(perInstall, `${key.id} ${request.ip}`, 'Too many requests from this address with this key; slow down.');
+      takeRate(perPublishableKey, key.id, 'Too many requests with this publishable key from all addresses together; slow down.');
+    } else {
+      takeRate(perCaller, key.id);
+    }
     await touchApiKey(deps.store.db, key, now);
   });
 }

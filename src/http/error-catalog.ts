@@ -4,7 +4,7 @@
  * Codes are part of the interface: never rename one, add a new one.
  */
 export const errorCatalog = {
-  bad_request: { status: 400, message: 'The request is malformed.', when: 'the HTTP request itself is malformed (bad Content-Length, bad header)' },
+  bad_request: { status: 400, message: 'The request is malformed.', when: 'the HTTP request itself is malformed (bad Content-Length, a NUL or other forbidden byte in a header, a request line that is not HTTP, a URL that is not valid UTF-8)' },
   invalid_json: { status: 400, message: 'The request body is not valid JSON.', when: 'the body cannot be parsed as JSON, or is empty where JSON is required' },
   validation_failed: { status: 400, message: 'Some fields are missing or wrong.', when: 'a field is missing, of the wrong type or out of range; `details.fields` lists `{field, message}` pairs' },
   unauthorized: { status: 401, message: 'A valid API key is required.', when: 'the Authorization header is missing or malformed, or the key is unknown, revoked or expired (one code for all, so a caller learns nothing about which); the response carries `WWW-Authenticate: Bearer`' },
@@ -13,6 +13,7 @@ export const errorCatalog = {
   csrf_failed: { status: 403, message: 'This request needs the X-CSRF-Token header of your dashboard session; reload the page and try again.', when: 'a dashboard session (cookie) request that changes something lacks the X-CSRF-Token header the session was given, carries a wrong one, or comes from another site (`Sec-Fetch-Site: cross-site`)' },
   not_found: { status: 404, message: 'Not found.', when: 'no such route, or no such resource in this account (also for resources in channels outside the key scope)' },
   channel_not_found: { status: 404, message: 'No channel with that code in this account.', when: 'the channel code is allowed for the key but does not exist in its account' },
+  request_timeout: { status: 408, message: 'The request took too long to arrive; send it again.', when: 'the client did not finish sending the request line and headers within the HTTP server\'s timeout (a stalled or very slow connection); answered before any route runs' },
   conflict: { status: 409, message: 'That conflicts with the current state.', when: 'a channel code is already taken in the account, or a request with the same Idempotency-Key is still being handled' },
   not_cancelable: { status: 409, message: 'Only a scheduled notification can be canceled.', when: 'canceling a notification that is already being sent or was sent' },
   idempotency_mismatch: { status: 409, message: 'This Idempotency-Key was used with a different request.', when: 'the same Idempotency-Key is sent again within 24 hours with another body or to another endpoint' },
@@ -25,7 +26,8 @@ export const errorCatalog = {
   payload_too_large: { status: 413, message: 'The payload is too large.', when: 'the request body is over 64 KiB, or the rendered platform payload is over its limit; `details` say which' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.', when: 'a body is sent with a Content-Type other than application/json' },
   quota_exceeded: { status: 429, message: "This month's notification quota is used up.", when: 'the account has spent its monthly plan quota; `details` are `{plan, limit, used, resetsAt}` and nothing was sent or stored' },
-  rate_limited: { status: 429, message: 'Too many requests for this key; slow down.', when: 'the per-key request rate is exceeded; the `Retry-After` header says how many seconds to wait' },
+  rate_limited: { status: 429, message: 'Too many requests for this key; slow down.', when: 'a request rate is exceeded (per secret key or session; per client address and per key for publishable keys; sign-in attempts); the `Retry-After` header says how many seconds to wait' },
+  headers_too_large: { status: 431, message: 'The request headers are over the 16 KiB limit.', when: 'the request line and headers together are over 16 KiB (Node.js `--max-http-header-size`), e.g. a huge cookie; answered before any route runs' },
   internal_error: { status: 500, message: 'Something went wrong on our side. Quote the requestId when reporting it.', when: 'an unexpected failure; the cause goes only to the log, with the request id' },
   unavailable: { status: 503, message: 'The service is temporarily unavailable; try again shortly.', when: 'storage is unreachable or the server is shutting down' },
 } as const;

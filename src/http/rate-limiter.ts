@@ -1,9 +1,20 @@
 import type { Clock } from '../domain/clock.ts';
 
 /**
- * Per-key token bucket: `burst` requests at once, refilled at `perSecond`. Hand-written (30 lines) because
+ * The most buckets one limiter keeps. A publishable key's buckets are per client address, and an app with millions of
+ * installs may show millions of addresses; at about 150 bytes a bucket this caps a limiter near 15 MB.
+ */
+export const MAX_RATE_BUCKETS = 100_000;
+
+/**
+ * Token bucket per caller key: `burst` requests at once, refilled at `perSecond`. Hand-written (30 lines) because
  * @fastify/rate-limit counts fixed windows, not a sustained rate with bursts, and runs before our key is known.
  * In memory per process: with N API processes a key may reach N × the rate; documented in docs/api.md.
+ *
+ * Memory is bounded two ways: sweep() drops buckets that have refilled (idle callers), and past `maxBuckets` the
+ * least recently used bucket is dropped at once. The Map keeps insertion order and take() re-inserts, so its first
+ * entry is always the one idle longest. A dropped bucket starts full again: at worst an idle caller gets one extra
+ * burst, never a false refusal.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; updatedAt: number }>();
@@ -12,6 +23,7 @@ export class RateLimiter {
     private readonly perSecond: number,
     private readonly burst: number,
     private readonly clock: Clock,
+    private readonly maxBuckets: number = MAX_RATE_BUCKETS,
   ) {}
 
   /** Takes one token; returns 0 when allowed, else the whole seconds to wait before retrying. */
@@ -20,7 +32,9 @@ export class RateLimiter {
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updatedAt: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond);
     bucket.updatedAt = now;
+    this.buckets.delete(key);
     this.buckets.set(key, bucket);
+    if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;
@@ -34,5 +48,10 @@ export class RateLimiter {
     for (const [key, bucket] of this.buckets) {
       if (bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond >= this.burst) this.buckets.delete(key);
     }
+  }
+
+  /** How many buckets are held (for the memory-bound test). */
+  get size(): number {
+    return this.buckets.size;
   }
 }

@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { CHANNEL_CODE_PATTERN, CHANNEL_CODE_RULE } from '../domain/channel-code.ts';
+import { CHANNEL_CODE_PATTERN, CHANNEL_CODE_SHAPE } from '../domain/channel-code.ts';
 import { errorCodes } from './error-catalog.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../domain/limits.ts';
 
@@ -8,7 +8,7 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const ChannelCode = Type.String({
   pattern: CHANNEL_CODE_PATTERN,
   description: 'Code of the channel.',
-  hint: `must be a channel code: ${CHANNEL_CODE_RULE}`,
+  hint: `must be a channel code of ${CHANNEL_CODE_SHAPE}`,
 });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 

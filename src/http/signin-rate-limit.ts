@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { SIGNIN_MAX_ATTEMPTS_PER_IP, SIGNIN_MAX_FAILURES_PER_EMAIL, SIGNIN_WINDOW_MS, signinRetryAfterSeconds } from '../domain/signin-limits.ts';
+import {
+  SIGNIN_MAX_ATTEMPTS_PER_IP,
+  SIGNIN_PAIR_WINDOW_MS,
+  SIGNIN_WINDOW_MS,
+  signinPairRetryAfterSeconds,
+  signinRetryAfterSeconds,
+} from '../domain/signin-limits.ts';
 import type { Database } from '../store/schema.ts';
-import { recentSigninAttempts } from '../store/signin-attempts-store.ts';
+import { recentAttemptsFromIp, recentPairFailures } from '../store/signin-attempts-store.ts';
 import { normalizeEmail } from '../store/users-store.ts';
 import { ApiError } from './api-error.ts';
 
@@ -12,16 +18,17 @@ export function emailHashOf(email: string): string {
 }
 
 /**
- * 429 rate_limited with Retry-After when the client address, or the email being signed in to, has used up its
- * attempts in the window (src/domain/signin-limits.ts). Checked before the password, so a correct password
- * sent while limited is refused too and the limit reveals nothing about it.
+ * 429 rate_limited with Retry-After when the client address has used up its attempts in the window, or when this
+ * address must still wait after its failures for this email (src/domain/signin-limits.ts). Never by the email alone:
+ * that would let anyone lock its owner out. Checked before the password, so a correct password sent while throttled is
+ * refused too and the throttle reveals nothing about it.
  */
 export async function assertSigninAllowed(db: Kysely<Database>, input: { ip: string; emailHash: string | null; now: number }): Promise<void> {
-  const since = input.now - SIGNIN_WINDOW_MS;
-  let wait = signinRetryAfterSeconds(await recentSigninAttempts(db, { by: 'ip', value: input.ip, since }), SIGNIN_MAX_ATTEMPTS_PER_IP, input.now);
+  const fromIp = await recentAttemptsFromIp(db, { ip: input.ip, since: input.now - SIGNIN_WINDOW_MS });
+  let wait = signinRetryAfterSeconds(fromIp, SIGNIN_MAX_ATTEMPTS_PER_IP, input.now);
   if (input.emailHash !== null) {
-    const byEmail = await recentSigninAttempts(db, { by: 'email_hash', value: input.emailHash, since });
-    wait = Math.max(wait, signinRetryAfterSeconds(byEmail, SIGNIN_MAX_FAILURES_PER_EMAIL, input.now));
+    const pair = await recentPairFailures(db, { emailHash: input.emailHash, ip: input.ip, since: input.now - SIGNIN_PAIR_WINDOW_MS });
+    wait = Math.max(wait, signinPairRetryAfterSeconds(pair, input.now));
   }
   if (wait > 0) {
     throw new ApiError('rate_limited', {
@@ -33,5 +40,6 @@ export async function assertSigninAllowed(db: Kysely<Database>, input: { ip: str
 }
 
 function formatWait(seconds: number): string {
+  if (seconds === 1) return '1 second';
   return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 }

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { newId } from '../domain/ids.ts';
+import { isId, newId } from '../domain/ids.ts';
 import type { Plan } from '../domain/plans.ts';
 import type { AccountsTable, Database } from './schema.ts';
 
@@ -18,11 +18,14 @@ export async function createAccount(db: Kysely<Database>, input: { name: string;
   return account;
 }
 
+/** A string that is not an account id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findAccount(db: Kysely<Database>, id: string): Promise<Account | undefined> {
+  if (!isId('account', id)) return undefined;
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** Changes the plan; `limit` overrides the plan's quota (null returns to the plan's own). */
 export async function setAccountPlan(db: Kysely<Database>, id: string, plan: Plan, limit: number | null): Promise<Account | undefined> {
+  if (!isId('account', id)) return undefined;
   return db.updateTable('accounts').set({ plan, monthly_limit: limit }).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { generateApiKey, hashApiKey, type ApiKeyKind } from '../domain/api-key-secret.ts';
-import { newId } from '../domain/ids.ts';
+import { isId, newId } from '../domain/ids.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
 import { parseJson } from './store-errors.ts';
 
@@ -40,7 +40,9 @@ export async function findApiKeyByValue(db: Kysely<Database>, value: string): Pr
   return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(value)).executeTakeFirst();
 }
 
+/** A string that is not an API key id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findApiKey(db: Kysely<Database>, id: string): Promise<ApiKeyRow | undefined> {
+  if (!isId('apiKey', id)) return undefined;
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

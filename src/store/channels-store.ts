@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { newId } from '../domain/ids.ts';
+import { isId, newId } from '../domain/ids.ts';
 import type { ChannelsTable, Database } from './schema.ts';
 import { isUniqueViolation } from './store-errors.ts';
 
@@ -75,6 +75,8 @@ export async function countActiveSubscribers(db: Kysely<Database>, channelIds: s
   return counts;
 }
 
+/** A string that is not a channel id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findChannelById(db: Kysely<Database>, id: string): Promise<Channel | undefined> {
+  if (!isId('channel', id)) return undefined;
   return db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
 }

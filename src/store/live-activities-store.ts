@@ -19,6 +19,7 @@ export async function findLiveActivity(db: Kysely<Database>, accountId: string, 
 
 /** For the delivery jobs, which act for no particular caller. */
 export async function findLiveActivityById(db: Kysely<Database>, id: string): Promise<LiveActivityRow | undefined> {
+  if (!isId('liveActivity', id)) return undefined;
   return db.selectFrom('live_activities').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

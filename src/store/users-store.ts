@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { newId } from '../domain/ids.ts';
+import { isId, newId } from '../domain/ids.ts';
 import type { Database, UsersTable } from './schema.ts';
 
 export type User = Selectable<UsersTable>;
@@ -27,7 +27,9 @@ export async function addMembership(db: Kysely<Database>, input: { accountId: st
     .execute();
 }
 
+/** A string that is not a user id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findUser(db: Kysely<Database>, id: string): Promise<User | undefined> {
+  if (!isId('user', id)) return undefined;
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

@@ -32,6 +32,7 @@ export async function findWebhookMessage(db: Kysely<Database>, accountId: string
 }
 
 export async function findWebhookMessageById(db: Kysely<Database>, id: string): Promise<WebhookMessage | undefined> {
+  if (!isId('webhookMessage', id)) return undefined;
   return db.selectFrom('webhook_messages').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

@@ -40,6 +40,7 @@ export async function findWebhookEndpoint(db: Kysely<Database>, accountId: strin
 
 /** For the delivery job, which has the id from its own message. */
 export async function findWebhookEndpointById(db: Kysely<Database>, id: string): Promise<WebhookEndpoint | undefined> {
+  if (!isId('webhook', id)) return undefined;
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

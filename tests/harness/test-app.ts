@@ -49,6 +49,9 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { i
     ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir }),
     rateLimitPerSecond: 10_000,
     rateLimitBurst: 10_000,
+    publishableRateLimitPerAddress: 10_000,
+    publishableRateLimitBurst: 10_000,
+    publishableRateLimit: 10_000,
     ...overrides,
   };
   const clock = new ManualClock(Date.now());

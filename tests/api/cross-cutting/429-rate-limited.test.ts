@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ rateLimitPerSecond: 1, rateLimitBurst: 2 });
+  t = await startTestApp({ rateLimitPerSecond: 1, rateLimitBurst: 2, publishableRateLimitPerAddress: 1, publishableRateLimitBurst: 2 });
 });
 afterAll(async () => t.close());
 

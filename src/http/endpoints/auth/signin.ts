@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
-import { SIGNIN_WINDOW_MS } from '../../../domain/signin-limits.ts';
+import { SIGNIN_RETENTION_MS } from '../../../domain/signin-limits.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import { deleteEndedSessions } from '../../../store/sessions-store.ts';
 import { clearSigninFailures, pruneSigninAttempts, recordSigninAttempt } from '../../../store/signin-attempts-store.ts';
@@ -29,7 +29,7 @@ export function signinHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Sign in with email and password (dashboard)',
         description:
-          "Sets the HttpOnly session cookie and returns the session with its CSRF token; the session acts for the user's first account (switch with POST /api/v1/auth/switch-account). Rate-limited per email and per client address: 429 with Retry-After.",
+          "Sets the HttpOnly session cookie and returns the session with its CSRF token; the session acts for the user's first account (switch with POST /api/v1/auth/switch-account). Throttled per (email, client address) with growing delays, and per client address: 429 with Retry-After. Never locks the account for everyone.",
         tags: ['dashboard'],
         security: [],
         body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
@@ -54,9 +54,9 @@ export function signinHandler(deps: AppDependencies): Endpoint {
       const first = accounts[0];
       if (!first) throw new ApiError('forbidden', { message: 'This user belongs to no account; ask an account owner to add you again.' });
 
-      await clearSigninFailures(deps.store.db, emailHash);
+      await clearSigninFailures(deps.store.db, { emailHash, ip: request.ip });
       // Housekeeping on the way: ended sessions and attempts outside the window are of no further use.
-      await pruneSigninAttempts(deps.store.db, now - SIGNIN_WINDOW_MS);
+      await pruneSigninAttempts(deps.store.db, now - SIGNIN_RETENTION_MS);
       await deleteEndedSessions(deps.store.db, now);
       const session = await startSession(deps, request, reply, { userId: user.id, accountId: first.accountId });
       return { success: true as const, data: await sessionState(deps, session) };
