@@ -2,7 +2,7 @@
  * What a test file left open, found by comparing what keeps the process alive before and after it
  * (`process.getActiveResourcesInfo()`: handles and requests that are ref'd; unref'd timers and sockets do not count,
  * since they cannot keep a process from exiting) plus the test databases the harness opened (tests/harness/test-store.ts),
- * which an SQLite connection never shows as a handle. Pure functions: tests/setup/resource-leaks.test.ts proves them.
+ * which an SQLite connection never shows as a handle. Pure functions: tests/setup/leak-check.test.ts proves them.
  */
 export type ResourceCounts = Map<string, number>;
 
