@@ -22,8 +22,12 @@ export interface PushContent {
 }
 
 export function pushContentOf(row: NotificationRow, expiresAt: number | null = null): PushContent {
+  return { notificationId: row.id, ...notificationContent(row), expiresAt };
+}
+
+/** What a caller sent, as stored: pushed to devices (pushContentOf) and shown back by the API (notification-view.ts). */
+export function notificationContent(row: NotificationRow): Omit<PushContent, 'notificationId' | 'expiresAt'> {
   return {
-    notificationId: row.id,
     title: row.title,
     body: row.body,
     url: row.url,
@@ -33,6 +37,5 @@ export function pushContentOf(row: NotificationRow, expiresAt: number | null = n
     badge: row.badge,
     priority: row.priority,
     ttlSeconds: row.ttl_seconds,
-    expiresAt,
   };
 }

@@ -115,6 +115,20 @@ export const routeTable: readonly Route[] = [
 export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void {
   for (const route of routeTable) {
     const { options, handler } = route.handler(deps);
-    app.route({ ...options, method: route.method, url: route.url, config: { auth: route.auth }, handler });
+    const security = openApiSecurity[route.auth];
+    const schema = security && options.schema ? { ...options.schema, security } : options.schema;
+    app.route({ ...options, schema, method: route.method, url: route.url, config: { auth: route.auth }, handler });
   }
 }
+
+/**
+ * The OpenAPI `security` of an operation follows from its row's auth, so it is written once (here) rather than again
+ * in each endpoint module. Keys (and sessions) are the document's default (src/http/openapi.ts): only the routes that
+ * take less, or only a session, say so.
+ */
+const openApiSecurity: Record<RouteAuth, Array<Record<string, string[]>> | undefined> = {
+  secret: undefined,
+  'any-key': undefined,
+  session: [{ session: [] }],
+  none: [],
+};

@@ -169,20 +169,14 @@ export class JobQueue {
   async rescueExpired(kinds: string[]): Promise<number> {
     if (kinds.length === 0) return 0;
     const now = this.clock.now();
-    const failed = await this.store.db
-      .updateTable('jobs')
+    // Running jobs whose lease has lapsed; the last attempt's fail for good first, then the rest go back.
+    const expired = () => this.store.db.updateTable('jobs').where('state', '=', 'running').where('kind', 'in', kinds).where('lease_expires_at', '<', now);
+    const failed = await expired()
       .set({ state: 'failed', lease_owner: null, lease_expires_at: null, updated_at: now, finalized_at: now })
-      .where('state', '=', 'running')
-      .where('kind', 'in', kinds)
-      .where('lease_expires_at', '<', now)
       .whereRef('attempt', '>=', 'max_attempts')
       .executeTakeFirst();
-    const rescued = await this.store.db
-      .updateTable('jobs')
+    const rescued = await expired()
       .set({ state: 'available', lease_owner: null, lease_expires_at: null, run_at: now, updated_at: now })
-      .where('state', '=', 'running')
-      .where('kind', 'in', kinds)
-      .where('lease_expires_at', '<', now)
       .executeTakeFirst();
     const count = Number(rescued.numUpdatedRows) + Number(failed.numUpdatedRows);
     if (Number(rescued.numUpdatedRows) > 0) this.local.emit('wake');

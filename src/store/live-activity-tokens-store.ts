@@ -24,12 +24,7 @@ export async function saveLiveActivityToken(
 }
 
 export async function findLiveActivityToken(db: Kysely<Database>, liveActivityId: string, subscriberId: string): Promise<LiveActivityTokenRow | undefined> {
-  return db
-    .selectFrom('live_activity_tokens')
-    .selectAll()
-    .where('live_activity_id', '=', liveActivityId)
-    .where('subscriber_id', '=', subscriberId)
-    .executeTakeFirst();
+  return (await findLiveActivityTokens(db, liveActivityId, [subscriberId]))[0];
 }
 
 export async function findLiveActivityTokens(db: Kysely<Database>, liveActivityId: string, subscriberIds: string[]): Promise<LiveActivityTokenRow[]> {

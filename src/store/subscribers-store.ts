@@ -112,24 +112,22 @@ export async function unsubscribeSubscriber(
 }
 
 export async function countActiveInChannel(db: Kysely<Database>, channelId: string): Promise<number> {
-  const row = await db
-    .selectFrom('subscribers')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('channel_id', '=', channelId)
-    .where('status', '=', 'active')
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countActive(db, channelId, { liveActivityTargetsOnly: false });
 }
 
 /** Who a Live Activity start reaches: iOS subscribers that gave a push-to-start token, and every Android and web one. */
 export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string): Promise<number> {
-  const row = await db
+  return countActive(db, channelId, { liveActivityTargetsOnly: true });
+}
+
+async function countActive(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }): Promise<number> {
+  let query = db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('channel_id', '=', channelId)
-    .where('status', '=', 'active')
-    .where((eb) => eb.or([eb('platform', '!=', 'ios'), eb('push_to_start_token', 'is not', null)]))
-    .executeTakeFirstOrThrow();
+    .where('status', '=', 'active');
+  if (options.liveActivityTargetsOnly) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), eb('push_to_start_token', 'is not', null)]));
+  const row = await query.executeTakeFirstOrThrow();
   return Number(row.count);
 }
 

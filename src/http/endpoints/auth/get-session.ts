@@ -12,7 +12,6 @@ export function getSessionHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: "This browser's dashboard session, with its CSRF token (session: null when signed out)",
         tags: ['dashboard'],
-        security: [],
         response: { 200: Success(SessionState) },
       },
     },

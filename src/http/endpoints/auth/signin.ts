@@ -31,7 +31,6 @@ export function signinHandler(deps: AppDependencies): Endpoint {
         description:
           "Sets the HttpOnly session cookie and returns the session with its CSRF token; the session acts for the user's first account (switch with POST /api/v1/auth/switch-account). Throttled per (email, client address) with growing delays, and per client address: 429 with Retry-After. Never locks the account for everyone.",
         tags: ['dashboard'],
-        security: [],
         body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
         response: { 200: Success(SessionState), ...errorResponses(400, 401, 403, 413, 415, 429) },
       },

@@ -37,7 +37,6 @@ export function signupHandler(deps: AppDependencies): Endpoint {
         description:
           'Only while CLARION_SIGNUP=open. Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.',
         tags: ['dashboard'],
-        security: [],
         body: Type.Object(
           {
             email: Email,

@@ -1,10 +1,8 @@
 import Type from 'typebox';
-import { isId } from '../../../domain/ids.ts';
 import { countActiveSubscribers, listChannels } from '../../../store/channels-store.ts';
-import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
+import { readPageQuery, splitPage } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
@@ -20,18 +18,14 @@ export function listChannelsHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const auth = request.auth!;
-      const { cursor } = request.query;
-      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
-      if (cursor !== undefined && !isId('channel', cursor)) {
-        throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
-      }
-      const rows = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: cursor ?? null, limit: limit + 1 });
-      const page = rows.slice(0, limit);
+      const paging = readPageQuery(request.query, 'channel');
+      const rows = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: paging.cursor, limit: paging.fetch });
+      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       const counts = await countActiveSubscribers(deps.store.db, page.map((channel) => channel.id));
       return {
         success: true as const,
         data: page.map((channel) => channelView(channel, counts.get(channel.id))),
-        nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+        nextCursor,
       };
     },
   );

@@ -17,7 +17,6 @@ export function createKeyHandler(deps: AppDependencies): Endpoint {
         description:
           'A secret key (clr_sk_…) acts for your backend; a publishable key (clr_pk_…) is safe inside an app and may only register and unsubscribe subscribers. `channels` limits the key to those channels (they must exist); left out, the key may use every channel, including later ones. Needs X-CSRF-Token.',
         tags: ['api keys'],
-        security: [{ session: [] }],
         body: Type.Object(
           {
             name: Type.String({ minLength: 1, maxLength: 100, description: 'A name to tell keys apart, e.g. "backend" or "ios-app".' }),

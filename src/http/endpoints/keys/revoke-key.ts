@@ -13,7 +13,6 @@ export function revokeKeyHandler(deps: AppDependencies): Endpoint {
         summary: 'Revoke an API key: refused from the very next request (dashboard session only)',
         description: 'Idempotent: revoking a revoked key answers 200 with it unchanged. Needs X-CSRF-Token.',
         tags: ['api keys'],
-        security: [{ session: [] }],
         params: Type.Object({ id: Type.String({ description: 'key_… identifier.' }) }),
         response: { 200: Success(ApiKeySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },

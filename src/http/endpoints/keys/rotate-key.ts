@@ -20,7 +20,6 @@ export function rotateKeyHandler(deps: AppDependencies): Endpoint {
         description:
           'The new key is in this response only. The old one stops working after `graceSeconds` (default 0: at once; at most 7 days), so deployments can switch over. Only an active key can be rotated (409 otherwise). Needs X-CSRF-Token.',
         tags: ['api keys'],
-        security: [{ session: [] }],
         params: Type.Object({ id: Type.String({ description: 'key_… identifier.' }) }),
         body: Type.Object(
           {

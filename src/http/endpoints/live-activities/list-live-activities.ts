@@ -1,11 +1,9 @@
 import Type from 'typebox';
-import { isId } from '../../../domain/ids.ts';
 import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities-store.ts';
-import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { listableChannelIds } from '../../channel-scope.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
+import { readPageQuery, splitPage } from '../../pagination.ts';
 import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
@@ -29,19 +27,16 @@ export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const auth = request.auth!;
-      const { channelCode, status, cursor } = request.query;
-      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
-      if (cursor !== undefined && !isId('liveActivity', cursor)) {
-        throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
-      }
+      const { channelCode, status } = request.query;
+      const paging = readPageQuery(request.query, 'liveActivity');
       const channelIds = await listableChannelIds(deps.store.db, auth, channelCode);
       const now = deps.clock.now();
-      const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status: status ?? null, before: cursor ?? null, limit: limit + 1, now });
-      const page = rows.slice(0, limit);
+      const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status: status ?? null, before: paging.cursor, limit: paging.fetch, now });
+      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       return {
         success: true as const,
         data: page.map((row) => liveActivityView(row, now)),
-        nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+        nextCursor,
       };
     },
   );

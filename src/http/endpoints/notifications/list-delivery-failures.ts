@@ -1,14 +1,13 @@
 import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { platforms } from '../../../domain/device-token.ts';
-import { isId } from '../../../domain/ids.ts';
 import { listDeliveryFailures } from '../../../store/deliveries-store.ts';
 import { findNotification } from '../../../store/notifications-store.ts';
-import { ApiError, validationFailed } from '../../api-error.ts';
+import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
+import { readPageQuery, splitPage } from '../../pagination.ts';
 import { errorResponses, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
 
 const DeliveryFailure = Type.Object(
@@ -39,15 +38,13 @@ export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const notification = await findNotification(deps.store.db, auth.accountId, request.params.id);
       if (!notification || !isChannelInScope(auth, notification.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
-      const { cursor } = request.query;
-      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
-      if (cursor !== undefined && !isId('subscriber', cursor)) throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
-      const rows = await listDeliveryFailures(deps.store.db, { notificationId: notification.id, after: cursor ?? null, limit: limit + 1 });
-      const page = rows.slice(0, limit);
+      const paging = readPageQuery(request.query, 'subscriber');
+      const rows = await listDeliveryFailures(deps.store.db, { notificationId: notification.id, after: paging.cursor, limit: paging.fetch });
+      const { page, nextCursor } = splitPage(rows, paging, (row) => row.subscriber_id);
       return {
         success: true as const,
         data: page.map((row) => ({ subscriberId: row.subscriber_id, platform: row.platform, reason: row.reason, failedAt: toIso(row.created_at) })),
-        nextCursor: rows.length > limit ? page[page.length - 1]!.subscriber_id : null,
+        nextCursor,
       };
     },
   );

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
+import { notificationContent } from '../../../delivery/push-content.ts';
 import { toIso } from '../../../domain/clock.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
-import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
 /** The Notification object (docs/design.md 2.4; the seed's five fields are pinned). */
@@ -42,15 +42,7 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
   return {
     id: row.id,
     channelCode: row.channel_code,
-    title: row.title,
-    body: row.body,
-    url: row.url,
-    data: parseJson<Record<string, string>>(row.data),
-    imageUrl: row.image_url,
-    sound: row.sound,
-    badge: row.badge,
-    priority: row.priority,
-    ttlSeconds: row.ttl_seconds,
+    ...notificationContent(row),
     status: row.status,
     sendAt: row.send_at === null ? null : toIso(row.send_at),
     deliverAtLocalTime: row.deliver_at_local_time,

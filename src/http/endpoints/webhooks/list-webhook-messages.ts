@@ -1,10 +1,8 @@
 import Type from 'typebox';
-import { isId } from '../../../domain/ids.ts';
 import { listWebhookAttempts, listWebhookMessages } from '../../../store/webhook-messages-store.ts';
-import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
+import { readPageQuery, splitPage } from '../../pagination.ts';
 import { errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
@@ -22,18 +20,15 @@ export function listWebhookMessagesHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const endpoint = await loadWebhook(deps, request.auth!, request.params.id);
-      const { cursor, status } = request.query;
-      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
-      if (cursor !== undefined && !isId('webhookMessage', cursor)) {
-        throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
-      }
-      const rows = await listWebhookMessages(deps.store.db, { endpointId: endpoint.id, status: status ?? null, before: cursor ?? null, limit: limit + 1 });
-      const page = rows.slice(0, limit);
+      const { status } = request.query;
+      const paging = readPageQuery(request.query, 'webhookMessage');
+      const rows = await listWebhookMessages(deps.store.db, { endpointId: endpoint.id, status: status ?? null, before: paging.cursor, limit: paging.fetch });
+      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       const attempts = await listWebhookAttempts(deps.store.db, page.map((message) => message.id));
       return {
         success: true as const,
         data: page.map((message) => webhookMessageView(message, attempts.get(message.id) ?? [])),
-        nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+        nextCursor,
       };
     },
   );

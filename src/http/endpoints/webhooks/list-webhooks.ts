@@ -1,10 +1,8 @@
 import Type from 'typebox';
-import { isId } from '../../../domain/ids.ts';
 import { listWebhookEndpoints } from '../../../store/webhooks-store.ts';
-import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { PAGE_LIMIT_DEFAULT } from '../../../domain/limits.ts';
+import { readPageQuery, splitPage } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
@@ -22,18 +20,14 @@ export function listWebhooksHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       assertWebhookManager(auth);
-      const { cursor } = request.query;
-      const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT;
-      if (cursor !== undefined && !isId('webhook', cursor)) {
-        throw validationFailed([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
-      }
-      const rows = await listWebhookEndpoints(deps.store.db, { accountId: auth.accountId, after: cursor ?? null, limit: limit + 1 });
-      const page = rows.slice(0, limit);
+      const paging = readPageQuery(request.query, 'webhook');
+      const rows = await listWebhookEndpoints(deps.store.db, { accountId: auth.accountId, after: paging.cursor, limit: paging.fetch });
+      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       const now = deps.clock.now();
       return {
         success: true as const,
         data: page.map((endpoint) => webhookView(endpoint, now)),
-        nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+        nextCursor,
       };
     },
   );
