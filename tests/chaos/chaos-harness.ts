@@ -1,5 +1,3 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { expect } from 'vitest';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
@@ -14,6 +12,7 @@ import { type FakeApns, type FakeFcm } from '../../tools/fakes/index.ts';
 import { androidToken, iosToken, startFakeProviders } from '../delivery/engine/delivery-harness.ts';
 import { get, post } from '../harness/requests.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../harness/test-app.ts';
+import { capturingLogger } from '../harness/captured-logs.ts';
 
 /**
  * The chaos suite's shared parts: a fan-out of SUBSCRIBERS tokens (half iOS, half Android) through an in-process
@@ -51,16 +50,7 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
   const { apns, fcm, providerEnv } = await startFakeProviders({ clock: base.clock });
   const apnsProxy = await startFaultProxy({ target: apns.url });
   const fcmProxy = await startFaultProxy({ target: fcm.url });
-  const logs: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
+  const { logger, logs } = capturingLogger();
   // The clients as push-providers.ts builds them, pointed at the proxies.
   const apnsClient = createApnsClient({
     url: apnsProxy.url,

@@ -1,7 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
@@ -14,6 +12,7 @@ import { webhookBody } from '../../src/webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../src/webhooks/webhook-signature.ts';
 import { post } from '../harness/requests.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
+import { capturingLogger } from '../harness/captured-logs.ts';
 
 /**
  * Webhook tests: the app with private webhook URLs allowed (receivers run on 127.0.0.1; the SSRF tests turn it
@@ -44,16 +43,7 @@ export interface TestWorker {
 /** A delivery worker (relay + webhook jobs) on the test app's database, clock and secret key. */
 export async function startWebhookWorker(t: TestApp, overrides: Partial<Config> = {}): Promise<TestWorker> {
   const config: Config = { ...t.config, ...webhookConfig(overrides) };
-  const logs: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
+  const { logger, logs } = capturingLogger();
   const providers = createPushProviders(config, t.clock, logger);
   const worker = await startDeliveryWorker({ store: t.store, queue: t.queue, clock: t.clock, config, logger, providers, secretKey: t.secretKey });
   return {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/http/app.ts';
 import type { ClarionApp } from '../../../src/http/app-types.ts';
 import { isStorageUnavailable } from '../../../src/store/store-errors.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
-import { startTestApp, type TestApp } from '../../harness/test-app.ts';
-import { diskFullError, faultyStore, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
+import { startFaultyApp, type FaultyApp } from '../../harness/faulty-app.ts';
+import type { TestApp } from '../../harness/test-app.ts';
+import { diskFullError, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
 
 /** Issue 9.2: a full disk or a read-only database is the operator's outage: 503 unavailable (callers retry), not 500. */
 let t: TestApp;
@@ -14,15 +14,12 @@ let app: ClarionApp;
 const isNotificationInsert = (node: { kind: string; into?: { table?: { identifier?: { name?: string } } } }) =>
   node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === 'notifications';
 
+let h: FaultyApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  faulty = faultyStore(t.store);
-  app = await buildApp({ store: faulty.store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey });
+  h = await startFaultyApp();
+  ({ t, faulty, app } = h);
 });
-afterAll(async () => {
-  await app?.close();
-  await t?.close();
-});
+afterAll(async () => h?.close());
 
 describe('storage full or read-only → 503 unavailable', () => {
   it.each([

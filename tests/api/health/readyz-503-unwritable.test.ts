@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/http/app.ts';
 import type { ClarionApp } from '../../../src/http/app-types.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { get } from '../../harness/requests.ts';
-import { startTestApp, type TestApp } from '../../harness/test-app.ts';
-import { diskFullError, faultyStore, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
+import { startFaultyApp, type FaultyApp } from '../../harness/faulty-app.ts';
+import type { TestApp } from '../../harness/test-app.ts';
+import { diskFullError, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
 
 /** Issue 9.2: a store that answers reads but cannot store is not ready. The driver's error is injected on writes. */
 let t: TestApp;
@@ -12,15 +12,12 @@ let faulty: FaultyStore;
 let app: ClarionApp;
 const isInsert = (node: { kind: string }) => node.kind === 'InsertQueryNode';
 
+let h: FaultyApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  faulty = faultyStore(t.store);
-  app = await buildApp({ store: faulty.store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey });
+  h = await startFaultyApp();
+  ({ t, faulty, app } = h);
 });
-afterAll(async () => {
-  await app?.close();
-  await t?.close();
-});
+afterAll(async () => h?.close());
 
 describe('GET /readyz → 503 when storage is not writable', () => {
   it.each([

@@ -1,14 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import type { Config } from '../../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../src/worker.ts';
 import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { createApnsSigningKey, startFakeApns, startFakeFcm, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm } from '../../../tools/fakes/index.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+import { capturingLogger } from '../../harness/captured-logs.ts';
 
 export const APNS_TOPIC = 'com.example.clarion';
 export const FCM_PROJECT = 'clarion-test';
@@ -74,16 +73,7 @@ export async function startDeliveryHarness(
     queuePollInterval: 50,
     ...options.configure,
   };
-  const logs: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
+  const { logger, logs } = capturingLogger();
   const providers = createPushProviders(config, base.clock, logger);
   const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
   return {
