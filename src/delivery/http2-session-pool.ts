@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.ts';
 import { type LeaveReason, PoolSession, type PoolSessionEvents, type PoolSessionOptions } from './http2-pool-session.ts';
 import { Http2RequestError, describeError } from './http2-request-failure.ts';
+import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.ts';
 
 /**
  * A small pool of HTTP/2 sessions to one origin: APNs' provider API, and FCM (fcm-client.ts reuses it).
@@ -103,7 +104,6 @@ interface Pending {
 }
 
 const MAX_REDISPATCH = 3;
-const MAX_BODY_BYTES = 64 * 1024;
 /**
  * close() lets in-flight streams finish this long, all sessions at once, then cuts them. A push is answered in tens
  * of milliseconds; one still open after 2 s is stuck, and `clarion serve` must be gone within 5 s of SIGTERM.
@@ -238,36 +238,19 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     pending.session = s;
     inFlight.get(s)?.add(pending);
     armTimeout(pending);
-    let status = 0;
-    let headers: IncomingHttpHeaders = {};
-    let streamError: unknown = null;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    stream.on('response', (responseHeaders) => {
-      headers = responseHeaders;
-      status = Number(responseHeaders[':status']);
-    });
-    stream.on('data', (chunk: Buffer) => {
-      if (kept < MAX_BODY_BYTES) {
-        chunks.push(chunk);
-        kept += chunk.length;
-      }
-    });
-    stream.on('error', (error) => (streamError = error));
-    stream.on('close', () => {
-      const answered = status > 0 && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && streamError === null;
-      s.streamClosed(answered);
+    readStreamResponse(stream, (result) => {
+      s.streamClosed(result.answered);
       inFlight.get(s)?.delete(pending);
       // A stream the pool already settled (its session left, or the request timed out) and maybe re-dispatched
       // elsewhere: only the stream the request currently rides on decides.
       if (pending.stream === stream) {
-        if (answered) {
-          const body = Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
+        if (result.answered) {
+          const { status, headers, body } = result;
           settle(pending, { status, headers, body, retryAfterMs: parseRetryAfterMs(headers['retry-after'], options.clock.now()) });
-        } else if (status === 0 && wasUnprocessed(stream, s)) {
-          requeueOrFail(pending, streamError ?? new Error(`stream refused (rst ${stream.rstCode})`));
+        } else if (result.status === 0 && wasUnprocessed(stream, s)) {
+          requeueOrFail(pending, result.error ?? new Error(`stream refused (rst ${result.rstCode})`));
         } else {
-          settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request: ${describeError(streamError ?? `rst ${stream.rstCode}`)}`, streamError));
+          settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request: ${describeError(result.error ?? `rst ${result.rstCode}`)}`, result.error));
         }
       }
       pump();
@@ -358,13 +341,4 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       await Promise.all([...sessions, ...leaving].map((s) => s.close(CLOSE_GRACE_MS).then(() => abandon(s, 'closed', null))));
     },
   };
-}
-
-/** Retry-After is seconds or an HTTP-date (RFC 9110 §10.2.3); a date in the past means now. */
-export function parseRetryAfterMs(value: string | string[] | undefined, now: number): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return null;
-  if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
