@@ -2,14 +2,10 @@ import { expect } from 'vitest';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
 import type { PushProviders } from '../../src/delivery/push-sender.ts';
-import { newId } from '../../src/domain/ids.ts';
-import { hashApiKey } from '../../src/domain/api-key-secret.ts';
-import { findChannelByCode } from '../../src/store/channels-store.ts';
-import type { Subscriber } from '../../src/store/subscribers-store.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
 import { type FaultProxy, startFaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
 import { type FakeApns, type FakeFcm } from '../../tools/fakes/index.ts';
-import { androidToken, iosToken, startFakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { seedSubscribers, startFakeProviders } from '../delivery/engine/delivery-harness.ts';
 import { get, post } from '../harness/requests.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../harness/test-app.ts';
 import { capturingLogger } from '../harness/captured-logs.ts';
@@ -100,29 +96,6 @@ export interface FanOut {
   notificationId: string;
   /** token → subscriber id. */
   tokens: Map<string, string>;
-}
-
-/** Inserts `count` active subscribers (even n iOS, odd n Android) straight into the database, 500 rows a statement. */
-export async function seedSubscribers(t: TestApp, account: TestAccount, channelCode: string, count: number, firstN = 0): Promise<Map<string, string>> {
-  const channel = (await findChannelByCode(t.store.db, account.id, channelCode))!;
-  const tokens = new Map<string, string>();
-  const now = t.clock.now() - 1_000;
-  for (let start = firstN; start < firstN + count; start += 500) {
-    const rows: Subscriber[] = [];
-    for (let n = start; n < Math.min(firstN + count, start + 500); n += 1) {
-      const platform = n % 2 === 0 ? 'ios' : 'android';
-      const token = platform === 'ios' ? iosToken(n) : androidToken(n);
-      const id = newId('subscriber', now);
-      tokens.set(token, id);
-      rows.push({
-        id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
-        push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
-        created_at: now, updated_at: now, unsubscribed_at: null,
-      });
-    }
-    await t.store.db.insertInto('subscribers').values(rows).execute();
-  }
-  return tokens;
 }
 
 let nextTokenNumber = 0;

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { newId } from '../../../src/domain/ids.ts';
-import { hashApiKey } from '../../../src/domain/api-key-secret.ts';
-import { findChannelByCode } from '../../../src/store/channels-store.ts';
-import type { Subscriber } from '../../../src/store/subscribers-store.ts';
 import { startServeProcess, type ServerProcess } from '../../harness/cli-process.ts';
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { androidToken, iosToken, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
+import { seedSubscribers, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
 
 /**
  * Nothing is lost when a worker dies mid fan-out: a `clarion serve --worker` process is killed with SIGKILL while a
@@ -55,24 +51,7 @@ async function startWorker(): Promise<ServerProcess> {
 describe('crash recovery of a large fan-out', () => {
   it('delivers to every subscriber after a worker is killed mid-send, repeating only in-flight batches', async () => {
     const account = await t.newAccount({ channels: ['crowd'] });
-    const channel = (await findChannelByCode(t.store.db, account.id, 'crowd'))!;
-    const tokenOwner = new Map<string, string>();
-    const now = t.clock.now() - 1_000;
-    for (let start = 0; start < SUBSCRIBERS; start += 500) {
-      const rows: Subscriber[] = [];
-      for (let n = start; n < Math.min(SUBSCRIBERS, start + 500); n += 1) {
-        const platform = n % 2 === 0 ? 'ios' : 'android';
-        const token = platform === 'ios' ? iosToken(n) : androidToken(n);
-        const id = newId('subscriber', now);
-        tokenOwner.set(token, id);
-        rows.push({
-          id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
-          push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
-          created_at: now, updated_at: now, unsubscribed_at: null,
-        });
-      }
-      await t.store.db.insertInto('subscribers').values(rows).execute();
-    }
+    const tokenOwner = await seedSubscribers(t, account, 'crowd', SUBSCRIBERS);
 
     const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'crowd', title: 'Everyone', body: 'Hello, crowd' });
     expect(sent.statusCode).toBe(201);
