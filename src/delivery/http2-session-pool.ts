@@ -162,15 +162,23 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     if (queue.length > 0 && shouldOpenSession()) openSession();
   }
 
+  /**
+   * Asked after every answer while requests wait (most of a large fan-out), so it allocates nothing: the array
+   * version of these checks showed up in bench/fanout-cpu.ts profiles (issue 11).
+   */
   function shouldOpenSession(): boolean {
     if (closed) return false;
-    // A suspect session (a request on it timed out, its PING is outstanding) does not count: its replacement may
-    // connect now, so the queue does not wait out the PING timeout.
-    const live = [...sessions].filter((s) => !s.suspect);
-    if (live.length >= maxSessions) return false;
-    if (live.some((s) => !s.connected || !s.settingsReceived)) return false; // one connecting at a time
-    if (live.length > 0 && performance.now() < connectBackoffUntil) return false;
-    return live.every((s) => s.established && s.active >= s.limit());
+    let live = 0;
+    for (const s of sessions) {
+      // A suspect session (a request on it timed out, its PING is outstanding) does not count: its replacement may
+      // connect now, so the queue does not wait out the PING timeout.
+      if (s.suspect) continue;
+      live += 1;
+      if (!s.connected || !s.settingsReceived) return false; // one connecting at a time
+      if (!s.established || s.active < s.limit()) return false; // only when every live session is full
+    }
+    if (live >= maxSessions) return false;
+    return live === 0 || performance.now() >= connectBackoffUntil;
   }
 
   function openSession(): void {
@@ -222,7 +230,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   function dispatch(pending: Pending, s: PoolSession): void {
     let stream: ClientHttp2Stream;
     try {
-      stream = s.request({ ':method': 'POST', ...pending.headers });
+      stream = s.request(pending.headers[':method'] ? pending.headers : { ':method': 'POST', ...pending.headers });
     } catch (error) {
       if (!SESSION_GONE_CODES.has((error as NodeJS.ErrnoException).code ?? '')) {
         // A header Node refuses (ERR_HTTP2_INVALID_HEADER_VALUE, …): this request is wrong, not the session.

@@ -93,7 +93,7 @@ export async function findSubscriber(db: Kysely<Database>, accountId: string, id
  */
 export async function unsubscribeSubscriber(
   trx: Kysely<Database>,
-  input: { subscriber: Subscriber; channelCode: string; reason: UnsubscribeReason; now: number },
+  input: { subscriber: Pick<Subscriber, 'id' | 'account_id' | 'platform'>; channelCode: string; reason: UnsubscribeReason; now: number },
 ): Promise<boolean> {
   const result = await trx
     .updateTable('subscribers')
