@@ -39,7 +39,16 @@ export function processCpuMs(pid: number): number {
 
 /** Peak resident set size of a live process since it started (VmHWM), in MB. */
 export function processPeakRssMb(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return statusMb(pid, 'VmHWM');
+}
+
+/** Resident set size of a live process now (VmRSS), in MB. */
+export function processRssMb(pid: number): number {
+  return statusMb(pid, 'VmRSS');
+}
+
+function statusMb(pid: number, field: string): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
