@@ -8,6 +8,8 @@
 // Ends with BENCH_RESULT {"sqliteExecutionUsPerPush" (SQLite's own time), "statementUsPerPush" (from building each statement to
 // its result, waits for the connection included), "statementsPerPush", "statements": {kind: count}, …}.
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
@@ -34,6 +36,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     latency: { type: 'string', default: '20-50' },
     postgres: { type: 'string' },
+    // Writes a V8 CPU profile of the measured delivery only (start-up and warm-up excluded) to this file.
+    profile: { type: 'string' },
     quick: { type: 'boolean', default: false },
   },
 });
@@ -129,11 +133,22 @@ const worker = await startDeliveryWorker({ store: timedStore, queue, clock: syst
 let result: Record<string, unknown>;
 try {
   await deliverNotification(bench, warmUp);
+  const profiler = values.profile ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   timer.counting = true;
   sqliteExecution.counting = bench.store.dialect === 'sqlite';
   const delivery = await deliverNotification(bench, channel);
   timer.counting = false;
   sqliteExecution.counting = false;
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(values.profile!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
   const kinds = [...timer.byKind].sort((a, b) => b[1].ms - a[1].ms);
   const totalMs = kinds.reduce((sum, [, entry]) => sum + entry.ms, 0);
   const statements = kinds.reduce((sum, [, entry]) => sum + entry.count, 0);

@@ -82,11 +82,11 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
 
   async function post(token: string, headers: Record<string, string>, body: string): Promise<DeliveryOutcome> {
     if (!HEX_TOKEN.test(token)) return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
-    let jwt = await tokens.current();
+    let jwt = tokens.fresh() ?? (await tokens.current());
     // At most two attempts: the second only after renewing the JWT for ExpiredProviderToken (node-apn and
     // apns2(npm) do the same, docs/protocols.md 1.2).
     for (let attempt = 1; ; attempt += 1) {
-      const requestHeaders: OutgoingHttpHeaders = { ...headers, ':method': 'POST', ':path': `/3/device/${token}`, authorization: `bearer ${jwt}` };
+      const requestHeaders: OutgoingHttpHeaders = { ...headers, ':method': 'POST', ':path': `/3/device/${token}`, authorization: bearerOf(jwt) };
       let outcome;
       try {
         const response = await pool.request(requestHeaders, body);
@@ -105,6 +105,13 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
       log.info({ provider: 'apns' }, 'APNs provider token expired; retrying with a renewed token');
       jwt = decision.token;
     }
+  }
+
+  /** `bearer <jwt>`, built once per JWT rather than a new 230-byte string per push. */
+  let bearer = { jwt: '', header: '' };
+  function bearerOf(jwt: string): string {
+    if (bearer.jwt !== jwt) bearer = { jwt, header: `bearer ${jwt}` };
+    return bearer.header;
   }
 
   function logged(outcome: DeliveryOutcome): DeliveryOutcome {
