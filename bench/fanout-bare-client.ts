@@ -3,18 +3,30 @@
 // fields, to the same tokens (fanout-harness.ts benchDevice) — with one signed JWT and one OAuth token, no database and
 // no bookkeeping. Its CPU per push is the floor Clarion's is compared with (bench/fanout-cpu.ts).
 //
-//   node --import tsx bench/fanout-bare-client.ts --count 20000   (with the fakes' CLARION_* variables and NODE_EXTRA_CA_CERTS set)
+//   node --import tsx bench/fanout-bare-client.ts [--count 20000] [--latency 20-50] [--quick]
+//
+// With the fakes' CLARION_* variables and NODE_EXTRA_CA_CERTS set (as bench/fanout-cpu.ts runs it) it uses those fakes;
+// without them it starts its own (tools/run-fakes.ts) first.
 //
 // Prints one line: BENCH_RESULT {"pushes", "ok", "seconds", "cpuMs", "cpuUsPerPush"}; CPU counted from the first request to the
 // last answer (start-up and token fetching excluded, as the worker's start-up is excluded from Clarion's figure).
+import { spawnSync } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import { benchDevice, printBenchResult } from './fanout-harness.ts';
+import { benchDevice, printBenchResult, startFakesProcess } from './fanout-harness.ts';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, latency: { type: 'string', default: '20-50' }, quick: { type: 'boolean', default: false } } });
+if (!process.env.CLARION_APNS_URL) {
+  // Run alone: start the fakes in their own process and run again with their environment (their CA must be trusted
+  // from the start of the process).
+  const fakes = await startFakesProcess(values.latency!);
+  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...fakes.env } });
+  await fakes.stop();
+  process.exit(rerun.status ?? 1);
+}
 const count = values.quick ? 2000 : Number(values.count);
 const env = (name: string) => {
   const value = process.env[name];
