@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.ts';
 import { type LeaveReason, PoolSession, type PoolSessionEvents, type PoolSessionOptions } from './http2-pool-session.ts';
 import { Http2RequestError, describeError } from './http2-request-failure.ts';
+import { RequestDeadlines } from './http2-request-deadlines.ts';
 import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.ts';
 
 /**
@@ -98,7 +99,8 @@ interface Pending {
   settled: boolean;
   stream: ClientHttp2Stream | null;
   session: PoolSession | null;
-  timer: NodeJS.Timeout | undefined;
+  /** When its wait (for a stream, then for the answer) times out: http2-request-deadlines.ts. */
+  deadline: number;
   resolve(response: Http2Response): void;
   reject(error: Http2RequestError): void;
 }
@@ -289,7 +291,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   function settle(pending: Pending, result: Http2Response | Http2RequestError): void {
     if (pending.settled) return;
     pending.settled = true;
-    clearTimeout(pending.timer);
+    pending.deadline = 0;
     if (pending.session) inFlight.get(pending.session)?.delete(pending);
     pending.stream = null;
     if (result instanceof Http2RequestError) pending.reject(result);
@@ -297,24 +299,24 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   }
 
   /**
-   * (Re)starts a request's timeout: once when it is queued, again when it goes out on a stream. Counting the queue
-   * wait into the answer's time would time out, and so repeat, pushes that were sent just before their deadline.
+   * (Re)starts a request's timeout: when it has to wait for a stream, and again when it goes out on one. Counting the
+   * queue wait into the answer's time would time out, and so repeat, pushes that were sent just before their deadline.
    */
+  const deadlines = new RequestDeadlines<Pending>(requestTimeoutMs, (pending) => {
+    const index = queue.indexOf(pending);
+    if (index >= 0) queue.splice(index, 1);
+    const { stream, session } = pending;
+    settle(pending, new Http2RequestError('timeout', stream ? `${name}: no response within ${requestTimeoutMs} ms` : `${name}: no free stream within ${requestTimeoutMs} ms`));
+    stream?.close(NGHTTP2_CANCEL);
+    // A slow answer may mean a dead connection: check it now rather than at the next idle PING, and send
+    // nothing more over it until it answers.
+    if (session && !session.left) {
+      session.ping(true);
+      pump();
+    }
+  });
   function armTimeout(pending: Pending): void {
-    clearTimeout(pending.timer);
-    pending.timer = setTimeout(() => {
-      const index = queue.indexOf(pending);
-      if (index >= 0) queue.splice(index, 1);
-      const { stream, session } = pending;
-      settle(pending, new Http2RequestError('timeout', stream ? `${name}: no response within ${requestTimeoutMs} ms` : `${name}: no free stream within ${requestTimeoutMs} ms`));
-      stream?.close(NGHTTP2_CANCEL);
-      // A slow answer may mean a dead connection: check it now rather than at the next idle PING, and send
-      // nothing more over it until it answers.
-      if (session && !session.left) {
-        session.ping(true);
-        pump();
-      }
-    }, requestTimeoutMs);
+    deadlines.arm(pending);
   }
 
   function checkIdleSessions(): void {
@@ -328,7 +330,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     request(headers, body) {
       return new Promise<Http2Response>((resolve, reject) => {
         if (closed) return reject(new Http2RequestError('closed', `${name}: client is closed`));
-        const pending: Pending = { headers, body, redispatches: 0, settled: false, stream: null, session: null, resolve, reject, timer: undefined };
+        const pending: Pending = { headers, body, redispatches: 0, settled: false, stream: null, session: null, resolve, reject, deadline: 0 };
         queue.push(pending);
         pump();
         // The wait for a stream is timed only when there is a wait: most requests go out at once, and one timer fewer
@@ -346,6 +348,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     async close() {
       closed = true;
       clearInterval(pingTimer);
+      deadlines.stop();
       for (const pending of queue.splice(0)) settle(pending, new Http2RequestError('closed', `${name}: client closed`));
       // All at once, each bounded by the grace period: no session, however stuck, holds up shutdown longer.
       await Promise.all([...sessions, ...leaving].map((s) => s.close(CLOSE_GRACE_MS).then(() => abandon(s, 'closed', null))));
