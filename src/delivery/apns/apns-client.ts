@@ -146,9 +146,10 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
 
   return {
     topic: options.topic,
-    async send(token, content, sendOptions = {}) {
+    // Not async: returning post()'s promise saves a promise and its microtask turns per push.
+    send(token, content, sendOptions = {}) {
       const { body, tooLarge, headers } = prepare(content, sendOptions);
-      if (tooLarge) return { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
+      if (tooLarge) return Promise.resolve({ kind: 'rejected', reason: 'apns:PayloadTooLarge' });
       return post(token, headers, body);
     },
     sendRaw(token, headers, payload) {
