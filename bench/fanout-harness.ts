@@ -1,4 +1,4 @@
-// Shared pieces of the fan-out, memory and scale-out benchmarks (bench/fanout-*.ts, bench/scale-out-workers.ts): the fake
+// Shared pieces of the fan-out, memory, import and scale-out benchmarks (fanout-cpu.ts, fanout-memory.ts and the others): the fake
 // providers in a process of their own, a fresh database seeded with a channel of N subscribers, `clarion serve --worker`
 // processes, one notification delivered end to end, and per-process CPU and peak RSS read from /proc, so Clarion's cost
 // is measured alone (neither the fakes nor this driver count). Not a benchmark itself.
@@ -24,7 +24,7 @@ const CLARION_BIN = join(repoRoot, 'bin/clarion.js');
 /** Linux reports utime/stime in clock ticks of 1/100 s (sysconf(_SC_CLK_TCK) is 100 on every common kernel). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** The one line a bench script ends with, read by `npm run bench` (bench/run.ts). */
+/** The one line a bench script ends with, read by `npm run bench`. */
 export function printBenchResult(result: Record<string, unknown>): void {
   process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
 }
