@@ -2,7 +2,7 @@ import { listLiveActivities, liveActivityStatuses } from '../../../store/live-ac
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';
-import { splitPage } from '../../pagination.ts';
+import { pageResponse } from '../../pagination.ts';
 import { errorResponses, SuccessList } from '../../schemas.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
@@ -22,12 +22,7 @@ export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
       const { channelIds, status, paging } = await readChannelListQuery(deps.store.db, auth, request.query, 'liveActivity');
       const now = deps.clock.now();
       const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status, before: paging.cursor, limit: paging.fetch, now });
-      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
-      return {
-        success: true as const,
-        data: page.map((row) => liveActivityView(row, now)),
-        nextCursor,
-      };
+      return pageResponse(rows, paging, (row) => row.id, (row) => liveActivityView(row, now));
     },
   );
 }

@@ -2,7 +2,7 @@ import { listNotifications, notificationStatuses } from '../../../store/notifica
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';
-import { splitPage } from '../../pagination.ts';
+import { pageResponse } from '../../pagination.ts';
 import { errorResponses, SuccessList } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
@@ -20,12 +20,7 @@ export function listNotificationsHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const { channelIds, status, paging } = await readChannelListQuery(deps.store.db, auth, request.query, 'notification');
       const rows = await listNotifications(deps.store.db, { accountId: auth.accountId, channelIds, status, before: paging.cursor, limit: paging.fetch });
-      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
-      return {
-        success: true as const,
-        data: page.map(notificationView),
-        nextCursor,
-      };
+      return pageResponse(rows, paging, (row) => row.id, notificationView);
     },
   );
 }
