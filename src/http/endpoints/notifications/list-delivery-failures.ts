@@ -8,7 +8,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
 import { readPageQuery, pageResponse } from '../../pagination.ts';
-import { errorResponses, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
+import { errorResponses, IdParams, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
 
 const DeliveryFailure = Type.Object(
   {
@@ -29,7 +29,7 @@ export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: "A notification's per-subscriber delivery failures",
         tags: ['notifications'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: IdParams('notification'),
         querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
         response: { 200: SuccessList(DeliveryFailure), ...errorResponses(400, 401, 403, 404, 429) },
       },
