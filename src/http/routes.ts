@@ -7,6 +7,7 @@ import { signupHandler } from './endpoints/auth/signup.ts';
 import { switchAccountHandler } from './endpoints/auth/switch-account.ts';
 import { createChannelHandler } from './endpoints/channels/create-channel.ts';
 import { getChannelHandler } from './endpoints/channels/get-channel.ts';
+import { getJoinQrCodeHandler } from './endpoints/channels/get-join-qr-code.ts';
 import { listChannelsHandler } from './endpoints/channels/list-channels.ts';
 import { updateChannelHandler } from './endpoints/channels/update-channel.ts';
 import { getOpenApiHandler } from './endpoints/docs/get-openapi.ts';
@@ -84,6 +85,7 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/channels', auth: 'secret', handler: listChannelsHandler },
   { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', handler: getChannelHandler },
   { method: 'POST', url: '/api/v1/channels/:code/update', auth: 'secret', handler: updateChannelHandler },
+  { method: 'GET', url: '/api/v1/channels/:code/join-qr-code', auth: 'secret', handler: getJoinQrCodeHandler },
 
   { method: 'GET', url: '/api/v1/usage', auth: 'secret', handler: getUsageHandler },
   { method: 'GET', url: '/api/v1/usage/daily', auth: 'secret', handler: getDailyUsageHandler },
