@@ -5,6 +5,7 @@ import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
+import { resolveVapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { buildApp } from './http/app.ts';
 import type { ClarionApp } from './http/app-types.ts';
 import { JobQueue } from './queue/job-queue.ts';
@@ -36,6 +37,9 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     'storage ready',
   );
   const clock = systemClock;
+  // Generated on the first start and stored (vapid-keys.ts): browsers subscribe with the public key from now on.
+  const vapidKeys = await resolveVapidKeys(store.db, secretKey, config, clock.now());
+  logger.info({ source: vapidKeys.source, publicKey: vapidKeys.publicKey, subject: vapidKeys.subject }, 'Web Push VAPID keys ready');
   const queue = JobQueue.forStore(store, clock, config.databaseUrl);
 
   let worker: DeliveryWorker | null = null;

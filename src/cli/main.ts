@@ -11,6 +11,7 @@ import { addKeysRevoke } from './keys-revoke.ts';
 import { addKeysRotate } from './keys-rotate.ts';
 import { addMigrate } from './migrate.ts';
 import { addServe } from './serve.ts';
+import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
 
 /** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
 const program = new Command('clarion').description('Clarion push notification service').showHelpAfterError().exitOverride();
@@ -28,6 +29,8 @@ addKeysCreate(keys);
 addKeysRevoke(keys);
 addKeysRotate(keys);
 addKeysList(keys);
+const webPush = program.command('web-push').description('manage Web Push (VAPID keys)');
+addWebPushRotateKeys(webPush);
 
 try {
   await program.parseAsync(process.argv);

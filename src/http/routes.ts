@@ -40,6 +40,7 @@ import { listWebhooksHandler } from './endpoints/webhooks/list-webhooks.ts';
 import { retryWebhookMessageHandler } from './endpoints/webhooks/retry-webhook-message.ts';
 import { rotateWebhookSecretHandler } from './endpoints/webhooks/rotate-webhook-secret.ts';
 import { testWebhookHandler } from './endpoints/webhooks/test-webhook.ts';
+import { getVapidPublicKeyHandler } from './endpoints/web-push/get-vapid-public-key.ts';
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -80,6 +81,8 @@ export const routeTable: readonly Route[] = [
 
   { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', handler: registerSubscriberHandler, browser: true },
   { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any-key', handler: unsubscribeSubscriberHandler, browser: true },
+  // The key browsers subscribe with is public: a page may fetch it with its publishable key or without one.
+  { method: 'GET', url: '/api/v1/web-push/public-key', auth: 'none', handler: getVapidPublicKeyHandler, browser: true },
 
   { method: 'POST', url: '/api/v1/channels', auth: 'secret', handler: createChannelHandler },
   { method: 'GET', url: '/api/v1/channels', auth: 'secret', handler: listChannelsHandler },

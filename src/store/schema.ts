@@ -234,6 +234,16 @@ export interface SigninAttemptsTable {
   created_at: number;
 }
 
+/** The instance's VAPID key pair for Web Push (docs/web-push.md): one row, id 'current'. */
+export interface VapidKeysTable {
+  id: string;
+  /** base64url of the uncompressed P-256 point (65 bytes): what browsers subscribe with. */
+  public_key: string;
+  /** base64url of the 32-byte private scalar, sealed with the instance secret key (secret-box.ts). */
+  sealed_private_key: string;
+  created_at: number;
+}
+
 /** A webhook endpoint of an account (docs/webhooks.md). */
 export interface WebhookEndpointsTable {
   id: string;
@@ -312,4 +322,5 @@ export interface Database {
   notification_platform_stats: NotificationPlatformStatsTable;
   sessions: SessionsTable;
   signin_attempts: SigninAttemptsTable;
+  vapid_keys: VapidKeysTable;
 }

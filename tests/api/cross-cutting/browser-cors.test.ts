@@ -25,6 +25,15 @@ describe('CORS for the routes the browser SDK calls (src/http/browser-cors.ts)',
     expect(String(response.headers['access-control-allow-headers'])).not.toContain('x-csrf-token');
   });
 
+  it('answers the preflight of the Web Push public key, which the SDK fetches with its key', async () => {
+    const response = await preflight('/api/v1/web-push/public-key', 'GET');
+    expect(response.statusCode).toBe(204);
+    expect(response.headers['access-control-allow-methods']).toBe('GET');
+    const key = await t.app.inject({ method: 'GET', url: '/api/v1/web-push/public-key', headers: ORIGIN });
+    expect(key.statusCode).toBe(200);
+    expect(key.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('lets a page read the answer, errors included', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const created = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'web', token: tokens.web() }, ORIGIN);
