@@ -10,7 +10,7 @@ import { announce, showProblem } from '../feedback.js';
 const platformTokens = [
   { platform: 'ios', label: 'iOS', token: '"<APNs device token, hex>"', note: 'From application(_:didRegisterForRemoteNotificationsWithDeviceToken:), as a hex string. Add "pushToStartToken" (iOS 17.2+) to receive Live Activities.' },
   { platform: 'android', label: 'Android', token: '"<FCM registration token>"', note: 'From FirebaseMessaging.getInstance().token.' },
-  { platform: 'web', label: 'Web', token: '<PushSubscription.toJSON()>', note: 'The browser’s PushSubscription object, as JSON.' },
+  { platform: 'web', label: 'Web', token: '<PushSubscription.toJSON()>', note: 'The browser’s PushSubscription object, as JSON. The browser SDK, /sdk/clarion-web.js, registers it for you; or use the public join page above.' },
 ];
 
 export async function channelPage({ container, params }) {
