@@ -1,4 +1,4 @@
-import type { BrowserContext, Page, Worker } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
 import type { PushSubscriptionJson } from '../../tools/fakes/index.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -55,15 +55,34 @@ export async function serviceWorkerAt(context: BrowserContext, scriptUrl: string
  * notification with `tag`.
  */
 export async function deliverPush(page: Page, scope: string, data: string, tag: string): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  const registrations: Array<{ registrationId: string; scopeURL: string; isDeleted: boolean }> = [];
-  cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: typeof registrations }) => registrations.push(...event.registrations));
-  await cdp.send('ServiceWorker.enable');
+  const { cdp, registrations } = await serviceWorkerDevTools(page);
   await waitFor(() => registrations.some((entry) => entry.scopeURL === scope && !entry.isDeleted), 10_000, `the registration of ${scope}`);
-  const registrationId = registrations.find((entry) => entry.scopeURL === scope && !entry.isDeleted)!.registrationId;
+  const registrationId = registrations.findLast((entry) => entry.scopeURL === scope && !entry.isDeleted)!.registrationId;
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: new URL(scope).origin, registrationId, data });
   await waitFor(async () => (await shownNotifications(page, scope)).some((shown) => shown.tag === tag), 10_000, `a notification tagged ${tag}`);
-  await cdp.detach();
+}
+
+interface ServiceWorkerDevTools {
+  cdp: CDPSession;
+  registrations: Array<{ registrationId: string; scopeURL: string; isDeleted: boolean }>;
+}
+
+const devToolsOfPage = new WeakMap<Page, Promise<ServiceWorkerDevTools>>();
+
+/** One DevTools session per page with the ServiceWorker domain on, kept for the page's life (closed with it). */
+function serviceWorkerDevTools(page: Page): Promise<ServiceWorkerDevTools> {
+  let devTools = devToolsOfPage.get(page);
+  if (!devTools) {
+    devTools = (async () => {
+      const cdp = await page.context().newCDPSession(page);
+      const registrations: ServiceWorkerDevTools['registrations'] = [];
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: ServiceWorkerDevTools['registrations'] }) => registrations.push(...event.registrations));
+      await cdp.send('ServiceWorker.enable');
+      return { cdp, registrations };
+    })();
+    devToolsOfPage.set(page, devTools);
+  }
+  return devTools;
 }
 
 export interface ShownNotification {
@@ -108,6 +127,8 @@ export async function clickNotification(worker: Worker, tag: string, openWindows
         result.closed = true;
         close();
       };
+      // In a [Global] scope the attribute is the global object's own property: put the same one back afterwards.
+      const realClients = Object.getOwnPropertyDescriptor(scope, 'clients');
       Object.defineProperty(scope, 'clients', {
         configurable: true,
         value: {
@@ -120,8 +141,8 @@ export async function clickNotification(worker: Worker, tag: string, openWindows
         scope.ClarionServiceWorker.handleNotificationClick({ notification, waitUntil: (promise: Promise<unknown>) => pending.push(promise) });
         await Promise.all(pending);
       } finally {
-        // The own property goes; the real `clients` (an accessor on the prototype) shows through again.
-        delete scope.clients;
+        if (realClients) Object.defineProperty(scope, 'clients', realClients);
+        else delete scope.clients;
       }
       return result;
     },
