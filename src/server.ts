@@ -45,7 +45,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   let worker: DeliveryWorker | null = null;
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
   if (roles.worker) {
-    providers = createPushProviders(config, clock, logger);
+    providers = createPushProviders(config, clock, logger, vapidKeys);
     worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
   }

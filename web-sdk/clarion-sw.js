@@ -4,7 +4,7 @@
 //
 //   importScripts('https://push.example.com/sdk/clarion-sw.js');
 //
-// The push message, decrypted by the browser, is JSON: {title, body, url, icon, image, badge, data, tag}, where tag
+// The push message, decrypted by the browser, is JSON: {title, body, url, image, badge, data, tag}, where tag
 // is the notification id (or a Live Activity's id), so a repeat or an update replaces the notification in place.
 //
 // A site whose own service worker also handles other pushes sets `self.ClarionServiceWorkerManualEvents = true`
@@ -21,7 +21,6 @@
       body: text(message.body),
       icon: text(message.icon),
       image: text(message.image),
-      badge: text(message.badge),
       tag: text(message.tag),
       // Where a click goes, and the caller's own data (notification.data.data) for a site's own handlers.
       data: { clarion: true, url: text(message.url) ?? null, data: message.data && typeof message.data === 'object' ? message.data : {} },
@@ -45,10 +44,18 @@
     }
   }
 
+  /** A payload's `badge` is a count for the app badge (not the notification's badge image), where the browser has one. */
+  function setAppBadge(payload) {
+    const badge = payload && payload.badge;
+    if (typeof badge !== 'number' || !self.navigator || typeof self.navigator.setAppBadge !== 'function') return Promise.resolve();
+    return self.navigator.setAppBadge(badge).catch(() => undefined);
+  }
+
   function handlePush(event) {
-    const { title, options } = notificationFromPayload(readPayload(event));
+    const payload = readPayload(event);
+    const { title, options } = notificationFromPayload(payload);
     // Every push must show a notification (userVisibleOnly), inside waitUntil so the worker lives until it is shown.
-    event.waitUntil(self.registration.showNotification(title, options));
+    event.waitUntil(Promise.all([self.registration.showNotification(title, options), setAppBadge(payload)]));
   }
 
   /** Focuses a window already showing `url` (ignoring its #fragment), else opens one. */

@@ -234,19 +234,6 @@ describe('notification delivery to APNs and FCM', () => {
     expect(h.logs.some((line) => String(line.msg).includes('CLARION_APNS_TOPIC'))).toBe(true);
   });
 
-  it('fails web subscribers with a reason that says Web Push is not available yet', async () => {
-    const account = await h.newAccount({ channels: ['web'] });
-    const id = await register(account.publishableKey, 'web', 'web', {
-      endpoint: 'https://push.example.net/send/abc',
-      keys: { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') },
-    });
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'web', title: 'Hi' });
-    const final = await finalNotification(account.secretKey, sent.body.data.id);
-    expect(final).toMatchObject({ status: 'failed', stats: { failed: 1 } });
-    const failures = await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey);
-    expect(failures.body.data).toEqual([expect.objectContaining({ subscriberId: id, reason: 'web_push_not_available' })]);
-  });
-
   it('holds a scheduled notification until its time comes on the clock', async () => {
     const account = await h.newAccount({ channels: ['later'] });
     const ios = iosToken(5001);
