@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildWebLiveActivityMessage, webLiveActivityOptions } from '../../../src/delivery/live-activities/web-live-activity-message.ts';
+import { webLiveActivityContent } from '../../../src/delivery/live-activities/web-live-activity-message.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
+import { buildWebPushHeaders, buildWebPushMessage } from '../../../src/delivery/web-push/web-push-message.ts';
 
 const START = Date.parse('2026-05-01T10:00:00Z');
 
@@ -45,21 +46,33 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
       true,
     ],
     ['steps', push({ template: 'steps', fields: { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' } }), nowhere, 'Delivery', '▓▓▓▓▓░░░░░\nStep 2 of 4 · On the way', false],
-  ] as const)('%s', (_what, event, place, title, body, renotify) => {
-    const message = buildWebLiveActivityMessage(event, place);
-    expect(message).toMatchObject({ title, body, renotify, tag: event.activityId });
-    expect(message.data).toEqual({ clarion: 'live_activity', event: event.event, activityId: event.activityId, template: event.template, timestamp: String(event.timestamp) });
+  ] as const)('%s', (_what, event, place, title, body, alerting) => {
+    // What the service worker receives, built by the notification path's own Web Push message builder.
+    const message = buildWebPushMessage(webLiveActivityContent(event, place));
+    expect(message).toEqual({
+      title,
+      body,
+      url: null,
+      tag: event.activityId,
+      data: expect.objectContaining({ clarion: 'live_activity', event: event.event, activityId: event.activityId, template: event.template, timestamp: String(event.timestamp), alerting: String(alerting) }),
+    });
   });
 
-  it('gives a timer its end as the notification timestamp', () => {
-    expect(buildWebLiveActivityMessage(push({ template: 'timer', fields: { title: 'T', endsAt: '2026-05-01T12:30:00.000Z' } }), nowhere).timestamp).toBe(Date.parse('2026-05-01T12:30:00Z'));
-    expect(buildWebLiveActivityMessage(push({}), nowhere).timestamp).toBeUndefined();
+  it('leaves out the default start alert, which only repeats the state', () => {
+    const fields = { title: 'Order #42', progress: 0.45, status: 'Packing' };
+    const start = push({ event: 'start', fields, alert: { title: 'Order #42', body: '45 % · Packing' } });
+    expect(webLiveActivityContent(start, nowhere).body).toBe('▓▓▓▓▓░░░░░\n45 % · Packing');
+    expect(webLiveActivityContent(start, nowhere).data?.alerting).toBe('true');
+  });
+
+  it("carries a timer's end for the notification's time", () => {
+    const content = webLiveActivityContent(push({ template: 'timer', fields: { title: 'T', endsAt: '2026-05-01T12:30:00.000Z' } }), nowhere);
+    expect(content.data?.endsAt).toBe('2026-05-01T12:30:00.000Z');
+    expect(webLiveActivityContent(push({}), nowhere).data?.endsAt).toBeUndefined();
   });
 
   it('is carried until the activity can no longer change, urgent only when it alerts, one Topic per activity', () => {
-    expect(webLiveActivityOptions(push({}), START + 3600_000)).toEqual({ ttlSeconds: 7 * 3600, urgency: 'normal', topic: 'lva_01hx0000000000000000000000' });
-    expect(webLiveActivityOptions(push({ alert: { title: 'Now' } }), START).urgency).toBe('high');
-    expect(webLiveActivityOptions(push({}), START + 9 * 3600_000).ttlSeconds).toBe(0);
-    expect(webLiveActivityOptions(push({}), START).topic).toMatch(/^[A-Za-z0-9_-]{1,32}$/);
+    expect(buildWebPushHeaders(webLiveActivityContent(push({}), nowhere), START + 3600_000)).toMatchObject({ ttl: String(7 * 3600), urgency: 'normal', topic: 'lva_01hx0000000000000000000000' });
+    expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' } }), nowhere), START).urgency).toBe('high');
   });
 });
