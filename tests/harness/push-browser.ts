@@ -90,6 +90,8 @@ export interface ShownNotification {
   body: string;
   tag: string;
   icon: string;
+  /** Whether showing it alerted again although it replaced one with the same tag. */
+  renotify: boolean;
   data: { clarion: boolean; url: string | null; data: Record<string, string> };
 }
 
@@ -98,7 +100,7 @@ export async function shownNotifications(page: Page, scope: string): Promise<Sho
   return page.evaluate(async (at) => {
     const registration = await (globalThis as any).navigator.serviceWorker.getRegistration(at);
     const shown = registration ? await registration.getNotifications() : [];
-    return shown.map((notification: any) => ({ title: notification.title, body: notification.body, tag: notification.tag, icon: notification.icon, data: notification.data }));
+    return shown.map((notification: any) => ({ title: notification.title, body: notification.body, tag: notification.tag, icon: notification.icon, renotify: notification.renotify, data: notification.data }));
   }, scope);
 }
 

@@ -3,43 +3,51 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../src/store/subscribers-store.ts';
-import { startFakeWebPush, type FakeWebPush } from '../../tools/fakes/index.ts';
+import type { FakeSubscription } from '../../tools/fakes/index.ts';
+import { startDeliveryHarness, type DeliveryHarness } from '../delivery/engine/delivery-harness.ts';
 import { launchChromium, requireChromium, seeText } from '../harness/browser.ts';
 import { accountSlug, switchJoinPage } from '../harness/join-pages.ts';
 import { clickNotification, deliverPush, injectPushManager, serviceWorkerAt, shownNotifications, subscribeCalls } from '../harness/push-browser.ts';
-import { get } from '../harness/requests.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../harness/test-app.ts';
+import { post } from '../harness/requests.ts';
+import type { TestAccount } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 import { eventually } from '../harness/wait-for.ts';
 
 /**
- * The public join page and the service worker in headless Chromium, against the real app on a random port and the
- * fake push service (tools/fakes/web-push/): the subscription the page gets is a simulated browser's at the fake
- * (tests/harness/push-browser.ts explains what is injected and what is Chromium's own).
+ * The public join page and the service worker in headless Chromium, end to end: the real app on a random port with
+ * its delivery worker, and the fake push service (tools/fakes/web-push/). The subscription the page gets is a
+ * simulated browser's at the fake; what Clarion sends there is decrypted by the fake and handed to the page's real
+ * service worker as the push event's data (tests/harness/push-browser.ts explains what is injected and what is
+ * Chromium's own).
  */
 const SCREENSHOTS = 'test-results/screenshots';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
-let t: TestApp;
+let t: DeliveryHarness;
 let base: string;
 let browser: Browser;
-let fake: FakeWebPush;
 
 beforeAll(async () => {
   requireChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
-  // The fake push service listens on loopback.
-  t = await startTestApp({ allowPrivateAddresses: true });
+  t = await startDeliveryHarness();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  fake = await startFakeWebPush();
   browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  await fake?.close();
   await t?.close();
 });
+
+/** A browser's subscription at the fake push service, made with the instance's VAPID key as pushManager.subscribe() would. */
+const fakeSubscription = () => t.webPush.subscribe({ applicationServerKey: t.vapidKeys.publicKey });
+
+/** The clear text of the next push Clarion sent to this subscription, as the fake push service decrypted it. */
+async function nextPushTo(subscription: FakeSubscription, already: number): Promise<string> {
+  const record = await t.webPush.waitForMessage((message) => message.subscriptionId === subscription.id && message.status === 201 && t.webPush.messages.filter((other) => other.subscriptionId === subscription.id).indexOf(message) >= already, 15_000);
+  return record.clearText!;
+}
 
 interface JoinPage {
   account: TestAccount;
@@ -70,9 +78,9 @@ async function openJoinPage(options: { userAgent?: string; beforeLoad?: (context
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-join-${name}.png`, fullPage: true });
 
 describe('the join page in Chromium', { timeout: 90_000 }, () => {
-  it('subscribes this browser with the VAPID key, registers the subscription, shows a push from the service worker, and unsubscribes', async () => {
-    const publicKey = (await get(t.app, '/api/v1/web-push/public-key', null)).body.data.publicKey as string;
-    const subscription = fake.subscribe({ applicationServerKey: publicKey });
+  it('subscribes this browser with the VAPID key and registers it; a notification sent to the channel reaches its service worker; unsubscribes', async () => {
+    const publicKey = t.vapidKeys.publicKey;
+    const subscription = fakeSubscription();
     const { account, path, context, page, errors } = await openJoinPage({ beforeLoad: (ctx) => injectPushManager(ctx, subscription.json) });
     await seeText(page.locator('.description'), 'The headlines, every morning at 7.');
     await shot(page, '01-page');
@@ -91,14 +99,22 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     expect(JSON.parse(subscriber.token)).toEqual(subscription.json);
     expect(subscriber.timezone).toEqual(expect.any(String));
 
-    // The page's own service worker, scoped to the page, shows a push as Clarion sends it.
+    // One notification to the channel: the worker encrypts it for this browser and the fake push service decrypts it…
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Storm warning', body: 'Stay inside tonight.', url: 'https://news.example/storm', data: { story: '42' } });
+    expect(sent.statusCode).toBe(201);
+    const notificationId = sent.body.data.id as string;
+    const clearText = await nextPushTo(subscription, 0);
+    expect(JSON.parse(clearText)).toMatchObject({ title: 'Storm warning', body: 'Stay inside tonight.', url: 'https://news.example/storm', tag: notificationId });
+    // …and the page's own service worker, scoped to the page, shows it.
     const scope = `${base}${path}`;
-    await serviceWorkerAt(context, `${base}/sdk/clarion-sw.js`);
-    const message = { title: 'Storm warning', body: 'Stay inside tonight.', url: 'https://news.example/storm', icon: `${base}/sdk/clarion-icon.svg`, data: { story: '42' }, tag: 'ntf_01hstorm' };
-    await deliverPush(page, scope, JSON.stringify(message), message.tag);
+    const worker = await serviceWorkerAt(context, `${base}/sdk/clarion-sw.js`);
+    await deliverPush(page, scope, clearText, notificationId);
     expect(await shownNotifications(page, scope)).toEqual([
-      { title: 'Storm warning', body: 'Stay inside tonight.', tag: 'ntf_01hstorm', icon: message.icon, data: { clarion: true, url: 'https://news.example/storm', data: { story: '42' } } },
+      { title: 'Storm warning', body: 'Stay inside tonight.', tag: notificationId, icon: '', renotify: false, data: { clarion: true, url: 'https://news.example/storm', data: { story: '42' } } },
     ]);
+    await shot(page, '02b-notification-shown');
+    // A click opens its url (no window shows it yet).
+    expect(await clickNotification(worker, notificationId, [`${base}${path}`])).toEqual({ closed: true, focused: [], opened: ['https://news.example/storm'] });
 
     // Reloaded, the page remembers; "Stop notifications" unsubscribes the subscriber.
     await page.reload();
@@ -110,25 +126,33 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     await context.close();
   });
 
-  it('replaces a notification in place by tag, focuses an open window of its url on click, else opens one', async () => {
-    const subscription = fake.subscribe();
-    const { path, context, page } = await openJoinPage({ beforeLoad: (ctx) => injectPushManager(ctx, subscription.json) });
+  it("shows a Live Activity's start and update as one notification replaced in place; a click focuses an open window of its url, else opens one", async () => {
+    const subscription = fakeSubscription();
+    const { account, path, context, page } = await openJoinPage({ beforeLoad: (ctx) => injectPushManager(ctx, subscription.json) });
     await page.getByRole('button', { name: 'Get notifications' }).click();
     await seeText(page.getByRole('status'), 'Done');
     const scope = `${base}${path}`;
     const worker = await serviceWorkerAt(context, `${base}/sdk/clarion-sw.js`);
 
-    await deliverPush(page, scope, JSON.stringify({ title: 'Order #42', body: 'Packing · 45 %', tag: 'lva_01horder', url: 'https://shop.example/orders/42' }), 'lva_01horder');
-    await deliverPush(page, scope, JSON.stringify({ title: 'Order #42', body: 'On its way · 80 %', tag: 'lva_01horder', url: 'https://shop.example/orders/42' }), 'lva_01horder');
-    await eventually(async () => expect((await shownNotifications(page, scope)).map((shown) => shown.body)).toEqual(['On its way · 80 %']));
+    const started = await post(t.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'news', template: 'progress', fields: { title: 'Order #42', progress: 0.45, status: 'Packing' } });
+    expect(started.statusCode).toBe(201);
+    const activityId = started.body.data.id as string;
+    await deliverPush(page, scope, await nextPushTo(subscription, 0), activityId);
+    // The start alerts (renotify); the silent update that follows replaces it without alerting.
+    expect((await shownNotifications(page, scope)).map((shown) => [shown.tag, shown.title, shown.body, shown.renotify])).toEqual([[activityId, 'Order #42', '▓▓▓▓▓░░░░░\n45 % · Packing', true]]);
+    t.clock.advance(1000);
+    expect((await post(t.app, `/api/v1/live-activities/${activityId}/update`, account.secretKey, { fields: { progress: 0.8, status: 'On its way' } })).statusCode).toBe(200);
+    await deliverPush(page, scope, await nextPushTo(subscription, 1), activityId);
+    await eventually(async () => expect((await shownNotifications(page, scope)).map((shown) => [shown.body, shown.renotify])).toEqual([['▓▓▓▓▓▓▓▓░░\n80 % · On its way', false]]));
+    await shot(page, '02c-live-activity');
 
     // A window showing the url (another #fragment is the same page) is focused, not opened again.
-    expect(await clickNotification(worker, 'lva_01horder', ['https://shop.example/', 'https://shop.example/orders/42#items'])).toEqual({
+    await deliverPush(page, scope, JSON.stringify({ title: 'Order #42', body: 'Delivered', tag: 'ntf_01horder', url: 'https://shop.example/orders/42' }), 'ntf_01horder');
+    expect(await clickNotification(worker, 'ntf_01horder', ['https://shop.example/', 'https://shop.example/orders/42#items'])).toEqual({
       closed: true,
       focused: ['https://shop.example/orders/42#items'],
       opened: [],
     });
-    expect(await shownNotifications(page, scope)).toEqual([]);
 
     await deliverPush(page, scope, JSON.stringify({ title: 'New', body: 'Story', tag: 'ntf_01hnew', url: 'https://news.example/new' }), 'ntf_01hnew');
     expect(await clickNotification(worker, 'ntf_01hnew', ['https://shop.example/'])).toEqual({ closed: true, focused: [], opened: ['https://news.example/new'] });
