@@ -5,7 +5,9 @@ import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
-import { resolveVapidKeys } from './delivery/web-push/vapid-keys.ts';
+import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
+import { SecretBoxError } from './domain/secret-box.ts';
+import type { Store } from './store/database.ts';
 import { buildApp } from './http/app.ts';
 import type { ClarionApp } from './http/app-types.ts';
 import { JobQueue } from './queue/job-queue.ts';
@@ -26,6 +28,24 @@ export interface ServeRoles {
   worker: boolean;
 }
 
+/**
+ * The VAPID keys, generated on the first start. A stored private key that this process's secret key cannot open (the
+ * processes on one database were given different CLARION_SECRET_KEYs) does not stop the API or the other platforms:
+ * it is logged, and web pushes fail loudly (`web_push_not_configured`) until the keys agree. Bad CLARION_VAPID_*
+ * values stop start-up like any other configuration error.
+ */
+async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, now: number, logger: Logger): Promise<VapidKeys | null> {
+  try {
+    const keys = await resolveVapidKeys(store.db, secretKey, config, now);
+    logger.info({ source: keys.source, publicKey: keys.publicKey, subject: keys.subject }, 'Web Push VAPID keys ready');
+    return keys;
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    logger.error({ err: error }, 'the stored VAPID private key does not open with this CLARION_SECRET_KEY: web pushes will fail until every process on this database has the same CLARION_SECRET_KEY');
+    return null;
+  }
+}
+
 /** Opens storage, migrates it, and starts the roles asked for. The only place that listens on a port. */
 export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
@@ -38,8 +58,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   );
   const clock = systemClock;
   // Generated on the first start and stored (vapid-keys.ts): browsers subscribe with the public key from now on.
-  const vapidKeys = await resolveVapidKeys(store.db, secretKey, config, clock.now());
-  logger.info({ source: vapidKeys.source, publicKey: vapidKeys.publicKey, subject: vapidKeys.subject }, 'Web Push VAPID keys ready');
+  const vapidKeys = await loadVapidKeys(store, secretKey, config, clock.now(), logger);
   const queue = JobQueue.forStore(store, clock, config.databaseUrl);
 
   let worker: DeliveryWorker | null = null;

@@ -53,10 +53,10 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
 
 /**
  * Web Push signs with the instance's VAPID keys (web-push/vapid-keys.ts), which the server resolves at start. Without
- * them (a caller that built the providers without), web pushes fail loudly rather than silently.
+ * them (the stored private key did not open, or a caller built the providers without), web pushes fail loudly.
  */
 function webSender(config: Config, clock: Clock, logger: Logger, vapidKeys: VapidKeys | null): PushSender {
-  if (!vapidKeys) return unconfiguredSender('web_push_not_configured', 'start the worker with `clarion serve`, which loads the VAPID keys');
+  if (!vapidKeys) return unconfiguredSender('web_push_not_configured', 'the worker has no VAPID keys: see its start-up log (every process on one database needs the same CLARION_SECRET_KEY, or set CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY)');
   const client = createWebPushClient({ keys: vapidKeys, clock, allowPrivate: allowsPrivateAddresses(config), logger });
   return {
     send: (token, content) => client.send(token, content),

@@ -122,3 +122,17 @@ describe('clarion web-push rotate-keys', () => {
     expect(after.data.publicKey).toBe(rotated.json.publicKey);
   });
 });
+
+describe('clarion serve with a secret key that cannot open the stored VAPID key', () => {
+  it('still starts and serves the public key, and says in its log that web pushes will fail', async () => {
+    const other = await startServeProcess({ ...env, CLARION_SECRET_KEY: 'ab'.repeat(32) });
+    try {
+      const publicKey = (await (await fetch(`${other.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+      const expected = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+      expect(publicKey.data.publicKey).toBe(expected.data.publicKey);
+      expect(other.output()).toContain('the stored VAPID private key does not open with this CLARION_SECRET_KEY');
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -122,6 +122,9 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     // A secret key limited to "news": shown once, with the warning.
     await nav(page, 'API keys');
     await heading(page, 'API keys');
+    // The instance's VAPID public key, as the API serves it.
+    const vapid = await api('GET', '/api/v1/web-push/public-key', '');
+    await seeText(page.getByRole('region', { name: 'Web Push public key' }), vapid.body.data.publicKey);
     await page.getByLabel('Key name').fill('backend');
     await page.getByLabel('Chosen channels only').check();
     await page.getByRole('checkbox', { name: 'news' }).check();

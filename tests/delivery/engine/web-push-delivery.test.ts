@@ -117,7 +117,8 @@ describe('Web Push delivery', () => {
     const id = sent.body.data.id as string;
     const followUps = async () =>
       (await h.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'notification.send').where('state', '=', 'available').execute()).filter(
-        (job) => JSON.parse(job.payload).notificationId === id,
+        // Round 1 only: the first send job may not have been claimed yet.
+        (job) => JSON.parse(job.payload).notificationId === id && JSON.parse(job.payload).round === 1,
       );
     await waitFor(async () => (await followUps()).length === 1, 10_000, 'the retry job');
     const [job] = await followUps();
@@ -154,5 +155,38 @@ describe('Web Push delivery', () => {
     const staleFailures = (await get(h.app, `/api/v1/notifications/${mixed.body.data.id}/failures`, account.secretKey)).body.data;
     expect(staleFailures).toEqual([expect.objectContaining({ subscriberId: stale.id, reason: 'token_invalid' })]);
     expect((await get(h.app, '/api/v1/channels/mixed', account.secretKey)).body.data.subscriberCount.web).toBe(1);
+  });
+});
+
+describe('Web Push endpoint safety at send time', () => {
+  it('a subscription whose endpoint now leads to loopback (DNS rebinding) is refused at connect: nothing sent, not unsubscribed', async () => {
+    const strict = await startDeliveryHarness({ configure: { allowPrivateAddresses: false } });
+    try {
+      const account = await strict.newAccount({ channels: ['rebind'] });
+      const subscription = strict.webPush.subscribe({ applicationServerKey: strict.vapidKeys.publicKey });
+      // Registered while its name was public (a name that does not resolve here passes registration)…
+      const registered = await post(strict.app, '/api/v1/subscribers', account.publishableKey, {
+        channelCode: 'rebind',
+        platform: 'web',
+        token: { ...subscription.json, endpoint: 'https://push.example.net/push/abc' },
+      });
+      expect(registered.statusCode).toBe(201);
+      // …and the name now resolves to the loopback fake (as if its DNS answer changed).
+      const rebound = JSON.stringify({ ...subscription.json, endpoint: subscription.endpoint.replace('127.0.0.1', 'localhost') });
+      await strict.store.db.updateTable('subscribers').set({ token: rebound }).where('id', '=', registered.body.data.id).execute();
+
+      const sent = await post(strict.app, '/api/v1/notifications', account.secretKey, { channelCode: 'rebind', title: 'Hi' });
+      let final: any;
+      await waitFor(async () => {
+        final = (await get(strict.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data;
+        return final.status === 'failed';
+      }, 15_000, 'the notification to fail');
+      const failures = (await get(strict.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey)).body.data;
+      expect(failures).toEqual([expect.objectContaining({ subscriberId: registered.body.data.id, platform: 'web', reason: 'endpoint_refused' })]);
+      expect(strict.webPush.messages).toHaveLength(0);
+      expect((await get(strict.app, '/api/v1/channels/rebind', account.secretKey)).body.data.subscriberCount.web).toBe(1);
+    } finally {
+      await strict.close();
+    }
   });
 });
