@@ -1,30 +1,22 @@
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../src/store/channels-store.ts';
-import { launchChromium, requireChromium, seeText } from '../harness/browser.ts';
+import { SCREENSHOTS, startBrowserOn, seeText } from '../harness/browser.ts';
 import { signUp } from '../harness/dashboard-session.ts';
 import { accountSlug } from '../harness/join-pages.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 
 /** The join page switch and QR code on the dashboard's channel page (docs/dashboard.md), in headless Chromium. */
-const SCREENSHOTS = 'test-results/screenshots';
-
 let t: TestApp;
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  requireChromium();
-  mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  ({ base, browser } = await startBrowserOn(t.app));
   // The address the API shows is built from CLARION_BASE_URL: here, the test server's own.
   t.config.baseUrl = base;
-  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../src/store/subscribers-store.ts';
 import type { FakeSubscription } from '../../tools/fakes/index.ts';
 import { startDeliveryHarness, type DeliveryHarness } from '../delivery/engine/delivery-harness.ts';
-import { launchChromium, requireChromium, seeText } from '../harness/browser.ts';
+import { SCREENSHOTS, startBrowserOn, seeText } from '../harness/browser.ts';
 import { accountSlug, switchJoinPage } from '../harness/join-pages.ts';
 import { clickNotification, deliverPush, injectPushManager, serviceWorkerAt, shownNotifications, subscribeCalls } from '../harness/push-browser.ts';
 import { post } from '../harness/requests.ts';
@@ -20,7 +18,6 @@ import { eventually } from '../harness/wait-for.ts';
  * service worker as the push event's data (tests/harness/push-browser.ts explains what is injected and what is
  * Chromium's own).
  */
-const SCREENSHOTS = 'test-results/screenshots';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 let t: DeliveryHarness;
@@ -28,12 +25,8 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  requireChromium();
-  mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startDeliveryHarness();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
+  ({ base, browser } = await startBrowserOn(t.app));
 });
 afterAll(async () => {
   await browser?.close();
