@@ -90,11 +90,22 @@ export async function updateChannel(db: Kysely<Database>, id: string, input: { n
   await db.updateTable('channels').set(changes).where('id', '=', id).execute();
 }
 
-/** Sets (a key and its sealed value) or clears (null) the publishable key the channel's join page embeds. */
-export async function setChannelJoinKey(db: Kysely<Database>, id: string, joinKey: { keyId: string; sealed: string } | null): Promise<void> {
-  await db
+/**
+ * Sets (a key and its sealed value) or clears (null) the publishable key the channel's join page embeds, only if the
+ * channel still has the key `expectedKeyId` the caller read: false when another switch changed it in between (on
+ * PostgreSQL the row lock makes the later UPDATE re-check and match nothing; SQLite serializes the transactions).
+ */
+export async function setChannelJoinKey(
+  db: Kysely<Database>,
+  id: string,
+  joinKey: { keyId: string; sealed: string } | null,
+  expectedKeyId: string | null,
+): Promise<boolean> {
+  const result = await db
     .updateTable('channels')
     .set({ join_key_id: joinKey?.keyId ?? null, join_key_secret: joinKey?.sealed ?? null })
     .where('id', '=', id)
-    .execute();
+    .where('join_key_id', expectedKeyId === null ? 'is' : '=', expectedKeyId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

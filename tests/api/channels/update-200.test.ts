@@ -54,6 +54,15 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
     expect(second).not.toBe(first);
   });
 
+  it('leaves one working join key when the page is switched on several times at once', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post(t.app, '/api/v1/channels/news/update', account.secretKey, { joinPage: true })));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(200));
+    const keys = await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', account.id).where('name', '=', 'Join page: news').execute();
+    expect(keys).toHaveLength(1);
+    expect(await joinKeyId(t, account.id, 'news')).toBe(keys[0]!.id);
+  });
+
   it('lists and shows the switch and address on every channel view', async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     await switchJoinPage(t, account, 'sport', true);

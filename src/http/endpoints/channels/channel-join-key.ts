@@ -20,14 +20,25 @@ export async function switchJoinPage(db: Kysely<Database>, input: { channel: Cha
   const current = channel.join_key_id === null ? undefined : await findApiKey(db, channel.join_key_id);
   const currentActive = current !== undefined && isApiKeyActive(current, now);
   if (on && currentActive) return;
-  if (current && currentActive) await revokeApiKey(db, current.id, now);
   if (!on) {
-    if (channel.join_key_id !== null) await setChannelJoinKey(db, channel.id, null);
+    if (current && currentActive) await revokeApiKey(db, current.id, now);
+    if (channel.join_key_id !== null && !(await setChannelJoinKey(db, channel.id, null, channel.join_key_id))) throw new JoinPageSwitchRace();
     return;
   }
   // On, and no usable key (never had one, or it was revoked on the keys page): issue a fresh one.
   const created = await createApiKey(db, { accountId: channel.account_id, name: `Join page: ${channel.code}`, kind: 'publishable', channels: [channel.code], now });
-  await setChannelJoinKey(db, channel.id, { keyId: created.row.id, sealed: sealSecret(input.secretKey, created.value, channel.id) });
+  const sealed = sealSecret(input.secretKey, created.value, channel.id);
+  if (!(await setChannelJoinKey(db, channel.id, { keyId: created.row.id, sealed }, channel.join_key_id))) throw new JoinPageSwitchRace();
+}
+
+/**
+ * Another switch of the same channel committed between reading the channel and writing it. Thrown inside the
+ * transaction so the key this one created rolls back with it; the caller runs the switch again on the new state.
+ */
+export class JoinPageSwitchRace extends Error {
+  constructor() {
+    super("the channel's join page was switched at the same time");
+  }
 }
 
 /** The join page's key value, or undefined when the page is off or its key no longer works (revoked, expired). */

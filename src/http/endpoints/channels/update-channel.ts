@@ -5,7 +5,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
-import { joinPageBase, switchJoinPage } from './channel-join-key.ts';
+import { JoinPageSwitchRace, joinPageBase, switchJoinPage } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 import { ChannelDescription, ChannelName, JoinPageSwitch } from './create-channel.ts';
 
@@ -34,13 +34,16 @@ export function updateChannelHandler(deps: AppDependencies): Endpoint {
       const { name, description, joinPage } = request.body ?? {};
       assertChannelInScope(auth, code);
       const now = deps.clock.now();
-      const channel = await deps.store.db.transaction().execute(async (trx) => {
-        const found = await findChannelByCode(trx, auth.accountId, code);
-        if (!found) throw new ApiError('channel_not_found', { details: { channelCode: code } });
-        await updateChannel(trx, found.id, { name, description });
-        if (joinPage !== undefined) await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
-        return (await findChannelById(trx, found.id))!;
-      });
+      const change = () =>
+        deps.store.db.transaction().execute(async (trx) => {
+          const found = await findChannelByCode(trx, auth.accountId, code);
+          if (!found) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+          await updateChannel(trx, found.id, { name, description });
+          if (joinPage !== undefined) await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
+          return (await findChannelById(trx, found.id))!;
+        });
+      // Two switches of one channel at once: the later one runs again on what the first left (then usually a no-op).
+      const channel = await change().catch((error: unknown) => (error instanceof JoinPageSwitchRace ? change() : Promise.reject(error)));
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
       return { success: true as const, data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)) };
     },
