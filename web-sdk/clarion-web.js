@@ -42,15 +42,18 @@ export async function subscribe({ baseUrl, publishableKey, channelCode, serviceW
   const registration = await activeRegistration(serviceWorker, scope);
   const { publicKey } = await callApi(baseUrl, 'GET', '/api/v1/web-push/public-key', publishableKey);
   const subscription = await pushSubscription(registration, publicKey);
-  const body = {
-    channelCode,
-    platform: 'web',
-    token: subscription.toJSON(),
-    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-    locale: navigator.language,
-    ...(externalId ? { externalId } : {}),
-  };
-  const subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, body);
+  const body = { channelCode, platform: 'web', token: subscription.toJSON(), ...(externalId ? { externalId } : {}) };
+  const place = { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, locale: navigator.language };
+  let subscriber;
+  try {
+    subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, { ...body, ...place });
+  } catch (error) {
+    // A browser may report a zone or language Clarion does not know ("Etc/Unknown"): register without them rather
+    // than not at all (they only serve local-time delivery and text in the reader's language).
+    const fields = error.details?.fields ?? [];
+    if (error.code !== 'validation_failed' || fields.length === 0 || !fields.every((problem) => problem.field === 'timezone' || problem.field === 'locale')) throw error;
+    subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, body);
+  }
   remember(baseUrl, channelCode, subscriber.id);
   return { subscriberId: subscriber.id, subscription: body.token };
 }

@@ -104,6 +104,27 @@ describe('the browser SDK on a customer’s site, in Chromium', { timeout: 90_00
     await context.close();
   });
 
+  it('registers without the zone when the browser reports one Clarion does not know', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const context = await browser.newContext();
+    await context.grantPermissions(['notifications'], { origin: siteOrigin });
+    await injectPushManager(context, fake.subscribe().json);
+    await context.addInitScript(() => {
+      const resolved = Intl.DateTimeFormat.prototype.resolvedOptions;
+      Intl.DateTimeFormat.prototype.resolvedOptions = function resolvedOptions(this: Intl.DateTimeFormat) {
+        return { ...resolved.call(this), timeZone: 'Etc/Unknown' };
+      };
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${siteOrigin}/?${new URLSearchParams({ key: account.publishableKey, channel: 'news' })}`);
+    await page.getByRole('button', { name: 'Get notifications' }).click();
+    await page.locator('output', { hasText: /subscribed sub_/ }).waitFor();
+    const subscriberId = (await page.locator('output').textContent())!.replace('subscribed ', '');
+    expect(await findSubscriber(t.store.db, account.id, subscriberId)).toMatchObject({ timezone: null, locale: null, status: 'active' });
+    await context.close();
+  });
+
   it("reads Clarion's error across origins: a key scoped to another channel gets channel_not_allowed", async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const scoped = await account.key({ kind: 'publishable', channels: ['sport'] });
