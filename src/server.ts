@@ -38,6 +38,9 @@ async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, no
   try {
     const keys = await resolveVapidKeys(store.db, secretKey, config, now);
     logger.info({ source: keys.source, publicKey: keys.publicKey, subject: keys.subject }, 'Web Push VAPID keys ready');
+    if (/localhost|127\.0\.0\.1/.test(keys.subject)) {
+      logger.warn({ subject: keys.subject }, "Apple's push service refuses a localhost VAPID subject: set CLARION_VAPID_SUBJECT (mailto: or https:) or CLARION_BASE_URL before serving Safari");
+    }
     return keys;
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;

@@ -107,6 +107,8 @@ describe('clarion web-push rotate-keys', () => {
   it('the server generated a VAPID pair on start; rotation is refused without --yes and replaces the pair with it', async () => {
     const before = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
     expect(Buffer.from(before.data.publicKey, 'base64url').length).toBe(65);
+    // The default subject (CLARION_BASE_URL is http://localhost) is one Apple refuses: the start-up log says so.
+    expect(server.output()).toContain('refuses a localhost VAPID subject');
 
     const refused = runCli(['web-push', 'rotate-keys', '--json'], env);
     expect(refused.status).not.toBe(0);

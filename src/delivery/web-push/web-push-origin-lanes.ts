@@ -10,6 +10,8 @@ import type { Clock } from '../../domain/clock.ts';
  *   chosen by whoever registers them, so one slow or hostile origin with many subscriptions costs a batch one timeout,
  *   not one per subscription, and other origins' pushes go on in their own lanes meanwhile.
  */
+const MAX_REMEMBERED_PAUSES = 1_000;
+
 export class OriginLanes {
   private readonly lanes = new Map<string, { active: number; waiting: Array<() => void> }>();
   private readonly pausedUntil = new Map<string, number>();
@@ -24,22 +26,25 @@ export class OriginLanes {
   async run<T>(origin: string, work: () => Promise<T>, paused: (remainingMs: number) => T): Promise<T> {
     const lane = this.lanes.get(origin) ?? { active: 0, waiting: [] };
     this.lanes.set(origin, lane);
+    // A finished push hands its slot straight to the next waiting one, so a newcomer never slips in between.
     if (lane.active >= this.limit) await new Promise<void>((resolve) => lane.waiting.push(resolve));
-    lane.active += 1;
+    else lane.active += 1;
     try {
       const remaining = this.pauseRemaining(origin);
       return remaining > 0 ? paused(remaining) : await work();
     } finally {
-      lane.active -= 1;
       const next = lane.waiting.shift();
       if (next) next();
-      else if (lane.active === 0) this.lanes.delete(origin);
+      else if (--lane.active === 0) this.lanes.delete(origin);
     }
   }
 
   /** The origin did not answer in time: pause it. */
   pause(origin: string): void {
-    this.pausedUntil.set(origin, this.clock.now() + this.pauseMs);
+    const now = this.clock.now();
+    // Origins are chosen by whoever registers subscriptions: forget lapsed pauses rather than keep one per origin ever seen.
+    if (this.pausedUntil.size >= MAX_REMEMBERED_PAUSES) for (const [known, until] of this.pausedUntil) if (until <= now) this.pausedUntil.delete(known);
+    this.pausedUntil.set(origin, now + this.pauseMs);
   }
 
   private pauseRemaining(origin: string): number {

@@ -13,6 +13,8 @@ import { findChannelByCode } from '../../../src/store/channels-store.ts';
 import type { Subscriber } from '../../../src/store/subscribers-store.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../harness/test-app.ts';
 import { capturingLogger } from '../../harness/captured-logs.ts';
+import { get, post } from '../../harness/requests.ts';
+import { waitFor } from '../../harness/wait-for.ts';
 
 export const APNS_TOPIC = 'com.example.clarion';
 export const FCM_PROJECT = 'clarion-test';
@@ -140,4 +142,21 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
     await t.store.db.insertInto('subscribers').values(rows).execute();
   }
   return tokens;
+}
+
+/** Registers a subscriber through the API, as an app would (201 expected), and returns its id. */
+export async function registerSubscriber(t: TestApp, key: string, channelCode: string, platform: string, token: unknown): Promise<string> {
+  const response = await post(t.app, '/api/v1/subscribers', key, { channelCode, platform, token });
+  if (response.statusCode !== 201) throw new Error(`registering a ${platform} subscriber answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+  return response.body.data.id as string;
+}
+
+/** Waits until the notification is `sent` or `failed`, and returns it as the API shows it. */
+export async function finalNotification(t: TestApp, key: string, id: string): Promise<any> {
+  let body: any;
+  await waitFor(async () => {
+    body = (await get(t.app, `/api/v1/notifications/${id}`, key)).body;
+    return body.data.status === 'sent' || body.data.status === 'failed';
+  }, 15_000, `notification ${id} to finish`);
+  return body.data;
 }

@@ -4,7 +4,7 @@ import { listEvents } from '../../../src/store/events-store.ts';
 import type { FakeSubscription } from '../../../tools/fakes/index.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { androidToken, iosToken, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import { androidToken, iosToken, finalNotification as waitForFinal, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
 /** Web Push end to end: the API, the worker and the fake push service, which decrypts what a service worker would see. */
 let h: DeliveryHarness;
@@ -21,20 +21,8 @@ async function subscribeBrowser(key: string, channelCode: string, applicationSer
   return { id: response.body.data.id as string, subscription };
 }
 
-async function register(key: string, channelCode: string, platform: string, token: unknown) {
-  const response = await post(h.app, '/api/v1/subscribers', key, { channelCode, platform, token });
-  expect(response.statusCode).toBe(201);
-  return response.body.data.id as string;
-}
-
-async function finalNotification(key: string, id: string) {
-  let body: any;
-  await waitFor(async () => {
-    body = (await get(h.app, `/api/v1/notifications/${id}`, key)).body;
-    return body.data.status === 'sent' || body.data.status === 'failed';
-  }, 15_000, `notification ${id} to finish`);
-  return body.data;
-}
+const register = (key: string, channelCode: string, platform: string, token: unknown) => registerSubscriber(h, key, channelCode, platform, token);
+const finalNotification = (key: string, id: string) => waitForFinal(h, key, id);
 
 const messagesTo = (subscription: FakeSubscription) => h.webPush.messages.filter((message) => message.subscriptionId === subscription.id);
 
@@ -176,11 +164,8 @@ describe('Web Push endpoint safety at send time', () => {
       await strict.store.db.updateTable('subscribers').set({ token: rebound }).where('id', '=', registered.body.data.id).execute();
 
       const sent = await post(strict.app, '/api/v1/notifications', account.secretKey, { channelCode: 'rebind', title: 'Hi' });
-      let final: any;
-      await waitFor(async () => {
-        final = (await get(strict.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data;
-        return final.status === 'failed';
-      }, 15_000, 'the notification to fail');
+      const final = await waitForFinal(strict, account.secretKey, sent.body.data.id);
+      expect(final.status).toBe('failed');
       const failures = (await get(strict.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey)).body.data;
       expect(failures).toEqual([expect.objectContaining({ subscriberId: registered.body.data.id, platform: 'web', reason: 'endpoint_refused' })]);
       expect(strict.webPush.messages).toHaveLength(0);

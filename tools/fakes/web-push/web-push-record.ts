@@ -1,15 +1,8 @@
+import type { RequestRecordBase } from '../fake-record.ts';
 import type { VapidClaims } from './web-push-vapid.ts';
 
 /** One push message as the fake push service received, checked, decrypted and answered it. */
-export interface WebPushRecord {
-  /** Clock time (ms) the message was answered. */
-  at: number;
-  /** Which connection it came on (HTTP/1.1 socket or HTTP/2 session), to assert on connection reuse. */
-  connectionId: number;
-  httpVersion: string;
-  method: string;
-  path: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
+export interface WebPushRecord extends RequestRecordBase {
   /** The subscription named by the path; null for a path that names none. */
   subscriptionId: string | null;
   status: number;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
 import type { Clock } from '../../../src/domain/clock.ts';
-import { type ListenOptions, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
+import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { type PushSubscriptionJson, type SimulatedBrowser, createSimulatedBrowser } from './web-push-browser.ts';
 import { WebPushBehaviour, type WebPushLatencyContext, type WebPushOutcome } from './web-push-behaviour.ts';
@@ -55,7 +55,6 @@ export interface FakeWebPush {
   close(): Promise<void>;
 }
 
-type AnyRequest = Http2ServerRequest | IncomingMessage;
 type AnyResponse = Http2ServerResponse | ServerResponse;
 
 interface SubscriptionState {
@@ -71,14 +70,13 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
   const subscriptions = new Map<string, SubscriptionState>();
   const behaviour = new WebPushBehaviour();
   const messages = new FakeRecord<WebPushRecord>();
-  const connectionIds = new WeakMap<object, number>();
-  let connectionCount = 0;
+  const connectionOf = connectionNumbering();
   let messageCount = 0;
 
   const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
     server.on('request', (request: AnyRequest, response: AnyResponse) => {
       receive(request, response).catch(() => {
-        if (!response.headersSent && !isGone(request)) answer(response, 500, {}, 'internal error');
+        if (!response.headersSent && !clientGone(request)) answer(response, 500, {}, 'internal error');
       });
     });
   });
@@ -142,7 +140,7 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
 
     const delayMs = behaviour.latencyFor({ subscriptionId });
     if (delayMs > 0) await listener.delay(delayMs);
-    const answered = !isGone(request);
+    const answered = !clientGone(request);
     if (refusal) {
       messages.add({ ...draft, at: clock.now(), status: refusal.status, reason: refusal.reason, answered });
       if (answered) answer(response, refusal.status, refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }, refusal.reason);
@@ -152,16 +150,6 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     const location = `${listener.url}/message/${messageCount}-${randomBytes(6).toString('base64url')}`;
     messages.add({ ...draft, at: clock.now(), status: 201, answered });
     if (answered) answer(response, 201, { location, ttl: String(draft.ttl) }, '');
-  }
-
-  function connectionOf(request: AnyRequest): number {
-    const connection: object = 'stream' in request ? (request.stream.session ?? request.stream) : request.socket;
-    let id = connectionIds.get(connection);
-    if (id === undefined) {
-      id = ++connectionCount;
-      connectionIds.set(connection, id);
-    }
-    return id;
   }
 
   return {
@@ -221,7 +209,3 @@ function answer(response: AnyResponse, status: number, headers: Record<string, s
   response.end(text);
 }
 
-function isGone(request: AnyRequest): boolean {
-  if ('stream' in request) return request.stream.destroyed || request.stream.closed;
-  return request.socket.destroyed;
-}
