@@ -6,13 +6,16 @@ import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { registerAuth } from './auth.ts';
 import { registerDashboard } from './dashboard-static.ts';
 import { registerHealth } from './endpoints/health/health.ts';
+import { registerJoinPages } from './endpoints/join/join-routes.ts';
+import { registerSdkFiles } from './endpoints/sdk/sdk-files.ts';
 import { handleClientError } from './client-error.ts';
 import { registerErrorHandling, sendFrameworkError } from './error-handler.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { jsonBodyProblem } from './json-body.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { registerOpenApi } from './openapi.ts';
-import { registerApiRoutes } from './routes.ts';
+import { registerApiRoutes, routeTable } from './routes.ts';
+import { registerBrowserCors } from './browser-cors.ts';
 
 export interface BuildAppOptions extends AppDependencies {
   /** pino options or an instance; false (the default for tests) logs nothing. */
@@ -74,11 +77,14 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   });
 
   registerErrorHandling(app);
+  registerBrowserCors(app, routeTable);
   await registerOpenApi(app, deps);
   registerAuth(app, deps);
   registerIdempotency(app, deps);
   registerHealth(app, deps, () => closing);
   registerApiRoutes(app, deps);
+  registerSdkFiles(app);
+  registerJoinPages(app, deps);
   await registerDashboard(app);
   return app;
 }
