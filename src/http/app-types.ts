@@ -39,6 +39,11 @@ export interface AuthContext {
   channels: string[] | null;
   /** The dashboard session, when the caller is signed in rather than using a key. */
   session: { id: string; userId: string } | null;
+  /**
+   * True while the key was served from the short key cache (src/http/api-key-cache.ts) and nothing in this request
+   * has re-read its standing yet; the handler's transaction re-reads it (and clears this), an earlier error confirms it.
+   */
+  keyFromCache: boolean;
 }
 
 /**
@@ -54,5 +59,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** The handler re-reads the API key's standing inside its own transaction, so auth may serve the key from its cache. */
+    keyRecheckedInTransaction?: boolean;
   }
 }

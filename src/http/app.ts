@@ -3,7 +3,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { newId } from '../domain/ids.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
-import { registerAuth } from './auth.ts';
+import { isCachedKeyStillActive, registerAuth } from './auth.ts';
 import { registerDashboard } from './dashboard-static.ts';
 import { registerHealth } from './endpoints/health/health.ts';
 import { handleClientError } from './client-error.ts';
@@ -13,6 +13,7 @@ import { jsonBodyProblem } from './json-body.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes } from './routes.ts';
+import { OneLineRequestLog } from './request-log.ts';
 
 export interface BuildAppOptions extends AppDependencies {
   /** pino options or an instance; false (the default for tests) logs nothing. */
@@ -32,6 +33,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     bodyLimit: REQUEST_BODY_LIMIT_BYTES,
     genReqId: () => newId('request'),
+    logController: new OneLineRequestLog(),
     // Our own hook answers 503 in the error envelope while closing.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -73,7 +75,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     });
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request));
   await registerOpenApi(app, deps);
   registerAuth(app, deps);
   registerIdempotency(app, deps);
