@@ -5,7 +5,8 @@
 //   2. Accept latency beside a big fan-out: the same steady load while one notification goes to a channel of
 //      --subscribers (100,000), against the same load with the worker idle.
 //
-//   node --import tsx bench/accept-delivery.ts [--quick] [--subscribers 100000] [--rate 500] [--seconds 10]
+//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10]
+// CLARION_WORKER_THREAD=false|true in the environment chooses how the worker shares the process (src/worker-thread.ts).
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createBenchDatabase, seedAccount, seedChannel } from './harness/bench-database.ts';
@@ -14,13 +15,13 @@ import { startClarion } from './harness/clarion-process.ts';
 import { startFakes } from './harness/fakes-process.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } },
 });
 const subscribers = Number(values.subscribers ?? (values.quick ? 2000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 200 : 500));
 const seconds = Number(values.seconds ?? (values.quick ? 2 : 10));
 
-const database = await createBenchDatabase(undefined);
+const database = await createBenchDatabase(values.postgres);
 const fakes = await startFakes(database.dataDir);
 const figures: BenchFigures = {};
 try {

@@ -18,7 +18,7 @@ import { BENCH_RESULT_PREFIX } from './harness/bench-result.ts';
  */
 const benchmarks: Array<{ script: string; goal: string; postgres: boolean }> = [
   { script: 'accept-throughput.ts', goal: '1: accept path', postgres: true },
-  { script: 'accept-delivery.ts', goal: '1 and 4: accept beside a fan-out, latency to first push', postgres: false },
+  { script: 'accept-delivery.ts', goal: '1 and 4: accept beside a fan-out, latency to first push', postgres: true },
   { script: 'fanout-cpu.ts', goal: '2: CPU per push against a bare client', postgres: true },
   { script: 'fanout-db-time.ts', goal: '2: database work per push', postgres: false },
 ];
