@@ -44,7 +44,9 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
   if (roles.worker && roles.api && config.workerThread) {
     workerThread = await startWorkerThread(config);
-    queue.onWake(() => workerThread!.wake());
+    // The queue wakes its listeners from inside the enqueueing transaction; passed on after the current turn, the
+    // message finds that transaction committed, so the thread's claim does not wait on SQLite's write lock for it.
+    queue.onWake(() => setImmediate(() => workerThread!.wake()));
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true }, 'delivery worker started');
   } else if (roles.worker) {
     providers = createPushProviders(config, clock, logger);
