@@ -8,6 +8,7 @@
 // The channel has one Android subscriber; no worker runs, so only accepting is measured.
 //
 //   node --import tsx bench/accept-throughput.ts [--quick] [--postgres postgres://…] [--seconds 10]
+//   BENCH_CLARION_BIN=/path/to/other/checkout/bin/clarion.js …   # the same load against another build (before/after)
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config/load-config.ts';
@@ -32,7 +33,8 @@ for (const dialect of values.postgres ? (['sqlite', 'postgres'] as const) : (['s
   try {
     const account = await seedAccount(database.store);
     await seedChannel(database.store, account.accountId, { code: 'one', subscribers: 1, platform: 'android' });
-    Object.assign(figures, await countPerNotification(database, account.secretKey, dialect));
+    // Statements are counted in this process, on this checkout's code: not when the server is another checkout's.
+    if (!process.env.BENCH_CLARION_BIN) Object.assign(figures, await countPerNotification(database, account.secretKey, dialect));
     Object.assign(figures, await measureServer(database, account.secretKey, dialect));
   } finally {
     await database.drop();

@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processCpuSeconds } from './process-cpu.ts';
 
-const clarionBin = join(dirname(fileURLToPath(import.meta.url)), '../../bin/clarion.js');
+// BENCH_CLARION_BIN runs another checkout's `clarion` (e.g. the commit before a change) against the same load.
+const clarionBin = process.env.BENCH_CLARION_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '../../bin/clarion.js');
 
 export interface ClarionProcess {
   url: string;

@@ -47,7 +47,7 @@ export async function acceptNotification(
     auth.keyFromCache = false;
     const channel = context.channel;
     if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
-    assertPlatformPayloadsFit(content, channel.code, now);
+    assertPlatformPayloadsFit(content, channel.code);
     const quota = await chargeQuota(trx, auth.accountId, now, context.account);
     const id = newId('notification', now);
     const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, now });
