@@ -18,9 +18,9 @@ import { startFakes } from './harness/fakes-process.ts';
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } },
 });
-const subscribers = Number(values.subscribers ?? (values.quick ? 2000 : 100_000));
-const rate = Number(values.rate ?? (values.quick ? 200 : 500));
-const seconds = Number(values.seconds ?? (values.quick ? 2 : 10));
+const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
+const rate = Number(values.rate ?? (values.quick ? 100 : 500));
+const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 
 const database = await createBenchDatabase(values.postgres);
 const fakes = await startFakes(database.dataDir);

@@ -23,7 +23,7 @@ import { postgresCpuSeconds } from './harness/process-cpu.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } } });
-const seconds = Number(values.seconds ?? (values.quick ? 2 : 10));
+const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 const counter = countStatements();
 const figures: BenchFigures = {};
 const body = JSON.stringify({ channelCode: 'one', title: 'Order shipped', body: 'Your order #1234 is on its way.', data: { orderId: '1234' } });
