@@ -4,7 +4,7 @@ import { startWorkerThread, type WorkerThread } from '../../../src/worker-thread
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { androidToken, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
+import { androidToken, fakeProviderConfig, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
 
 // `clarion serve` with both roles runs the delivery worker on a thread of its own (src/worker-thread.ts): its own
 // database connection and provider clients, woken by the API's enqueues across the thread boundary.
@@ -23,17 +23,10 @@ afterAll(async () => {
 
 describe('the delivery worker on its own thread', () => {
   it('delivers what the API in the main thread accepts, woken at once, and stops when asked', async () => {
-    const env = fakes.providerEnv;
     const config: Config = {
       ...t.config,
       databaseUrl: t.databaseUrl,
-      apnsUrl: env.CLARION_APNS_URL!,
-      apnsKeyFile: env.CLARION_APNS_KEY_FILE,
-      apnsKeyId: env.CLARION_APNS_KEY_ID,
-      apnsTeamId: env.CLARION_APNS_TEAM_ID,
-      apnsTopic: env.CLARION_APNS_TOPIC,
-      fcmUrl: env.CLARION_FCM_URL!,
-      fcmServiceAccountFile: env.CLARION_FCM_SERVICE_ACCOUNT_FILE,
+      ...fakeProviderConfig(fakes.providerEnv),
       // Only a wake-up can find the job within the test's time: the thread would otherwise look once an hour.
       queuePollInterval: 3_600_000,
     };
