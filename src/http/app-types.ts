@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { ApiKeyKind } from '../domain/api-key-secret.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
+import type { GroupCommit } from '../store/group-commit.ts';
 
 /** The Fastify instance with TypeBox inference: request types come from the same schemas that validate them. */
 export type ClarionApp = FastifyInstance<
@@ -24,6 +25,8 @@ export interface AppDependencies {
   queue: JobQueue;
   /** The instance key (resolveSecretKey) that seals secrets at rest, such as webhook signing secrets. */
   secretKey: Buffer;
+  /** Where accepted notifications are stored: on SQLite, several requests share one commit (src/store/group-commit.ts). */
+  accepts: GroupCommit;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { newId } from '../domain/ids.ts';
+import { GroupCommit } from '../store/group-commit.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { isCachedKeyStillActive, registerAuth } from './auth.ts';
@@ -15,7 +16,7 @@ import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes } from './routes.ts';
 import { OneLineRequestLog } from './request-log.ts';
 
-export interface BuildAppOptions extends AppDependencies {
+export interface BuildAppOptions extends Omit<AppDependencies, 'accepts'> {
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -27,7 +28,7 @@ export interface BuildAppOptions extends AppDependencies {
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue, secretKey } = options;
-  const deps: AppDependencies = { store, config, clock, queue, secretKey };
+  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store) };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),

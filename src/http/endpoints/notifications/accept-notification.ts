@@ -19,7 +19,8 @@ import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
 
 /**
  * Accepting a notification, the same for POST /notifications and POST /notify: check the content and the key's
- * scope, then in ONE transaction read the caller's standing and the channel, charge the quota, store the
+ * scope, then in ONE transaction (on SQLite shared with the other requests of the same moment, each in a savepoint of
+ * its own: src/store/group-commit.ts) read the caller's standing and the channel, charge the quota, store the
  * notification with its recipient count and enqueue its dispatch. A 201 therefore means it is stored; a 429 means
  * nothing was.
  *
@@ -40,7 +41,7 @@ export async function acceptNotification(
   const { sendAt, localTime } = checkNotificationContent(content, now);
   assertChannelInScope(auth, channelCode);
 
-  return deps.store.db.transaction().execute(async (trx) => {
+  const { row, quota } = await deps.accepts.run(async (trx) => {
     const context = await readSendContext(trx, { accountId: auth.accountId, keyId: auth.keyId, channelCode });
     // Revoked, rotated out or expired since the key was cached (src/http/auth.ts): refused, and nothing is stored.
     if (context.key !== null && (context.key === undefined || !isApiKeyActive(context.key, now))) throw unauthorized();
@@ -82,9 +83,10 @@ export async function acceptNotification(
     for (const dispatch of dispatches) {
       await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` });
     }
-    setQuotaHeaders(reply, quota);
-    return { ...stored, recipient_count: recipientCount };
+    return { row: { ...stored, recipient_count: recipientCount }, quota };
   });
+  setQuotaHeaders(reply, quota);
+  return row;
 }
 
 /**
