@@ -4,7 +4,11 @@ import { redactUrl } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
+import { startWorkerThread, type WorkerThread } from './worker-thread.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
+import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
+import { SecretBoxError } from './domain/secret-box.ts';
+import type { Store } from './store/database.ts';
 import { buildApp } from './http/app.ts';
 import type { ClarionApp } from './http/app-types.ts';
 import { JobQueue } from './queue/job-queue.ts';
@@ -25,6 +29,27 @@ export interface ServeRoles {
   worker: boolean;
 }
 
+/**
+ * The VAPID keys, generated on the first start. A stored private key that this process's secret key cannot open (the
+ * processes on one database were given different CLARION_SECRET_KEYs) does not stop the API or the other platforms:
+ * it is logged, and web pushes fail loudly (`web_push_not_configured`) until the keys agree. Bad CLARION_VAPID_*
+ * values stop start-up like any other configuration error.
+ */
+async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, now: number, logger: Logger): Promise<VapidKeys | null> {
+  try {
+    const keys = await resolveVapidKeys(store.db, secretKey, config, now);
+    logger.info({ source: keys.source, publicKey: keys.publicKey, subject: keys.subject }, 'Web Push VAPID keys ready');
+    if (/localhost|127\.0\.0\.1/.test(keys.subject)) {
+      logger.warn({ subject: keys.subject }, "Apple's push service refuses a localhost VAPID subject: set CLARION_VAPID_SUBJECT (mailto: or https:) or CLARION_BASE_URL before serving Safari");
+    }
+    return keys;
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    logger.error({ err: error }, 'the stored VAPID private key does not open with this CLARION_SECRET_KEY: web pushes will fail until every process on this database has the same CLARION_SECRET_KEY');
+    return null;
+  }
+}
+
 /** Opens storage, migrates it, and starts the roles asked for. The only place that listens on a port. */
 export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
@@ -36,12 +61,21 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     'storage ready',
   );
   const clock = systemClock;
+  // Generated on the first start and stored (vapid-keys.ts): browsers subscribe with the public key from now on.
+  const vapidKeys = await loadVapidKeys(store, secretKey, config, clock.now(), logger);
   const queue = JobQueue.forStore(store, clock, config.databaseUrl);
 
   let worker: DeliveryWorker | null = null;
+  let workerThread: WorkerThread | null = null;
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
-  if (roles.worker) {
-    providers = createPushProviders(config, clock, logger);
+  if (roles.worker && roles.api && config.workerThread) {
+    workerThread = await startWorkerThread(config, vapidKeys);
+    // The queue wakes its listeners from inside the enqueueing transaction; passed on after the current turn, the
+    // message finds that transaction committed, so the thread's claim does not wait on SQLite's write lock for it.
+    queue.onWake(() => setImmediate(() => workerThread!.wake()));
+    logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true }, 'delivery worker started');
+  } else if (roles.worker) {
+    providers = createPushProviders(config, clock, logger, vapidKeys);
     worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
   }
@@ -61,7 +95,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
       // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
       // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
       // connection_lost, retried by a follow-up job) at once and commits its batch (issue 9 item 1).
-      await Promise.all([app?.close(), worker?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
+      await Promise.all([app?.close(), worker?.stop(graceMs), workerThread?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
       await store.close();
     },
   };

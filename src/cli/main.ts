@@ -12,6 +12,7 @@ import { addKeysRotate } from './keys-rotate.ts';
 import { addMigrate } from './migrate.ts';
 import { addServe } from './serve.ts';
 import { addSubscribersImport } from './subscribers-import.ts';
+import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
 
 /** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
 const program = new Command('clarion').description('Clarion push notification service').showHelpAfterError().exitOverride();
@@ -31,6 +32,8 @@ addKeysCreate(keys);
 addKeysRevoke(keys);
 addKeysRotate(keys);
 addKeysList(keys);
+const webPush = program.command('web-push').description('manage Web Push (VAPID keys)');
+addWebPushRotateKeys(webPush);
 
 try {
   await program.parseAsync(process.argv);

@@ -59,17 +59,25 @@ function firstFatal(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: s
   return null;
 }
 
+const WEB_PUSH_VAPID_FIX =
+  'the push services refused the VAPID signature for every browser in the batch: the VAPID keys changed since these browsers subscribed (CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY, or `clarion web-push rotate-keys`; restore the previous pair), or CLARION_VAPID_SUBJECT is refused (it must be a mailto: or https: URL that is not localhost)';
+
 /**
- * Three provider answers unsubscribe a token but also mean a misconfiguration when EVERY token gets them: APNs
+ * Some provider answers unsubscribe a token but also mean a misconfiguration when EVERY token gets them: APNs
  * BadDeviceToken (also a sandbox token sent to production, or the reverse) and DeviceTokenNotForTopic (wrong
- * CLARION_APNS_TOPIC), and FCM SENDER_ID_MISMATCH (the service account of another project). A whole batch of at
- * least MISCONFIGURATION_MIN_BATCH tokens answering the same one is treated as our configuration, not the
- * devices: the batch fails loudly and nobody is unsubscribed.
+ * CLARION_APNS_TOPIC), FCM SENDER_ID_MISMATCH (the service account of another project), and Web Push 400/401/403 (a
+ * subscription made for another VAPID key, or our signature refused). A whole batch of at least
+ * MISCONFIGURATION_MIN_BATCH tokens answering the same one is treated as our configuration, not the devices: the batch
+ * fails loudly and nobody is unsubscribed.
  */
 const MISCONFIGURATION_REASONS: Record<string, string> = {
   BadDeviceToken: 'check that CLARION_APNS_URL matches the tokens: sandbox (development builds) or production',
   DeviceTokenNotForTopic: "check CLARION_APNS_TOPIC: it must be the app's bundle id",
   SENDER_ID_MISMATCH: 'check CLARION_FCM_SERVICE_ACCOUNT_FILE: it must belong to the Firebase project the app registers with',
+  // Web Push (web-push/web-push-response.ts): every browser's push service refusing our VAPID signature.
+  'web-push:400': WEB_PUSH_VAPID_FIX,
+  'web-push:401': WEB_PUSH_VAPID_FIX,
+  'web-push:403': WEB_PUSH_VAPID_FIX,
 };
 export const MISCONFIGURATION_MIN_BATCH = 10;
 

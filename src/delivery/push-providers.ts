@@ -3,9 +3,12 @@ import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import { createApnsClient } from './apns/apns-client.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
-import { sendApnsLiveActivity, sendFcmLiveActivity } from './live-activities/live-activity-senders.ts';
+import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
 import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
+import type { VapidKeys } from './web-push/vapid-keys.ts';
+import { createWebPushClient } from './web-push/web-push-client.ts';
+import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
 
 const APNS_VARIABLES = ['CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION_APNS_TEAM_ID', 'CLARION_APNS_TOPIC'] as const;
 
@@ -14,8 +17,8 @@ const APNS_VARIABLES = ['CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION
  * fails its batches loudly (`apns_not_configured`, …) rather than dropping pushes. Half-given APNs credentials or an
  * unreadable key file stop start-up with a message naming the variable.
  */
-export function createPushProviders(config: Config, clock: Clock, logger: Logger): PushProviders {
-  return { ios: apnsSender(config, clock, logger), android: fcmSender(config, clock, logger), web: webSender() };
+export function createPushProviders(config: Config, clock: Clock, logger: Logger, vapidKeys: VapidKeys | null = null): PushProviders {
+  return { ios: apnsSender(config, clock, logger), android: fcmSender(config, clock, logger), web: webSender(config, clock, logger, vapidKeys) };
 }
 
 function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
@@ -48,13 +51,17 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
   return { send: (token, content) => client.send(token, content), sendLiveActivity: (token, push) => sendFcmLiveActivity(client, token, push), close: () => client.close() };
 }
 
-/** Web Push delivery is not built yet: web subscribers' pushes fail with a reason that says so, counted and listed. */
-function webSender(): PushSender {
+/**
+ * Web Push signs with the instance's VAPID keys (web-push/vapid-keys.ts), which the server resolves at start. Without
+ * them (the stored private key did not open, or a caller built the providers without), web pushes fail loudly.
+ */
+function webSender(config: Config, clock: Clock, logger: Logger, vapidKeys: VapidKeys | null): PushSender {
+  if (!vapidKeys) return unconfiguredSender('web_push_not_configured', 'the worker has no VAPID keys: see its start-up log (every process on one database needs the same CLARION_SECRET_KEY, or set CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY)');
+  const client = createWebPushClient({ keys: vapidKeys, clock, allowPrivate: allowsPrivateAddresses(config), logger });
   return {
-    async send() {
-      return { kind: 'rejected', reason: 'web_push_not_available' };
-    },
-    async close() {},
+    send: (token, content) => client.send(token, content),
+    sendLiveActivity: (token, push, reader) => sendWebLiveActivity(client, token, push, reader),
+    close: () => client.close(),
   };
 }
 

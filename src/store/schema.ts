@@ -9,6 +9,8 @@ export interface AccountsTable {
   plan: string;
   monthly_limit: number | null;
   default_timezone: string | null;
+  /** Names the account in public addresses (/join/{slug}/{channelCode}); unique, src/domain/account-slug.ts. */
+  slug: string;
   created_at: number;
 }
 
@@ -33,6 +35,10 @@ export interface ChannelsTable {
   name: string;
   description: string | null;
   created_at: number;
+  /** The publishable key (scoped to this channel) its public join page embeds; null while the join page is off. */
+  join_key_id: string | null;
+  /** That key's value, sealed with the instance key (src/domain/secret-box.ts, context = channel id). */
+  join_key_secret: string | null;
 }
 
 export interface SubscribersTable {
@@ -228,6 +234,16 @@ export interface SigninAttemptsTable {
   created_at: number;
 }
 
+/** The instance's VAPID key pair for Web Push (docs/web-push.md): one row, id 'current'. */
+export interface VapidKeysTable {
+  id: string;
+  /** base64url of the uncompressed P-256 point (65 bytes): what browsers subscribe with. */
+  public_key: string;
+  /** base64url of the 32-byte private scalar, sealed with the instance secret key (secret-box.ts). */
+  sealed_private_key: string;
+  created_at: number;
+}
+
 /** A webhook endpoint of an account (docs/webhooks.md). */
 export interface WebhookEndpointsTable {
   id: string;
@@ -306,4 +322,5 @@ export interface Database {
   notification_platform_stats: NotificationPlatformStatsTable;
   sessions: SessionsTable;
   signin_attempts: SigninAttemptsTable;
+  vapid_keys: VapidKeysTable;
 }

@@ -111,24 +111,29 @@ export async function unsubscribeSubscriber(
   return true;
 }
 
-export async function countActiveInChannel(db: Kysely<Database>, channelId: string): Promise<number> {
-  return countActive(db, channelId, { liveActivityTargetsOnly: false });
-}
-
 /** Who a Live Activity start reaches: iOS subscribers that gave a push-to-start token, and every Android and web one. */
 export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string): Promise<number> {
   return countActive(db, channelId, { liveActivityTargetsOnly: true });
 }
 
 async function countActive(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }): Promise<number> {
+  const row = await activeCountQuery(db, channelId, options).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The count as a query, to be used as a subquery (accepting a notification stores it in the same INSERT). */
+export function activeInChannelCountQuery(db: Kysely<Database>, channelId: string) {
+  return activeCountQuery(db, channelId, { liveActivityTargetsOnly: false });
+}
+
+function activeCountQuery(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }) {
   let query = db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('channel_id', '=', channelId)
     .where('status', '=', 'active');
   if (options.liveActivityTargetsOnly) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), eb('push_to_start_token', 'is not', null)]));
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.count);
+  return query;
 }
 
 /** The distinct time zones (null for "none given") of a channel's active subscribers: one dispatch per zone. */

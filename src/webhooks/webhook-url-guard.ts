@@ -4,8 +4,9 @@ import { URL_MAX_LENGTH } from '../domain/limits.ts';
 import { classifyAddress, describeRefusal } from './webhook-address-policy.ts';
 
 /**
- * The SSRF guard (docs/design.md 2.6): a webhook URL must be http(s), and — unless the operator set
- * CLARION_ALLOW_PRIVATE_WEBHOOKS=true — every address its host resolves to must be public
+ * The SSRF guard (docs/design.md 2.6), for webhook URLs and Web Push subscription endpoints: the URL must be http(s)
+ * (https for Web Push), and — unless the operator set CLARION_ALLOW_PRIVATE_ADDRESSES=true (or its older name
+ * CLARION_ALLOW_PRIVATE_WEBHOOKS) — every address its host resolves to must be public
  * (webhook-address-policy.ts). Checked when the URL is registered, and again on every delivery attempt through
  * `guardedLookup`, which hands the socket exactly the addresses it has just checked: a name that resolves to a
  * public address at registration and to 127.0.0.1 later (DNS rebinding) is refused before any connection is made.
@@ -33,7 +34,12 @@ export class WebhookAddressRefusedError extends Error {
   readonly code = 'EWEBHOOKREFUSED';
 }
 
-const PRIVATE_HINT = 'webhooks may only reach public addresses (the operator can allow private ones with CLARION_ALLOW_PRIVATE_WEBHOOKS=true)';
+const PRIVATE_HINT = 'only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)';
+
+/** The one private-address setting: CLARION_ALLOW_PRIVATE_ADDRESSES, or its older name CLARION_ALLOW_PRIVATE_WEBHOOKS. */
+export function allowsPrivateAddresses(config: { allowPrivateAddresses: boolean; allowPrivateWebhooks: boolean }): boolean {
+  return config.allowPrivateAddresses || config.allowPrivateWebhooks;
+}
 
 /** The checks that need no network: scheme, host, no credentials, length. */
 export function checkUrlShape(text: string): UrlCheck {

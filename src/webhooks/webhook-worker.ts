@@ -8,6 +8,7 @@ import { webhookDeliveryHandler } from './webhook-delivery-job.ts';
 import { WEBHOOK_DELIVERY } from './webhook-jobs.ts';
 import { startWebhookRelay, type WebhookRelay } from './webhook-relay.ts';
 import { createWebhookSender } from './webhook-sender.ts';
+import { allowsPrivateAddresses } from './webhook-url-guard.ts';
 
 export interface WebhookWorkerDependencies {
   store: Store;
@@ -20,7 +21,7 @@ export interface WebhookWorkerDependencies {
 
 /** The webhook job handler for the worker pool (src/worker.ts), configured from the options. */
 export function webhookHandlers(deps: WebhookWorkerDependencies): Record<string, JobHandler> {
-  const sender = createWebhookSender({ allowPrivate: deps.config.allowPrivateWebhooks, timeoutMs: deps.config.webhookTimeout });
+  const sender = createWebhookSender({ allowPrivate: allowsPrivateAddresses(deps.config), timeoutMs: deps.config.webhookTimeout });
   return {
     [WEBHOOK_DELIVERY]: webhookDeliveryHandler({ ...deps, schedule: deps.config.webhookRetrySchedule, sender }),
   };

@@ -102,3 +102,39 @@ describe('clarion CLI beside a running server', () => {
     expect(result.stderr).toMatch(/CLARION_PORT: must be a TCP port/);
   });
 });
+
+describe('clarion web-push rotate-keys', () => {
+  it('the server generated a VAPID pair on start; rotation is refused without --yes and replaces the pair with it', async () => {
+    const before = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+    expect(Buffer.from(before.data.publicKey, 'base64url').length).toBe(65);
+    // The default subject (CLARION_BASE_URL is http://localhost) is one Apple refuses: the start-up log says so.
+    expect(server.output()).toContain('refuses a localhost VAPID subject');
+
+    const refused = runCli(['web-push', 'rotate-keys', '--json'], env);
+    expect(refused.status).not.toBe(0);
+    expect(refused.json.error).toMatchObject({ code: 'confirmation_required', message: expect.stringContaining('stops receiving pushes') });
+    const unchanged = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+    expect(unchanged.data.publicKey).toBe(before.data.publicKey);
+
+    const rotated = runCli(['web-push', 'rotate-keys', '--yes', '--json'], env);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(rotated.json).toMatchObject({ publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/), warning: expect.stringContaining('subscribe anew') });
+    expect(rotated.json.publicKey).not.toBe(before.data.publicKey);
+    const after = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+    expect(after.data.publicKey).toBe(rotated.json.publicKey);
+  });
+});
+
+describe('clarion serve with a secret key that cannot open the stored VAPID key', () => {
+  it('still starts and serves the public key, and says in its log that web pushes will fail', async () => {
+    const other = await startServeProcess({ ...env, CLARION_SECRET_KEY: 'ab'.repeat(32) });
+    try {
+      const publicKey = (await (await fetch(`${other.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+      const expected = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
+      expect(publicKey.data.publicKey).toBe(expected.data.publicKey);
+      expect(other.output()).toContain('the stored VAPID private key does not open with this CLARION_SECRET_KEY');
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       apnsUrl: 'https://api.push.apple.com',
       fcmUrl: 'https://fcm.googleapis.com',
+      allowPrivateAddresses: false,
       allowPrivateWebhooks: false,
       signup: 'open',
       rateLimitPerSecond: 50,

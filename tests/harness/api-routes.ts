@@ -97,6 +97,8 @@ export const PUBLIC_ROUTES = new Set([
   'POST /api/v1/auth/signup',
   'POST /api/v1/auth/signin',
   'GET /api/v1/auth/session',
+  // The VAPID public key is in every browser subscription anyway (docs/web-push.md).
+  'GET /api/v1/web-push/public-key',
 ]);
 
 /**

@@ -37,7 +37,7 @@ describe('webhook delivery refuses private addresses at send time', () => {
     const [message] = await messages();
     expect(message.status).toBe('pending');
     expect(message.attempts[0]).toMatchObject({ statusCode: null, responseExcerpt: null, error: expect.stringMatching(error) });
-    expect(message.attempts[0].error).toContain('CLARION_ALLOW_PRIVATE_WEBHOOKS=true');
+    expect(message.attempts[0].error).toContain('CLARION_ALLOW_PRIVATE_ADDRESSES=true');
     expect(hook.requests).toHaveLength(0);
   });
 });

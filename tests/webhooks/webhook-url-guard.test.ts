@@ -51,7 +51,7 @@ describe('webhook URL check at registration', () => {
   ])('refuses %s', async (url, message) => {
     const result = await checkWebhookUrl(url, strict(resolve));
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toBe(message.startsWith('refused') ? `${message}; webhooks may only reach public addresses (the operator can allow private ones with CLARION_ALLOW_PRIVATE_WEBHOOKS=true)` : message);
+    if (!result.ok) expect(result.message).toBe(message.startsWith('refused') ? `${message}; only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)` : message);
   });
 
   it('refuses localhost, which the system resolver maps to loopback', async () => {

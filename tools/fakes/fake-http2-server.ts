@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import http2 from 'node:http2';
-import type { Http2SecureServer, ServerHttp2Session, Settings } from 'node:http2';
+import type { Http2SecureServer, Http2ServerRequest, ServerHttp2Session, Settings } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ensureFakeTls } from './fake-tls.ts';
@@ -112,6 +113,30 @@ export async function readBody(stream: Readable, maxBytes: number): Promise<{ bo
     }
   }
   return { body: Buffer.concat(chunks), size };
+}
+
+/** A request on a fake that takes HTTP/2 and HTTP/1.1 (allowHTTP1). */
+export type AnyRequest = Http2ServerRequest | IncomingMessage;
+
+/** Numbers connections (an HTTP/2 session or an HTTP/1.1 socket) in order of first use, so records show reuse. */
+export function connectionNumbering(): (request: AnyRequest) => number {
+  const ids = new WeakMap<object, number>();
+  let count = 0;
+  return (request) => {
+    const connection: object = 'stream' in request ? (request.stream.session ?? request.stream) : request.socket;
+    let id = ids.get(connection);
+    if (id === undefined) {
+      id = ++count;
+      ids.set(connection, id);
+    }
+    return id;
+  };
+}
+
+/** The client went away before it could be answered. */
+export function clientGone(request: AnyRequest): boolean {
+  if ('stream' in request) return request.stream.destroyed || request.stream.closed;
+  return request.socket.destroyed;
 }
 
 /** Listening on all interfaces still means clients connect over loopback, which the certificate covers. */

@@ -1,3 +1,15 @@
+/** What every fake records of one request, besides its own protocol's details. */
+export interface RequestRecordBase {
+  /** Clock time (ms) the request was answered. */
+  at: number;
+  /** Which connection it came on (HTTP/2 session or HTTP/1.1 socket), to assert on connection reuse. */
+  connectionId: number;
+  httpVersion: string;
+  method: string;
+  path: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
 /**
  * An append-only list of what a fake received, with waits that resolve on an event (each append), never by polling,
  * so tests wait on a condition rather than a sleep (docs/develop.md, convention 6).

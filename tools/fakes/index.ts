@@ -1,5 +1,5 @@
 /**
- * Fake APNs and FCM servers that speak the real protocols (HTTP/2, TLS, JWT/OAuth, the real error bodies), for
+ * Fake APNs, FCM and Web Push servers that speak the real protocols (HTTP/2, TLS, JWT/OAuth, the real error bodies), for
  * testing Clarion's delivery clients on loopback. See docs in each module and docs/protocols.md §6.
  */
 export { ensureFakeTls, defaultFakeTlsDir, type FakeTls } from './fake-tls.ts';
@@ -22,3 +22,8 @@ export { startFakeFcm, type FakeFcm, type FakeFcmOptions } from './fcm/fcm-serve
 export type { FcmOutcome, FcmLatencyContext } from './fcm/fcm-behaviour.ts';
 export type { FcmSendRecord, FcmTokenRequestRecord } from './fcm/fcm-record.ts';
 export { fcmErrorCodes, type FcmErrorCode } from './fcm/fcm-errors.ts';
+export { startFakeWebPush, type FakeWebPush, type FakeWebPushOptions, type FakeSubscription } from './web-push/web-push-server.ts';
+export { createSimulatedBrowser, type SimulatedBrowser, type PushSubscriptionJson } from './web-push/web-push-browser.ts';
+export { decryptWebPush, browserKeysFrom, WebPushDecryptError, type BrowserKeys } from './web-push/web-push-decrypt.ts';
+export type { WebPushOutcome, WebPushLatencyContext } from './web-push/web-push-behaviour.ts';
+export type { WebPushRecord } from './web-push/web-push-record.ts';

@@ -29,6 +29,19 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
     expect(response.statusCode).toBe(201);
   });
 
+  it('refuses a body that fits APNs and FCM but not Web Push once encrypted (RFC 8291 adds 103 bytes), naming web', async () => {
+    const account = await t.newAccount({ channels: ['web-long'] });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'web-long', title: 'T', body: 'x'.repeat(3960) });
+    expect(response.statusCode).toBe(413);
+    expect(response.body.error).toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringContaining('Web Push'),
+      details: { limit: 'platform_payload', platform: 'web', limitBytes: 4096 },
+    });
+    expect(response.body.error.details.payloadBytes).toBeGreaterThan(4096);
+    expect((await get(t.app, '/api/v1/usage', account.secretKey)).body.data.used).toBe(0);
+  });
+
   it('counts data entries too', async () => {
     const account = await t.newAccount({ channels: ['data'] });
     const data = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`k${i}`, 'v'.repeat(1000)]));

@@ -26,7 +26,7 @@ describe('POST /api/v1/notifications → 413 payload_too_large', () => {
     for (const [url, channel] of [['/api/v1/notifications', { channelCode: 'news' }], ['/api/v1/notify', { channel: 'news' }]] as const) {
       const response = await post(t.app, url, account.secretKey, { ...channel, title: 'T'.repeat(256), body: 'B'.repeat(4000), data });
       const error = expectError(response, 'payload_too_large');
-      expect(error.details).toEqual({ limit: 'platform_payload', platform: expect.stringMatching(/^(ios|android)$/), payloadBytes: expect.any(Number), limitBytes: 4096 });
+      expect(error.details).toEqual({ limit: 'platform_payload', platform: expect.stringMatching(/^(ios|android|web)$/), payloadBytes: expect.any(Number), limitBytes: 4096 });
       expect(error.details.payloadBytes).toBeGreaterThan(4096);
     }
     expect(await accountState(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });

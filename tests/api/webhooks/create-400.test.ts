@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const PRIVATE_HINT = 'webhooks may only reach public addresses (the operator can allow private ones with CLARION_ALLOW_PRIVATE_WEBHOOKS=true)';
+const PRIVATE_HINT = 'only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)';
 
 describe('POST /api/v1/webhooks → 400 validation_failed', () => {
   it.each([

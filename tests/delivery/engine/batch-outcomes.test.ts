@@ -66,6 +66,8 @@ describe('guardAgainstMisconfiguration', () => {
     ['too small a batch', batch(MISCONFIGURATION_MIN_BATCH - 1, () => badToken), null],
     ['all DeviceTokenNotForTopic', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' })), 'provider_configuration:DeviceTokenNotForTopic'],
     ['all SENDER_ID_MISMATCH', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'SENDER_ID_MISMATCH' })), 'provider_configuration:SENDER_ID_MISMATCH'],
+    ['all Web Push 403 (VAPID refused)', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:403' })), 'provider_configuration:web-push:403'],
+    ['all Web Push 410 is the browsers, not us', batch(12, () => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' })), null],
     ['all Unregistered is the devices, not us', batch(12, () => unregistered()), null],
     ['one token delivered', batch(12, (i) => (i === 0 ? delivered : badToken)), null],
   ])('%s', (_name, outcomes, reason) => {

@@ -5,13 +5,16 @@ import type { Config } from '../../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../src/worker.ts';
 import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
-import { createApnsSigningKey, startFakeApns, startFakeFcm, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm } from '../../../tools/fakes/index.ts';
+import { createApnsSigningKey, startFakeApns, startFakeFcm, startFakeWebPush, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm, type FakeWebPush } from '../../../tools/fakes/index.ts';
+import { resolveVapidKeys, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { hashApiKey } from '../../../src/domain/api-key-secret.ts';
 import { newId } from '../../../src/domain/ids.ts';
 import { findChannelByCode } from '../../../src/store/channels-store.ts';
 import type { Subscriber } from '../../../src/store/subscribers-store.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../harness/test-app.ts';
 import { capturingLogger } from '../../harness/captured-logs.ts';
+import { get, post } from '../../harness/requests.ts';
+import { waitFor } from '../../harness/wait-for.ts';
 
 export const APNS_TOPIC = 'com.example.clarion';
 export const FCM_PROJECT = 'clarion-test';
@@ -19,6 +22,10 @@ export const FCM_PROJECT = 'clarion-test';
 export interface DeliveryHarness extends TestApp {
   apns: FakeApns;
   fcm: FakeFcm;
+  /** The fake Web Push service (on loopback: the harness allows private addresses unless `configure` says otherwise). */
+  webPush: FakeWebPush;
+  /** The instance's VAPID keys the worker signs with: subscribe fake browsers with `webPush.subscribe({ applicationServerKey: vapidKeys.publicKey })`. */
+  vapidKeys: VapidKeys;
   providers: PushProviders;
   worker: DeliveryWorker;
   /** Everything the worker logged, as parsed pino lines. */
@@ -53,8 +60,21 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
   return { apns, fcm, providerEnv };
 }
 
+/** The options that point Clarion's provider clients at the fakes of `startFakeProviders`. */
+export function fakeProviderConfig(providerEnv: Record<string, string>): Partial<Config> {
+  return {
+    apnsUrl: providerEnv.CLARION_APNS_URL!,
+    apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
+    apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
+    apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
+    apnsTopic: providerEnv.CLARION_APNS_TOPIC,
+    fcmUrl: providerEnv.CLARION_FCM_URL!,
+    fcmServiceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE,
+  };
+}
+
 /**
- * The API and a delivery worker on one database, with fake APNs and FCM at the network edge. Clarion reaches the
+ * The API and a delivery worker on one database, with fake APNs, FCM and Web Push at the network edge. Clarion reaches the
  * fakes only through its configuration (URLs, key files) and NODE_EXTRA_CA_CERTS (set in vitest.config.ts). One
  * ManualClock drives the API, the queue, the clients and the fakes' JWT checks.
  */
@@ -63,28 +83,29 @@ export async function startDeliveryHarness(
 ): Promise<DeliveryHarness> {
   // Its own PostgreSQL database unless told otherwise: test files run two at a time (vitest.config.ts), and on the
   // shared one another file's worker, configured for other fakes and another clock, would claim this file's jobs.
-  const base = await startTestApp({}, { isolatedDatabase: options.isolatedDatabase ?? true });
+  // The fake Web Push service listens on loopback: the API must accept its endpoints as the worker must reach them.
+  const allowPrivateAddresses = options.configure?.allowPrivateAddresses ?? true;
+  const base = await startTestApp({ allowPrivateAddresses }, { isolatedDatabase: options.isolatedDatabase ?? true });
   const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
   const config: Config = {
     ...base.config,
-    apnsUrl: providerEnv.CLARION_APNS_URL!,
-    apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
-    apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
-    apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
-    apnsTopic: providerEnv.CLARION_APNS_TOPIC,
-    fcmUrl: providerEnv.CLARION_FCM_URL!,
-    fcmServiceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE,
+    ...fakeProviderConfig(providerEnv),
     queuePollInterval: 50,
+    allowPrivateAddresses,
     ...options.configure,
   };
+  const webPush = await startFakeWebPush({ clock: base.clock });
+  const vapidKeys = await resolveVapidKeys(base.store.db, base.secretKey, config, base.clock.now());
   const { logger, logs } = capturingLogger();
-  const providers = createPushProviders(config, base.clock, logger);
+  const providers = createPushProviders(config, base.clock, logger, vapidKeys);
   const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
   return {
     ...base,
     config,
     apns,
     fcm,
+    webPush,
+    vapidKeys,
     providers,
     worker,
     logs,
@@ -92,7 +113,7 @@ export async function startDeliveryHarness(
     async close() {
       await worker.stop(1_000);
       await Promise.all(Object.values(providers).map((provider) => provider.close()));
-      await Promise.all([apns.close(), fcm.close()]);
+      await Promise.all([apns.close(), fcm.close(), webPush.close()]);
       await base.close();
     },
   };
@@ -128,4 +149,21 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
     await t.store.db.insertInto('subscribers').values(rows).execute();
   }
   return tokens;
+}
+
+/** Registers a subscriber through the API, as an app would (201 expected), and returns its id. */
+export async function registerSubscriber(t: TestApp, key: string, channelCode: string, platform: string, token: unknown): Promise<string> {
+  const response = await post(t.app, '/api/v1/subscribers', key, { channelCode, platform, token });
+  if (response.statusCode !== 201) throw new Error(`registering a ${platform} subscriber answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+  return response.body.data.id as string;
+}
+
+/** Waits until the notification is `sent` or `failed`, and returns it as the API shows it. */
+export async function finalNotification(t: TestApp, key: string, id: string): Promise<any> {
+  let body: any;
+  await waitFor(async () => {
+    body = (await get(t.app, `/api/v1/notifications/${id}`, key)).body;
+    return body.data.status === 'sent' || body.data.status === 'failed';
+  }, 15_000, `notification ${id} to finish`);
+  return body.data;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../../src/store/events-store.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { androidToken, APNS_TOPIC, FCM_PROJECT, iosToken, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import { androidToken, APNS_TOPIC, FCM_PROJECT, iosToken, finalNotification as waitForFinal, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
 /** End to end through the HTTP API: accepted notifications reach the fake providers with the exact platform payloads. */
 let h: DeliveryHarness;
@@ -11,20 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function register(key: string, channelCode: string, platform: string, token: unknown) {
-  const response = await post(h.app, '/api/v1/subscribers', key, { channelCode, platform, token });
-  expect(response.statusCode).toBe(201);
-  return response.body.data.id as string;
-}
-
-async function finalNotification(key: string, id: string) {
-  let body: any;
-  await waitFor(async () => {
-    body = (await get(h.app, `/api/v1/notifications/${id}`, key)).body;
-    return body.data.status === 'sent' || body.data.status === 'failed';
-  }, 15_000, `notification ${id} to finish`);
-  return body.data;
-}
+const register = (key: string, channelCode: string, platform: string, token: unknown) => registerSubscriber(h, key, channelCode, platform, token);
+const finalNotification = (key: string, id: string) => waitForFinal(h, key, id);
 
 describe('notification delivery to APNs and FCM', () => {
   it('sends iOS and Android subscribers exactly the expected headers and payloads', async () => {
@@ -232,19 +220,6 @@ describe('notification delivery to APNs and FCM', () => {
     const channel = await get(h.app, '/api/v1/channels/wrong-topic', account.secretKey);
     expect(channel.body.data.subscriberCount.ios).toBe(12);
     expect(h.logs.some((line) => String(line.msg).includes('CLARION_APNS_TOPIC'))).toBe(true);
-  });
-
-  it('fails web subscribers with a reason that says Web Push is not available yet', async () => {
-    const account = await h.newAccount({ channels: ['web'] });
-    const id = await register(account.publishableKey, 'web', 'web', {
-      endpoint: 'https://push.example.net/send/abc',
-      keys: { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') },
-    });
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'web', title: 'Hi' });
-    const final = await finalNotification(account.secretKey, sent.body.data.id);
-    expect(final).toMatchObject({ status: 'failed', stats: { failed: 1 } });
-    const failures = await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey);
-    expect(failures.body.data).toEqual([expect.objectContaining({ subscriberId: id, reason: 'web_push_not_available' })]);
   });
 
   it('holds a scheduled notification until its time comes on the clock', async () => {

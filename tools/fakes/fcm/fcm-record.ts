@@ -1,15 +1,8 @@
+import type { RequestRecordBase } from '../fake-record.ts';
 import type { AssertionClaims } from './fcm-oauth.ts';
 
 /** One `messages:send` request as the fake FCM received and answered it. */
-export interface FcmSendRecord {
-  /** Clock time (ms) the request was answered. */
-  at: number;
-  /** Which connection it came on (HTTP/2 session or HTTP/1.1 socket), to assert on connection reuse. */
-  connectionId: number;
-  httpVersion: string;
-  method: string;
-  path: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
+export interface FcmSendRecord extends RequestRecordBase {
   /** Project named in the URL. */
   projectId: string | null;
   /** The bearer token sent, and the service account it was issued to (null when unknown or expired). */
@@ -31,15 +24,8 @@ export interface FcmSendRecord {
   answered: boolean;
 }
 
-/** One request to the OAuth token endpoint. */
-export interface FcmTokenRequestRecord {
-  at: number;
-  connectionId: number;
-  /** '1.1' when it came like fetch() sends it, '2.0' over HTTP/2. */
-  httpVersion: string;
-  method: string;
-  path: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
+/** One request to the OAuth token endpoint; `httpVersion` is '1.1' when it came like fetch() sends it, '2.0' over HTTP/2. */
+export interface FcmTokenRequestRecord extends RequestRecordBase {
   grantType: string | null;
   /** The assertion's claims as sent (read even when rejected). */
   claims: AssertionClaims | null;

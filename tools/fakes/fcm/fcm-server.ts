@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import http2 from 'node:http2';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2ServerResponse } from 'node:http2';
 import type { Clock } from '../../../src/domain/clock.ts';
 import { type FcmServiceAccount, createFcmServiceAccount } from '../fake-credentials.ts';
-import { type ListenOptions, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
+import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { FcmBehaviour, type FcmLatencyContext, type FcmOutcome, answerFor } from './fcm-behaviour.ts';
 import { type GoogleErrorAnswer, googleError, notFound, permissionDenied, unauthenticated } from './fcm-errors.ts';
@@ -57,7 +57,6 @@ export interface FakeFcm {
   close(): Promise<void>;
 }
 
-type AnyRequest = Http2ServerRequest | IncomingMessage;
 type AnyResponse = Http2ServerResponse | ServerResponse;
 
 const SEND_PATH = /^\/v1\/projects\/([^/]+)\/messages:send$/;
@@ -72,14 +71,13 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
   const behaviour = new FcmBehaviour();
   const requests = new FakeRecord<FcmSendRecord>(options.keepRequests ?? true);
   const tokenRequests = new FakeRecord<FcmTokenRequestRecord>();
-  const connectionIds = new WeakMap<object, number>();
-  let connectionCount = 0;
+  const connectionOf = connectionNumbering();
   let messageCount = 0;
 
   const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
     server.on('request', (request: AnyRequest, response: AnyResponse) => {
       route(request, response).catch(() => {
-        if (!response.headersSent && !isGone(request)) respond(response, googleError(500, 'INTERNAL', 'Internal error encountered.'));
+        if (!response.headersSent && !clientGone(request)) respond(response, googleError(500, 'INTERNAL', 'Internal error encountered.'));
       });
     });
   });
@@ -118,7 +116,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     const assertion = form.get('assertion');
     const delayMs = behaviour.latencyFor({ endpoint: 'token', projectId: exchange.ok ? exchange.account.json.project_id : null, token: null });
     if (delayMs > 0) await listener.delay(delayMs);
-    const answered = !isGone(request);
+    const answered = !clientGone(request);
     tokenRequests.add({
       at: clock.now(),
       connectionId: connectionOf(request),
@@ -185,19 +183,9 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     }
     const delayMs = behaviour.latencyFor({ endpoint: 'send', projectId, token: draft.target?.kind === 'token' ? draft.target.value : null });
     if (delayMs > 0) await listener.delay(delayMs);
-    const answered = !isGone(request);
+    const answered = !clientGone(request);
     requests.add({ ...draft, at: clock.now(), status: answer.httpStatus, errorCode: answer.httpStatus === 200 ? null : errorCodeOf(answer.body), name, answered });
     if (answered) respond(response, answer);
-  }
-
-  function connectionOf(request: AnyRequest): number {
-    const connection: object = 'stream' in request ? request.stream.session ?? request.stream : request.socket;
-    let id = connectionIds.get(connection);
-    if (id === undefined) {
-      id = ++connectionCount;
-      connectionIds.set(connection, id);
-    }
-    return id;
   }
 
   return {
@@ -248,10 +236,6 @@ function respond(response: AnyResponse, answer: GoogleErrorAnswer): void {
   response.end(answer.body);
 }
 
-function isGone(request: AnyRequest): boolean {
-  if ('stream' in request) return request.stream.destroyed || request.stream.closed;
-  return request.socket.destroyed;
-}
 
 function messageOf(text: string): unknown {
   try {

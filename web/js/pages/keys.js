@@ -1,4 +1,5 @@
 import { api, withQuery } from '../api.js';
+import { copyButton } from '../copy-button.js';
 import { append, h, replace, table, uid } from '../dom.js';
 import { announce, askDialog, showProblem } from '../feedback.js';
 import { formatTime, formatTimeText } from '../format.js';
@@ -48,8 +49,26 @@ export async function keysPage({ container }) {
     }),
     problems,
     listSection,
+    webPushKeySection(),
   );
   await renderList(listSection, { problems, showReveal, reload });
+}
+
+/** The instance's VAPID public key (docs/web-push.md): public, the same for every account, changed only by the operator. */
+function webPushKeySection() {
+  const section = h('section', { 'aria-labelledby': 'web-push-key' }, h('h2', { id: 'web-push-key' }, 'Web Push public key'));
+  api
+    .get('/api/v1/web-push/public-key')
+    .then(({ publicKey }) =>
+      append(
+        section,
+        h('p', {}, 'Browsers subscribe with this VAPID key (the applicationServerKey of PushManager.subscribe). It is public and the same for every account on this Clarion instance.'),
+        h('p', {}, h('code', { class: 'wrap', 'aria-label': 'VAPID public key' }, publicKey), ' ', copyButton(publicKey, 'Copy public key')),
+        h('p', {}, 'Only the operator changes it (clarion web-push rotate-keys --yes), and every subscribed browser then stops receiving pushes until it subscribes again.'),
+      ),
+    )
+    .catch((problem) => showProblem(section, problem));
+  return section;
 }
 
 async function renderList(section, context, cursor = null) {

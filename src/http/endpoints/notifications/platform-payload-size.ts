@@ -1,18 +1,25 @@
 import { apnsPayloadBytes, APNS_MAX_PAYLOAD_BYTES } from '../../../delivery/apns/apns-payload.ts';
 import type { PushContent } from '../../../delivery/push-content.ts';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-message.ts';
-import { newId } from '../../../domain/ids.ts';
+import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
+import { serializeWebPushMessage } from '../../../delivery/web-push/web-push-message.ts';
+import { idPrefixes } from '../../../domain/ids.ts';
 import { ApiError } from '../../api-error.ts';
 import type { NotificationContent } from './notification-body.ts';
 
+const PROVIDER_NAMES: Record<string, string> = { ios: 'APNs', android: 'FCM', web: 'Web Push (encrypted)' };
+
+/** A notification id's length: the payloads carry it (the APNs collapse id, the FCM tag, the Web Push tag). */
+const ID_OF_REAL_LENGTH = `${idPrefixes.notification}_${'0'.repeat(26)}`;
+
 /**
- * Refuses a notification whose rendered platform payload would be over APNs' or FCM's 4,096-byte limit, with 413
+ * Refuses a notification whose rendered platform payload would be over APNs', FCM's or Web Push's 4,096-byte limit, with 413
  * before anything is stored or charged: otherwise every push of it would be rejected by the provider later. The
  * payloads are built by the same builders the delivery engine uses, with an id of the real length.
  */
-export function assertPlatformPayloadsFit(content: NotificationContent, channelCode: string, now: number): void {
+export function assertPlatformPayloadsFit(content: NotificationContent, channelCode: string): void {
   const push: PushContent = {
-    notificationId: newId('notification', now),
+    notificationId: ID_OF_REAL_LENGTH,
     title: content.title ?? null,
     body: content.body ?? null,
     url: content.url ?? null,
@@ -26,11 +33,13 @@ export function assertPlatformPayloadsFit(content: NotificationContent, channelC
   const sizes = [
     { platform: 'ios', payloadBytes: apnsPayloadBytes(push, { threadId: channelCode }), limitBytes: APNS_MAX_PAYLOAD_BYTES },
     { platform: 'android', payloadBytes: fcmPayloadBytes(push), limitBytes: FCM_MAX_PAYLOAD_BYTES },
+    // What the push service receives: the message encrypted for the browser (RFC 8291 adds 103 bytes).
+    { platform: 'web', payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push).length), limitBytes: WEB_PUSH_MAX_BODY_BYTES },
   ];
   const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
   if (over) {
     throw new ApiError('payload_too_large', {
-      message: `The ${over.platform === 'ios' ? 'APNs' : 'FCM'} payload would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the title, body or data.`,
+      message: `The ${PROVIDER_NAMES[over.platform]} payload would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the title, body or data.`,
       details: { limit: 'platform_payload', ...over },
     });
   }

@@ -3,6 +3,8 @@ import { isLocale, isTimeZone, normalizeToken, platforms } from '../../../domain
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { registerSubscriber } from '../../../store/subscribers-store.ts';
+import { refusePushEndpoint } from '../../../delivery/web-push/web-push-endpoint-guard.ts';
+import { allowsPrivateAddresses, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -51,6 +53,11 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
       const problems: FieldProblem[] = [];
       const token = normalizeToken(body.platform, body.token);
       if (!token.ok) problems.push(...token.problems);
+      else if (body.platform === 'web') {
+        const policy = { allowPrivate: allowsPrivateAddresses(deps.config), resolve: systemResolver };
+        const refusal = await refusePushEndpoint((body.token as { endpoint: string }).endpoint, policy);
+        if (refusal) problems.push({ field: 'token.endpoint', message: refusal });
+      }
       let pushToStartToken: string | null = null;
       if (body.pushToStartToken !== undefined) {
         const normalized = body.platform === 'ios' ? normalizeToken('ios', body.pushToStartToken, 'pushToStartToken') : null;

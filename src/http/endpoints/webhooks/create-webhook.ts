@@ -4,7 +4,7 @@ import { sealSecret } from '../../../domain/secret-box.ts';
 import { countWebhookEndpoints, createWebhookEndpoint } from '../../../store/webhooks-store.ts';
 import { ALL_EVENTS, webhookEventTypes } from '../../../webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
-import { checkWebhookUrl, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses, checkWebhookUrl, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -55,7 +55,7 @@ export function createWebhookHandler(deps: AppDependencies): Endpoint {
       if (events.includes(ALL_EVENTS) && events.length > 1) {
         throw validationFailed([{ field: 'events', message: 'lists "*" (every event) together with other types: send either ["*"] or the types' }]);
       }
-      const checked = await checkWebhookUrl(url, { allowPrivate: deps.config.allowPrivateWebhooks, resolve: systemResolver });
+      const checked = await checkWebhookUrl(url, { allowPrivate: allowsPrivateAddresses(deps.config), resolve: systemResolver });
       if (!checked.ok) throw validationFailed([{ field: 'url', message: checked.message }]);
 
       const { db } = deps.store;

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSuccess } from '../../harness/api-expect.ts';
+import { get } from '../../harness/requests.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+describe('GET /api/v1/web-push/public-key → 200', () => {
+  it('answers the same 65-byte P-256 public key to a publishable key, a secret key and no key', async () => {
+    const account = await t.newAccount();
+    const answers = [];
+    for (const key of [account.publishableKey, account.secretKey, null]) {
+      const response = await get(t.app, '/api/v1/web-push/public-key', key);
+      const data = expectSuccess(response, 200);
+      expect(Object.keys(response.body)).toEqual(['success', 'data']);
+      expect(Object.keys(data)).toEqual(['publicKey']);
+      answers.push(data.publicKey);
+    }
+    expect(new Set(answers).size).toBe(1);
+    const point = Buffer.from(answers[0], 'base64url');
+    expect(answers[0]).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(point.length).toBe(65);
+    expect(point[0]).toBe(0x04);
+  });
+
+  it('answers the stored pair\'s public key', async () => {
+    const { body } = await get(t.app, '/api/v1/web-push/public-key', null);
+    const row = await t.store.db.selectFrom('vapid_keys').selectAll().executeTakeFirstOrThrow();
+    expect(row.public_key).toBe(body.data.publicKey);
+  });
+});
+
+describe('GET /api/v1/web-push/public-key with keys from configuration', () => {
+  it('answers the configured public key', async () => {
+    // A fixed pair in the format CLARION_VAPID_* take (what `npx web-push generate-vapid-keys` prints).
+    const configured = await startTestApp({
+      vapidPublicKey: 'BHVU-43Er6qxYFOy-hfmQ_wUMKBaH-qkqp7-pEAFfJ3P4XAxJ6T9HQrFcrlYqM0d9beaxPWKEKXLojsrXM-Ed5Q',
+      vapidPrivateKey: '-GnWmMBEiyYeWVVX_mRv95HjQdkJpe8d1VXt5Ng1JiM',
+    });
+    try {
+      const data = expectSuccess(await get(configured.app, '/api/v1/web-push/public-key', null), 200);
+      expect(data.publicKey).toBe('BHVU-43Er6qxYFOy-hfmQ_wUMKBaH-qkqp7-pEAFfJ3P4XAxJ6T9HQrFcrlYqM0d9beaxPWKEKXLojsrXM-Ed5Q');
+    } finally {
+      await configured.close();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../src/config/load-config.ts';
+import { openSecret } from '../../../src/domain/secret-box.ts';
+import { generateVapidKeyPair, resolveVapidKeys, resolveVapidPublicKey, rotateVapidKeys, vapidSubject } from '../../../src/delivery/web-push/vapid-keys.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+
+// Its own database: the test rotates the instance's one pair.
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({}, { isolatedDatabase: true });
+});
+afterAll(async () => t.close());
+
+const unset = { vapidPublicKey: undefined, vapidPrivateKey: undefined, vapidSubject: undefined, baseUrl: 'https://push.example.com' };
+
+describe('VAPID keys', () => {
+  it('generates a pair on first use, then keeps it, also when several processes race for the first one', async () => {
+    const racing = await Promise.all([1, 2, 3].map(() => resolveVapidKeys(t.store.db, t.secretKey, unset, t.clock.now())));
+    expect(new Set(racing.map((keys) => keys.publicKey)).size).toBe(1);
+    const later = await resolveVapidKeys(t.store.db, t.secretKey, unset, t.clock.now());
+    expect(later).toMatchObject({ publicKey: racing[0]!.publicKey, privateKey: racing[0]!.privateKey, source: 'database', subject: 'https://push.example.com' });
+  });
+
+  it('stores the private key sealed with the instance secret key, which alone opens it', async () => {
+    const keys = await resolveVapidKeys(t.store.db, t.secretKey, unset, t.clock.now());
+    const row = await t.store.db.selectFrom('vapid_keys').selectAll().executeTakeFirstOrThrow();
+    expect(row.public_key).toBe(keys.publicKey);
+    expect(row.sealed_private_key).toMatch(/^v1:/);
+    expect(openSecret(t.secretKey, row.sealed_private_key, 'vapid_keys')).toBe(keys.privateKey);
+    expect(Buffer.from(keys.privateKey, 'base64url').length).toBe(32);
+    await expect(resolveVapidKeys(t.store.db, Buffer.alloc(32, 7), unset, t.clock.now())).rejects.toThrow(/CLARION_SECRET_KEY/);
+    // The public key is read without opening the private one.
+    expect(await resolveVapidPublicKey(t.store.db, Buffer.alloc(32, 7), unset, t.clock.now())).toBe(keys.publicKey);
+  });
+
+  it('rotation replaces the stored pair', async () => {
+    const before = await resolveVapidKeys(t.store.db, t.secretKey, unset, t.clock.now());
+    const rotated = await rotateVapidKeys(t.store.db, t.secretKey, t.clock.now());
+    const after = await resolveVapidKeys(t.store.db, t.secretKey, unset, t.clock.now());
+    expect(rotated).not.toBe(before.publicKey);
+    expect(after.publicKey).toBe(rotated);
+    expect(after.privateKey).not.toBe(before.privateKey);
+  });
+
+  it('takes a configured pair, and refuses half a pair or a mismatched one', async () => {
+    const pair = generateVapidKeyPair();
+    const other = generateVapidKeyPair();
+    const configured = await resolveVapidKeys(t.store.db, t.secretKey, { ...unset, vapidPublicKey: pair.publicKey, vapidPrivateKey: pair.privateKey }, t.clock.now());
+    expect(configured).toMatchObject({ ...pair, source: 'config' });
+    await expect(resolveVapidKeys(t.store.db, t.secretKey, { ...unset, vapidPublicKey: pair.publicKey }, 0)).rejects.toThrow(ConfigError);
+    await expect(resolveVapidKeys(t.store.db, t.secretKey, { ...unset, vapidPublicKey: other.publicKey, vapidPrivateKey: pair.privateKey }, 0)).rejects.toThrow(
+      /CLARION_VAPID_PUBLIC_KEY: does not belong to CLARION_VAPID_PRIVATE_KEY/,
+    );
+    await expect(resolveVapidKeys(t.store.db, t.secretKey, { ...unset, vapidPublicKey: pair.publicKey, vapidPrivateKey: 'c2hvcnQ' }, 0)).rejects.toThrow(/must be 32 bytes/);
+  });
+
+  it.each([
+    [{ vapidSubject: 'mailto:ops@example.com', baseUrl: 'http://localhost:3000' }, 'mailto:ops@example.com'],
+    [{ vapidSubject: 'https://example.com/contact', baseUrl: 'http://localhost:3000' }, 'https://example.com/contact'],
+    [{ vapidSubject: undefined, baseUrl: 'https://push.example.com' }, 'https://push.example.com'],
+    [{ vapidSubject: undefined, baseUrl: 'http://clarion.internal:3000' }, 'mailto:webpush@clarion.internal'],
+  ])('subject %o → %s', (config, subject) => {
+    expect(vapidSubject(config)).toBe(subject);
+  });
+
+  it('refuses a subject that is neither mailto: nor https:', () => {
+    expect(() => vapidSubject({ vapidSubject: 'http://example.com', baseUrl: 'http://localhost:3000' })).toThrow(/CLARION_VAPID_SUBJECT: must be a mailto: or https: URL/);
+  });
+});

@@ -1,0 +1,135 @@
+import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/domain/clock.ts';
+import type { PushContent } from '../../../src/delivery/push-content.ts';
+import { generateVapidKeyPair, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
+import { createWebPushClient, type WebPushClient } from '../../../src/delivery/web-push/web-push-client.ts';
+import { ensureFakeTls, startFakeWebPush, type FakeWebPush } from '../../../tools/fakes/index.ts';
+
+/** The client against the fake push service and against endpoints that misbehave, on loopback. */
+const clock = new ManualClock(Date.now());
+const keys: VapidKeys = { ...generateVapidKeyPair(), subject: 'mailto:ops@example.com', source: 'config' };
+const content: PushContent = { notificationId: 'ntf_01test', title: 'Hi', body: 'There', url: null, data: null, imageUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 60 };
+let fake: FakeWebPush;
+const clients: WebPushClient[] = [];
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+
+beforeAll(async () => {
+  fake = await startFakeWebPush({ clock });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await fake.close();
+});
+
+function client(options: { allowPrivate?: boolean; timeoutMs?: number } = {}): WebPushClient {
+  const timeouts = options.timeoutMs ? { connectTimeoutMs: options.timeoutMs, answerTimeoutMs: options.timeoutMs } : {};
+  const created = createWebPushClient({ keys, clock, allowPrivate: options.allowPrivate ?? true, ...timeouts });
+  clients.push(created);
+  return created;
+}
+const token = (endpoint: string, subscription = fake.subscribe()) => JSON.stringify({ ...subscription.json, endpoint });
+
+async function listen<S extends Server>(server: S): Promise<{ server: S; port: number }> {
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+describe('Web Push client: endpoint safety', () => {
+  it('refuses a loopback IP endpoint and a name resolving to loopback when private addresses are not allowed, sending nothing', async () => {
+    const strict = client({ allowPrivate: false });
+    const subscription = fake.subscribe();
+    expect(await strict.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'rejected', reason: 'endpoint_refused' });
+    const byName = subscription.endpoint.replace('127.0.0.1', 'localhost');
+    expect(await strict.send(token(byName, subscription), content)).toEqual({ kind: 'rejected', reason: 'endpoint_refused' });
+    expect(fake.messages.filter((message) => message.subscriptionId === subscription.id)).toHaveLength(0);
+    // The same endpoint with private addresses allowed is delivered.
+    expect(await client().send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+  });
+
+  it('calls a token that is not a usable subscription invalid (an http endpoint, foreign JSON)', async () => {
+    const c = client();
+    const subscription = fake.subscribe();
+    expect(await c.send(token(subscription.endpoint.replace('https:', 'http:'), subscription), content)).toMatchObject({ kind: 'token_dead', reason: 'token_invalid' });
+    expect(await c.send('not json', content)).toMatchObject({ kind: 'token_dead', reason: 'token_invalid' });
+  });
+
+  it('does not follow a redirect', async () => {
+    const tls = ensureFakeTls();
+    const { port } = await listen(createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (_request, response) => {
+      response.writeHead(307, { location: fake.url }).end();
+    }));
+    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toEqual({ kind: 'rejected', reason: 'web-push:307' });
+  });
+
+  it('reads only the start of an endless answer, so it cannot hold the push', async () => {
+    const tls = ensureFakeTls();
+    const { port } = await listen(createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (_request, response) => {
+      response.writeHead(400, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pump = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', pump);
+      };
+      pump();
+    }));
+    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toMatchObject({ kind: 'token_dead', providerReason: 'web-push:400' });
+  });
+
+  it('an origin that never answers times out once, is paused, and does not hold pushes to other origins', async () => {
+    let accepted = 0;
+    const { port } = await listen(createTcpServer(() => {
+      accepted += 1;
+    }));
+    // It accepts the connection and never speaks: the TLS handshake itself times out.
+    const c = client({ timeoutMs: 200 });
+    const subscription = fake.subscribe();
+    const [silent, good] = await Promise.all([c.send(token(`https://127.0.0.1:${port}/push/a`), content), c.send(JSON.stringify(subscription.json), content)]);
+    expect(good).toEqual({ kind: 'delivered' });
+    expect(silent).toMatchObject({ kind: 'retry', reason: 'web-push:timeout' });
+    // Paused now: a second push to that origin answers "retry later" without connecting.
+    const acceptedBefore = accepted;
+    expect(await c.send(token(`https://127.0.0.1:${port}/push/b`), content)).toMatchObject({ kind: 'retry', reason: 'web-push:origin_unresponsive', retryAfterMs: 60_000 });
+    expect(accepted).toBe(acceptedBefore);
+  });
+});
+
+describe('Web Push client: transport', () => {
+  it('keeps connections open: ten pushes one after another reuse them (undici may open a second while the first settles)', async () => {
+    const c = client();
+    const subscriptions = Array.from({ length: 10 }, () => fake.subscribe());
+    for (const subscription of subscriptions) expect(await c.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+    const ids = new Set(fake.messages.filter((message) => subscriptions.some((s) => s.id === message.subscriptionId)).map((message) => message.connectionId));
+    expect(ids.size).toBeLessThanOrEqual(2);
+  });
+
+  it('bounds the connections per origin: 100 pushes at once use at most 32', async () => {
+    const c = client();
+    const subscriptions = Array.from({ length: 100 }, () => fake.subscribe());
+    const outcomes = await Promise.all(subscriptions.map((subscription) => c.send(JSON.stringify(subscription.json), content)));
+    expect(outcomes.every((outcome) => outcome.kind === 'delivered')).toBe(true);
+    const ids = new Set(fake.messages.filter((message) => subscriptions.some((s) => s.id === message.subscriptionId)).map((message) => message.connectionId));
+    expect(ids.size).toBeLessThanOrEqual(32);
+  });
+
+  it('signs one VAPID token per origin and reuses it', async () => {
+    const c = client();
+    const [a, b] = [fake.subscribe(), fake.subscribe()];
+    await c.send(JSON.stringify(a.json), content);
+    await c.send(JSON.stringify(b.json), content);
+    const [first, second] = [a, b].map((s) => fake.messages.find((message) => message.subscriptionId === s.id)!.headers.authorization);
+    expect(first).toBe(second);
+  });
+});

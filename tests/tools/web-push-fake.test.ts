@@ -1,0 +1,122 @@
+import { SignJWT } from 'jose';
+import { createPrivateKey } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateVapidKeyPair } from '../../src/delivery/web-push/vapid-keys.ts';
+import { VAPID, webPushFixture, type WebPushFixture } from './web-push-fixture.ts';
+
+let f: WebPushFixture;
+beforeAll(async () => {
+  f = await webPushFixture();
+});
+afterAll(async () => f.close());
+
+/** A VAPID header with chosen claims, signed by `keys` (the fixture's VAPID pair by default). */
+async function vapidHeader(claims: Record<string, unknown>, keys = VAPID, k = keys.publicKey): Promise<string> {
+  const point = Buffer.from(keys.publicKey, 'base64url');
+  const key = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: keys.privateKey, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') }, format: 'jwk' });
+  const token = await new SignJWT(claims).setProtectedHeader({ typ: 'JWT', alg: 'ES256' }).sign(key);
+  return `vapid t=${token}, k=${k}`;
+}
+const nowSeconds = () => Math.floor(f.clock.now() / 1000);
+
+describe('fake Web Push service: a valid message', () => {
+  it('answers 201 with Location and TTL, and records the clear text the service worker would read', async () => {
+    const subscription = f.fake.subscribe({ applicationServerKey: VAPID.publicKey });
+    expect(subscription.json).toEqual({ endpoint: subscription.endpoint, expirationTime: null, keys: { p256dh: expect.stringMatching(/^[\w-]{87}$/), auth: expect.stringMatching(/^[\w-]{22}$/) } });
+    const answer = await f.push(subscription, JSON.stringify({ title: 'Hello', body: 'World', url: 'https://example.com/a' }), { headers: { urgency: 'high', topic: 'ntf_abc-123' } });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.location).toMatch(new RegExp(`^${f.fake.url}/message/`));
+    expect(answer.headers.ttl).toBe('60');
+    const record = await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id);
+    expect(record).toMatchObject({
+      status: 201,
+      ttl: 60,
+      urgency: 'high',
+      topic: 'ntf_abc-123',
+      vapid: { aud: f.fake.url, sub: 'mailto:ops@example.com' },
+      vapidPublicKey: VAPID.publicKey,
+      message: { title: 'Hello', body: 'World', url: 'https://example.com/a' },
+      decryptError: null,
+    });
+  });
+
+  it('records a body that does not decrypt, but accepts it as a real service would (it cannot tell)', async () => {
+    const subscription = f.fake.subscribe();
+    const other = f.fake.subscribe();
+    const sealedForOther = (await import('../../src/delivery/web-push/web-push-encryption.ts')).encryptWebPush(Buffer.from('{}'), other.json.keys);
+    expect((await f.push(subscription, sealedForOther)).status).toBe(201);
+    const record = await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id);
+    expect(record.clearText).toBeNull();
+    expect(record.decryptError).toMatch(/does not decrypt/);
+  });
+});
+
+describe('fake Web Push service: refusals', () => {
+  it.each([
+    ['no TTL', { ttl: undefined }, 400, /TTL header is required/],
+    ['a negative TTL', { ttl: '-1' }, 400, /TTL must be/],
+    ['an unknown Urgency', { urgency: 'urgent' }, 400, /Urgency must be/],
+    ['a Topic over 32 characters', { topic: 'a'.repeat(33) }, 400, /Topic must be/],
+    ['a Topic outside base64url', { topic: 'a+b' }, 400, /Topic must be/],
+    ['the old aesgcm encoding', { 'content-encoding': 'aesgcm' }, 400, /Content-Encoding must be aes128gcm/],
+    ['no Authorization', { authorization: undefined }, 401, /missing Authorization/],
+    ['a WebPush scheme', { authorization: 'WebPush abc' }, 401, /missing Authorization/],
+  ])('%s → %i', async (_what, headers, status, reason) => {
+    const subscription = f.fake.subscribe();
+    expect((await f.push(subscription, '{}', { headers })).status).toBe(status);
+    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(reason);
+  });
+
+  it.each([
+    ['aud another origin', () => vapidHeader({ aud: 'https://push.example.net', exp: nowSeconds() + 3600, sub: 'mailto:a@b.c' }), /aud must be/],
+    ['exp in the past', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() - 1, sub: 'mailto:a@b.c' }), /expired/],
+    ['exp over 24 h ahead', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 24 * 3600 + 60, sub: 'mailto:a@b.c' }), /24 hours/],
+    ['no sub', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600 }), /sub must be/],
+    ['an http: sub', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub: 'http://example.com' }), /sub must be/],
+    ['a signature by another key than k', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub: 'mailto:a@b.c' }, VAPID, generateVapidKeyPair().publicKey), /not signed by k/],
+  ])('VAPID with %s → 403', async (_what, header, reason) => {
+    const subscription = f.fake.subscribe();
+    expect((await f.push(subscription, '{}', { headers: { authorization: await header() } })).status).toBe(403);
+    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(reason);
+  });
+
+  it('a subscription made with another applicationServerKey → 403 (the VAPID key changed)', async () => {
+    const subscription = f.fake.subscribe({ applicationServerKey: generateVapidKeyPair().publicKey });
+    expect((await f.push(subscription, '{}')).status).toBe(403);
+    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(/not the applicationServerKey/);
+  });
+
+  it('a body over 4,096 bytes → 413; exactly 4,096 is taken', async () => {
+    const subscription = f.fake.subscribe();
+    expect((await f.push(subscription, Buffer.alloc(4097))).status).toBe(413);
+    expect((await f.push(subscription, Buffer.alloc(4096))).status).toBe(201);
+  });
+
+  it('gone subscriptions: 410 by default, 404 when asked, 404 for one never made; GET → 405', async () => {
+    const gone = f.fake.subscribe();
+    f.fake.expire(gone.id);
+    expect((await f.push(gone, '{}')).status).toBe(410);
+    const expired = f.fake.subscribe();
+    f.fake.expire(expired.id, 404);
+    expect((await f.push(expired, '{}')).status).toBe(404);
+    expect((await f.push(gone, '{}', { path: '/push/never-made' })).status).toBe(404);
+    const live = f.fake.subscribe();
+    expect((await f.push(live, '{}', { method: 'GET' })).status).toBe(405);
+  });
+
+  it('injected: 429 with Retry-After for the next messages, and a chosen status for one subscription', async () => {
+    const subscription = f.fake.subscribe();
+    f.fake.failNext(2, { status: 429, retryAfterSeconds: 30 });
+    const first = await f.push(subscription, '{}');
+    expect(first.status).toBe(429);
+    expect(first.headers['retry-after']).toBe('30');
+    expect((await f.push(subscription, '{}')).status).toBe(429);
+    expect((await f.push(subscription, '{}')).status).toBe(201);
+    f.fake.setSubscriptionOutcome(subscription.id, { status: 503 });
+    expect((await f.push(subscription, '{}')).status).toBe(503);
+    // A malformed message is still refused for what it is, never hidden behind chaos.
+    expect((await f.push(subscription, '{}', { headers: { ttl: undefined } })).status).toBe(400);
+    f.fake.setSubscriptionOutcome(subscription.id, null);
+    expect((await f.push(subscription, '{}')).status).toBe(201);
+  });
+});

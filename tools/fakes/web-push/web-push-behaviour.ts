@@ -1,0 +1,18 @@
+import { FakeBehaviour } from '../fake-behaviour.ts';
+
+/**
+ * What tests can make the fake push service answer besides the protocol's rules: a status for one subscription
+ * (404/410 gone, 429 throttled with Retry-After, 5xx), bursts of failures for the next messages, and latency.
+ */
+export interface WebPushOutcome {
+  status: number;
+  /** Sent as Retry-After (seconds), as services do with 429 and 503 (RFC 8030 §8.4). */
+  retryAfterSeconds?: number;
+}
+
+/** What a latency function sees. */
+export interface WebPushLatencyContext {
+  subscriptionId: string | null;
+}
+
+export class WebPushBehaviour extends FakeBehaviour<WebPushOutcome, WebPushLatencyContext> {}

@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
+import type { Clock } from '../../../src/domain/clock.ts';
+import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
+import { FakeRecord } from '../fake-record.ts';
+import { type PushSubscriptionJson, type SimulatedBrowser, createSimulatedBrowser } from './web-push-browser.ts';
+import { WebPushBehaviour, type WebPushLatencyContext, type WebPushOutcome } from './web-push-behaviour.ts';
+import type { WebPushRecord } from './web-push-record.ts';
+import { MAX_BODY_BYTES, checkPushRequest } from './web-push-request-rules.ts';
+import { checkVapid } from './web-push-vapid.ts';
+
+/**
+ * A fake Web Push service (RFC 8030, 8291, 8292; docs/protocols.md 4 and checklist 6.3) over TLS, HTTP/1.1 and HTTP/2.
+ * It hands out subscriptions the way a browser's push service does (an endpoint URL, with the browser's keys made by
+ * a simulated browser), checks each message like a real service (VAPID signature and claims, the subscription's
+ * applicationServerKey, TTL / Urgency / Topic, Content-Encoding, 4,096 bytes), answers 201 with `Location`, and
+ * decrypts the message with the browser's private key so tests assert on the clear text a service worker would see.
+ */
+export interface FakeWebPushOptions extends ListenOptions {
+  /** Time source for VAPID `exp` checks and the record. Default: system clock. */
+  clock?: Clock;
+}
+
+export interface FakeSubscription {
+  id: string;
+  endpoint: string;
+  browser: SimulatedBrowser;
+  /** `PushSubscription.toJSON()`: what a page registers with Clarion as a web subscriber's token. */
+  json: PushSubscriptionJson;
+}
+
+export interface FakeWebPush {
+  /** e.g. https://127.0.0.1:41234: the origin a VAPID `aud` must name. */
+  readonly url: string;
+  readonly port: number;
+  readonly messages: readonly WebPushRecord[];
+  /**
+   * A new subscription, as `PushManager.subscribe()` makes one. With `applicationServerKey` (base64url), the service
+   * binds it to that VAPID key and refuses (403) messages signed with any other, as real services do.
+   */
+  subscribe(options?: { applicationServerKey?: string }): FakeSubscription;
+  /** The browser unsubscribed (or the subscription expired): later messages get `status` (410 by default, or 404). */
+  expire(id: string, status?: 404 | 410): void;
+  waitForMessages(count: number, timeoutMs?: number): Promise<WebPushRecord[]>;
+  waitForMessage(predicate: (message: WebPushRecord) => boolean, timeoutMs?: number): Promise<WebPushRecord>;
+  onMessage(listener: (message: WebPushRecord) => void): () => void;
+  /** Every later valid message to this subscription gets `outcome`; `null` removes it. */
+  setSubscriptionOutcome(id: string, outcome: WebPushOutcome | null): void;
+  /** The next `count` valid messages (whatever their subscription) get `outcome`. */
+  failNext(count: number, outcome: WebPushOutcome): void;
+  setLatency(latency: number | ((request: WebPushLatencyContext) => number)): void;
+  /** Forgets recorded messages and configured behaviour; subscriptions stay. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+type AnyResponse = Http2ServerResponse | ServerResponse;
+
+interface SubscriptionState {
+  browser: SimulatedBrowser;
+  applicationServerKey: string | null;
+  gone: 404 | 410 | null;
+}
+
+const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
+
+export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promise<FakeWebPush> {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const subscriptions = new Map<string, SubscriptionState>();
+  const behaviour = new WebPushBehaviour();
+  const messages = new FakeRecord<WebPushRecord>();
+  const connectionOf = connectionNumbering();
+  let messageCount = 0;
+
+  const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
+    server.on('request', (request: AnyRequest, response: AnyResponse) => {
+      receive(request, response).catch(() => {
+        if (!response.headersSent && !clientGone(request)) answer(response, 500, {}, 'internal error');
+      });
+    });
+  });
+
+  async function receive(request: AnyRequest, response: AnyResponse): Promise<void> {
+    // Read one byte past the limit: enough to know a body is too large without keeping a huge one.
+    const { body, size } = await readBody(request, MAX_BODY_BYTES + 1);
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    const subscriptionId = PUSH_PATH.exec(path)?.[1] ?? null;
+    const subscription = subscriptionId === null ? undefined : subscriptions.get(subscriptionId);
+    const draft: WebPushRecord = {
+      at: 0,
+      connectionId: connectionOf(request),
+      httpVersion: request.httpVersion,
+      method: request.method ?? '',
+      path,
+      headers: { ...request.headers },
+      subscriptionId,
+      status: 0,
+      reason: null,
+      ttl: null,
+      urgency: null,
+      topic: null,
+      vapid: null,
+      vapidPublicKey: null,
+      bodyBytes: size,
+      clearText: null,
+      message: null,
+      decryptError: null,
+      injected: false,
+      answered: false,
+    };
+
+    // Order: the resource, then credentials, then the message's headers and size, then chaos (fake-behaviour.ts).
+    let refusal: { status: number; reason: string; retryAfterSeconds?: number } | null = null;
+    if (request.method !== 'POST') refusal = { status: 405, reason: 'only POST delivers a push message' };
+    else if (!subscription) refusal = { status: 404, reason: 'no such subscription' };
+    else if (subscription.gone) refusal = { status: subscription.gone, reason: 'the subscription is no longer valid' };
+    if (!refusal && subscription) {
+      const vapid = await checkVapid(headerOf(request, 'authorization'), listener.url, clock.now());
+      draft.vapid = vapid.ok ? vapid.claims : null;
+      draft.vapidPublicKey = vapid.ok ? vapid.publicKey : null;
+      const rules = checkPushRequest(request.headers, size);
+      if (!vapid.ok) refusal = { status: vapid.status, reason: vapid.reason };
+      else if (subscription.applicationServerKey !== null && subscription.applicationServerKey !== vapid.publicKey) {
+        refusal = { status: 403, reason: 'the VAPID key is not the applicationServerKey this subscription was made with' };
+      } else if (!rules.ok) refusal = rules;
+      else {
+        draft.ttl = rules.value.ttl;
+        draft.urgency = rules.value.urgency;
+        draft.topic = rules.value.topic;
+        const injected = behaviour.takeInjectedFailure() ?? behaviour.tokenOutcome(subscriptionId!);
+        if (injected) {
+          draft.injected = true;
+          refusal = { status: injected.status, reason: `injected ${injected.status}`, ...(injected.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: injected.retryAfterSeconds }) };
+        } else {
+          decryptInto(draft, subscription.browser, body);
+        }
+      }
+    }
+
+    const delayMs = behaviour.latencyFor({ subscriptionId });
+    if (delayMs > 0) await listener.delay(delayMs);
+    const answered = !clientGone(request);
+    if (refusal) {
+      messages.add({ ...draft, at: clock.now(), status: refusal.status, reason: refusal.reason, answered });
+      if (answered) answer(response, refusal.status, refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }, refusal.reason);
+      return;
+    }
+    messageCount += 1;
+    const location = `${listener.url}/message/${messageCount}-${randomBytes(6).toString('base64url')}`;
+    messages.add({ ...draft, at: clock.now(), status: 201, answered });
+    if (answered) answer(response, 201, { location, ttl: String(draft.ttl) }, '');
+  }
+
+  return {
+    url: listener.url,
+    port: listener.port,
+    messages: messages.entries,
+    subscribe: ({ applicationServerKey } = {}) => {
+      const id = randomBytes(16).toString('base64url');
+      const browser = createSimulatedBrowser();
+      subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null });
+      const endpoint = `${listener.url}/push/${id}`;
+      return { id, endpoint, browser, json: browser.subscription(endpoint) };
+    },
+    expire: (id, status = 410) => {
+      const subscription = subscriptions.get(id);
+      if (!subscription) throw new Error(`no subscription ${id}`);
+      subscription.gone = status;
+    },
+    waitForMessages: (count, timeoutMs) => messages.waitForCount(count, timeoutMs),
+    waitForMessage: (predicate, timeoutMs) => messages.waitForMatch(predicate, timeoutMs),
+    onMessage: (listener) => messages.subscribe(listener),
+    setSubscriptionOutcome: (id, outcome) => behaviour.setTokenOutcome(id, outcome),
+    failNext: (count, outcome) => behaviour.failNext(count, outcome),
+    setLatency: (latency) => behaviour.setLatency(latency),
+    reset: () => {
+      behaviour.reset();
+      messages.clear();
+    },
+    close: async () => {
+      messages.abortWaits('the fake Web Push service was closed');
+      await listener.close();
+    },
+  };
+}
+
+function decryptInto(record: WebPushRecord, browser: SimulatedBrowser, body: Buffer): void {
+  try {
+    record.clearText = browser.decrypt(body).toString('utf8');
+  } catch (error) {
+    record.decryptError = (error as Error).message;
+    return;
+  }
+  try {
+    record.message = JSON.parse(record.clearText);
+  } catch {
+    record.message = null;
+  }
+}
+
+function headerOf(request: AnyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function answer(response: AnyResponse, status: number, headers: Record<string, string>, text: string): void {
+  response.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  response.end(text);
+}
+
