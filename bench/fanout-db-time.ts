@@ -21,7 +21,8 @@ import { systemClock } from '../src/domain/clock.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { startDeliveryWorker } from '../src/worker.ts';
 import { ensureFakeTls } from '../tools/fakes/index.ts';
-import { createBenchDatabase, deliverNotification, printBenchResult, round, seedChannel, startFakesProcess } from './fanout-harness.ts';
+import { createBenchDatabase, deliverNotification, round, seedChannel, startFakesProcess } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 // The provider clients run in this process, so it must trust the fakes' CA from its start: re-run with it.
 const caPath = ensureFakeTls().caCertPath;
