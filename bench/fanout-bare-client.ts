@@ -16,7 +16,8 @@ import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import { benchDevice, printBenchResult, startFakesProcess } from './fanout-harness.ts';
+import { benchDevice, startFakesProcess } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, latency: { type: 'string', default: '20-50' }, quick: { type: 'boolean', default: false } } });
 if (!process.env.CLARION_APNS_URL) {

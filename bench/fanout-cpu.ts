@@ -15,7 +15,6 @@ import {
   deliverNotification,
   median,
   postgresServerCpuMs,
-  printBenchResult,
   processCpuMs,
   processPeakRssMb,
   repoRoot,
@@ -24,6 +23,7 @@ import {
   startFakesProcess,
   startWorkerProcess,
 } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,10 +56,10 @@ const bare: Array<{ cpuUsPerPush: number; pushesPerSecond: number }> = [];
 try {
   for (let run = 1; run <= runs; run += 1) {
     const cpuBefore = processCpuMs(worker.pid);
-    const dbBefore = values.postgres ? await postgresServerCpuMs() : null;
+    const dbBefore = values.postgres ? postgresServerCpuMs() : null;
     const delivery = await deliverNotification(bench, channel);
     const cpuMs = processCpuMs(worker.pid) - cpuBefore;
-    const dbMs = dbBefore === null ? null : (await postgresServerCpuMs())! - dbBefore;
+    const dbMs = dbBefore === null ? null : postgresServerCpuMs() - dbBefore;
     if (delivery.delivered !== size) throw new Error(`run ${run}: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
     clarion.push({ cpuUsPerPush: (cpuMs * 1000) / size, pushesPerSecond: size / delivery.seconds, dbCpuUsPerPush: dbMs === null ? null : (dbMs * 1000) / size });
     const bareResult = await runBareClient();

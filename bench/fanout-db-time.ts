@@ -5,7 +5,7 @@
 //
 //   node --import tsx bench/fanout-db-time.ts [--subscribers 20000] [--concurrency N] [--postgres URL] [--quick]
 //
-// Ends with BENCH_RESULT {"sqliteExecutionUsPerPush" (SQLite's own time), "statementUsPerPush" (from building each statement to
+// Ends with BENCH_RESULT {"sqliteExecutionUsPerPush" (SQLite's own CPU time), "statementUsPerPush" (from building each statement to
 // its result, waits for the connection included), "statementsPerPush", "statements": {kind: count}, …}.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -21,7 +21,8 @@ import { systemClock } from '../src/domain/clock.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { startDeliveryWorker } from '../src/worker.ts';
 import { ensureFakeTls } from '../tools/fakes/index.ts';
-import { createBenchDatabase, deliverNotification, printBenchResult, round, seedChannel, startFakesProcess } from './fanout-harness.ts';
+import { createBenchDatabase, deliverNotification, round, seedChannel, startFakesProcess } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 // The provider clients run in this process, so it must trust the fakes' CA from its start: re-run with it.
 const caPath = ensureFakeTls().caCertPath;
@@ -88,8 +89,8 @@ function kindOf(node: RootOperationNode): string {
 }
 
 /**
- * SQLite executes synchronously in this process: time every statement's run()/all()/iterate() itself, which is the
- * database's CPU, apart from the plugin's figure (which also counts waiting for the one connection while another
+ * SQLite executes synchronously in this process: the process CPU time of every statement's run()/all()/iterate() is
+ * the database's CPU, apart from the plugin's figure (which also counts waiting for the one connection while another
  * job's transaction holds it, and Kysely compiling the statement).
  */
 const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<string, number>() };
@@ -101,11 +102,13 @@ const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<strin
     const original = statementPrototype[method]!;
     statementPrototype[method] = function timed(this: unknown, ...args: unknown[]) {
       if (!sqliteExecution.counting) return original.apply(this, args);
-      const at = performance.now();
+      // CPU time, not wall time: on a busy machine a statement preempted half-way would count the other process's turn.
+      const at = process.cpuUsage();
       try {
         return original.apply(this, args);
       } finally {
-        const ms = performance.now() - at;
+        const spent = process.cpuUsage(at);
+        const ms = (spent.user + spent.system) / 1000;
         sqliteExecution.ms += ms;
         sqliteExecution.count += 1;
         const key = String((this as { source?: string }).source).slice(0, 60);

@@ -1,9 +1,9 @@
-// Shared pieces of the fan-out, memory and scale-out benchmarks (bench/fanout-*.ts, bench/scale-out-workers.ts): the fake
+// Shared pieces of the fan-out, memory, import and scale-out benchmarks (fanout-cpu.ts, fanout-memory.ts and the others): the fake
 // providers in a process of their own, a fresh database seeded with a channel of N subscribers, `clarion serve --worker`
 // processes, one notification delivered end to end, and per-process CPU and peak RSS read from /proc, so Clarion's cost
 // is measured alone (neither the fakes nor this driver count). Not a benchmark itself.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,23 +18,22 @@ import { createChannel } from '../src/store/channels-store.ts';
 import { openStore, type Store } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { importSubscribers, type SubscriberImport } from '../src/store/subscribers-store.ts';
+import { postgresCpuSeconds, processCpuSeconds } from './harness/process-cpu.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLARION_BIN = join(repoRoot, 'bin/clarion.js');
-/** Linux reports utime/stime in clock ticks of 1/100 s (sysconf(_SC_CLK_TCK) is 100 on every common kernel). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
-/** The one line a bench script ends with, read by `npm run bench` (bench/run.ts). */
-export function printBenchResult(result: Record<string, unknown>): void {
-  process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
+/** User + system CPU time of a live process (all its threads), in ms: bench/harness/process-cpu.ts in ms. */
+export function processCpuMs(pid: number): number {
+  return processCpuSeconds(pid) * 1000;
 }
 
-/** User + system CPU time of a live process, in ms (10 ms resolution). */
-export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name, which may itself contain spaces: utime is field 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+/**
+ * CPU of every PostgreSQL server process on this machine (ms). Other clients of the same server (other test runs)
+ * count too, so this is an upper bound of the benchmark's database CPU.
+ */
+export function postgresServerCpuMs(): number {
+  return postgresCpuSeconds() * 1000;
 }
 
 /** Peak resident set size of a live process since it started (VmHWM), in MB. */
@@ -244,22 +243,3 @@ export async function deliverNotification(bench: BenchDatabase, channel: BenchCh
   }
 }
 
-/**
- * CPU of every PostgreSQL server process on this machine (ms), or null when none is local. Other clients of the same
- * server (other test runs) count too, so this is an upper bound of the benchmark's database CPU.
- */
-export async function postgresServerCpuMs(): Promise<number | null> {
-  let total = 0;
-  let found = false;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-      total += processCpuMs(Number(entry));
-      found = true;
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return found ? total : null;
-}

@@ -10,7 +10,6 @@ import { parseArgs } from 'node:util';
 import {
   createBenchDatabase,
   deliverNotification,
-  printBenchResult,
   processCpuMs,
   processPeakRssMb,
   processRssMb,
@@ -19,6 +18,7 @@ import {
   startFakesProcess,
   startWorkerProcess,
 } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({
   options: {

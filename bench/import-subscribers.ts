@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAccount } from '../src/store/accounts-store.ts';
 import { createChannel } from '../src/store/channels-store.ts';
-import { benchDevice, createBenchDatabase, printBenchResult, repoRoot } from './fanout-harness.ts';
+import { benchDevice, createBenchDatabase, repoRoot } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({
   options: {

@@ -11,7 +11,6 @@ import {
   createBenchDatabase,
   deliverNotification,
   postgresServerCpuMs,
-  printBenchResult,
   processCpuMs,
   round,
   seedChannel,
@@ -19,6 +18,7 @@ import {
   startWorkerProcess,
   type WorkerProcess,
 } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,11 +46,11 @@ try {
       // Every process opens its provider connections and signs its tokens on its first batch: not part of the figure.
       await deliverNotification(bench, warmUp);
       const before = workers.map((worker) => processCpuMs(worker.pid));
-      const postgresBefore = await postgresServerCpuMs();
+      const postgresBefore = postgresServerCpuMs();
       const fakesBefore = processCpuMs(fakes.pid);
       const delivery = await deliverNotification(bench, channel);
       const spent = workers.map((worker, index) => processCpuMs(worker.pid) - before[index]!);
-      const postgresMs = postgresBefore === null ? null : (await postgresServerCpuMs())! - postgresBefore;
+      const postgresMs = postgresServerCpuMs() - postgresBefore;
       const fakesMs = processCpuMs(fakes.pid) - fakesBefore;
       if (delivery.delivered !== size) throw new Error(`${count} workers: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
       const clarionMs = spent.reduce((sum, ms) => sum + ms, 0);
@@ -61,7 +61,7 @@ try {
         clarionCpuUsPerPush: round((clarionMs * 1000) / size),
         // Each process's share of the pushes' CPU: even shares mean the queue spreads the batches evenly.
         perProcessCpuShare: spent.map((ms) => round(ms / clarionMs, 2)),
-        postgresCpuUsPerPush: postgresMs === null ? null : round((postgresMs * 1000) / size),
+        postgresCpuUsPerPush: round((postgresMs * 1000) / size),
         fakesCpuUsPerPush: round((fakesMs * 1000) / size),
       };
       runs.push(run);

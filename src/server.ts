@@ -9,7 +9,6 @@ import { createPushProviders } from './delivery/push-providers.ts';
 import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { SecretBoxError } from './domain/secret-box.ts';
 import type { Store } from './store/database.ts';
-import { buildApp } from './http/app.ts';
 import type { ClarionApp } from './http/app-types.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
@@ -82,6 +81,9 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   let app: ClarionApp | null = null;
   let address: string | null = null;
   if (roles.api) {
+    // Loaded only for the API role: a `serve --worker` process never imports the HTTP stack (Fastify, schemas,
+    // OpenAPI, the dashboard): 156 MiB resident when idle instead of 160–169 (bench/README.md, "Memory and time").
+    const { buildApp } = await import('./http/app.ts');
     app = await buildApp({ store, config, clock, queue, secretKey, loggerInstance: logger });
     address = await app.listen({ port: config.port, host: config.host });
   }

@@ -5,7 +5,8 @@
  */
 export const BENCH_RESULT_PREFIX = 'BENCH_RESULT ';
 
-export type BenchFigures = Record<string, number | null>;
+/** Numbers are the figures bench/run.ts tabulates; other fields (dialect, ranges, rows per size) are for the reader. */
+export type BenchFigures = Record<string, unknown>;
 
 export function printBenchResult(figures: BenchFigures): void {
   process.stdout.write(`${BENCH_RESULT_PREFIX}${JSON.stringify(figures)}\n`);
