@@ -25,6 +25,20 @@ export default tseslint.config(
     },
   },
   {
+    // The browser SDK and join page (web-sdk/, served at /sdk/): modules for pages; clarion-sw.js, a classic service worker script.
+    files: ['web-sdk/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', Notification: 'readonly', Intl: 'readonly', atob: 'readonly', URL: 'readonly',
+      },
+    },
+  },
+  {
+    files: ['web-sdk/clarion-sw.js'],
+    languageOptions: { sourceType: 'script', globals: { self: 'readonly' } },
+  },
+  {
     // Tests read untyped JSON responses.
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

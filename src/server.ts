@@ -4,6 +4,7 @@ import { redactUrl } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
+import { startWorkerThread, type WorkerThread } from './worker-thread.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
 import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { SecretBoxError } from './domain/secret-box.ts';
@@ -65,8 +66,15 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   const queue = JobQueue.forStore(store, clock, config.databaseUrl);
 
   let worker: DeliveryWorker | null = null;
+  let workerThread: WorkerThread | null = null;
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
-  if (roles.worker) {
+  if (roles.worker && roles.api && config.workerThread) {
+    workerThread = await startWorkerThread(config, vapidKeys);
+    // The queue wakes its listeners from inside the enqueueing transaction; passed on after the current turn, the
+    // message finds that transaction committed, so the thread's claim does not wait on SQLite's write lock for it.
+    queue.onWake(() => setImmediate(() => workerThread!.wake()));
+    logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true }, 'delivery worker started');
+  } else if (roles.worker) {
     providers = createPushProviders(config, clock, logger, vapidKeys);
     worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
@@ -87,7 +95,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
       // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
       // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
       // connection_lost, retried by a follow-up job) at once and commits its batch (issue 9 item 1).
-      await Promise.all([app?.close(), worker?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
+      await Promise.all([app?.close(), worker?.stop(graceMs), workerThread?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
       await store.close();
     },
   };

@@ -3,7 +3,7 @@ import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import { createApnsClient } from './apns/apns-client.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
-import { sendApnsLiveActivity, sendFcmLiveActivity } from './live-activities/live-activity-senders.ts';
+import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
 import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
 import type { VapidKeys } from './web-push/vapid-keys.ts';
@@ -58,7 +58,11 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
 function webSender(config: Config, clock: Clock, logger: Logger, vapidKeys: VapidKeys | null): PushSender {
   if (!vapidKeys) return unconfiguredSender('web_push_not_configured', 'the worker has no VAPID keys: see its start-up log (every process on one database needs the same CLARION_SECRET_KEY, or set CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY)');
   const client = createWebPushClient({ keys: vapidKeys, clock, allowPrivate: allowsPrivateAddresses(config), logger });
-  return { send: (token, content) => client.send(token, content), close: () => client.close() };
+  return {
+    send: (token, content) => client.send(token, content),
+    sendLiveActivity: (token, push, reader) => sendWebLiveActivity(client, token, push, reader),
+    close: () => client.close(),
+  };
 }
 
 function withCredentialErrors<T>(create: () => T): T {

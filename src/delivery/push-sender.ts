@@ -2,12 +2,16 @@ import type { Platform } from '../domain/device-token.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { PushContent } from './push-content.ts';
 import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
+import type { ReaderPlace } from '../domain/live-activity-text.ts';
 
 /** One provider as the send jobs see it: a token and content in, an outcome out. */
 export interface PushSender {
   send(token: string, content: PushContent, context: { channelCode: string }): Promise<DeliveryOutcome>;
-  /** A Live Activity lifecycle push (src/delivery/live-activities/); absent on a platform without Live Activities. */
-  sendLiveActivity?(token: string, push: LiveActivityPush): Promise<DeliveryOutcome>;
+  /**
+   * A Live Activity lifecycle push (src/delivery/live-activities/); absent on a platform without Live Activities.
+   * `reader` is the subscriber's zone and language, for a platform that renders the state as text (the web).
+   */
+  sendLiveActivity?(token: string, push: LiveActivityPush, reader: ReaderPlace): Promise<DeliveryOutcome>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import type { TemplateFields, TemplateName } from './live-activity-templates.ts';
+import { liveActivityStateText } from './live-activity-text.ts';
 
 /** The alert of a Live Activity push (APNs `aps.alert`, docs/protocols.md 2.2): title, and an optional body. */
 export interface LiveActivityAlert {
@@ -13,22 +14,6 @@ export interface LiveActivityAlert {
  * Pure; `fields` are already validated.
  */
 export function defaultStartAlert(template: TemplateName, fields: TemplateFields): LiveActivityAlert {
-  const title = String(fields.title);
-  const status = typeof fields.status === 'string' && fields.status !== '' ? fields.status : null;
-  const withStatus = (line: string) => (status ? `${line} · ${status}` : line);
-  switch (template) {
-    case 'progress':
-      return { title, body: withStatus(`${Math.round(Number(fields.progress) * 100)} %`) };
-    case 'timer':
-      // The device's time zone is unknown here, so the end time is left to the activity's own countdown.
-      return { title, body: status ?? 'Countdown started' };
-    case 'score': {
-      const home = fields.home as { name: string; score: number };
-      const away = fields.away as { name: string; score: number };
-      const period = typeof fields.period === 'string' && fields.period !== '' ? ` (${fields.period})` : '';
-      return { title, body: `${home.name} ${home.score} – ${away.score} ${away.name}${period}` };
-    }
-    case 'steps':
-      return { title, body: withStatus(`Step ${Number(fields.currentStep)} of ${Number(fields.totalSteps)}`) };
-  }
+  // The device's time zone is unknown here, so a timer's end time is left to the activity's own countdown.
+  return { title: String(fields.title), body: liveActivityStateText(template, fields) };
 }

@@ -21,11 +21,16 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The headers every dashboard file carries; the public join pages (src/http/endpoints/join/) carry the same. */
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
 function setDashboardHeaders(response: { setHeader(name: string, value: string): unknown }): void {
-  response.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
-  response.setHeader('x-content-type-options', 'nosniff');
-  response.setHeader('referrer-policy', 'same-origin');
-  response.setHeader('x-frame-options', 'DENY');
+  for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) response.setHeader(name, value);
   // Revalidate every time (a 304 by ETag costs one round trip on localhost): an upgraded server never mixes old
   // and new modules in a browser's cache.
   response.setHeader('cache-control', 'no-cache');

@@ -7,7 +7,9 @@ import { signupHandler } from './endpoints/auth/signup.ts';
 import { switchAccountHandler } from './endpoints/auth/switch-account.ts';
 import { createChannelHandler } from './endpoints/channels/create-channel.ts';
 import { getChannelHandler } from './endpoints/channels/get-channel.ts';
+import { getJoinQrCodeHandler } from './endpoints/channels/get-join-qr-code.ts';
 import { listChannelsHandler } from './endpoints/channels/list-channels.ts';
+import { updateChannelHandler } from './endpoints/channels/update-channel.ts';
 import { getOpenApiHandler } from './endpoints/docs/get-openapi.ts';
 import { createKeyHandler } from './endpoints/keys/create-key.ts';
 import { listKeysHandler } from './endpoints/keys/list-keys.ts';
@@ -48,6 +50,13 @@ export interface Route {
   auth: RouteAuth;
   /** From the module under src/http/endpoints/<area>/: the route's schema, hooks and handler function. */
   handler: EndpointFactory;
+  /** Called from customers' web pages by the browser SDK, so it answers CORS (src/http/browser-cors.ts). */
+  browser?: true;
+  /**
+   * The handler reads the key's revocation and expiry inside its own transaction (sending a notification:
+   * src/store/send-context-store.ts), so src/http/auth.ts may take the key from its short cache (api-key-cache.ts).
+   */
+  keyRecheckedInTransaction?: true;
 }
 
 /**
@@ -61,8 +70,8 @@ export interface Route {
  * (dashboard-static.ts), all public.
  */
 export const routeTable: readonly Route[] = [
-  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler },
-  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler },
+  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler, keyRecheckedInTransaction: true },
+  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler, keyRecheckedInTransaction: true },
   { method: 'GET', url: '/api/v1/notifications/:id', auth: 'secret', handler: getNotificationHandler },
   { method: 'GET', url: '/api/v1/notifications', auth: 'secret', handler: listNotificationsHandler },
   { method: 'GET', url: '/api/v1/notifications/:id/failures', auth: 'secret', handler: listDeliveryFailuresHandler },
@@ -75,14 +84,16 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/live-activities', auth: 'secret', handler: listLiveActivitiesHandler },
   { method: 'POST', url: '/api/v1/live-activities/:id/tokens', auth: 'any-key', handler: reportLiveActivityTokenHandler },
 
-  { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', handler: registerSubscriberHandler },
-  { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any-key', handler: unsubscribeSubscriberHandler },
+  { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', handler: registerSubscriberHandler, browser: true },
+  { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any-key', handler: unsubscribeSubscriberHandler, browser: true },
   // The key browsers subscribe with is public: a page may fetch it with its publishable key or without one.
-  { method: 'GET', url: '/api/v1/web-push/public-key', auth: 'none', handler: getVapidPublicKeyHandler },
+  { method: 'GET', url: '/api/v1/web-push/public-key', auth: 'none', handler: getVapidPublicKeyHandler, browser: true },
 
   { method: 'POST', url: '/api/v1/channels', auth: 'secret', handler: createChannelHandler },
   { method: 'GET', url: '/api/v1/channels', auth: 'secret', handler: listChannelsHandler },
   { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', handler: getChannelHandler },
+  { method: 'POST', url: '/api/v1/channels/:code/update', auth: 'secret', handler: updateChannelHandler },
+  { method: 'GET', url: '/api/v1/channels/:code/join-qr-code', auth: 'secret', handler: getJoinQrCodeHandler },
 
   { method: 'GET', url: '/api/v1/usage', auth: 'secret', handler: getUsageHandler },
   { method: 'GET', url: '/api/v1/usage/daily', auth: 'secret', handler: getDailyUsageHandler },
@@ -120,7 +131,7 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
     const { options, handler } = route.handler(deps);
     const security = openApiSecurity[route.auth];
     const schema = security && options.schema ? { ...options.schema, security } : options.schema;
-    app.route({ ...options, schema, method: route.method, url: route.url, config: { auth: route.auth }, handler });
+    app.route({ ...options, schema, method: route.method, url: route.url, config: { auth: route.auth, keyRecheckedInTransaction: route.keyRecheckedInTransaction === true }, handler });
   }
 }
 

@@ -1,21 +1,46 @@
 import type { Kysely, Selectable } from 'kysely';
+import { accountSlugFromName, isAccountSlug, suffixedAccountSlug } from '../domain/account-slug.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Plan } from '../domain/plans.ts';
 import type { AccountsTable, Database } from './schema.ts';
 
 export type Account = Selectable<AccountsTable>;
 
+/** Tries before giving up on a free slug; each retry draws 30 random bits, so a second one is already unlikely. */
+const SLUG_ATTEMPTS = 5;
+
+/**
+ * Creates the account with a slug from its name ("Acme GmbH" → "acme-gmbh"), or, when that is taken, the name with a
+ * random suffix ("acme-gmbh-k3x9qa"). The insert skips a taken slug (ON CONFLICT DO NOTHING) instead of failing, so
+ * it can run inside the caller's transaction on PostgreSQL too, where a failed statement would abort the transaction.
+ */
 export async function createAccount(db: Kysely<Database>, input: { name: string; plan: Plan; now: number }): Promise<Account> {
-  const account: Account = {
-    id: newId('account', input.now),
-    name: input.name,
-    plan: input.plan,
-    monthly_limit: null,
-    default_timezone: null,
-    created_at: input.now,
-  };
-  await db.insertInto('accounts').values(account).execute();
-  return account;
+  const base = accountSlugFromName(input.name);
+  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
+    const account: Account = {
+      id: newId('account', input.now),
+      name: input.name,
+      plan: input.plan,
+      monthly_limit: null,
+      default_timezone: null,
+      slug: attempt === 0 ? base : suffixedAccountSlug(base),
+      created_at: input.now,
+    };
+    const inserted = await db
+      .insertInto('accounts')
+      .values(account)
+      .onConflict((conflict) => conflict.column('slug').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) return account;
+  }
+  throw new Error(`no free account slug found for "${base}" in ${SLUG_ATTEMPTS} attempts`);
+}
+
+/** The account a public address names; a string that is not a slug names nothing and is not asked of the database. */
+export async function findAccountBySlug(db: Kysely<Database>, slug: string): Promise<Account | undefined> {
+  if (!isAccountSlug(slug)) return undefined;
+  return db.selectFrom('accounts').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
 /** A string that is not an account id names nothing: not asked of the database (PostgreSQL refuses "\0"). */

@@ -29,6 +29,8 @@ export async function createChannel(
     name: input.name,
     description: input.description,
     created_at: input.now,
+    join_key_id: null,
+    join_key_secret: null,
   };
   try {
     await db.insertInto('channels').values(channel).execute();
@@ -79,4 +81,31 @@ export async function countActiveSubscribers(db: Kysely<Database>, channelIds: s
 export async function findChannelById(db: Kysely<Database>, id: string): Promise<Channel | undefined> {
   if (!isId('channel', id)) return undefined;
   return db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes a channel's name and description (each only when given; description null clears it). */
+export async function updateChannel(db: Kysely<Database>, id: string, input: { name?: string; description?: string | null }): Promise<void> {
+  const changes = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.description !== undefined ? { description: input.description } : {}) };
+  if (Object.keys(changes).length === 0) return;
+  await db.updateTable('channels').set(changes).where('id', '=', id).execute();
+}
+
+/**
+ * Sets (a key and its sealed value) or clears (null) the publishable key the channel's join page embeds, only if the
+ * channel still has the key `expectedKeyId` the caller read: false when another switch changed it in between (on
+ * PostgreSQL the row lock makes the later UPDATE re-check and match nothing; SQLite serializes the transactions).
+ */
+export async function setChannelJoinKey(
+  db: Kysely<Database>,
+  id: string,
+  joinKey: { keyId: string; sealed: string } | null,
+  expectedKeyId: string | null,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('channels')
+    .set({ join_key_id: joinKey?.keyId ?? null, join_key_secret: joinKey?.sealed ?? null })
+    .where('id', '=', id)
+    .where('join_key_id', expectedKeyId === null ? 'is' : '=', expectedKeyId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -5,8 +5,9 @@ import type { Database } from './schema.ts';
  * Who a Live Activity lifecycle push goes to, one page of subscriber ids at a time:
  * - iOS start: active subscribers with a push-to-start token (iOS 17.2+), sent to that token;
  * - iOS update and end: subscribers whose device reported a per-activity token (live_activity_tokens);
- * - Android, every event: active Android subscribers that existed when the activity started, so the one ongoing
- *   notification appears with the start and is updated and removed by later events.
+ * - Android and web, every event: active subscribers of that platform that existed when the activity started, so the
+ *   one ongoing notification (Android) or the notification replaced in place by tag (web) appears with the start and
+ *   is updated by later events.
  * Only subscribers that existed at the start are targeted, as a notification targets those that existed when it was
  * accepted (`recipientCount` counts the same set).
  */
@@ -15,7 +16,7 @@ export async function pageLiveActivityTargets(
   input: {
     activity: { id: string; channel_id: string; created_at: number };
     event: 'start' | 'update' | 'end';
-    platform: 'ios' | 'android';
+    platform: 'ios' | 'android' | 'web';
     after: string | null;
     limit: number;
   },

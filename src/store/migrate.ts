@@ -8,6 +8,8 @@ import { statements as postgresDashboard } from './migrations/postgres/0005-dash
 import { statements as postgresScheduling } from './migrations/postgres/0006-scheduling.ts';
 import { statements as postgresIdempotencyPrincipal } from './migrations/postgres/0007-idempotency-principal.ts';
 import { statements as postgresWebPush } from './migrations/postgres/0008-web-push.ts';
+import { statements as postgresJoinPages } from './migrations/postgres/0009-join-pages.ts';
+import { statements as postgresSubscriberDispatchIndex } from './migrations/postgres/0010-subscriber-dispatch-index.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -16,6 +18,8 @@ import { statements as sqliteDashboard } from './migrations/sqlite/0005-dashboar
 import { statements as sqliteScheduling } from './migrations/sqlite/0006-scheduling.ts';
 import { statements as sqliteIdempotencyPrincipal } from './migrations/sqlite/0007-idempotency-principal.ts';
 import { statements as sqliteWebPush } from './migrations/sqlite/0008-web-push.ts';
+import { statements as sqliteJoinPages } from './migrations/sqlite/0009-join-pages.ts';
+import { statements as sqliteSubscriberDispatchIndex } from './migrations/sqlite/0010-subscriber-dispatch-index.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -32,6 +36,8 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0006-scheduling': sqliteScheduling,
     '0007-idempotency-principal': sqliteIdempotencyPrincipal,
     '0008-web-push': sqliteWebPush,
+    '0009-join-pages': sqliteJoinPages,
+    '0010-subscriber-dispatch-index': sqliteSubscriberDispatchIndex,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -42,6 +48,8 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0006-scheduling': postgresScheduling,
     '0007-idempotency-principal': postgresIdempotencyPrincipal,
     '0008-web-push': postgresWebPush,
+    '0009-join-pages': postgresJoinPages,
+    '0010-subscriber-dispatch-index': postgresSubscriberDispatchIndex,
   },
 };
 

@@ -9,6 +9,8 @@ export interface AccountsTable {
   plan: string;
   monthly_limit: number | null;
   default_timezone: string | null;
+  /** Names the account in public addresses (/join/{slug}/{channelCode}); unique, src/domain/account-slug.ts. */
+  slug: string;
   created_at: number;
 }
 
@@ -33,6 +35,10 @@ export interface ChannelsTable {
   name: string;
   description: string | null;
   created_at: number;
+  /** The publishable key (scoped to this channel) its public join page embeds; null while the join page is off. */
+  join_key_id: string | null;
+  /** That key's value, sealed with the instance key (src/domain/secret-box.ts, context = channel id). */
+  join_key_secret: string | null;
 }
 
 export interface SubscribersTable {

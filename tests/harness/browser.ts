@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Locator } from 'playwright-core';
+import type { ClarionApp } from '../../src/http/app-types.ts';
 import { eventually } from './wait-for.ts';
 
 /**
@@ -35,6 +37,21 @@ export function requireChromium(): void {
     `Chromium for the browser tests is missing at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium" (.ci/run does) ` +
       'or point CLARION_CHROMIUM at a Chromium binary.',
   );
+}
+
+/** Where the browser tests save a screenshot of what they show (kept as CI artifacts). */
+export const SCREENSHOTS = 'test-results/screenshots';
+
+/**
+ * What every browser test starts with: Chromium present (or a failure that says how to get it), the screenshot
+ * folder, the app listening on a random loopback port, and the browser. Returns the app's base URL and the browser.
+ */
+export async function startBrowserOn(app: ClarionApp): Promise<{ base: string; browser: Browser }> {
+  requireChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return { base, browser: await launchChromium() };
 }
 
 export async function launchChromium(): Promise<Browser> {

@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountPlan } from '../../src/store/accounts-store.ts';
-import { launchChromium, requireChromium, seeAttribute, seeFocused, seeText } from '../harness/browser.ts';
+import { SCREENSHOTS, startBrowserOn, seeAttribute, seeFocused, seeText } from '../harness/browser.ts';
 import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
@@ -13,20 +11,15 @@ import { testDialect } from '../harness/test-dialect.ts';
  * an account owner goes through, the errors they can meet, and a screenshot of every page for review
  * (test-results/screenshots/, kept as CI artifacts).
  */
-const SCREENSHOTS = 'test-results/screenshots';
 
 let t: TestApp;
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  requireChromium();
-  mkdirSync(SCREENSHOTS, { recursive: true });
   // Webhook endpoints in the test point at a local address.
   t = await startTestApp({ allowPrivateWebhooks: true });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
+  ({ base, browser } = await startBrowserOn(t.app));
 });
 afterAll(async () => {
   await browser?.close();

@@ -9,8 +9,8 @@ import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-sn
 /**
  * The 8-hour end. iOS ends every Live Activity 8 hours after its start (docs/protocols.md 2.3); this job, enqueued with the
  * start to run at that moment, records the same in Clarion: status `ended` (ended_at = start + 8 h), one
- * `live_activity.ended` event with reason `expired`, and an `end` for Android, whose ongoing notification nothing
- * else would remove. iOS gets no push: the system has ended the activity itself, and its tokens now answer 410.
+ * `live_activity.ended` event with reason `expired`, and an `end` for Android and the web, whose notification
+ * nothing else would update. iOS gets no push: the system has ended the activity itself, and its tokens now answer 410.
  * Reads do not wait for this job (live-activity-lifecycle.ts effectiveStatus), and it does nothing to an activity
  * the caller ended first. No quota is charged: the caller did not ask for it.
  */
@@ -27,7 +27,7 @@ export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandle
       const ended = await expireLiveActivity(trx, { id: liveActivityId, now });
       if (ended) {
         await recordLiveActivityChange(trx, ended, { type: 'ended', reason: 'expired' }, now);
-        await enqueueLiveActivityPush(trx, deps.queue, liveActivityPushOf(ended, 'end', null), ['android']);
+        await enqueueLiveActivityPush(trx, deps.queue, liveActivityPushOf(ended, 'end', null), ['android', 'web']);
         deps.logger.info({ liveActivityId }, 'live activity reached its 8 hours and ended');
       }
       await deps.queue.complete(trx, job, owner);

@@ -11,11 +11,11 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * event, the dispatch pages the targets into send jobs, and the send jobs talk to the providers.
  */
 
-export type LiveActivityPlatform = 'ios' | 'android';
+export type LiveActivityPlatform = 'ios' | 'android' | 'web';
 
 export interface LiveActivityDispatchPayload {
   push: LiveActivityPush;
-  /** Which platforms get this event: both, or only Android for the 8-hour end iOS has already applied itself. */
+  /** Which platforms get this event: all three, or Android and the web for the 8-hour end iOS has already applied itself. */
   platforms: LiveActivityPlatform[];
 }
 
@@ -45,7 +45,7 @@ export async function enqueueLiveActivityPush(
   trx: Kysely<Database>,
   queue: JobQueue,
   push: LiveActivityPush,
-  platforms: LiveActivityPlatform[] = ['ios', 'android'],
+  platforms: LiveActivityPlatform[] = ['ios', 'android', 'web'],
 ): Promise<void> {
   const payload: LiveActivityDispatchPayload = { push, platforms };
   // The timestamp is unique per activity and event, so the key names this one event.

@@ -26,7 +26,8 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * - iOS start → the push-to-start token; dead (410) → that token is forgotten, the subscriber stays;
  * - iOS update/end → the per-activity token the device reported; dead (410: the activity ended on the device or its
  *   token rotated, docs/protocols.md 2.3) → that token is dropped, the subscriber stays;
- * - Android → the FCM token; dead → the subscriber is unsubscribed, exactly as for a notification.
+ * - Android → the FCM token, web → the browser's subscription; dead → the subscriber is unsubscribed, exactly as for
+ *   a notification.
  */
 export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers: PushProviders }): JobHandler {
   const backlog = new SettleBacklog();
@@ -80,10 +81,10 @@ async function sendBatch(deps: DeliveryDependencies & { providers: PushProviders
     const subscriber = byId.get(id);
     // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
     const token = subscriber?.status === 'active' ? targetToken(subscriber, push, tokenOf) : null;
-    if (token === null) return null;
+    if (!subscriber || token === null) return null;
     sentTo[id] = token;
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-    return sender.sendLiveActivity(token, push);
+    return sender.sendLiveActivity(token, push, { timeZone: subscriber.timezone, locale: subscriber.locale });
   });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
@@ -106,7 +107,7 @@ function settlement(
       const subscriber = byId.get(id);
       const token = recorded.tokens?.[id];
       if (!subscriber || token === undefined) continue;
-      if (platform === 'android') await unsubscribeSubscriber(trx, { subscriber, channelCode: activity.channel_code, reason, now });
+      if (platform === 'android' || platform === 'web') await unsubscribeSubscriber(trx, { subscriber, channelCode: activity.channel_code, reason, now });
       else if (push.event === 'start') await clearPushToStartToken(trx, { subscriberId: id, token, now });
       else await dropLiveActivityToken(trx, { liveActivityId: push.activityId, subscriberId: id, token });
     }
@@ -131,7 +132,7 @@ function isOutdated(push: LiveActivityPush, activity: LiveActivityRow, round: nu
 }
 
 function targetToken(subscriber: Subscriber, push: LiveActivityPush, activityTokens: Map<string, string>): string | null {
-  if (subscriber.platform === 'android') return subscriber.token;
+  if (subscriber.platform === 'android' || subscriber.platform === 'web') return subscriber.token;
   if (subscriber.platform !== 'ios') return null;
   return push.event === 'start' ? subscriber.push_to_start_token : (activityTokens.get(subscriber.id) ?? null);
 }

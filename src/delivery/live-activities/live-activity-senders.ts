@@ -3,7 +3,10 @@ import { APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES, buildApnsLiveActivityHeaders, ser
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { FcmClient } from '../fcm/fcm-client.ts';
 import { buildFcmLiveActivityData, fcmLiveActivityOptions } from '../fcm/fcm-live-activity-data.ts';
+import type { ReaderPlace } from '../../domain/live-activity-text.ts';
+import type { WebPushClient } from '../web-push/web-push-client.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
+import { webLiveActivityContent } from './web-live-activity-message.ts';
 
 /**
  * The provider clients' Live Activity sends (PushSender.sendLiveActivity, wired in push-providers.ts): the pure
@@ -19,4 +22,9 @@ export function sendApnsLiveActivity(client: ApnsClient, token: string, push: Li
 
 export function sendFcmLiveActivity(client: FcmClient, token: string, push: LiveActivityPush): Promise<DeliveryOutcome> {
   return client.sendData(token, buildFcmLiveActivityData(push), fcmLiveActivityOptions(push));
+}
+
+/** The browser's notification for the activity, through the Web Push client's notification path (size check included). */
+export function sendWebLiveActivity(client: WebPushClient, token: string, push: LiveActivityPush, reader: ReaderPlace): Promise<DeliveryOutcome> {
+  return client.send(token, webLiveActivityContent(push, reader));
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSuccess } from '../../harness/api-expect.ts';
+import { joinKeyId } from '../../harness/join-pages.ts';
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
@@ -19,9 +20,18 @@ describe('POST /api/v1/channels → 201', () => {
       name: 'Breaking news',
       description: 'As it happens',
       subscriberCount: { total: 0, ios: 0, android: 0, web: 0 },
+      joinPage: false,
+      joinUrl: null,
       createdAt: new Date(t.clock.now()).toISOString(),
     });
     expect(expectSuccess(await get(t.app, '/api/v1/channels/breaking-news', account.secretKey), 200)).toEqual(data);
+  });
+
+  it('switches the join page on at creation when asked, with its address', async () => {
+    const account = await t.newAccount();
+    const data = expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'news', joinPage: true }), 201);
+    expect(data).toMatchObject({ joinPage: true, joinUrl: expect.stringMatching(new RegExp(`^${t.config.baseUrl}/join/[a-z0-9-]+/news$`)) });
+    expect(await joinKeyId(t, account.id, 'news')).toMatch(/^key_/);
   });
 
   it('names the channel after its code when no name is given', async () => {

@@ -46,7 +46,7 @@ describe('POST /api/v1/live-activities/{id}/end → 200', () => {
     expect(expectSuccess(await end(account.secretKey, other, { dismissAt: past }), 200).dismissAt).toBe(past);
   });
 
-  it('records live_activity.ended, counts one unit, and hands the end to delivery for both platforms', async () => {
+  it('records live_activity.ended, counts one unit, and hands the end to delivery for every platform', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const staleAt = new Date(t.clock.now() + 600_000).toISOString();
     const id = await startActivity(t.app, account.secretKey, 'orders', { staleAt, relevanceScore: 5 });
@@ -61,7 +61,7 @@ describe('POST /api/v1/live-activities/{id}/end → 200', () => {
 
     const job = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'live_activity.dispatch').where('unique_key', 'like', `%:${id}:%`).orderBy('id', 'desc').executeTakeFirstOrThrow();
     const { push, platforms } = JSON.parse(job.payload) as LiveActivityDispatchPayload;
-    expect(platforms).toEqual(['ios', 'android']);
+    expect(platforms).toEqual(['ios', 'android', 'web']);
     expect(push).toMatchObject({ event: 'end', alert: null, staleAt: null, dismissAt: Date.parse(dismissAt), relevanceScore: 5, fields: { progress: 1 } });
   });
 });

@@ -105,7 +105,7 @@ describe('POST /api/v1/live-activities → 201', () => {
       ['live_activity.expire', t.clock.now() + 8 * 3600 * 1000],
     ]);
     const { push, platforms } = JSON.parse(jobs[0]!.payload) as LiveActivityDispatchPayload;
-    expect(platforms).toEqual(['ios', 'android']);
+    expect(platforms).toEqual(['ios', 'android', 'web']);
     expect(push).toEqual({
       activityId: data.id,
       template: 'progress',

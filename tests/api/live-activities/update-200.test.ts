@@ -75,7 +75,7 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
     // Every event takes a later APNs timestamp, even within one second.
     const timestamps = pushes.map(({ push }) => push.timestamp);
     expect(timestamps).toEqual([timestamps[0], timestamps[0]! + 1, timestamps[0]! + 2]);
-    expect(pushes.every(({ platforms }) => platforms.join() === 'ios,android')).toBe(true);
+    expect(pushes.every(({ platforms }) => platforms.join() === 'ios,android,web')).toBe(true);
   });
 
   it('records live_activity.updated with the merged fields and counts one unit of quota per update', async () => {

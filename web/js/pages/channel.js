@@ -1,15 +1,16 @@
 import { api } from '../api.js';
-import { append, h, table } from '../dom.js';
+import { append, h, replace, table } from '../dom.js';
 import { formatNumber, formatTime } from '../format.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { copyButton } from '../copy-button.js';
+import { announce, showProblem } from '../feedback.js';
 
 /** What each platform sends as `token` when it registers (docs/api.md). */
 const platformTokens = [
   { platform: 'ios', label: 'iOS', token: '"<APNs device token, hex>"', note: 'From application(_:didRegisterForRemoteNotificationsWithDeviceToken:), as a hex string. Add "pushToStartToken" (iOS 17.2+) to receive Live Activities.' },
   { platform: 'android', label: 'Android', token: '"<FCM registration token>"', note: 'From FirebaseMessaging.getInstance().token.' },
-  { platform: 'web', label: 'Web', token: '<PushSubscription.toJSON()>', note: 'The browser’s PushSubscription object, as JSON.' },
+  { platform: 'web', label: 'Web', token: '<PushSubscription.toJSON()>', note: 'The browser’s PushSubscription object, as JSON. The browser SDK, /sdk/clarion-web.js, registers it for you; or use the public join page above.' },
 ];
 
 export async function channelPage({ container, params }) {
@@ -30,8 +31,53 @@ export async function channelPage({ container, params }) {
       h('dt', {}, 'Created'), h('dd', {}, formatTime(channel.createdAt)),
     ),
     h('p', {}, h('a', { class: 'button primary', href: href(`/notifications/new?channel=${encodeURIComponent(channel.code)}`) }, 'Send a test notification')),
+    joinPageSection(channel),
     joinInformation(channel.code),
   );
+}
+
+/**
+ * The public join page (docs/web-push.md, "Join page"): a switch, and while it is on the page's address and its QR
+ * code (an SVG the server renders, GET /api/v1/channels/{code}/join-qr-code) to share or print.
+ */
+function joinPageSection(initial) {
+  const section = h('section', { class: 'card', 'aria-labelledby': 'join-page' });
+  const render = (channel) => {
+    const problems = h('div');
+    const toggle = h('input', { type: 'checkbox', id: 'join-page-switch', role: 'switch', checked: channel.joinPage });
+    toggle.addEventListener('change', async () => {
+      toggle.disabled = true;
+      try {
+        const updated = await api.post(`/api/v1/channels/${encodeURIComponent(channel.code)}/update`, { joinPage: toggle.checked });
+        render(updated);
+        announce(updated.joinPage ? 'Join page on.' : 'Join page off.');
+        section.querySelector('#join-page-switch')?.focus();
+      } catch (problem) {
+        toggle.checked = !toggle.checked;
+        toggle.disabled = false;
+        showProblem(problems, problem);
+      }
+    });
+    replace(
+      section,
+      h('h2', { id: 'join-page' }, 'Public join page'),
+      h('p', {}, 'A page on this server where anyone can get this channel’s notifications in their browser, with no app and no code on your side. Share its link or print its QR code.'),
+      h('div', { class: 'choice' }, toggle, h('label', { for: 'join-page-switch' }, 'Public join page ', h('span', { class: 'hint' }, channel.joinPage ? '(on)' : '(off)'))),
+      problems,
+      channel.joinPage ? joinPageDetails(channel) : h('p', { class: 'muted' }, 'Off: the page’s address answers “not found”. Turning it on creates a publishable key, limited to this channel, that the page uses.'),
+    );
+  };
+  render(initial);
+  return section;
+}
+
+function joinPageDetails(channel) {
+  const qrPath = `/api/v1/channels/${encodeURIComponent(channel.code)}/join-qr-code`;
+  return [
+    h('dl', { class: 'facts' }, h('dt', {}, 'Address'), h('dd', {}, h('a', { href: channel.joinUrl, target: '_blank', rel: 'noopener' }, channel.joinUrl), ' ', copyButton(channel.joinUrl, 'Copy join page address'))),
+    h('figure', { class: 'qr-code' }, h('img', { src: qrPath, width: '200', height: '200', alt: `QR code of ${channel.joinUrl}` }), h('figcaption', {}, h('a', { href: qrPath, download: `join-${channel.code}.svg` }, 'Download the QR code (SVG)'))),
+    h('p', { class: 'muted' }, 'On iPhone and iPad, browsers get notifications only from a web app on the Home Screen (iOS 16.4 or later): the page walks visitors through adding it.'),
+  ];
 }
 
 /** How an app joins this channel: the code, the publishable key, and the registration request. */

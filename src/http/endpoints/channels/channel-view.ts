@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import type { Channel, SubscriberCounts } from '../../../store/channels-store.ts';
 import { Nullable, Timestamp } from '../../schemas.ts';
+import { joinPageUrl } from '../join/join-page-url.ts';
 
 export const ChannelSchema = Type.Object(
   {
@@ -13,19 +14,30 @@ export const ChannelSchema = Type.Object(
       { total: Type.Integer(), ios: Type.Integer(), android: Type.Integer(), web: Type.Integer() },
       { description: 'Active subscribers, in all and per platform.' },
     ),
+    joinPage: Type.Boolean({ description: 'Whether the public join page is on (off by default; docs/web-push.md, "Join page").' }),
+    joinUrl: Nullable(Type.String({ description: 'The join page: <base URL>/join/<account slug>/<code>; null while it is off.' })),
     createdAt: Timestamp,
   },
   { title: 'Channel' },
 );
 
-export function channelView(channel: Channel, counts: SubscriberCounts | undefined): Static<typeof ChannelSchema> {
+/** Where a channel's join page would be: the instance's base URL and the channel's account slug. */
+export interface JoinPageBase {
+  baseUrl: string;
+  accountSlug: string;
+}
+
+export function channelView(channel: Channel, counts: SubscriberCounts | undefined, join: JoinPageBase): Static<typeof ChannelSchema> {
   const { total, ios, android, web } = counts ?? { total: 0, ios: 0, android: 0, web: 0 };
+  const joinPage = channel.join_key_id !== null;
   return {
     id: channel.id,
     code: channel.code,
     name: channel.name,
     description: channel.description,
     subscriberCount: { total, ios, android, web },
+    joinPage,
+    joinUrl: joinPage ? joinPageUrl(join.baseUrl, join.accountSlug, channel.code) : null,
     createdAt: toIso(channel.created_at),
   };
 }

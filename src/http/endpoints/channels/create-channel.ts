@@ -1,14 +1,18 @@
 import Type from 'typebox';
-import { ChannelCodeTakenError, createChannel } from '../../../store/channels-store.ts';
+import { ChannelCodeTakenError, createChannel, findChannelById } from '../../../store/channels-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
+import { joinPageBase, switchJoinPage } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
 export const ChannelName = Type.String({ minLength: 1, maxLength: 100, description: 'Display name; defaults to the code.' });
 export const ChannelDescription = Type.String({ maxLength: 500 });
+export const JoinPageSwitch = Type.Boolean({
+  description: 'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
+});
 
 export function createChannelHandler(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -17,7 +21,7 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
         summary: 'Create a channel',
         tags: ['channels'],
         body: Type.Object(
-          { code: ChannelCode, name: Type.Optional(ChannelName), description: Type.Optional(ChannelDescription) },
+          { code: ChannelCode, name: Type.Optional(ChannelName), description: Type.Optional(ChannelDescription), joinPage: Type.Optional(JoinPageSwitch) },
           { additionalProperties: false },
         ),
         response: { 201: Success(ChannelSchema), ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
@@ -25,17 +29,17 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
     },
     async (request, reply) => {
       const auth = request.auth!;
-      const { code, name, description } = request.body;
+      const { code, name, description, joinPage } = request.body;
       assertChannelInScope(auth, code);
+      const now = deps.clock.now();
       try {
-        const channel = await createChannel(deps.store.db, {
-          accountId: auth.accountId,
-          code,
-          name: name ?? code,
-          description: description ?? null,
-          now: deps.clock.now(),
+        const channel = await deps.store.db.transaction().execute(async (trx) => {
+          const created = await createChannel(trx, { accountId: auth.accountId, code, name: name ?? code, description: description ?? null, now });
+          if (!joinPage) return created;
+          await switchJoinPage(trx, { channel: created, on: true, secretKey: deps.secretKey, now });
+          return (await findChannelById(trx, created.id))!;
         });
-        return reply.code(201).send({ success: true, data: channelView(channel, undefined) });
+        return reply.code(201).send({ success: true, data: channelView(channel, undefined, await joinPageBase(deps, auth.accountId)) });
       } catch (error) {
         if (error instanceof ChannelCodeTakenError) {
           throw new ApiError('conflict', { message: error.message, details: { field: 'code', channelCode: code } });

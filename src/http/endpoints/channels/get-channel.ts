@@ -5,6 +5,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
+import { joinPageBase } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
 export function getChannelHandler(deps: AppDependencies): Endpoint {
@@ -24,7 +25,7 @@ export function getChannelHandler(deps: AppDependencies): Endpoint {
       const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
-      return { success: true as const, data: channelView(channel, counts.get(channel.id)) };
+      return { success: true as const, data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)) };
     },
   );
 }

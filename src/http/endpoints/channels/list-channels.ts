@@ -4,6 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readPageQuery, splitPage } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
+import { joinPageBase } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
 export function listChannelsHandler(deps: AppDependencies): Endpoint {
@@ -22,9 +23,10 @@ export function listChannelsHandler(deps: AppDependencies): Endpoint {
       const rows = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: paging.cursor, limit: paging.fetch });
       const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       const counts = await countActiveSubscribers(deps.store.db, page.map((channel) => channel.id));
+      const join = await joinPageBase(deps, auth.accountId);
       return {
         success: true as const,
-        data: page.map((channel) => channelView(channel, counts.get(channel.id))),
+        data: page.map((channel) => channelView(channel, counts.get(channel.id), join)),
         nextCursor,
       };
     },

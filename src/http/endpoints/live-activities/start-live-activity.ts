@@ -30,7 +30,7 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
     {
       schema: {
         summary: 'Start a Live Activity on every subscriber of a channel',
-        description: `Templates: ${templateList}. The members of \`fields\` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message (docs/live-activities.md). \`alert\` defaults to the title and a summary of the fields. Counts one against the monthly quota.`,
+        description: `Templates: ${templateList}. The members of \`fields\` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message, web subscribers as a notification replaced in place (docs/live-activities.md). \`alert\` defaults to the title and a summary of the fields. Counts one against the monthly quota.`,
         tags: ['live activities'],
         body: Type.Object(
           {

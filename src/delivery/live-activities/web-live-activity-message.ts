@@ -1,0 +1,70 @@
+import { defaultStartAlert } from '../../domain/live-activity-alert.ts';
+import { liveActivityStateText, type ReaderPlace } from '../../domain/live-activity-text.ts';
+import type { PushContent } from '../push-content.ts';
+import type { LiveActivityPush } from './live-activity-push.ts';
+
+/**
+ * LiveActivityPush → the Web Push content of one browser (docs/live-activities.md, "Web"). Browsers have no Live
+ * Activities, so the web counterpart is one notification per activity, replaced in place at every event. It goes
+ * through the notification path's own Web Push message and headers (src/delivery/web-push/web-push-message.ts), so
+ * the service worker (web-sdk/clarion-sw.js) gets the same JSON as for a notification:
+ *
+ *   title  the activity's title
+ *   body   an alert's text (start, alerting updates; not the default start alert, which only repeats the state) over
+ *          the state as text: a bar and "45 % · Packing",
+ *          "Ends at 14:30 · Boarding" in the subscriber's own zone and language, "Ajax 2 – 1 PSV (2nd half)",
+ *          "Step 2 of 4"; and "Ended" on the end
+ *   tag    the activity id (the `notificationId` slot): each event replaces the notification shown, and as the
+ *          push's Topic it replaces an older event still waiting at the push service
+ *   data   {clarion: "live_activity", event, activityId, template, timestamp, alerting: "true" | "false",
+ *          endsAt?}: the service worker alerts again (renotify) only when `alerting`, so silent updates replace the
+ *          notification quietly, and shows a timer's `endsAt` as the notification's time
+ *
+ * TTL: until iOS would end the activity (start + 8 hours, `expiresAt`); Urgency: high when the event alerts, normal
+ * for a silent update. Pure.
+ */
+const BAR_CELLS = 10;
+
+export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlace): PushContent {
+  const fields = push.fields;
+  const lines: string[] = [];
+  if (push.alert && !repeatsState(push)) lines.push(push.alert.body ? `${push.alert.title}: ${push.alert.body}` : push.alert.title);
+  if (push.template === 'progress') lines.push(textBar(Number(fields.progress), 1));
+  if (push.template === 'steps') lines.push(textBar(Number(fields.currentStep), Number(fields.totalSteps)));
+  lines.push(liveActivityStateText(push.template, fields, place));
+  if (push.event === 'end') lines.push('Ended');
+  const alerting = push.alert !== null;
+  return {
+    notificationId: push.activityId,
+    title: String(fields.title),
+    body: lines.join('\n'),
+    url: null,
+    data: {
+      clarion: 'live_activity',
+      event: push.event,
+      activityId: push.activityId,
+      template: push.template,
+      timestamp: String(push.timestamp),
+      alerting: String(alerting),
+      ...(push.template === 'timer' && typeof fields.endsAt === 'string' ? { endsAt: fields.endsAt } : {}),
+    },
+    imageUrl: null,
+    sound: null,
+    badge: null,
+    priority: alerting ? 'high' : 'normal',
+    ttlSeconds: null,
+    expiresAt: push.expiresAt,
+  };
+}
+
+/** The alert a start carries when the caller gave none only repeats the state the notification shows anyway. */
+function repeatsState(push: LiveActivityPush): boolean {
+  const fallback = defaultStartAlert(push.template, push.fields);
+  return push.event === 'start' && push.alert !== null && push.alert.title === fallback.title && push.alert.body === fallback.body;
+}
+
+/** "▓▓▓▓░░░░░░": `done` of `total` in ten cells, in characters every notification can show. */
+function textBar(done: number, total: number): string {
+  const filled = Math.max(0, Math.min(BAR_CELLS, Math.round((done / total) * BAR_CELLS)));
+  return '▓'.repeat(filled) + '░'.repeat(BAR_CELLS - filled);
+}

@@ -1,0 +1,51 @@
+import Type from 'typebox';
+import { countActiveSubscribers, findChannelByCode, findChannelById, updateChannel } from '../../../store/channels-store.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
+import { JoinPageSwitchRace, joinPageBase, switchJoinPage } from './channel-join-key.ts';
+import { channelView, ChannelSchema } from './channel-view.ts';
+import { ChannelDescription, ChannelName, JoinPageSwitch } from './create-channel.ts';
+
+/**
+ * Changes a channel's name, description or join page switch; fields left out stay as they are. The code, which
+ * requests and keys' scopes name the channel by, does not change.
+ */
+export function updateChannelHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
+    {
+      schema: {
+        summary: "Change a channel's name, description or join page switch",
+        description: 'Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key.',
+        tags: ['channels'],
+        params: Type.Object({ code: ChannelCode }),
+        body: Type.Object(
+          { name: Type.Optional(ChannelName), description: Type.Optional(Nullable(ChannelDescription)), joinPage: Type.Optional(JoinPageSwitch) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success(ChannelSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const { code } = request.params;
+      const { name, description, joinPage } = request.body ?? {};
+      assertChannelInScope(auth, code);
+      const now = deps.clock.now();
+      const change = () =>
+        deps.store.db.transaction().execute(async (trx) => {
+          const found = await findChannelByCode(trx, auth.accountId, code);
+          if (!found) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+          await updateChannel(trx, found.id, { name, description });
+          if (joinPage !== undefined) await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
+          return (await findChannelById(trx, found.id))!;
+        });
+      // Two switches of one channel at once: the later one runs again on what the first left (then usually a no-op).
+      const channel = await change().catch((error: unknown) => (error instanceof JoinPageSwitchRace ? change() : Promise.reject(error)));
+      const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
+      return { success: true as const, data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)) };
+    },
+  );
+}

@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isChannelCode } from '../../../domain/channel-code.ts';
+import { findAccountBySlug } from '../../../store/accounts-store.ts';
+import { findChannelByCode, type Channel } from '../../../store/channels-store.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AppDependencies, ClarionApp } from '../../app-types.ts';
+import { PAGE_SECURITY_HEADERS } from '../../dashboard-static.ts';
+import { activeJoinKey } from '../channels/channel-join-key.ts';
+import { joinPageHtml, joinPageManifest, joinPageNotFoundHtml } from './join-page-html.ts';
+import { joinPagePath } from './join-page-url.ts';
+
+interface JoinParams {
+  slug: string;
+  code: string;
+}
+
+/**
+ * The public join pages (docs/web-push.md, "Join page"): GET /join/<account slug>/<channel code> and the web app
+ * manifest beside it. Public (no key, no session): what a page shows is what its channel's owner chose to publish by
+ * switching the page on. An unknown slug, an unknown channel and a page that is off all answer the same 404, so the
+ * addresses reveal nothing about which channels exist.
+ */
+export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void {
+  app.get<{ Params: JoinParams }>('/join/:slug/:code', { schema: { hide: true } }, async (request, reply) => {
+    const found = await findJoinPage(deps, request.params);
+    if (!found) return notFound(request, reply);
+    for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
+    // The page embeds a key that stops working when the page is switched off: never keep a copy.
+    reply.header('cache-control', 'no-store');
+    return reply.type('text/html; charset=utf-8').send(
+      joinPageHtml({
+        channelName: found.channel.name,
+        channelDescription: found.channel.description,
+        channelCode: found.channel.code,
+        path: found.path,
+        publishableKey: found.key,
+      }),
+    );
+  });
+
+  app.get<{ Params: JoinParams }>('/join/:slug/:code/manifest.webmanifest', { schema: { hide: true } }, async (request, reply) => {
+    const found = await findJoinPage(deps, request.params);
+    if (!found) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
+    reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
+    return reply.type('application/manifest+json; charset=utf-8').send(JSON.stringify(joinPageManifest({ channelName: found.channel.name, path: found.path })));
+  });
+}
+
+async function findJoinPage(deps: AppDependencies, params: JoinParams): Promise<{ channel: Channel; key: string; path: string } | undefined> {
+  if (!isChannelCode(params.code)) return undefined;
+  const account = await findAccountBySlug(deps.store.db, params.slug);
+  if (!account) return undefined;
+  const channel = await findChannelByCode(deps.store.db, account.id, params.code);
+  if (!channel) return undefined;
+  const key = await activeJoinKey(deps.store.db, channel, deps.secretKey, deps.clock.now());
+  return key === undefined ? undefined : { channel, key, path: joinPagePath(account.slug, channel.code) };
+}
+
+/** A person gets a plain page; a program that asked for JSON gets the error envelope like every other 404. */
+function notFound(request: FastifyRequest, reply: FastifyReply) {
+  const accept = request.headers.accept ?? '';
+  if (accept.includes('application/json') && !accept.includes('text/html')) {
+    throw new ApiError('not_found', { message: 'There is no join page at this address.' });
+  }
+  for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
+  return reply.code(404).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(joinPageNotFoundHtml());
+}

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectValidation } from '../../harness/api-expect.ts';
+import { get, post } from '../../harness/requests.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+describe('POST /api/v1/channels/:code/update → 400', () => {
+  it.each([
+    [{ name: '' }, 'name'],
+    [{ name: 'x'.repeat(101) }, 'name'],
+    [{ description: 'x'.repeat(501) }, 'description'],
+    [{ joinPage: 'yes' }, 'joinPage'],
+    [{ code: 'other' }, 'code'],
+  ])('refuses %j naming %s, changing nothing', async (body, field) => {
+    const account = await t.newAccount({ channels: ['news'] });
+    expectValidation(await post(t.app, '/api/v1/channels/news/update', account.secretKey, body), [field]);
+    expect((await get(t.app, '/api/v1/channels/news', account.secretKey)).body.data).toMatchObject({ code: 'news', name: 'news', joinPage: false });
+  });
+
+  it('refuses a code that is not a channel code', async () => {
+    const account = await t.newAccount();
+    expectValidation(await post(t.app, '/api/v1/channels/News!/update', account.secretKey, {}), ['code']);
+  });
+});

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSubscriber } from '../../../src/store/subscribers-store.ts';
+import type { FakeSubscription, WebPushRecord } from '../../../tools/fakes/index.ts';
+import { get, post } from '../../harness/requests.ts';
+import type { TestAccount } from '../../harness/test-app.ts';
+import { waitFor } from '../../harness/wait-for.ts';
+import { startLiveActivityHarness, type LiveActivityHarness } from './live-activity-harness.ts';
+
+/**
+ * Live Activities on the web (docs/live-activities.md, "Web"): every event reaches the channel's browsers through the
+ * fake push service as one notification replaced in place (tag = activity id), its state as text, and
+ * `recipientCount` counts exactly the subscribers the start reaches on every platform.
+ */
+let h: LiveActivityHarness;
+beforeAll(async () => {
+  h = await startLiveActivityHarness();
+});
+afterAll(async () => h?.close());
+
+const EIGHT_HOURS = 8 * 3600 * 1000;
+
+/** A browser subscribed at the fake push service with the instance's key and registered in the channel. */
+async function browser(account: TestAccount, channelCode: string, place: { timezone?: string; locale?: string } = {}): Promise<{ subscriberId: string; subscription: FakeSubscription }> {
+  const subscription = h.webPush.subscribe({ applicationServerKey: h.vapidKeys.publicKey });
+  const response = await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode, platform: 'web', token: subscription.json, ...place });
+  expect(response.statusCode).toBe(201);
+  return { subscriberId: response.body.data.id, subscription };
+}
+
+const pushesTo = (subscription: FakeSubscription): WebPushRecord[] => h.webPush.messages.filter((message) => message.subscriptionId === subscription.id);
+
+describe('Live Activities on the web', () => {
+  it('shows start, silent and alerting updates and the end as one notification replaced by tag; recipientCount counts who gets the start', async () => {
+    const account = await h.newAccount({ channels: ['orders'] });
+    const ios = await h.iosDevice(account, 'orders');
+    await h.iosDevice(account, 'orders', { pushToStartToken: false });
+    const android = await h.androidDevice(account, 'orders');
+    const web = await browser(account, 'orders');
+    const otherWeb = await browser(account, 'orders');
+
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'orders',
+      template: 'progress',
+      fields: { title: 'Order #42', progress: 0.2, status: 'Packing' },
+      alert: { title: 'Your order', body: 'is being packed' },
+    });
+    expect(started.statusCode).toBe(201);
+    const id = started.body.data.id as string;
+    // Joined after the start: not a recipient, as for Android (the activity's audience is fixed at its start).
+    h.clock.advance(1);
+    const late = await browser(account, 'orders');
+    await h.settle();
+
+    // Exactly the subscribers the start reached: iOS with push-to-start, Android, and both browsers.
+    const reached = [h.apnsPushes(ios.pushToStartToken!).length, h.fcmPushes(android.token).length, pushesTo(web.subscription).length, pushesTo(otherWeb.subscription).length];
+    expect(reached).toEqual([1, 1, 1, 1]);
+    expect(started.body.data.recipientCount).toBe(reached.length);
+    expect(pushesTo(late.subscription)).toEqual([]);
+
+    const [start] = pushesTo(web.subscription);
+    expect(start).toMatchObject({ status: 201, urgency: 'high', topic: id, ttl: EIGHT_HOURS / 1000 });
+    expect(start!.message).toEqual({
+      title: 'Order #42',
+      body: 'Your order: is being packed\n▓▓░░░░░░░░\n20 % · Packing',
+      url: null,
+      tag: id,
+      data: { clarion: 'live_activity', event: 'start', activityId: id, template: 'progress', timestamp: expect.any(String), alerting: 'true' },
+    });
+
+    // A silent update: same tag, not alerting, normal urgency.
+    h.clock.advance(60_000);
+    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.6, status: 'On its way' } })).statusCode).toBe(200);
+    await h.settle();
+    const update = pushesTo(web.subscription)[1]!;
+    expect(update).toMatchObject({ status: 201, urgency: 'normal', topic: id, ttl: EIGHT_HOURS / 1000 - 60 });
+    expect(update.message).toMatchObject({ title: 'Order #42', body: '▓▓▓▓▓▓░░░░\n60 % · On its way', tag: id, data: { event: 'update', alerting: 'false' } });
+
+    // An alerting update, then the end.
+    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.9 }, alert: { title: 'Almost there' } })).statusCode).toBe(200);
+    await h.settle();
+    expect(pushesTo(web.subscription)[2]!.message).toMatchObject({ body: 'Almost there\n▓▓▓▓▓▓▓▓▓░\n90 % · On its way', data: { event: 'update', alerting: 'true' } });
+    expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { progress: 1, status: 'Delivered' } })).statusCode).toBe(200);
+    await h.settle();
+    const events = pushesTo(web.subscription).map((message) => message.message as { tag: string; body: string; data: Record<string, string> });
+    expect(events.map((message) => [message.tag, message.data.event])).toEqual([[id, 'start'], [id, 'update'], [id, 'update'], [id, 'end']]);
+    expect(events[3]!.body).toBe('▓▓▓▓▓▓▓▓▓▓\n100 % · Delivered\nEnded');
+    // Every event's timestamp moves on, as on the other platforms.
+    const timestamps = events.map((message) => Number(message.data.timestamp));
+    expect([...timestamps].sort((a, b) => a - b)).toEqual(timestamps);
+    expect(new Set(timestamps).size).toBe(4);
+    expect(pushesTo(otherWeb.subscription)).toHaveLength(4);
+    expect(pushesTo(late.subscription)).toEqual([]);
+  });
+
+  it("writes a timer's end in each browser's own zone and language", async () => {
+    const account = await h.newAccount({ channels: ['flights'] });
+    const berlin = await browser(account, 'flights', { timezone: 'Europe/Berlin', locale: 'de-DE' });
+    const unknown = await browser(account, 'flights');
+    const endsAt = new Date(Math.ceil(h.clock.now() / 3600_000) * 3600_000 + 30 * 60_000);
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'flights', template: 'timer', fields: { title: 'Gate closes', endsAt: endsAt.toISOString(), status: 'Boarding' } })).body.data.id as string;
+    await h.settle();
+    const inBerlin = new Intl.DateTimeFormat('de-DE', { hour: '2-digit', minute: '2-digit', timeZone: 'Europe/Berlin' }).format(endsAt);
+    const inUtc = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(endsAt);
+    expect(pushesTo(berlin.subscription)[0]!.message).toMatchObject({ tag: id, body: `Ends at ${inBerlin} · Boarding`, data: { endsAt: endsAt.toISOString() } });
+    expect(pushesTo(unknown.subscription)[0]!.message).toMatchObject({ body: `Ends at ${inUtc} · Boarding` });
+  });
+
+  it('unsubscribes a browser whose subscription is gone, like a notification does', async () => {
+    const account = await h.newAccount({ channels: ['scores'] });
+    const gone = await browser(account, 'scores');
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'scores', template: 'score', fields: { title: 'Final', home: { name: 'Ajax', score: 0 }, away: { name: 'PSV', score: 0 } } })).body.data.id as string;
+    await h.settle();
+    h.webPush.expire(gone.subscription.id, 410);
+    await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { home: { score: 1 } } });
+    await h.settle();
+    await waitFor(async () => (await findSubscriber(h.store.db, account.id, gone.subscriberId))?.status === 'unsubscribed', 10_000, 'the gone browser to be unsubscribed');
+    expect((await findSubscriber(h.store.db, account.id, gone.subscriberId))!.unsubscribe_reason).toBe('token_unregistered');
+  });
+
+  it('tells browsers when the activity reaches its 8 hours', async () => {
+    const account = await h.newAccount({ channels: ['food'] });
+    const web = await browser(account, 'food');
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'food', template: 'steps', fields: { title: 'Pizza', currentStep: 1, totalSteps: 3 } })).body.data.id as string;
+    await h.settle();
+    h.clock.advance(EIGHT_HOURS);
+    h.worker.pool.wake();
+    await waitFor(async () => (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data.status === 'ended', 10_000, 'the 8-hour end');
+    await h.settle();
+    await waitFor(() => pushesTo(web.subscription).length === 2, 10_000, 'the end pushed to the browser');
+    expect(pushesTo(web.subscription).map((message) => (message.message as { data: Record<string, string> }).data.event)).toEqual(['start', 'end']);
+    expect((pushesTo(web.subscription)[1]!.message as { body: string }).body).toBe('▓▓▓░░░░░░░\nStep 1 of 3\nEnded');
+  });
+});

@@ -1,0 +1,153 @@
+import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
+import type { PushSubscriptionJson } from '../../tools/fakes/index.ts';
+import { waitFor } from './wait-for.ts';
+
+/**
+ * Web Push in headless Chromium. A headless browser here cannot reach a real push service, so `PushManager` is
+ * replaced before any page script runs: subscribe() returns a subscription whose endpoint and keys are a simulated
+ * browser's at the fake push service (tools/fakes/web-push/), and records what the page asked for. Everything else is
+ * Chromium's own: permissions, the service worker's registration and life cycle, and showing notifications, with push
+ * events delivered to the real service worker through the DevTools protocol (ServiceWorker.deliverPushMessage).
+ */
+export async function injectPushManager(context: BrowserContext, subscription: PushSubscriptionJson): Promise<void> {
+  await context.addInitScript((json: PushSubscriptionJson) => {
+    const scope = globalThis as any;
+    if (!scope.PushManager) return;
+    const state: { calls: Array<{ userVisibleOnly: boolean; applicationServerKey: string }>; current: unknown; unsubscribed: number } = { calls: [], current: null, unsubscribed: 0 };
+    scope.__pushManager = state;
+    const base64Url = (bytes: Uint8Array) => scope.btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    scope.PushManager.prototype.subscribe = async function subscribe(options: { userVisibleOnly: boolean; applicationServerKey: Uint8Array }) {
+      const key = new Uint8Array(options.applicationServerKey);
+      state.calls.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64Url(key) });
+      state.current = {
+        endpoint: json.endpoint,
+        expirationTime: null,
+        options: { userVisibleOnly: options.userVisibleOnly, applicationServerKey: key.buffer },
+        toJSON: () => json,
+        unsubscribe: async () => {
+          state.unsubscribed += 1;
+          state.current = null;
+          return true;
+        },
+      };
+      return state.current;
+    };
+    scope.PushManager.prototype.getSubscription = async function getSubscription() {
+      return state.current;
+    };
+  }, subscription);
+}
+
+/** What the page's PushManager.subscribe() was called with (userVisibleOnly, the key as base64url). */
+export async function subscribeCalls(page: Page): Promise<Array<{ userVisibleOnly: boolean; applicationServerKey: string }>> {
+  return page.evaluate(() => (globalThis as any).__pushManager.calls);
+}
+
+/** The running service worker registered at `scope` (a full URL), as Playwright's handle into its global scope. */
+export async function serviceWorkerAt(context: BrowserContext, scriptUrl: string): Promise<Worker> {
+  await waitFor(() => context.serviceWorkers().some((worker) => worker.url() === scriptUrl), 10_000, `service worker ${scriptUrl}`);
+  return context.serviceWorkers().find((worker) => worker.url() === scriptUrl)!;
+}
+
+/**
+ * Delivers `data` to the service worker registered at `scope` as a push event, exactly as Chromium does when its push
+ * service hands it a message (the DevTools protocol's ServiceWorker.deliverPushMessage), and waits until it shows a
+ * notification with `tag`.
+ */
+export async function deliverPush(page: Page, scope: string, data: string, tag: string): Promise<void> {
+  const { cdp, registrations } = await serviceWorkerDevTools(page);
+  await waitFor(() => registrations.some((entry) => entry.scopeURL === scope && !entry.isDeleted), 10_000, `the registration of ${scope}`);
+  const registrationId = registrations.findLast((entry) => entry.scopeURL === scope && !entry.isDeleted)!.registrationId;
+  await cdp.send('ServiceWorker.deliverPushMessage', { origin: new URL(scope).origin, registrationId, data });
+  await waitFor(async () => (await shownNotifications(page, scope)).some((shown) => shown.tag === tag), 10_000, `a notification tagged ${tag}`);
+}
+
+interface ServiceWorkerDevTools {
+  cdp: CDPSession;
+  registrations: Array<{ registrationId: string; scopeURL: string; isDeleted: boolean }>;
+}
+
+const devToolsOfPage = new WeakMap<Page, Promise<ServiceWorkerDevTools>>();
+
+/** One DevTools session per page with the ServiceWorker domain on, kept for the page's life (closed with it). */
+function serviceWorkerDevTools(page: Page): Promise<ServiceWorkerDevTools> {
+  let devTools = devToolsOfPage.get(page);
+  if (!devTools) {
+    devTools = (async () => {
+      const cdp = await page.context().newCDPSession(page);
+      const registrations: ServiceWorkerDevTools['registrations'] = [];
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: ServiceWorkerDevTools['registrations'] }) => registrations.push(...event.registrations));
+      await cdp.send('ServiceWorker.enable');
+      return { cdp, registrations };
+    })();
+    devToolsOfPage.set(page, devTools);
+  }
+  return devTools;
+}
+
+export interface ShownNotification {
+  title: string;
+  body: string;
+  tag: string;
+  icon: string;
+  /** Whether showing it alerted again although it replaced one with the same tag. */
+  renotify: boolean;
+  data: { clarion: boolean; url: string | null; data: Record<string, string> };
+}
+
+/** The notifications the service worker at `scope` shows now (ServiceWorkerRegistration.getNotifications()). */
+export async function shownNotifications(page: Page, scope: string): Promise<ShownNotification[]> {
+  return page.evaluate(async (at) => {
+    const registration = await (globalThis as any).navigator.serviceWorker.getRegistration(at);
+    const shown = registration ? await registration.getNotifications() : [];
+    return shown.map((notification: any) => ({ title: notification.title, body: notification.body, tag: notification.tag, icon: notification.icon, renotify: notification.renotify, data: notification.data }));
+  }, scope);
+}
+
+export interface ClickResult {
+  closed: boolean;
+  focused: string[];
+  opened: string[];
+}
+
+/**
+ * Runs the service worker's notificationclick handler on a notification it shows, inside the real worker. Chromium
+ * offers no way to click a notification from outside, and a synthetic event's waitUntil() is refused (untrusted), so
+ * the handler (self.ClarionServiceWorker.handleNotificationClick, what the worker's listener calls) gets the real
+ * Notification in an event of the same shape, and `clients` is stubbed to record what it focuses or opens: the
+ * windows listed are `openWindows`.
+ */
+export async function clickNotification(worker: Worker, tag: string, openWindows: string[]): Promise<ClickResult> {
+  return worker.evaluate(
+    async ({ tag: wanted, windows }) => {
+      const scope = globalThis as any;
+      const [notification] = await scope.registration.getNotifications({ tag: wanted });
+      if (!notification) throw new Error(`no notification tagged ${wanted}`);
+      const result = { closed: false, focused: [] as string[], opened: [] as string[] };
+      const close = notification.close.bind(notification);
+      notification.close = () => {
+        result.closed = true;
+        close();
+      };
+      // In a [Global] scope the attribute is the global object's own property: put the same one back afterwards.
+      const realClients = Object.getOwnPropertyDescriptor(scope, 'clients');
+      Object.defineProperty(scope, 'clients', {
+        configurable: true,
+        value: {
+          matchAll: async () => windows.map((url: string) => ({ url, focus: async () => result.focused.push(url) })),
+          openWindow: async (url: string) => result.opened.push(url),
+        },
+      });
+      const pending: Promise<unknown>[] = [];
+      try {
+        scope.ClarionServiceWorker.handleNotificationClick({ notification, waitUntil: (promise: Promise<unknown>) => pending.push(promise) });
+        await Promise.all(pending);
+      } finally {
+        if (realClients) Object.defineProperty(scope, 'clients', realClients);
+        else delete scope.clients;
+      }
+      return result;
+    },
+    { tag, windows: openWindows },
+  );
+}

@@ -1,0 +1,89 @@
+// Clarion's service worker (docs/web-push.md, "The service worker"): shows each push as a notification and, on a
+// click, focuses the tab already showing its url or opens it. A classic script, not a module, so a site can pull it
+// into a service worker of its own origin with one line, in every browser that has Web Push:
+//
+//   importScripts('https://push.example.com/sdk/clarion-sw.js');
+//
+// The push message, decrypted by the browser, is JSON: {title, body, url, image, badge, data, tag}, where tag
+// is the notification id (or a Live Activity's id), so a repeat or an update replaces the notification in place.
+//
+// A site whose own service worker also handles other pushes sets `self.ClarionServiceWorkerManualEvents = true`
+// before importScripts and calls self.ClarionServiceWorker.handlePush(event) / .handleNotificationClick(event)
+// from its own listeners for the pushes and notifications that are Clarion's (notification.data.clarion === true).
+(function clarionServiceWorker() {
+  'use strict';
+
+  /** Notification options (https://notifications.spec.whatwg.org/#dictdef-notificationoptions) from a push payload. */
+  function notificationFromPayload(payload) {
+    const message = payload && typeof payload === 'object' ? payload : {};
+    const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+    const options = {
+      body: text(message.body),
+      icon: text(message.icon),
+      image: text(message.image),
+      tag: text(message.tag),
+      // Where a click goes, and the caller's own data (notification.data.data) for a site's own handlers.
+      data: { clarion: true, url: text(message.url) ?? null, data: message.data && typeof message.data === 'object' ? message.data : {} },
+    };
+    // Without renotify a notification that replaces one with the same tag does so silently: right for a silent Live
+    // Activity update, and for a repeated delivery of the same notification. A Live Activity event that carries an
+    // alert (data.alerting) alerts again; so does a payload that asks with renotify.
+    const liveActivity = options.data.data.clarion === 'live_activity';
+    if (options.tag && (message.renotify === true || (liveActivity && options.data.data.alerting === 'true'))) options.renotify = true;
+    if (message.silent === true) options.silent = true;
+    // A timer's end is the notification's time (browsers that show it then say "in 12 minutes").
+    const endsAt = liveActivity && typeof options.data.data.endsAt === 'string' ? Date.parse(options.data.data.endsAt) : NaN;
+    if (typeof message.timestamp === 'number') options.timestamp = message.timestamp;
+    else if (!Number.isNaN(endsAt)) options.timestamp = endsAt;
+    for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+    return { title: text(message.title) ?? '', options };
+  }
+
+  /** The push's JSON; a message that is not JSON is shown as its text, so nothing sent is lost. */
+  function readPayload(event) {
+    if (!event.data) return {};
+    try {
+      return event.data.json();
+    } catch {
+      return { body: event.data.text() };
+    }
+  }
+
+  /** A payload's `badge` is a count for the app badge (not the notification's badge image), where the browser has one. */
+  function setAppBadge(payload) {
+    const badge = payload && payload.badge;
+    if (typeof badge !== 'number' || !self.navigator || typeof self.navigator.setAppBadge !== 'function') return Promise.resolve();
+    return self.navigator.setAppBadge(badge).catch(() => undefined);
+  }
+
+  function handlePush(event) {
+    const payload = readPayload(event);
+    const { title, options } = notificationFromPayload(payload);
+    // Every push must show a notification (userVisibleOnly), inside waitUntil so the worker lives until it is shown.
+    event.waitUntil(Promise.all([self.registration.showNotification(title, options), setAppBadge(payload)]));
+  }
+
+  /** Focuses a window already showing `url` (ignoring its #fragment), else opens one. */
+  async function focusOrOpen(url) {
+    const target = new URL(url, self.location.href);
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') return null;
+    const withoutHash = (href) => href.split('#')[0];
+    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    const open = windows.find((client) => withoutHash(client.url) === withoutHash(target.href));
+    if (open && typeof open.focus === 'function') return open.focus();
+    return self.clients.openWindow(target.href);
+  }
+
+  function handleNotificationClick(event) {
+    event.notification.close();
+    const data = event.notification.data || {};
+    // A notification without a url opens the service worker's own scope (for a join page: the page itself).
+    event.waitUntil(focusOrOpen(typeof data.url === 'string' && data.url !== '' ? data.url : self.registration.scope));
+  }
+
+  self.ClarionServiceWorker = { handlePush, handleNotificationClick, notificationFromPayload, focusOrOpen };
+  if (self.ClarionServiceWorkerManualEvents !== true) {
+    self.addEventListener('push', handlePush);
+    self.addEventListener('notificationclick', handleNotificationClick);
+  }
+})();

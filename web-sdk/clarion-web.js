@@ -1,0 +1,188 @@
+// Clarion's browser SDK (docs/web-push.md, "Subscribing a browser"): one small ES module, no framework, no build step.
+// Served by every Clarion instance at /sdk/clarion-web.js with CORS, so a customer's page imports it from there:
+//
+//   import { Clarion } from 'https://push.example.com/sdk/clarion-web.js';
+//   button.onclick = () => Clarion.subscribe({ baseUrl: 'https://push.example.com', publishableKey: 'clr_pk_…', channelCode: 'news' });
+//
+// subscribe() asks for permission, subscribes with the instance's VAPID public key and registers the subscription
+// with POST /api/v1/subscribers (platform "web", token = PushSubscription.toJSON()). The service worker that shows
+// the pushes is /sdk/clarion-sw.js; a page registers it from its own origin (see the docs).
+
+/** Where subscribe() registers the service worker when not told otherwise: the site's own copy (see the docs). */
+const DEFAULT_SERVICE_WORKER = '/clarion-sw.js';
+const STORAGE_PREFIX = 'clarion:';
+
+/** A failure the page can explain: `code` is one of the codes below or an API error code (docs/errors.md). */
+export class ClarionError extends Error {
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = 'ClarionError';
+    this.code = code;
+    Object.assign(this, details);
+  }
+}
+
+/** Whether this browser can receive Web Push at all (on iOS and iPadOS only from a Home Screen web app, 16.4+). */
+export function isSupported() {
+  return typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+}
+
+/**
+ * Subscribes this browser to a channel; call it from a click (browsers ask for permission only after a user gesture).
+ * Resolves with {subscriberId, subscription}; rejects with a ClarionError: `unsupported`, `permission_denied`,
+ * `service_worker_failed`, `network_error`, or the API's own error code (e.g. `channel_not_allowed`, `rate_limited`).
+ */
+export async function subscribe({ baseUrl, publishableKey, channelCode, serviceWorker = DEFAULT_SERVICE_WORKER, scope, externalId } = {}) {
+  requireOptions({ baseUrl, publishableKey, channelCode });
+  if (!isSupported()) throw new ClarionError('unsupported', 'This browser cannot receive push notifications here (on iPhone and iPad: add the site to the Home Screen first, iOS 16.4 or later).');
+  const permission = await Notification.requestPermission();
+  if (permission !== 'granted') {
+    throw new ClarionError('permission_denied', permission === 'denied' ? 'Notifications are blocked for this site: allow them in the browser’s site settings, then try again.' : 'Notifications were not allowed.');
+  }
+  const registration = await activeRegistration(serviceWorker, scope);
+  const { publicKey } = await callApi(baseUrl, 'GET', '/api/v1/web-push/public-key', publishableKey);
+  const subscription = await pushSubscription(registration, publicKey);
+  const body = { channelCode, platform: 'web', token: subscription.toJSON(), ...(externalId ? { externalId } : {}) };
+  const place = { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, locale: navigator.language };
+  let subscriber;
+  try {
+    subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, { ...body, ...place });
+  } catch (error) {
+    // A browser may report a zone or language Clarion does not know ("Etc/Unknown"): register without them rather
+    // than not at all (they only serve local-time delivery and text in the reader's language).
+    const fields = error.details?.fields ?? [];
+    if (error.code !== 'validation_failed' || fields.length === 0 || !fields.every((problem) => problem.field === 'timezone' || problem.field === 'locale')) throw error;
+    subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, body);
+  }
+  remember(baseUrl, channelCode, subscriber.id);
+  return { subscriberId: subscriber.id, subscription: body.token };
+}
+
+/**
+ * Unsubscribes this browser from a channel (POST /api/v1/subscribers/{id}/unsubscribe). The browser's push
+ * subscription itself is dropped only when no other channel of this Clarion instance still uses it, since one
+ * subscription serves every channel joined through the same service worker. Resolves with true when there was a
+ * subscriber to unsubscribe.
+ */
+export async function unsubscribe({ baseUrl, publishableKey, channelCode, serviceWorker = DEFAULT_SERVICE_WORKER, scope } = {}) {
+  requireOptions({ baseUrl, publishableKey, channelCode });
+  const id = subscriberId({ baseUrl, channelCode });
+  if (id) await callApi(baseUrl, 'POST', `/api/v1/subscribers/${encodeURIComponent(id)}/unsubscribe`, publishableKey);
+  forget(baseUrl, channelCode);
+  if (isSupported() && !joinedChannels(baseUrl).length) {
+    const registration = await navigator.serviceWorker.getRegistration(scope ?? serviceWorker);
+    const subscription = registration ? await registration.pushManager.getSubscription() : null;
+    if (subscription) await subscription.unsubscribe();
+  }
+  return id !== null;
+}
+
+/** The subscriber id this browser got for the channel (sub_…), or null when it has not subscribed from here. */
+export function subscriberId({ baseUrl, channelCode }) {
+  return storage()?.getItem(storageKey(baseUrl, channelCode)) ?? null;
+}
+
+export const Clarion = { subscribe, unsubscribe, isSupported, subscriberId, ClarionError };
+export default Clarion;
+
+function requireOptions(options) {
+  for (const [name, value] of Object.entries(options)) {
+    if (typeof value !== 'string' || value === '') throw new ClarionError('invalid_options', `Clarion: "${name}" is required.`);
+  }
+}
+
+/** The registration with an active worker: pushManager.subscribe() refuses a registration whose worker is still installing. */
+async function activeRegistration(serviceWorker, scope) {
+  let registration;
+  try {
+    registration = await navigator.serviceWorker.register(serviceWorker, scope ? { scope } : undefined);
+  } catch (error) {
+    throw new ClarionError('service_worker_failed', `The service worker ${serviceWorker} could not be registered: ${error.message}`);
+  }
+  if (registration.active) return registration;
+  const worker = registration.installing ?? registration.waiting;
+  await new Promise((resolve, reject) => {
+    const check = () => {
+      if (worker.state === 'activated') resolve();
+      else if (worker.state === 'redundant') reject(new ClarionError('service_worker_failed', `The service worker ${serviceWorker} failed to install.`));
+    };
+    worker.addEventListener('statechange', check);
+    check();
+  });
+  return registration;
+}
+
+/** The browser's subscription for this VAPID key: the existing one if it was made with the same key, else a new one. */
+async function pushSubscription(registration, publicKey) {
+  const key = base64UrlToBytes(publicKey);
+  const existing = await registration.pushManager.getSubscription();
+  if (existing) {
+    const existingKey = existing.options?.applicationServerKey ? new Uint8Array(existing.options.applicationServerKey) : null;
+    if (existingKey && sameBytes(existingKey, key)) return existing;
+    // Made for another key (the instance's key was rotated, or another service used this worker): a push service
+    // refuses pushes signed with any key but the one a subscription was made with.
+    await existing.unsubscribe();
+  }
+  try {
+    return await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  } catch (error) {
+    throw new ClarionError(error.name === 'NotAllowedError' ? 'permission_denied' : 'subscribe_failed', `The browser could not subscribe to push: ${error.message}`);
+  }
+}
+
+/** One API call in the envelope of docs/api.md; resolves with `data`, rejects with a ClarionError of the API's code. */
+async function callApi(baseUrl, method, path, publishableKey, body) {
+  let response;
+  try {
+    response = await fetch(`${baseUrl.replace(/\/+$/, '')}${path}`, {
+      method,
+      // No cookies: the key is the credential, and Clarion's CORS answer allows no credentialed requests.
+      credentials: 'omit',
+      headers: { authorization: `Bearer ${publishableKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ClarionError('network_error', `Could not reach Clarion at ${baseUrl}: ${error.message}`);
+  }
+  const payload = await response.json().catch(() => null);
+  if (response.ok && payload?.success === true) return payload.data;
+  const error = payload?.error;
+  throw new ClarionError(error?.code ?? 'unexpected_response', error?.message ?? `Clarion answered ${response.status}.`, { status: response.status, details: error?.details ?? null });
+}
+
+function base64UrlToBytes(text) {
+  const base64 = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4);
+  return Uint8Array.from(atob(base64), (character) => character.charCodeAt(0));
+}
+
+function sameBytes(a, b) {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}
+
+function storage() {
+  try {
+    return window.localStorage;
+  } catch {
+    // Storage blocked (some privacy modes): subscribing still works, only subscriberId() cannot recall it.
+    return null;
+  }
+}
+
+function storageKey(baseUrl, channelCode) {
+  return `${STORAGE_PREFIX}${baseUrl.replace(/\/+$/, '')}:${channelCode}`;
+}
+
+function remember(baseUrl, channelCode, id) {
+  storage()?.setItem(storageKey(baseUrl, channelCode), id);
+}
+
+function forget(baseUrl, channelCode) {
+  storage()?.removeItem(storageKey(baseUrl, channelCode));
+}
+
+function joinedChannels(baseUrl) {
+  const store = storage();
+  if (!store) return [];
+  const prefix = storageKey(baseUrl, '');
+  return Array.from({ length: store.length }, (_, index) => store.key(index)).filter((key) => key?.startsWith(prefix));
+}
