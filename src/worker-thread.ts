@@ -12,13 +12,15 @@ export interface WorkerThread {
 }
 
 /**
- * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process: the API keeps an
- * event loop to itself, so a big fan-out does not queue accepted requests behind send batches. Measured on a shared,
- * loaded machine (bench/README.md, "Accept path", bench/accept-delivery.ts, 20,000 subscribers): accept p99 during the
- * fan-out 554 ms with the thread against 3,552 ms on one loop at 200 req/s on SQLite, 1,720 against 4,380 at
- * 100 req/s; one PostgreSQL run went the other way (2,480 against 681): to be re-measured on a quiet machine
- * (CLARION_WORKER_THREAD=false turns it off). A thread rather than a second process keeps `clarion serve` one
- * process to run, stop and watch. It has its own database connection: on
+ * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process
+ * (CLARION_WORKER_THREAD=true): the API keeps an event loop to itself, so a big fan-out does not queue accepted
+ * requests behind send batches. Measured on a shared, loaded machine (bench/README.md, "Accept path",
+ * bench/accept-delivery.ts): with 20,000 subscribers, accept p99 during the fan-out was 554 ms with the thread against
+ * 3,552 ms on one loop (SQLite, 200 req/s), but one PostgreSQL run went the other way (2,480 against 681), and with
+ * 100,000 subscribers on SQLite the worker pushed 239/s beside the API's load against 1,220/s on one loop: its
+ * connection and the API's take turns at the write lock, and SQLite's busy handler sleeps while it waits. Off by
+ * default until a quiet machine settles it. A thread rather than a second process keeps `clarion serve` one process
+ * to run, stop and watch. It has its own database connection: on
  * SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
  * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.
  */

@@ -12,17 +12,22 @@ import {
   ensureFakeTls,
   startFakeApns,
   startFakeFcm,
+  startFakeWebPush,
   writeCredentialFile,
 } from './fakes/index.ts';
 
 /**
- * Runs the fake APNs and FCM servers until SIGINT/SIGTERM, for trying Clarion by hand without Apple or Google:
+ * Runs the fake APNs and FCM servers and the fake Web Push service until SIGINT/SIGTERM, for trying Clarion by hand
+ * without Apple, Google or a browser:
  *
  *   npm run fakes                      # in one terminal
  *   source .cache/fakes/env.sh && npm start   # in another
  *
  * Prints the environment that points Clarion at the fakes (also written to <dir>/env.sh). Credentials are kept in
  * <dir> and reused on the next start, so the printed values stay the same across restarts on the same ports.
+ * A browser subscription for the fake Web Push service: `curl -sk -X POST https://127.0.0.1:8444/subscriptions -d
+ * '{"applicationServerKey": "<GET /api/v1/web-push/public-key>"}'`, registered with `platform: "web"`; each push it
+ * receives is logged decrypted. The fake listens on loopback, hence CLARION_ALLOW_PRIVATE_ADDRESSES=true in the env.
  */
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,6 +37,7 @@ const { values: flags } = parseArgs({
     // 2197: APNs' documented alternative port (docs/protocols.md 1.1), unprivileged, so no root needed.
     'apns-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_PORT ?? '2197' },
     'fcm-port': { type: 'string', default: process.env.CLARION_FAKE_FCM_PORT ?? '8443' },
+    'web-push-port': { type: 'string', default: process.env.CLARION_FAKE_WEB_PUSH_PORT ?? '8444' },
     'apns-topic': { type: 'string', default: process.env.CLARION_FAKE_APNS_TOPIC ?? 'com.example.clarion' },
     'fcm-project': { type: 'string', default: process.env.CLARION_FAKE_FCM_PROJECT ?? 'clarion-local' },
     dir: { type: 'string', default: process.env.CLARION_FAKES_DIR ?? join(repoRoot, '.cache/fakes') },
@@ -47,10 +53,10 @@ const { values: flags } = parseArgs({
 
 if (flags.help) {
   process.stdout.write(
-    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--apns-topic com.example.clarion]\n' +
+    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
       '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget]\n' +
-      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT, CLARION_FAKES_DIR,\n' +
-      '     CLARION_FAKE_LATENCY\n',
+      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
+      '     CLARION_FAKES_DIR, CLARION_FAKE_LATENCY\n',
   );
   process.exit(0);
 }
@@ -68,6 +74,7 @@ writeFileSync(apnsIdsPath, `${JSON.stringify({ keyId: apnsKey.keyId, teamId: apn
 const keepRequests = !flags.forget;
 const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests });
 const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']), keepRequests });
+const webPush = await startFakeWebPush({ host: flags.host, port: port(flags['web-push-port']) });
 const latency = latencyRange(flags.latency);
 if (latency) {
   const [min, max] = latency;
@@ -93,17 +100,22 @@ const env: Record<string, string> = {
   CLARION_APNS_TOPIC: flags['apns-topic'],
   CLARION_FCM_URL: fcm.url,
   CLARION_FCM_SERVICE_ACCOUNT_FILE: serviceAccountPath,
+  // The fake Web Push service is on loopback, which the SSRF guard refuses otherwise.
+  CLARION_ALLOW_PRIVATE_ADDRESSES: 'true',
   NODE_EXTRA_CA_CERTS: tls.caCertPath,
 };
 const exports = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
 writeFileSync(join(dir, 'env.sh'), `${exports.join('\n')}\n`);
 process.stdout.write(`${exports.join('\n')}\n`);
-process.stderr.write(`fake APNs on ${apns.url}, fake FCM on ${fcm.url} (project ${account.json.project_id}); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`);
+process.stderr.write(
+  `fake APNs on ${apns.url}, fake FCM on ${fcm.url} (project ${account.json.project_id}), fake Web Push on ${webPush.url} (POST /subscriptions); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`,
+);
 
 if (!flags.quiet) {
   apns.onRequest((r) => log(`APNs ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`));
   fcm.onTokenRequest((r) => log(`FCM token ${r.status} ${r.error ?? 'OK'} iss=${r.claims?.iss ?? '-'}`));
   fcm.onRequest((r) => log(`FCM send ${r.status} ${r.errorCode ?? 'OK'} ${r.target ? `${r.target.kind}=${r.target.value}` : '-'}`));
+  webPush.onMessage((r) => log(`Web Push ${r.status} ${r.reason ?? 'OK'} ${r.subscriptionId ?? '-'} TTL=${r.ttl ?? '-'} ${r.clearText ?? r.decryptError ?? ''}`));
 }
 
 let stopping = false;
@@ -112,7 +124,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`fakes answered ${answered.apns} APNs and ${answered.fcm} FCM pushes\n`);
-    Promise.all([apns.close(), fcm.close()]).then(
+    Promise.all([apns.close(), fcm.close(), webPush.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -29,8 +29,8 @@ export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (
   app.setErrorHandler(async (raw: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let error = toApiError(raw, request);
     // A key served from the cache (src/http/api-key-cache.ts) and revoked since gets the 401 it would have had
-    // without the cache, whatever else went wrong first.
-    if (error.code !== 'unauthorized' && request.auth?.keyFromCache && !(await isCachedKeyStillActive(request))) error = unauthorized();
+    // without the cache, whatever else went wrong first. (If the database cannot say, the first error stands.)
+    if (error.code !== 'unauthorized' && request.auth?.keyFromCache && !(await isCachedKeyStillActive(request).catch(() => true))) error = unauthorized();
     if (error.status >= 500) {
       request.log.error({ err: raw, requestId: request.id }, 'request failed');
     }

@@ -83,6 +83,23 @@ describe('clarion CLI beside a running server', () => {
     expect(usage.body.data).toMatchObject({ plan: 'pro', limit: 12, used: 0, remaining: 12 });
   });
 
+  it("moves an account's join pages to a slug of its choice; the old address stops", async () => {
+    const account = runCli(['accounts', 'create', '--name', 'Slug Test', '--json'], env);
+    runCli(['channels', 'create', '--account', account.json.id, '--code', 'news', '--json'], env);
+    const key = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], env);
+    const on = await api('POST', '/api/v1/channels/news/update', key.json.key, { joinPage: true });
+    const oldUrl = new URL(on.body.data.joinUrl as string).pathname;
+    const slug = `news-${Date.now()}`;
+    const set = runCli(['accounts', 'set-slug', '--account', account.json.id, '--slug', slug, '--json'], env);
+    expect(set.status).toBe(0);
+    expect(set.json).toMatchObject({ id: account.json.id, slug, previousSlug: oldUrl.split('/')[2] });
+    expect((await fetch(`${server.baseUrl}/join/${slug}/news`)).status).toBe(200);
+    expect((await fetch(`${server.baseUrl}${oldUrl}`)).status).toBe(404);
+    expect(runCli(['accounts', 'set-slug', '--account', account.json.id, '--slug', 'Not A Slug', '--json'], env).json.error.code).toBe('validation_failed');
+    const other = runCli(['accounts', 'create', '--name', 'Other', '--json'], env);
+    expect(runCli(['accounts', 'set-slug', '--account', other.json.id, '--slug', slug, '--json'], env).json.error.code).toBe('conflict');
+  });
+
   it('reports errors as one JSON object and a non-zero exit', () => {
     const missing = runCli(['channels', 'create', '--account', 'acc_nope', '--code', 'news', '--json'], env);
     expect(missing.status).toBe(1);

@@ -64,6 +64,8 @@ export function routeCases(channelCode: string, ids: { notification?: string; su
     { method: 'POST', url: '/api/v1/channels', path: '/api/v1/channels', body: { code: `${channelCode}-2` } },
     { method: 'GET', url: '/api/v1/channels', path: '/api/v1/channels' },
     { method: 'GET', url: '/api/v1/channels/:code', path: `/api/v1/channels/${channelCode}` },
+    { method: 'POST', url: '/api/v1/channels/:code/update', path: `/api/v1/channels/${channelCode}/update`, body: { name: 'Updated' } },
+    { method: 'GET', url: '/api/v1/channels/:code/join-qr-code', path: `/api/v1/channels/${channelCode}/join-qr-code` },
     { method: 'GET', url: '/api/v1/usage', path: '/api/v1/usage' },
     { method: 'GET', url: '/api/v1/usage/daily', path: '/api/v1/usage/daily' },
   ];

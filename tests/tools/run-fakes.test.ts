@@ -7,16 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ServiceAccountJson } from '../../tools/fakes/index.ts';
 import { closeAfterTest, h2Request, openSession, postForm } from './h2-test-client.ts';
 import { apnsProviderToken, fcmAssertion } from './jwt-signers.ts';
+import { waitFor } from '../harness/wait-for.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'clarion-run-fakes-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const EXPECTED = ['CLARION_APNS_URL', 'CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION_APNS_TEAM_ID', 'CLARION_APNS_TOPIC', 'CLARION_FCM_URL', 'CLARION_FCM_SERVICE_ACCOUNT_FILE', 'NODE_EXTRA_CA_CERTS'];
+const EXPECTED = ['CLARION_APNS_URL', 'CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION_APNS_TEAM_ID', 'CLARION_APNS_TOPIC', 'CLARION_FCM_URL', 'CLARION_FCM_SERVICE_ACCOUNT_FILE', 'CLARION_ALLOW_PRIVATE_ADDRESSES', 'NODE_EXTRA_CA_CERTS'];
 
 /** Starts the launcher on free ports; resolves with the exported variables once all are printed. */
-async function launch(dir: string): Promise<{ child: ChildProcess; env: Record<string, string> }> {
+async function launch(dir: string): Promise<{ child: ChildProcess; env: Record<string, string>; stderr: () => string }> {
   const script = new URL('../../tools/run-fakes.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--apns-port', '0', '--fcm-port', '0', '--dir', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--apns-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   closeAfterTest(async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -33,13 +34,13 @@ async function launch(dir: string): Promise<{ child: ChildProcess; env: Record<s
     });
     child.once('exit', (code) => reject(new Error(`launcher exited with ${code}: ${stderr}`)));
   });
-  return { child, env };
+  return { child, env, stderr: () => stderr };
 }
 
 describe('tools/run-fakes.ts', () => {
   it('prints the environment for Clarion, serves both fakes with it, and stops on SIGTERM', async () => {
     const dir = join(scratch, 'fakes');
-    const { child, env } = await launch(dir);
+    const { child, env, stderr } = await launch(dir);
     expect(readFileSync(join(dir, 'env.sh'), 'utf8')).toContain(`export CLARION_APNS_URL=${env.CLARION_APNS_URL}`);
 
     // APNs with the printed key file, ids and topic.
@@ -59,6 +60,16 @@ describe('tools/run-fakes.ts', () => {
     const account = { json, publicKey: createPublicKey(createPrivateKey(json.private_key)) };
     const token = await postForm(json.token_uri, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await fcmAssertion(account) });
     expect(token.status).toBe(200);
+
+    // Web Push: a subscription made over HTTP, pointing at the fake, which Clarion may reach on loopback.
+    expect(env.CLARION_ALLOW_PRIVATE_ADDRESSES).toBe('true');
+    await waitFor(() => /fake Web Push on (https:\/\/\S+) /.test(stderr()), 5_000, 'the launcher to name the Web Push fake');
+    const webPushUrl = /fake Web Push on (https:\/\/\S+) /.exec(stderr())![1]!;
+    const subscribed = await fetch(`${webPushUrl}/subscriptions`, { method: 'POST', body: '{}' });
+    expect(subscribed.status).toBe(201);
+    const subscription = (await subscribed.json()) as { endpoint: string; keys: { p256dh: string; auth: string } };
+    expect(subscription.endpoint.startsWith(`${webPushUrl}/push/`)).toBe(true);
+    expect(Buffer.from(subscription.keys.p256dh, 'base64url').length).toBe(65);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

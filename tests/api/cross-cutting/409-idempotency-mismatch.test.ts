@@ -24,6 +24,7 @@ const otherBodies: Record<string, (body: Record<string, unknown>) => unknown> = 
   '/api/v1/subscribers': (body) => ({ ...body, token: tokens.android() }),
   '/api/v1/subscribers/:id/unsubscribe': () => ({ reason: 'another body' }),
   '/api/v1/channels': (body) => ({ ...body, name: 'Another name' }),
+  '/api/v1/channels/:code/update': (body) => ({ ...body, name: 'Another name' }),
 };
 
 describe('Idempotency-Key → 409 idempotency_mismatch', () => {

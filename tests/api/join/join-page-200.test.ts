@@ -54,6 +54,7 @@ describe('GET /join/:slug/:code → 200', () => {
     const path = `/join/${await accountSlug(t, account.id)}/news`;
     const page = await t.app.inject({ method: 'GET', url: path });
     expect(page.body).toContain(`<link rel="manifest" href="${path}/manifest.webmanifest">`);
+    expect(page.body).toContain('<link rel="apple-touch-icon" href="/sdk/clarion-icon-180.png">');
     const manifest = await t.app.inject({ method: 'GET', url: `${path}/manifest.webmanifest` });
     expect(manifest.statusCode).toBe(200);
     expect(manifest.headers['content-type']).toBe('application/manifest+json; charset=utf-8');

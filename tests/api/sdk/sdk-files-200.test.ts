@@ -39,9 +39,15 @@ describe('GET /sdk/* → 200', () => {
     expect(body).toMatch(/export const Clarion = /);
   });
 
-  it('serves the join page stylesheet and icon with their types', async () => {
+  it('serves the join page stylesheet and icons with their types', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/sdk/join-page.css' })).headers['content-type']).toBe('text/css; charset=utf-8');
     expect((await t.app.inject({ method: 'GET', url: '/sdk/clarion-icon.svg' })).headers['content-type']).toBe('image/svg+xml');
+    for (const size of [180, 512]) {
+      const png = await t.app.inject({ method: 'GET', url: `/sdk/clarion-icon-${size}.png` });
+      expect(png.headers['content-type']).toBe('image/png');
+      // The PNG header's width and height (IHDR, bytes 16–23).
+      expect([png.rawPayload.readUInt32BE(16), png.rawPayload.readUInt32BE(20)]).toEqual([size, size]);
+    }
   });
 
   it('answers HEAD like GET without the body', async () => {

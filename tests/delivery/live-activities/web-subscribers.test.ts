@@ -27,6 +27,8 @@ describe('a Live Activity on a channel with web subscribers', () => {
     await h.deviceActivity(ios, id);
     await h.settle();
     expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } })).statusCode).toBe(200);
+    // Each event settled before the next: an end may otherwise overtake an update still queued, which then is not sent.
+    await h.settle();
     expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, {})).statusCode).toBe(200);
     await h.settle();
     const activity = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data;

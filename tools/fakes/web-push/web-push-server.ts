@@ -64,6 +64,8 @@ interface SubscriptionState {
 }
 
 const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
+/** POST here (body `{"applicationServerKey"}` or empty) answers a new subscription's PushSubscription JSON. */
+const SUBSCRIBE_PATH = '/subscriptions';
 
 export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promise<FakeWebPush> {
   const clock = options.clock ?? { now: () => Date.now() };
@@ -85,6 +87,7 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     // Read one byte past the limit: enough to know a body is too large without keeping a huge one.
     const { body, size } = await readBody(request, MAX_BODY_BYTES + 1);
     const path = (request.url ?? '').split('?')[0] ?? '';
+    if (path === SUBSCRIBE_PATH && request.method === 'POST') return subscribeOverHttp(body, response);
     const subscriptionId = PUSH_PATH.exec(path)?.[1] ?? null;
     const subscription = subscriptionId === null ? undefined : subscriptions.get(subscriptionId);
     const draft: WebPushRecord = {
@@ -152,17 +155,33 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     if (answered) answer(response, 201, { location, ttl: String(draft.ttl) }, '');
   }
 
+  function subscribe({ applicationServerKey }: { applicationServerKey?: string } = {}): FakeSubscription {
+    const id = randomBytes(16).toString('base64url');
+    const browser = createSimulatedBrowser();
+    subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null });
+    const endpoint = `${listener.url}/push/${id}`;
+    return { id, endpoint, browser, json: browser.subscription(endpoint) };
+  }
+
+  /** For trying Clarion by hand (tools/run-fakes.ts): a subscription made over HTTP, as a browser would get one. */
+  function subscribeOverHttp(body: Buffer, response: AnyResponse): void {
+    let applicationServerKey: string | undefined;
+    try {
+      const parsed = body.length > 0 ? (JSON.parse(body.toString('utf8')) as { applicationServerKey?: unknown }) : {};
+      if (typeof parsed.applicationServerKey === 'string') applicationServerKey = parsed.applicationServerKey;
+    } catch {
+      return answer(response, 400, {}, 'the body must be JSON: {"applicationServerKey": "<base64url>"} or empty');
+    }
+    const text = JSON.stringify(subscribe(applicationServerKey === undefined ? {} : { applicationServerKey }).json);
+    response.writeHead(201, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    response.end(text);
+  }
+
   return {
     url: listener.url,
     port: listener.port,
     messages: messages.entries,
-    subscribe: ({ applicationServerKey } = {}) => {
-      const id = randomBytes(16).toString('base64url');
-      const browser = createSimulatedBrowser();
-      subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null });
-      const endpoint = `${listener.url}/push/${id}`;
-      return { id, endpoint, browser, json: browser.subscription(endpoint) };
-    },
+    subscribe,
     expire: (id, status = 410) => {
       const subscription = subscriptions.get(id);
       if (!subscription) throw new Error(`no subscription ${id}`);

@@ -25,7 +25,7 @@ export function updateChannelHandler(deps: AppDependencies): Endpoint {
           { name: Type.Optional(ChannelName), description: Type.Optional(Nullable(ChannelDescription)), joinPage: Type.Optional(JoinPageSwitch) },
           { additionalProperties: false },
         ),
-        response: { 200: Success(ChannelSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        response: { 200: Success(ChannelSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
     async (request) => {

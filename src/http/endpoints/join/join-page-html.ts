@@ -31,7 +31,8 @@ export function joinPageHtml(content: JoinPageContent): string {
   <meta name="apple-mobile-web-app-capable" content="yes">
   <meta name="mobile-web-app-capable" content="yes">
   <meta name="apple-mobile-web-app-title" content="${name}">
-  <link rel="icon" href="data:,">
+  <link rel="icon" href="/sdk/clarion-icon.svg" type="image/svg+xml">
+  <link rel="apple-touch-icon" href="/sdk/clarion-icon-180.png">
   <link rel="stylesheet" href="/sdk/join-page.css">
   <link rel="modulepreload" href="/sdk/clarion-web.js">
   <script type="module" src="/sdk/join-page.js"></script>
@@ -92,6 +93,10 @@ export function joinPageManifest(content: Pick<JoinPageContent, 'channelName' | 
     display: 'standalone',
     background_color: '#f3f4f6',
     theme_color: '#2f54eb',
-    icons: [{ src: '/sdk/clarion-icon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
+    icons: [
+      { src: '/sdk/clarion-icon.svg', sizes: 'any', type: 'image/svg+xml' },
+      { src: '/sdk/clarion-icon-180.png', sizes: '180x180', type: 'image/png' },
+      { src: '/sdk/clarion-icon-512.png', sizes: '512x512', type: 'image/png' },
+    ],
   };
 }

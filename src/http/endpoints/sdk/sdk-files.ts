@@ -15,6 +15,10 @@ const sdkFiles: Record<string, string> = {
   'join-page.js': JAVASCRIPT,
   'join-page.css': 'text/css; charset=utf-8',
   'clarion-icon.svg': 'image/svg+xml',
+  // The same bell, full-bleed, as PNG (rendered from clarion-icon.svg by headless Chromium): iOS takes only a PNG
+  // apple-touch-icon for a Home Screen app, and browsers that install web apps want 512-pixel PNG icons.
+  'clarion-icon-180.png': 'image/png',
+  'clarion-icon-512.png': 'image/png',
 };
 
 /**
