@@ -5,9 +5,19 @@ import { findChannelByCode, type Channel } from '../../../store/channels-store.t
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
 import { PAGE_SECURITY_HEADERS } from '../../dashboard-static.ts';
+import { RateLimiter } from '../../rate-limiter.ts';
 import { activeJoinKey } from '../channels/channel-join-key.ts';
-import { joinPageHtml, joinPageManifest, joinPageNotFoundHtml } from './join-page-html.ts';
+import { joinPageHtml, joinPageManifest, joinPageNotFoundHtml, joinPageTooManyHtml } from './join-page-html.ts';
 import { joinPagePath } from './join-page-url.ts';
+
+/**
+ * Page views per client address. Each view reads the account, the channel and its key, so one address flooding join
+ * pages is capped at 20 of those a second. Generous on purpose: a QR code shown at an event is scanned by hundreds
+ * of phones at once, many behind one carrier's NAT address; 200 at once and 20 a second after that still lets a
+ * crowd in while holding a flood to a few queries a second.
+ */
+export const JOIN_PAGE_VIEWS_PER_SECOND = 20;
+export const JOIN_PAGE_VIEWS_BURST = 200;
 
 interface JoinParams {
   slug: string;
@@ -21,7 +31,21 @@ interface JoinParams {
  * addresses reveal nothing about which channels exist.
  */
 export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void {
+  const views = new RateLimiter(JOIN_PAGE_VIEWS_PER_SECOND, JOIN_PAGE_VIEWS_BURST, deps.clock);
+  const sweep = setInterval(() => views.sweep(), 60_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+  const limited = (request: FastifyRequest, reply: FastifyReply) => {
+    const retryAfter = views.take(request.ip);
+    if (retryAfter === 0) return false;
+    if (wantsJson(request)) throw new ApiError('rate_limited', { headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
+    for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
+    reply.code(429).header('retry-after', String(retryAfter)).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(joinPageTooManyHtml());
+    return true;
+  };
+
   app.get<{ Params: JoinParams }>('/join/:slug/:code', { schema: { hide: true } }, async (request, reply) => {
+    if (limited(request, reply)) return reply;
     const found = await findJoinPage(deps, request.params);
     if (!found) return notFound(request, reply);
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
@@ -39,6 +63,7 @@ export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void 
   });
 
   app.get<{ Params: JoinParams }>('/join/:slug/:code/manifest.webmanifest', { schema: { hide: true } }, async (request, reply) => {
+    if (limited(request, reply)) return reply;
     const found = await findJoinPage(deps, request.params);
     if (!found) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
     reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
@@ -58,10 +83,12 @@ async function findJoinPage(deps: AppDependencies, params: JoinParams): Promise<
 
 /** A person gets a plain page; a program that asked for JSON gets the error envelope like every other 404. */
 function notFound(request: FastifyRequest, reply: FastifyReply) {
-  const accept = request.headers.accept ?? '';
-  if (accept.includes('application/json') && !accept.includes('text/html')) {
-    throw new ApiError('not_found', { message: 'There is no join page at this address.' });
-  }
+  if (wantsJson(request)) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
   for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
   return reply.code(404).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(joinPageNotFoundHtml());
+}
+
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('application/json') && !accept.includes('text/html');
 }
