@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isChannelCode } from '../../../domain/channel-code.ts';
+import { SecretBoxError } from '../../../domain/secret-box.ts';
 import { findAccountBySlug } from '../../../store/accounts-store.ts';
 import { findChannelByCode, type Channel } from '../../../store/channels-store.ts';
 import { ApiError } from '../../api-error.ts';
@@ -46,7 +47,7 @@ export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void 
 
   app.get<{ Params: JoinParams }>('/join/:slug/:code', { schema: { hide: true } }, async (request, reply) => {
     if (limited(request, reply)) return reply;
-    const found = await findJoinPage(deps, request.params);
+    const found = await findJoinPage(request, deps);
     if (!found) return notFound(request, reply);
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
     // The page embeds a key that stops working when the page is switched off: never keep a copy.
@@ -64,20 +65,30 @@ export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void 
 
   app.get<{ Params: JoinParams }>('/join/:slug/:code/manifest.webmanifest', { schema: { hide: true } }, async (request, reply) => {
     if (limited(request, reply)) return reply;
-    const found = await findJoinPage(deps, request.params);
+    const found = await findJoinPage(request, deps);
     if (!found) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
     reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
     return reply.type('application/manifest+json; charset=utf-8').send(JSON.stringify(joinPageManifest({ channelName: found.channel.name, path: found.path })));
   });
 }
 
-async function findJoinPage(deps: AppDependencies, params: JoinParams): Promise<{ channel: Channel; key: string; path: string } | undefined> {
+async function findJoinPage(request: FastifyRequest<{ Params: JoinParams }>, deps: AppDependencies): Promise<{ channel: Channel; key: string; path: string } | undefined> {
+  const { params } = request;
   if (!isChannelCode(params.code)) return undefined;
   const account = await findAccountBySlug(deps.store.db, params.slug);
   if (!account) return undefined;
   const channel = await findChannelByCode(deps.store.db, account.id, params.code);
   if (!channel) return undefined;
-  const key = await activeJoinKey(deps.store.db, channel, deps.secretKey, deps.clock.now());
+  let key: string | undefined;
+  try {
+    key = await activeJoinKey(deps.store.db, channel, deps.secretKey, deps.clock.now());
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    // Sealed under another instance key (CLARION_SECRET_KEY changed): the page cannot show its key. Switching the page
+    // off and on again issues a new one; until then it answers 404 like a page that is off, rather than failing.
+    request.log.warn({ channelId: channel.id }, 'join page key does not open with this CLARION_SECRET_KEY; switch the join page off and on to issue a new one');
+    return undefined;
+  }
   return key === undefined ? undefined : { channel, key, path: joinPagePath(account.slug, channel.code) };
 }
 
