@@ -42,6 +42,11 @@ const { values: flags } = parseArgs({
     'fcm-project': { type: 'string', default: process.env.CLARION_FAKE_FCM_PROJECT ?? 'clarion-local' },
     dir: { type: 'string', default: process.env.CLARION_FAKES_DIR ?? join(repoRoot, '.cache/fakes') },
     quiet: { type: 'boolean', default: false },
+    // Simulated provider latency per answer, e.g. 35 or 20-50 (ms, uniform): real APNs/FCM answer in tens of ms, so a
+    // sender must keep hundreds of streams in flight to reach 10,000 pushes/s (bench/README.md).
+    latency: { type: 'string', default: process.env.CLARION_FAKE_LATENCY ?? '0' },
+    // Keep no request records (the fakes' memory stays flat over millions of pushes); counts go to stderr on exit.
+    forget: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -49,8 +54,9 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   process.stdout.write(
     'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
-      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet]\n' +
-      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT, CLARION_FAKES_DIR\n',
+      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget]\n' +
+      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
+      '     CLARION_FAKES_DIR, CLARION_FAKE_LATENCY\n',
   );
   process.exit(0);
 }
@@ -65,9 +71,19 @@ const apnsKey = loadApnsKey() ?? createApnsSigningKey();
 writeCredentialFile(apnsKeyPath, apnsKey);
 writeFileSync(apnsIdsPath, `${JSON.stringify({ keyId: apnsKey.keyId, teamId: apnsKey.teamId }, null, 2)}\n`);
 
-const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']] });
-const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']) });
+const keepRequests = !flags.forget;
+const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests });
+const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']), keepRequests });
 const webPush = await startFakeWebPush({ host: flags.host, port: port(flags['web-push-port']) });
+const latency = latencyRange(flags.latency);
+if (latency) {
+  const [min, max] = latency;
+  apns.setLatency(() => min + Math.random() * (max - min));
+  fcm.setLatency((request) => (request.endpoint === 'send' ? min + Math.random() * (max - min) : 0));
+}
+const answered = { apns: 0, fcm: 0 };
+apns.onRequest(() => (answered.apns += 1));
+fcm.onRequest(() => (answered.fcm += 1));
 // token_uri must name this run's port, so the service account file is rewritten on each start (same key).
 const existing = loadServiceAccount();
 const account: FcmServiceAccount = existing
@@ -107,6 +123,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
+    process.stderr.write(`fakes answered ${answered.apns} APNs and ${answered.fcm} FCM pushes\n`);
     Promise.all([apns.close(), fcm.close(), webPush.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
@@ -140,6 +157,16 @@ function port(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`not a port: ${value}`);
   return parsed;
+}
+
+/** "35" → [35, 35], "20-50" → [20, 50], "0" → null. */
+function latencyRange(value: string): [number, number] | null {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(value.trim());
+  if (!match) throw new Error(`--latency: not MS or MIN-MAX: ${value}`);
+  const min = Number(match[1]);
+  const max = match[2] === undefined ? min : Number(match[2]);
+  if (max < min) throw new Error(`--latency: ${max} is below ${min}`);
+  return max === 0 ? null : [min, max];
 }
 
 function shellQuote(value: string): string {

@@ -12,6 +12,7 @@ import { addKeysRevoke } from './keys-revoke.ts';
 import { addKeysRotate } from './keys-rotate.ts';
 import { addMigrate } from './migrate.ts';
 import { addServe } from './serve.ts';
+import { addSubscribersImport } from './subscribers-import.ts';
 import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
 
 /** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
@@ -26,6 +27,8 @@ addAccountsSetTimezone(accounts);
 addAccountsSetSlug(accounts);
 const channels = program.command('channels').description('manage channels');
 addChannelsCreate(channels);
+const subscribers = program.command('subscribers').description('manage subscribers');
+addSubscribersImport(subscribers);
 const keys = program.command('keys').description('manage API keys');
 addKeysCreate(keys);
 addKeysRevoke(keys);

@@ -40,8 +40,8 @@ export function sendBatchHandler(deps: DeliveryDependencies & { providers: PushP
       if (!isLastAttempt(job) || error instanceof LeaseLostError) throw error;
       deps.logger.error({ err: error, jobId: job.id, notificationId: notification.id }, 'send job failed its last attempt; settling what it has, the rest fails as attempts_exhausted');
       const outcomes = givenUpOutcomes(payload.subscriberIds, payload.sent ?? backlog.recall(job.id));
-      const recorded = { sentAt: deps.clock.now(), outcomes: Object.fromEntries(outcomes) };
-      await settle(batch, await subscribersOf(batch), settleBatch(outcomes, { round: MAX_SEND_ROUNDS }), recorded);
+      const sentAt = deps.clock.now();
+      await settle(batch, await subscribersOf(batch), settleBatch(outcomes, { round: MAX_SEND_ROUNDS }), () => ({ sentAt, outcomes: Object.fromEntries(outcomes) }));
     }
   });
 }
@@ -59,24 +59,31 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   const { deps, payload, notification } = batch;
   const byId = await subscribersOf(batch);
   // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
-  let recorded = payload.sent ?? batch.backlog.recall(batch.job.id);
-  if (!recorded) {
+  const kept = payload.sent ?? batch.backlog.recall(batch.job.id);
+  let outcomes: Map<string, DeliveryOutcome>;
+  let recorded: () => RecordedOutcomes;
+  if (kept) {
+    outcomes = new Map(Object.entries(kept.outcomes));
+    recorded = () => kept;
+  } else {
     const sentAt = deps.clock.now();
     const dueAt = notification.send_at ?? notification.created_at;
     const expiresAt = payload.expiresAt !== undefined ? payload.expiresAt : pushExpiresAt(notification.ttl_seconds, dueAt);
     const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: payload.round, now: sentAt });
     const content = pushContentOf(notification, expiresAt);
     const sender = deps.providers[payload.platform];
-    const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome> => {
+    const context = { channelCode: notification.channel_code };
+    const sent = await sendEach(payload.subscriberIds, (id): Promise<DeliveryOutcome> => {
       const subscriber = byId.get(id);
-      if (!subscriber || subscriber.status !== 'active') return { kind: 'rejected', reason: 'unsubscribed' };
-      if (expired) return { kind: 'rejected', reason: 'expired' };
-      return sender.send(subscriber.token, content, { channelCode: notification.channel_code });
+      if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: 'unsubscribed' });
+      if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
+      return sender.send(subscriber.token, content, context);
     });
-    recorded = { sentAt, outcomes: Object.fromEntries(outcomes) };
+    outcomes = sent;
+    recorded = () => ({ sentAt, outcomes: Object.fromEntries(sent) });
   }
   // APNs 410 carries when the token was last known invalid: a device that registered it again since then keeps its subscription.
-  const settlement = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round, registeredAt: (id) => byId.get(id)?.updated_at ?? null });
+  const settlement = settleBatch(outcomes, { round: payload.round, registeredAt: (id) => byId.get(id)?.updated_at ?? null });
   if (settlement.fatal) {
     deps.logger.error(
       { notificationId: notification.id, platform: payload.platform, reason: settlement.fatal.reason, fix: settlement.fatal.fix },
@@ -86,13 +93,21 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   await settle(batch, byId, settlement, recorded);
 }
 
-async function subscribersOf(batch: Batch): Promise<Map<string, Subscriber>> {
-  const subscribers = await batch.deps.store.db.selectFrom('subscribers').selectAll().where('id', 'in', batch.payload.subscriberIds).execute();
+/** What a batch needs of each subscriber: where to push, whether it still may, and what an unsubscribe records. */
+type BatchSubscriber = Pick<Subscriber, 'id' | 'account_id' | 'platform' | 'token' | 'status' | 'updated_at'>;
+
+/** One SELECT for the whole batch (500 ids), only the columns the batch uses. */
+async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>> {
+  const subscribers = await batch.deps.store.db
+    .selectFrom('subscribers')
+    .select(['id', 'account_id', 'platform', 'token', 'status', 'updated_at'])
+    .where('id', 'in', batch.payload.subscriberIds)
+    .execute();
   return new Map(subscribers.map((subscriber) => [subscriber.id, subscriber]));
 }
 
 /** The one transaction of the batch, committed by settleSentBatch (retried, and the answers kept when it cannot). */
-async function settle(batch: Batch, byId: Map<string, Subscriber>, settled: BatchSettlement, recorded: RecordedOutcomes): Promise<void> {
+async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled: BatchSettlement, recorded: () => RecordedOutcomes): Promise<void> {
   const { deps, payload, job, owner, notification } = batch;
   const write = async (trx: Kysely<Database>) => {
     const now = deps.clock.now();

@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { ApiKeyKind } from '../domain/api-key-secret.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
+import type { GroupCommit } from '../store/group-commit.ts';
 
 /** The Fastify instance with TypeBox inference: request types come from the same schemas that validate them. */
 export type ClarionApp = FastifyInstance<
@@ -24,6 +25,8 @@ export interface AppDependencies {
   queue: JobQueue;
   /** The instance key (resolveSecretKey) that seals secrets at rest, such as webhook signing secrets. */
   secretKey: Buffer;
+  /** Where accepted notifications are stored: on SQLite, several requests share one commit (src/store/group-commit.ts). */
+  accepts: GroupCommit;
 }
 
 /**
@@ -39,6 +42,11 @@ export interface AuthContext {
   channels: string[] | null;
   /** The dashboard session, when the caller is signed in rather than using a key. */
   session: { id: string; userId: string } | null;
+  /**
+   * True while the key was served from the short key cache (src/http/api-key-cache.ts) and nothing in this request
+   * has re-read its standing yet; the handler's transaction re-reads it (and clears this), an earlier error confirms it.
+   */
+  keyFromCache: boolean;
 }
 
 /**
@@ -54,5 +62,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** The handler re-reads the API key's standing inside its own transaction, so auth may serve the key from its cache. */
+    keyRecheckedInTransaction?: boolean;
   }
 }

@@ -1,9 +1,10 @@
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { newId } from '../domain/ids.ts';
+import { GroupCommit } from '../store/group-commit.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
-import { registerAuth } from './auth.ts';
+import { isCachedKeyStillActive, registerAuth } from './auth.ts';
 import { registerDashboard } from './dashboard-static.ts';
 import { registerHealth } from './endpoints/health/health.ts';
 import { registerJoinPages } from './endpoints/join/join-routes.ts';
@@ -16,8 +17,9 @@ import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes, routeTable } from './routes.ts';
 import { registerBrowserCors } from './browser-cors.ts';
+import { OneLineRequestLog } from './request-log.ts';
 
-export interface BuildAppOptions extends AppDependencies {
+export interface BuildAppOptions extends Omit<AppDependencies, 'accepts'> {
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -29,12 +31,13 @@ export interface BuildAppOptions extends AppDependencies {
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue, secretKey } = options;
-  const deps: AppDependencies = { store, config, clock, queue, secretKey };
+  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store) };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     bodyLimit: REQUEST_BODY_LIMIT_BYTES,
     genReqId: () => newId('request'),
+    logController: new OneLineRequestLog(),
     // Our own hook answers 503 in the error envelope while closing.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -76,7 +79,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     });
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request));
   registerBrowserCors(app, routeTable);
   await registerOpenApi(app, deps);
   registerAuth(app, deps);

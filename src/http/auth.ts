@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { looksLikeApiKey } from '../domain/api-key-secret.ts';
-import { channelScopeOf, findApiKeyByValue, isApiKeyActive, touchApiKey } from '../store/api-keys-store.ts';
+import { channelScopeOf, findApiKey, findApiKeyByValue, isApiKeyActive, touchApiKey } from '../store/api-keys-store.ts';
+import { ApiKeyCache } from './api-key-cache.ts';
 import { touchSession } from '../store/sessions-store.ts';
 import { ApiError } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
@@ -32,6 +33,7 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
   const perInstall = new RateLimiter(config.publishableRateLimitPerAddress, config.publishableRateLimitBurst, clock);
   const perPublishableKey = new RateLimiter(config.publishableRateLimit, config.publishableRateLimit * PUBLISHABLE_CEILING_BURST_SECONDS, clock);
   const limiters = [perCaller, perInstall, perPublishableKey];
+  const keyCache = new ApiKeyCache(clock);
   const sweep = setInterval(() => limiters.forEach((limiter) => limiter.sweep()), 60_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
@@ -68,6 +70,7 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
         kind: 'secret',
         channels: null,
         session: { id: session.row.id, userId: session.row.user_id },
+        keyFromCache: false,
       };
       takeRate(perCaller, session.row.id);
       await touchSession(deps.store.db, session.row, deps.clock.now());
@@ -78,8 +81,13 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
     const presented = BEARER.exec(request.headers.authorization ?? '')?.[1];
     if (!presented || !looksLikeApiKey(presented)) throw unauthorized();
     const now = deps.clock.now();
-    const key = await findApiKeyByValue(deps.store.db, presented);
+    // The cache serves only routes that re-read the key in their own transaction, and not a request with an
+    // Idempotency-Key, whose replay (src/http/idempotency.ts) answers before any handler runs.
+    const cacheable = request.routeOptions.config.keyRecheckedInTransaction === true && request.headers['idempotency-key'] === undefined;
+    const cached = cacheable ? keyCache.get(presented) : undefined;
+    const key = cached ?? (await findApiKeyByValue(deps.store.db, presented));
     if (!key || !isApiKeyActive(key, now)) throw unauthorized();
+    if (!cached) keyCache.set(key);
     if (mode === 'session') {
       // A leaked secret key must not be able to mint keys that outlive its own revocation, nor widen its scope.
       throw new ApiError('forbidden', { message: 'Only a signed-in dashboard session may do this (API keys are managed in the dashboard); no API key can.' });
@@ -87,7 +95,7 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
     if (mode === 'secret' && key.kind !== 'secret') {
       throw new ApiError('forbidden', { message: 'A publishable key may only register and unsubscribe subscribers and report Live Activity tokens; use a secret key for this.' });
     }
-    request.auth = { keyId: key.id, accountId: key.account_id, kind: key.kind, channels: channelScopeOf(key), session: null };
+    request.auth = { keyId: key.id, accountId: key.account_id, kind: key.kind, channels: channelScopeOf(key), session: null, keyFromCache: cached !== undefined };
     if (key.kind === 'publishable') {
       takeRate(perInstall, `${key.id} ${request.ip}`, 'Too many requests from this address with this key; slow down.');
       takeRate(perPublishableKey, key.id, 'Too many requests with this publishable key from all addresses together; slow down.');
@@ -98,6 +106,18 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
   });
 }
 
-function unauthorized(message?: string, headers: Record<string, string> = {}): ApiError {
+/**
+ * For an error answered to a request whose key came from the cache before its transaction re-read it (a 400, 403,
+ * 404 or 413 on the accept path): is the key still usable? If not, the caller gets the 401 it would have had
+ * without the cache. One lookup by primary key, on error paths only.
+ */
+export async function isCachedKeyStillActive(deps: AppDependencies, request: FastifyRequest): Promise<boolean> {
+  const auth = request.auth;
+  if (!auth?.keyFromCache || auth.keyId === null) return true;
+  const key = await findApiKey(deps.store.db, auth.keyId);
+  return key !== undefined && isApiKeyActive(key, deps.clock.now());
+}
+
+export function unauthorized(message?: string, headers: Record<string, string> = {}): ApiError {
   return new ApiError('unauthorized', { ...(message ? { message } : {}), headers: { 'www-authenticate': 'Bearer', ...headers } });
 }

@@ -3,6 +3,7 @@ import type { TSchema } from 'typebox';
 import { describeSchemaErrors, type SchemaError } from '../domain/schema-errors.ts';
 import { ApiError } from './api-error.ts';
 import type { ClarionApp } from './app-types.ts';
+import { unauthorized } from './auth.ts';
 import { errorCatalog } from './error-catalog.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { isStorageUnavailable } from '../store/store-errors.ts';
@@ -24,9 +25,12 @@ export function errorEnvelope(request: FastifyRequest, error: ApiError) {
  * Turns every failure into the envelope. Framework errors (bad JSON, wrong content type, body too large, schema
  * validation) map onto catalog codes; anything unexpected becomes a generic 500 whose cause is only logged.
  */
-export function registerErrorHandling(app: ClarionApp): void {
+export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (request: FastifyRequest) => Promise<boolean>): void {
   app.setErrorHandler(async (raw: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const error = toApiError(raw, request);
+    let error = toApiError(raw, request);
+    // A key served from the cache (src/http/api-key-cache.ts) and revoked since gets the 401 it would have had
+    // without the cache, whatever else went wrong first. (If the database cannot say, the first error stands.)
+    if (error.code !== 'unauthorized' && request.auth?.keyFromCache && !(await isCachedKeyStillActive(request).catch(() => true))) error = unauthorized();
     if (error.status >= 500) {
       request.log.error({ err: raw, requestId: request.id }, 'request failed');
     }

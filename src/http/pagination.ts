@@ -27,3 +27,9 @@ export function splitPage<Row>(rows: Row[], request: PageRequest, cursorOf: (row
   const page = rows.slice(0, request.limit);
   return { page, nextCursor: rows.length > request.limit ? cursorOf(page[page.length - 1]!) : null };
 }
+
+/** A list's answer in the success envelope: this page's rows as `view` shows them, and the next page's cursor. */
+export function pageResponse<Row, View>(rows: Row[], request: PageRequest, cursorOf: (row: Row) => string, view: (row: Row) => View) {
+  const { page, nextCursor } = splitPage(rows, request, cursorOf);
+  return { success: true as const, data: page.map(view), nextCursor };
+}

@@ -15,16 +15,22 @@ export interface QuotaState {
   resetsAt: number;
 }
 
-function planOf(account: Account): Plan {
+function planOf(account: Pick<Account, 'plan'>): Plan {
   return isPlan(account.plan) ? account.plan : 'free';
 }
 
 /**
  * Charges one unit of the account's monthly quota inside `trx`, or throws 429 quota_exceeded (docs/design.md 2.7).
  * Whatever the caller stores in the same transaction is rolled back with the charge if anything later fails.
+ * A caller that has already read the account in this transaction passes it (`known`), saving the lookup.
  */
-export async function chargeQuota(trx: Kysely<Database>, accountId: string, now: number): Promise<QuotaState> {
-  const account = await findAccount(trx, accountId);
+export async function chargeQuota(
+  trx: Kysely<Database>,
+  accountId: string,
+  now: number,
+  known?: Pick<Account, 'plan' | 'monthly_limit'>,
+): Promise<QuotaState> {
+  const account = known ?? (await findAccount(trx, accountId));
   if (!account) throw new ApiError('unauthorized');
   const plan = planOf(account);
   const limit = monthlyLimit(plan, account.monthly_limit);

@@ -52,6 +52,11 @@ export interface Route {
   handler: EndpointFactory;
   /** Called from customers' web pages by the browser SDK, so it answers CORS (src/http/browser-cors.ts). */
   browser?: true;
+  /**
+   * The handler reads the key's revocation and expiry inside its own transaction (sending a notification:
+   * src/store/send-context-store.ts), so src/http/auth.ts may take the key from its short cache (api-key-cache.ts).
+   */
+  keyRecheckedInTransaction?: true;
 }
 
 /**
@@ -65,8 +70,8 @@ export interface Route {
  * (dashboard-static.ts), all public.
  */
 export const routeTable: readonly Route[] = [
-  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler },
-  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler },
+  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler, keyRecheckedInTransaction: true },
+  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler, keyRecheckedInTransaction: true },
   { method: 'GET', url: '/api/v1/notifications/:id', auth: 'secret', handler: getNotificationHandler },
   { method: 'GET', url: '/api/v1/notifications', auth: 'secret', handler: listNotificationsHandler },
   { method: 'GET', url: '/api/v1/notifications/:id/failures', auth: 'secret', handler: listDeliveryFailuresHandler },
@@ -126,7 +131,7 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
     const { options, handler } = route.handler(deps);
     const security = openApiSecurity[route.auth];
     const schema = security && options.schema ? { ...options.schema, security } : options.schema;
-    app.route({ ...options, schema, method: route.method, url: route.url, config: { auth: route.auth }, handler });
+    app.route({ ...options, schema, method: route.method, url: route.url, config: { auth: route.auth, keyRecheckedInTransaction: route.keyRecheckedInTransaction === true }, handler });
   }
 }
 

@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { CHANNEL_CODE_PATTERN, CHANNEL_CODE_SHAPE } from '../domain/channel-code.ts';
+import { idPrefixes, type IdKind } from '../domain/ids.ts';
 import { errorCodes } from './error-catalog.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../domain/limits.ts';
 
@@ -10,6 +11,14 @@ export const ChannelCode = Type.String({
   description: 'Code of the channel.',
   hint: `must be a channel code of ${CHANNEL_CODE_SHAPE}`,
 });
+/**
+ * The `:id` path parameter of a resource of `kind`. Any string is accepted here: one that is not an id of the kind
+ * names nothing and answers 404 (`isId`, src/domain/ids.ts), and the router bounds a parameter's length anyway.
+ */
+export function IdParams(kind: IdKind) {
+  return Type.Object({ id: Type.String({ description: `${idPrefixes[kind]}_… identifier.` }) });
+}
+
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export function Nullable<T extends TSchema>(schema: T) {

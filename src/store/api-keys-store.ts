@@ -35,7 +35,7 @@ export async function createApiKey(
   return { row, value: generated.value };
 }
 
-/** Looks a presented key up by its SHA-256; no cache, so a revocation counts from the very next request. */
+/** Looks a presented key up by its SHA-256. (The accept path may serve it from src/http/api-key-cache.ts, and re-reads its standing in its transaction.) */
 export async function findApiKeyByValue(db: Kysely<Database>, value: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(value)).executeTakeFirst();
 }
@@ -55,7 +55,7 @@ export function channelScopeOf(row: ApiKeyRow): string[] | null {
 }
 
 /** A key is usable when it is neither revoked nor past its expiry. */
-export function isApiKeyActive(row: ApiKeyRow, now: number): boolean {
+export function isApiKeyActive(row: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now: number): boolean {
   return row.revoked_at === null && (row.expires_at === null || row.expires_at > now);
 }
 
@@ -68,6 +68,8 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 export async function touchApiKey(db: Kysely<Database>, row: ApiKeyRow, now: number): Promise<void> {
   if (row.last_used_at !== null && now - row.last_used_at < LAST_USED_RESOLUTION_MS) return;
   await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
+  // The row may be the key cache's (src/http/api-key-cache.ts): keep it current so it is not touched again this minute.
+  row.last_used_at = now;
 }
 
 export async function revokeApiKey(db: Kysely<Database>, id: string, now: number): Promise<ApiKeyRow | undefined> {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { isId } from '../domain/ids.ts';
+import { findRowById } from './find-row-by-id.ts';
 import { LIVE_ACTIVITY_MAX_MS } from '../domain/live-activity-lifecycle.ts';
 import type { Database, LiveActivitiesTable } from './schema.ts';
 
@@ -11,16 +11,13 @@ export async function insertLiveActivity(trx: Kysely<Database>, row: LiveActivit
   await trx.insertInto('live_activities').values(row).execute();
 }
 
-/** A string that is not a Live Activity id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
-export async function findLiveActivity(db: Kysely<Database>, accountId: string, id: string): Promise<LiveActivityRow | undefined> {
-  if (!isId('liveActivity', id)) return undefined;
-  return db.selectFrom('live_activities').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+export function findLiveActivity(db: Kysely<Database>, accountId: string, id: string): Promise<LiveActivityRow | undefined> {
+  return findRowById(db, 'live_activities', id, { accountId });
 }
 
 /** For the delivery jobs, which act for no particular caller. */
-export async function findLiveActivityById(db: Kysely<Database>, id: string): Promise<LiveActivityRow | undefined> {
-  if (!isId('liveActivity', id)) return undefined;
-  return db.selectFrom('live_activities').selectAll().where('id', '=', id).executeTakeFirst();
+export function findLiveActivityById(db: Kysely<Database>, id: string): Promise<LiveActivityRow | undefined> {
+  return findRowById(db, 'live_activities', id);
 }
 
 /**

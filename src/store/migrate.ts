@@ -9,6 +9,7 @@ import { statements as postgresScheduling } from './migrations/postgres/0006-sch
 import { statements as postgresIdempotencyPrincipal } from './migrations/postgres/0007-idempotency-principal.ts';
 import { statements as postgresWebPush } from './migrations/postgres/0008-web-push.ts';
 import { statements as postgresJoinPages } from './migrations/postgres/0009-join-pages.ts';
+import { statements as postgresSubscriberDispatchIndex } from './migrations/postgres/0010-subscriber-dispatch-index.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -18,6 +19,7 @@ import { statements as sqliteScheduling } from './migrations/sqlite/0006-schedul
 import { statements as sqliteIdempotencyPrincipal } from './migrations/sqlite/0007-idempotency-principal.ts';
 import { statements as sqliteWebPush } from './migrations/sqlite/0008-web-push.ts';
 import { statements as sqliteJoinPages } from './migrations/sqlite/0009-join-pages.ts';
+import { statements as sqliteSubscriberDispatchIndex } from './migrations/sqlite/0010-subscriber-dispatch-index.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -35,6 +37,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0007-idempotency-principal': sqliteIdempotencyPrincipal,
     '0008-web-push': sqliteWebPush,
     '0009-join-pages': sqliteJoinPages,
+    '0010-subscriber-dispatch-index': sqliteSubscriberDispatchIndex,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -46,6 +49,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0007-idempotency-principal': postgresIdempotencyPrincipal,
     '0008-web-push': postgresWebPush,
     '0009-join-pages': postgresJoinPages,
+    '0010-subscriber-dispatch-index': postgresSubscriberDispatchIndex,
   },
 };
 

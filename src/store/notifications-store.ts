@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { isId } from '../domain/ids.ts';
 import type { Database, NotificationsTable } from './schema.ts';
 
@@ -6,8 +6,22 @@ export type NotificationRow = Selectable<NotificationsTable>;
 export type NotificationStatus = NotificationRow['status'];
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const satisfies readonly NotificationStatus[];
 
-export async function insertNotification(trx: Kysely<Database>, row: NotificationRow): Promise<void> {
-  await trx.insertInto('notifications').values(row).execute();
+/**
+ * Stores a new notification with its recipient count taken by `recipientCount` (a one-column query) in the same
+ * statement, and returns that count. One statement instead of a count then an insert on every accepted
+ * notification (bench/README.md, "Accept path").
+ */
+export async function insertNotification(
+  trx: Kysely<Database>,
+  row: Omit<NotificationRow, 'recipient_count'>,
+  recipientCount: SelectQueryBuilder<Database, keyof Database, { count: number }>,
+): Promise<number> {
+  const inserted = await trx
+    .insertInto('notifications')
+    .values({ ...row, recipient_count: recipientCount })
+    .returning('recipient_count')
+    .executeTakeFirstOrThrow();
+  return Number(inserted.recipient_count);
 }
 
 /** A string that is not a notification id names nothing: not asked of the database (PostgreSQL refuses "\0"). */

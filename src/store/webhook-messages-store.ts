@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { isId } from '../domain/ids.ts';
+import { findRowById } from './find-row-by-id.ts';
 import type { Database, WebhookAttemptsTable, WebhookMessagesTable } from './schema.ts';
 
 /**
@@ -26,14 +26,12 @@ export async function insertWebhookMessages(db: Kysely<Database>, messages: NewW
   return inserted.map((row) => row.id);
 }
 
-export async function findWebhookMessage(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookMessage | undefined> {
-  if (!isId('webhookMessage', id)) return undefined;
-  return db.selectFrom('webhook_messages').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+export function findWebhookMessage(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookMessage | undefined> {
+  return findRowById(db, 'webhook_messages', id, { accountId });
 }
 
-export async function findWebhookMessageById(db: Kysely<Database>, id: string): Promise<WebhookMessage | undefined> {
-  if (!isId('webhookMessage', id)) return undefined;
-  return db.selectFrom('webhook_messages').selectAll().where('id', '=', id).executeTakeFirst();
+export function findWebhookMessageById(db: Kysely<Database>, id: string): Promise<WebhookMessage | undefined> {
+  return findRowById(db, 'webhook_messages', id);
 }
 
 /** An endpoint's messages, newest first, optionally of one status; `before` is the last id of the previous page. */

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { isId } from '../domain/ids.ts';
+import { findRowById } from './find-row-by-id.ts';
 import type { Database, WebhookEndpointsTable } from './schema.ts';
 
 /**
@@ -32,16 +33,13 @@ export async function createWebhookEndpoint(
   return row;
 }
 
-/** A string that is not a webhook id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
-export async function findWebhookEndpoint(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
-  if (!isId('webhook', id)) return undefined;
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+export function findWebhookEndpoint(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+  return findRowById(db, 'webhook_endpoints', id, { accountId });
 }
 
 /** For the delivery job, which has the id from its own message. */
-export async function findWebhookEndpointById(db: Kysely<Database>, id: string): Promise<WebhookEndpoint | undefined> {
-  if (!isId('webhook', id)) return undefined;
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+export function findWebhookEndpointById(db: Kysely<Database>, id: string): Promise<WebhookEndpoint | undefined> {
+  return findRowById(db, 'webhook_endpoints', id);
 }
 
 /** Endpoints of an account in id (creation) order. */

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
-import type { PushProviders } from '../../src/delivery/push-sender.ts';
+import { unconfiguredSender, type PushProviders } from '../../src/delivery/push-sender.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
 import { type FaultProxy, startFaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
 import { type FakeApns, type FakeFcm } from '../../tools/fakes/index.ts';
@@ -62,7 +62,8 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
   const providers: PushProviders = {
     ios: { send: (token, content, context) => apnsClient.send(token, content, { threadId: context.channelCode }), close: () => apnsClient.close() },
     android: { send: (token, content) => fcmClient.send(token, content), close: () => fcmClient.close() },
-    web: { send: async () => ({ kind: 'rejected', reason: 'web_push_not_available' }), close: async () => {} },
+    // The chaos channels have no web subscribers: a web push here would be a harness bug, and fails loudly.
+    web: unconfiguredSender('web_push_not_configured', 'the chaos suite seeds iOS and Android subscribers only'),
   };
   // Leases count on the injected clock, which runs ten times faster than the heartbeat's real-time interval: a
   // 60 s lease would lapse between heartbeats and the rescuer would rerun batches that are still sending.

@@ -17,6 +17,8 @@ export interface TestApp {
   queue: JobQueue;
   clock: ManualClock;
   config: Config;
+  /** The PostgreSQL database's URL (undefined on SQLite, whose file is in config.dataDir), for a second connection to it. */
+  databaseUrl: string | undefined;
   /** The instance key that seals secrets, generated into the test data dir (so `clarion serve` processes on it agree). */
   secretKey: Buffer;
   /** A fresh account with a secret and a publishable key (all channels) and, optionally, channels. */
@@ -67,6 +69,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { i
     queue,
     clock,
     config,
+    databaseUrl: testStore.databaseUrl,
     secretKey,
     async newAccount(options = {}) {
       const now = clock.now();

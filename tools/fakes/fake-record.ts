@@ -16,6 +16,13 @@ export interface RequestRecordBase {
  */
 export class FakeRecord<Entry> {
   private readonly list: Entry[] = [];
+
+  /**
+   * `keep: false` only counts and notifies: a benchmark pushing millions of requests through a long-running fake
+   * (tools/run-fakes.ts --forget) must not measure the fake's growing memory. Waits then see an always-empty list.
+   */
+  constructor(private readonly keep = true) {}
+
   private readonly waiters = new Set<Waiter>();
   private readonly listeners = new Set<(entry: Entry) => void>();
 
@@ -25,7 +32,7 @@ export class FakeRecord<Entry> {
   }
 
   add(entry: Entry): void {
-    this.list.push(entry);
+    if (this.keep) this.list.push(entry);
     for (const listener of this.listeners) listener(entry);
     for (const waiter of [...this.waiters]) waiter.check();
   }

@@ -64,8 +64,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   });
   const path = `/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`;
 
-  async function post(body: FcmSendBody): Promise<DeliveryOutcome> {
-    const json = JSON.stringify(body);
+  async function post(json: string): Promise<DeliveryOutcome> {
     // At most two attempts: the second only after a 401 made us drop the cached access token.
     for (let attempt = 1; ; attempt += 1) {
       let token: string;
@@ -76,7 +75,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
       }
       let outcome;
       try {
-        const response = await pool.request({ ':path': path, authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' }, json);
+        const response = await pool.request(headersFor(token), json);
         outcome = mapFcmResponse({ status: response.status, body: response.body, retryAfterMs: response.retryAfterMs, afterRefresh: attempt > 1 });
       } catch (error) {
         return logged(requestFailureOutcome(error, 'fcm', 'CLARION_FCM_URL'));
@@ -87,18 +86,55 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
     }
   }
 
+  /**
+   * One headers object per access token, shared by every push until the token changes (node:http2 copies what it is
+   * given): a new object and `Bearer …` string per push were ~0.5 KB of garbage each (bench/fanout-cpu.ts, issue 11).
+   */
+  let requestHeaders = { token: '', headers: {} as Record<string, string> };
+  function headersFor(token: string): Record<string, string> {
+    if (requestHeaders.token !== token) {
+      requestHeaders = { token, headers: { ':method': 'POST', ':path': path, authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' } };
+    }
+    return requestHeaders.headers;
+  }
+
   function logged(outcome: DeliveryOutcome): DeliveryOutcome {
     if (outcome.kind === 'fatal') log.warn({ provider: 'fcm', reason: outcome.reason, fix: outcome.fix }, 'FCM push failed: configuration problem');
     return outcome;
   }
 
+  /**
+   * The message serialised once per content object (once per send job, whose 500 tokens share it), with the token
+   * spliced in per push: re-serialising the whole message per token was ~5 µs of the ~150 µs a push cost in
+   * bench/fanout-cpu.ts (issue 11). The TTL left is computed when the batch starts, seconds before its last push.
+   */
+  const prepared = new WeakMap<PushContent, (token: string) => string>();
+  function serialize(token: string, content: PushContent): string {
+    let withToken = prepared.get(content);
+    if (!withToken) {
+      withToken = spliceToken(buildFcmMessage('', content, { now: options.clock.now() }));
+      prepared.set(content, withToken);
+    }
+    return withToken(token);
+  }
+
   return {
     projectId: account.projectId,
-    send: (token, content) => post(buildFcmMessage(token, content, { now: options.clock.now() })),
-    sendData: (token, data, dataOptions) => post(buildFcmDataMessage(token, data, dataOptions)),
+    send: (token, content) => post(serialize(token, content)),
+    sendData: (token, data, dataOptions) => post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions))),
     stats: () => pool.stats(),
     close: () => pool.close(),
   };
+}
+
+/** `body` (built with an empty token) as a function of the token: JSON text before and after it, joined per push. */
+function spliceToken(body: FcmSendBody): (token: string) => string {
+  const json = JSON.stringify(body);
+  // buildFcmMessage puts `token` first in `message`, so the empty token is at a fixed place.
+  const head = '{"message":{"token":""';
+  if (!json.startsWith(head)) return (token) => JSON.stringify({ ...body, message: { ...body.message, token } });
+  const rest = json.slice(head.length);
+  return (token) => `{"message":{"token":${JSON.stringify(token)}${rest}`;
 }
 
 function tokenFailureOutcome(error: unknown): DeliveryOutcome {

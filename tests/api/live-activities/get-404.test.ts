@@ -16,6 +16,8 @@ describe('GET /api/v1/live-activities/{id} → 404 not_found', () => {
     ['an unknown id', () => newId('liveActivity')],
     ['a malformed id', () => 'lva_%00'],
     ['a subscriber id', () => newId('subscriber')],
+    // Path ids are bounded by nothing but the router (src/http/schemas.ts IdParams): too long is unknown, as elsewhere.
+    ['an id of 80 characters', () => `lva_${'a'.repeat(76)}`],
   ])('answers not_found for %s', async (_name, id) => {
     const account = await t.newAccount({ channels: ['orders'] });
     expect(expectError(await get(t.app, activityPath(id()), account.secretKey), 'not_found').message).toBe('No Live Activity with that id.');

@@ -36,6 +36,19 @@ describe('APNs provider token', () => {
     expect(tokens.issuedAt()).toBe(clock.now());
   });
 
+  it('offers the current token without waiting only while it needs no signing', async () => {
+    const { clock, tokens } = setup();
+    expect(tokens.fresh()).toBeNull();
+    const first = await tokens.current();
+    expect(tokens.fresh()).toBe(first);
+    clock.advance(50 * MINUTE - 1);
+    expect(tokens.fresh()).toBe(first);
+    clock.advance(1);
+    expect(tokens.fresh()).toBeNull();
+    const second = await tokens.current();
+    expect(tokens.fresh()).toBe(second);
+  });
+
   it('signs once for many concurrent callers', async () => {
     const { tokens } = setup();
     const all = await Promise.all(Array.from({ length: 50 }, () => tokens.current()));

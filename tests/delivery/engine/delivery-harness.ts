@@ -60,6 +60,19 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
   return { apns, fcm, providerEnv };
 }
 
+/** The options that point Clarion's provider clients at the fakes of `startFakeProviders`. */
+export function fakeProviderConfig(providerEnv: Record<string, string>): Partial<Config> {
+  return {
+    apnsUrl: providerEnv.CLARION_APNS_URL!,
+    apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
+    apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
+    apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
+    apnsTopic: providerEnv.CLARION_APNS_TOPIC,
+    fcmUrl: providerEnv.CLARION_FCM_URL!,
+    fcmServiceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE,
+  };
+}
+
 /**
  * The API and a delivery worker on one database, with fake APNs, FCM and Web Push at the network edge. Clarion reaches the
  * fakes only through its configuration (URLs, key files) and NODE_EXTRA_CA_CERTS (set in vitest.config.ts). One
@@ -76,13 +89,7 @@ export async function startDeliveryHarness(
   const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
   const config: Config = {
     ...base.config,
-    apnsUrl: providerEnv.CLARION_APNS_URL!,
-    apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
-    apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
-    apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
-    apnsTopic: providerEnv.CLARION_APNS_TOPIC,
-    fcmUrl: providerEnv.CLARION_FCM_URL!,
-    fcmServiceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE,
+    ...fakeProviderConfig(providerEnv),
     queuePollInterval: 50,
     allowPrivateAddresses,
     ...options.configure,

@@ -10,7 +10,7 @@ import { JobFatalError, JobRetryError, type JobRow } from '../../../src/queue/jo
 import type { JobHandler } from '../../../src/queue/worker-pool.ts';
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
-import { androidToken, iosToken, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
+import { androidToken, fakeProviderConfig, iosToken, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
 import { faultyStore, isSubscriberRead, type FaultyStore } from './store-faults.ts';
 
 /**
@@ -32,21 +32,7 @@ const OWNER = 'settle-test-worker';
 beforeAll(async () => {
   t = await startTestApp({}, { isolatedDatabase: true });
   fakes = await startFakeProviders({ clock: t.clock });
-  const env = fakes.providerEnv;
-  providers = createPushProviders(
-    {
-      ...t.config,
-      apnsUrl: env.CLARION_APNS_URL!,
-      apnsKeyFile: env.CLARION_APNS_KEY_FILE,
-      apnsKeyId: env.CLARION_APNS_KEY_ID,
-      apnsTeamId: env.CLARION_APNS_TEAM_ID,
-      apnsTopic: env.CLARION_APNS_TOPIC,
-      fcmUrl: env.CLARION_FCM_URL!,
-      fcmServiceAccountFile: env.CLARION_FCM_SERVICE_ACCOUNT_FILE,
-    },
-    t.clock,
-    logger,
-  );
+  providers = createPushProviders({ ...t.config, ...fakeProviderConfig(fakes.providerEnv) }, t.clock, logger);
   faulty = faultyStore(t.store);
   const deps = { store: faulty.store, queue: t.queue, clock: t.clock, logger };
   handlers = { [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps), [SEND_BATCH]: sendBatchHandler({ ...deps, providers }) };

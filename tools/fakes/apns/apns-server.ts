@@ -42,6 +42,8 @@ export interface FakeApnsOptions extends ListenOptions {
   environmentMismatchReason?: ProviderTokenRules['environmentMismatchReason'];
   /** Time source for JWT age, token-update spacing, 410 timestamps and the record. Default: system clock. */
   clock?: Clock;
+  /** Default true. false: `requests` stays empty (listeners still see each one), for long benchmark runs. */
+  keepRequests?: boolean;
 }
 
 export interface FakeApns {
@@ -98,7 +100,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   for (const key of options.keys ?? []) addKey(key);
   const behaviour = new ApnsBehaviour();
   const liveActivities = new FakeLiveActivities();
-  const requests = new FakeRecord<ApnsRequestRecord>();
+  const requests = new FakeRecord<ApnsRequestRecord>(options.keepRequests ?? true);
   const sessionRecords: ApnsSessionRecord[] = [];
   const states = new WeakMap<Http2Session, SessionState>();
 

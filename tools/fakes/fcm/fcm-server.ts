@@ -23,6 +23,8 @@ export interface FakeFcmOptions extends ListenOptions {
   accessTokenLifetimeSeconds?: number;
   /** Time source for assertion and access-token expiry and the record. Default: system clock. */
   clock?: Clock;
+  /** Default true. false: `requests` stays empty (listeners still see each one), for long benchmark runs. */
+  keepRequests?: boolean;
 }
 
 export interface FakeFcm {
@@ -67,7 +69,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
   for (const account of options.serviceAccounts ?? []) accounts.set(account.json.client_email, account);
   const accessTokens = new AccessTokenStore();
   const behaviour = new FcmBehaviour();
-  const requests = new FakeRecord<FcmSendRecord>();
+  const requests = new FakeRecord<FcmSendRecord>(options.keepRequests ?? true);
   const tokenRequests = new FakeRecord<FcmTokenRequestRecord>();
   const connectionOf = connectionNumbering();
   let messageCount = 0;

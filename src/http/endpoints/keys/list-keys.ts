@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { listApiKeysPage } from '../../../store/api-keys-store.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { readPageQuery, splitPage } from '../../pagination.ts';
+import { readPageQuery, pageResponse } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 
@@ -20,13 +20,8 @@ export function listKeysHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const paging = readPageQuery(request.query, 'apiKey');
       const rows = await listApiKeysPage(deps.store.db, { accountId: request.auth!.accountId, before: paging.cursor, limit: paging.fetch });
-      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       const now = deps.clock.now();
-      return {
-        success: true as const,
-        data: page.map((row) => apiKeyView(row, now)),
-        nextCursor,
-      };
+      return pageResponse(rows, paging, (row) => row.id, (row) => apiKeyView(row, now));
     },
   );
 }

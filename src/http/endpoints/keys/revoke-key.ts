@@ -1,9 +1,8 @@
-import Type from 'typebox';
 import { findApiKey, revokeApiKey } from '../../../store/api-keys-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 
 export function revokeKeyHandler(deps: AppDependencies): Endpoint {
@@ -13,7 +12,7 @@ export function revokeKeyHandler(deps: AppDependencies): Endpoint {
         summary: 'Revoke an API key: refused from the very next request (dashboard session only)',
         description: 'Idempotent: revoking a revoked key answers 200 with it unchanged. Needs X-CSRF-Token.',
         tags: ['api keys'],
-        params: Type.Object({ id: Type.String({ description: 'key_… identifier.' }) }),
+        params: IdParams('apiKey'),
         response: { 200: Success(ApiKeySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },

@@ -3,7 +3,7 @@ import { findApiKey, isApiKeyActive, MAX_ROTATION_GRACE_MS, rotateApiKey } from 
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema, CreatedApiKeySchema } from './key-view.ts';
 
 const MAX_GRACE_SECONDS = MAX_ROTATION_GRACE_MS / 1000;
@@ -20,7 +20,7 @@ export function rotateKeyHandler(deps: AppDependencies): Endpoint {
         description:
           'The new key is in this response only. The old one stops working after `graceSeconds` (default 0: at once; at most 7 days), so deployments can switch over. Only an active key can be rotated (409 otherwise). Needs X-CSRF-Token.',
         tags: ['api keys'],
-        params: Type.Object({ id: Type.String({ description: 'key_… identifier.' }) }),
+        params: IdParams('apiKey'),
         body: Type.Object(
           {
             graceSeconds: Type.Optional(

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { TemplateFields } from '../../../domain/live-activity-templates.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
@@ -14,7 +14,7 @@ export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
         description:
           'Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.',
         tags: ['live activities'],
-        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        params: IdParams('liveActivity'),
         body: Type.Object(
           {
             fields: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' })),

@@ -1,7 +1,6 @@
-import Type from 'typebox';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { findVisibleLiveActivity } from './live-activity-access.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
@@ -11,7 +10,7 @@ export function getLiveActivityHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Get a Live Activity with its current fields and status',
         tags: ['live activities'],
-        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        params: IdParams('liveActivity'),
         response: { 200: Success(LiveActivitySchema), ...errorResponses(401, 403, 404, 429) },
       },
     },

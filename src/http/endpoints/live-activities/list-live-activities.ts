@@ -1,10 +1,9 @@
-import Type from 'typebox';
 import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities-store.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { listableChannelIds } from '../../channel-scope.ts';
-import { readPageQuery, splitPage } from '../../pagination.ts';
-import { ChannelCode, errorResponses, PageQuery, StringEnum, SuccessList } from '../../schemas.ts';
+import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';
+import { pageResponse } from '../../pagination.ts';
+import { errorResponses, SuccessList } from '../../schemas.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
 export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
@@ -14,30 +13,16 @@ export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
         summary: 'List Live Activities, newest first',
         description: 'A scoped key sees only its channels. `status=ended` includes activities past their 8 hours.',
         tags: ['live activities'],
-        querystring: Type.Object(
-          {
-            channelCode: Type.Optional(ChannelCode),
-            status: Type.Optional(StringEnum(liveActivityStatuses)),
-            ...PageQuery,
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ChannelListQuery(liveActivityStatuses),
         response: { 200: SuccessList(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request) => {
       const auth = request.auth!;
-      const { channelCode, status } = request.query;
-      const paging = readPageQuery(request.query, 'liveActivity');
-      const channelIds = await listableChannelIds(deps.store.db, auth, channelCode);
+      const { channelIds, status, paging } = await readChannelListQuery(deps.store.db, auth, request.query, 'liveActivity');
       const now = deps.clock.now();
-      const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status: status ?? null, before: paging.cursor, limit: paging.fetch, now });
-      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
-      return {
-        success: true as const,
-        data: page.map((row) => liveActivityView(row, now)),
-        nextCursor,
-      };
+      const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status, before: paging.cursor, limit: paging.fetch, now });
+      return pageResponse(rows, paging, (row) => row.id, (row) => liveActivityView(row, now));
     },
   );
 }

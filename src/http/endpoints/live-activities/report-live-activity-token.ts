@@ -7,7 +7,7 @@ import { findSubscriber } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success, Timestamp } from '../../schemas.ts';
+import { errorResponses, IdParams, Success, Timestamp } from '../../schemas.ts';
 import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
 
 const LiveActivityTokenSchema = Type.Object(
@@ -34,7 +34,7 @@ export function reportLiveActivityTokenHandler(deps: AppDependencies): Endpoint 
         description:
           "Publishable or secret key. The app sends each value of the activity's `pushTokenUpdates` with its own subscriber id (from POST /subscribers). 201 for the subscriber's first token for the activity, 200 when it replaces an earlier one. The id is in the activity's `attributes.activityId` (docs/live-activities.md).",
         tags: ['live activities'],
-        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        params: IdParams('liveActivity'),
         body: Type.Object(
           {
             subscriberId: Type.String({ maxLength: 64, description: 'sub_… id of the device, as POST /subscribers returned it.' }),

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { TemplateFields } from '../../../domain/live-activity-templates.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
@@ -14,7 +14,7 @@ export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
         description:
           "`fields` are merged into the current ones (a nested team merges by member, `null` removes an optional field) and the result is validated like a start's. With `alert` the update lights the screen (APNs priority 10); without, it is silent (priority 5). `staleAt` applies to this content: an update without it clears the previous one, as on iOS. Sent to every iOS device that reported its activity token and to every Android subscriber. Counts one against the monthly quota.",
         tags: ['live activities'],
-        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'lva_… identifier.' }) }),
+        params: IdParams('liveActivity'),
         body: Type.Object(
           {
             fields: Type.Object({}, { additionalProperties: true, description: "Fields to change, merged into the current ones: see the template's <Template>Fields schema." }),

@@ -1,4 +1,3 @@
-import Type from 'typebox';
 import { DISPATCH_NOTIFICATION } from '../../../delivery/job-kinds.ts';
 import { usagePeriod } from '../../../domain/plans.ts';
 import { fixTargetedCount } from '../../../store/deliveries-store.ts';
@@ -8,7 +7,7 @@ import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
 /**
@@ -23,7 +22,7 @@ export function cancelNotificationHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Cancel a scheduled notification (or the zones of a local-time one not yet sent)',
         tags: ['notifications'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: IdParams('notification'),
         response: { 200: Success(Notification), ...errorResponses(401, 403, 404, 409, 429) },
       },
     },

@@ -1,10 +1,9 @@
-import Type from 'typebox';
 import { findNotification } from '../../../store/notifications-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
 export function getNotificationHandler(deps: AppDependencies): Endpoint {
@@ -13,7 +12,7 @@ export function getNotificationHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Get a notification with its status and delivery stats',
         tags: ['notifications'],
-        params: Type.Object({ id: Type.String({ description: 'ntf_… identifier.' }) }),
+        params: IdParams('notification'),
         response: { 200: Success(Notification), ...errorResponses(401, 403, 404, 429) },
       },
     },

@@ -7,8 +7,8 @@ import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { readPageQuery, splitPage } from '../../pagination.ts';
-import { errorResponses, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
+import { readPageQuery, pageResponse } from '../../pagination.ts';
+import { errorResponses, IdParams, PageQuery, StringEnum, SuccessList, Timestamp } from '../../schemas.ts';
 
 const DeliveryFailure = Type.Object(
   {
@@ -29,7 +29,7 @@ export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: "A notification's per-subscriber delivery failures",
         tags: ['notifications'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: IdParams('notification'),
         querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
         response: { 200: SuccessList(DeliveryFailure), ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -40,12 +40,7 @@ export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
       if (!notification || !isChannelInScope(auth, notification.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
       const paging = readPageQuery(request.query, 'subscriber');
       const rows = await listDeliveryFailures(deps.store.db, { notificationId: notification.id, after: paging.cursor, limit: paging.fetch });
-      const { page, nextCursor } = splitPage(rows, paging, (row) => row.subscriber_id);
-      return {
-        success: true as const,
-        data: page.map((row) => ({ subscriberId: row.subscriber_id, platform: row.platform, reason: row.reason, failedAt: toIso(row.created_at) })),
-        nextCursor,
-      };
+      return pageResponse(rows, paging, (row) => row.subscriber_id, (row) => ({ subscriberId: row.subscriber_id, platform: row.platform, reason: row.reason, failedAt: toIso(row.created_at) }));
     },
   );
 }

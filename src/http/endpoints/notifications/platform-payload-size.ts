@@ -3,20 +3,23 @@ import type { PushContent } from '../../../delivery/push-content.ts';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-message.ts';
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
 import { serializeWebPushMessage } from '../../../delivery/web-push/web-push-message.ts';
-import { newId } from '../../../domain/ids.ts';
+import { idPrefixes } from '../../../domain/ids.ts';
 import { ApiError } from '../../api-error.ts';
 import type { NotificationContent } from './notification-body.ts';
 
 const PROVIDER_NAMES: Record<string, string> = { ios: 'APNs', android: 'FCM', web: 'Web Push (encrypted)' };
+
+/** A notification id's length: the payloads carry it (the APNs collapse id, the FCM tag, the Web Push tag). */
+const ID_OF_REAL_LENGTH = `${idPrefixes.notification}_${'0'.repeat(26)}`;
 
 /**
  * Refuses a notification whose rendered platform payload would be over APNs', FCM's or Web Push's 4,096-byte limit, with 413
  * before anything is stored or charged: otherwise every push of it would be rejected by the provider later. The
  * payloads are built by the same builders the delivery engine uses, with an id of the real length.
  */
-export function assertPlatformPayloadsFit(content: NotificationContent, channelCode: string, now: number): void {
+export function assertPlatformPayloadsFit(content: NotificationContent, channelCode: string): void {
   const push: PushContent = {
-    notificationId: newId('notification', now),
+    notificationId: ID_OF_REAL_LENGTH,
     title: content.title ?? null,
     body: content.body ?? null,
     url: content.url ?? null,

@@ -1,11 +1,10 @@
-import Type from 'typebox';
 import { findChannelById } from '../../../store/channels-store.ts';
 import { findSubscriber, unsubscribeSubscriber } from '../../../store/subscribers-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
 
 export function unsubscribeSubscriberHandler(deps: AppDependencies): Endpoint {
@@ -15,7 +14,7 @@ export function unsubscribeSubscriberHandler(deps: AppDependencies): Endpoint {
         summary: 'Unsubscribe a subscriber (idempotent)',
         description: 'Publishable or secret key. The subscriber stops receiving notifications; `subscriber.unsubscribed` is reported with reason `requested`.',
         tags: ['subscribers'],
-        params: Type.Object({ id: Type.String({ description: 'sub_… identifier.' }) }),
+        params: IdParams('subscriber'),
         response: { 200: Success(SubscriberSchema), ...errorResponses(400, 401, 404, 409, 413, 415, 429) },
       },
     },

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { listWebhookEndpoints } from '../../../store/webhooks-store.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { readPageQuery, splitPage } from '../../pagination.ts';
+import { readPageQuery, pageResponse } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
@@ -22,13 +22,8 @@ export function listWebhooksHandler(deps: AppDependencies): Endpoint {
       assertWebhookManager(auth);
       const paging = readPageQuery(request.query, 'webhook');
       const rows = await listWebhookEndpoints(deps.store.db, { accountId: auth.accountId, after: paging.cursor, limit: paging.fetch });
-      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
       const now = deps.clock.now();
-      return {
-        success: true as const,
-        data: page.map((endpoint) => webhookView(endpoint, now)),
-        nextCursor,
-      };
+      return pageResponse(rows, paging, (row) => row.id, (endpoint) => webhookView(endpoint, now));
     },
   );
 }

@@ -1,11 +1,10 @@
-import Type from 'typebox';
 import { findWebhookMessage, listWebhookAttempts, markReplayQueued } from '../../../store/webhook-messages-store.ts';
 import { findWebhookEndpointById } from '../../../store/webhooks-store.ts';
 import { enqueueWebhookAttempt } from '../../../webhooks/webhook-jobs.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { errorResponses, Success } from '../../schemas.ts';
+import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { assertEnabled, assertWebhookManager } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
 
@@ -19,7 +18,7 @@ export function retryWebhookMessageHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Replay a webhook message now (answers 202 with the message; the attempt shows in its log)',
         tags: ['webhooks'],
-        params: Type.Object({ id: Type.String({ description: 'msg_… identifier.' }) }),
+        params: IdParams('webhookMessage'),
         response: { 202: Success(WebhookMessageSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },

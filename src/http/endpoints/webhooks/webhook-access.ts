@@ -1,10 +1,10 @@
-import Type from 'typebox';
+import { IdParams } from '../../schemas.ts';
 import { findWebhookEndpoint, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 
 /** Path parameter of the /webhooks/{id} routes. */
-export const WebhookIdParams = Type.Object({ id: Type.String({ description: 'whk_… identifier.' }) });
+export const WebhookIdParams = IdParams('webhook');
 
 /**
  * Webhooks report events of every channel of the account, so only a secret key without a channel scope (or a

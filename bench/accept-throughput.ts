@@ -1,0 +1,118 @@
+// Accept-path benchmark (issue 11, goal 1): what POST /api/v1/notifications costs, on SQLite and (with --postgres)
+// on PostgreSQL.
+//   1. SQL statements per accepted notification, counted at the drivers (BEGIN/COMMIT included), with and without
+//      an Idempotency-Key, the app in this process (inject).
+//   2. `clarion serve --api` in its own process: autocannon with 50 connections as fast as it goes (req/s, and
+//      requests per CPU-second of the server process = req/s per core), then a fixed 1,000 req/s (p99 latency).
+//      On PostgreSQL the database's CPU (every postgres process) is counted too.
+// The channel has one Android subscriber; no worker runs, so only accepting is measured.
+//
+//   node --import tsx bench/accept-throughput.ts [--quick] [--postgres postgres://…] [--seconds 10]
+//   BENCH_CLARION_BIN=/path/to/other/checkout/bin/clarion.js …   # the same load against another build (before/after)
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config/load-config.ts';
+import { resolveSecretKey } from '../src/config/secret-key.ts';
+import { systemClock } from '../src/domain/clock.ts';
+import { buildApp } from '../src/http/app.ts';
+import { JobQueue } from '../src/queue/job-queue.ts';
+import { createBenchDatabase, seedAccount, seedChannel, type BenchDatabase } from './harness/bench-database.ts';
+import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
+import { startClarion } from './harness/clarion-process.ts';
+import { postgresCpuSeconds } from './harness/process-cpu.ts';
+import { countStatements } from './harness/statement-counter.ts';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } } });
+const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
+const counter = countStatements();
+const figures: BenchFigures = {};
+const body = JSON.stringify({ channelCode: 'one', title: 'Order shipped', body: 'Your order #1234 is on its way.', data: { orderId: '1234' } });
+
+for (const dialect of values.postgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+  const database = await createBenchDatabase(dialect === 'postgres' ? values.postgres : undefined);
+  try {
+    const account = await seedAccount(database.store);
+    await seedChannel(database.store, account.accountId, { code: 'one', subscribers: 1, platform: 'android' });
+    // Statements are counted in this process, on this checkout's code: not when the server is another checkout's.
+    if (!process.env.BENCH_CLARION_BIN) Object.assign(figures, await countPerNotification(database, account.secretKey, dialect));
+    Object.assign(figures, await measureServer(database, account.secretKey, dialect));
+  } finally {
+    await database.drop();
+  }
+}
+printBenchResult(figures);
+
+async function countPerNotification(database: BenchDatabase, secretKey: string, dialect: string): Promise<BenchFigures> {
+  const config = { ...loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000' }) };
+  const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
+  const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+  await app.ready();
+  const send = async (idempotencyKey?: string) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/notifications',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      payload: body,
+    });
+    if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}: ${response.body}`);
+  };
+  // The first request fills what is filled once (the key's last use, caches); the steady state is what counts.
+  await send();
+  const requests = 20;
+  counter.reset();
+  for (let n = 0; n < requests; n += 1) await send();
+  const plain = counter.count() / requests;
+  if (process.env.BENCH_PRINT_STATEMENTS) console.error(counter.statements.slice(0, counter.count() / requests).join('\n'));
+  counter.reset();
+  for (let n = 0; n < requests; n += 1) await send(`bench-${Date.now()}-${n}`);
+  const idempotent = counter.count() / requests;
+  // 50 at once, as the load sends them: on SQLite they share commits (src/store/group-commit.ts).
+  counter.reset();
+  await Promise.all(Array.from({ length: 50 }, () => send()));
+  const together = counter.count() / 50;
+  await app.close();
+  console.error(`${dialect}: ${plain} statements per accepted notification one at a time, ${together} 50 at once, ${idempotent} with an Idempotency-Key`);
+  return {
+    [`${dialect} statements per notification`]: plain,
+    [`${dialect} statements per notification, 50 at once`]: together,
+    [`${dialect} statements per notification, idempotency key`]: idempotent,
+  };
+}
+
+async function measureServer(database: BenchDatabase, secretKey: string, dialect: string): Promise<BenchFigures> {
+  const server = await startClarion({ roles: ['api'], env: { ...database.env, CLARION_LOG_LEVEL: 'info' } });
+  const load = (options: { connections: number; duration: number; overallRate?: number }) =>
+    autocannon({
+      url: `${server.url}/api/v1/notifications`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body,
+      ...options,
+    });
+  try {
+    await load({ connections: 10, duration: 1 });
+    const cpuBefore = server.cpuSeconds();
+    const dbBefore = dialect === 'postgres' ? postgresCpuSeconds() : 0;
+    const flat = await load({ connections: 50, duration: seconds });
+    const cpu = server.cpuSeconds() - cpuBefore;
+    const dbCpu = dialect === 'postgres' ? postgresCpuSeconds() - dbBefore : 0;
+    if (flat.non2xx > 0 || flat.errors > 0) throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
+    const accepted = flat['2xx'];
+    const paced = await load({ connections: 50, duration: seconds, overallRate: 1000 });
+    const result: BenchFigures = {
+      [`${dialect} accept req/s (50 connections)`]: round(accepted / flat.duration),
+      [`${dialect} accept req per server CPU-second (req/s per core)`]: round(accepted / cpu),
+      [`${dialect} server CPU per request (µs)`]: round((cpu / accepted) * 1e6),
+      [`${dialect} accept p99 at 1,000 req/s (ms)`]: paced.latency.p99,
+      [`${dialect} accept p50 at 1,000 req/s (ms)`]: paced.latency.p50,
+    };
+    if (dialect === 'postgres') {
+      result['postgres database CPU per request (µs)'] = round((dbCpu / accepted) * 1e6);
+      result['postgres accept req per CPU-second, database included'] = round(accepted / (cpu + dbCpu));
+    }
+    console.error(`${dialect}: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+}

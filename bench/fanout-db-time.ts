@@ -1,0 +1,175 @@
+// Goal 2 of issue 11, "the database work per push ≤ 10 µs": the delivery worker runs in this process against SQLite
+// (or PostgreSQL with --postgres) with a Kysely plugin that times every statement from before it is compiled to its
+// result, and counts them by kind. The fakes run in their own process. On SQLite the statements run synchronously in
+// this process, so their time is CPU time; on PostgreSQL it includes the round trip.
+//
+//   node --import tsx bench/fanout-db-time.ts [--subscribers 20000] [--concurrency N] [--postgres URL] [--quick]
+//
+// Ends with BENCH_RESULT {"sqliteExecutionUsPerPush" (SQLite's own CPU time), "statementUsPerPush" (from building each statement to
+// its result, waits for the connection included), "statementsPerPush", "statements": {kind: count}, …}.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { parseArgs } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import pino from 'pino';
+import { loadConfig } from '../src/config/load-config.ts';
+import { resolveSecretKey } from '../src/config/secret-key.ts';
+import { createPushProviders } from '../src/delivery/push-providers.ts';
+import { systemClock } from '../src/domain/clock.ts';
+import { JobQueue } from '../src/queue/job-queue.ts';
+import { startDeliveryWorker } from '../src/worker.ts';
+import { ensureFakeTls } from '../tools/fakes/index.ts';
+import { createBenchDatabase, deliverNotification, round, seedChannel, startFakesProcess } from './fanout-harness.ts';
+import { printBenchResult } from './harness/bench-result.ts';
+
+// The provider clients run in this process, so it must trust the fakes' CA from its start: re-run with it.
+const caPath = ensureFakeTls().caCertPath;
+if (process.env.NODE_EXTRA_CA_CERTS !== caPath) {
+  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, NODE_EXTRA_CA_CERTS: caPath } });
+  process.exit(rerun.status ?? 1);
+}
+
+const { values } = parseArgs({
+  options: {
+    subscribers: { type: 'string', default: '20000' },
+    concurrency: { type: 'string' },
+    latency: { type: 'string', default: '20-50' },
+    postgres: { type: 'string' },
+    // Writes a V8 CPU profile of the measured delivery only (start-up and warm-up excluded) to this file.
+    profile: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+const size = values.quick ? 2000 : Number(values.subscribers);
+
+/** Times each statement from transformQuery (before compiling) to transformResult (after executing). */
+class StatementTimer implements KyselyPlugin {
+  readonly started = new Map<unknown, { kind: string; at: number }>();
+  readonly byKind = new Map<string, { count: number; ms: number }>();
+  counting = false;
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (this.counting) this.started.set(args.queryId, { kind: kindOf(args.node), at: performance.now() });
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const start = this.started.get(args.queryId);
+    if (start) {
+      this.started.delete(args.queryId);
+      const entry = this.byKind.get(start.kind) ?? { count: 0, ms: 0 };
+      entry.count += 1;
+      entry.ms += performance.now() - start.at;
+      this.byKind.set(start.kind, entry);
+    }
+    return args.result;
+  }
+}
+
+/** "select subscribers", "update jobs", "raw" (sql`` statements: the claim, NOTIFY). */
+function kindOf(node: RootOperationNode): string {
+  const table = (from: unknown): string => {
+    const found = JSON.stringify(from ?? "").match(/"name":"(\w+)"/);
+    return found ? found[1]! : '?';
+  };
+  switch (node.kind) {
+    case 'SelectQueryNode':
+      return `select ${table(node.from)}${node.orderBy ? ' (ordered)' : ''}`;
+    case 'InsertQueryNode':
+      return `insert ${table(node.into)}`;
+    case 'UpdateQueryNode':
+      return `update ${table(node.table)}`;
+    case 'DeleteQueryNode':
+      return `delete ${table(node.from)}`;
+    default:
+      return 'raw';
+  }
+}
+
+/**
+ * SQLite executes synchronously in this process: the process CPU time of every statement's run()/all()/iterate() is
+ * the database's CPU, apart from the plugin's figure (which also counts waiting for the one connection while another
+ * job's transaction holds it, and Kysely compiling the statement).
+ */
+const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<string, number>() };
+{
+  const probe = new BetterSqlite3(':memory:');
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
+    const original = statementPrototype[method]!;
+    statementPrototype[method] = function timed(this: unknown, ...args: unknown[]) {
+      if (!sqliteExecution.counting) return original.apply(this, args);
+      // CPU time, not wall time: on a busy machine a statement preempted half-way would count the other process's turn.
+      const at = process.cpuUsage();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const spent = process.cpuUsage(at);
+        const ms = (spent.user + spent.system) / 1000;
+        sqliteExecution.ms += ms;
+        sqliteExecution.count += 1;
+        const key = String((this as { source?: string }).source).slice(0, 60);
+        sqliteExecution.bySql.set(key, (sqliteExecution.bySql.get(key) ?? 0) + ms);
+      }
+    };
+  }
+}
+
+const fakes = await startFakesProcess(values.latency!);
+const bench = await createBenchDatabase(values.postgres);
+const channel = await seedChannel(bench.store, size);
+const warmUp = await seedChannel(bench.store, Math.min(size, 4000));
+const timer = new StatementTimer();
+const timedStore = { ...bench.store, db: bench.store.db.withPlugin(timer) };
+const config = {
+  ...loadConfig({ ...process.env, ...fakes.env, ...bench.env }),
+  ...(values.concurrency ? { workerConcurrency: Number(values.concurrency) } : {}),
+  queuePollInterval: 100,
+};
+const logger = pino({ level: 'warn' });
+const providers = createPushProviders(config, systemClock, logger);
+const queue = JobQueue.forStore(timedStore, systemClock, bench.databaseUrl);
+const worker = await startDeliveryWorker({ store: timedStore, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+let result: Record<string, unknown>;
+try {
+  await deliverNotification(bench, warmUp);
+  const profiler = values.profile ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  timer.counting = true;
+  sqliteExecution.counting = bench.store.dialect === 'sqlite';
+  const delivery = await deliverNotification(bench, channel);
+  timer.counting = false;
+  sqliteExecution.counting = false;
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(values.profile!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
+  const kinds = [...timer.byKind].sort((a, b) => b[1].ms - a[1].ms);
+  const totalMs = kinds.reduce((sum, [, entry]) => sum + entry.ms, 0);
+  const statements = kinds.reduce((sum, [, entry]) => sum + entry.count, 0);
+  for (const [kind, entry] of kinds) process.stderr.write(`${kind.padEnd(34)} ${String(entry.count).padStart(7)} statements ${entry.ms.toFixed(0).padStart(7)} ms\n`);
+  for (const [text, ms] of [...sqliteExecution.bySql].sort((a, b) => b[1] - a[1]).slice(0, 8)) process.stderr.write(`sqlite ${ms.toFixed(0).padStart(6)} ms  ${text}\n`);
+  result = {
+    dialect: bench.store.dialect,
+    subscribers: size,
+    delivered: delivery.delivered,
+    statementUsPerPush: round((totalMs * 1000) / size, 2),
+    ...(bench.store.dialect === 'sqlite' ? { sqliteExecutionUsPerPush: round((sqliteExecution.ms * 1000) / size, 2) } : {}),
+    statementsPerPush: round(statements / size, 4),
+    statements: Object.fromEntries(kinds.map(([kind, entry]) => [kind, entry.count])),
+  };
+} finally {
+  await worker.stop(1000);
+  await Promise.all(Object.values(providers).map((provider) => provider.close()));
+  await fakes.stop();
+  await bench.drop();
+}
+printBenchResult(result);

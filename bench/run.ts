@@ -1,0 +1,118 @@
+// `npm run bench`: every benchmark of issue 11 in one command, nothing built by hand. Each script in the table below
+// runs in a child process of its own (it starts its own fakes, servers and load) and ends with one stdout line
+// `BENCH_RESULT <json>` (bench/harness/bench-result.ts); the rounds are interleaved (A B C, A B C, …) so a noisy
+// neighbour spreads over all of them, and the table gives each figure's median and range over the rounds.
+//
+//   npm run bench [-- --rounds 3] [-- --postgres postgres://postgres@127.0.0.1:5432/test] [-- --only accept]
+//   npm run bench -- --quick        # one short round of each (CI: proves it works; the figures mean little)
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { BENCH_RESULT_PREFIX } from './harness/bench-result.ts';
+
+/**
+ * The benchmarks, in running order. A script listed here must run alone, accept `--quick` (and `--postgres URL`
+ * when `postgres` is set) and print BENCH_RESULT last. Scripts not (yet) in the tree are skipped with a note.
+ */
+const benchmarks: Array<{ script: string; goal: string; postgres: boolean }> = [
+  { script: 'accept-throughput.ts', goal: '1: accept path', postgres: true },
+  { script: 'accept-delivery.ts', goal: '1 and 4: accept beside a fan-out, latency to first push', postgres: true },
+  { script: 'fanout-cpu.ts', goal: '2: CPU per push against a bare client', postgres: true },
+  { script: 'fanout-db-time.ts', goal: '2: database work per push', postgres: false },
+];
+
+/**
+ * Ratios of the issue's goals, from the medians of the figures they divide: [label, numerator, denominator]. (Accept
+ * req/s per core is a figure of accept-throughput.ts itself.)
+ */
+const ratios: Array<[string, string, string]> = [['Clarion / bare client CPU per push (goal ≤ 1.1)', 'clarionCpuUsPerPush', 'bareCpuUsPerPush']];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    postgres: { type: 'string' },
+    only: { type: 'string' },
+  },
+});
+const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const selected = benchmarks.filter((benchmark) => (values.only ? benchmark.script.includes(values.only) : true));
+const present = selected.filter((benchmark) => existsSync(join(benchDir, benchmark.script)));
+for (const missing of selected.filter((benchmark) => !present.includes(benchmark))) console.error(`bench: ${missing.script} is not in this tree; skipped`);
+
+const results = new Map<string, Array<Record<string, unknown>>>();
+const failures: string[] = [];
+const started = Date.now();
+for (let round = 1; round <= rounds; round += 1) {
+  for (const benchmark of present) {
+    const args = ['--import', 'tsx', join(benchDir, benchmark.script)];
+    if (values.quick) args.push('--quick');
+    if (values.postgres && benchmark.postgres) args.push('--postgres', values.postgres);
+    console.error(`bench: round ${round}/${rounds}: ${benchmark.script}`);
+    const outcome = await runScript(args);
+    if (outcome.result) results.set(benchmark.script, [...(results.get(benchmark.script) ?? []), outcome.result]);
+    else failures.push(`${benchmark.script} (round ${round}): ${outcome.error}`);
+  }
+}
+
+const lines: string[] = [];
+lines.push(`Benchmarks, ${new Date().toISOString()}, node ${process.version}, ${rounds} round(s)${values.quick ? ' (--quick)' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+lines.push('');
+lines.push('| benchmark | figure | median | range | runs |');
+lines.push('|---|---|---|---|---|');
+const medians = new Map<string, number>();
+for (const benchmark of present) {
+  const runs = results.get(benchmark.script) ?? [];
+  const names = [...new Set(runs.flatMap((run) => Object.keys(run)))];
+  for (const name of names) {
+    const numbers = runs.map((run) => run[name]).filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+    if (numbers.length === 0) continue;
+    const median = medianOf(numbers);
+    medians.set(name, median);
+    lines.push(`| ${benchmark.script} | ${name} | ${format(median)} | ${format(Math.min(...numbers))}–${format(Math.max(...numbers))} | ${numbers.length} |`);
+  }
+}
+for (const [label, numerator, denominator] of ratios) {
+  const top = medians.get(numerator);
+  const bottom = medians.get(denominator);
+  if (top !== undefined && bottom !== undefined && bottom !== 0) lines.push(`| ratio | ${label} | ${format(top / bottom)} | | |`);
+}
+console.log(lines.join('\n'));
+if (failures.length > 0) {
+  console.log(`\nFailed:\n${failures.map((failure) => `- ${failure}`).join('\n')}`);
+  process.exitCode = 1;
+}
+
+/** Runs one script; its stderr passes through (progress), its stdout is searched for the last BENCH_RESULT line. */
+function runScript(args: string[]): Promise<{ result?: Record<string, unknown>; error?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('exit', (code) => {
+      const line = stdout
+        .split('\n')
+        .filter((text) => text.startsWith(BENCH_RESULT_PREFIX))
+        .pop();
+      if (code !== 0 || !line) return resolve({ error: `exited with ${code}${line ? '' : ', no BENCH_RESULT line'}` });
+      try {
+        resolve({ result: JSON.parse(line.slice(BENCH_RESULT_PREFIX.length)) as Record<string, unknown> });
+      } catch (error) {
+        resolve({ error: `unreadable BENCH_RESULT: ${String(error)}` });
+      }
+    });
+  });
+}
+
+function medianOf(numbers: number[]): number {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function format(value: number): string {
+  return Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en-US') : Number(value.toPrecision(3)).toString();
+}

@@ -1,0 +1,37 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import type { Config } from './config/load-config.ts';
+import { resolveSecretKey } from './config/secret-key.ts';
+import { createPushProviders } from './delivery/push-providers.ts';
+import type { VapidKeys } from './delivery/web-push/vapid-keys.ts';
+import { systemClock } from './domain/clock.ts';
+import { JobQueue } from './queue/job-queue.ts';
+import { openStore } from './store/database.ts';
+import type { WorkerThreadMessage } from './worker-thread.ts';
+import { startDeliveryWorker } from './worker.ts';
+
+/**
+ * The delivery worker inside its thread (src/worker-thread.ts): its own database connection (pool), queue, provider
+ * clients and event loop. The main thread has already migrated the database. Messages: 'wake' (a job was enqueued
+ * by the API in this process), 'stop' (answered with 'stopped' once jobs are handed back and everything is closed).
+ */
+const { config, vapidKeys } = workerData as { config: Config; vapidKeys: VapidKeys | null };
+const port = parentPort!;
+// Written straight to fd 1, as the main thread's logger does, rather than relayed through the main thread.
+const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true })).child({ thread: 'worker' });
+const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
+const providers = createPushProviders(config, systemClock, logger, vapidKeys);
+const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+
+port.on('message', (message: WorkerThreadMessage) => {
+  if (message.type === 'wake') worker.pool.wake();
+  else if (message.type === 'stop') {
+    void (async () => {
+      await Promise.all([worker.stop(message.graceMs), ...Object.values(providers).map((provider) => provider.close())]);
+      await store.close();
+      port.postMessage({ type: 'stopped' } satisfies WorkerThreadMessage);
+    })();
+  }
+});
+port.postMessage({ type: 'started' } satisfies WorkerThreadMessage);

@@ -1,0 +1,56 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { Config } from './config/load-config.ts';
+import type { VapidKeys } from './delivery/web-push/vapid-keys.ts';
+
+export type WorkerThreadMessage = { type: 'started' } | { type: 'wake' } | { type: 'stop'; graceMs: number } | { type: 'stopped' };
+
+export interface WorkerThread {
+  /** Tells the worker that the API enqueued a job (the in-process wake-up of src/queue/job-queue.ts, across threads). */
+  wake(): void;
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process
+ * (CLARION_WORKER_THREAD=true): the API keeps an event loop to itself, so a big fan-out does not queue accepted
+ * requests behind send batches. Measured on a shared, loaded machine (bench/README.md, "Accept path",
+ * bench/accept-delivery.ts): with 20,000 subscribers, accept p99 during the fan-out was 554 ms with the thread against
+ * 3,552 ms on one loop (SQLite, 200 req/s), but one PostgreSQL run went the other way (2,480 against 681), and with
+ * 100,000 subscribers on SQLite the worker pushed 239/s beside the API's load against 1,220/s on one loop: its
+ * connection and the API's take turns at the write lock, and SQLite's busy handler sleeps while it waits. Off by
+ * default until a quiet machine settles it. A thread rather than a second process keeps `clarion serve` one process
+ * to run, stop and watch. It has its own database connection: on
+ * SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
+ * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.
+ */
+export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null): Promise<WorkerThread> {
+  const thread = new Worker(new URL('../bin/worker-thread.js', import.meta.url), { workerData: { config, vapidKeys } });
+  const messages = (type: WorkerThreadMessage['type']) =>
+    new Promise<void>((resolve, reject) => {
+      const onMessage = (message: WorkerThreadMessage) => {
+        if (message.type !== type) return;
+        thread.off('message', onMessage);
+        thread.off('error', reject);
+        resolve();
+      };
+      thread.on('message', onMessage);
+      thread.once('error', reject);
+    });
+  await messages('started');
+  let stopped = false;
+  return {
+    wake() {
+      if (!stopped) thread.postMessage({ type: 'wake' } satisfies WorkerThreadMessage);
+    },
+    async stop(graceMs) {
+      if (stopped) return;
+      stopped = true;
+      const exited = once(thread, 'exit');
+      thread.postMessage({ type: 'stop', graceMs } satisfies WorkerThreadMessage);
+      await messages('stopped');
+      await thread.terminate();
+      await exited;
+    },
+  };
+}
