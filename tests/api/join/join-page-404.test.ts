@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealSecret } from '../../../src/domain/secret-box.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { accountSlug, joinKeyId, switchJoinPage } from '../../harness/join-pages.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -41,6 +42,18 @@ describe('GET /join/:slug/:code → 404', () => {
     await switchJoinPage(t, account, 'news', true);
     await t.store.db.updateTable('api_keys').set({ revoked_at: t.clock.now() }).where('id', '=', (await joinKeyId(t, account.id, 'news'))!).execute();
     expectPlainNotFound(await page(`/join/${await accountSlug(t, account.id)}/news`));
+  });
+
+  it('when the key was sealed under another instance key (CLARION_SECRET_KEY changed), and on again issues one that works', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    await switchJoinPage(t, account, 'news', true);
+    const other = sealSecret(Buffer.alloc(32, 7), 'clr_pk_sealed_elsewhere', (await t.store.db.selectFrom('channels').select('id').where('account_id', '=', account.id).executeTakeFirstOrThrow()).id);
+    await t.store.db.updateTable('channels').set({ join_key_secret: other }).where('account_id', '=', account.id).execute();
+    const path = `/join/${await accountSlug(t, account.id)}/news`;
+    expectPlainNotFound(await page(path));
+    await switchJoinPage(t, account, 'news', false);
+    await switchJoinPage(t, account, 'news', true);
+    expect((await page(path)).statusCode).toBe(200);
   });
 
   it.each([

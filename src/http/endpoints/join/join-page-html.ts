@@ -64,19 +64,28 @@ export function joinPageHtml(content: JoinPageContent): string {
 
 /** The plain page for an unknown or switched-off join page: says nothing about which of the two it is. */
 export function joinPageNotFoundHtml(): string {
+  return plainPage('Page not found', 'There is no join page at this address. Check the link, or ask whoever shared it.');
+}
+
+/** The plain page for too many views from one address (join-routes.ts). */
+export function joinPageTooManyHtml(): string {
+  return plainPage('Too many requests', 'This address has opened join pages very often in the last few seconds. Wait a moment, then reload.');
+}
+
+function plainPage(heading: string, text: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Page not found</title>
-  <link rel="icon" href="data:,">
+  <title>${heading}</title>
+  <link rel="icon" href="/sdk/clarion-icon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/sdk/join-page.css">
 </head>
 <body>
   <main>
-    <h1>Page not found</h1>
-    <p class="description">There is no join page at this address. Check the link, or ask whoever shared it.</p>
+    <h1>${heading}</h1>
+    <p class="description">${text}</p>
   </main>
 </body>
 </html>
