@@ -8,10 +8,8 @@ export type Subscriber = Selectable<SubscribersTable>;
 export type Platform = Subscriber['platform'];
 export type UnsubscribeReason = 'requested' | 'token_unregistered' | 'token_invalid';
 
-export interface SubscriberRegistration {
-  accountId: string;
-  channelId: string;
-  channelCode: string;
+/** One device, validated and normalized (the token and its hash as src/domain/device-token.ts makes them). */
+export interface SubscriberImport {
   platform: Platform;
   token: string;
   tokenHash: string;
@@ -19,6 +17,13 @@ export interface SubscriberRegistration {
   timezone: string | null;
   locale: string | null;
   externalId: string | null;
+}
+
+/** A device registering in a channel: `POST /subscribers` one at a time, `importSubscribers` many at once. */
+export interface SubscriberRegistration extends SubscriberImport {
+  accountId: string;
+  channelId: string;
+  channelCode: string;
   now: number;
 }
 
@@ -149,16 +154,6 @@ export async function distinctSubscriberTimezones(db: Kysely<Database>, channelI
   return rows.map((row) => row.timezone);
 }
 
-/** One device of a bulk import, already validated and normalized (token and hash as registerSubscriber takes them). */
-export interface SubscriberImport {
-  platform: Platform;
-  token: string;
-  tokenHash: string;
-  pushToStartToken: string | null;
-  timezone: string | null;
-  locale: string | null;
-  externalId: string | null;
-}
 
 /**
  * Rows per INSERT: 15 columns × 1,000 = 15,000 bound parameters, under SQLite's 32,766. Measured on the 2-core machine
