@@ -10,6 +10,8 @@ export interface PushContent {
   url: string | null;
   data: Record<string, string> | null;
   imageUrl: string | null;
+  /** A small icon for browsers (the Web Push message's `icon`); APNs and FCM show the app's icon. */
+  iconUrl: string | null;
   sound: string | null;
   badge: number | null;
   priority: 'normal' | 'high';
@@ -33,6 +35,7 @@ export function notificationContent(row: NotificationRow): Omit<PushContent, 'no
     url: row.url,
     data: parseJson<Record<string, string>>(row.data),
     imageUrl: row.image_url,
+    iconUrl: row.icon_url,
     sound: row.sound,
     badge: row.badge,
     priority: row.priority,

@@ -89,6 +89,7 @@ export interface NotificationsTable {
   /** JSON object of strings. */
   data: string | null;
   image_url: string | null;
+  icon_url: string | null;
   sound: string | null;
   badge: number | null;
   priority: 'normal' | 'high';

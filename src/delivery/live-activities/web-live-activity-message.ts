@@ -49,6 +49,7 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
       ...(push.template === 'timer' && typeof fields.endsAt === 'string' ? { endsAt: fields.endsAt } : {}),
     },
     imageUrl: null,
+    iconUrl: null,
     sound: null,
     badge: null,
     priority: alerting ? 'high' : 'normal',

@@ -13,6 +13,8 @@ export interface WebPushMessage {
   url: string | null;
   /** The notification's imageUrl: a large image shown with it (Notification `image`). Absent when not set. */
   image?: string;
+  /** The notification's iconUrl: the small icon beside the text (Notification `icon`). Absent when not set. */
+  icon?: string;
   /** The notification's badge number, for `navigator.setAppBadge()` (not the Notification `badge` image). Absent when not set. */
   badge?: number;
   /** The caller's data, as sent. Absent when not set. */
@@ -24,7 +26,6 @@ export interface WebPushMessage {
 /**
  * Fields without a value are left out (title, body and url excepted), so the message stays within the 3,993 bytes of
  * clear text a 4,096-byte encrypted body leaves: as close as possible to what APNs and FCM carry for the same content.
- * There is no `icon` yet: the API has no icon field, so the service worker shows its own default.
  */
 export function buildWebPushMessage(content: PushContent): WebPushMessage {
   return {
@@ -32,6 +33,7 @@ export function buildWebPushMessage(content: PushContent): WebPushMessage {
     body: content.body,
     url: content.url,
     ...(content.imageUrl !== null ? { image: content.imageUrl } : {}),
+    ...(content.iconUrl !== null ? { icon: content.iconUrl } : {}),
     ...(content.badge !== null ? { badge: content.badge } : {}),
     ...(content.data !== null ? { data: content.data } : {}),
     tag: content.notificationId,

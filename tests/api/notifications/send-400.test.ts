@@ -27,6 +27,7 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
     ['a javascript: url', () => ({ channelCode: 'news', title: 'Hi', url: 'javascript:alert(1)' }), ['url']],
     ['an ftp url', () => ({ channelCode: 'news', title: 'Hi', url: 'ftp://example.com/file' }), ['url']],
     ['an http imageUrl', () => ({ channelCode: 'news', title: 'Hi', imageUrl: 'http://example.com/a.png' }), ['imageUrl']],
+    ['an http iconUrl', () => ({ channelCode: 'news', title: 'Hi', iconUrl: 'http://example.com/icon.png' }), ['iconUrl']],
     ['data that is not an object', () => ({ channelCode: 'news', title: 'Hi', data: ['a'] }), ['data']],
     ['data with a number value', () => ({ channelCode: 'news', title: 'Hi', data: { count: 3 } }), ['data.count']],
     ['data with a reserved key', () => ({ channelCode: 'news', title: 'Hi', data: { 'google.x': 'v' } }), ['data.google.x']],

@@ -18,6 +18,7 @@ const content: PushContent = {
   url: 'https://example.com/f/454',
   data: { flight: 'LH454' },
   imageUrl: null,
+  iconUrl: null,
   sound: 'default',
   badge: 1,
   priority: 'high',

@@ -20,6 +20,7 @@ const content: PushContent = {
   url: 'https://example.com/f/454',
   data: { flight: 'LH454' },
   imageUrl: 'https://example.com/i.png',
+  iconUrl: null,
   sound: 'default',
   badge: null,
   priority: 'high',

@@ -10,6 +10,7 @@ function content(overrides: Partial<PushContent> = {}): PushContent {
     url: null,
     data: null,
     imageUrl: null,
+    iconUrl: null,
     sound: null,
     badge: null,
     priority: 'high',

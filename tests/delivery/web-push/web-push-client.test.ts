@@ -11,7 +11,7 @@ import { ensureFakeTls, startFakeWebPush, type FakeWebPush } from '../../../tool
 /** The client against the fake push service and against endpoints that misbehave, on loopback. */
 const clock = new ManualClock(Date.now());
 const keys: VapidKeys = { ...generateVapidKeyPair(), subject: 'mailto:ops@example.com', source: 'config' };
-const content: PushContent = { notificationId: 'ntf_01test', title: 'Hi', body: 'There', url: null, data: null, imageUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 60 };
+const content: PushContent = { notificationId: 'ntf_01test', title: 'Hi', body: 'There', url: null, data: null, imageUrl: null, iconUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 60 };
 let fake: FakeWebPush;
 const clients: WebPushClient[] = [];
 const servers: Server[] = [];

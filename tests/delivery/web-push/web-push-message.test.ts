@@ -6,7 +6,7 @@ import { mapWebPushResponse } from '../../../src/delivery/web-push/web-push-resp
 import { createSimulatedBrowser } from '../../../tools/fakes/index.ts';
 
 const NOW = 1_800_000_000_000;
-const content: PushContent = { notificationId: 'ntf_01jz8k3m9q2w4e6r8t0y2u4i6o', title: 'T', body: null, url: null, data: null, imageUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 600 };
+const content: PushContent = { notificationId: 'ntf_01jz8k3m9q2w4e6r8t0y2u4i6o', title: 'T', body: null, url: null, data: null, imageUrl: null, iconUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 600 };
 
 describe('Web Push request headers (RFC 8030)', () => {
   it('TTL, Urgency, Topic, Content-Encoding', () => {

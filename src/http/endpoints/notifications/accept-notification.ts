@@ -62,6 +62,7 @@ export async function acceptNotification(
       url: content.url ?? null,
       data: content.data ? JSON.stringify(content.data) : null,
       image_url: content.imageUrl ?? null,
+      icon_url: content.iconUrl ?? null,
       sound: content.sound ?? null,
       badge: content.badge ?? null,
       priority: content.priority ?? 'high',

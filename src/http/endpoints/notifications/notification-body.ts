@@ -28,6 +28,14 @@ export const notificationContentProperties = {
     }),
   ),
   imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: URL_MAX_LENGTH, description: 'https URL of an image shown with the notification.', hint: 'must be an absolute https URL' })),
+  iconUrl: Type.Optional(
+    Type.String({
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+      description: "https URL of a small icon browsers show with the notification (Web Push); iOS and Android show the app's icon.",
+      hint: 'must be an absolute https URL',
+    }),
+  ),
   sound: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Sound name; "default" for the platform sound.' })),
   badge: Type.Optional(Type.Integer({ minimum: 0, maximum: 99999, description: 'iOS app icon badge number.' })),
   priority: Type.Optional(Type.Union([Type.Literal('normal'), Type.Literal('high')], { default: 'high', description: 'high (default) delivers at once; normal lets the device batch for battery.' })),
@@ -42,6 +50,7 @@ export interface NotificationContent {
   sendAt?: string | undefined;
   deliverAtLocalTime?: string | undefined;
   imageUrl?: string | undefined;
+  iconUrl?: string | undefined;
   sound?: string | undefined;
   badge?: number | undefined;
   priority?: 'normal' | 'high' | undefined;
@@ -62,8 +71,9 @@ export function checkNotificationContent(
   if (content.url !== undefined && !isHttpUrl(content.url, ['http:', 'https:'])) {
     problems.push({ field: 'url', message: 'must be an absolute http(s) URL, like https://example.com/orders/42' });
   }
-  if (content.imageUrl !== undefined && !isHttpUrl(content.imageUrl, ['https:'])) {
-    problems.push({ field: 'imageUrl', message: 'must be an absolute https URL' });
+  for (const field of ['imageUrl', 'iconUrl'] as const) {
+    const value = content[field];
+    if (value !== undefined && !isHttpUrl(value, ['https:'])) problems.push({ field, message: 'must be an absolute https URL' });
   }
   for (const key of Object.keys(content.data ?? {})) {
     if (RESERVED_DATA_KEYS.has(key) || isReservedFcmDataKey(key)) {

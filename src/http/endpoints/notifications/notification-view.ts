@@ -14,6 +14,7 @@ export const Notification = Type.Object(
     url: Nullable(Type.String()),
     data: Nullable(Type.Record(Type.String(), Type.String())),
     imageUrl: Nullable(Type.String()),
+    iconUrl: Nullable(Type.String({ description: 'Icon browsers show with it (Web Push).' })),
     sound: Nullable(Type.String()),
     badge: Nullable(Type.Integer()),
     priority: Type.Union([Type.Literal('normal'), Type.Literal('high')]),

@@ -25,6 +25,7 @@ export function assertPlatformPayloadsFit(content: NotificationContent, channelC
     url: content.url ?? null,
     data: content.data ?? null,
     imageUrl: content.imageUrl ?? null,
+    iconUrl: content.iconUrl ?? null,
     sound: content.sound ?? null,
     badge: content.badge ?? null,
     priority: content.priority ?? 'high',
