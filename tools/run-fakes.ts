@@ -80,10 +80,12 @@ if (latency) {
   const [min, max] = latency;
   apns.setLatency(() => min + Math.random() * (max - min));
   fcm.setLatency((request) => (request.endpoint === 'send' ? min + Math.random() * (max - min) : 0));
+  webPush.setLatency(() => min + Math.random() * (max - min));
 }
-const answered = { apns: 0, fcm: 0 };
+const answered = { apns: 0, fcm: 0, webPush: 0 };
 apns.onRequest(() => (answered.apns += 1));
 fcm.onRequest(() => (answered.fcm += 1));
+webPush.onMessage(() => (answered.webPush += 1));
 // token_uri must name this run's port, so the service account file is rewritten on each start (same key).
 const existing = loadServiceAccount();
 const account: FcmServiceAccount = existing
@@ -102,6 +104,8 @@ const env: Record<string, string> = {
   CLARION_FCM_SERVICE_ACCOUNT_FILE: serviceAccountPath,
   // The fake Web Push service is on loopback, which the SSRF guard refuses otherwise.
   CLARION_ALLOW_PRIVATE_ADDRESSES: 'true',
+  // Not Clarion's: where a script makes web subscriptions (POST <url>/subscriptions), e.g. bench/fanout-cpu.ts.
+  CLARION_FAKE_WEB_PUSH_URL: webPush.url,
   NODE_EXTRA_CA_CERTS: tls.caCertPath,
 };
 const exports = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
@@ -123,7 +127,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`fakes answered ${answered.apns} APNs and ${answered.fcm} FCM pushes\n`);
+    process.stderr.write(`fakes answered ${answered.apns} APNs, ${answered.fcm} FCM and ${answered.webPush} Web Push pushes\n`);
     Promise.all([apns.close(), fcm.close(), webPush.close()]).then(
       () => process.exit(0),
       () => process.exit(1),

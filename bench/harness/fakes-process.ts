@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { repoRoot } from './repo-root.ts';
+import { stopChild } from './worker-process.ts';
 
 const childScript = join(dirname(fileURLToPath(import.meta.url)), 'fakes-child.ts');
 
@@ -64,4 +68,34 @@ export async function startFakes(dir: string): Promise<FakesProcess> {
       await once(child, 'exit');
     },
   };
+}
+
+export interface RunFakesProcess {
+  /** CLARION_APNS_*, CLARION_FCM_*, CLARION_FAKE_WEB_PUSH_URL, NODE_EXTRA_CA_CERTS for a worker (or the bare client). */
+  env: Record<string, string>;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * tools/run-fakes.ts (APNs, FCM and Web Push) on free ports, keeping no request records, with `latency` ("20-50", ms)
+ * per answer: the fan-out benchmarks' fakes, whose CPU can be read apart from Clarion's.
+ */
+export async function startRunFakes(latency: string): Promise<RunFakesProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'clarion-bench-fakes-'));
+  const args = ['--apns-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet', '--forget', '--latency', latency, '--apns-topic', 'com.example.bench'];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/run-fakes.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: repoRoot });
+  const env = await new Promise<Record<string, string>>((resolvePromise, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // run-fakes prints all its export lines in one write, NODE_EXTRA_CA_CERTS last.
+      if (!output.includes('NODE_EXTRA_CA_CERTS')) return;
+      const parsed: Record<string, string> = {};
+      for (const match of output.matchAll(/^export (\w+)=(.*)$/gm)) parsed[match[1]!] = match[2]!.replace(/^'(.*)'$/, '$1');
+      resolvePromise(parsed);
+    });
+    child.once('exit', (code) => reject(new Error(`the fakes exited (${code}) before starting`)));
+  });
+  return { env, pid: child.pid!, stop: () => stopChild(child).then(() => rmSync(dir, { recursive: true, force: true })) };
 }
