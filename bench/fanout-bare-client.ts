@@ -17,14 +17,14 @@ import http2 from 'node:http2';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { benchDevice } from './harness/fanout-channel.ts';
-import { startRunFakes } from './harness/fakes-process.ts';
+import { startFakes } from './harness/fakes-process.ts';
 import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, latency: { type: 'string', default: '20-50' }, quick: { type: 'boolean', default: false } } });
 if (!process.env.CLARION_APNS_URL) {
   // Run alone: start the fakes in their own process and run again with their environment (their CA must be trusted
   // from the start of the process).
-  const fakes = await startRunFakes(values.latency!);
+  const fakes = await startFakes({ latency: values.latency! });
   const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...fakes.env } });
   await fakes.stop();
   process.exit(rerun.status ?? 1);

@@ -22,7 +22,7 @@ import { createBenchDatabase } from './harness/bench-database.ts';
 import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
 import { deliverNotification } from './harness/deliver-notification.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
-import { startRunFakes } from './harness/fakes-process.ts';
+import { startFakes } from './harness/fakes-process.ts';
 import { postgresCpuSeconds, processCpuSeconds, processPeakRssMb } from './harness/process-usage.ts';
 import { repoRoot } from './harness/repo-root.ts';
 import { createWebSubscriptions } from './harness/web-subscriptions.ts';
@@ -48,7 +48,7 @@ for (const name of platforms) if (!knownPlatforms.includes(name)) throw new Erro
 const withBareClient = platforms.join(',') === 'ios,android';
 const warmUpSize = Math.min(size, 4000);
 
-const fakes = await startRunFakes(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
 // Web subscribers are bound to the VAPID public key they were made with, so the workers get a pair fixed up front.
 const vapid = platforms.includes('web') ? generateVapidKeyPair() : null;

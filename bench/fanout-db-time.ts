@@ -25,7 +25,7 @@ import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { deliverNotification } from './harness/deliver-notification.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
-import { startRunFakes } from './harness/fakes-process.ts';
+import { startFakes } from './harness/fakes-process.ts';
 
 // The provider clients run in this process, so it must trust the fakes' CA from its start: re-run with it.
 const caPath = ensureFakeTls().caCertPath;
@@ -121,7 +121,7 @@ const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<strin
   }
 }
 
-const fakes = await startRunFakes(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
 const channel = await seedFanoutChannel(bench.store, size);
 const warmUp = await seedFanoutChannel(bench.store, Math.min(size, 4000));

@@ -11,7 +11,7 @@ import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { deliverNotification } from './harness/deliver-notification.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
-import { startRunFakes } from './harness/fakes-process.ts';
+import { startFakes } from './harness/fakes-process.ts';
 import { processCpuSeconds, processPeakRssMb, processRssMb } from './harness/process-usage.ts';
 import { startWorkerProcess } from './harness/worker-process.ts';
 
@@ -26,7 +26,7 @@ const { values } = parseArgs({
 });
 const sizes = values.quick ? [2000, 6000] : values.subscribers!.split(',').map(Number);
 
-const fakes = await startRunFakes(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const results: Array<{ subscribers: number; seconds: number; pushesPerSecond: number; idleRssMb: number; peakRssMb: number; cpuUsPerPush: number; seedSeconds: number }> = [];
 try {
   for (const size of sizes) {

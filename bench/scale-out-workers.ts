@@ -11,7 +11,7 @@ import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { deliverNotification } from './harness/deliver-notification.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
-import { startRunFakes } from './harness/fakes-process.ts';
+import { startFakes } from './harness/fakes-process.ts';
 import { postgresCpuSeconds, processCpuSeconds } from './harness/process-usage.ts';
 import { startWorkerProcess, type WorkerProcess } from './harness/worker-process.ts';
 
@@ -28,7 +28,7 @@ const { values } = parseArgs({
 const size = values.quick ? 2000 : Number(values.subscribers);
 const counts = values.quick ? [1, 2] : values.workers!.split(',').map(Number);
 
-const fakes = await startRunFakes(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
 const runs: Array<Record<string, unknown>> = [];
 try {

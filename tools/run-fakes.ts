@@ -47,6 +47,9 @@ const { values: flags } = parseArgs({
     latency: { type: 'string', default: process.env.CLARION_FAKE_LATENCY ?? '0' },
     // Keep no request records (the fakes' memory stays flat over millions of pushes); counts go to stderr on exit.
     forget: { type: 'boolean', default: false },
+    // For the benchmarks (bench/harness/fakes-process.ts): after the exports, `PUSH <notification id> <epoch ms>` on
+    // stdout the first time any device receives a notification, and `COUNT <pushes so far>` every second.
+    'report-pushes': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -54,7 +57,7 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   process.stdout.write(
     'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
-      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget]\n' +
+      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget] [--report-pushes]\n' +
       'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
       '     CLARION_FAKES_DIR, CLARION_FAKE_LATENCY\n',
   );
@@ -111,6 +114,7 @@ const env: Record<string, string> = {
 const exports = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
 writeFileSync(join(dir, 'env.sh'), `${exports.join('\n')}\n`);
 process.stdout.write(`${exports.join('\n')}\n`);
+if (flags['report-pushes']) reportPushes();
 process.stderr.write(
   `fake APNs on ${apns.url}, fake FCM on ${fcm.url} (project ${account.json.project_id}), fake Web Push on ${webPush.url} (POST /subscriptions); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`,
 );
@@ -133,6 +137,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       () => process.exit(1),
     );
   });
+}
+
+/** The --report-pushes lines; a notification is known by its APNs collapse id or its FCM Android tag. */
+function reportPushes(): void {
+  let pushes = 0;
+  const seen = new Set<string>();
+  const firstPush = (notificationId: string | null | undefined) => {
+    pushes += 1;
+    if (!notificationId || seen.has(notificationId)) return;
+    seen.add(notificationId);
+    process.stdout.write(`PUSH ${notificationId} ${Date.now()}\n`);
+  };
+  apns.onRequest((request) => firstPush(request.collapseId));
+  fcm.onRequest((request) => firstPush((request.message as { android?: { notification?: { tag?: string } } } | null)?.android?.notification?.tag));
+  setInterval(() => process.stdout.write(`COUNT ${pushes}\n`), 1000).unref();
 }
 
 function loadApnsKey(): ApnsSigningKey | null {
