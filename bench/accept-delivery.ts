@@ -23,7 +23,7 @@ const rate = Number(values.rate ?? (values.quick ? 100 : 500));
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 
 const database = await createBenchDatabase(values.postgres);
-const fakes = await startFakes(database.dataDir);
+const fakes = await startFakes({ reportPushes: true });
 const figures: BenchFigures = {};
 try {
   const account = await seedAccount(database.store);

@@ -19,7 +19,7 @@ import { JobQueue } from '../src/queue/job-queue.ts';
 import { createBenchDatabase, seedAccount, seedChannel, type BenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
-import { postgresCpuSeconds } from './harness/process-cpu.ts';
+import { postgresCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } } });

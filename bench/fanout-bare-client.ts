@@ -1,6 +1,6 @@
 // The yardstick of goal 2 (issue 11): a bare node:http2 client sending the same pushes Clarion sends for one
 // notification to the same fakes — APNs alert requests with the same headers and body, FCM v1 messages with the same
-// fields, to the same tokens (fanout-harness.ts benchDevice) — with one signed JWT and one OAuth token, no database and
+// fields, to the same tokens (bench/harness/fanout-channel.ts benchDevice) — with one signed JWT and one OAuth token, no database and
 // no bookkeeping. Its CPU per push is the floor Clarion's is compared with (bench/fanout-cpu.ts).
 //
 //   node --import tsx bench/fanout-bare-client.ts [--count 20000] [--latency 20-50] [--quick]
@@ -16,14 +16,15 @@ import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import { benchDevice, startFakesProcess } from './fanout-harness.ts';
+import { benchDevice } from './harness/fanout-channel.ts';
+import { startFakes } from './harness/fakes-process.ts';
 import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, latency: { type: 'string', default: '20-50' }, quick: { type: 'boolean', default: false } } });
 if (!process.env.CLARION_APNS_URL) {
   // Run alone: start the fakes in their own process and run again with their environment (their CA must be trusted
   // from the start of the process).
-  const fakes = await startFakesProcess(values.latency!);
+  const fakes = await startFakes({ latency: values.latency! });
   const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...fakes.env } });
   await fakes.stop();
   process.exit(rerun.status ?? 1);

@@ -4,26 +4,29 @@
 // driver count. The database is SQLite in the worker's process (its CPU counts as Clarion's), or PostgreSQL (--postgres,
 // whose server CPU is reported apart).
 //
-//   node --import tsx bench/fanout-cpu.ts [--subscribers 50000] [--runs 3] [--latency 20-50] [--concurrency 2] [--postgres URL] [--quick]
+// Issue 12: `--platforms ios,android,web` spreads the channel in thirds over the platforms listed (subscriber n on
+// platforms[n % count]); the web subscriptions are made at the fake Web Push service, which decrypts each push in its
+// own process. The bare client has no web equivalent, so it runs (and the ratio is given) only for the default
+// `ios,android` mix; otherwise the figures are Clarion's alone, per push of that mix.
+//
+//   node --import tsx bench/fanout-cpu.ts [--subscribers 50000] [--runs 3] [--latency 20-50] [--concurrency 2] [--platforms ios,android]
+//                                         [--postgres URL] [--quick]
 //
 // Ends with BENCH_RESULT {"pushesPerSecond", "clarionCpuUsPerPush", "bareCpuUsPerPush", "ratio", "dbCpuUsPerPush", "peakRssMb", …}.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  createBenchDatabase,
-  deliverNotification,
-  median,
-  postgresServerCpuMs,
-  processCpuMs,
-  processPeakRssMb,
-  repoRoot,
-  round,
-  seedChannel,
-  startFakesProcess,
-  startWorkerProcess,
-} from './fanout-harness.ts';
-import { printBenchResult } from './harness/bench-result.ts';
+import { generateVapidKeyPair } from '../src/delivery/web-push/vapid-keys.ts';
+import { platforms as knownPlatforms, type Platform } from '../src/domain/device-token.ts';
+import { createBenchDatabase } from './harness/bench-database.ts';
+import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
+import { deliverNotification } from './harness/deliver-notification.ts';
+import { seedFanoutChannel } from './harness/fanout-channel.ts';
+import { startFakes } from './harness/fakes-process.ts';
+import { postgresCpuSeconds, processCpuSeconds, processPeakRssMb } from './harness/process-usage.ts';
+import { repoRoot } from './harness/repo-root.ts';
+import { createWebSubscriptions } from './harness/web-subscriptions.ts';
+import { startWorkerProcess } from './harness/worker-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     latency: { type: 'string', default: '20-50' },
     concurrency: { type: 'string' },
+    platforms: { type: 'string', default: 'ios,android' },
     postgres: { type: 'string' },
     'cpu-prof': { type: 'string' },
     quick: { type: 'boolean', default: false },
@@ -38,16 +42,30 @@ const { values } = parseArgs({
 });
 const size = values.quick ? 2000 : Number(values.subscribers);
 const runs = values.quick ? 1 : Number(values.runs);
+const platforms = values.platforms!.split(',').map((name) => name.trim()) as Platform[];
+for (const name of platforms) if (!knownPlatforms.includes(name)) throw new Error(`--platforms: unknown platform ${name}`);
+/** The bare client sends benchDevice's iOS and Android pushes: comparable only to a channel of exactly those. */
+const withBareClient = platforms.join(',') === 'ios,android';
+const warmUpSize = Math.min(size, 4000);
 
-const fakes = await startFakesProcess(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
-const channel = await seedChannel(bench.store, size);
-const workerEnv = { ...fakes.env, ...bench.env, ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}) };
+// Web subscribers are bound to the VAPID public key they were made with, so the workers get a pair fixed up front.
+const vapid = platforms.includes('web') ? generateVapidKeyPair() : null;
+const webSubscriptions = vapid ? await createWebSubscriptions(fakes.env, vapid.publicKey, webCount(size)) : [];
+const channel = await seedFanoutChannel(bench.store, size, { platforms, webSubscriptions });
+const workerEnv = {
+  ...fakes.env,
+  ...bench.env,
+  ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}),
+  ...(vapid ? { CLARION_VAPID_PUBLIC_KEY: vapid.publicKey, CLARION_VAPID_PRIVATE_KEY: vapid.privateKey, CLARION_VAPID_SUBJECT: 'mailto:bench@example.com' } : {}),
+};
 const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
 const worker = await startWorkerProcess(workerEnv, profile);
 // One uncounted delivery first: JIT compilation, the TLS connections, the APNs JWT and the FCM OAuth exchange are a
-// long-lived worker's start-up, not the cost of a push (the bare client does not count its set-up either).
-const warmUp = await seedChannel(bench.store, Math.min(size, 4000));
+// long-lived worker's start-up, not the cost of a push (the bare client does not count its set-up either). Its web
+// subscribers reuse the first subscriptions (another channel, another account).
+const warmUp = await seedFanoutChannel(bench.store, warmUpSize, { platforms, webSubscriptions });
 await deliverNotification(bench, warmUp);
 
 let peakRssMb = Number.NaN;
@@ -55,18 +73,19 @@ const clarion: Array<{ cpuUsPerPush: number; pushesPerSecond: number; dbCpuUsPer
 const bare: Array<{ cpuUsPerPush: number; pushesPerSecond: number }> = [];
 try {
   for (let run = 1; run <= runs; run += 1) {
-    const cpuBefore = processCpuMs(worker.pid);
-    const dbBefore = values.postgres ? postgresServerCpuMs() : null;
+    const cpuBefore = 1000 * processCpuSeconds(worker.pid);
+    const dbBefore = values.postgres ? 1000 * postgresCpuSeconds() : null;
     const delivery = await deliverNotification(bench, channel);
-    const cpuMs = processCpuMs(worker.pid) - cpuBefore;
-    const dbMs = dbBefore === null ? null : postgresServerCpuMs() - dbBefore;
+    const cpuMs = 1000 * processCpuSeconds(worker.pid) - cpuBefore;
+    const dbMs = dbBefore === null ? null : 1000 * postgresCpuSeconds() - dbBefore;
     if (delivery.delivered !== size) throw new Error(`run ${run}: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
     clarion.push({ cpuUsPerPush: (cpuMs * 1000) / size, pushesPerSecond: size / delivery.seconds, dbCpuUsPerPush: dbMs === null ? null : (dbMs * 1000) / size });
-    const bareResult = await runBareClient();
-    bare.push({ cpuUsPerPush: bareResult.cpuUsPerPush, pushesPerSecond: bareResult.pushes / bareResult.seconds });
+    const bareResult = withBareClient ? await runBareClient() : null;
+    if (bareResult) bare.push({ cpuUsPerPush: bareResult.cpuUsPerPush, pushesPerSecond: bareResult.pushes / bareResult.seconds });
     process.stderr.write(
-      `run ${run}: Clarion ${round(clarion.at(-1)!.cpuUsPerPush)} µs/push, ${Math.round(clarion.at(-1)!.pushesPerSecond)} pushes/s` +
-        `${dbMs === null ? '' : `, PostgreSQL ${round((dbMs * 1000) / size)} µs/push`}; bare ${bareResult.cpuUsPerPush} µs/push, ${Math.round(bare.at(-1)!.pushesPerSecond)} pushes/s\n`,
+      `run ${run} (${platforms.join(',')}): Clarion ${roundTo(clarion.at(-1)!.cpuUsPerPush)} µs/push, ${Math.round(clarion.at(-1)!.pushesPerSecond)} pushes/s` +
+        `${dbMs === null ? '' : `, PostgreSQL ${roundTo((dbMs * 1000) / size)} µs/push`}` +
+        `${bareResult ? `; bare ${bareResult.cpuUsPerPush} µs/push, ${Math.round(bare.at(-1)!.pushesPerSecond)} pushes/s` : ''}\n`,
     );
   }
 } finally {
@@ -77,23 +96,28 @@ try {
 }
 
 const clarionCpu = median(clarion.map((run) => run.cpuUsPerPush));
-const bareCpu = median(bare.map((run) => run.cpuUsPerPush));
+const bareCpu = withBareClient ? median(bare.map((run) => run.cpuUsPerPush)) : Number.NaN;
 const dbRuns = clarion.flatMap((run) => (run.dbCpuUsPerPush === null ? [] : [run.dbCpuUsPerPush]));
 printBenchResult({
   dialect: values.postgres ? 'postgres' : 'sqlite',
   subscribers: size,
+  platforms: platforms.join(','),
   runs,
   latencyMs: values.latency,
   pushesPerSecond: Math.round(median(clarion.map((run) => run.pushesPerSecond))),
   pushesPerSecondRange: [Math.round(Math.min(...clarion.map((run) => run.pushesPerSecond))), Math.round(Math.max(...clarion.map((run) => run.pushesPerSecond)))],
-  clarionCpuUsPerPush: round(clarionCpu),
-  clarionCpuUsPerPushRange: [round(Math.min(...clarion.map((run) => run.cpuUsPerPush))), round(Math.max(...clarion.map((run) => run.cpuUsPerPush)))],
-  bareCpuUsPerPush: round(bareCpu),
-  bareCpuUsPerPushRange: [round(Math.min(...bare.map((run) => run.cpuUsPerPush))), round(Math.max(...bare.map((run) => run.cpuUsPerPush)))],
-  barePushesPerSecond: Math.round(median(bare.map((run) => run.pushesPerSecond))),
-  ratio: round(clarionCpu / bareCpu, 2),
-  ...(dbRuns.length > 0 ? { dbCpuUsPerPush: round(median(dbRuns)) } : {}),
-  peakRssMb: round(peakRssMb),
+  clarionCpuUsPerPush: roundTo(clarionCpu),
+  clarionCpuUsPerPushRange: [roundTo(Math.min(...clarion.map((run) => run.cpuUsPerPush))), roundTo(Math.max(...clarion.map((run) => run.cpuUsPerPush)))],
+  ...(withBareClient
+    ? {
+        bareCpuUsPerPush: roundTo(bareCpu),
+        bareCpuUsPerPushRange: [roundTo(Math.min(...bare.map((run) => run.cpuUsPerPush))), roundTo(Math.max(...bare.map((run) => run.cpuUsPerPush)))],
+        barePushesPerSecond: Math.round(median(bare.map((run) => run.pushesPerSecond))),
+        ratio: roundTo(clarionCpu / bareCpu, 2),
+      }
+    : {}),
+  ...(dbRuns.length > 0 ? { dbCpuUsPerPush: roundTo(median(dbRuns)) } : {}),
+  peakRssMb: roundTo(peakRssMb),
 });
 
 function runBareClient(): Promise<{ pushes: number; seconds: number; cpuUsPerPush: number }> {
@@ -111,4 +135,11 @@ function runBareClient(): Promise<{ pushes: number; seconds: number; cpuUsPerPus
       resolve(JSON.parse(line[1]!));
     });
   });
+}
+
+/** How many of subscribers 0 … size − 1 are on the web (seedFanoutChannel's spread). */
+function webCount(channelSize: number): number {
+  let count = 0;
+  for (let n = 0; n < channelSize; n += 1) if (platforms[n % platforms.length] === 'web') count += 1;
+  return count;
 }

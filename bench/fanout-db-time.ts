@@ -21,8 +21,11 @@ import { systemClock } from '../src/domain/clock.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { startDeliveryWorker } from '../src/worker.ts';
 import { ensureFakeTls } from '../tools/fakes/index.ts';
-import { createBenchDatabase, deliverNotification, round, seedChannel, startFakesProcess } from './fanout-harness.ts';
-import { printBenchResult } from './harness/bench-result.ts';
+import { createBenchDatabase } from './harness/bench-database.ts';
+import { printBenchResult, roundTo } from './harness/bench-result.ts';
+import { deliverNotification } from './harness/deliver-notification.ts';
+import { seedFanoutChannel } from './harness/fanout-channel.ts';
+import { startFakes } from './harness/fakes-process.ts';
 
 // The provider clients run in this process, so it must trust the fakes' CA from its start: re-run with it.
 const caPath = ensureFakeTls().caCertPath;
@@ -118,10 +121,10 @@ const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<strin
   }
 }
 
-const fakes = await startFakesProcess(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
-const channel = await seedChannel(bench.store, size);
-const warmUp = await seedChannel(bench.store, Math.min(size, 4000));
+const channel = await seedFanoutChannel(bench.store, size);
+const warmUp = await seedFanoutChannel(bench.store, Math.min(size, 4000));
 const timer = new StatementTimer();
 const timedStore = { ...bench.store, db: bench.store.db.withPlugin(timer) };
 const config = {
@@ -161,9 +164,9 @@ try {
     dialect: bench.store.dialect,
     subscribers: size,
     delivered: delivery.delivered,
-    statementUsPerPush: round((totalMs * 1000) / size, 2),
-    ...(bench.store.dialect === 'sqlite' ? { sqliteExecutionUsPerPush: round((sqliteExecution.ms * 1000) / size, 2) } : {}),
-    statementsPerPush: round(statements / size, 4),
+    statementUsPerPush: roundTo((totalMs * 1000) / size, 2),
+    ...(bench.store.dialect === 'sqlite' ? { sqliteExecutionUsPerPush: roundTo((sqliteExecution.ms * 1000) / size, 2) } : {}),
+    statementsPerPush: roundTo(statements / size, 4),
     statements: Object.fromEntries(kinds.map(([kind, entry]) => [kind, entry.count])),
   };
 } finally {

@@ -7,18 +7,13 @@
 //
 // Ends with BENCH_RESULT {"sizes": [{subscribers, seconds, pushesPerSecond, idleRssMb, peakRssMb, cpuUsPerPush}], "peakRssMb", "secondsPer100k"}.
 import { parseArgs } from 'node:util';
-import {
-  createBenchDatabase,
-  deliverNotification,
-  processCpuMs,
-  processPeakRssMb,
-  processRssMb,
-  round,
-  seedChannel,
-  startFakesProcess,
-  startWorkerProcess,
-} from './fanout-harness.ts';
-import { printBenchResult } from './harness/bench-result.ts';
+import { createBenchDatabase } from './harness/bench-database.ts';
+import { printBenchResult, roundTo } from './harness/bench-result.ts';
+import { deliverNotification } from './harness/deliver-notification.ts';
+import { seedFanoutChannel } from './harness/fanout-channel.ts';
+import { startFakes } from './harness/fakes-process.ts';
+import { processCpuSeconds, processPeakRssMb, processRssMb } from './harness/process-usage.ts';
+import { startWorkerProcess } from './harness/worker-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,30 +26,30 @@ const { values } = parseArgs({
 });
 const sizes = values.quick ? [2000, 6000] : values.subscribers!.split(',').map(Number);
 
-const fakes = await startFakesProcess(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const results: Array<{ subscribers: number; seconds: number; pushesPerSecond: number; idleRssMb: number; peakRssMb: number; cpuUsPerPush: number; seedSeconds: number }> = [];
 try {
   for (const size of sizes) {
     const bench = await createBenchDatabase(values.postgres);
     try {
       const seedStarted = performance.now();
-      const channel = await seedChannel(bench.store, size);
+      const channel = await seedFanoutChannel(bench.store, size);
       const seedSeconds = (performance.now() - seedStarted) / 1000;
       const worker = await startWorkerProcess({ ...fakes.env, ...bench.env, ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}) });
       try {
         const idleRssMb = processRssMb(worker.pid);
-        const cpuBefore = processCpuMs(worker.pid);
+        const cpuBefore = 1000 * processCpuSeconds(worker.pid);
         const delivery = await deliverNotification(bench, channel);
-        const cpuMs = processCpuMs(worker.pid) - cpuBefore;
+        const cpuMs = 1000 * processCpuSeconds(worker.pid) - cpuBefore;
         if (delivery.delivered !== size) throw new Error(`${size}: ${delivery.delivered} delivered, ${delivery.failed} failed`);
         const result = {
           subscribers: size,
-          seconds: round(delivery.seconds, 2),
+          seconds: roundTo(delivery.seconds, 2),
           pushesPerSecond: Math.round(size / delivery.seconds),
-          idleRssMb: round(idleRssMb),
-          peakRssMb: round(processPeakRssMb(worker.pid)),
-          cpuUsPerPush: round((cpuMs * 1000) / size),
-          seedSeconds: round(seedSeconds, 1),
+          idleRssMb: roundTo(idleRssMb),
+          peakRssMb: roundTo(processPeakRssMb(worker.pid)),
+          cpuUsPerPush: roundTo((cpuMs * 1000) / size),
+          seedSeconds: roundTo(seedSeconds, 1),
         };
         results.push(result);
         process.stderr.write(`${JSON.stringify(result)}\n`);
@@ -74,5 +69,5 @@ printBenchResult({
   latencyMs: values.latency,
   sizes: results,
   peakRssMb: Math.max(...results.map((result) => result.peakRssMb)),
-  secondsPer100k: results.map((result) => round((result.seconds * 100_000) / result.subscribers, 2)),
+  secondsPer100k: results.map((result) => roundTo((result.seconds * 100_000) / result.subscribers, 2)),
 });

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAccount } from '../src/store/accounts-store.ts';
 import { createChannel } from '../src/store/channels-store.ts';
-import { benchDevice, createBenchDatabase, repoRoot } from './fanout-harness.ts';
+import { createBenchDatabase } from './harness/bench-database.ts';
+import { benchDevice } from './harness/fanout-channel.ts';
+import { repoRoot } from './harness/repo-root.ts';
 import { printBenchResult } from './harness/bench-result.ts';
 
 const { values } = parseArgs({

@@ -7,18 +7,13 @@
 //
 // Ends with BENCH_RESULT {"runs": [{workers, pushesPerSecond, clarionCpuUsPerPush, perProcessCpuShare, postgresCpuUsPerPush, fakesCpuUsPerPush}]}.
 import { parseArgs } from 'node:util';
-import {
-  createBenchDatabase,
-  deliverNotification,
-  postgresServerCpuMs,
-  processCpuMs,
-  round,
-  seedChannel,
-  startFakesProcess,
-  startWorkerProcess,
-  type WorkerProcess,
-} from './fanout-harness.ts';
-import { printBenchResult } from './harness/bench-result.ts';
+import { createBenchDatabase } from './harness/bench-database.ts';
+import { printBenchResult, roundTo } from './harness/bench-result.ts';
+import { deliverNotification } from './harness/deliver-notification.ts';
+import { seedFanoutChannel } from './harness/fanout-channel.ts';
+import { startFakes } from './harness/fakes-process.ts';
+import { postgresCpuSeconds, processCpuSeconds } from './harness/process-usage.ts';
+import { startWorkerProcess, type WorkerProcess } from './harness/worker-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,36 +28,36 @@ const { values } = parseArgs({
 const size = values.quick ? 2000 : Number(values.subscribers);
 const counts = values.quick ? [1, 2] : values.workers!.split(',').map(Number);
 
-const fakes = await startFakesProcess(values.latency!);
+const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
 const runs: Array<Record<string, unknown>> = [];
 try {
-  const channel = await seedChannel(bench.store, size);
-  const warmUp = await seedChannel(bench.store, Math.min(size, 4000));
+  const channel = await seedFanoutChannel(bench.store, size);
+  const warmUp = await seedFanoutChannel(bench.store, Math.min(size, 4000));
   for (const count of counts) {
     const env = { ...fakes.env, ...bench.env, ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}) };
     const workers: WorkerProcess[] = await Promise.all(Array.from({ length: count }, () => startWorkerProcess(env)));
     try {
       // Every process opens its provider connections and signs its tokens on its first batch: not part of the figure.
       await deliverNotification(bench, warmUp);
-      const before = workers.map((worker) => processCpuMs(worker.pid));
-      const postgresBefore = postgresServerCpuMs();
-      const fakesBefore = processCpuMs(fakes.pid);
+      const before = workers.map((worker) => 1000 * processCpuSeconds(worker.pid));
+      const postgresBefore = 1000 * postgresCpuSeconds();
+      const fakesBefore = 1000 * processCpuSeconds(fakes.pid);
       const delivery = await deliverNotification(bench, channel);
-      const spent = workers.map((worker, index) => processCpuMs(worker.pid) - before[index]!);
-      const postgresMs = postgresServerCpuMs() - postgresBefore;
-      const fakesMs = processCpuMs(fakes.pid) - fakesBefore;
+      const spent = workers.map((worker, index) => 1000 * processCpuSeconds(worker.pid) - before[index]!);
+      const postgresMs = 1000 * postgresCpuSeconds() - postgresBefore;
+      const fakesMs = 1000 * processCpuSeconds(fakes.pid) - fakesBefore;
       if (delivery.delivered !== size) throw new Error(`${count} workers: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
       const clarionMs = spent.reduce((sum, ms) => sum + ms, 0);
       const run = {
         workers: count,
-        seconds: round(delivery.seconds, 2),
+        seconds: roundTo(delivery.seconds, 2),
         pushesPerSecond: Math.round(size / delivery.seconds),
-        clarionCpuUsPerPush: round((clarionMs * 1000) / size),
+        clarionCpuUsPerPush: roundTo((clarionMs * 1000) / size),
         // Each process's share of the pushes' CPU: even shares mean the queue spreads the batches evenly.
-        perProcessCpuShare: spent.map((ms) => round(ms / clarionMs, 2)),
-        postgresCpuUsPerPush: round((postgresMs * 1000) / size),
-        fakesCpuUsPerPush: round((fakesMs * 1000) / size),
+        perProcessCpuShare: spent.map((ms) => roundTo(ms / clarionMs, 2)),
+        postgresCpuUsPerPush: roundTo((postgresMs * 1000) / size),
+        fakesCpuUsPerPush: roundTo((fakesMs * 1000) / size),
       };
       runs.push(run);
       process.stderr.write(`${JSON.stringify(run)}\n`);

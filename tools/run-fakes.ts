@@ -47,6 +47,9 @@ const { values: flags } = parseArgs({
     latency: { type: 'string', default: process.env.CLARION_FAKE_LATENCY ?? '0' },
     // Keep no request records (the fakes' memory stays flat over millions of pushes); counts go to stderr on exit.
     forget: { type: 'boolean', default: false },
+    // For the benchmarks (bench/harness/fakes-process.ts): after the exports, `PUSH <notification id> <epoch ms>` on
+    // stdout the first time any device receives a notification, and `COUNT <pushes so far>` every second.
+    'report-pushes': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -54,7 +57,7 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   process.stdout.write(
     'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
-      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget]\n' +
+      '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget] [--report-pushes]\n' +
       'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
       '     CLARION_FAKES_DIR, CLARION_FAKE_LATENCY\n',
   );
@@ -80,10 +83,12 @@ if (latency) {
   const [min, max] = latency;
   apns.setLatency(() => min + Math.random() * (max - min));
   fcm.setLatency((request) => (request.endpoint === 'send' ? min + Math.random() * (max - min) : 0));
+  webPush.setLatency(() => min + Math.random() * (max - min));
 }
-const answered = { apns: 0, fcm: 0 };
+const answered = { apns: 0, fcm: 0, webPush: 0 };
 apns.onRequest(() => (answered.apns += 1));
 fcm.onRequest(() => (answered.fcm += 1));
+webPush.onMessage(() => (answered.webPush += 1));
 // token_uri must name this run's port, so the service account file is rewritten on each start (same key).
 const existing = loadServiceAccount();
 const account: FcmServiceAccount = existing
@@ -102,11 +107,14 @@ const env: Record<string, string> = {
   CLARION_FCM_SERVICE_ACCOUNT_FILE: serviceAccountPath,
   // The fake Web Push service is on loopback, which the SSRF guard refuses otherwise.
   CLARION_ALLOW_PRIVATE_ADDRESSES: 'true',
+  // Not Clarion's: where a script makes web subscriptions (POST <url>/subscriptions), e.g. bench/fanout-cpu.ts.
+  CLARION_FAKE_WEB_PUSH_URL: webPush.url,
   NODE_EXTRA_CA_CERTS: tls.caCertPath,
 };
 const exports = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
 writeFileSync(join(dir, 'env.sh'), `${exports.join('\n')}\n`);
 process.stdout.write(`${exports.join('\n')}\n`);
+if (flags['report-pushes']) reportPushes();
 process.stderr.write(
   `fake APNs on ${apns.url}, fake FCM on ${fcm.url} (project ${account.json.project_id}), fake Web Push on ${webPush.url} (POST /subscriptions); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`,
 );
@@ -123,12 +131,27 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`fakes answered ${answered.apns} APNs and ${answered.fcm} FCM pushes\n`);
+    process.stderr.write(`fakes answered ${answered.apns} APNs, ${answered.fcm} FCM and ${answered.webPush} Web Push pushes\n`);
     Promise.all([apns.close(), fcm.close(), webPush.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   });
+}
+
+/** The --report-pushes lines; a notification is known by its APNs collapse id or its FCM Android tag. */
+function reportPushes(): void {
+  let pushes = 0;
+  const seen = new Set<string>();
+  const firstPush = (notificationId: string | null | undefined) => {
+    pushes += 1;
+    if (!notificationId || seen.has(notificationId)) return;
+    seen.add(notificationId);
+    process.stdout.write(`PUSH ${notificationId} ${Date.now()}\n`);
+  };
+  apns.onRequest((request) => firstPush(request.collapseId));
+  fcm.onRequest((request) => firstPush((request.message as { android?: { notification?: { tag?: string } } } | null)?.android?.notification?.tag));
+  setInterval(() => process.stdout.write(`COUNT ${pushes}\n`), 1000).unref();
 }
 
 function loadApnsKey(): ApnsSigningKey | null {

@@ -16,3 +16,15 @@ export function printBenchResult(figures: BenchFigures): void {
 export function round(value: number): number {
   return Number(value.toPrecision(3));
 }
+
+/** Rounds to `digits` decimal places (seconds, µs per push): for figures whose scale is known. */
+export function roundTo(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

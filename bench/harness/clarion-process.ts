@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processCpuSeconds } from './process-cpu.ts';
+import { processCpuSeconds } from './process-usage.ts';
 
 // BENCH_CLARION_BIN runs another checkout's `clarion` (e.g. the commit before a change) against the same load.
 const clarionBin = process.env.BENCH_CLARION_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '../../bin/clarion.js');

@@ -1,45 +1,60 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { dirname, join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-
-const childScript = join(dirname(fileURLToPath(import.meta.url)), 'fakes-child.ts');
+import { repoRoot } from './repo-root.ts';
+import { stopChild } from './worker-process.ts';
 
 export interface FakesProcess {
-  /** CLARION_APNS_* / CLARION_FCM_* and NODE_EXTRA_CA_CERTS for `clarion serve`. */
+  /** CLARION_APNS_*, CLARION_FCM_*, CLARION_FAKE_WEB_PUSH_URL, NODE_EXTRA_CA_CERTS for `clarion serve` (or the bare client). */
   env: Record<string, string>;
-  /** Epoch ms at which some device first received each notification (by id). */
+  pid: number;
+  /** With `reportPushes`: epoch ms at which some device first received each notification (by id). */
   firstPushAt: Map<string, number>;
-  /** Pushes received so far (reported once a second). */
+  /** With `reportPushes`: pushes received so far (reported once a second). */
   pushCount(): number;
-  /** Resolves once at least `count` pushes were received. */
+  /** With `reportPushes`: resolves true once at least `count` pushes were received, false after `timeoutMs`. */
   waitForPushes(count: number, timeoutMs: number): Promise<boolean>;
   stop(): Promise<void>;
 }
 
-/** Starts fake APNs and FCM in their own process (bench/harness/fakes-child.ts); credentials go into `dir`. */
-export async function startFakes(dir: string): Promise<FakesProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', childScript, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * tools/run-fakes.ts (fake APNs, FCM and Web Push) in a process of its own, so its work never counts as Clarion's: on
+ * free ports, keeping no request records, every answer `latency` ("20-50", ms) later, credentials in a temporary
+ * directory. `reportPushes` makes it report the pushes it receives (what the accept benchmarks time).
+ */
+export async function startFakes(options: { latency?: string; reportPushes?: boolean } = {}): Promise<FakesProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'clarion-bench-fakes-'));
+  const args = ['--apns-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet', '--forget', '--latency', options.latency ?? '0', '--apns-topic', 'com.example.bench'];
+  if (options.reportPushes) args.push('--report-pushes');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/run-fakes.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: repoRoot });
   const firstPushAt = new Map<string, number>();
   let pushes = 0;
   let countListeners: Array<() => void> = [];
+  const exports: Record<string, string> = {};
   let resolveEnv: (env: Record<string, string>) => void = () => {};
   const ready = new Promise<Record<string, string>>((resolve) => (resolveEnv = resolve));
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    const exported = /^export (\w+)=(.*)$/.exec(line);
+    if (exported) {
+      exports[exported[1]!] = exported[2]!.replace(/^'(.*)'$/, '$1');
+      // run-fakes prints NODE_EXTRA_CA_CERTS last.
+      if (exported[1] === 'NODE_EXTRA_CA_CERTS') resolveEnv(exports);
+      return;
+    }
     const [word, first, second] = line.split(' ');
     if (word === 'PUSH') firstPushAt.set(first!, Number(second));
     else if (word === 'COUNT') {
       pushes = Number(first);
       for (const listener of countListeners) listener();
-    } else if (word === 'FAKES') resolveEnv(JSON.parse(line.slice('FAKES '.length)) as Record<string, string>);
+    }
   });
-  const exited = once(child, 'exit').then(() => {
-    throw new Error('the fakes process exited before it was ready');
-  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the fakes exited (${code}) before starting`))));
   const env = await Promise.race([ready, exited]);
   return {
     env,
+    pid: child.pid!,
     firstPushAt,
     pushCount: () => pushes,
     waitForPushes(count, timeoutMs) {
@@ -58,10 +73,6 @@ export async function startFakes(dir: string): Promise<FakesProcess> {
         check();
       });
     },
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
+    stop: () => stopChild(child).then(() => rmSync(dir, { recursive: true, force: true })),
   };
 }

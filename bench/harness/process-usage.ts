@@ -1,3 +1,5 @@
+// What a benchmark reads of a process from outside it, on Linux (/proc): CPU time used so far and resident memory, so
+// Clarion's cost is measured alone (neither the fakes nor the driver count).
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's utime and stime: 100 on every Linux the project runs on (USER_HZ). */
@@ -29,4 +31,19 @@ export function postgresCpuSeconds(): number {
     }
   }
   return total;
+}
+
+/** Peak resident set size of a live process since it started (VmHWM), in MB. */
+export function processPeakRssMb(pid: number): number {
+  return statusMb(pid, 'VmHWM');
+}
+
+/** Resident set size of a live process now (VmRSS), in MB. */
+export function processRssMb(pid: number): number {
+  return statusMb(pid, 'VmRSS');
+}
+
+function statusMb(pid: number, field: string): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
