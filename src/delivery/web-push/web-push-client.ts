@@ -70,6 +70,19 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   });
   const signer = createVapidSigner(options.keys, options.clock);
   const lanes = new OriginLanes(CONNECTIONS_PER_ORIGIN, UNRESPONSIVE_PAUSE_MS, options.clock);
+  /**
+   * The clear text serialised once per content object, as the APNs and FCM clients do (once per send job, whose
+   * pushes share it); only the encryption, which is per browser by design (RFC 8291), runs per push.
+   */
+  const clearTexts = new WeakMap<PushContent, Buffer>();
+  const clearTextOf = (content: PushContent): Buffer => {
+    let clear = clearTexts.get(content);
+    if (!clear) {
+      clear = serializeWebPushMessage(content);
+      clearTexts.set(content, clear);
+    }
+    return clear;
+  };
 
   async function post(endpoint: URL, headers: Record<string, string>, body: Buffer): Promise<DeliveryOutcome> {
     try {
@@ -97,7 +110,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
       const { endpoint, keys } = subscription;
       // IP-literal hosts never reach `lookup` (sockets connect to them directly), so they are judged here.
       if (!options.allowPrivate && refuseLiteralHost(hostOf(endpoint))) return { kind: 'rejected', reason: 'endpoint_refused' };
-      const clear = serializeWebPushMessage(content);
+      const clear = clearTextOf(content);
       // The API refuses larger content at accept (platform-payload-size.ts); this guards what reached the queue before.
       if (encryptedWebPushBytes(clear.length) > WEB_PUSH_MAX_BODY_BYTES) return { kind: 'rejected', reason: 'web-push:PayloadTooLarge' };
       return lanes.run(
