@@ -5,7 +5,7 @@ import { ApiKeyCache } from './api-key-cache.ts';
 import { touchSession } from '../store/sessions-store.ts';
 import { ApiError } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
-import { RateLimiter } from './rate-limiter.ts';
+import { RateLimiter, sweepWhileOpen } from './rate-limiter.ts';
 import { assertCsrf, hasSessionCookie, resolveSession } from './session-auth.ts';
 import { clearedSessionCookie, isHttps } from './session-cookie.ts';
 
@@ -32,11 +32,8 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
   const perCaller = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, clock);
   const perInstall = new RateLimiter(config.publishableRateLimitPerAddress, config.publishableRateLimitBurst, clock);
   const perPublishableKey = new RateLimiter(config.publishableRateLimit, config.publishableRateLimit * PUBLISHABLE_CEILING_BURST_SECONDS, clock);
-  const limiters = [perCaller, perInstall, perPublishableKey];
+  sweepWhileOpen(app, [perCaller, perInstall, perPublishableKey]);
   const keyCache = new ApiKeyCache(clock);
-  const sweep = setInterval(() => limiters.forEach((limiter) => limiter.sweep()), 60_000);
-  sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
 
   const takeRate = (limiter: RateLimiter, id: string, message?: string) => {
     const retryAfter = limiter.take(id);

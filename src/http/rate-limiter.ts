@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.ts';
+import type { ClarionApp } from './app-types.ts';
 
 /**
  * The most buckets one limiter keeps. A publishable key's buckets are per client address, and an app with millions of
@@ -54,4 +55,14 @@ export class RateLimiter {
   get size(): number {
     return this.buckets.size;
   }
+}
+
+/** How often idle buckets are dropped. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Sweeps `limiters` once a minute while `app` is open; the timer keeps no process alive and stops when the app closes. */
+export function sweepWhileOpen(app: ClarionApp, limiters: readonly RateLimiter[]): void {
+  const timer = setInterval(() => limiters.forEach((limiter) => limiter.sweep()), SWEEP_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }

@@ -6,7 +6,7 @@ import { findChannelByCode, type Channel } from '../../../store/channels-store.t
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
 import { PAGE_SECURITY_HEADERS } from '../../dashboard-static.ts';
-import { RateLimiter } from '../../rate-limiter.ts';
+import { RateLimiter, sweepWhileOpen } from '../../rate-limiter.ts';
 import { activeJoinKey } from '../channels/channel-join-key.ts';
 import { joinPageHtml, joinPageManifest, joinPageNotFoundHtml, joinPageTooManyHtml } from './join-page-html.ts';
 import { joinPagePath } from './join-page-url.ts';
@@ -33,9 +33,7 @@ interface JoinParams {
  */
 export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void {
   const views = new RateLimiter(JOIN_PAGE_VIEWS_PER_SECOND, JOIN_PAGE_VIEWS_BURST, deps.clock);
-  const sweep = setInterval(() => views.sweep(), 60_000);
-  sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
+  sweepWhileOpen(app, [views]);
   const limited = (request: FastifyRequest, reply: FastifyReply) => {
     const retryAfter = views.take(request.ip);
     if (retryAfter === 0) return false;
