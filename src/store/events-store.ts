@@ -15,16 +15,19 @@ export type EventType =
   | 'live_activity.updated'
   | 'live_activity.ended';
 
-export async function recordEvent(
-  db: Kysely<Database>,
-  input: { accountId: string; type: EventType; data: Record<string, unknown>; now: number },
-): Promise<string> {
-  const id = newId('event', input.now);
-  await db
-    .insertInto('events')
-    .values({ id, account_id: input.accountId, type: input.type, data: JSON.stringify(input.data), created_at: input.now })
-    .execute();
-  return id;
+type NewEvent = { accountId: string; type: EventType; data: Record<string, unknown>; now: number };
+
+export async function recordEvent(db: Kysely<Database>, input: NewEvent): Promise<string> {
+  const [id] = await recordEvents(db, [input]);
+  return id!;
+}
+
+/** Several events in one INSERT (a bulk import's `subscriber.created`s); returns their ids in order. */
+export async function recordEvents(db: Kysely<Database>, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({ id: newId('event', event.now), account_id: event.accountId, type: event.type, data: JSON.stringify(event.data), created_at: event.now }));
+  await db.insertInto('events').values(rows).execute();
+  return rows.map((row) => row.id);
 }
 
 export async function listEvents(db: Kysely<Database>, accountId: string): Promise<Array<{ id: string; type: string; data: unknown }>> {

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { toIso } from '../domain/clock.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Database, SubscribersTable } from './schema.ts';
-import { recordEvent } from './events-store.ts';
+import { recordEvent, recordEvents } from './events-store.ts';
 
 export type Subscriber = Selectable<SubscribersTable>;
 export type Platform = Subscriber['platform'];
@@ -227,19 +227,11 @@ export async function importSubscribers(
     const inserted = values.filter((value) => !existing.has(`${value.platform}:${value.token_hash}`)).length;
     created += inserted;
     reactivated += announced.length - inserted;
-    if (input.events && announced.length > 0) {
-      await trx
-        .insertInto('events')
-        .values(
-          announced.map((subscriber) => ({
-            id: newId('event', input.now),
-            account_id: input.accountId,
-            type: 'subscriber.created',
-            data: JSON.stringify(createdEventData(subscriber, input.channelCode, input.now)),
-            created_at: input.now,
-          })),
-        )
-        .execute();
+    if (input.events) {
+      await recordEvents(
+        trx,
+        announced.map((subscriber) => ({ accountId: input.accountId, type: 'subscriber.created', data: createdEventData(subscriber, input.channelCode, input.now), now: input.now })),
+      );
     }
   }
   return { created, reactivated, updated: input.rows.length - created - reactivated };
