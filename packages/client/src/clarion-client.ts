@@ -1,0 +1,98 @@
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from './api-types.ts';
+import { ClarionApiError } from './clarion-api-error.ts';
+import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.ts';
+import { newIdempotencyKey, retryingFetch, sleep } from './retrying-fetch.ts';
+
+type JsonBody<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never;
+type SuccessData<Operation, Status extends number> = Operation extends {
+  responses: { [S in Status]: { content: { 'application/json': { data: infer Data } } } };
+}
+  ? Data
+  : never;
+
+/** The body of POST /api/v1/notifications: `channelCode` and the content (title, body, url, data, sendAt, …). */
+export type SendNotificationRequest = JsonBody<paths['/api/v1/notifications']['post']>;
+/** A notification as the API shows it (id, status, stats, …). */
+export type Notification = SuccessData<paths['/api/v1/notifications']['post'], 201>;
+/** The body of POST /api/v1/live-activities: `channelCode`, `template`, `fields`, and optionally `alert`, `staleAt`, … */
+export type StartLiveActivityRequest = JsonBody<paths['/api/v1/live-activities']['post']>;
+export type UpdateLiveActivityRequest = JsonBody<paths['/api/v1/live-activities/{id}/update']['post']>;
+export type EndLiveActivityRequest = JsonBody<paths['/api/v1/live-activities/{id}/end']['post']>;
+/** A Live Activity as the API shows it. */
+export type LiveActivity = SuccessData<paths['/api/v1/live-activities']['post'], 201>;
+
+export interface ClarionClientOptions {
+  /** Where Clarion answers, e.g. https://push.example.com (the `/api/v1/…` paths are appended). */
+  baseUrl: string;
+  /** A secret key (clr_sk_…) for sends; a publishable one (clr_pk_…) only registers subscribers. */
+  apiKey: string;
+  /** Retries of 429/503 answers (retry-policy.ts); `{ maxRetries: 0 }` turns them off. */
+  retry?: Partial<RetryOptions>;
+  /** The fetch to send with (default: the global one). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** How to wait before a retry (default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Your own Idempotency-Key (1–255 visible ASCII characters), to make a send safe to repeat across restarts. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface ClarionClient {
+  /** Every operation of the API, typed from its OpenAPI document (openapi-fetch): `api.GET('/api/v1/usage')`. */
+  readonly api: Client<paths>;
+  /** Sends a notification to every subscriber of a channel (POST /api/v1/notifications). */
+  send(notification: SendNotificationRequest, options?: CallOptions): Promise<Notification>;
+  /** A notification with its delivery stats (GET /api/v1/notifications/{id}). */
+  getNotification(id: string, options?: CallOptions): Promise<Notification>;
+  startLiveActivity(activity: StartLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
+  updateLiveActivity(id: string, update: UpdateLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
+  endLiveActivity(id: string, end?: EndLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
+}
+
+/**
+ * The answer's `data`, or the ClarionApiError its envelope describes. openapi-fetch returns `{data}` for 2xx and
+ * `{error}` otherwise; callers of the shortcuts below get a value or an exception instead.
+ */
+export async function unwrap<Data>(call: Promise<{ data?: { data: Data }; error?: unknown; response: Response }>): Promise<Data> {
+  const { data, error, response } = await call;
+  if (!response.ok || data === undefined) throw ClarionApiError.fromResponse(response, error);
+  return data.data;
+}
+
+function callInit(options: CallOptions | undefined) {
+  return {
+    ...(options?.idempotencyKey ? { headers: { 'idempotency-key': options.idempotencyKey } } : {}),
+    ...(options?.signal ? { signal: options.signal } : {}),
+  };
+}
+
+/** A client for one Clarion instance and one API key. */
+export function createClarionClient(options: ClarionClientOptions): ClarionClient {
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    fetch: retryingFetch({
+      ...DEFAULT_RETRY_OPTIONS,
+      ...options.retry,
+      fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+      sleep: options.sleep ?? sleep,
+      now: Date.now,
+      newIdempotencyKey,
+    }),
+  });
+  return {
+    api,
+    send: (notification, call) => unwrap(api.POST('/api/v1/notifications', { body: notification, ...callInit(call) })),
+    getNotification: (id, call) => unwrap(api.GET('/api/v1/notifications/{id}', { params: { path: { id } }, ...callInit(call) })),
+    startLiveActivity: (activity, call) => unwrap(api.POST('/api/v1/live-activities', { body: activity, ...callInit(call) })),
+    updateLiveActivity: (id, update, call) =>
+      unwrap(api.POST('/api/v1/live-activities/{id}/update', { params: { path: { id } }, body: update, ...callInit(call) })),
+    endLiveActivity: (id, end = {}, call) =>
+      unwrap(api.POST('/api/v1/live-activities/{id}/end', { params: { path: { id } }, body: end, ...callInit(call) })),
+  };
+}
