@@ -26,7 +26,8 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
   if (value === null) return null;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
+  // An HTTP-date names its weekday and month ("Tue, 24 Nov 2026 12:00:30 GMT"); Date.parse alone would read "-3" as a year.
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(date)) return null;
   return Math.max(0, date - now);
 }
