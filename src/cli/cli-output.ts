@@ -4,11 +4,19 @@ export interface OutputOptions {
 }
 
 export class CliError extends Error {
+  /** The process's exit status (1 unless a command documents another). */
+  readonly exitCode: number;
+  /** More members of the --json error object (an API error's status and request id). */
+  readonly extra: Record<string, unknown>;
+
   constructor(
     message: string,
     readonly code = 'cli_error',
+    options: { exitCode?: number; extra?: Record<string, unknown> } = {},
   ) {
     super(message);
+    this.exitCode = options.exitCode ?? 1;
+    this.extra = options.extra ?? {};
   }
 }
 
@@ -20,6 +28,7 @@ export function printResult(options: OutputOptions, result: Record<string, unkno
 export function printError(json: boolean, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   const code = error instanceof CliError ? error.code : 'error';
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  const extra = error instanceof CliError ? error.extra : {};
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...extra } })}\n`);
   process.stderr.write(`clarion: ${message}\n`);
 }

@@ -5,12 +5,16 @@ import { addAccountsSetPlan } from './accounts-set-plan.ts';
 import { addAccountsSetSlug } from './accounts-set-slug.ts';
 import { addAccountsSetTimezone } from './accounts-set-timezone.ts';
 import { addChannelsCreate } from './channels-create.ts';
-import { printError } from './cli-output.ts';
+import { CliError, printError } from './cli-output.ts';
 import { addKeysCreate } from './keys-create.ts';
 import { addKeysList } from './keys-list.ts';
 import { addKeysRevoke } from './keys-revoke.ts';
 import { addKeysRotate } from './keys-rotate.ts';
+import { addLiveEnd } from './live-end.ts';
+import { addLiveStart } from './live-start.ts';
+import { addLiveUpdate } from './live-update.ts';
 import { addMigrate } from './migrate.ts';
+import { addSend } from './send.ts';
 import { addServe } from './serve.ts';
 import { addSubscribersImport } from './subscribers-import.ts';
 import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
@@ -36,6 +40,12 @@ addKeysRotate(keys);
 addKeysList(keys);
 const webPush = program.command('web-push').description('manage Web Push (VAPID keys)');
 addWebPushRotateKeys(webPush);
+// Over HTTP with an API key (CLARION_URL, CLARION_API_KEY), through the client package: no database access needed.
+addSend(program);
+const live = program.command('live').description('start, update and end Live Activities');
+addLiveStart(live);
+addLiveUpdate(live);
+addLiveEnd(live);
 
 try {
   await program.parseAsync(process.argv);
@@ -45,5 +55,5 @@ try {
     process.exit(error.exitCode);
   }
   printError(process.argv.includes('--json'), error);
-  process.exit(error instanceof ConfigError ? 78 : 1);
+  process.exit(error instanceof ConfigError ? 78 : error instanceof CliError ? error.exitCode : 1);
 }

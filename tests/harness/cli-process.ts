@@ -13,13 +13,31 @@ export interface CliResult {
 /** Runs `clarion …` as a separate process, the way an operator would. */
 export function runCli(args: string[], env: Record<string, string | undefined>): CliResult {
   const result = spawnSync(process.execPath, [CLARION_BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
-  let json: unknown = null;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json: lastJsonLine(result.stdout) };
+}
+
+/**
+ * runCli without blocking this process: for tests whose fakes or servers run in the test process and must keep
+ * answering while the command runs.
+ */
+export function runCliAsync(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLARION_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr, json: lastJsonLine(stdout) }));
+  });
+}
+
+function lastJsonLine(stdout: string): any {
   try {
-    json = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
+    return JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
   } catch {
-    json = null;
+    return null;
   }
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json };
 }
 
 export interface ServerProcess {

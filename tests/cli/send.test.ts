@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliAsync } from '../harness/cli-process.ts';
+import { startLiveServer, type LiveServer } from '../harness/live-server.ts';
+
+/**
+ * `clarion send` against a live `clarion serve` (worker delivering to the fake FCM), configured the way a caller
+ * would: CLARION_URL and CLARION_API_KEY, or the --server and --api-key flags, which win.
+ */
+let live: LiveServer;
+beforeAll(async () => {
+  live = await startLiveServer();
+});
+afterAll(async () => {
+  await live?.close();
+});
+
+const envFor = (apiKey: string) => ({ CLARION_URL: live.baseUrl, CLARION_API_KEY: apiKey });
+
+async function notificationsOf(apiKey: string): Promise<any[]> {
+  const response = await fetch(`${live.baseUrl}/api/v1/notifications`, { headers: { authorization: `Bearer ${apiKey}` } });
+  return ((await response.json()) as any).data;
+}
+
+describe('clarion send', () => {
+  it('sends over HTTP and prints the notification; the subscriber gets it', async () => {
+    const account = await live.newAccount(['news']);
+    const sent = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Breaking', '--body', 'From the command line', '--url', 'https://example.com/a/1', '--data', 'story=42', '--data', 'kind=alert', '--json'],
+      envFor(account.secretKey),
+    );
+    expect(sent.status, sent.stderr).toBe(0);
+    expect(sent.json).toMatchObject({ id: expect.stringMatching(/^ntf_/), channelCode: 'news', recipientCount: 1, title: 'Breaking', url: 'https://example.com/a/1', data: { story: '42', kind: 'alert' } });
+    const push = await live.fakes.fcm.waitForRequest((request) => request.target?.value === account.androidTokens.news, 20_000);
+    expect(JSON.stringify(push.message)).toContain('From the command line');
+  });
+
+  it('prints one readable line without --json', async () => {
+    const account = await live.newAccount(['news']);
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], envFor(account.secretKey));
+    expect(sent.status, sent.stderr).toBe(0);
+    expect(sent.stdout.trim()).toMatch(/^Sent notification ntf_\S+ to 1 subscribers of news \((queued|sending|sent)\)\.$/);
+  });
+
+  it('--server and --api-key win over CLARION_URL and CLARION_API_KEY', async () => {
+    const account = await live.newAccount(['news']);
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Flags', '--server', live.baseUrl, '--api-key', account.secretKey, '--json'], {
+      CLARION_URL: 'http://127.0.0.1:1',
+      CLARION_API_KEY: 'clr_sk_not_this_one',
+    });
+    expect(sent.status, sent.stderr).toBe(0);
+    expect(sent.json.title).toBe('Flags');
+  });
+
+  it('sends once for one --idempotency-key, however often it runs', async () => {
+    const account = await live.newAccount(['news']);
+    const args = ['send', '--channel', 'news', '--title', 'Once', '--idempotency-key', 'cli-once-1', '--json'];
+    const first = await runCliAsync(args, envFor(account.secretKey));
+    const again = await runCliAsync(args, envFor(account.secretKey));
+    expect(again.json.id).toBe(first.json.id);
+    expect(await notificationsOf(account.secretKey)).toHaveLength(1);
+  });
+});
+
+describe('clarion send refused', () => {
+  it('a bad key: exit 1, the code on stderr, the envelope with --json', async () => {
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--json'], envFor('clr_sk_thisisnotakey'));
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toMatch(/^clarion: unauthorized: .+ \(request \S+\)\n$/);
+    expect(sent.json.error).toMatchObject({ code: 'unauthorized', status: 401, requestId: expect.any(String), message: expect.not.stringContaining('unauthorized:') });
+  });
+
+  it('a publishable key: forbidden', async () => {
+    const account = await live.newAccount(['news']);
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], envFor(account.publishableKey));
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toMatch(/^clarion: forbidden: /);
+  });
+
+  it('bad content: validation_failed naming the field, and nothing is sent', async () => {
+    const account = await live.newAccount(['news']);
+    const sent = await runCliAsync(['send', '--channel', 'news', '--url', 'not a url'], envFor(account.secretKey));
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toMatch(/^clarion: validation_failed: /);
+    expect(sent.stderr).toMatch(/\n {2}url: /);
+    expect(await notificationsOf(account.secretKey)).toEqual([]);
+  });
+
+  it('an unknown channel: channel_not_found', async () => {
+    const account = await live.newAccount(['news']);
+    const sent = await runCliAsync(['send', '--channel', 'sports', '--title', 'Hi'], envFor(account.secretKey));
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toMatch(/^clarion: channel_not_found: /);
+  });
+
+  it('no key at all: exit 78 naming CLARION_API_KEY, before any request', async () => {
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], { CLARION_URL: live.baseUrl, CLARION_API_KEY: undefined });
+    expect(sent.status).toBe(78);
+    expect(sent.stderr).toContain('CLARION_API_KEY');
+  });
+
+  it('a URL that is not http(s): exit 78 naming CLARION_URL', async () => {
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], { CLARION_URL: 'ftp://example.com', CLARION_API_KEY: 'clr_sk_x' });
+    expect(sent.status).toBe(78);
+    expect(sent.stderr).toContain('CLARION_URL');
+  });
+
+  it('a server that does not answer: exit 69, unreachable', async () => {
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--server', 'http://127.0.0.1:9', '--json'], { CLARION_API_KEY: 'clr_sk_x' });
+    expect(sent.status).toBe(69);
+    expect(sent.json.error.code).toBe('unreachable');
+    expect(sent.stderr).toMatch(/^clarion: cannot reach http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('--data without "=": refused before any request', async () => {
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--data', 'nokey'], envFor('clr_sk_x'));
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toContain('--data takes key=value');
+  });
+});
