@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { ClarionApiError, createClarionClient, type ClarionClient } from '../../packages/client/src/index.ts';
 import { ConfigError } from '../config/load-config.ts';
+import { loadClientPackage, type ApiErrorLike, type CliClient } from './client-package.ts';
 import { CliError } from './cli-output.ts';
 
 /**
@@ -30,11 +30,12 @@ export function withApiOptions(command: Command): Command {
 }
 
 interface ApiConnection {
-  client: ClarionClient;
+  client: CliClient;
   baseUrl: string;
+  isApiError(error: unknown): error is ApiErrorLike;
 }
 
-export function connect(options: ApiOptions, env: NodeJS.ProcessEnv = process.env): ApiConnection {
+export async function connect(options: ApiOptions, env: NodeJS.ProcessEnv = process.env): Promise<ApiConnection> {
   const apiKey = options.apiKey ?? env[API_KEY_VARIABLE];
   if (!apiKey) throw new ConfigError(`${API_KEY_VARIABLE} is not set: set it to a secret key (clr_sk_…) or pass --api-key`);
   const baseUrl = options.server ?? env[URL_VARIABLE] ?? DEFAULT_URL;
@@ -46,18 +47,19 @@ export function connect(options: ApiOptions, env: NodeJS.ProcessEnv = process.en
     throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
-  return { client: createClarionClient({ baseUrl, apiKey }), baseUrl };
+  const { createClarionClient, ClarionApiError } = await loadClientPackage();
+  return { client: createClarionClient({ baseUrl, apiKey }), baseUrl, isApiError: (error): error is ApiErrorLike => error instanceof ClarionApiError };
 }
 
 /**
  * Runs one API call and turns its failures into CLI errors: a refusal keeps the API's code, status and request id
  * (exit 1, "clarion: <code>: <message>" on stderr); a server that cannot be reached exits 69.
  */
-export async function callApi<T>(connection: ApiConnection, call: (client: ClarionClient) => Promise<T>): Promise<T> {
+export async function callApi<T>(connection: ApiConnection, call: (client: CliClient) => Promise<T>): Promise<T> {
   try {
     return await call(connection.client);
   } catch (error) {
-    if (error instanceof ClarionApiError) {
+    if (connection.isApiError(error)) {
       const request = error.requestId ? ` (request ${error.requestId})` : '';
       throw new CliError(`${error.code}: ${error.message}${request}${fieldProblems(error.details)}`, error.code, {
         // --json gets the API's own message, status, request id and details as members of their own.

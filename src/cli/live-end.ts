@@ -22,7 +22,7 @@ export function addLiveEnd(live: Command): void {
       ...(options.fields !== undefined ? { fields: parseJsonObject('--fields', options.fields) } : {}),
       ...(options.dismissAt !== undefined ? { dismissAt: options.dismissAt } : {}),
     };
-    const ended = await callApi(connect(options), (client) => client.endLiveActivity(id, end));
+    const ended = await callApi(await connect(options), (client) => client.endLiveActivity(id, end));
     printResult(options, ended, [describeActivity('Ended', ended)]);
   });
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { StartLiveActivityRequest } from '../../packages/client/src/index.ts';
 import { callApi, connect, parseJsonObject, withApiOptions, type ApiOptions } from './api-client.ts';
 import { printResult } from './cli-output.ts';
 import { alertFrom, describeActivity, type AlertFlags } from './live-activity-flags.ts';
@@ -30,8 +29,8 @@ export function addLiveStart(live: Command): void {
       fields: parseJsonObject('--fields', options.fields),
       ...alertFrom(options),
       ...(options.staleAt !== undefined ? { staleAt: options.staleAt } : {}),
-    } as StartLiveActivityRequest; // the template name and fields are checked by the server, which names what is wrong
-    const started = await callApi(connect(options), (client) => client.startLiveActivity(activity));
+    }; // the template name and fields are checked by the server, which names what is wrong
+    const started = await callApi(await connect(options), (client) => client.startLiveActivity(activity));
     printResult(options, started, [describeActivity('Started', started)]);
   });
 }

@@ -21,7 +21,7 @@ export function addLiveUpdate(live: Command): void {
       .option('--stale-at <time>', 'ISO 8601 time when this content goes stale'),
   ).action(async (id: string, options: UpdateOptions) => {
     const update = { fields: parseJsonObject('--fields', options.fields), ...alertFrom(options), ...(options.staleAt !== undefined ? { staleAt: options.staleAt } : {}) };
-    const updated = await callApi(connect(options), (client) => client.updateLiveActivity(id, update));
+    const updated = await callApi(await connect(options), (client) => client.updateLiveActivity(id, update));
     printResult(options, updated, [describeActivity('Updated', updated)]);
   });
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { SendNotificationRequest } from '../../packages/client/src/index.ts';
 import { callApi, connect, withApiOptions, type ApiOptions } from './api-client.ts';
 import { CliError, printResult } from './cli-output.ts';
 
@@ -38,7 +37,7 @@ export function addSend(program: Command): void {
       .option('--priority <priority>', 'high (default) or normal')
       .option('--idempotency-key <key>', 'repeat the command with the same key and it sends once (default: a new key each run)'),
   ).action(async (options: SendOptions) => {
-    const notification: SendNotificationRequest = {
+    const notification = {
       channelCode: options.channel,
       ...(options.title !== undefined ? { title: options.title } : {}),
       ...(options.body !== undefined ? { body: options.body } : {}),
@@ -48,7 +47,7 @@ export function addSend(program: Command): void {
       ...(options.sendAt !== undefined ? { sendAt: options.sendAt } : {}),
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
     };
-    const connection = connect(options);
+    const connection = await connect(options);
     const sent = await callApi(connection, (client) => client.send(notification, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}));
     const when = sent.sendAt && sent.status === 'scheduled' ? `, scheduled for ${sent.sendAt}` : '';
     printResult(options, sent, [`Sent notification ${sent.id} to ${sent.recipientCount} subscribers of ${sent.channelCode} (${sent.status}${when}).`]);
