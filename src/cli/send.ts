@@ -1,18 +1,26 @@
 import type { Command } from 'commander';
+import { MAX_TTL_SECONDS } from '../domain/limits.ts';
 import { callApi, connect, withApiOptions, type ApiOptions } from './api-client.ts';
 import { CliError, printResult } from './cli-output.ts';
+import { parseWholeNumber } from './cli-parse.ts';
 
-interface SendOptions extends ApiOptions {
-  channel: string;
-  title?: string;
-  body?: string;
-  url?: string;
-  imageUrl?: string;
-  data?: Record<string, string>;
-  sendAt?: string;
-  priority?: 'normal' | 'high';
-  idempotencyKey?: string;
-}
+/** Each content flag (as commander names its option) and the field of POST /api/v1/notifications it fills. */
+const CONTENT_FIELDS = {
+  title: 'title',
+  body: 'body',
+  url: 'url',
+  imageUrl: 'imageUrl',
+  iconUrl: 'iconUrl',
+  data: 'data',
+  sendAt: 'sendAt',
+  localTime: 'deliverAtLocalTime',
+  sound: 'sound',
+  badge: 'badge',
+  ttl: 'ttlSeconds',
+  priority: 'priority',
+} as const;
+
+type SendOptions = ApiOptions & { channel: string; idempotencyKey?: string } & { [flag in keyof typeof CONTENT_FIELDS]?: unknown };
 
 /** `--data key=value`, repeatable, into the notification's data object. */
 function collectData(pair: string, data: Record<string, string> = {}): Record<string, string> {
@@ -32,21 +40,21 @@ export function addSend(program: Command): void {
       .option('--body <text>', 'text')
       .option('--url <url>', 'http(s) URL opened when the notification is tapped')
       .option('--image-url <url>', 'https URL of an image shown with it')
+      .option('--icon-url <url>', 'https URL of the small icon browsers show')
       .option('--data <key=value>', 'a key/value string delivered to the app (repeatable)', collectData)
       .option('--send-at <time>', 'ISO 8601 time with offset: schedules it')
+      .option('--local-time <HH:MM>', "deliver at this time of day in each subscriber's own time zone")
+      .option('--sound <name>', 'sound name; "default" for the platform sound')
+      .option('--badge <n>', 'iOS app icon badge number', (text: string) => parseWholeNumber('--badge', text, 0, 99_999))
+      .option('--ttl <seconds>', 'how long the platform may hold it for an offline device', (text: string) => parseWholeNumber('--ttl', text, 0, MAX_TTL_SECONDS))
       .option('--priority <priority>', 'high (default) or normal')
       .option('--idempotency-key <key>', 'repeat the command with the same key and it sends once (default: a new key each run)'),
   ).action(async (options: SendOptions) => {
-    const notification = {
-      channelCode: options.channel,
-      ...(options.title !== undefined ? { title: options.title } : {}),
-      ...(options.body !== undefined ? { body: options.body } : {}),
-      ...(options.url !== undefined ? { url: options.url } : {}),
-      ...(options.imageUrl !== undefined ? { imageUrl: options.imageUrl } : {}),
-      ...(options.data !== undefined ? { data: options.data } : {}),
-      ...(options.sendAt !== undefined ? { sendAt: options.sendAt } : {}),
-      ...(options.priority !== undefined ? { priority: options.priority } : {}),
-    };
+    const notification: Record<string, unknown> & { channelCode: string } = { channelCode: options.channel };
+    for (const [flag, field] of Object.entries(CONTENT_FIELDS)) {
+      const value = options[flag as keyof typeof CONTENT_FIELDS];
+      if (value !== undefined) notification[field] = value;
+    }
     const connection = await connect(options);
     const sent = await callApi(connection, (client) => client.send(notification, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}));
     const when = sent.sendAt && sent.status === 'scheduled' ? `, scheduled for ${sent.sendAt}` : '';

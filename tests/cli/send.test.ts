@@ -25,11 +25,17 @@ describe('clarion send', () => {
   it('sends over HTTP and prints the notification; the subscriber gets it', async () => {
     const account = await live.newAccount(['news']);
     const sent = await runCliAsync(
-      ['send', '--channel', 'news', '--title', 'Breaking', '--body', 'From the command line', '--url', 'https://example.com/a/1', '--data', 'story=42', '--data', 'kind=alert', '--json'],
+      [
+        'send', '--channel', 'news', '--title', 'Breaking', '--body', 'From the command line', '--url', 'https://example.com/a/1', '--data', 'story=42', '--data', 'kind=alert',
+        '--image-url', 'https://example.com/a/1.png', '--icon-url', 'https://example.com/icon.png', '--sound', 'default', '--badge', '3', '--ttl', '60', '--priority', 'normal', '--json',
+      ],
       envFor(account.secretKey),
     );
     expect(sent.status, sent.stderr).toBe(0);
-    expect(sent.json).toMatchObject({ id: expect.stringMatching(/^ntf_/), channelCode: 'news', recipientCount: 1, title: 'Breaking', url: 'https://example.com/a/1', data: { story: '42', kind: 'alert' } });
+    expect(sent.json).toMatchObject({
+      id: expect.stringMatching(/^ntf_/), channelCode: 'news', recipientCount: 1, title: 'Breaking', body: 'From the command line', url: 'https://example.com/a/1', data: { story: '42', kind: 'alert' },
+      imageUrl: 'https://example.com/a/1.png', iconUrl: 'https://example.com/icon.png', sound: 'default', badge: 3, ttlSeconds: 60, priority: 'normal',
+    });
     const push = await live.fakes.fcm.waitForRequest((request) => request.target?.value === account.androidTokens.news, 20_000);
     expect(JSON.stringify(push.message)).toContain('From the command line');
   });
@@ -39,6 +45,16 @@ describe('clarion send', () => {
     const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], envFor(account.secretKey));
     expect(sent.status, sent.stderr).toBe(0);
     expect(sent.stdout.trim()).toMatch(/^Sent notification ntf_\S+ to 1 subscribers of news \((queued|sending|sent)\)\.$/);
+  });
+
+  it('schedules with --send-at and --local-time, and says so', async () => {
+    const account = await live.newAccount(['news']);
+    // A whole day a month ahead (sendAt may be at most 365 days ahead), in UTC with milliseconds as the API shows it.
+    const sendAt = new Date(Math.ceil(Date.now() / 86_400_000 + 30) * 86_400_000).toISOString();
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Later', '--send-at', sendAt, '--local-time', '08:30'], envFor(account.secretKey));
+    expect(sent.status, sent.stderr).toBe(0);
+    expect(sent.stdout.trim()).toBe(`Sent notification ${(await notificationsOf(account.secretKey))[0].id} to 1 subscribers of news (scheduled, scheduled for ${sendAt}).`);
+    expect((await notificationsOf(account.secretKey))[0]).toMatchObject({ status: 'scheduled', deliverAtLocalTime: '08:30' });
   });
 
   it('--server and --api-key win over CLARION_URL and CLARION_API_KEY', async () => {
@@ -109,6 +125,12 @@ describe('clarion send refused', () => {
     expect(sent.status).toBe(69);
     expect(sent.json.error.code).toBe('unreachable');
     expect(sent.stderr).toMatch(/^clarion: cannot reach http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('--badge that is not a whole number: refused before any request', async () => {
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--badge', 'three'], envFor('clr_sk_x'));
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toContain('--badge must be a whole number');
   });
 
   it('--data without "=": refused before any request', async () => {
