@@ -18,8 +18,12 @@ import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes, routeTable } from './routes.ts';
 import { registerBrowserCors } from './browser-cors.ts';
 import { OneLineRequestLog } from './request-log.ts';
+import { ClarionMetrics } from '../metrics/clarion-metrics.ts';
+import { registerMetricsRoute } from '../metrics/metrics-route.ts';
 
-export interface BuildAppOptions extends Omit<AppDependencies, 'accepts'> {
+export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics'> {
+  /** The process's metrics (src/server.ts makes one per process); a fresh registry of its own when absent (tests). */
+  metrics?: ClarionMetrics;
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -31,13 +35,14 @@ export interface BuildAppOptions extends Omit<AppDependencies, 'accepts'> {
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue, secretKey } = options;
-  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store) };
+  const metrics = options.metrics ?? new ClarionMetrics();
+  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store), metrics };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     bodyLimit: REQUEST_BODY_LIMIT_BYTES,
     genReqId: () => newId('request'),
-    logController: new OneLineRequestLog(),
+    logController: new OneLineRequestLog(metrics),
     // Our own hook answers 503 in the error envelope while closing.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -79,12 +84,13 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     });
   });
 
-  registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request));
+  registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request), metrics);
   registerBrowserCors(app, routeTable);
   await registerOpenApi(app, deps);
   registerAuth(app, deps);
   registerIdempotency(app, deps);
   registerHealth(app, deps, () => closing);
+  registerMetricsRoute(app, metrics, config.metricsToken);
   registerApiRoutes(app, deps);
   registerSdkFiles(app);
   registerJoinPages(app, deps);
