@@ -20,6 +20,8 @@ import { registerBrowserCors } from './browser-cors.ts';
 import { OneLineRequestLog } from './request-log.ts';
 import { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import { registerMetricsRoute } from '../metrics/metrics-route.ts';
+import { registerHttpMetrics } from '../metrics/http-metrics.ts';
+import { watchQueue } from '../metrics/queue-gauges.ts';
 
 export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics'> {
   /** The process's metrics (src/server.ts makes one per process); a fresh registry of its own when absent (tests). */
@@ -29,20 +31,27 @@ export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metr
   loggerInstance?: FastifyServerOptions['loggerInstance'];
 }
 
+/** An app built without the process's metrics (tests) gets a registry of its own that still reads the queue. */
+function appOwnMetrics(store: BuildAppOptions['store'], clock: BuildAppOptions['clock']): ClarionMetrics {
+  const metrics = new ClarionMetrics();
+  watchQueue(metrics, store, clock);
+  return metrics;
+}
+
 /**
  * The app factory: builds the whole HTTP interface on the given dependencies and never listens, so tests drive it
  * with inject() and src/cli/serve.ts is the only place that opens a port.
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue, secretKey } = options;
-  const metrics = options.metrics ?? new ClarionMetrics();
+  const metrics = options.metrics ?? appOwnMetrics(store, clock);
   const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store), metrics };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     bodyLimit: REQUEST_BODY_LIMIT_BYTES,
     genReqId: () => newId('request'),
-    logController: new OneLineRequestLog(metrics),
+    logController: new OneLineRequestLog(),
     // Our own hook answers 503 in the error envelope while closing.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -84,6 +93,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     });
   });
 
+  registerHttpMetrics(app, metrics);
   registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request), metrics);
   registerBrowserCors(app, routeTable);
   await registerOpenApi(app, deps);
