@@ -72,6 +72,15 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   // through this process's connection when scraped.
   const metrics = new ClarionMetrics({ processMetrics: true });
   watchQueue(metrics, store, clock);
+  // Before the roles start: a taken port stops start-up with nothing else left running.
+  let metricsListener: MetricsListener | null = null;
+  if (config.metricsPort !== undefined) {
+    metricsListener = await startMetricsListener(metrics, { host: config.metricsHost, port: config.metricsPort }).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
+    logger.info({ address: metricsListener.address }, 'metrics listener ready: GET /metrics (no token; keep this address private)');
+  }
 
   let worker: DeliveryWorker | null = null;
   let workerThread: WorkerThread | null = null;
@@ -98,11 +107,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger });
     address = await app.listen({ port: config.port, host: config.host });
   }
-  let metricsListener: MetricsListener | null = null;
-  if (config.metricsPort !== undefined) {
-    metricsListener = await startMetricsListener(metrics, { host: config.metricsHost, port: config.metricsPort });
-    logger.info({ address: metricsListener.address }, 'metrics listener ready: GET /metrics (no token; keep this address private)');
-  }
+
   return {
     app,
     worker,
