@@ -59,6 +59,8 @@ export class ClarionMetrics {
     help: 'Pushes answered by a provider (or failed to reach it), by platform, outcome (delivered, retry, token_dead, rejected, fatal) and reason.',
     labelNames: ['platform', 'outcome', 'reason'] as const,
     registers: [this.registry],
+    // Tallied per push in a plain Map and added here (src/metrics/instrumented-providers.ts).
+    collect: () => this.collectSources(),
   });
   readonly providerDuration = new Histogram({
     name: 'clarion_provider_request_duration_seconds',

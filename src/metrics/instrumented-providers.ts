@@ -8,33 +8,56 @@ import { MAX_REASON_LABELS, pushReasonLabel } from './push-reason-label.ts';
 
 type PushCounterChild = ReturnType<Counter<'platform' | 'outcome' | 'reason'>['labels']>;
 
+/** Distinct series (platform, outcome, reason label) one process keeps at most; later new ones count as reason `other`. */
+const MAX_SERIES = MAX_REASON_LABELS * 3;
+/** Distinct raw reasons remembered for the fast path; past it, a push takes the slower lookup through its label. */
+const MAX_RAW_REASONS = 1_024;
+
+interface Tally {
+  child: PushCounterChild;
+  pending: number;
+}
+
 /**
  * The provider clients with every push counted (`clarion_pushes_total`) and timed
  * (`clarion_provider_request_duration_seconds`), for both send jobs (notifications and Live Activities) at once.
- * Per push this costs two clock reads, a histogram observation and a counter increment on a child looked up once per
- * (platform, outcome, reason): measured at about 1 µs (docs/ops.md, "Cost"), against the tens of µs a push costs.
  * A thrown error is what batch-send.ts turns into `retry` with a `network:` reason, and is counted the same way.
- * The HTTP/2 pools' counters are read at scrape time from the clients' `stats()`.
+ *
+ * Per push: two clock reads, one histogram observation on a child looked up once per platform, and a tally in a plain
+ * Map (keyed by platform, outcome and the provider's reason as given) that is added to the counter when Prometheus
+ * scrapes, rather than a prom-client increment per push (which hashes its labels every time). Measured with a loop
+ * (docs/ops.md, "What metrics cost"). The HTTP/2 pools' counters are read at scrape time from the clients' `stats()`.
  */
 export function instrumentProviders(providers: PushProviders, metrics: ClarionMetrics): PushProviders {
-  const children = new Map<string, PushCounterChild>();
-  const count = (platform: Platform, outcome: DeliveryOutcome) => {
+  const byLabels = new Map<string, Tally>();
+  const byRawReason = new Map<string, Tally>();
+  const tallyOf = (platform: Platform, outcome: DeliveryOutcome): Tally => {
     let reason = pushReasonLabel(outcome);
-    let key = `${platform}|${outcome.kind}|${reason}`;
-    let child = children.get(key);
-    if (!child) {
-      if (children.size >= MAX_REASON_LABELS * 3) {
-        reason = 'other';
-        key = `${platform}|${outcome.kind}|other`;
-        child = children.get(key);
-      }
-      if (!child) {
-        child = metrics.pushes.labels({ platform, outcome: outcome.kind, reason });
-        children.set(key, child);
-      }
+    if (!byLabels.has(`${platform}|${outcome.kind}|${reason}`) && byLabels.size >= MAX_SERIES) reason = 'other';
+    const key = `${platform}|${outcome.kind}|${reason}`;
+    let tally = byLabels.get(key);
+    if (!tally) {
+      tally = { child: metrics.pushes.labels({ platform, outcome: outcome.kind, reason }), pending: 0 };
+      byLabels.set(key, tally);
     }
-    child.inc();
+    return tally;
   };
+  const count = (platform: Platform, outcome: DeliveryOutcome) => {
+    const raw = `${platform}|${outcome.kind}|${outcome.kind === 'delivered' ? '' : outcome.reason}`;
+    let tally = byRawReason.get(raw);
+    if (!tally) {
+      tally = tallyOf(platform, outcome);
+      if (byRawReason.size < MAX_RAW_REASONS) byRawReason.set(raw, tally);
+    }
+    tally.pending += 1;
+  };
+  metrics.onScrape(() => {
+    for (const tally of byLabels.values()) {
+      if (tally.pending === 0) continue;
+      tally.child.inc(tally.pending);
+      tally.pending = 0;
+    }
+  });
 
   const wrap = (platform: Platform, sender: PushSender): PushSender => {
     const latency = metrics.providerDuration.labels({ platform });
