@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
 import { JobFatalError, JobRetryError } from '../../src/queue/job-types.ts';
 import { WorkerPool, type JobHandler } from '../../src/queue/worker-pool.ts';
+import { eventually } from '../harness/wait-for.ts';
 import { openQueueFixture, silentLogger, waitFor, type QueueFixture } from './queue-harness.ts';
 
 let f: QueueFixture;
@@ -61,8 +62,9 @@ describe('worker pool metrics', () => {
     await worker.start();
     try {
       await waitFor(() => ran.length === 2, 10_000, 'the rescued jobs to run again');
+      // Counted once the completion is recorded, just after the handlers return.
+      await eventually(async () => expect(await counted(metrics, 'jobsFinished', { kind, result: 'completed' })).toBe(2));
       expect(await counted(metrics, 'leaseExpiries')).toBe(2);
-      expect(await counted(metrics, 'jobsFinished', { kind, result: 'completed' })).toBe(2);
     } finally {
       await worker.stop();
     }
