@@ -43,6 +43,7 @@ export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (
 
   app.setNotFoundHandler(async (request, reply) => {
     const error = new ApiError('not_found', { message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+    metrics.apiErrors.inc({ code: error.code });
     return reply.code(404).send(errorEnvelope(request, error));
   });
 }

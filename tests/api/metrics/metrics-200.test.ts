@@ -41,6 +41,7 @@ describe('GET /metrics → 200 (CLARION_METRICS_TOKEN set, the right Bearer toke
     expect(sample(text, 'clarion_notifications_accepted_total{timing="scheduled"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'clarion_quota_rejections_total')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'clarion_http_errors_total{code="quota_exceeded"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'clarion_http_errors_total{code="not_found"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'clarion_http_request_duration_seconds_count{method="POST",route="/api/v1/notifications",status_code="201"}')).toBeGreaterThanOrEqual(2);
     expect(sample(text, 'clarion_http_request_duration_seconds_count{method="POST",route="/api/v1/notifications",status_code="429"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'clarion_http_request_duration_seconds_count{method="GET",route="/api/v1/notifications/:id",status_code="200"}')).toBeGreaterThanOrEqual(1);
