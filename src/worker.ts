@@ -9,7 +9,7 @@ import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
 import type { ClarionMetrics } from './metrics/clarion-metrics.ts';
-import { instrumentProviders } from './metrics/instrumented-providers.ts';
+import { instrumentProviders } from './delivery/push-metrics.ts';
 import { sendBatchHandler } from './delivery/send-batch-job.ts';
 import { startWebhookRelayLoop, webhookHandlers } from './webhooks/webhook-worker.ts';
 

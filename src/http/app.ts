@@ -19,8 +19,8 @@ import { registerApiRoutes, routeTable } from './routes.ts';
 import { registerBrowserCors } from './browser-cors.ts';
 import { OneLineRequestLog } from './request-log.ts';
 import { ClarionMetrics } from '../metrics/clarion-metrics.ts';
-import { registerMetricsRoute } from '../metrics/metrics-route.ts';
-import { registerHttpMetrics } from '../metrics/http-metrics.ts';
+import { registerMetricsRoute } from './metrics-route.ts';
+import { registerHttpMetrics } from './request-metrics.ts';
 import { watchQueue } from '../metrics/queue-gauges.ts';
 
 export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics'> {

@@ -20,7 +20,7 @@ export type ScrapeSource = () => Promise<void> | void;
  *
  * The hot paths keep to what prom-client makes cheap: one histogram observation per request and per push (about
  * 0.3–0.7 µs: prom-client hashes the labels every time), counters on children looked up once or tallied in a Map and
- * added at scrape time (instrumented-providers.ts); everything that needs a query (queue depth, jobs by state) is read
+ * added at scrape time (src/delivery/push-metrics.ts); everything that needs a query (queue depth, jobs by state) is read
  * when Prometheus scrapes, through a short cache (queue-gauges.ts), never per request. Measured in docs/ops.md,
  * "What metrics cost".
  */
@@ -61,7 +61,7 @@ export class ClarionMetrics {
     help: 'Pushes answered by a provider (or failed to reach it), by platform, outcome (delivered, retry, token_dead, rejected, fatal) and reason.',
     labelNames: ['platform', 'outcome', 'reason'] as const,
     registers: [this.registry],
-    // Tallied per push in a plain Map and added here (src/metrics/instrumented-providers.ts).
+    // Tallied per push in a plain Map and added here (src/delivery/push-metrics.ts).
     collect: () => this.collectSources(),
   });
   readonly providerDuration = new Histogram({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryOutcome } from '../../src/delivery/delivery-outcome.ts';
-import { pushReasonLabel } from '../../src/metrics/push-reason-label.ts';
+import { pushReasonLabel } from '../../src/delivery/push-reason-label.ts';
 
 describe('pushReasonLabel', () => {
   const cases: Array<[DeliveryOutcome, string]> = [

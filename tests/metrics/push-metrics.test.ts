@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryOutcome } from '../../src/delivery/delivery-outcome.ts';
 import type { PushProviders, PushSender } from '../../src/delivery/push-sender.ts';
 import { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
-import { instrumentProviders } from '../../src/metrics/instrumented-providers.ts';
-import { MAX_REASON_LABELS } from '../../src/metrics/push-reason-label.ts';
+import { instrumentProviders } from '../../src/delivery/push-metrics.ts';
+import { MAX_REASON_LABELS } from '../../src/delivery/push-reason-label.ts';
 
 const content = { title: 'Hi' } as never;
 

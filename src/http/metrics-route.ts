@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ClarionApp } from '../http/app-types.ts';
-import { unauthorized } from '../http/auth.ts';
-import type { ClarionMetrics } from './clarion-metrics.ts';
+import type { ClarionApp } from './app-types.ts';
+import { unauthorized } from './auth.ts';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 
 /**
  * GET /metrics on the main port, only when CLARION_METRICS_TOKEN is set, and only with `Authorization: Bearer
  * <token>`: the main port usually faces the internet, and metrics name routes, volumes and error rates an outsider
  * has no business reading. Without the option the route does not exist (404, like any unknown path); the separate
- * listener of CLARION_METRICS_PORT (metrics-listener.ts) serves the same text on a private address instead.
+ * listener of CLARION_METRICS_PORT (src/metrics/metrics-listener.ts) serves the same text on a private address instead.
  * Hidden from the OpenAPI document: it is for Prometheus, not for API callers.
  */
 export function registerMetricsRoute(app: ClarionApp, metrics: ClarionMetrics, token: string | undefined): void {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Counter } from 'prom-client';
-import type { DeliveryOutcome } from '../delivery/delivery-outcome.ts';
-import type { PushProviders, PushSender } from '../delivery/push-sender.ts';
+import type { DeliveryOutcome } from './delivery-outcome.ts';
+import type { PushProviders, PushSender } from './push-sender.ts';
 import type { Platform } from '../domain/device-token.ts';
-import type { ClarionMetrics } from './clarion-metrics.ts';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import { MAX_REASON_LABELS, pushReasonLabel } from './push-reason-label.ts';
 
 type PushCounterChild = ReturnType<Counter<'platform' | 'outcome' | 'reason'>['labels']>;

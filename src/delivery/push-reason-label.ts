@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../delivery/delivery-outcome.ts';
+import type { DeliveryOutcome } from './delivery-outcome.ts';
 
 /** Distinct reason labels one process exports at most; later new ones are counted as `other`. */
 export const MAX_REASON_LABELS = 64;
