@@ -10,6 +10,9 @@ import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys
 import { SecretBoxError } from './domain/secret-box.ts';
 import type { Store } from './store/database.ts';
 import type { ClarionApp } from './http/app-types.ts';
+import { ClarionMetrics } from './metrics/clarion-metrics.ts';
+import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.ts';
+import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -18,6 +21,8 @@ export interface RunningServer {
   app: ClarionApp | null;
   worker: DeliveryWorker | null;
   address: string | null;
+  /** host:port of the CLARION_METRICS_PORT listener, when one was asked for. */
+  metricsAddress: string | null;
   logger: Logger;
   /** Stops taking requests and jobs, lets in-flight ones finish (handing unfinished jobs back), closes the database. */
   close(graceMs?: number): Promise<void>;
@@ -63,19 +68,34 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   // Generated on the first start and stored (vapid-keys.ts): browsers subscribe with the public key from now on.
   const vapidKeys = await loadVapidKeys(store, secretKey, config, clock.now(), logger);
   const queue = JobQueue.forStore(store, clock, config.databaseUrl);
+  // One registry per process, with the process's own CPU, memory and event loop figures; the queue's gauges are read
+  // through this process's connection when scraped.
+  const metrics = new ClarionMetrics({ processMetrics: true });
+  watchQueue(metrics, store, clock);
+  // Before the roles start: a taken port stops start-up with nothing else left running.
+  let metricsListener: MetricsListener | null = null;
+  if (config.metricsPort !== undefined) {
+    metricsListener = await startMetricsListener(metrics, { host: config.metricsHost, port: config.metricsPort }).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
+    logger.info({ address: metricsListener.address }, 'metrics listener ready: GET /metrics (no token; keep this address private)');
+  }
 
   let worker: DeliveryWorker | null = null;
   let workerThread: WorkerThread | null = null;
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
   if (roles.worker && roles.api && config.workerThread) {
     workerThread = await startWorkerThread(config, vapidKeys);
+    // The worker's counters live in its thread: every scrape asks it for them and adds them to this thread's.
+    metrics.addRemote(() => workerThread!.metrics());
     // The queue wakes its listeners from inside the enqueueing transaction; passed on after the current turn, the
     // message finds that transaction committed, so the thread's claim does not wait on SQLite's write lock for it.
     queue.onWake(() => setImmediate(() => workerThread!.wake()));
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true }, 'delivery worker started');
   } else if (roles.worker) {
     providers = createPushProviders(config, clock, logger, vapidKeys);
-    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey });
+    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey, metrics });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
   }
   let app: ClarionApp | null = null;
@@ -84,20 +104,22 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     // Loaded only for the API role: a `serve --worker` process never imports the HTTP stack (Fastify, schemas,
     // OpenAPI, the dashboard): 156 MiB resident when idle instead of 160–169 (bench/README.md, "Memory and time").
     const { buildApp } = await import('./http/app.ts');
-    app = await buildApp({ store, config, clock, queue, secretKey, loggerInstance: logger });
+    app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger });
     address = await app.listen({ port: config.port, host: config.host });
   }
+
   return {
     app,
     worker,
     address,
+    metricsAddress: metricsListener?.address ?? null,
     logger,
     async close(graceMs = 8_000) {
       // The provider clients close together with the worker, not after it: they refuse new pushes and give the ones
       // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
       // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
       // connection_lost, retried by a follow-up job) at once and commits its batch (issue 9 item 1).
-      await Promise.all([app?.close(), worker?.stop(graceMs), workerThread?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
+      await Promise.all([app?.close(), metricsListener?.close(), worker?.stop(graceMs), workerThread?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
       await store.close();
     },
   };

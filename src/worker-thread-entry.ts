@@ -5,6 +5,7 @@ import { resolveSecretKey } from './config/secret-key.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
 import type { VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { systemClock } from './domain/clock.ts';
+import { ClarionMetrics } from './metrics/clarion-metrics.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
 import type { WorkerThreadMessage } from './worker-thread.ts';
@@ -22,10 +23,16 @@ const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync
 const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
 const providers = createPushProviders(config, systemClock, logger, vapidKeys);
-const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+// The worker's own counters; the main thread adds them to its scrape ('metrics' messages). No process metrics and no
+// queue gauges here: the main thread reports those once for the whole process.
+const metrics = new ClarionMetrics();
+const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir), metrics });
 
 port.on('message', (message: WorkerThreadMessage) => {
   if (message.type === 'wake') worker.pool.wake();
+  else if (message.type === 'metrics') {
+    void metrics.registry.getMetricsAsJSON().then((json) => port.postMessage({ type: 'metrics-answer', id: message.id, metrics: json } satisfies WorkerThreadMessage));
+  }
   else if (message.type === 'stop') {
     void (async () => {
       await Promise.all([worker.stop(message.graceMs), ...Object.values(providers).map((provider) => provider.close())]);

@@ -1,15 +1,28 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Config } from './config/load-config.ts';
+import type { RemoteMetrics } from './metrics/clarion-metrics.ts';
 import type { VapidKeys } from './delivery/web-push/vapid-keys.ts';
 
-export type WorkerThreadMessage = { type: 'started' } | { type: 'wake' } | { type: 'stop'; graceMs: number } | { type: 'stopped' };
+export type WorkerThreadMessage =
+  | { type: 'started' }
+  | { type: 'wake' }
+  | { type: 'stop'; graceMs: number }
+  | { type: 'stopped' }
+  /** Asks the thread for its metrics (src/metrics/), answered with 'metrics-answer' and the same id. */
+  | { type: 'metrics'; id: number }
+  | { type: 'metrics-answer'; id: number; metrics: Awaited<ReturnType<RemoteMetrics>> };
 
 export interface WorkerThread {
   /** Tells the worker that the API enqueued a job (the in-process wake-up of src/queue/job-queue.ts, across threads). */
   wake(): void;
+  /** The worker's metrics (jobs, pushes, webhook deliveries, HTTP/2 pools) as prom-client JSON, for the main thread's scrape. */
+  metrics: RemoteMetrics;
   stop(graceMs: number): Promise<void>;
 }
+
+/** A scrape that the thread does not answer in this long (it is stopping, or stuck) gets the main thread's metrics alone. */
+const METRICS_ANSWER_MS = 2_000;
 
 /**
  * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process
@@ -39,9 +52,27 @@ export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | n
     });
   await messages('started');
   let stopped = false;
+  let nextMetricsId = 0;
   return {
     wake() {
       if (!stopped) thread.postMessage({ type: 'wake' } satisfies WorkerThreadMessage);
+    },
+    metrics() {
+      if (stopped) return Promise.resolve([]);
+      const id = (nextMetricsId += 1);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => finish([]), METRICS_ANSWER_MS);
+        const onMessage = (message: WorkerThreadMessage) => {
+          if (message.type === 'metrics-answer' && message.id === id) finish(message.metrics);
+        };
+        const finish = (metrics: Awaited<ReturnType<RemoteMetrics>>) => {
+          clearTimeout(timer);
+          thread.off('message', onMessage);
+          resolve(metrics);
+        };
+        thread.on('message', onMessage);
+        thread.postMessage({ type: 'metrics', id } satisfies WorkerThreadMessage);
+      });
     },
     async stop(graceMs) {
       if (stopped) return;

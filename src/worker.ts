@@ -8,6 +8,8 @@ import { dispatchNotificationHandler } from './delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
+import type { ClarionMetrics } from './metrics/clarion-metrics.ts';
+import { instrumentProviders } from './delivery/push-metrics.ts';
 import { sendBatchHandler } from './delivery/send-batch-job.ts';
 import { startWebhookRelayLoop, webhookHandlers } from './webhooks/webhook-worker.ts';
 
@@ -25,23 +27,38 @@ export interface DeliveryWorker {
  * webhook relay loop, and the job cleaner. It lives beside server.ts (not in delivery/) because it wires several
  * top-level folders together; keeping the wiring here is what keeps delivery/ and webhooks/ free of each other.
  */
-export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue; clock: Clock; config: Config; logger: Logger; providers: PushProviders; secretKey: Buffer }): Promise<DeliveryWorker> {
+export interface DeliveryWorkerDependencies {
+  store: Store;
+  queue: JobQueue;
+  clock: Clock;
+  config: Config;
+  logger: Logger;
+  providers: PushProviders;
+  secretKey: Buffer;
+  /** Where the worker counts jobs, pushes and webhook deliveries (src/metrics/); none when nobody scrapes (tests). */
+  metrics?: ClarionMetrics;
+}
+
+export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Promise<DeliveryWorker> {
   const delivery = { store: deps.store, queue: deps.queue, clock: deps.clock, logger: deps.logger };
+  const { metrics } = deps;
+  const providers = metrics ? instrumentProviders(deps.providers, metrics) : deps.providers;
   // The instance key that opens webhook secrets; server.ts resolves it once for both roles.
   const { secretKey } = deps;
   const pool = new WorkerPool({
     queue: deps.queue,
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
-      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers: deps.providers }),
-      ...liveActivityHandlers({ ...delivery, providers: deps.providers }),
-      ...webhookHandlers({ ...delivery, config: deps.config, secretKey }),
+      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers }),
+      ...liveActivityHandlers({ ...delivery, providers }),
+      ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),
     },
     concurrency: deps.config.workerConcurrency,
     leaseMs: deps.config.jobLease,
     pollIntervalMs: deps.config.queuePollInterval,
     rescueIntervalMs: Math.max(1_000, Math.floor(deps.config.jobLease / 2)),
     logger: deps.logger,
+    metrics,
   });
   await pool.start();
   const webhookRelay = startWebhookRelayLoop({ ...delivery, config: deps.config, secretKey });

@@ -31,8 +31,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`CLARION_DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(parsed.databaseUrl)}")`);
   }
   if (parsed.trustProxy !== undefined) checkTrustProxy(parsed.trustProxy);
+  // The token guards /metrics on the public port and is checked without a rate limit: too short a one could be guessed.
+  if (parsed.metricsToken !== undefined && parsed.metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(`CLARION_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. the output of \`openssl rand -hex 32\`); the one given has ${parsed.metricsToken.length}`);
+  }
   return parsed;
 }
+
+const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /** proxy-addr's own names, or an IP address, optionally with a /prefix length (a CIDR range). */
 const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

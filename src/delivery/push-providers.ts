@@ -38,6 +38,7 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   return {
     send: (token, content, context) => client.send(token, content, { threadId: context.channelCode }),
     sendLiveActivity: (token, push) => sendApnsLiveActivity(client, token, push),
+    stats: () => client.stats(),
     close: () => client.close(),
   };
 }
@@ -48,7 +49,12 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
     return unconfiguredSender('fcm_not_configured', 'set CLARION_FCM_SERVICE_ACCOUNT_FILE to deliver to Android');
   }
   const client = withCredentialErrors(() => createFcmClient({ url: config.fcmUrl, serviceAccountFile: config.fcmServiceAccountFile!, clock, logger }));
-  return { send: (token, content) => client.send(token, content), sendLiveActivity: (token, push) => sendFcmLiveActivity(client, token, push), close: () => client.close() };
+  return {
+    send: (token, content) => client.send(token, content),
+    sendLiveActivity: (token, push) => sendFcmLiveActivity(client, token, push),
+    stats: () => client.stats(),
+    close: () => client.close(),
+  };
 }
 
 /**

@@ -12,6 +12,8 @@ export interface PushSender {
    * `reader` is the subscriber's zone and language, for a platform that renders the state as text (the web).
    */
   sendLiveActivity?(token: string, push: LiveActivityPush, reader: ReaderPlace): Promise<DeliveryOutcome>;
+  /** The HTTP/2 pool's counters (APNs, FCM), read when metrics are scraped (src/delivery/push-metrics.ts). */
+  stats?(): { sessions: number; activeStreams: number; queued: number };
   close(): Promise<void>;
 }
 

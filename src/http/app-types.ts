@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ApiKeyKind } from '../domain/api-key-secret.ts';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
 import type { GroupCommit } from '../store/group-commit.ts';
@@ -27,6 +28,8 @@ export interface AppDependencies {
   secretKey: Buffer;
   /** Where accepted notifications are stored: on SQLite, several requests share one commit (src/store/group-commit.ts). */
   accepts: GroupCommit;
+  /** The process's metrics (src/metrics/): the API counts requests, errors, accepted notifications and quota refusals. */
+  metrics: ClarionMetrics;
 }
 
 /**

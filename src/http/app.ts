@@ -18,11 +18,24 @@ import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes, routeTable } from './routes.ts';
 import { registerBrowserCors } from './browser-cors.ts';
 import { OneLineRequestLog } from './request-log.ts';
+import { ClarionMetrics } from '../metrics/clarion-metrics.ts';
+import { registerMetricsRoute } from './metrics-route.ts';
+import { registerHttpMetrics } from './request-metrics.ts';
+import { watchQueue } from '../metrics/queue-gauges.ts';
 
-export interface BuildAppOptions extends Omit<AppDependencies, 'accepts'> {
+export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics'> {
+  /** The process's metrics (src/server.ts makes one per process); a fresh registry of its own when absent (tests). */
+  metrics?: ClarionMetrics;
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
+}
+
+/** An app built without the process's metrics (tests) gets a registry of its own that still reads the queue. */
+function appOwnMetrics(store: BuildAppOptions['store'], clock: BuildAppOptions['clock']): ClarionMetrics {
+  const metrics = new ClarionMetrics();
+  watchQueue(metrics, store, clock);
+  return metrics;
 }
 
 /**
@@ -31,7 +44,8 @@ export interface BuildAppOptions extends Omit<AppDependencies, 'accepts'> {
  */
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue, secretKey } = options;
-  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store) };
+  const metrics = options.metrics ?? appOwnMetrics(store, clock);
+  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store), metrics };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
@@ -79,12 +93,14 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     });
   });
 
-  registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request));
+  registerHttpMetrics(app, metrics);
+  registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request), metrics);
   registerBrowserCors(app, routeTable);
   await registerOpenApi(app, deps);
   registerAuth(app, deps);
   registerIdempotency(app, deps);
   registerHealth(app, deps, () => closing);
+  registerMetricsRoute(app, metrics, config.metricsToken);
   registerApiRoutes(app, deps);
   registerSdkFiles(app);
   registerJoinPages(app, deps);

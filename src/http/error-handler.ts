@@ -7,6 +7,7 @@ import { unauthorized } from './auth.ts';
 import { errorCatalog } from './error-catalog.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { isStorageUnavailable } from '../store/store-errors.ts';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 
 /** The error envelope of docs/design.md 2.1. */
 export function errorEnvelope(request: FastifyRequest, error: ApiError) {
@@ -25,7 +26,7 @@ export function errorEnvelope(request: FastifyRequest, error: ApiError) {
  * Turns every failure into the envelope. Framework errors (bad JSON, wrong content type, body too large, schema
  * validation) map onto catalog codes; anything unexpected becomes a generic 500 whose cause is only logged.
  */
-export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (request: FastifyRequest) => Promise<boolean>): void {
+export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (request: FastifyRequest) => Promise<boolean>, metrics: ClarionMetrics): void {
   app.setErrorHandler(async (raw: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let error = toApiError(raw, request);
     // A key served from the cache (src/http/api-key-cache.ts) and revoked since gets the 401 it would have had
@@ -34,12 +35,15 @@ export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (
     if (error.status >= 500) {
       request.log.error({ err: raw, requestId: request.id }, 'request failed');
     }
+    metrics.apiErrors.inc({ code: error.code });
+    if (error.code === 'quota_exceeded') metrics.quotaRejections.inc();
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     return reply.code(error.status).send(errorEnvelope(request, error));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
     const error = new ApiError('not_found', { message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+    metrics.apiErrors.inc({ code: error.code });
     return reply.code(404).send(errorEnvelope(request, error));
   });
 }

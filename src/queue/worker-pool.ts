@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.ts';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import type { JobQueue } from './job-queue.ts';
 import { JobFatalError, JobRetryError, type JobRow } from './job-types.ts';
 
@@ -30,6 +31,8 @@ export interface WorkerPoolOptions {
   /** How often the rescuer looks for expired leases. */
   rescueIntervalMs: number;
   logger: Logger;
+  /** Counts finished attempts, rescues and lost leases (src/metrics/); absent in tests that do not look. */
+  metrics?: ClarionMetrics;
 }
 
 /**
@@ -145,6 +148,7 @@ export class WorkerPool {
         await handler(job, { owner: this.owner, signal: this.abort.signal });
         // A handler may already have completed the job inside its own transaction; then this changes nothing.
         await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
+        this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: 'completed' });
       } catch (error) {
         await this.handleFailure(job, error);
       } finally {
@@ -160,6 +164,7 @@ export class WorkerPool {
     try {
       if (this.abort.signal.aborted) {
         await queue.release(job, this.owner);
+        this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: 'released' });
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
@@ -168,6 +173,8 @@ export class WorkerPool {
         retryAfterMs: error instanceof JobRetryError ? error.retryAfterMs : null,
         fatal: error instanceof JobFatalError,
       });
+      if (state === null) this.options.metrics?.leasesLost.inc();
+      else this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: state === 'failed' ? 'failed' : 'retry' });
       const log = { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.max_attempts, state, err: error };
       if (state === 'failed') logger.error(log, 'job failed for good');
       else logger.warn(log, 'job failed; will retry');
@@ -187,7 +194,10 @@ export class WorkerPool {
   private async rescue(): Promise<void> {
     try {
       const rescued = await this.options.queue.rescueExpired(Object.keys(this.options.handlers));
-      if (rescued > 0) this.options.logger.warn({ rescued }, 'rescued jobs whose worker stopped renewing its lease');
+      if (rescued > 0) {
+        this.options.metrics?.leaseExpiries.inc(rescued);
+        this.options.logger.warn({ rescued }, 'rescued jobs whose worker stopped renewing its lease');
+      }
     } catch (error) {
       this.options.logger.warn({ err: error }, 'rescuer failed');
     }

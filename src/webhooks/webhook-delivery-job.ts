@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import { openSecret } from '../domain/secret-box.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { JobHandler } from '../queue/worker-pool.ts';
@@ -32,6 +33,8 @@ export interface WebhookDeliveryDependencies {
   /** Milliseconds before each scheduled attempt (CLARION_WEBHOOK_RETRY_SCHEDULE). */
   schedule: readonly number[];
   sender: WebhookSender;
+  /** Counts attempts by outcome once their transaction committed (`clarion_webhook_deliveries_total`). */
+  metrics?: ClarionMetrics | undefined;
 }
 
 /**
@@ -56,6 +59,7 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
         if (!(await deps.queue.complete(trx, job, owner))) throw new Error('lease lost: another worker runs this attempt now');
         await markMessageFailed(trx, message.id, deps.clock.now());
       });
+      deps.metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
       return;
     }
 
@@ -66,10 +70,13 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
     // Shutting down mid-request: hand the job back without logging; the next worker sends it again (same id).
     if (signal.aborted) throw new Error('worker shutting down during the attempt');
 
+    // Set by the settling transaction (which may run twice after a deadlock); counted once it has committed.
+    let outcome: 'delivered' | 'retry' | 'failed' | null = null;
     await settle(deps, async (trx) => {
       const at = deps.clock.now();
       if (!(await deps.queue.complete(trx, job, owner))) throw new Error('lease lost: another worker runs this attempt now');
       const attempt = await logAttempt(trx, message, endpoint, payload, result, now);
+      outcome = null;
       if (attempt === undefined) return; // the endpoint was deleted meanwhile
       const state = await recordEndpointOutcome(trx, { id: endpoint.id, success: isSuccessStatus(result.statusCode), now: at });
       const verdict = judgeAttempt({
@@ -83,6 +90,7 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
       if (verdict.disable !== null && (await disableWebhookEndpoint(trx, { id: endpoint.id, reason: verdict.disable, now: at }))) {
         deps.logger.warn({ webhookId: endpoint.id, accountId: endpoint.account_id, reason: verdict.disable }, 'webhook endpoint disabled');
       }
+      outcome = verdict.message === 'delivered' ? 'delivered' : verdict.message === 'retry' && payload.attempt !== null ? 'retry' : 'failed';
       if (verdict.message === 'delivered') await markMessageDelivered(trx, message.id, at);
       else if (verdict.message === 'retry' && payload.attempt !== null) {
         await markMessageRetrying(trx, message.id, verdict.retryAt!, at);
@@ -90,6 +98,7 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
       } else if (payload.attempt === null && verdict.disable === null) await markManualAttemptFailed(trx, message.id, at);
       else await markMessageFailed(trx, message.id, at);
     });
+    if (outcome !== null) deps.metrics?.webhookDeliveries.inc({ outcome });
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import type { Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
@@ -17,6 +18,7 @@ export interface WebhookWorkerDependencies {
   logger: Logger;
   config: Config;
   secretKey: Buffer;
+  metrics?: ClarionMetrics | undefined;
 }
 
 /** The webhook job handler for the worker pool (src/worker.ts), configured from the options. */

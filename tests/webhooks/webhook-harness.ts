@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
+import type { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
 import { createPushProviders } from '../../src/delivery/push-providers.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';
@@ -41,11 +42,11 @@ export interface TestWorker {
 }
 
 /** A delivery worker (relay + webhook jobs) on the test app's database, clock and secret key. */
-export async function startWebhookWorker(t: TestApp, overrides: Partial<Config> = {}): Promise<TestWorker> {
+export async function startWebhookWorker(t: TestApp, overrides: Partial<Config> = {}, metrics?: ClarionMetrics): Promise<TestWorker> {
   const config: Config = { ...t.config, ...webhookConfig(overrides) };
   const { logger, logs } = capturingLogger();
   const providers = createPushProviders(config, t.clock, logger);
-  const worker = await startDeliveryWorker({ store: t.store, queue: t.queue, clock: t.clock, config, logger, providers, secretKey: t.secretKey });
+  const worker = await startDeliveryWorker({ store: t.store, queue: t.queue, clock: t.clock, config, logger, providers, secretKey: t.secretKey, metrics });
   return {
     worker,
     logs,

@@ -6,6 +6,7 @@ import { routeTable } from '../../../src/http/routes.ts';
 import { PUBLIC_ROUTES, PUBLISHABLE_ROUTES, routeName } from '../../harness/api-routes.ts';
 import { get } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+import { ClarionMetrics } from '../../../src/metrics/clarion-metrics.ts';
 import { GroupCommit } from '../../../src/store/group-commit.ts';
 
 let t: TestApp;
@@ -74,7 +75,7 @@ describe('the route table (src/http/routes.ts)', () => {
 
   it('leaves no /api/v1 route to a default: registering one without an auth fails', async () => {
     const app = Fastify() as unknown as ClarionApp;
-    registerAuth(app, { config: t.config, clock: t.clock, store: t.store, queue: t.queue, secretKey: t.secretKey, accepts: new GroupCommit(t.store) });
+    registerAuth(app, { config: t.config, clock: t.clock, store: t.store, queue: t.queue, secretKey: t.secretKey, accepts: new GroupCommit(t.store), metrics: new ClarionMetrics() });
     app.get('/healthz-like', async () => ({}));
     await expect(async () => {
       app.get('/api/v1/unstated', async () => ({}));

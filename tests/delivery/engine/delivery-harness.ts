@@ -1,3 +1,4 @@
+import type { ClarionMetrics } from '../../../src/metrics/clarion-metrics.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,14 @@ export function fakeProviderConfig(providerEnv: Record<string, string>): Partial
  * ManualClock drives the API, the queue, the clients and the fakes' JWT checks.
  */
 export async function startDeliveryHarness(
-  options: { apns?: FakeApnsOptions; configure?: Partial<Config>; /** A PostgreSQL database of its own (isolated-database.ts); the default. */ isolatedDatabase?: boolean } = {},
+  options: {
+    apns?: FakeApnsOptions;
+    configure?: Partial<Config>;
+    /** A PostgreSQL database of its own (isolated-database.ts); the default. */
+    isolatedDatabase?: boolean;
+    /** Metrics for the worker to count into (src/metrics/); none by default. */
+    metrics?: ClarionMetrics;
+  } = {},
 ): Promise<DeliveryHarness> {
   // Its own PostgreSQL database unless told otherwise: test files run two at a time (vitest.config.ts), and on the
   // shared one another file's worker, configured for other fakes and another clock, would claim this file's jobs.
@@ -98,7 +106,7 @@ export async function startDeliveryHarness(
   const vapidKeys = await resolveVapidKeys(base.store.db, base.secretKey, config, base.clock.now());
   const { logger, logs } = capturingLogger();
   const providers = createPushProviders(config, base.clock, logger, vapidKeys);
-  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
+  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey, metrics: options.metrics });
   return {
     ...base,
     config,

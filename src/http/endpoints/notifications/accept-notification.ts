@@ -86,6 +86,8 @@ export async function acceptNotification(
     }
     return { row: { ...stored, recipient_count: recipientCount }, quota };
   });
+  // Counted once committed: a request that failed in its transaction stored nothing.
+  (row.status === 'scheduled' ? deps.metrics.acceptedScheduled : deps.metrics.acceptedNow).inc();
   setQuotaHeaders(reply, quota);
   return row;
 }
