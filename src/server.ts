@@ -14,6 +14,9 @@ import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
+/** Which code this process runs (bin/entry-point.js): the compiled build, or the TypeScript sources through tsx. */
+const RUNNING_FROM = import.meta.url.endsWith('.js') ? 'dist' : 'src';
+
 export interface RunningServer {
   app: ClarionApp | null;
   worker: DeliveryWorker | null;
@@ -56,7 +59,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const { applied } = await migrateToLatest(store);
   logger.info(
-    { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied },
+    { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied, code: RUNNING_FROM },
     'storage ready',
   );
   const clock = systemClock;
