@@ -28,11 +28,11 @@ afterAll(() => {
 });
 
 /** `clarion serve` from the copy, on a fresh data directory; resolves with its base URL and log once it listens. */
-async function serveFromCopy(env: Record<string, string> = {}): Promise<{ child: ChildProcess; baseUrl: string; output: () => string; dataDir: string }> {
+async function serveFromCopy(env: Record<string, string | undefined> = {}): Promise<{ child: ChildProcess; baseUrl: string; output: () => string; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clarion-build-data-'));
   const child = spawn(process.execPath, [join(copy, 'bin/clarion.js'), 'serve'], {
     cwd: copy,
-    env: { ...process.env, CLARION_PORT: '0', CLARION_HOST: '127.0.0.1', CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: '', ...env },
+    env: { ...process.env, CLARION_PORT: '0', CLARION_HOST: '127.0.0.1', CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
