@@ -4,6 +4,7 @@ import { addAccountsCreate } from './accounts-create.ts';
 import { addAccountsSetPlan } from './accounts-set-plan.ts';
 import { addAccountsSetSlug } from './accounts-set-slug.ts';
 import { addAccountsSetTimezone } from './accounts-set-timezone.ts';
+import { addBackup } from './backup.ts';
 import { addChannelsCreate } from './channels-create.ts';
 import { printError } from './cli-output.ts';
 import { addKeysCreate } from './keys-create.ts';
@@ -11,6 +12,7 @@ import { addKeysList } from './keys-list.ts';
 import { addKeysRevoke } from './keys-revoke.ts';
 import { addKeysRotate } from './keys-rotate.ts';
 import { addMigrate } from './migrate.ts';
+import { addRestore } from './restore.ts';
 import { addServe } from './serve.ts';
 import { addSubscribersImport } from './subscribers-import.ts';
 import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
@@ -20,6 +22,8 @@ const program = new Command('clarion').description('Clarion push notification se
 
 addServe(program);
 addMigrate(program);
+addBackup(program);
+addRestore(program);
 const accounts = program.command('accounts').description('manage accounts');
 addAccountsCreate(accounts);
 addAccountsSetPlan(accounts);
