@@ -50,7 +50,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { i
   const config: Config = {
     ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir }),
     // Most tests sign users up freely; closed sign-up (the default) and the first-account exception have their own
-    // tests (tests/api/auth/signup-*.test.ts), which pass signup: 'closed'.
+    // tests (tests/api/auth/signup-403.test.ts, signup-201-first-account.test.ts), which pass signup: 'closed'.
     signup: 'open',
     rateLimitPerSecond: 10_000,
     rateLimitBurst: 10_000,
