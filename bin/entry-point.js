@@ -8,12 +8,15 @@ import { fileURLToPath } from 'node:url';
 const ROOT = new URL('../', import.meta.url);
 const BUILD_STAMP = new URL('dist/.build-complete', ROOT);
 
-/** The newest modification time of any file under src/ (about 250 files: a few milliseconds). */
+/**
+ * The newest modification time under src/ (about 250 entries: a few milliseconds). Folders count too: deleting or
+ * renaming a module changes only its folder's time.
+ */
 function newestSourceTime() {
   const sourceDir = fileURLToPath(new URL('src/', ROOT));
-  let newest = 0;
+  let newest = statSync(sourceDir).mtimeMs;
   for (const entry of readdirSync(sourceDir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
+    if (!entry.isFile() && !entry.isDirectory()) continue;
     const mtime = statSync(`${entry.parentPath}/${entry.name}`).mtimeMs;
     if (mtime > newest) newest = mtime;
   }
