@@ -28,7 +28,11 @@ export async function signUpPage({ container, navigate }) {
       ? h(
           'p',
           {},
-          'This instance has no account yet. The first one is yours, the operator\'s; after it, sign-up closes and further accounts come from `clarion accounts create`. It starts on the Free plan (250 notifications a month): `clarion accounts set-plan` raises it.',
+          "This instance has no account yet. The first one is yours, the operator's; after it, sign-up closes and further accounts come from ",
+          h('code', {}, 'clarion accounts create'),
+          '. It starts on the Free plan (250 notifications a month): ',
+          h('code', {}, 'clarion accounts set-plan'),
+          ' raises it.',
         )
       : h('p', {}, 'A new account starts on the Free plan: 250 notifications a month, no card needed.'),
     problems,
@@ -58,5 +62,5 @@ export async function signUpPage({ container, navigate }) {
       }
     });
   });
-  append(container, form, h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
+  append(container, form, firstAccount ? null : h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
 }
