@@ -81,6 +81,11 @@ describe('Dockerfile', () => {
     expect(fromBuild.map((instruction) => instruction.args.split(/\s+/)[1])).toEqual(expect.arrayContaining(['/app/dist', '/app/node_modules']));
   });
 
+  it('writes ENTRYPOINT, CMD and the health check in exec form (JSON arrays: no shell, signals reach node)', () => {
+    const execForms = [all('ENTRYPOINT')[0]!.args, all('CMD')[0]!.args, all('HEALTHCHECK')[0]!.args.replace(/^.*?CMD\s+/, '')];
+    for (const form of execForms) expect(Array.isArray(JSON.parse(form)), form).toBe(true);
+  });
+
   it('runs as a user other than root', () => {
     const users = all('USER');
     expect(users.length).toBeGreaterThan(0);
