@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'packages/client/dist/**', 'data/**', '.cache/**', 'coverage/**', 'test-results/**', 'web/dist/**'] },
+  { ignores: ['node_modules/**', 'packages/client/dist/**', 'data/**', '.cache/**', 'coverage/**', 'test-results/**', 'web/dist/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

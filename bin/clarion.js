@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// The `clarion` command. Clarion runs its TypeScript sources through tsx (esbuild), so there is no build step
-// between `npm ci` and `npm start`.
-import { register } from 'tsx/esm/api';
+// The `clarion` command: the compiled build in dist/ when it is current, else the TypeScript sources through tsx
+// (bin/entry-point.js says how it decides).
+import { runEntryPoint } from './entry-point.js';
 
-register();
-await import('../src/cli/main.ts');
+await runEntryPoint('cli/main');

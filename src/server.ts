@@ -15,7 +15,12 @@ import { startMetricsListener, type MetricsListener } from './metrics/metrics-li
 import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
+import { listenOn } from './http/listen-on.ts';
+import { instanceHasAccounts } from './store/accounts-store.ts';
 import { migrateToLatest } from './store/migrate.ts';
+
+/** Which code this process runs (bin/entry-point.js): the compiled build, or the TypeScript sources through tsx. */
+const RUNNING_FROM = import.meta.url.endsWith('.js') ? 'dist' : 'src';
 
 export interface RunningServer {
   app: ClarionApp | null;
@@ -54,6 +59,24 @@ async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, no
   }
 }
 
+/**
+ * Says at start who can create accounts (issue 15, part 2): open sign-up hands the operator's push credentials to
+ * anyone who reaches the port, so it is a warning; an instance without accounts says where the first one is made.
+ */
+async function logSignupPolicy(store: Store, config: Config, logger: Logger): Promise<void> {
+  if (config.signup === 'open') {
+    logger.warn(
+      { signup: 'open' },
+      'CLARION_SIGNUP=open: anyone who can reach this instance can create a Free account from the dashboard and send pushes through its APNs, FCM and Web Push credentials; leave CLARION_SIGNUP unset (closed) to create accounts with `clarion accounts create` only',
+    );
+  } else if (!(await instanceHasAccounts(store.db))) {
+    logger.warn(
+      { signup: 'first-account' },
+      `no account yet: the first sign-up at ${config.baseUrl}/#/signup creates the operator's account (whoever reaches it first), then sign-up closes; or create it with \`clarion accounts create --owner-email … --owner-password …\``,
+    );
+  }
+}
+
 /** Opens storage, migrates it, and starts the roles asked for. The only place that listens on a port. */
 export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
@@ -61,7 +84,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const { applied } = await migrateToLatest(store);
   logger.info(
-    { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied },
+    { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied, code: RUNNING_FROM },
     'storage ready',
   );
   const clock = systemClock;
@@ -105,7 +128,8 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     // OpenAPI, the dashboard): 156 MiB resident when idle instead of 160–169 (bench/README.md, "Memory and time").
     const { buildApp } = await import('./http/app.ts');
     app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger });
-    address = await app.listen({ port: config.port, host: config.host });
+    address = await listenOn(app, config);
+    await logSignupPolicy(store, config, logger);
   }
 
   return {

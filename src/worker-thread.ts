@@ -25,6 +25,14 @@ export interface WorkerThread {
 const METRICS_ANSWER_MS = 2_000;
 
 /**
+ * The thread runs what this process runs (bin/entry-point.js): compiled, this module is dist/worker-thread.js and
+ * the entry beside it is plain JavaScript; from the sources, bin/worker-thread.js registers tsx in the thread first.
+ */
+function threadEntry(): URL {
+  return import.meta.url.endsWith('.js') ? new URL('./worker-thread-entry.js', import.meta.url) : new URL('../bin/worker-thread.js', import.meta.url);
+}
+
+/**
  * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process
  * (CLARION_WORKER_THREAD=true): the API keeps an event loop to itself, so a big fan-out does not queue accepted
  * requests behind send batches. Measured on a shared, loaded machine (bench/README.md, "Accept path",
@@ -38,7 +46,7 @@ const METRICS_ANSWER_MS = 2_000;
  * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.
  */
 export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null): Promise<WorkerThread> {
-  const thread = new Worker(new URL('../bin/worker-thread.js', import.meta.url), { workerData: { config, vapidKeys } });
+  const thread = new Worker(threadEntry(), { workerData: { config, vapidKeys } });
   const messages = (type: WorkerThreadMessage['type']) =>
     new Promise<void>((resolve, reject) => {
       const onMessage = (message: WorkerThreadMessage) => {

@@ -72,7 +72,7 @@ async function waitUntilUp(child: ChildProcess, url: string | null, stderr: () =
   throw new Error(`clarion serve did not come up within 60 s: ${stderr()}`);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -4,6 +4,7 @@ import { addAccountsCreate } from './accounts-create.ts';
 import { addAccountsSetPlan } from './accounts-set-plan.ts';
 import { addAccountsSetSlug } from './accounts-set-slug.ts';
 import { addAccountsSetTimezone } from './accounts-set-timezone.ts';
+import { addBackup } from './backup.ts';
 import { addChannelsCreate } from './channels-create.ts';
 import { CliError, printError } from './cli-output.ts';
 import { addKeysCreate } from './keys-create.ts';
@@ -14,6 +15,7 @@ import { addLiveEnd } from './live-end.ts';
 import { addLiveStart } from './live-start.ts';
 import { addLiveUpdate } from './live-update.ts';
 import { addMigrate } from './migrate.ts';
+import { addRestore } from './restore.ts';
 import { addSend } from './send.ts';
 import { addServe } from './serve.ts';
 import { addSubscribersImport } from './subscribers-import.ts';
@@ -24,6 +26,8 @@ const program = new Command('clarion').description('Clarion push notification se
 
 addServe(program);
 addMigrate(program);
+addBackup(program);
+addRestore(program);
 const accounts = program.command('accounts').description('manage accounts');
 addAccountsCreate(accounts);
 addAccountsSetPlan(accounts);

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from './load-config.ts';
 
-const KEY_FILE = 'secret.key';
+export const SECRET_KEY_FILE = 'secret.key';
 
 /**
  * The 32-byte key that encrypts secrets at rest. Taken from CLARION_SECRET_KEY (64 hex characters or base64),
@@ -12,7 +12,7 @@ const KEY_FILE = 'secret.key';
  */
 export function resolveSecretKey(configured: string | undefined, dataDir: string): Buffer {
   if (configured) return decodeKey(configured, 'CLARION_SECRET_KEY');
-  const path = join(dataDir, KEY_FILE);
+  const path = join(dataDir, SECRET_KEY_FILE);
   try {
     return decodeKey(readFileSync(path, 'utf8').trim(), path);
   } catch (error) {

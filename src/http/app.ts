@@ -13,6 +13,7 @@ import { handleClientError } from './client-error.ts';
 import { registerErrorHandling, sendFrameworkError } from './error-handler.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { jsonBodyProblem } from './json-body.ts';
+import { lazySerializerFactory } from './lazy-serializers.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerApiRoutes, routeTable } from './routes.ts';
@@ -61,6 +62,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     frameworkErrors: sendFrameworkError as FastifyServerOptions['frameworkErrors'],
     // …and so is a request Node's HTTP parser refuses before there is a request at all (src/http/client-error.ts).
     clientErrorHandler: handleClientError,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as ClarionApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
 

@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { accountSlugFromName, isAccountSlug, suffixedAccountSlug } from '../domain/account-slug.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Plan } from '../domain/plans.ts';
+import type { Dialect } from './database.ts';
 import type { AccountsTable, Database } from './schema.ts';
 
 export type Account = Selectable<AccountsTable>;
@@ -53,4 +54,15 @@ export async function findAccount(db: Kysely<Database>, id: string): Promise<Acc
 export async function setAccountPlan(db: Kysely<Database>, id: string, plan: Plan, limit: number | null): Promise<Account | undefined> {
   if (!isId('account', id)) return undefined;
   return db.updateTable('accounts').set({ plan, monthly_limit: limit }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/**
+ * Whether the instance has any account yet, for the first-account sign-up (src/http/signup-policy.ts). With `lock`,
+ * inside the caller's transaction, two first sign-ups cannot both see an empty instance: on PostgreSQL the table lock
+ * (SHARE ROW EXCLUSIVE conflicts with itself and with inserts) waits for the other transaction to commit; on SQLite
+ * the transaction already holds the single write lock (BEGIN IMMEDIATE, src/store/database.ts).
+ */
+export async function instanceHasAccounts(db: Kysely<Database>, options: { lock?: Dialect } = {}): Promise<boolean> {
+  if (options.lock === 'postgres') await sql`lock table accounts in share row exclusive mode`.execute(db);
+  return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

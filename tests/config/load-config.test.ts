@@ -17,7 +17,7 @@ describe('loadConfig', () => {
       fcmUrl: 'https://fcm.googleapis.com',
       allowPrivateAddresses: false,
       allowPrivateWebhooks: false,
-      signup: 'open',
+      signup: 'closed',
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
     });

@@ -41,7 +41,10 @@ async function render() {
   const { path, query } = currentLocation();
   const session = currentSession();
   const match = matchRoute(routes, path);
-  if (path === '/' || (match && !match.route.public && !session)) return navigate(session ? '/channels' : '/signin', { replace: true });
+  // An instance without any account offers to create the first one (the operator's) instead of a sign-in form
+  // nobody could use (GET /api/v1/auth/session says signup: 'first-account').
+  const signedOutHome = sessionState().signup === 'first-account' ? '/signup' : '/signin';
+  if (path === '/' || (match && !match.route.public && !session)) return navigate(session ? '/channels' : signedOutHome, { replace: true });
   if (match && match.route.public && session) return navigate('/channels', { replace: true });
 
   renderHeader(header, path);

@@ -2,7 +2,7 @@ import { api, setCsrfToken } from './api.js';
 
 // The browser's dashboard session as GET /api/v1/auth/session describes it: {signup, session: null | {...}}.
 // The session token itself is in an HttpOnly cookie this code cannot read; only the CSRF token is kept here.
-let state = { signup: 'open', session: null };
+let state = { signup: 'closed', session: null };
 
 export function sessionState() {
   return state;

@@ -8,6 +8,8 @@ let closed: TestApp;
 beforeAll(async () => {
   open = await startTestApp();
   closed = await startTestApp({ signup: 'closed' });
+  // An instance with an account: the first-account exception (signup-201-first-account.test.ts) is over.
+  await closed.newAccount();
 });
 afterAll(async () => {
   await open.close();

@@ -35,8 +35,10 @@ export async function signInPage({ container, navigate }) {
   append(
     container,
     form,
-    sessionState().signup === 'open'
-      ? h('p', {}, 'New here? ', h('a', { href: href('/signup') }, 'Create an account'), ' — the Free plan has 250 notifications a month, no card needed.')
-      : h('p', { class: 'muted' }, 'Sign-up is closed on this instance: ask its operator for an account.'),
+    {
+      open: () => h('p', {}, 'New here? ', h('a', { href: href('/signup') }, 'Create an account'), ' — the Free plan has 250 notifications a month, no card needed.'),
+      'first-account': () => h('p', {}, 'This instance has no account yet: ', h('a', { href: href('/signup') }, 'create the operator account'), '.'),
+      closed: () => h('p', { class: 'muted' }, 'Sign-up is closed on this instance: ask its operator for an account.'),
+    }[sessionState().signup](),
   );
 }

@@ -10,8 +10,9 @@ import { sessionState, setFlash, setSessionState } from '../session.js';
 const PASSWORD_MIN_LENGTH = 10;
 
 export async function signUpPage({ container, navigate }) {
-  pageHeading(container, 'Create your account');
-  if (sessionState().signup !== 'open') {
+  const firstAccount = sessionState().signup === 'first-account';
+  pageHeading(container, firstAccount ? 'Create the operator account' : 'Create your account');
+  if (sessionState().signup === 'closed') {
     append(
       container,
       notice('info', h('p', {}, 'Sign-up is closed on this instance. Ask its operator for an account.')),
@@ -23,7 +24,17 @@ export async function signUpPage({ container, navigate }) {
   const form = h(
     'form',
     { class: 'card narrow', novalidate: true },
-    h('p', {}, 'A new account starts on the Free plan: 250 notifications a month, no card needed.'),
+    firstAccount
+      ? h(
+          'p',
+          {},
+          "This instance has no account yet. The first one is yours, the operator's; after it, sign-up closes and further accounts come from ",
+          h('code', {}, 'clarion accounts create'),
+          '. It starts on the Free plan (250 notifications a month): ',
+          h('code', {}, 'clarion accounts set-plan'),
+          ' raises it.',
+        )
+      : h('p', {}, 'A new account starts on the Free plan: 250 notifications a month, no card needed.'),
     problems,
     field({ label: 'Email', input: { name: 'email', type: 'email', autocomplete: 'username', required: true } }),
     field({
@@ -51,5 +62,5 @@ export async function signUpPage({ container, navigate }) {
       }
     });
   });
-  append(container, form, h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
+  append(container, form, firstAccount ? null : h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
 }

@@ -5,6 +5,7 @@ import type { SessionRow } from '../../../store/sessions-store.ts';
 import { findUser, listUserAccounts, type UserAccount } from '../../../store/users-store.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { Nullable, StringEnum, Timestamp } from '../../schemas.ts';
+import { signupState } from '../../signup-policy.ts';
 
 const AccountSummary = Type.Object(
   {
@@ -18,7 +19,10 @@ const AccountSummary = Type.Object(
 
 export const SessionState = Type.Object(
   {
-    signup: StringEnum(['open', 'closed'] as const, { description: 'Whether this instance lets anyone sign up (CLARION_SIGNUP).' }),
+    signup: StringEnum(['open', 'closed', 'first-account'] as const, {
+      description:
+        'Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator\'s account).',
+    }),
     session: Nullable(
       Type.Object({
         user: Type.Object({ id: Type.String({ description: 'usr_… identifier.' }), email: Type.String() }),
@@ -40,14 +44,15 @@ function accountSummary(account: UserAccount): Static<typeof AccountSummary> {
 
 /** What the dashboard needs to know about its session; `token` is the cookie value (for the CSRF token). */
 export async function sessionState(deps: AppDependencies, session: { row: SessionRow; token: string } | null): Promise<SessionStateView> {
-  if (!session) return { signup: deps.config.signup, session: null };
+  const signup = await signupState(deps);
+  if (!session) return { signup, session: null };
   const { row, token } = session;
   const user = await findUser(deps.store.db, row.user_id);
   const accounts = await listUserAccounts(deps.store.db, row.user_id);
   const current = accounts.find((account) => account.accountId === row.account_id);
-  if (!user || !current) return { signup: deps.config.signup, session: null };
+  if (!user || !current) return { signup, session: null };
   return {
-    signup: deps.config.signup,
+    signup,
     session: {
       user: { id: user.id, email: user.email },
       account: accountSummary(current),

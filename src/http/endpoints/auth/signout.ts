@@ -3,7 +3,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { clearedSessionCookie, isHttps } from '../../session-cookie.ts';
-import { SessionState } from './session-view.ts';
+import { sessionState, SessionState } from './session-view.ts';
 
 export function signoutHandler(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -18,7 +18,7 @@ export function signoutHandler(deps: AppDependencies): Endpoint {
     async (request, reply) => {
       await deleteSession(deps.store.db, request.auth!.session!.id);
       reply.header('set-cookie', clearedSessionCookie(isHttps(request))).header('cache-control', 'no-store');
-      return { success: true as const, data: { signup: deps.config.signup, session: null } };
+      return { success: true as const, data: await sessionState(deps, null) };
     },
   );
 }

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { EMAIL_MAX_LENGTH, isEmailAddress } from '../../../domain/email-address.ts';
 import { hashPassword, passwordProblem } from '../../../domain/passwords.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
-import { createAccount } from '../../../store/accounts-store.ts';
+import { createAccount, instanceHasAccounts } from '../../../store/accounts-store.ts';
 import { recordSigninAttempt } from '../../../store/signin-attempts-store.ts';
 import { isUniqueViolation } from '../../../store/store-errors.ts';
 import { addMembership, createUser, findUserByEmail, normalizeEmail } from '../../../store/users-store.ts';
@@ -12,12 +12,17 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertNotCrossSite } from '../../session-auth.ts';
 import { assertSigninAllowed, emailHashOf } from '../../signin-rate-limit.ts';
+import { signupState } from '../../signup-policy.ts';
 import { sessionState, SessionState } from './session-view.ts';
 import { startSession } from './start-session.ts';
 
 export const Email = Type.String({ minLength: 1, maxLength: EMAIL_MAX_LENGTH, description: 'Email address (compared without regard to case).' });
 /** Long enough for any passphrase; passwordProblem() states the real rules. The bound keeps scrypt's input small. */
 export const Password = Type.String({ minLength: 1, maxLength: 1000, description: 'Password: 10 to 200 characters.' });
+
+function signupClosed(): ApiError {
+  return new ApiError('forbidden', { message: 'Sign-up is closed on this instance; ask its operator for an account.' });
+}
 
 function emailTaken(): ApiError {
   return new ApiError('conflict', { message: 'A user with this email already exists; sign in instead.', details: { field: 'email' } });
@@ -28,14 +33,12 @@ export function signupHandler(deps: AppDependencies): Endpoint {
     {
       onRequest: async (request) => {
         assertNotCrossSite(request);
-        if (deps.config.signup !== 'open') {
-          throw new ApiError('forbidden', { message: 'Sign-up is closed on this instance; ask its operator for an account.' });
-        }
+        if ((await signupState(deps)) === 'closed') throw signupClosed();
       },
       schema: {
         summary: 'Sign up: a new user with a new account on the Free plan, signed in (dashboard)',
         description:
-          'Only while CLARION_SIGNUP=open. Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.',
+          'Only while CLARION_SIGNUP=open, or, when it is closed (the default), for the first account of an instance that has none (the operator\'s). Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.',
         tags: ['dashboard'],
         body: Type.Object(
           {
@@ -68,6 +71,9 @@ export function signupHandler(deps: AppDependencies): Endpoint {
       let created: { userId: string; accountId: string };
       try {
         created = await deps.store.db.transaction().execute(async (trx) => {
+          // The first-account exception holds once: re-checked under a lock, so a second sign-up racing the first
+          // finds the account the first one created and is refused.
+          if (deps.config.signup !== 'open' && (await instanceHasAccounts(trx, { lock: deps.store.dialect }))) throw signupClosed();
           const user = await createUser(trx, { email, passwordHash, now });
           const account = await createAccount(trx, { name: accountName, plan: 'free', now });
           await addMembership(trx, { accountId: account.id, userId: user.id, role: 'owner', now });

@@ -1,0 +1,100 @@
+// Start-up time to a ready `/readyz` and idle memory of `clarion serve` (issue 15, part 3): the TypeScript sources
+// through tsx (how `npm start` ran before the compiled build) against the compiled build in dist/, interleaved, each
+// start on a fresh SQLite data directory (so every start also creates the database and runs all migrations).
+//
+//   node --import tsx bench/startup.ts [--runs 5] [--idle-seconds 5] [--quick]
+//
+// Time is from spawn to the first 200 from /readyz, polled every 10 ms. On a busy machine that wall time mostly
+// measures the neighbours, so the CPU time (user + system) the process used until it answered is recorded too: on an
+// idle machine start-up takes about that long, since it runs on one thread. Idle RSS is VmRSS read from /proc after
+// the server has answered and then sat idle for --idle-seconds (nothing else is sent to it).
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
+import { freePort } from './harness/clarion-process.ts';
+import { processCpuSeconds, processRssMb } from './harness/process-usage.ts';
+import { repoRoot } from './harness/repo-root.ts';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    'idle-seconds': { type: 'string', default: '5' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+const runs = values.quick ? 1 : Number(values.runs);
+const idleMs = (values.quick ? 1 : Number(values['idle-seconds'])) * 1000;
+
+/** How each variant starts `clarion serve`: the node arguments before `serve`. */
+const variants = {
+  sources: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts')],
+  compiled: [join(repoRoot, 'dist/cli/main.js')],
+} as const;
+type Variant = keyof typeof variants;
+
+interface Sample {
+  readyMs: number;
+  readyCpuMs: number;
+  idleRssMb: number;
+}
+
+async function measureOnce(variant: Variant): Promise<Sample> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clarion-bench-startup-'));
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [...variants[variant], 'serve'], {
+    cwd: repoRoot,
+    env: { ...process.env, CLARION_PORT: String(port), CLARION_HOST: '127.0.0.1', CLARION_DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    let readyMs = Number.NaN;
+    let readyCpuMs = Number.NaN;
+    while (Number.isNaN(readyMs)) {
+      if (child.exitCode !== null) throw new Error(`${variant}: clarion serve exited with ${child.exitCode}`);
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+        if (response.ok) {
+          readyMs = performance.now() - started;
+          readyCpuMs = processCpuSeconds(child.pid!) * 1000;
+        }
+      } catch {
+        // Not listening yet.
+      }
+      if (Number.isNaN(readyMs)) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    return { readyMs, readyCpuMs, idleRssMb: processRssMb(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await once(child, 'exit');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// The compiled variant needs a current build; build it here rather than measure a stale one.
+const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.js')], { cwd: repoRoot, stdio: 'inherit' });
+if (build.status !== 0) throw new Error('npm run build failed');
+
+const samples: Record<Variant, Sample[]> = { sources: [], compiled: [] };
+for (let run = 0; run < runs; run += 1) {
+  for (const variant of Object.keys(variants) as Variant[]) {
+    const sample = await measureOnce(variant);
+    samples[variant].push(sample);
+    console.log(`${variant} run ${run + 1}: ready in ${Math.round(sample.readyMs)} ms (${Math.round(sample.readyCpuMs)} ms CPU), idle RSS ${roundTo(sample.idleRssMb)} MiB`);
+  }
+}
+const figures: Record<string, number> = {};
+for (const variant of Object.keys(variants) as Variant[]) {
+  const ready = samples[variant].map((sample) => sample.readyMs);
+  const rss = samples[variant].map((sample) => sample.idleRssMb);
+  figures[`${variant}ReadyMs`] = Math.round(median(ready));
+  figures[`${variant}ReadyMsMax`] = Math.round(Math.max(...ready));
+  figures[`${variant}ReadyCpuMs`] = Math.round(median(samples[variant].map((sample) => sample.readyCpuMs)));
+  figures[`${variant}IdleRssMb`] = roundTo(median(rss));
+}
+printBenchResult(figures);

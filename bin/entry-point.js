@@ -1,0 +1,46 @@
+// Which code a `clarion` process runs: the compiled JavaScript in dist/ (scripts/build.js, run by `npm ci` through
+// the `prepare` script) when it is at least as new as every file under src/, otherwise the TypeScript sources through
+// tsx. Never a stale build: a checkout or an edit after the last build makes src/ newer, and the process runs what is
+// in src/ (slower to start: tsx compiles each module on load) until `npm run build` runs again.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = new URL('../', import.meta.url);
+const BUILD_STAMP = new URL('dist/.build-complete', ROOT);
+
+/**
+ * The newest modification time under src/ (about 250 entries: a few milliseconds). Folders count too: deleting or
+ * renaming a module changes only its folder's time.
+ */
+function newestSourceTime() {
+  const sourceDir = fileURLToPath(new URL('src/', ROOT));
+  let newest = statSync(sourceDir).mtimeMs;
+  for (const entry of readdirSync(sourceDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() && !entry.isDirectory()) continue;
+    const mtime = statSync(`${entry.parentPath}/${entry.name}`).mtimeMs;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}
+
+/** True when dist/ holds a complete build of the current sources. */
+function compiledBuildIsCurrent() {
+  if (!existsSync(BUILD_STAMP)) return false;
+  // No src/ at all (an image that ships only dist/): the build is all there is.
+  if (!existsSync(new URL('src/', ROOT))) return true;
+  return statSync(BUILD_STAMP).mtimeMs >= newestSourceTime();
+}
+
+/**
+ * Imports `<module>` (a path under src/ without its extension, e.g. 'cli/main') from dist/ when the build is
+ * current, or from src/ through tsx. A module can tell which by its own URL's extension (src/worker-thread.ts does).
+ */
+export async function runEntryPoint(module) {
+  if (compiledBuildIsCurrent()) {
+    await import(new URL(`dist/${module}.js`, ROOT).href);
+    return;
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(new URL(`src/${module}.ts`, ROOT).href);
+}

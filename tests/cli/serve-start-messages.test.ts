@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLARION_BIN, startServeProcess } from '../harness/cli-process.ts';
+
+/**
+ * What `clarion serve` says at start about the choices that matter for safety (issue 15, part 2): who can create
+ * accounts, and which variable to change when the port is taken. On SQLite in a data directory of its own: the
+ * messages do not depend on the dialect, and a fresh directory is an instance without accounts.
+ */
+const dataDirs: string[] = [];
+const freshDataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clarion-start-'));
+  dataDirs.push(dir);
+  return dir;
+};
+let occupied: Server;
+beforeAll(async () => {
+  occupied = createServer().listen(0, '127.0.0.1');
+  await once(occupied, 'listening');
+});
+afterAll(async () => {
+  occupied.close();
+  await once(occupied, 'close');
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('clarion serve at start', () => {
+  it('offers the first account on an instance without accounts (no CLARION_SIGNUP)', async () => {
+    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined }, ['--api']);
+    try {
+      expect(server.output()).toMatch(/"signup":"first-account".*no account yet: the first sign-up at http:\/\/localhost:3000\/#\/signup/);
+      const session = (await (await fetch(`${server.baseUrl}/api/v1/auth/session`)).json()) as { data: unknown };
+      expect(session.data).toEqual({ signup: 'first-account', session: null });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('warns what CLARION_SIGNUP=open means', async () => {
+    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: 'open' }, ['--api']);
+    try {
+      expect(server.output()).toMatch(/"level":40.*"signup":"open".*CLARION_SIGNUP=open: anyone who can reach this instance can create a Free account/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('names CLARION_PORT when the port is taken, and exits 78', () => {
+    const { port } = occupied.address() as { port: number };
+    const result = spawnSync(process.execPath, [CLARION_BIN, 'serve', '--api'], {
+      env: { ...process.env, CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_HOST: '127.0.0.1', CLARION_PORT: String(port) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain(`clarion: address already in use: another process listens on 127.0.0.1:${port}; set CLARION_PORT to a free port`);
+  });
+});
