@@ -68,10 +68,10 @@ export interface paths {
                                     };
                                 } | null;
                                 /**
-                                 * @description Whether this instance lets anyone sign up (CLARION_SIGNUP).
+                                 * @description Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator's account).
                                  * @enum {string}
                                  */
-                                signup: "open" | "closed";
+                                signup: "open" | "closed" | "first-account";
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -166,10 +166,10 @@ export interface paths {
                                     };
                                 } | null;
                                 /**
-                                 * @description Whether this instance lets anyone sign up (CLARION_SIGNUP).
+                                 * @description Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator's account).
                                  * @enum {string}
                                  */
-                                signup: "open" | "closed";
+                                signup: "open" | "closed" | "first-account";
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -307,10 +307,10 @@ export interface paths {
                                     };
                                 } | null;
                                 /**
-                                 * @description Whether this instance lets anyone sign up (CLARION_SIGNUP).
+                                 * @description Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator's account).
                                  * @enum {string}
                                  */
-                                signup: "open" | "closed";
+                                signup: "open" | "closed" | "first-account";
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up: a new user with a new account on the Free plan, signed in (dashboard)
-         * @description Only while CLARION_SIGNUP=open. Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.
+         * @description Only while CLARION_SIGNUP=open, or, when it is closed (the default), for the first account of an instance that has none (the operator's). Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.
          */
         post: {
             parameters: {
@@ -468,10 +468,10 @@ export interface paths {
                                     };
                                 } | null;
                                 /**
-                                 * @description Whether this instance lets anyone sign up (CLARION_SIGNUP).
+                                 * @description Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator's account).
                                  * @enum {string}
                                  */
-                                signup: "open" | "closed";
+                                signup: "open" | "closed" | "first-account";
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -616,10 +616,10 @@ export interface paths {
                                     };
                                 } | null;
                                 /**
-                                 * @description Whether this instance lets anyone sign up (CLARION_SIGNUP).
+                                 * @description Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator's account).
                                  * @enum {string}
                                  */
-                                signup: "open" | "closed";
+                                signup: "open" | "closed" | "first-account";
                             };
                             /** @enum {boolean} */
                             success: true;
