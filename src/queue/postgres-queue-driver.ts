@@ -1,9 +1,11 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { claimDueJobs } from './claim-due-jobs.ts';
 import type { QueueDriver } from './queue-driver.ts';
 
 const CHANNEL = 'clarion_jobs';
+/** Built once: it runs with every enqueue, i.e. on every accepted notification. */
+const ANNOUNCE = CompiledQuery.raw(`SELECT pg_notify('${CHANNEL}', '')`);
 
 /**
  * PostgreSQL: `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines claim concurrently,
@@ -14,7 +16,7 @@ export function postgresQueueDriver(databaseUrl: string): QueueDriver {
   return {
     claim: (db, input) => claimDueJobs(db, input, true),
     async announce(db) {
-      await sql`SELECT pg_notify(${CHANNEL}, '')`.execute(db);
+      await db.executeQuery(ANNOUNCE);
     },
     async listen(onWake) {
       const client = new pg.Client({ connectionString: databaseUrl });

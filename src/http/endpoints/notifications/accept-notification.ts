@@ -8,7 +8,7 @@ import { isApiKeyActive } from '../../../store/api-keys-store.ts';
 import { insertNotification, type NotificationRow } from '../../../store/notifications-store.ts';
 import type { Database } from '../../../store/schema.ts';
 import { readSendContext } from '../../../store/send-context-store.ts';
-import { activeInChannelCountQuery, distinctSubscriberTimezones } from '../../../store/subscribers-store.ts';
+import { distinctSubscriberTimezones } from '../../../store/subscribers-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { unauthorized } from '../../auth.ts';
@@ -79,7 +79,7 @@ export async function acceptNotification(
       created_at: now,
       updated_at: now,
     };
-    const recipientCount = await insertNotification(trx, stored, activeInChannelCountQuery(trx, channel.id));
+    const recipientCount = await insertNotification(trx, stored);
     // The outbox: the dispatch jobs commit with the notification or not at all; run_at carries the schedule.
     for (const dispatch of dispatches) {
       await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` });
