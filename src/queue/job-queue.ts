@@ -39,41 +39,56 @@ export class JobQueue {
 
   /** Inserts a job in `db` (pass the caller's transaction). Returns the job id (the existing one for a known unique key). */
   async enqueue(db: Kysely<Database>, input: EnqueueInput): Promise<string> {
-    const now = this.clock.now();
-    const id = newId('job', now);
+    const row = this.newJobRow(input);
     let inserted = false;
     try {
       // RETURNING tells a fresh insert from a known unique key in the same statement: only the latter needs the
       // lookup below (one statement fewer on every accepted notification, bench/README.md "Accept path").
-      const [row] = await insertJob(db, {
-        id,
-        kind: input.kind,
-        payload: JSON.stringify(input.payload ?? null),
-        state: 'available',
-        run_at: input.runAt ?? now,
-        attempt: 0,
-        max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        lease_owner: null,
-        lease_expires_at: null,
-        errors: '[]',
-        unique_key: input.uniqueKey ?? null,
-        created_at: now,
-        updated_at: now,
-        finalized_at: null,
-      });
-      inserted = row !== undefined;
+      const [returned] = await insertJob(db, row);
+      inserted = returned !== undefined;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
     if (!inserted && input.uniqueKey !== undefined) {
       const existing = await db.selectFrom('jobs').select('id').where('unique_key', '=', input.uniqueKey).executeTakeFirst();
-      if (existing && existing.id !== id) return existing.id;
+      if (existing && existing.id !== row.id) return existing.id;
     }
     await this.driver.announce(db);
-    // In-process workers wake at once; on SQLite their claim waits for this transaction's commit anyway, because the
-    // single connection is held until then.
+    this.wakeLocalWorkers();
+    return row.id;
+  }
+
+  /**
+   * The row `enqueue` inserts, for a caller that inserts it within a statement of its own (the accept path's single
+   * statement on PostgreSQL, src/store/accept-store.ts); that caller announces the job itself and then calls
+   * `wakeLocalWorkers`.
+   */
+  newJobRow(input: EnqueueInput): Insertable<JobsTable> & { id: string } {
+    const now = this.clock.now();
+    return {
+      id: newId('job', now),
+      kind: input.kind,
+      payload: JSON.stringify(input.payload ?? null),
+      state: 'available',
+      run_at: input.runAt ?? now,
+      attempt: 0,
+      max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      lease_owner: null,
+      lease_expires_at: null,
+      errors: '[]',
+      unique_key: input.uniqueKey ?? null,
+      created_at: now,
+      updated_at: now,
+      finalized_at: null,
+    };
+  }
+
+  /**
+   * In-process workers wake at once; on SQLite their claim waits for the enqueueing transaction's commit anyway,
+   * because the single connection is held until then.
+   */
+  wakeLocalWorkers(): void {
     this.local.emit('wake');
-    return id;
   }
 
   async claim(input: { owner: string; kinds: string[]; limit: number; leaseMs: number }): Promise<JobRow[]> {

@@ -3,9 +3,10 @@ import pg from 'pg';
 import { claimDueJobs } from './claim-due-jobs.ts';
 import type { QueueDriver } from './queue-driver.ts';
 
-const CHANNEL = 'clarion_jobs';
+/** The LISTEN/NOTIFY channel of the queue's wake-ups (also notified by src/store/accept-store.ts). */
+export const JOBS_CHANNEL = 'clarion_jobs';
 /** Built once: it runs with every enqueue, i.e. on every accepted notification. */
-const ANNOUNCE = CompiledQuery.raw(`SELECT pg_notify('${CHANNEL}', '')`);
+const ANNOUNCE = CompiledQuery.raw(`SELECT pg_notify('${JOBS_CHANNEL}', '')`);
 
 /**
  * PostgreSQL: `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines claim concurrently,
@@ -24,7 +25,7 @@ export function postgresQueueDriver(databaseUrl: string): QueueDriver {
       client.on('error', () => {});
       await client.connect();
       client.on('notification', () => onWake());
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${JOBS_CHANNEL}`);
       return async () => {
         await client.end().catch(() => {});
       };

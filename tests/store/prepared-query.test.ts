@@ -1,3 +1,4 @@
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/store/accounts-store.ts';
 import { preparedQuery } from '../../src/store/prepared-query.ts';
@@ -14,7 +15,7 @@ describe('preparedQuery', () => {
   it('binds each call its own values, keeps constants, and builds once per shape', async () => {
     const now = Date.now();
     const names = [1, 2, 3].map((n) => `prepared-query ${now} ${n}`);
-    const ids = [];
+    const ids: string[] = [];
     for (const name of names) ids.push((await createAccount(t.store.db, { name, plan: n(name) === 2 ? 'pro' : 'free', now })).id);
     let builds = 0;
     const findByName = preparedQuery(
@@ -36,6 +37,22 @@ describe('preparedQuery', () => {
       expect(await findByName(trx, { name: names[2]! })).toEqual([{ id: ids[2], plan: 'free' }]);
     });
     expect(builds).toBe(2);
+  });
+
+  it('builds each statement anew, with its values, on a Kysely with plugins, so the plugins see every statement', async () => {
+    const now = Date.now();
+    const name = `prepared-query plugin ${now}`;
+    const account = await createAccount(t.store.db, { name, plan: 'free', now });
+    let seen = 0;
+    const plugin: KyselyPlugin = {
+      transformQuery: ({ node }) => ((seen += 1), node),
+      transformResult: async ({ result }) => result,
+    };
+    const findByName = preparedQuery((db, param, _values: { name: string }) => db.selectFrom('accounts').select('id').where('name', '=', param<string>('name')));
+    expect(await findByName(t.store.db, { name })).toEqual([{ id: account.id }]);
+    expect(await findByName(t.store.db.withPlugin(plugin), { name })).toEqual([{ id: account.id }]);
+    expect(await findByName(t.store.db.withPlugin(plugin), { name: 'no such account' })).toEqual([]);
+    expect(seen).toBe(2);
   });
 });
 
