@@ -60,7 +60,7 @@ export class JobQueue {
 
   /**
    * The row `enqueue` inserts, for a caller that inserts it within a statement of its own (the accept path's single
-   * statement on PostgreSQL, src/store/accept-store.ts); that caller announces the job itself and then calls
+   * statement on PostgreSQL, store-accepted-notification.ts); that caller announces the job itself and then calls
    * `wakeLocalWorkers`.
    */
   newJobRow(input: EnqueueInput): Insertable<JobsTable> & { id: string } {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { claimDueJobs } from './claim-due-jobs.ts';
 import type { QueueDriver } from './queue-driver.ts';
 
-/** The LISTEN/NOTIFY channel of the queue's wake-ups (also notified by src/store/accept-store.ts). */
+/** The LISTEN/NOTIFY channel of the queue's wake-ups (also notified by store-accepted-notification.ts). */
 export const JOBS_CHANNEL = 'clarion_jobs';
 /** Built once: it runs with every enqueue, i.e. on every accepted notification. */
 const ANNOUNCE = CompiledQuery.raw(`SELECT pg_notify('${JOBS_CHANNEL}', '')`);

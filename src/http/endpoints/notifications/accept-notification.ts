@@ -5,7 +5,7 @@ import { newId } from '../../../domain/ids.ts';
 import { nextLocalOccurrence } from '../../../domain/local-time.ts';
 import { findAccount } from '../../../store/accounts-store.ts';
 import { isApiKeyActive } from '../../../store/api-keys-store.ts';
-import { storeAcceptedNotification } from '../../../store/accept-store.ts';
+import { storeAcceptedNotification } from '../../../queue/store-accepted-notification.ts';
 import type { NotificationRow } from '../../../store/notifications-store.ts';
 import type { Database } from '../../../store/schema.ts';
 import { readSendContext } from '../../../store/send-context-store.ts';
@@ -29,8 +29,8 @@ import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
  * BEGIN, the context read (which also re-checks a key that src/http/auth.ts took from its cache), the quota upsert,
  * the INSERT that counts the recipients, the job INSERT, COMMIT — and the API key and channel lookups before the
  * transaction are gone; 12 on PostgreSQL became 4 — BEGIN, the context read, one statement for the quota, the
- * notification, the job and its NOTIFY (src/store/accept-store.ts), COMMIT. Errors keep their order: 401, 403
- * (scope), 404, 413, 429.
+ * notification, the job and its NOTIFY (src/queue/store-accepted-notification.ts), COMMIT. Errors keep their
+ * order: 401, 403 (scope), 404, 413, 429.
  * The dispatch job enqueued with it hands the notification to the delivery engine (src/delivery/).
  */
 export async function acceptNotification(
@@ -83,7 +83,7 @@ export async function acceptNotification(
       updated_at: now,
     };
     // The quota charge, the notification and (the outbox) its dispatch jobs: stored together or not at all; run_at
-    // carries the schedule. On PostgreSQL usually one statement (src/store/accept-store.ts).
+    // carries the schedule. On PostgreSQL usually one statement (src/queue/store-accepted-notification.ts).
     const { used, recipientCount } = await storeAcceptedNotification(trx, deps.store.dialect, deps.queue, {
       quota: { accountId: auth.accountId, period: terms.period, limit: terms.limit },
       notification: stored,

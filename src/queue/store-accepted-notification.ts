@@ -1,13 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import type { JobQueue } from '../queue/job-queue.ts';
-import type { EnqueueInput } from '../queue/job-types.ts';
-import { JOBS_CHANNEL } from '../queue/postgres-queue-driver.ts';
-import type { Dialect } from './database.ts';
-import { insertNotification, type NotificationRow } from './notifications-store.ts';
-import { preparedQuery } from './prepared-query.ts';
-import type { Database } from './schema.ts';
-import { activeInChannelCountQuery } from './subscribers-store.ts';
-import { takeQuota, usedInPeriod } from './usage-store.ts';
+import type { Dialect } from '../store/database.ts';
+import { insertNotification, type NotificationRow } from '../store/notifications-store.ts';
+import { preparedQuery } from '../store/prepared-query.ts';
+import type { Database } from '../store/schema.ts';
+import { activeInChannelCountQuery } from '../store/subscribers-store.ts';
+import { takeQuota, usedInPeriod } from '../store/usage-store.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { EnqueueInput } from './job-types.ts';
+import { JOBS_CHANNEL } from './postgres-queue-driver.ts';
 
 export interface AcceptedNotification {
   /** The account's quota charge: one unit of `period`, only while the count stays within `limit`. */
