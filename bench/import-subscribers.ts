@@ -42,7 +42,7 @@ try {
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
   for (const run of ['first', 'again'] as const) {
-    const args = [join(repoRoot, 'bin/clarion.js'), 'subscribers', 'import', file, '--account', account.id, '--json', ...(values['no-events'] ? ['--no-events'] : [])];
+    const args = [...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(repoRoot, 'bin/clarion.js'), 'subscribers', 'import', file, '--account', account.id, '--json', ...(values['no-events'] ? ['--no-events'] : [])];
     const timed = existsSync(TIME);
     const child = timed
       ? spawnSync(TIME, ['-f', 'CPU %U %S', process.execPath, ...args], { env: { ...process.env, ...bench.env }, encoding: 'utf8' })

@@ -18,6 +18,7 @@ import { BENCH_RESULT_PREFIX, median } from './harness/bench-result.ts';
  */
 const benchmarks: Array<{ script: string; args?: string[]; goal: string; postgres: boolean }> = [
   { script: 'accept-throughput.ts', goal: '1: accept path', postgres: true },
+  { script: 'accept-cpu.ts', goal: '1: accept path CPU per request, in one process (inject)', postgres: true },
   { script: 'accept-delivery.ts', goal: '1 and 4: accept beside a fan-out, latency to first push', postgres: true },
   { script: 'fanout-cpu.ts', goal: '2: CPU per push against a bare client', postgres: true },
   { script: 'fanout-cpu.ts', args: ['--platforms', 'ios,android,web'], goal: 'issue 12: CPU per push with a third of the channel on the web', postgres: true },

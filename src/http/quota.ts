@@ -30,21 +30,38 @@ export async function chargeQuota(
   now: number,
   known?: Pick<Account, 'plan' | 'monthly_limit'>,
 ): Promise<QuotaState> {
-  const account = known ?? (await findAccount(trx, accountId));
+  const terms = quotaTerms(known ?? (await findAccount(trx, accountId)), now);
+  const result = await takeQuota(trx, { accountId, period: terms.period, limit: terms.limit });
+  if (!result.taken) throw quotaExceeded(terms, result.used);
+  return terms.state(result.used);
+}
+
+/** What a charge of the account's quota is against: the plan's limit and this month's period. */
+export interface QuotaTerms {
+  plan: Plan;
+  limit: number;
+  /** The usage counter's key, e.g. "2026-11". */
+  period: string;
+  state(used: number): QuotaState;
+}
+
+/** The terms for charging `account` now (a missing account: 401). For a caller that charges in a statement of its own. */
+export function quotaTerms(account: Pick<Account, 'plan' | 'monthly_limit'> | undefined, now: number): QuotaTerms {
   if (!account) throw new ApiError('unauthorized');
   const plan = planOf(account);
   const limit = monthlyLimit(plan, account.monthly_limit);
   const period = usagePeriod(now);
-  const result = await takeQuota(trx, { accountId, period: period.key, limit });
-  const state = { plan, limit, used: result.used, periodStart: period.start, resetsAt: period.resetsAt };
-  if (!result.taken) {
-    throw new ApiError('quota_exceeded', {
-      message: `This month's quota of ${limit} notifications on the ${plan} plan is used up; it resets at ${toIso(period.resetsAt)}.`,
-      details: { plan, limit, used: result.used, resetsAt: toIso(period.resetsAt) },
-      headers: quotaHeaders(state),
-    });
-  }
-  return state;
+  return { plan, limit, period: period.key, state: (used) => ({ plan, limit, used, periodStart: period.start, resetsAt: period.resetsAt }) };
+}
+
+/** The 429 for a charge refused with `used` units already taken this period. */
+export function quotaExceeded(terms: QuotaTerms, used: number): ApiError {
+  const state = terms.state(used);
+  return new ApiError('quota_exceeded', {
+    message: `This month's quota of ${terms.limit} notifications on the ${terms.plan} plan is used up; it resets at ${toIso(state.resetsAt)}.`,
+    details: { plan: terms.plan, limit: terms.limit, used, resetsAt: toIso(state.resetsAt) },
+    headers: quotaHeaders(state),
+  });
 }
 
 export async function readQuota(db: Kysely<Database>, accountId: string, now: number): Promise<QuotaState> {

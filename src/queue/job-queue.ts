@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { Store } from '../store/database.ts';
-import type { Database } from '../store/schema.ts';
+import { preparedQuery } from '../store/prepared-query.ts';
+import type { Database, JobsTable } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store-errors.ts';
 import type { EnqueueInput, JobRow } from './job-types.ts';
 import { postgresQueueDriver } from './postgres-queue-driver.ts';
@@ -38,46 +39,56 @@ export class JobQueue {
 
   /** Inserts a job in `db` (pass the caller's transaction). Returns the job id (the existing one for a known unique key). */
   async enqueue(db: Kysely<Database>, input: EnqueueInput): Promise<string> {
-    const now = this.clock.now();
-    const id = newId('job', now);
+    const row = this.newJobRow(input);
     let inserted = false;
     try {
       // RETURNING tells a fresh insert from a known unique key in the same statement: only the latter needs the
       // lookup below (one statement fewer on every accepted notification, bench/README.md "Accept path").
-      const row = await db
-        .insertInto('jobs')
-        .values({
-          id,
-          kind: input.kind,
-          payload: JSON.stringify(input.payload ?? null),
-          state: 'available',
-          run_at: input.runAt ?? now,
-          attempt: 0,
-          max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-          lease_owner: null,
-          lease_expires_at: null,
-          errors: '[]',
-          unique_key: input.uniqueKey ?? null,
-          created_at: now,
-          updated_at: now,
-          finalized_at: null,
-        })
-        .onConflict((conflict) => conflict.column('unique_key').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      inserted = row !== undefined;
+      const [returned] = await insertJob(db, row);
+      inserted = returned !== undefined;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
     if (!inserted && input.uniqueKey !== undefined) {
       const existing = await db.selectFrom('jobs').select('id').where('unique_key', '=', input.uniqueKey).executeTakeFirst();
-      if (existing && existing.id !== id) return existing.id;
+      if (existing && existing.id !== row.id) return existing.id;
     }
     await this.driver.announce(db);
-    // In-process workers wake at once; on SQLite their claim waits for this transaction's commit anyway, because the
-    // single connection is held until then.
+    this.wakeLocalWorkers();
+    return row.id;
+  }
+
+  /**
+   * The row `enqueue` inserts, for a caller that inserts it within a statement of its own (the accept path's single
+   * statement on PostgreSQL, store-accepted-notification.ts); that caller announces the job itself and then calls
+   * `wakeLocalWorkers`.
+   */
+  newJobRow(input: EnqueueInput): Insertable<JobsTable> & { id: string } {
+    const now = this.clock.now();
+    return {
+      id: newId('job', now),
+      kind: input.kind,
+      payload: JSON.stringify(input.payload ?? null),
+      state: 'available',
+      run_at: input.runAt ?? now,
+      attempt: 0,
+      max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      lease_owner: null,
+      lease_expires_at: null,
+      errors: '[]',
+      unique_key: input.uniqueKey ?? null,
+      created_at: now,
+      updated_at: now,
+      finalized_at: null,
+    };
+  }
+
+  /**
+   * In-process workers wake at once; on SQLite their claim waits for the enqueueing transaction's commit anyway,
+   * because the single connection is held until then.
+   */
+  wakeLocalWorkers(): void {
     this.local.emit('wake');
-    return id;
   }
 
   async claim(input: { owner: string; kinds: string[]; limit: number; leaseMs: number }): Promise<JobRow[]> {
@@ -208,6 +219,33 @@ export class JobQueue {
     return () => this.local.off('wake', listener);
   }
 }
+
+/**
+ * The job INSERT, compiled once per dialect (src/store/prepared-query.ts): it runs on every accepted notification
+ * and every page of a dispatch, and building it with Kysely each time was a good part of the accept path's CPU.
+ */
+const insertJob = preparedQuery((db, param, _row: Insertable<JobsTable>) =>
+  db
+    .insertInto('jobs')
+    .values({
+      id: param('id'),
+      kind: param('kind'),
+      payload: param('payload'),
+      state: param('state'),
+      run_at: param('run_at'),
+      attempt: param('attempt'),
+      max_attempts: param('max_attempts'),
+      lease_owner: param('lease_owner'),
+      lease_expires_at: param('lease_expires_at'),
+      errors: param('errors'),
+      unique_key: param('unique_key'),
+      created_at: param('created_at'),
+      updated_at: param('updated_at'),
+      finalized_at: param('finalized_at'),
+    })
+    .onConflict((conflict) => conflict.column('unique_key').doNothing())
+    .returning('id'),
+);
 
 function requireUrl(url: string | undefined): string {
   if (!url) throw new Error('the PostgreSQL queue needs the database URL for LISTEN');

@@ -1,9 +1,14 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Store } from './database.ts';
 import type { Database } from './schema.ts';
 
 /** The most units of work one shared transaction takes, so none holds SQLite's write lock for long. */
 export const GROUP_COMMIT_MAX = 64;
+
+// Built once, not per unit: these run around every accepted notification on SQLite.
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT unit');
+const RELEASE = CompiledQuery.raw('RELEASE unit');
+const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO unit');
 
 interface Pending {
   work: (trx: Kysely<Database>) => Promise<unknown>;
@@ -56,13 +61,13 @@ export class GroupCommit {
     try {
       await this.store.db.transaction().execute(async (trx) => {
         for (const unit of group) {
-          await sql`SAVEPOINT unit`.execute(trx);
+          await trx.executeQuery(SAVEPOINT);
           try {
             outcomes.push({ ok: true, value: await unit.work(trx) });
-            await sql`RELEASE unit`.execute(trx);
+            await trx.executeQuery(RELEASE);
           } catch (error) {
-            await sql`ROLLBACK TO unit`.execute(trx);
-            await sql`RELEASE unit`.execute(trx);
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: false, error });
           }
         }

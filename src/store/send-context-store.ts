@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Channel } from './channels-store.ts';
+import { preparedQuery } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 
 /** What accepting a notification needs to know about its caller and channel, read together. */
@@ -19,10 +20,24 @@ export interface SendContext {
  * this one).
  */
 export async function readSendContext(trx: Kysely<Database>, input: { accountId: string; keyId: string | null; channelCode: string }): Promise<SendContext> {
-  const row = await trx
+  const [row] = await sendContextQuery(trx, { accountId: input.accountId, keyId: input.keyId ?? '', channelCode: input.channelCode });
+  if (!row) return { account: undefined, key: undefined, channel: undefined };
+  return {
+    account: { plan: row.plan, monthly_limit: row.monthly_limit },
+    key: input.keyId === null ? null : row.key_id === null ? undefined : { revoked_at: row.revoked_at, expires_at: row.expires_at },
+    channel:
+      row.channel_id === null
+        ? undefined
+        : { id: row.channel_id, account_id: input.accountId, code: row.channel_code!, name: row.channel_name!, description: row.channel_description, created_at: row.channel_created_at!, join_key_id: row.channel_join_key_id, join_key_secret: row.channel_join_key_secret },
+  };
+}
+
+/** Compiled once per dialect (src/store/prepared-query.ts): it runs on every accepted notification. */
+const sendContextQuery = preparedQuery((db, param, _values: { accountId: string; keyId: string; channelCode: string }) =>
+  db
     .selectFrom('accounts')
-    .leftJoin('api_keys', (join) => join.onRef('api_keys.account_id', '=', 'accounts.id').on('api_keys.id', '=', input.keyId ?? ''))
-    .leftJoin('channels', (join) => join.onRef('channels.account_id', '=', 'accounts.id').on('channels.code', '=', input.channelCode))
+    .leftJoin('api_keys', (join) => join.onRef('api_keys.account_id', '=', 'accounts.id').on('api_keys.id', '=', param<string>('keyId')))
+    .leftJoin('channels', (join) => join.onRef('channels.account_id', '=', 'accounts.id').on('channels.code', '=', param<string>('channelCode')))
     .select([
       'accounts.plan',
       'accounts.monthly_limit',
@@ -37,15 +52,5 @@ export async function readSendContext(trx: Kysely<Database>, input: { accountId:
       'channels.join_key_id as channel_join_key_id',
       'channels.join_key_secret as channel_join_key_secret',
     ])
-    .where('accounts.id', '=', input.accountId)
-    .executeTakeFirst();
-  if (!row) return { account: undefined, key: undefined, channel: undefined };
-  return {
-    account: { plan: row.plan, monthly_limit: row.monthly_limit },
-    key: input.keyId === null ? null : row.key_id === null ? undefined : { revoked_at: row.revoked_at, expires_at: row.expires_at },
-    channel:
-      row.channel_id === null
-        ? undefined
-        : { id: row.channel_id, account_id: input.accountId, code: row.channel_code!, name: row.channel_name!, description: row.channel_description, created_at: row.channel_created_at!, join_key_id: row.channel_join_key_id, join_key_secret: row.channel_join_key_secret },
-  };
-}
+    .where('accounts.id', '=', param<string>('accountId')),
+);

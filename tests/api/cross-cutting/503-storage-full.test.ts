@@ -11,8 +11,15 @@ import { diskFullError, readOnlyError, type FaultyStore } from '../../delivery/e
 let t: TestApp;
 let faulty: FaultyStore;
 let app: ClarionApp;
-const isNotificationInsert = (node: { kind: string; into?: { table?: { identifier?: { name?: string } } } }) =>
-  node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === 'notifications';
+interface StatementNode {
+  kind: string;
+  into?: { table?: { identifier?: { name?: string } } };
+  with?: { expressions: Array<{ expression: StatementNode }> };
+}
+/** The statement that stores the notification: its INSERT, or on PostgreSQL the accept statement whose CTE holds it. */
+const isNotificationInsert = (node: StatementNode): boolean =>
+  (node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === 'notifications') ||
+  (node.with?.expressions ?? []).some((cte) => isNotificationInsert(cte.expression));
 
 let h: FaultyApp;
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISPATCH_NOTIFICATION } from '../../../src/delivery/job-kinds.ts';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
@@ -26,6 +27,8 @@ describe('POST /api/v1/notifications → 429 quota_exceeded', () => {
     expect(expectError(response, 'quota_exceeded').details).toEqual({ plan: 'starter', limit: 2, used: 2, resetsAt });
     expect(response.headers['x-quota-limit']).toBe('2');
     expect(await accountState(t, account.id)).toEqual(before);
+    // Nor a dispatch job (on PostgreSQL the job is written in the same statement as the charge and rolled back).
+    expect(await orphanDispatchJobs()).toEqual([]);
   });
 
   it('refuses a scheduled notification too', async () => {
@@ -51,3 +54,12 @@ describe('POST /api/v1/notifications → 429 rate_limited', () => {
     }
   });
 });
+
+/** Dispatch jobs whose notification does not exist. */
+async function orphanDispatchJobs(): Promise<string[]> {
+  const jobs = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', DISPATCH_NOTIFICATION).execute();
+  const ids = jobs.map((job) => (JSON.parse(job.payload) as { notificationId: string }).notificationId);
+  if (ids.length === 0) return [];
+  const stored = new Set((await t.store.db.selectFrom('notifications').select('id').where('id', 'in', ids).execute()).map((row) => row.id));
+  return ids.filter((id) => !stored.has(id));
+}

@@ -5,15 +5,16 @@ import { newId } from '../../../domain/ids.ts';
 import { nextLocalOccurrence } from '../../../domain/local-time.ts';
 import { findAccount } from '../../../store/accounts-store.ts';
 import { isApiKeyActive } from '../../../store/api-keys-store.ts';
-import { insertNotification, type NotificationRow } from '../../../store/notifications-store.ts';
+import { storeAcceptedNotification } from '../../../queue/store-accepted-notification.ts';
+import type { NotificationRow } from '../../../store/notifications-store.ts';
 import type { Database } from '../../../store/schema.ts';
 import { readSendContext } from '../../../store/send-context-store.ts';
-import { activeInChannelCountQuery, distinctSubscriberTimezones } from '../../../store/subscribers-store.ts';
+import { distinctSubscriberTimezones } from '../../../store/subscribers-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { unauthorized } from '../../auth.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
-import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
+import { quotaExceeded, quotaTerms, setQuotaHeaders } from '../../quota.ts';
 import { checkNotificationContent, type NotificationContent } from './notification-body.ts';
 import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
 
@@ -27,7 +28,9 @@ import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
  * Measured (bench/README.md, "Accept path"): 11 SQL statements per accepted notification became 6 on SQLite —
  * BEGIN, the context read (which also re-checks a key that src/http/auth.ts took from its cache), the quota upsert,
  * the INSERT that counts the recipients, the job INSERT, COMMIT — and the API key and channel lookups before the
- * transaction are gone. Errors keep their order: 401, 403 (scope), 404, 413, 429.
+ * transaction are gone; 12 on PostgreSQL became 4 — BEGIN, the context read, one statement for the quota, the
+ * notification, the job and its NOTIFY (src/queue/store-accepted-notification.ts), COMMIT. Errors keep their
+ * order: 401, 403 (scope), 404, 413, 429.
  * The dispatch job enqueued with it hands the notification to the delivery engine (src/delivery/).
  */
 export async function acceptNotification(
@@ -49,7 +52,7 @@ export async function acceptNotification(
     const channel = context.channel;
     if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
     assertPlatformPayloadsFit(content, channel.code);
-    const quota = await chargeQuota(trx, auth.accountId, now, context.account);
+    const terms = quotaTerms(context.account, now);
     const id = newId('notification', now);
     const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, now });
     const stored: Omit<NotificationRow, 'recipient_count'> = {
@@ -79,12 +82,15 @@ export async function acceptNotification(
       created_at: now,
       updated_at: now,
     };
-    const recipientCount = await insertNotification(trx, stored, activeInChannelCountQuery(trx, channel.id));
-    // The outbox: the dispatch jobs commit with the notification or not at all; run_at carries the schedule.
-    for (const dispatch of dispatches) {
-      await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` });
-    }
-    return { row: { ...stored, recipient_count: recipientCount }, quota };
+    // The quota charge, the notification and (the outbox) its dispatch jobs: stored together or not at all; run_at
+    // carries the schedule. On PostgreSQL usually one statement (src/queue/store-accepted-notification.ts).
+    const { used, recipientCount } = await storeAcceptedNotification(trx, deps.store.dialect, deps.queue, {
+      quota: { accountId: auth.accountId, period: terms.period, limit: terms.limit },
+      notification: stored,
+      dispatches: dispatches.map((dispatch) => ({ kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` })),
+      quotaRefused: (usedBefore) => quotaExceeded(terms, usedBefore),
+    });
+    return { row: { ...stored, recipient_count: recipientCount }, quota: terms.state(used) };
   });
   // Counted once committed: a request that failed in its transaction stored nothing.
   (row.status === 'scheduled' ? deps.metrics.acceptedScheduled : deps.metrics.acceptedNow).inc();

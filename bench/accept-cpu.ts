@@ -1,0 +1,76 @@
+// Accept-path CPU in one process (issue 11, goal 1), for comparing code changes on a busy machine: the app is built
+// in this process and driven through inject() — no HTTP, no load generator, no other process — in waves of 50
+// concurrent POST /api/v1/notifications (so SQLite's group commit shares transactions as under load). It reports
+// this process's CPU time (user + system) per accepted request and the SQL statements per request; with --postgres
+// also the CPU of the PostgreSQL server's processes over the same requests (an upper bound: other users count).
+// CPU time, not wall time, is what a change moves here; run `node --cpu-prof --import tsx bench/accept-cpu.ts` for
+// a profile.
+//
+//   node --import tsx bench/accept-cpu.ts [--quick] [--postgres postgres://…] [--requests 6000] [--rounds 3]
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config/load-config.ts';
+import { resolveSecretKey } from '../src/config/secret-key.ts';
+import { systemClock } from '../src/domain/clock.ts';
+import { buildApp } from '../src/http/app.ts';
+import { JobQueue } from '../src/queue/job-queue.ts';
+import { createBenchDatabase, seedAccount, seedChannel } from './harness/bench-database.ts';
+import { median, printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
+import { postgresCpuSeconds } from './harness/process-usage.ts';
+import { countStatements } from './harness/statement-counter.ts';
+
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, requests: { type: 'string' }, rounds: { type: 'string' } },
+});
+const requests = Number(values.requests ?? (values.quick ? 200 : 6000));
+const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
+const wave = 50;
+const counter = countStatements();
+const figures: BenchFigures = {};
+const body = JSON.stringify({ channelCode: 'one', title: 'Order shipped', body: 'Your order #1234 is on its way.', data: { orderId: '1234' } });
+
+for (const dialect of values.postgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+  const database = await createBenchDatabase(dialect === 'postgres' ? values.postgres : undefined);
+  try {
+    const account = await seedAccount(database.store);
+    await seedChannel(database.store, account.accountId, { code: 'one', subscribers: 1, platform: 'android' });
+    const config = loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000', CLARION_LOG_LEVEL: 'silent' });
+    const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
+    const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+    await app.ready();
+    const send = async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/v1/notifications',
+        headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
+        payload: body,
+      });
+      if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}: ${response.body}`);
+    };
+    const run = async (count: number) => {
+      for (let sent = 0; sent < count; sent += wave) await Promise.all(Array.from({ length: Math.min(wave, count - sent) }, send));
+    };
+    await send();
+    counter.reset();
+    for (let n = 0; n < 20; n += 1) await send();
+    figures[`${dialect} statements per notification`] = counter.count() / 20;
+    await run(requests); // warm-up: JIT, caches
+    const serverUs: number[] = [];
+    const databaseUs: number[] = [];
+    for (let round_ = 0; round_ < rounds; round_ += 1) {
+      const databaseBefore = dialect === 'postgres' ? postgresCpuSeconds() : 0;
+      const before = process.cpuUsage();
+      await run(requests);
+      const used = process.cpuUsage(before);
+      serverUs.push((used.user + used.system) / requests);
+      if (dialect === 'postgres') databaseUs.push(((postgresCpuSeconds() - databaseBefore) * 1e6) / requests);
+    }
+    await app.close();
+    figures[`${dialect} server CPU per request (µs)`] = round(median(serverUs));
+    figures[`${dialect} server CPU per request, range (µs)`] = serverUs.map(round);
+    if (dialect === 'postgres') figures[`${dialect} database CPU per request (µs)`] = round(median(databaseUs));
+    console.error(`${dialect}: ${JSON.stringify(figures)}`);
+  } finally {
+    await database.drop();
+  }
+}
+printBenchResult(figures);
