@@ -71,6 +71,8 @@ export async function acceptNotification(
       send_at: sendAt,
       delivered_count: 0,
       failed_count: 0,
+      skipped_count: 0,
+      audience: null,
       targeted_count: null,
       dispatches_pending: dispatches.length,
       deliver_at_local_time: content.deliverAtLocalTime ?? null,

@@ -23,15 +23,21 @@ export const Notification = Type.Object(
     sendAt: NullableTimestamp,
     deliverAtLocalTime: Nullable(Type.String({ description: '"HH:MM" local delivery time, when given.' })),
     canceledAt: NullableTimestamp,
-    failureReason: Nullable(Type.String({ description: 'Why the whole notification failed, e.g. "expired" (its ttlSeconds passed before it could be sent).' })),
+    failureReason: Nullable(
+      Type.String({
+        description:
+          'Why the whole notification failed: "expired" (its ttlSeconds passed before it could be sent), else the reason most of its pushes failed with (e.g. "token_unregistered", "provider_configuration:BadDeviceToken").',
+      }),
+    ),
     recipientCount: Type.Integer({ description: 'Active subscribers of the channel targeted when the notification was accepted.' }),
     stats: Type.Object(
       {
         delivered: Type.Integer({ description: 'Pushes the platform accepted.' }),
         failed: Type.Integer({ description: 'Subscribers whose push failed for good; see GET /notifications/{id}/failures.' }),
-        pending: Type.Integer({ description: 'Targeted subscribers without an outcome yet.' }),
+        skipped: Type.Integer({ description: 'Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them.' }),
+        pending: Type.Integer({ description: 'Recipients without an outcome yet.' }),
       },
-      { description: 'Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted.' },
+      { description: 'Delivery progress: recipientCount = delivered + failed + skipped + pending, always.' },
     ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -53,8 +59,10 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
     stats: {
       delivered: row.delivered_count,
       failed: row.failed_count,
-      // Until the dispatch has counted its targets, the recipients counted at acceptance stand in for them.
-      pending: Math.max(0, (row.targeted_count ?? row.recipient_count) - row.delivered_count - row.failed_count),
+      skipped: row.skipped_count,
+      // The dispatch moves recipients it no longer finds into skipped (deliveries-store.ts fixTargetedCount), so this
+      // adds up; the floor only guards a canceled local-time notification whose later zones were never dispatched.
+      pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count - row.skipped_count),
     },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
