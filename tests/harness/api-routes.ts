@@ -110,6 +110,8 @@ export const PUBLIC_ROUTES = new Set([
 export const PUBLISHABLE_ROUTES = new Set([
   'POST /api/v1/subscribers',
   'POST /api/v1/subscribers/:id/unsubscribe',
+  // Only the subscriber it registered, proven with that registration's token (tests/api/subscribers/update-*.test.ts).
+  'PATCH /api/v1/subscribers/:id',
   'POST /api/v1/live-activities/:id/tokens',
 ]);
 
