@@ -16,7 +16,7 @@ const LIMIT = 64 * 1024;
 const jsonOfSize = (bytes: number) => `{"pad":"${'x'.repeat(bytes - 10)}"}`;
 
 describe('every POST route → 413 payload_too_large over 64 KiB', () => {
-  it.each(routeCases('news').filter((route) => route.method === 'POST').map((route) => [`${route.method} ${route.url}`, route] as const))(
+  it.each(routeCases('news').filter((route) => route.method === 'POST' || route.method === 'PATCH').map((route) => [`${route.method} ${route.url}`, route] as const))(
     '%s refuses 64 KiB + 1 byte, and 65 KiB, saying which limit, and stores nothing',
     async (_name, route) => {
       const account = await t.newAccount({ channels: ['news'] });

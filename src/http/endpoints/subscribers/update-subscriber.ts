@@ -37,7 +37,7 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Success(SubscriberDetailSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: { 200: Success(SubscriberDetailSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
     async (request) => {
