@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { platforms } from '../../../domain/device-token.ts';
+import { isStorableText } from '../../../domain/storable-text.ts';
 import { listSubscribers } from '../../../store/subscriber-directory-store.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
@@ -40,6 +41,10 @@ export function listSubscribersHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const query = request.query;
       const paging = readPageQuery(query, 'subscriber');
+      for (const field of ['externalId', 'tag'] as const) {
+        const value = query[field];
+        if (value !== undefined && !isStorableText(value)) throw validationFailed([{ field, message: 'must not contain the NUL character (U+0000)' }]);
+      }
       const createdAfter = readTime(query.createdAfter, 'createdAfter');
       const createdBefore = readTime(query.createdBefore, 'createdBefore');
       const channelIds = await listableChannelIds(deps.store.db, auth, query.channelCode);

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { eraseUser } from '../../../store/user-erasure-store.ts';
+import { isStorableText } from '../../../domain/storable-text.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -30,6 +31,8 @@ export function deleteUserHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       assertUnscoped(auth);
       const { externalId } = request.params;
+      // No subscriber can have an id the database cannot store.
+      if (!isStorableText(externalId)) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
       const now = deps.clock.now();
       const deleted = await deps.store.db.transaction().execute((trx) => eraseUser(trx, { accountId: auth.accountId, externalId, now }));
       if (deleted.length === 0) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });

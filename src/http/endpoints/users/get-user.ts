@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { listSubscribers } from '../../../store/subscriber-directory-store.ts';
+import { isStorableText } from '../../../domain/storable-text.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { listableChannelIds } from '../../channel-scope.ts';
@@ -31,6 +32,8 @@ export function getUserHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const { externalId } = request.params;
+      // No subscriber can have an id the database cannot store.
+      if (!isStorableText(externalId)) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
       const channelIds = await listableChannelIds(deps.store.db, auth, undefined);
       const rows = await listSubscribers(deps.store.db, {
         accountId: auth.accountId,
