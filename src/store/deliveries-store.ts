@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import type { Audience } from '../domain/audience.ts';
 import type { Platform } from '../domain/device-token.ts';
+import { withAudience } from './audience-filter.ts';
 import type { NotificationRow } from './notifications-store.ts';
 import type { Database } from './schema.ts';
 
@@ -15,11 +17,12 @@ export interface DispatchTarget {
 
 /**
  * One page of a channel's active subscribers, by id. Only subscribers that existed when the notification was
- * accepted are targeted, so the count matches `recipientCount` unless some unsubscribed in between.
+ * accepted are targeted, so the count matches `recipientCount` unless some unsubscribed in between. A targeted send
+ * pages only its audience (audience-filter.ts), with the same rule as its recipient count.
  */
 export async function pageDispatchTargets(
   db: Kysely<Database>,
-  input: { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; after: string | null; limit: number },
+  input: { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; audience?: Audience | null; after: string | null; limit: number },
 ): Promise<DispatchTarget[]> {
   let query = db
     .selectFrom('subscribers')
@@ -30,7 +33,7 @@ export async function pageDispatchTargets(
   if (input.timezone === null) query = query.where('timezone', 'is', null);
   else if (input.timezone !== undefined) query = query.where('timezone', '=', input.timezone);
   if (input.after) query = query.where('id', '>', input.after);
-  return query.orderBy('id').limit(input.limit).execute();
+  return withAudience(query, input.audience ?? null).orderBy('id').limit(input.limit).execute();
 }
 
 async function bumpPlatformStats(

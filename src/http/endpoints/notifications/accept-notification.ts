@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DISPATCH_NOTIFICATION, type DispatchPayload } from '../../../delivery/job-kinds.ts';
+import type { Audience } from '../../../domain/audience.ts';
 import { newId } from '../../../domain/ids.ts';
 import { nextLocalOccurrence } from '../../../domain/local-time.ts';
 import { findAccount } from '../../../store/accounts-store.ts';
@@ -36,6 +37,7 @@ export async function acceptNotification(
   reply: FastifyReply,
   channelCode: string,
   content: NotificationContent,
+  audience: Audience | null = null,
 ): Promise<NotificationRow> {
   const now = deps.clock.now();
   const { sendAt, localTime } = checkNotificationContent(content, now);
@@ -51,7 +53,7 @@ export async function acceptNotification(
     assertPlatformPayloadsFit(content, channel.code);
     const quota = await chargeQuota(trx, auth.accountId, now, context.account);
     const id = newId('notification', now);
-    const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, now });
+    const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, audience, now });
     const stored: Omit<NotificationRow, 'recipient_count'> = {
       id,
       account_id: auth.accountId,
@@ -72,7 +74,7 @@ export async function acceptNotification(
       delivered_count: 0,
       failed_count: 0,
       skipped_count: 0,
-      audience: null,
+      audience: audience === null ? null : JSON.stringify(audience),
       targeted_count: null,
       dispatches_pending: dispatches.length,
       deliver_at_local_time: content.deliverAtLocalTime ?? null,
@@ -81,7 +83,8 @@ export async function acceptNotification(
       created_at: now,
       updated_at: now,
     };
-    const recipientCount = await insertNotification(trx, stored, activeInChannelCountQuery(trx, channel.id));
+    // A targeted send counts its audience in the same subquery (src/store/audience-filter.ts): no extra statement.
+    const recipientCount = await insertNotification(trx, stored, activeInChannelCountQuery(trx, channel.id, audience));
     // The outbox: the dispatch jobs commit with the notification or not at all; run_at carries the schedule.
     for (const dispatch of dispatches) {
       await deps.queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` });
@@ -99,11 +102,19 @@ export async function acceptNotification(
  */
 async function planDispatches(
   trx: Kysely<Database>,
-  input: { notificationId: string; channelId: string; accountId: string; sendAt: number | null; localTime: { hour: number; minute: number } | null; now: number },
+  input: {
+    notificationId: string;
+    channelId: string;
+    accountId: string;
+    sendAt: number | null;
+    localTime: { hour: number; minute: number } | null;
+    audience: Audience | null;
+    now: number;
+  },
 ): Promise<Array<DispatchPayload & { dueAt: number }>> {
   const notBefore = input.sendAt ?? input.now;
   if (input.localTime === null) return [{ notificationId: input.notificationId, dueAt: notBefore }];
-  const zones = await distinctSubscriberTimezones(trx, input.channelId, input.now);
+  const zones = await distinctSubscriberTimezones(trx, input.channelId, input.now, input.audience);
   if (zones.length === 0) return [{ notificationId: input.notificationId, dueAt: notBefore }];
   const fallbackZone = (await findAccount(trx, input.accountId))?.default_timezone ?? 'UTC';
   const localTime = input.localTime;

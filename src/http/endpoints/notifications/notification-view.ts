@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { notificationContent } from '../../../delivery/push-content.ts';
+import { summarizeAudience } from '../../../domain/audience.ts';
 import { toIso } from '../../../domain/clock.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
@@ -29,7 +30,16 @@ export const Notification = Type.Object(
           'Why the whole notification failed: "expired" (its ttlSeconds passed before it could be sent), else the reason most of its pushes failed with (e.g. "token_unregistered", "provider_configuration:BadDeviceToken").',
       }),
     ),
-    recipientCount: Type.Integer({ description: 'Active subscribers of the channel targeted when the notification was accepted.' }),
+    recipientCount: Type.Integer({ description: 'Active subscribers of the channel (or of its audience) targeted when the notification was accepted.' }),
+    audience: Nullable(
+      Type.Union(
+        [
+          Type.Object({ type: StringEnum(['externalIds', 'subscriberIds'] as const), count: Type.Integer({ description: 'How many ids the send named.' }) }),
+          Type.Object({ type: Type.Literal('tags'), all: Type.Array(Type.String()), any: Type.Array(Type.String()) }),
+        ],
+        { description: 'Whom in the channel it targets; null for every subscriber.' },
+      ),
+    ),
     stats: Type.Object(
       {
         delivered: Type.Integer({ description: 'Pushes the platform accepted.' }),
@@ -56,6 +66,7 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
     canceledAt: row.canceled_at === null ? null : toIso(row.canceled_at),
     failureReason: row.failure_reason,
     recipientCount: row.recipient_count,
+    audience: summarizeAudience(row.audience),
     stats: {
       delivered: row.delivered_count,
       failed: row.failed_count,
