@@ -33,7 +33,7 @@ export function readAudience(input: AudienceInput): { ok: true; audience: Audien
   if (input.tags) {
     const all = input.tags.all ? [...new Set(input.tags.all)].sort() : undefined;
     const any = input.tags.any ? [...new Set(input.tags.any)].sort() : undefined;
-    if (!all?.length && !any?.length) return { ok: false, problems: [{ field: 'tags', message: 'must list one or more tags, under "all" (has every one) or "any" (has at least one)' }] };
+    if (!all?.length && !any?.length) return { ok: false, problems: [{ field: 'tags', message: 'must list tags to match, under "all" (a subscriber needs every one) or "any" (it needs one of them)' }] };
     return { ok: true, audience: { tags: { ...(all?.length ? { all } : {}), ...(any?.length ? { any } : {}) } } };
   }
   return { ok: true, audience: null };
