@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Platform } from '../domain/device-token.ts';
 import type { Database } from './schema.ts';
 import type { Subscriber } from './subscribers-store.ts';
@@ -16,6 +16,8 @@ export interface SubscriberFilter {
   platform: Platform | null;
   status: Subscriber['status'] | null;
   externalId: string | null;
+  /** The start of a subscriber id ("sub_01h4"): what the dashboard's search box takes. */
+  idPrefix?: string | null;
   tag: string | null;
   createdBefore: number | null;
   createdAfter: number | null;
@@ -32,6 +34,8 @@ export async function listSubscribers(db: Kysely<Database>, filter: SubscriberFi
   if (filter.platform) query = query.where('platform', '=', filter.platform);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.externalId !== null) query = query.where('external_id', '=', filter.externalId);
+  // substr rather than LIKE: "_" in ids is a LIKE wildcard, and substr means the same on both dialects.
+  if (filter.idPrefix) query = query.where(sql<string>`substr(id, 1, ${filter.idPrefix.length})`, '=', filter.idPrefix);
   if (filter.tag !== null) {
     const tag = filter.tag;
     query = query.where((eb) => eb.exists(eb.selectFrom('subscriber_tags').select('tag').whereRef('subscriber_tags.subscriber_id', '=', 'subscribers.id').where('tag', '=', tag)));

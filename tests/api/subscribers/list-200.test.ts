@@ -49,6 +49,8 @@ describe('GET /api/v1/subscribers → 200', () => {
     expect(await ids(`createdAfter=${new Date(start).toISOString()}`)).toEqual([carol, bob]);
     expect(await ids(`createdBefore=${new Date(start + 1000).toISOString()}`)).toEqual([alice]);
     expect(await ids('channelCode=news&platform=ios&status=active')).toEqual([alice]);
+    expect(await ids(`idPrefix=${carol.slice(0, 20)}`)).toEqual(expect.arrayContaining([carol]));
+    expect(await ids(`idPrefix=${carol}`)).toEqual([carol]);
   });
 
   it('pages with the cursor', async () => {

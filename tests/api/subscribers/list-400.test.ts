@@ -21,6 +21,7 @@ describe('GET /api/v1/subscribers → 400', () => {
     ['color=blue', 'color'],
     ['externalId=a%00b', 'externalId'],
     ['tag=%00', 'tag'],
+    ['idPrefix=ntf_01', 'idPrefix'],
   ])('refuses %s', async (query, field) => {
     const account = await t.newAccount({ channels: ['news'] });
     const problems = expectError(await get(t.app, `/api/v1/subscribers?${query}`, account.secretKey), 'validation_failed').details.fields;

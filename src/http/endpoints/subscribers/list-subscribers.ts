@@ -25,6 +25,9 @@ export function listSubscribersHandler(deps: AppDependencies): Endpoint {
           {
             channelCode: Type.Optional(ChannelCode),
             externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+            idPrefix: Type.Optional(
+              Type.String({ pattern: '^sub_[0-9a-z]{0,26}$', description: 'Subscribers whose id starts with this, e.g. sub_01j9 (the dashboard search).', hint: 'must be the start of a subscriber id, like sub_01j9' }),
+            ),
             platform: Type.Optional(StringEnum(platforms)),
             status: Type.Optional(StringEnum(['active', 'unsubscribed'] as const)),
             tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -54,6 +57,7 @@ export function listSubscribersHandler(deps: AppDependencies): Endpoint {
         platform: query.platform ?? null,
         status: query.status ?? null,
         externalId: query.externalId ?? null,
+        idPrefix: query.idPrefix ?? null,
         tag: query.tag ?? null,
         createdAfter,
         createdBefore,
