@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { get } from '../../harness/requests.ts';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../harness/api-expect.ts';
 import { get } from '../../harness/requests.ts';
-import { subscribe } from '../../harness/sample-requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { expectError } from '../../harness/api-expect.ts';
 import { get } from '../../harness/requests.ts';
 import { subscribe } from '../../harness/sample-requests.ts';
