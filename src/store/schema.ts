@@ -144,6 +144,8 @@ export interface LiveActivitiesTable {
   dismiss_at: number | null;
   /** The last APNs `aps.timestamp` sent for this activity (epoch seconds); each lifecycle push takes a greater one. */
   push_timestamp: number;
+  /** JSON: the targeted part of the channel, as on notifications (src/domain/audience.ts); null for the whole channel. */
+  audience: string | null;
 }
 
 /** The per-activity update token an iOS device reported for a Live Activity (one per subscriber and activity). */

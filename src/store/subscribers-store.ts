@@ -119,12 +119,8 @@ export async function unsubscribeSubscriber(
 }
 
 /** Who a Live Activity start reaches: iOS subscribers that gave a push-to-start token, and every Android and web one. */
-export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string): Promise<number> {
-  return countActive(db, channelId, { liveActivityTargetsOnly: true });
-}
-
-async function countActive(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }): Promise<number> {
-  const row = await activeCountQuery(db, channelId, options).executeTakeFirstOrThrow();
+export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string, audience: Audience | null = null): Promise<number> {
+  const row = await withAudience(activeCountQuery(db, channelId, { liveActivityTargetsOnly: true }), audience).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
