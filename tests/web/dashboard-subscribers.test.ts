@@ -103,7 +103,7 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
     await page.goto(`${base}/#/notifications/new`);
     await heading(page, 'New notification');
     // Tab reaches the checked radio of the group; the arrow keys pick another, as in any radio group.
-    await tabTo(page, 'Every subscriber of the channel');
+    await tabTo(page, 'All subscribers');
     await page.keyboard.press('ArrowDown');
     await seeFocused(page.getByRole('radio', { name: /Some users/ }));
     await tabTo(page, 'External ids');

@@ -114,7 +114,7 @@ function audiencePicker(query) {
     name: 'audience',
     value: preset ? 'users' : 'channel',
     choices: [
-      { value: 'channel', label: 'Every subscriber of the channel' },
+      { value: 'channel', label: 'All subscribers' },
       { value: 'users', label: 'Some users', description: 'the devices registered with their external ids' },
       { value: 'tags', label: 'Tagged subscribers' },
     ],
