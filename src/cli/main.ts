@@ -19,6 +19,7 @@ import { addRestore } from './restore.ts';
 import { addSend } from './send.ts';
 import { addServe } from './serve.ts';
 import { addSubscribersImport } from './subscribers-import.ts';
+import { addSubscribersList } from './subscribers-list.ts';
 import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
 
 /** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
@@ -37,6 +38,7 @@ const channels = program.command('channels').description('manage channels');
 addChannelsCreate(channels);
 const subscribers = program.command('subscribers').description('manage subscribers');
 addSubscribersImport(subscribers);
+addSubscribersList(subscribers);
 const keys = program.command('keys').description('manage API keys');
 addKeysCreate(keys);
 addKeysRevoke(keys);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { parseAudience } from '../domain/audience.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Platform } from '../domain/device-token.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
@@ -20,8 +21,8 @@ export interface DeliveryDependencies {
 class LeaseLostError extends Error {}
 
 /**
- * Fan-out, step one: pages the subscribers by id (all of the channel's, or one time zone's for local-time
- * delivery) and enqueues send jobs of up to 500 tokens per platform, each carrying the pushes' absolute expiry. Each page's send jobs and the dispatch's cursor
+ * Fan-out, step one: pages the subscribers by id (all of the channel's or the send's audience, or one time zone's for
+ * local-time delivery) and enqueues send jobs of up to 500 tokens per platform, each carrying the pushes' absolute expiry. Each page's send jobs and the dispatch's cursor
  * (kept in its own job payload) commit together, guarded by the lease, so a dispatch that dies resumes after the
  * last page it enqueued and no page is ever enqueued twice. A dispatch that runs after its notification's
  * ttlSeconds has passed (the server was down at the due time) records its subscribers as failed with `expired`.
@@ -43,6 +44,8 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     const expiresAt = pushExpiresAt(notification.ttl_seconds, dueAt);
     // ttlSeconds counts from when the dispatch was due: a server that was down longer than that must not send late.
     const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: 0, now: deps.clock.now() });
+    // A targeted send pages only its audience (externalIds, subscriberIds or tags), stored with it at acceptance.
+    const audience = parseAudience(notification.audience);
 
     for (;;) {
       if (signal.aborted) throw new Error('worker is shutting down; the dispatch resumes from its cursor');
@@ -50,6 +53,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
         channelId: notification.channel_id,
         createdAtOrBefore: notification.created_at,
         timezone: payload.timezone,
+        audience,
         after: payload.cursor ?? null,
         limit: DISPATCH_PAGE_SIZE,
       });

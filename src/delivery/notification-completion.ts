@@ -23,6 +23,8 @@ export async function completeNotificationIfDone(trx: Kysely<Database>, notifica
       recipientCount: finished.recipient_count,
       delivered: finished.delivered_count,
       failed: finished.failed_count,
+      skipped: finished.skipped_count,
+      failureReason: finished.failure_reason,
       platforms,
     },
     now,

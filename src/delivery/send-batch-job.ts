@@ -75,7 +75,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
     const context = { channelCode: notification.channel_code };
     const sent = await sendEach(payload.subscriberIds, (id): Promise<DeliveryOutcome> => {
       const subscriber = byId.get(id);
-      if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: 'unsubscribed' });
+      if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
       if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
       return sender.send(subscriber.token, content, context);
     });
@@ -92,6 +92,12 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   }
   await settle(batch, byId, settlement, recorded);
 }
+
+/**
+ * The outcome of a subscriber that unsubscribed or was removed (DELETE /users/{externalId}) after the dispatch paged
+ * it: no push goes out, and it counts as skipped, not failed (recipients = delivered + failed + skipped + pending).
+ */
+const LEFT_SINCE_DISPATCH = 'unsubscribed';
 
 /** What a batch needs of each subscriber: where to push, whether it still may, and what an unsubscribe records. */
 type BatchSubscriber = Pick<Subscriber, 'id' | 'account_id' | 'platform' | 'token' | 'status' | 'updated_at'>;
@@ -112,8 +118,9 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
   const write = async (trx: Kysely<Database>) => {
     const now = deps.clock.now();
     if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
-    const failures = settled.failed.map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
-    await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform, settled.delivered.length]]), failures, now });
+    const failures = settled.failed.filter(({ reason }) => reason !== LEFT_SINCE_DISPATCH).map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
+    const skipped = settled.failed.length - failures.length;
+    await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform, settled.delivered.length]]), failures, skipped, now });
     for (const dead of settled.dead) {
       const subscriber = byId.get(dead.id);
       if (subscriber) await unsubscribeSubscriber(trx, { subscriber, channelCode: notification.channel_code, reason: dead.reason, now });

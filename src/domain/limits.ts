@@ -1,5 +1,10 @@
 /** Request and field bounds (docs/design.md 2.7). */
 export const REQUEST_BODY_LIMIT_BYTES = 64 * 1024;
+/**
+ * The body limit of a send (POST /notifications, /notify) that names its audience: 10,000 external ids of up to 100
+ * characters. Everything else in the body still has to fit REQUEST_BODY_LIMIT_BYTES (notification-audience.ts).
+ */
+export const AUDIENCE_REQUEST_BODY_LIMIT_BYTES = 1024 * 1024;
 export const TITLE_MAX_LENGTH = 256;
 export const BODY_MAX_LENGTH = 4000;
 export const URL_MAX_LENGTH = 2048;

@@ -26,8 +26,14 @@ import { getNotificationHandler } from './endpoints/notifications/get-notificati
 import { listDeliveryFailuresHandler } from './endpoints/notifications/list-delivery-failures.ts';
 import { listNotificationsHandler } from './endpoints/notifications/list-notifications.ts';
 import { notifyHandler, sendNotificationHandler } from './endpoints/notifications/send-notification.ts';
+import { deleteSubscriberHandler } from './endpoints/subscribers/delete-subscriber.ts';
+import { getSubscriberHandler } from './endpoints/subscribers/get-subscriber.ts';
+import { listSubscribersHandler } from './endpoints/subscribers/list-subscribers.ts';
 import { registerSubscriberHandler } from './endpoints/subscribers/register-subscriber.ts';
 import { unsubscribeSubscriberHandler } from './endpoints/subscribers/unsubscribe-subscriber.ts';
+import { updateSubscriberHandler } from './endpoints/subscribers/update-subscriber.ts';
+import { deleteUserHandler } from './endpoints/users/delete-user.ts';
+import { getUserHandler } from './endpoints/users/get-user.ts';
 import { getDailyUsageHandler } from './endpoints/usage/get-daily-usage.ts';
 import { getUsageHandler } from './endpoints/usage/get-usage.ts';
 import { createWebhookHandler } from './endpoints/webhooks/create-webhook.ts';
@@ -43,7 +49,7 @@ import { testWebhookHandler } from './endpoints/webhooks/test-webhook.ts';
 import { getVapidPublicKeyHandler } from './endpoints/web-push/get-vapid-public-key.ts';
 
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Fastify's pattern: `:id` is a path parameter. */
   url: string;
   /** Whom the route takes (src/http/auth.ts): there is no default, every row says it. */
@@ -86,6 +92,14 @@ export const routeTable: readonly Route[] = [
 
   { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', handler: registerSubscriberHandler, browser: true },
   { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any-key', handler: unsubscribeSubscriberHandler, browser: true },
+  { method: 'GET', url: '/api/v1/subscribers', auth: 'secret', handler: listSubscribersHandler },
+  { method: 'GET', url: '/api/v1/subscribers/:id', auth: 'secret', handler: getSubscriberHandler },
+  // A publishable key may change only the subscriber it registered, proven with its token (update-subscriber.ts).
+  { method: 'PATCH', url: '/api/v1/subscribers/:id', auth: 'any-key', handler: updateSubscriberHandler },
+  { method: 'DELETE', url: '/api/v1/subscribers/:id', auth: 'secret', handler: deleteSubscriberHandler },
+  { method: 'GET', url: '/api/v1/users/:externalId', auth: 'secret', handler: getUserHandler },
+  // Erasure (docs/api.md, "Users"): a secret key without a channel scope (users/user-params.ts).
+  { method: 'DELETE', url: '/api/v1/users/:externalId', auth: 'secret', handler: deleteUserHandler },
   // The key browsers subscribe with is public: a page may fetch it with its publishable key or without one.
   { method: 'GET', url: '/api/v1/web-push/public-key', auth: 'none', handler: getVapidPublicKeyHandler, browser: true },
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { Audience } from '../domain/audience.ts';
 import type { Dialect } from '../store/database.ts';
 import { insertNotification, type NotificationRow } from '../store/notifications-store.ts';
 import { preparedQuery } from '../store/prepared-query.ts';
@@ -20,6 +21,11 @@ export interface AcceptedNotification {
    * caller's transaction rolls back whatever this function stored before it knew (see below).
    */
   quotaRefused: (used: number) => Error;
+  /**
+   * A targeted send's audience (src/store/audience-filter.ts), counted in the INSERT's own subquery; null for the
+   * whole channel, which takes the prepared statements below.
+   */
+  audience: Audience | null;
 }
 
 /**
@@ -39,7 +45,7 @@ export interface AcceptedNotification {
 export async function storeAcceptedNotification(trx: Kysely<Database>, dialect: Dialect, queue: JobQueue, input: AcceptedNotification): Promise<{ used: number; recipientCount: number }> {
   const { quota } = input;
   const [dispatch, ...more] = input.dispatches;
-  if (dialect === 'postgres' && dispatch && more.length === 0 && quota.limit >= 1) {
+  if (dialect === 'postgres' && dispatch && more.length === 0 && quota.limit >= 1 && input.audience === null) {
     const job = queue.newJobRow(dispatch);
     const values: Record<string, unknown> = { quotaAccountId: quota.accountId, quotaPeriod: quota.period, quotaMaxUsedBefore: quota.limit - 1 };
     for (const [column, value] of Object.entries(input.notification)) values[column] = value;
@@ -51,7 +57,11 @@ export async function storeAcceptedNotification(trx: Kysely<Database>, dialect: 
   }
   const charged = await takeQuota(trx, quota);
   if (!charged.taken) throw input.quotaRefused(charged.used);
-  const recipientCount = await insertNotification(trx, input.notification);
+  const recipientCount = await insertNotification(
+    trx,
+    input.notification,
+    input.audience === null ? undefined : activeInChannelCountQuery(trx, input.notification.channel_id, input.audience),
+  );
   for (const job of input.dispatches) await queue.enqueue(trx, job);
   return { used: charged.used, recipientCount };
 }

@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import type { Audience } from '../domain/audience.ts';
 import type { Platform } from '../domain/device-token.ts';
+import { withAudience } from './audience-filter.ts';
 import type { NotificationRow } from './notifications-store.ts';
 import type { Database } from './schema.ts';
 
@@ -15,11 +17,12 @@ export interface DispatchTarget {
 
 /**
  * One page of a channel's active subscribers, by id. Only subscribers that existed when the notification was
- * accepted are targeted, so the count matches `recipientCount` unless some unsubscribed in between.
+ * accepted are targeted, so the count matches `recipientCount` unless some unsubscribed in between. A targeted send
+ * pages only its audience (audience-filter.ts), with the same rule as its recipient count.
  */
 export async function pageDispatchTargets(
   db: Kysely<Database>,
-  input: { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; after: string | null; limit: number },
+  input: { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; audience?: Audience | null; after: string | null; limit: number },
 ): Promise<DispatchTarget[]> {
   let query = db
     .selectFrom('subscribers')
@@ -30,7 +33,7 @@ export async function pageDispatchTargets(
   if (input.timezone === null) query = query.where('timezone', 'is', null);
   else if (input.timezone !== undefined) query = query.where('timezone', '=', input.timezone);
   if (input.after) query = query.where('id', '>', input.after);
-  return query.orderBy('id').limit(input.limit).execute();
+  return withAudience(query, input.audience ?? null).orderBy('id').limit(input.limit).execute();
 }
 
 async function bumpPlatformStats(
@@ -83,7 +86,12 @@ export async function finishDispatch(trx: Kysely<Database>, notificationId: stri
   return fixTargetedCount(trx, notificationId, now);
 }
 
-/** Sets targeted_count to the sum of what the dispatches targeted. */
+/**
+ * Sets targeted_count to the sum of what the dispatches targeted. Subscribers counted at acceptance that the dispatch
+ * no longer found active (they unsubscribed or were removed in between) are counted as skipped, so recipients =
+ * delivered + failed + skipped + pending holds; one that came back in between (registered again) is counted in.
+ * One UPDATE: the right-hand sides read the row as it was, on both dialects.
+ */
 export async function fixTargetedCount(trx: Kysely<Database>, notificationId: string, now: number): Promise<number> {
   const row = await trx
     .selectFrom('notification_platform_stats')
@@ -91,7 +99,16 @@ export async function fixTargetedCount(trx: Kysely<Database>, notificationId: st
     .where('notification_id', '=', notificationId)
     .executeTakeFirstOrThrow();
   const targeted = Number(row.targeted);
-  await trx.updateTable('notifications').set({ targeted_count: targeted, updated_at: now }).where('id', '=', notificationId).execute();
+  await trx
+    .updateTable('notifications')
+    .set({
+      targeted_count: targeted,
+      skipped_count: sql<number>`skipped_count + CASE WHEN recipient_count > ${targeted} THEN recipient_count - ${targeted} ELSE 0 END`,
+      recipient_count: sql<number>`CASE WHEN recipient_count < ${targeted} THEN ${targeted} ELSE recipient_count END`,
+      updated_at: now,
+    })
+    .where('id', '=', notificationId)
+    .execute();
   return targeted;
 }
 
@@ -102,22 +119,29 @@ export interface FailedDelivery {
 }
 
 /**
- * Adds a send batch's settled outcomes to the counters and records each failure (once per subscriber).
+ * Adds a send batch's settled outcomes to the counters and records each failure (once per subscriber). `skipped`
+ * counts pushes not sent because the subscriber had left since the dispatch (no failure row: nothing failed).
  * Lock order: the notification row first, then its platform stats — the same order as the dispatch's page
  * transaction — so concurrent batches and the dispatch never deadlock on PostgreSQL.
  */
 export async function recordBatchOutcomes(
   trx: Kysely<Database>,
-  input: { notificationId: string; delivered: Map<Platform, number>; failures: FailedDelivery[]; now: number },
+  input: { notificationId: string; delivered: Map<Platform, number>; failures: FailedDelivery[]; skipped?: number; now: number },
 ): Promise<void> {
   const failedByPlatform = new Map<Platform, number>();
   for (const failure of input.failures) failedByPlatform.set(failure.platform, (failedByPlatform.get(failure.platform) ?? 0) + 1);
   const delivered = [...input.delivered.values()].reduce((sum, count) => sum + count, 0);
   const failed = input.failures.length;
-  if (delivered + failed === 0) return;
+  const skipped = input.skipped ?? 0;
+  if (delivered + failed + skipped === 0) return;
   await trx
     .updateTable('notifications')
-    .set((eb) => ({ delivered_count: eb('delivered_count', '+', delivered), failed_count: eb('failed_count', '+', failed), updated_at: input.now }))
+    .set((eb) => ({
+      delivered_count: eb('delivered_count', '+', delivered),
+      failed_count: eb('failed_count', '+', failed),
+      ...(skipped > 0 ? { skipped_count: eb('skipped_count', '+', skipped) } : {}),
+      updated_at: input.now,
+    }))
     .where('id', '=', input.notificationId)
     .execute();
   const platforms = [...new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()])].sort();
@@ -143,26 +167,34 @@ export async function recordBatchOutcomes(
 }
 
 /**
- * The single transition out of `sending`: once the dispatch is done and every targeted subscriber is delivered or
- * failed. A conditional UPDATE, so of several batches finishing together exactly one sees it happen (and reports it).
- * `sent` when anything was delivered or nobody was targeted; `failed` when every push failed.
+ * The single transition out of `sending`: once the dispatch is done and every recipient is delivered, failed or
+ * skipped. A conditional UPDATE, so of several batches finishing together exactly one sees it happen (and reports it).
+ * `sent` when anything was delivered or nothing failed; `failed` when every push that went out failed, with the
+ * reason most of them failed with as the notification's `failure_reason` (unless one was set already, e.g. `expired`).
  */
 export async function finishIfComplete(trx: Kysely<Database>, notificationId: string, now: number): Promise<NotificationRow | undefined> {
   return trx
     .updateTable('notifications')
-    .set((eb) => ({
-      status: eb
-        .case()
-        .when(eb.and([eb('delivered_count', '=', 0), eb('failed_count', '>', 0)]))
-        .then(sql<'failed'>`'failed'`)
-        .else(sql<'sent'>`'sent'`)
-        .end(),
-      updated_at: now,
-    }))
+    .set((eb) => {
+      const allFailed = eb.and([eb('delivered_count', '=', 0), eb('failed_count', '>', 0)]);
+      const commonestReason = eb
+        .selectFrom('delivery_failures')
+        .select('delivery_failures.reason')
+        .whereRef('delivery_failures.notification_id', '=', 'notifications.id')
+        .groupBy('delivery_failures.reason')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('delivery_failures.reason')
+        .limit(1);
+      return {
+        status: eb.case().when(allFailed).then(sql<'failed'>`'failed'`).else(sql<'sent'>`'sent'`).end(),
+        failure_reason: eb.case().when(allFailed).then(eb.fn.coalesce('failure_reason', commonestReason)).else(eb.ref('failure_reason')).end(),
+        updated_at: now,
+      };
+    })
     .where('id', '=', notificationId)
     .where('status', '=', 'sending')
     .where('targeted_count', 'is not', null)
-    .where((eb) => eb(eb('delivered_count', '+', eb.ref('failed_count')), '>=', eb.ref('targeted_count')))
+    .where((eb) => eb(eb(eb('delivered_count', '+', eb.ref('failed_count')), '+', eb.ref('skipped_count')), '>=', eb.ref('recipient_count')))
     .returningAll()
     .executeTakeFirst() as Promise<NotificationRow | undefined>;
 }

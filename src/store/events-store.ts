@@ -9,6 +9,7 @@ import type { Database } from './schema.ts';
 export type EventType =
   | 'subscriber.created'
   | 'subscriber.unsubscribed'
+  | 'subscriber.deleted'
   | 'notification.delivered'
   | 'delivery.failed'
   | 'live_activity.started'

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { parseAudience } from '../domain/audience.ts';
+import { withAudience } from './audience-filter.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -9,12 +11,12 @@ import type { Database } from './schema.ts';
  *   one ongoing notification (Android) or the notification replaced in place by tag (web) appears with the start and
  *   is updated by later events.
  * Only subscribers that existed at the start are targeted, as a notification targets those that existed when it was
- * accepted (`recipientCount` counts the same set).
+ * accepted (`recipientCount` counts the same set), and of those only the start's audience when it named one.
  */
 export async function pageLiveActivityTargets(
   db: Kysely<Database>,
   input: {
-    activity: { id: string; channel_id: string; created_at: number };
+    activity: { id: string; channel_id: string; created_at: number; audience: string | null };
     event: 'start' | 'update' | 'end';
     platform: 'ios' | 'android' | 'web';
     after: string | null;
@@ -41,7 +43,8 @@ export async function pageLiveActivityTargets(
     .where('created_at', '<=', input.activity.created_at);
   if (input.platform === 'ios') query = query.where('push_to_start_token', 'is not', null);
   if (input.after) query = query.where('id', '>', input.after);
-  const rows = await query.orderBy('id').limit(input.limit).execute();
+  // A targeted start (externalIds, subscriberIds or tags) reaches, and keeps updating, only its audience.
+  const rows = await withAudience(query, parseAudience(input.activity.audience)).orderBy('id').limit(input.limit).execute();
   return rows.map((row) => row.id);
 }
 

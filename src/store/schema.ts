@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Row types of every table, shared by both dialects. Timestamps are integer milliseconds since the epoch (BIGINT on
  * PostgreSQL, INTEGER on SQLite) so comparisons, the injected clock and both drivers agree without date parsing;
@@ -61,6 +63,12 @@ export interface SubscribersTable {
   unsubscribed_at: number | null;
 }
 
+/** One tag of a subscriber (PATCH /subscribers/{id}); sends can target subscribers by tag. */
+export interface SubscriberTagsTable {
+  subscriber_id: string;
+  tag: string;
+}
+
 export interface ApiKeysTable {
   id: string;
   account_id: string;
@@ -99,6 +107,10 @@ export interface NotificationsTable {
   recipient_count: number;
   delivered_count: number;
   failed_count: number;
+  /** Targeted subscribers that unsubscribed or were removed between acceptance and sending (no push, no failure). */
+  skipped_count: Generated<number>;
+  /** JSON: the targeted part of the channel ({externalIds} | {subscriberIds} | {tags}); null for the whole channel. */
+  audience: string | null;
   /** Subscribers the dispatch actually enqueued; null until the dispatch has finished paging the channel. */
   targeted_count: number | null;
   /** Dispatch jobs (one per time zone for local-time delivery, else one) that have not finished paging yet. */
@@ -132,6 +144,8 @@ export interface LiveActivitiesTable {
   dismiss_at: number | null;
   /** The last APNs `aps.timestamp` sent for this activity (epoch seconds); each lifecycle push takes a greater one. */
   push_timestamp: number;
+  /** JSON: the targeted part of the channel, as on notifications (src/domain/audience.ts); null for the whole channel. */
+  audience: string | null;
 }
 
 /** The per-activity update token an iOS device reported for a Live Activity (one per subscriber and activity). */
@@ -308,6 +322,7 @@ export interface Database {
   memberships: MembershipsTable;
   channels: ChannelsTable;
   subscribers: SubscribersTable;
+  subscriber_tags: SubscriberTagsTable;
   api_keys: ApiKeysTable;
   notifications: NotificationsTable;
   live_activities: LiveActivitiesTable;

@@ -1,5 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Audience } from '../domain/audience.ts';
 import { toIso } from '../domain/clock.ts';
+import { withAudience } from './audience-filter.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Database, SubscribersTable } from './schema.ts';
 import { recordEvent, recordEvents } from './events-store.ts';
@@ -117,18 +119,17 @@ export async function unsubscribeSubscriber(
 }
 
 /** Who a Live Activity start reaches: iOS subscribers that gave a push-to-start token, and every Android and web one. */
-export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string): Promise<number> {
-  return countActive(db, channelId, { liveActivityTargetsOnly: true });
-}
-
-async function countActive(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }): Promise<number> {
-  const row = await activeCountQuery(db, channelId, options).executeTakeFirstOrThrow();
+export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string, audience: Audience | null = null): Promise<number> {
+  const row = await withAudience(activeCountQuery(db, channelId, { liveActivityTargetsOnly: true }), audience).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
-/** The count as a query, to be used as a subquery (accepting a notification stores it in the same INSERT). */
-export function activeInChannelCountQuery(db: Kysely<Database>, channelId: string) {
-  return activeCountQuery(db, channelId, { liveActivityTargetsOnly: false });
+/**
+ * The count as a query, to be used as a subquery (accepting a notification stores it in the same INSERT), narrowed to
+ * the send's audience when it has one (audience-filter.ts): still one subquery, no extra statement.
+ */
+export function activeInChannelCountQuery(db: Kysely<Database>, channelId: string, audience: Audience | null = null) {
+  return withAudience(activeCountQuery(db, channelId, { liveActivityTargetsOnly: false }), audience);
 }
 
 function activeCountQuery(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }) {
@@ -142,15 +143,20 @@ function activeCountQuery(db: Kysely<Database>, channelId: string, options: { li
 }
 
 /** The distinct time zones (null for "none given") of a channel's active subscribers: one dispatch per zone. */
-export async function distinctSubscriberTimezones(db: Kysely<Database>, channelId: string, createdAtOrBefore: number): Promise<Array<string | null>> {
-  const rows = await db
+export async function distinctSubscriberTimezones(
+  db: Kysely<Database>,
+  channelId: string,
+  createdAtOrBefore: number,
+  audience: Audience | null = null,
+): Promise<Array<string | null>> {
+  const query = db
     .selectFrom('subscribers')
     .select('timezone')
     .distinct()
     .where('channel_id', '=', channelId)
     .where('status', '=', 'active')
-    .where('created_at', '<=', createdAtOrBefore)
-    .execute();
+    .where('created_at', '<=', createdAtOrBefore);
+  const rows = await withAudience(query, audience).execute();
   return rows.map((row) => row.timezone);
 }
 

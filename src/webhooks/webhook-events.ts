@@ -9,6 +9,7 @@ import type { EventType } from '../store/events-store.ts';
 export const webhookEventTypes = [
   'subscriber.created',
   'subscriber.unsubscribed',
+  'subscriber.deleted',
   'notification.delivered',
   'delivery.failed',
   'live_activity.started',

@@ -161,7 +161,7 @@ export function receivedCounts(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut): Ma
  */
 export function expectEveryPushDelivered(final: any, received: Map<string, number>, fanOut: FanOut, maxRepeats: number): string[] {
   expect(final.status).toBe('sent');
-  expect(final.stats).toEqual({ delivered: fanOut.tokens.size, failed: 0, pending: 0 });
+  expect(final.stats).toEqual({ delivered: fanOut.tokens.size, failed: 0, skipped: 0, pending: 0 });
   const missing = [...fanOut.tokens.keys()].filter((token) => !received.has(token));
   expect(missing).toEqual([]);
   const repeated = [...received].filter(([, times]) => times > 1).map(([token]) => token);

@@ -61,6 +61,9 @@ export function routeCases(channelCode: string, ids: { notification?: string; su
     { method: 'POST', url: '/api/v1/live-activities/:id/tokens', path: `/api/v1/live-activities/${liveActivity}/tokens`, body: { subscriberId: ids.iosSubscriber ?? subscriber, token: tokens.ios() } },
     { method: 'POST', url: '/api/v1/subscribers', path: '/api/v1/subscribers', body: { channelCode, platform: 'android', token: tokens.android() } },
     { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', path: `/api/v1/subscribers/${subscriber}/unsubscribe` },
+    { method: 'GET', url: '/api/v1/subscribers', path: '/api/v1/subscribers' },
+    { method: 'GET', url: '/api/v1/subscribers/:id', path: `/api/v1/subscribers/${subscriber}` },
+    { method: 'PATCH', url: '/api/v1/subscribers/:id', path: `/api/v1/subscribers/${subscriber}`, body: { tags: ['beta'] } },
     { method: 'POST', url: '/api/v1/channels', path: '/api/v1/channels', body: { code: `${channelCode}-2` } },
     { method: 'GET', url: '/api/v1/channels', path: '/api/v1/channels' },
     { method: 'GET', url: '/api/v1/channels/:code', path: `/api/v1/channels/${channelCode}` },
@@ -110,6 +113,8 @@ export const PUBLIC_ROUTES = new Set([
 export const PUBLISHABLE_ROUTES = new Set([
   'POST /api/v1/subscribers',
   'POST /api/v1/subscribers/:id/unsubscribe',
+  // Only the subscriber it registered, proven with that registration's token (tests/api/subscribers/update-403.test.ts).
+  'PATCH /api/v1/subscribers/:id',
   'POST /api/v1/live-activities/:id/tokens',
 ]);
 

@@ -11,6 +11,8 @@ import { liveActivitiesPage } from './pages/live-activities.js';
 import { notificationPage } from './pages/notification.js';
 import { notificationsPage } from './pages/notifications.js';
 import { signInPage } from './pages/sign-in.js';
+import { subscriberPage } from './pages/subscriber.js';
+import { subscribersPage } from './pages/subscribers.js';
 import { signUpPage } from './pages/sign-up.js';
 import { usagePage } from './pages/usage.js';
 import { webhookPage } from './pages/webhook.js';
@@ -23,6 +25,8 @@ const routes = [
   { path: '/signup', page: signUpPage, public: true },
   { path: '/channels', page: channelsPage },
   { path: '/channels/:code', page: channelPage },
+  { path: '/subscribers', page: subscribersPage },
+  { path: '/subscribers/:id', page: subscriberPage },
   { path: '/keys', page: keysPage },
   { path: '/notifications', page: notificationsPage },
   { path: '/notifications/new', page: composePage },

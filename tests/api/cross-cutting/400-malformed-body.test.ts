@@ -47,16 +47,16 @@ const rows: Array<{ name: string; payload: (route: RouteCase) => string; bodyRou
   { name: 'arrays nested 30,000 levels deep (60 KB)', payload: () => `${'['.repeat(30_000)}${']'.repeat(30_000)}`, bodyRoutes: 'validation_failed', bodiless: 'validation_failed' },
 ];
 
-describe('malformed bodies on every POST route → 400, never 500, and nothing changes', () => {
+describe('malformed bodies on every POST and PATCH route → 400, never 500, and nothing changes', () => {
   it.each(rows.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
     const account = await t.newAccount({ channels: ['news'] });
     const subscriber = await subscribe(t.app, account.publishableKey, 'news');
-    for (const route of routeCases('news', { subscriber }).filter((item) => item.method === 'POST')) {
+    for (const route of routeCases('news', { subscriber }).filter((item) => item.method === 'POST' || item.method === 'PATCH')) {
       const before = await accountState(t, account.id);
       const expected = route.body === undefined ? row.bodiless : row.bodyRoutes;
       for (const idempotencyKey of [undefined, `k-${Math.random()}`]) {
         const headers = { 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) };
-        const response = await rawRequest(t.app, 'POST', route.path, account.secretKey, row.payload(route), headers);
+        const response = await rawRequest(t.app, route.method, route.path, account.secretKey, row.payload(route), headers);
         const label = `${route.method} ${route.url}`;
         expect(response.statusCode, label).not.toBe(500);
         if (expected === 'accepted') {

@@ -23,7 +23,7 @@ afterAll(async () => t.close());
 const NOT_UTF8 = '%ED%A0%80';
 const ODD_IDS = ['%00', 'key_%00', 'ntf_01h%000000000000000000000', '%01%02', '%0A', NOT_UTF8, "x'%20OR%20'1'='1", '..%2F..%2Fetc', 'null', 'acc_01h00000000000000000000000'];
 
-/** A body each POST route accepts, so the request reaches the lookup instead of stopping at validation. */
+/** A body each POST (and PATCH) route accepts, so the request reaches the lookup instead of stopping at validation. */
 const bodies = new Map(routeCases('news').map((route) => [route.url, route.body]));
 
 describe('odd ids on every route with a path parameter → 404 (or 400), never 500', () => {
@@ -34,7 +34,7 @@ describe('odd ids on every route with a path parameter → 404 (or 400), never 5
     for (const route of routes) {
       for (const id of ODD_IDS) {
         const url = route.url.replace(/:[a-z]+/i, id);
-        const body = route.method === 'POST' ? JSON.stringify(bodies.get(route.url) ?? {}) : undefined;
+        const body = route.method === 'POST' || route.method === 'PATCH' ? JSON.stringify(bodies.get(route.url) ?? {}) : undefined;
         const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
         const response =
           who === 'a secret key'

@@ -21,8 +21,8 @@ const contentTypes: Array<[string, Record<string, string>]> = [
   ['no Content-Type at all', {}],
 ];
 
-describe('every POST route → 415 unsupported_media_type for a body that is not application/json', () => {
-  it.each(routeCases('news').filter((route) => route.method === 'POST').map((route) => [`${route.method} ${route.url}`, route] as const))(
+describe('every POST and PATCH route → 415 unsupported_media_type for a body that is not application/json', () => {
+  it.each(routeCases('news').filter((route) => route.method === 'POST' || route.method === 'PATCH').map((route) => [`${route.method} ${route.url}`, route] as const))(
     '%s refuses every other content type, and stores nothing',
     async (_name, route) => {
       const account = await t.newAccount({ channels: ['news'] });
@@ -30,7 +30,7 @@ describe('every POST route → 415 unsupported_media_type for a body that is not
       const path = route.path.replace(/sub_[0-9a-z]+/, subscriber);
       const before = await accountState(t, account.id);
       for (const [label, headers] of contentTypes) {
-        const response = await rawRequest(t.app, 'POST', path, account.secretKey, JSON.stringify(route.body ?? {}), headers);
+        const response = await rawRequest(t.app, route.method, path, account.secretKey, JSON.stringify(route.body ?? {}), headers);
         expect(response.statusCode, label).toBe(415);
         expectError(response, 'unsupported_media_type');
       }

@@ -83,7 +83,7 @@ describe('POST /api/v1/notifications → 201', () => {
     await subscribe(t.app, account.publishableKey, 'sport');
     const data = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 201);
     expect(data.recipientCount).toBe(3);
-    expect(data.stats).toEqual({ delivered: 0, failed: 0, pending: 3 });
+    expect(data.stats).toEqual({ delivered: 0, failed: 0, skipped: 0, pending: 3 });
   });
 
   it('schedules a notification whose sendAt is in the future, and sends one in the past at once', async () => {

@@ -18,7 +18,7 @@ describe('POST /api/v1/webhooks → 400 validation_failed', () => {
     ['no url', {}, ['url']],
     ['an empty url', { url: '' }, ['url']],
     ['a url that is a number', { url: 42 }, ['url']],
-    ['an unknown event type', { url: PUBLIC_URL, events: ['subscriber.deleted'] }, ['events.0']],
+    ['an unknown event type', { url: PUBLIC_URL, events: ['subscriber.renamed'] }, ['events.0']],
     ['an empty event list', { url: PUBLIC_URL, events: [] }, ['events']],
     ['a repeated event type', { url: PUBLIC_URL, events: ['subscriber.created', 'subscriber.created'] }, ['events']],
     ['"*" with other types', { url: PUBLIC_URL, events: ['*', 'subscriber.created'] }, ['events']],

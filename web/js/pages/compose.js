@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { append, h } from '../dom.js';
 import { notice, showProblem } from '../feedback.js';
-import { clearFieldErrors, field, markFieldErrors, whileBusy } from '../forms.js';
+import { clearFieldErrors, field, markFieldErrors, radioGroup, whileBusy } from '../forms.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
 import { allChannels } from './channels.js';
@@ -25,6 +25,7 @@ export async function composePage({ container, query, navigate }) {
     when,
     h('p', { id: 'send-at-error', class: 'field-error', hidden: true }),
   );
+  const audience = audiencePicker(query);
   const scheduled = h('input', { type: 'checkbox', id: 'schedule', name: 'schedule' });
   scheduled.addEventListener('change', () => {
     scheduleBox.hidden = !scheduled.checked;
@@ -40,6 +41,7 @@ export async function composePage({ container, query, navigate }) {
       input: { name: 'channelCode', required: true },
       options: channels.map((channel) => ({ value: channel.code, label: `${channel.code} (${channel.subscriberCount.total} subscribers)`, selected: channel.code === chosen })),
     }),
+    audience.element,
     field({ label: 'Title', hint: 'A notification needs a title, a body or both.', input: { name: 'title', maxlength: '256' } }),
     field({ label: 'Body', control: 'textarea', input: { name: 'body', maxlength: '4000' } }),
     field({ label: 'Link', hint: 'Opened when the notification is tapped: an absolute http(s) address.', input: { name: 'url', type: 'url', placeholder: 'https://example.com/welcome' } }),
@@ -56,6 +58,7 @@ export async function composePage({ container, query, navigate }) {
       const values = Object.fromEntries(new FormData(form));
       const body = { channelCode: values.channelCode };
       for (const name of ['title', 'body', 'url']) if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
+      Object.assign(body, audience.read(values));
       if (scheduled.checked && values.sendAt) {
         // datetime-local is the reader's wall-clock time; toISOString() turns it into the UTC instant the API wants.
         body.sendAt = new Date(String(values.sendAt)).toISOString();
@@ -71,4 +74,62 @@ export async function composePage({ container, query, navigate }) {
     });
   });
   append(container, form);
+}
+
+/** Splits what a person typed into a list: one per line or separated by commas, blanks dropped. */
+function listOf(text) {
+  return String(text ?? '')
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Whom in the channel to send to (docs/api.md, "Targeting"): everyone, the devices of some users (externalIds), or
+ * the subscribers with some tags (all of them or any of them). `?externalId=` preselects one user.
+ */
+function audiencePicker(query) {
+  const preset = query.get('externalId');
+  const usersBox = h(
+    'div',
+    { hidden: !preset },
+    field({ label: 'External ids', control: 'textarea', hint: 'Your user ids, one per line or separated by commas (up to 10,000).', input: { name: 'externalIds', required: true, value: preset ?? '' } }),
+  );
+  const tagsBox = h(
+    'div',
+    { hidden: true },
+    field({ label: 'Tags', hint: 'Separated by commas, as set with PATCH /api/v1/subscribers/{id}.', input: { name: 'tags', required: true } }),
+    radioGroup({
+      legend: 'Match',
+      name: 'tagMatch',
+      value: 'any',
+      choices: [
+        { value: 'any', label: 'Any of these tags' },
+        { value: 'all', label: 'All of these tags' },
+      ],
+    }),
+  );
+  const choice = radioGroup({
+    legend: 'Audience',
+    name: 'audience',
+    value: preset ? 'users' : 'channel',
+    choices: [
+      { value: 'channel', label: 'All subscribers' },
+      { value: 'users', label: 'Some users', description: 'the devices registered with their external ids' },
+      { value: 'tags', label: 'Tagged subscribers' },
+    ],
+  });
+  choice.addEventListener('change', () => {
+    const picked = new FormData(choice.closest('form') ?? undefined).get('audience');
+    usersBox.hidden = picked !== 'users';
+    tagsBox.hidden = picked !== 'tags';
+  });
+  return {
+    element: h('div', { class: 'audience' }, choice, usersBox, tagsBox),
+    read(values) {
+      if (values.audience === 'users') return { externalIds: listOf(values.externalIds) };
+      if (values.audience === 'tags') return { tags: { [values.tagMatch === 'all' ? 'all' : 'any']: listOf(values.tags) } };
+      return {};
+    },
+  };
 }

@@ -32,6 +32,7 @@ function details(notification, context) {
       { class: 'facts' },
       h('dt', {}, 'Status'), h('dd', {}, statusBadge(notification.status), notification.failureReason ? ` (${notification.failureReason})` : null),
       h('dt', {}, 'Channel'), h('dd', {}, h('a', { href: href(`/channels/${encodeURIComponent(notification.channelCode)}`) }, h('code', {}, notification.channelCode))),
+      h('dt', {}, 'Audience'), h('dd', {}, audienceText(notification.audience)),
       h('dt', {}, 'Body'), h('dd', {}, notification.body ?? '—'),
       h('dt', {}, 'Link'), h('dd', {}, notification.url ?? '—'),
       h('dt', {}, 'Created'), h('dd', {}, formatTime(notification.createdAt)),
@@ -45,6 +46,7 @@ function details(notification, context) {
       stat('Recipients', notification.recipientCount),
       stat('Delivered', stats.delivered),
       stat('Failed', stats.failed),
+      stat('Skipped', stats.skipped),
       stat('Pending', stats.pending),
     ),
     h(
@@ -54,6 +56,17 @@ function details(notification, context) {
       cancelable ? h('button', { type: 'button', class: 'danger', onclick: () => cancel(notification, context) }, 'Cancel notification') : null,
     ),
   );
+}
+
+/** Whom in the channel it went to, in words. */
+function audienceText(audience) {
+  if (!audience) return 'Every subscriber of the channel';
+  if (audience.type === 'externalIds') return `The devices of ${formatNumber(audience.count)} user(s)`;
+  if (audience.type === 'subscriberIds') return `${formatNumber(audience.count)} chosen subscriber(s)`;
+  const parts = [];
+  if (audience.all.length > 0) parts.push(`all of: ${audience.all.join(', ')}`);
+  if (audience.any.length > 0) parts.push(`any of: ${audience.any.join(', ')}`);
+  return `Subscribers tagged ${parts.join('; ')}`;
 }
 
 function stat(label, value) {

@@ -62,7 +62,7 @@ async function appendPage(section, filter, cursor) {
     section,
     table(
       cursor ? 'More notifications' : 'Notifications, newest first',
-      ['Notification', 'Channel', 'Status', 'Recipients', 'Delivered', 'Failed', 'Pending', 'Created'],
+      ['Notification', 'Channel', 'Status', 'Recipients', 'Delivered', 'Failed', 'Skipped', 'Pending', 'Created'],
       page.data.map((notification) => [
         h('a', { href: href(`/notifications/${notification.id}`) }, notification.title ?? notification.body ?? notification.id),
         h('code', {}, notification.channelCode),
@@ -70,6 +70,7 @@ async function appendPage(section, filter, cursor) {
         formatNumber(notification.recipientCount),
         formatNumber(notification.stats.delivered),
         formatNumber(notification.stats.failed),
+        formatNumber(notification.stats.skipped),
         formatNumber(notification.stats.pending),
         formatTime(notification.createdAt),
       ]),

@@ -9,6 +9,7 @@ import { findChannelByCode } from '../../../store/channels-store.ts';
 import { recordEvent } from '../../../store/events-store.ts';
 import { insertLiveActivity, type LiveActivityRow } from '../../../store/live-activities-store.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
+import { audienceProperties, takeAudience } from '../notifications/notification-audience.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -40,6 +41,8 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
             alert: Type.Optional(Alert),
             staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show the activity as out of date.' })),
             relevanceScore: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Orders several activities of the app on the lock screen; higher shows first.' })),
+            // Optional audience inside the channel, as on POST /notifications (docs/api.md, "Targeting").
+            ...audienceProperties,
           },
           { additionalProperties: false },
         ),
@@ -48,7 +51,7 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
     },
     async (request, reply) => {
       const auth = request.auth!;
-      const body = request.body;
+      const { audience, rest: body } = takeAudience(request.body);
       const now = deps.clock.now();
       const checked = validateTemplateFields(body.template, body.fields, now);
       if (!checked.ok) throw validationFailed(checked.problems);
@@ -78,13 +81,14 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
         ended_at: null,
         dismiss_at: null,
         push_timestamp: nextPushTimestamp(0, now),
+        audience: audience === null ? null : JSON.stringify(audience),
       };
       const push = liveActivityPushOf(draft, 'start', alert);
       assertLiveActivityPayloadsFit(push);
 
       const row = await deps.store.db.transaction().execute(async (trx) => {
         const quota = await chargeQuota(trx, auth.accountId, now);
-        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id) };
+        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id, audience) };
         await insertLiveActivity(trx, activity);
         await recordEvent(trx, {
           accountId: auth.accountId,

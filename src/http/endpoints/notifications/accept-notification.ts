@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DISPATCH_NOTIFICATION, type DispatchPayload } from '../../../delivery/job-kinds.ts';
+import type { Audience } from '../../../domain/audience.ts';
 import { newId } from '../../../domain/ids.ts';
 import { nextLocalOccurrence } from '../../../domain/local-time.ts';
 import { findAccount } from '../../../store/accounts-store.ts';
@@ -39,6 +40,7 @@ export async function acceptNotification(
   reply: FastifyReply,
   channelCode: string,
   content: NotificationContent,
+  audience: Audience | null = null,
 ): Promise<NotificationRow> {
   const now = deps.clock.now();
   const { sendAt, localTime } = checkNotificationContent(content, now);
@@ -54,7 +56,7 @@ export async function acceptNotification(
     assertPlatformPayloadsFit(content, channel.code);
     const terms = quotaTerms(context.account, now);
     const id = newId('notification', now);
-    const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, now });
+    const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, audience, now });
     const stored: Omit<NotificationRow, 'recipient_count'> = {
       id,
       account_id: auth.accountId,
@@ -74,6 +76,8 @@ export async function acceptNotification(
       send_at: sendAt,
       delivered_count: 0,
       failed_count: 0,
+      skipped_count: 0,
+      audience: audience === null ? null : JSON.stringify(audience),
       targeted_count: null,
       dispatches_pending: dispatches.length,
       deliver_at_local_time: content.deliverAtLocalTime ?? null,
@@ -83,12 +87,14 @@ export async function acceptNotification(
       updated_at: now,
     };
     // The quota charge, the notification and (the outbox) its dispatch jobs: stored together or not at all; run_at
-    // carries the schedule. On PostgreSQL usually one statement (src/queue/store-accepted-notification.ts).
+    // carries the schedule. On PostgreSQL usually one statement
+    // (src/queue/store-accepted-notification.ts); a targeted send counts its audience in the INSERT (audience-filter.ts).
     const { used, recipientCount } = await storeAcceptedNotification(trx, deps.store.dialect, deps.queue, {
       quota: { accountId: auth.accountId, period: terms.period, limit: terms.limit },
       notification: stored,
       dispatches: dispatches.map((dispatch) => ({ kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` })),
       quotaRefused: (usedBefore) => quotaExceeded(terms, usedBefore),
+      audience,
     });
     return { row: { ...stored, recipient_count: recipientCount }, quota: terms.state(used) };
   });
@@ -105,11 +111,19 @@ export async function acceptNotification(
  */
 async function planDispatches(
   trx: Kysely<Database>,
-  input: { notificationId: string; channelId: string; accountId: string; sendAt: number | null; localTime: { hour: number; minute: number } | null; now: number },
+  input: {
+    notificationId: string;
+    channelId: string;
+    accountId: string;
+    sendAt: number | null;
+    localTime: { hour: number; minute: number } | null;
+    audience: Audience | null;
+    now: number;
+  },
 ): Promise<Array<DispatchPayload & { dueAt: number }>> {
   const notBefore = input.sendAt ?? input.now;
   if (input.localTime === null) return [{ notificationId: input.notificationId, dueAt: notBefore }];
-  const zones = await distinctSubscriberTimezones(trx, input.channelId, input.now);
+  const zones = await distinctSubscriberTimezones(trx, input.channelId, input.now, input.audience);
   if (zones.length === 0) return [{ notificationId: input.notificationId, dueAt: notBefore }];
   const fallbackZone = (await findAccount(trx, input.accountId))?.default_timezone ?? 'UTC';
   const localTime = input.localTime;

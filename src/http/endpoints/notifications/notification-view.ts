@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { notificationContent } from '../../../delivery/push-content.ts';
+import { summarizeAudience } from '../../../domain/audience.ts';
 import { toIso } from '../../../domain/clock.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
@@ -23,15 +24,30 @@ export const Notification = Type.Object(
     sendAt: NullableTimestamp,
     deliverAtLocalTime: Nullable(Type.String({ description: '"HH:MM" local delivery time, when given.' })),
     canceledAt: NullableTimestamp,
-    failureReason: Nullable(Type.String({ description: 'Why the whole notification failed, e.g. "expired" (its ttlSeconds passed before it could be sent).' })),
-    recipientCount: Type.Integer({ description: 'Active subscribers of the channel targeted when the notification was accepted.' }),
+    failureReason: Nullable(
+      Type.String({
+        description:
+          'Why the whole notification failed: "expired" (its ttlSeconds passed before it could be sent), else the reason most of its pushes failed with (e.g. "token_unregistered", "provider_configuration:BadDeviceToken").',
+      }),
+    ),
+    recipientCount: Type.Integer({ description: 'Active subscribers of the channel (or of its audience) targeted when the notification was accepted.' }),
+    audience: Nullable(
+      Type.Union(
+        [
+          Type.Object({ type: StringEnum(['externalIds', 'subscriberIds'] as const), count: Type.Integer({ description: 'How many ids the send named.' }) }),
+          Type.Object({ type: Type.Literal('tags'), all: Type.Array(Type.String()), any: Type.Array(Type.String()) }),
+        ],
+        { description: 'Whom in the channel it targets; null for every subscriber.' },
+      ),
+    ),
     stats: Type.Object(
       {
         delivered: Type.Integer({ description: 'Pushes the platform accepted.' }),
         failed: Type.Integer({ description: 'Subscribers whose push failed for good; see GET /notifications/{id}/failures.' }),
-        pending: Type.Integer({ description: 'Targeted subscribers without an outcome yet.' }),
+        skipped: Type.Integer({ description: 'Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them.' }),
+        pending: Type.Integer({ description: 'Recipients without an outcome yet.' }),
       },
-      { description: 'Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted.' },
+      { description: 'Delivery progress: recipientCount = delivered + failed + skipped + pending, always.' },
     ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -50,11 +66,14 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
     canceledAt: row.canceled_at === null ? null : toIso(row.canceled_at),
     failureReason: row.failure_reason,
     recipientCount: row.recipient_count,
+    audience: summarizeAudience(row.audience),
     stats: {
       delivered: row.delivered_count,
       failed: row.failed_count,
-      // Until the dispatch has counted its targets, the recipients counted at acceptance stand in for them.
-      pending: Math.max(0, (row.targeted_count ?? row.recipient_count) - row.delivered_count - row.failed_count),
+      skipped: row.skipped_count,
+      // The dispatch moves recipients it no longer finds into skipped (deliveries-store.ts fixTargetedCount), so this
+      // adds up; the floor only guards a canceled local-time notification whose later zones were never dispatched.
+      pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count - row.skipped_count),
     },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),

@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import { findChannelById } from '../../../store/channels-store.ts';
+import type { Database } from '../../../store/schema.ts';
+import { channelCodesOf, lastFailureOf, tagsOf } from '../../../store/subscriber-directory-store.ts';
+import { findSubscriber, type Subscriber } from '../../../store/subscribers-store.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AuthContext } from '../../app-types.ts';
+import { isChannelInScope } from '../../channel-scope.ts';
+import { subscriberDetailView } from './subscriber-detail-view.ts';
+
+/**
+ * The caller's subscriber with its channel's code, or 404 not_found: also for another account's subscriber and for
+ * one in a channel outside the key's scope, so a key learns nothing about subscribers it may not see.
+ */
+export async function loadSubscriber(db: Kysely<Database>, auth: AuthContext, id: string): Promise<{ subscriber: Subscriber; channelCode: string }> {
+  const subscriber = await findSubscriber(db, auth.accountId, id);
+  const channel = subscriber ? await findChannelById(db, subscriber.channel_id) : undefined;
+  if (!subscriber || !channel || !isChannelInScope(auth, channel.code)) throw new ApiError('not_found', { message: 'No subscriber with that id.' });
+  return { subscriber, channelCode: channel.code };
+}
+
+/** One subscriber as GET /subscribers/{id} shows it: with its tags and last failure. */
+export async function subscriberDetail(db: Kysely<Database>, subscriber: Subscriber, channelCode: string) {
+  const [tags, lastFailure] = await Promise.all([tagsOf(db, [subscriber.id]), lastFailureOf(db, subscriber.id)]);
+  return subscriberDetailView(subscriber, channelCode, { tags: tags.get(subscriber.id) ?? [], lastFailure });
+}
+
+/** A page of subscribers as the lists show them: with their channel codes and tags, two queries for the page. */
+export async function subscriberDetails(db: Kysely<Database>, subscribers: Subscriber[]) {
+  const [codes, tags] = await Promise.all([channelCodesOf(db, subscribers.map((row) => row.channel_id)), tagsOf(db, subscribers.map((row) => row.id))]);
+  return subscribers.map((row) => subscriberDetailView(row, codes.get(row.channel_id) ?? '', { tags: tags.get(row.id) ?? [] }));
+}

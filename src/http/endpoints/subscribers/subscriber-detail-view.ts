@@ -1,0 +1,58 @@
+import Type, { type Static } from 'typebox';
+import { toIso } from '../../../domain/clock.ts';
+import type { LastFailure } from '../../../store/subscriber-directory-store.ts';
+import type { Subscriber } from '../../../store/subscribers-store.ts';
+import { Nullable, Timestamp } from '../../schemas.ts';
+import { SubscriberSchema, subscriberView } from './subscriber-view.ts';
+
+/** Characters of a device token the API shows: enough to tell devices apart in a list, far too few to push to one. */
+const TOKEN_PREFIX_LENGTH = 8;
+
+/** A subscriber as the account reads it (GET /subscribers, GET /users/{externalId}): its details, never its token. */
+export const SubscriberDetailSchema = Type.Object(
+  {
+    ...SubscriberSchema.properties,
+    externalId: Nullable(Type.String({ description: 'Your id for the person; ties their devices together (GET /users/{externalId}).' })),
+    tags: Type.Array(Type.String(), { description: 'Labels sends can target (`tags` on POST /notifications).' }),
+    timezone: Nullable(Type.String()),
+    locale: Nullable(Type.String()),
+    tokenPrefix: Type.String({
+      description: 'The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself.',
+    }),
+    updatedAt: Timestamp,
+    lastFailure: Nullable(
+      Type.Object({ notificationId: Type.String(), reason: Type.String(), at: Timestamp }, { description: 'The most recent push to this subscriber that failed.' }),
+    ),
+  },
+  { title: 'SubscriberDetail' },
+);
+
+export function subscriberDetailView(
+  subscriber: Subscriber,
+  channelCode: string,
+  extra: { tags: string[]; lastFailure?: LastFailure | null },
+): Static<typeof SubscriberDetailSchema> {
+  return {
+    ...subscriberView(subscriber, channelCode),
+    externalId: subscriber.external_id,
+    tags: extra.tags,
+    timezone: subscriber.timezone,
+    locale: subscriber.locale,
+    tokenPrefix: tokenPrefix(subscriber),
+    updatedAt: toIso(subscriber.updated_at),
+    lastFailure: extra.lastFailure ? { notificationId: extra.lastFailure.notificationId, reason: extra.lastFailure.reason, at: toIso(extra.lastFailure.at) } : null,
+  };
+}
+
+/** A Web Push endpoint's path is the capability to push, so only its origin is shown. */
+function tokenPrefix(subscriber: Pick<Subscriber, 'platform' | 'token'>): string {
+  if (subscriber.platform === 'web') {
+    try {
+      return `${new URL((JSON.parse(subscriber.token) as { endpoint: string }).endpoint).origin}/…`;
+    } catch {
+      return '…';
+    }
+  }
+  return `${subscriber.token.slice(0, TOKEN_PREFIX_LENGTH)}…`;
+}
+

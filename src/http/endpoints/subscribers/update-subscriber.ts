@@ -1,0 +1,85 @@
+import { timingSafeEqual } from 'node:crypto';
+import Type from 'typebox';
+import { isLocale, isTimeZone, normalizeToken } from '../../../domain/device-token.ts';
+import type { FieldProblem } from '../../../domain/schema-errors.ts';
+import { MAX_TAGS_PER_SUBSCRIBER, normalizeTags, TAG_PATTERN } from '../../../domain/subscriber-tags.ts';
+import { updateSubscriberDetails, type SubscriberChanges } from '../../../store/subscriber-directory-store.ts';
+import type { Subscriber } from '../../../store/subscribers-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
+import { errorResponses, IdParams, Nullable, Success } from '../../schemas.ts';
+import { loadSubscriber, subscriberDetail } from './subscriber-access.ts';
+import { SubscriberDetailSchema } from './subscriber-detail-view.ts';
+
+const Tag = Type.String({ pattern: TAG_PATTERN, description: 'Letters, digits and _ : . - (up to 64), starting with a letter or digit.', hint: 'must be 1–64 letters, digits or _ : . - starting with a letter or digit' });
+
+export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
+    {
+      schema: {
+        summary: "Change a subscriber's external id, tags, time zone or locale",
+        description:
+          'Secret or publishable key. A publishable key (inside an app) may change only the subscriber it registered: it proves that with `token`, the same token it registered. Fields left out stay as they are; `tags` replaces the whole set; null clears a field.',
+        tags: ['subscribers'],
+        params: IdParams('subscriber'),
+        body: Type.Object(
+          {
+            externalId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'Your id for the person this device belongs to.' }))),
+            tags: Type.Optional(Type.Array(Tag, { maxItems: MAX_TAGS_PER_SUBSCRIBER, description: `At most ${MAX_TAGS_PER_SUBSCRIBER}; replaces the current tags.` })),
+            timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' }))),
+            locale: Type.Optional(Nullable(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' }))),
+            token: Type.Optional(
+              Type.Unsafe<unknown>({
+                description: 'Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success(SubscriberDetailSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const body = request.body;
+      // Checked before any lookup: the answer does not depend on whether the subscriber exists.
+      if (auth.kind === 'publishable' && body.token === undefined) {
+        throw new ApiError('forbidden', { message: 'A publishable key may change only the subscriber it registered: send its token.' });
+      }
+      const problems: FieldProblem[] = [];
+      if (body.timezone != null && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
+      if (body.locale != null && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
+      const changes: SubscriberChanges = {
+        ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
+        ...(body.tags !== undefined ? { tags: normalizeTags(body.tags) } : {}),
+        ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
+        ...(body.locale !== undefined ? { locale: body.locale } : {}),
+      };
+      if (Object.keys(changes).length === 0) problems.push({ field: '(body)', message: 'must change at least one of externalId, tags, timezone, locale' });
+      if (problems.length > 0) throw validationFailed(problems);
+
+      const now = deps.clock.now();
+      const updated = await deps.store.db.transaction().execute(async (trx) => {
+        const { subscriber } = await loadSubscriber(trx, auth, request.params.id);
+        if (auth.kind === 'publishable') assertRegisteredWith(subscriber, body.token);
+        await updateSubscriberDetails(trx, subscriber.id, changes, now);
+        return loadSubscriber(trx, auth, subscriber.id);
+      });
+      return { success: true as const, data: await subscriberDetail(deps.store.db, updated.subscriber, updated.channelCode) };
+    },
+  );
+}
+
+/**
+ * A publishable key is public (it ships inside the app), so holding it proves nothing about a subscriber; holding the
+ * device token it registered with does. The hashes are compared in constant time. A token that does not match
+ * answers 404, as for an id that is not there.
+ */
+function assertRegisteredWith(subscriber: Subscriber, token: unknown): void {
+  const normalized = normalizeToken(subscriber.platform, token);
+  const presented = Buffer.from(normalized.ok ? normalized.value.tokenHash : '', 'utf8');
+  const expected = Buffer.from(subscriber.token_hash, 'utf8');
+  const same = presented.length === expected.length && timingSafeEqual(presented, expected);
+  if (!same) throw new ApiError('not_found', { message: 'No subscriber with that id.' });
+}

@@ -1,0 +1,43 @@
+import Type from 'typebox';
+import { eraseUser } from '../../../store/user-erasure-store.ts';
+import { isStorableText } from '../../../domain/storable-text.ts';
+import { ApiError } from '../../api-error.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { assertUnscoped, ExternalIdParams } from './user-params.ts';
+
+const ErasureSchema = Type.Object(
+  {
+    externalId: Type.String(),
+    deletedSubscribers: Type.Array(Type.Object({ id: Type.String(), channelCode: Type.String(), platform: Type.String() })),
+  },
+  { title: 'UserErasure' },
+);
+
+export function deleteUserHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
+    {
+      schema: {
+        summary: "Erase a person: remove all their subscribers, tokens and delivery records",
+        description:
+          'Secret key without a channel scope. Removes every subscriber with this externalId in every channel, with their device tokens, tags, failure records and Live Activity tokens, and blanks the externalId in earlier events; reports `subscriber.deleted` for each. Not reversible. 404 when no subscriber has that externalId.',
+        tags: ['users'],
+        params: ExternalIdParams,
+        response: { 200: Success(ErasureSchema), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      assertUnscoped(auth);
+      const { externalId } = request.params;
+      // No subscriber can have an id the database cannot store.
+      if (!isStorableText(externalId)) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
+      const now = deps.clock.now();
+      const deleted = await deps.store.db.transaction().execute((trx) => eraseUser(trx, { accountId: auth.accountId, externalId, now }));
+      if (deleted.length === 0) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
+      request.log.info({ deletedSubscribers: deleted.length }, 'user erased');
+      return { success: true as const, data: { externalId, deletedSubscribers: deleted } };
+    },
+  );
+}
