@@ -6,7 +6,7 @@ import { recordBatchOutcomes } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
 import type { NotificationRow } from '../store/notifications-store.ts';
 import type { Database } from '../store/schema.ts';
-import { unsubscribeSubscriber, type Subscriber } from '../store/subscribers-store.ts';
+import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../store/subscribers-store.ts';
 import { settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
@@ -77,7 +77,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
       const subscriber = byId.get(id);
       if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: 'unsubscribed' });
       if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
-      return sender.send(subscriber.token, content, context);
+      return sender.send(subscriber.token, content, { ...context, apnsEnvironment: subscriber.apns_environment });
     });
     outcomes = sent;
     recorded = () => ({ sentAt, outcomes: Object.fromEntries(sent) });
@@ -94,13 +94,13 @@ async function sendAndSettle(batch: Batch): Promise<void> {
 }
 
 /** What a batch needs of each subscriber: where to push, whether it still may, and what an unsubscribe records. */
-type BatchSubscriber = Pick<Subscriber, 'id' | 'account_id' | 'platform' | 'token' | 'status' | 'updated_at'>;
+type BatchSubscriber = Pick<Subscriber, 'id' | 'account_id' | 'platform' | 'token' | 'status' | 'updated_at' | 'apns_environment'>;
 
 /** One SELECT for the whole batch (500 ids), only the columns the batch uses. */
 async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>> {
   const subscribers = await batch.deps.store.db
     .selectFrom('subscribers')
-    .select(['id', 'account_id', 'platform', 'token', 'status', 'updated_at'])
+    .select(['id', 'account_id', 'platform', 'token', 'status', 'updated_at', 'apns_environment'])
     .where('id', 'in', batch.payload.subscriberIds)
     .execute();
   return new Map(subscribers.map((subscriber) => [subscriber.id, subscriber]));
@@ -114,6 +114,7 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
     if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
     const failures = settled.failed.map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
     await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform, settled.delivered.length]]), failures, now });
+    await rememberApnsEnvironments(trx, settled.learned);
     for (const dead of settled.dead) {
       const subscriber = byId.get(dead.id);
       if (subscriber) await unsubscribeSubscriber(trx, { subscriber, channelCode: notification.channel_code, reason: dead.reason, now });
