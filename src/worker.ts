@@ -8,6 +8,7 @@ import { dispatchNotificationHandler } from './delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
+import { createProviderClientRegistry } from './delivery/provider-client-registry.ts';
 import { sendBatchHandler } from './delivery/send-batch-job.ts';
 import { startWebhookRelayLoop, webhookHandlers } from './webhooks/webhook-worker.ts';
 
@@ -29,11 +30,13 @@ export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue;
   const delivery = { store: deps.store, queue: deps.queue, clock: deps.clock, logger: deps.logger };
   // The instance key that opens webhook secrets; server.ts resolves it once for both roles.
   const { secretKey } = deps;
+  // Each app's own provider clients (docs/apps.md); channels without an app use `deps.providers`.
+  const registry = createProviderClientRegistry({ store: deps.store, config: deps.config, clock: deps.clock, logger: deps.logger, secretKey, builtIn: deps.providers });
   const pool = new WorkerPool({
     queue: deps.queue,
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
-      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers: deps.providers }),
+      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers: deps.providers, providersFor: registry.providersFor }),
       ...liveActivityHandlers({ ...delivery, providers: deps.providers }),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey }),
     },
@@ -55,6 +58,7 @@ export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue;
       clearInterval(cleaner);
       await webhookRelay.stop();
       await pool.stop(graceMs);
+      await registry.close();
     },
   };
 }
