@@ -9,6 +9,7 @@ import { createAppHandler } from './endpoints/apps/create-app.ts';
 import { deleteAppHandler } from './endpoints/apps/delete-app.ts';
 import { getAppHandler } from './endpoints/apps/get-app.ts';
 import { listAppsHandler } from './endpoints/apps/list-apps.ts';
+import { testAppCredentialsHandler } from './endpoints/apps/test-app-credentials.ts';
 import { updateAppHandler } from './endpoints/apps/update-app.ts';
 import { createChannelHandler } from './endpoints/channels/create-channel.ts';
 import { getChannelHandler } from './endpoints/channels/get-channel.ts';
@@ -100,6 +101,7 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/apps/:id', auth: 'secret', handler: getAppHandler },
   { method: 'PATCH', url: '/api/v1/apps/:id', auth: 'secret', handler: updateAppHandler },
   { method: 'DELETE', url: '/api/v1/apps/:id', auth: 'secret', handler: deleteAppHandler },
+  { method: 'POST', url: '/api/v1/apps/:id/test', auth: 'secret', handler: testAppCredentialsHandler },
   { method: 'POST', url: '/api/v1/channels', auth: 'secret', handler: createChannelHandler },
   { method: 'GET', url: '/api/v1/channels', auth: 'secret', handler: listChannelsHandler },
   { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', handler: getChannelHandler },
