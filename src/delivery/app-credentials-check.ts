@@ -53,7 +53,7 @@ export async function checkAppCredentials(input: { app: App; secretKey: Buffer; 
       ? (async () => {
           const client = createApnsClient({ url: config.apnsUrl, ...credentials.apns!, clock, requestTimeoutMs: 10_000 });
           try {
-            return judge(await client.send(IMPOSSIBLE_APNS_TOKEN, probe), 'APNs accepted the key, team and bundle id (and refused the made-up device token, as it should).');
+            return judge(await client.send(IMPOSSIBLE_APNS_TOKEN, probe), 'APNs accepted the key, Team ID and bundle id.');
           } finally {
             await client.close();
           }
@@ -64,7 +64,7 @@ export async function checkAppCredentials(input: { app: App; secretKey: Buffer; 
           try {
             const client = createFcmClient({ url: config.fcmUrl, serviceAccount: credentials.fcm!.serviceAccount, clock, requestTimeoutMs: 10_000 });
             try {
-              return judge(await client.send(IMPOSSIBLE_FCM_TOKEN, probe), 'FCM issued an access token for the service account and accepted it (and refused the made-up registration token, as it should).');
+              return judge(await client.send(IMPOSSIBLE_FCM_TOKEN, probe), 'FCM issued an access token for the service account and accepted it for this project.');
             } finally {
               await client.close();
             }
