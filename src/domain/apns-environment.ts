@@ -6,7 +6,3 @@
  */
 export const apnsEnvironments = ['sandbox', 'production'] as const;
 export type ApnsEnvironment = (typeof apnsEnvironments)[number];
-
-export function otherApnsEnvironment(environment: ApnsEnvironment): ApnsEnvironment {
-  return environment === 'sandbox' ? 'production' : 'sandbox';
-}
