@@ -44,7 +44,7 @@ const AUTHS: RouteAuth[] = ['secret', 'any-key', 'session', 'none'];
 describe('the route table (src/http/routes.ts)', () => {
   it('states on every row a method, a /api/v1 path and whom the route takes, each route once', () => {
     for (const route of routeTable) {
-      expect(['GET', 'POST', 'DELETE'], routeName(route)).toContain(route.method);
+      expect(['GET', 'POST', 'PATCH', 'DELETE'], routeName(route)).toContain(route.method);
       expect(route.url, routeName(route)).toMatch(/^\/api\/v1\//);
       expect(AUTHS, routeName(route)).toContain(route.auth);
       expect(typeof route.handler, routeName(route)).toBe('function');
