@@ -31,7 +31,8 @@ export function updateAppHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const app = await loadApp(deps, auth, request.params.id);
-      const { name, ...credentials } = request.body;
+      // An empty body (allowed with Content-Type: application/json) changes nothing.
+      const { name, ...credentials } = request.body ?? {};
       if (name !== undefined && name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
       const sealed = sealAppCredentials(deps.secretKey, app.id, credentials, false);
       if (!sealed.ok) throw validationFailed(sealed.problems);
