@@ -37,7 +37,7 @@ export async function startDeliveryWorker(deps: { store: Store; queue: JobQueue;
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
       [SEND_BATCH]: sendBatchHandler({ ...delivery, providers: deps.providers, providersFor: registry.providersFor }),
-      ...liveActivityHandlers({ ...delivery, providers: deps.providers }),
+      ...liveActivityHandlers({ ...delivery, providers: deps.providers, providersFor: registry.providersFor }),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey }),
     },
     concurrency: deps.config.workerConcurrency,

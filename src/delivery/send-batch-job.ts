@@ -11,14 +11,13 @@ import { settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
-import type { DeliveryDependencies } from './dispatch-job.ts';
 import { MAX_SEND_ROUNDS, sendBatchJob, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
 import { isCredentialFailure } from './credential-failure.ts';
-import { markAppCredentialsFailing } from '../store/apps-store.ts';
+import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-store.ts';
+import type { SendDependencies } from './channel-providers.ts';
 import { pushContentOf } from './push-content.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
-import type { PushProviders } from './push-sender.ts';
 
 /**
  * Fan-out, step two: sends one batch of tokens of one platform with as many concurrent streams as the provider
@@ -48,18 +47,9 @@ export function sendBatchHandler(deps: SendDependencies): JobHandler {
   });
 }
 
-export interface SendDependencies extends DeliveryDependencies {
-  /** The built-in providers (CLARION_APNS_* / CLARION_FCM_*), for channels without an app. */
-  providers: PushProviders;
-  /** The providers of a channel's app (provider-client-registry.ts); absent: every channel uses `providers`. */
-  providersFor?: (appId: string | null) => Promise<PushProviders>;
-}
-
-/** The app whose credentials deliver the channel (docs/apps.md); null: the built-in one. */
-async function appOfChannel(deps: SendDependencies, channelId: string): Promise<string | null> {
-  if (!deps.providersFor) return null;
-  const row = await deps.store.db.selectFrom('channels').select('app_id').where('id', '=', channelId).executeTakeFirst();
-  return row?.app_id ?? null;
+/** The app whose credentials deliver the channel (docs/apps.md); null: the built-in one, also without a registry. */
+function appOfChannel(deps: SendDependencies, channelId: string): Promise<string | null> {
+  return deps.providersFor ? appIdOfChannel(deps.store.db, channelId) : Promise.resolve(null);
 }
 
 interface Batch {

@@ -44,6 +44,12 @@ export async function updateApp(db: Kysely<Database>, accountId: string, id: str
   return db.updateTable('apps').set(set).where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst();
 }
 
+/** The app whose credentials deliver a channel (docs/apps.md); null: the built-in one. */
+export async function appIdOfChannel(db: Kysely<Database>, channelId: string): Promise<string | null> {
+  const row = await db.selectFrom('channels').select('app_id').where('id', '=', channelId).executeTakeFirst();
+  return row?.app_id ?? null;
+}
+
 /** Codes of the channels bound to the app: an app in use is not deleted. */
 export async function channelsOfApp(db: Kysely<Database>, appId: string): Promise<string[]> {
   const rows = await db.selectFrom('channels').select('code').where('app_id', '=', appId).orderBy('code').limit(20).execute();
