@@ -56,6 +56,16 @@ describe('delivery per app', () => {
     expect(h.apns.requests.filter((request) => request.token === a.ios || request.token === b.ios).every((request) => request.topic !== h.providerEnv.CLARION_APNS_TOPIC)).toBe(true);
   });
 
+  it("starts a Live Activity on an app's channel with that app's key and bundle id", async () => {
+    const a = await accountWithApp(5);
+    const pushToStartToken = 'ab'.repeat(40);
+    await post(h.app, '/api/v1/subscribers', a.account.publishableKey, { channelCode: 'news', platform: 'ios', token: iosToken(9105), pushToStartToken });
+    const started = await post(h.app, '/api/v1/live-activities', a.account.secretKey, { channelCode: 'news', template: 'progress', fields: { title: 'Order #5', progress: 0.2 } });
+    expect(started.statusCode).toBe(201);
+    const start = await h.apns.waitForRequest((request) => request.token === pushToStartToken, 15_000);
+    expect([start.status, start.jwt?.iss, start.jwt?.kid, start.topic]).toEqual([200, a.key.teamId, a.key.keyId, `${a.bundleId}.push-type.liveactivity`]);
+  });
+
   it('marks the app failing and sends app.credentials_failed once when Apple refuses its revoked key; another app is untouched', async () => {
     const a = await accountWithApp(3);
     const b = await accountWithApp(4);
