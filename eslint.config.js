@@ -19,7 +19,7 @@ export default tseslint.config(
       sourceType: 'module',
       globals: {
         window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', console: 'readonly', URLSearchParams: 'readonly',
-        HTMLElement: 'readonly', Node: 'readonly', FormData: 'readonly', HashChangeEvent: 'readonly', Intl: 'readonly',
+        HTMLElement: 'readonly', Node: 'readonly', FormData: 'readonly', File: 'readonly', HashChangeEvent: 'readonly', Intl: 'readonly',
         requestAnimationFrame: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
       },
     },

@@ -9,7 +9,8 @@ import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
 import type { ClarionMetrics } from './metrics/clarion-metrics.ts';
-import { instrumentProviders } from './delivery/push-metrics.ts';
+import { instrumentProviders, pushInstrumentation } from './delivery/push-metrics.ts';
+import { createProviderClientRegistry } from './delivery/provider-client-registry.ts';
 import { sendBatchHandler } from './delivery/send-batch-job.ts';
 import { startWebhookRelayLoop, webhookHandlers } from './webhooks/webhook-worker.ts';
 
@@ -42,15 +43,19 @@ export interface DeliveryWorkerDependencies {
 export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Promise<DeliveryWorker> {
   const delivery = { store: deps.store, queue: deps.queue, clock: deps.clock, logger: deps.logger };
   const { metrics } = deps;
-  const providers = metrics ? instrumentProviders(deps.providers, metrics) : deps.providers;
+  // One tally for the built-in senders and every app's (their HTTP/2 gauges are the built-in clients' only).
+  const instrument = metrics ? pushInstrumentation(metrics) : undefined;
+  const providers = metrics ? instrumentProviders(deps.providers, metrics, instrument) : deps.providers;
   // The instance key that opens webhook secrets; server.ts resolves it once for both roles.
   const { secretKey } = deps;
+  // Each app's own provider clients (docs/apps.md); channels without an app use `deps.providers`.
+  const registry = createProviderClientRegistry({ store: deps.store, config: deps.config, clock: deps.clock, logger: deps.logger, secretKey, builtIn: providers, instrument });
   const pool = new WorkerPool({
     queue: deps.queue,
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
-      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers }),
-      ...liveActivityHandlers({ ...delivery, providers }),
+      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers, providersFor: registry.providersFor }),
+      ...liveActivityHandlers({ ...delivery, providers, providersFor: registry.providersFor }),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),
     },
     concurrency: deps.config.workerConcurrency,
@@ -72,6 +77,7 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
       clearInterval(cleaner);
       await webhookRelay.stop();
       await pool.stop(graceMs);
+      await registry.close();
     },
   };
 }

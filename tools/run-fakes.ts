@@ -36,6 +36,7 @@ const { values: flags } = parseArgs({
     host: { type: 'string', default: process.env.CLARION_FAKES_HOST ?? '127.0.0.1' },
     // 2197: APNs' documented alternative port (docs/protocols.md 1.1), unprivileged, so no root needed.
     'apns-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_PORT ?? '2197' },
+    'apns-sandbox-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_SANDBOX_PORT ?? '2198' },
     'fcm-port': { type: 'string', default: process.env.CLARION_FAKE_FCM_PORT ?? '8443' },
     'web-push-port': { type: 'string', default: process.env.CLARION_FAKE_WEB_PUSH_PORT ?? '8444' },
     'apns-topic': { type: 'string', default: process.env.CLARION_FAKE_APNS_TOPIC ?? 'com.example.clarion' },
@@ -56,9 +57,9 @@ const { values: flags } = parseArgs({
 
 if (flags.help) {
   process.stdout.write(
-    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
+    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--apns-sandbox-port 2198] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
       '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget] [--report-pushes]\n' +
-      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
+      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_APNS_SANDBOX_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
       '     CLARION_FAKES_DIR, CLARION_FAKE_LATENCY\n',
   );
   process.exit(0);
@@ -75,7 +76,9 @@ writeCredentialFile(apnsKeyPath, apnsKey);
 writeFileSync(apnsIdsPath, `${JSON.stringify({ keyId: apnsKey.keyId, teamId: apnsKey.teamId }, null, 2)}\n`);
 
 const keepRequests = !flags.forget;
-const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests });
+const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests, environment: 'production' });
+// Apple's sandbox host beside it, with the same key and the same issued tokens (tools/fakes/apns/apns-devices.ts).
+const apnsSandbox = await startFakeApns({ host: flags.host, port: port(flags['apns-sandbox-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests, environment: 'sandbox', devices: apns.devices });
 const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']), keepRequests });
 const webPush = await startFakeWebPush({ host: flags.host, port: port(flags['web-push-port']) });
 const latency = latencyRange(flags.latency);
@@ -87,6 +90,7 @@ if (latency) {
 }
 const answered = { apns: 0, fcm: 0, webPush: 0 };
 apns.onRequest(() => (answered.apns += 1));
+apnsSandbox.onRequest(() => (answered.apns += 1));
 fcm.onRequest(() => (answered.fcm += 1));
 webPush.onMessage(() => (answered.webPush += 1));
 // token_uri must name this run's port, so the service account file is rewritten on each start (same key).
@@ -99,6 +103,7 @@ writeCredentialFile(serviceAccountPath, account);
 
 const env: Record<string, string> = {
   CLARION_APNS_URL: apns.url,
+  CLARION_APNS_SANDBOX_URL: apnsSandbox.url,
   CLARION_APNS_KEY_FILE: apnsKeyPath,
   CLARION_APNS_KEY_ID: apnsKey.keyId,
   CLARION_APNS_TEAM_ID: apnsKey.teamId,
@@ -120,6 +125,7 @@ process.stderr.write(
 );
 
 if (!flags.quiet) {
+  apnsSandbox.onRequest((r) => log(`APNs sandbox ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`));
   apns.onRequest((r) => log(`APNs ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`));
   fcm.onTokenRequest((r) => log(`FCM token ${r.status} ${r.error ?? 'OK'} iss=${r.claims?.iss ?? '-'}`));
   fcm.onRequest((r) => log(`FCM send ${r.status} ${r.errorCode ?? 'OK'} ${r.target ? `${r.target.kind}=${r.target.value}` : '-'}`));
@@ -132,7 +138,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`fakes answered ${answered.apns} APNs, ${answered.fcm} FCM and ${answered.webPush} Web Push pushes\n`);
-    Promise.all([apns.close(), fcm.close(), webPush.close()]).then(
+    Promise.all([apns.close(), apnsSandbox.close(), fcm.close(), webPush.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

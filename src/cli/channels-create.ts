@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CHANNEL_CODE_RULE, isChannelCode } from '../domain/channel-code.ts';
 import { toIso } from '../domain/clock.ts';
 import { findAccount } from '../store/accounts-store.ts';
+import { appForNewChannel } from '../store/apps-store.ts';
 import { ChannelCodeTakenError, createChannel } from '../store/channels-store.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
@@ -14,20 +15,24 @@ export function addChannelsCreate(channels: Command): void {
     .requiredOption('--code <code>', 'the code API requests use (lower-case letters, digits, _ and -)')
     .option('--name <name>', 'display name (defaults to the code)')
     .option('--description <text>', 'description')
+    .option('--app <id>', "the app (app_…) whose credentials deliver the channel's pushes; default: the account's first app, else the built-in one")
     .option('--json', 'print one JSON object')
-    .action(async (options: { account: string; code: string; name?: string; description?: string; json?: boolean }) => {
+    .action(async (options: { account: string; code: string; name?: string; description?: string; app?: string; json?: boolean }) => {
       if (!isChannelCode(options.code)) throw new CliError(`--code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
       if (options.name !== undefined && (options.name.trim() === '' || options.name.length > 100)) {
         throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
       }
       const channel = await withStore(async (store) => {
         if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
+        const app = await appForNewChannel(store.db, options.account, options.app);
+        if (app === 'not_found') throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
         try {
           return await createChannel(store.db, {
             accountId: options.account,
             code: options.code,
             name: options.name?.trim() ?? options.code,
             description: options.description ?? null,
+            appId: app.appId,
             now: Date.now(),
           });
         } catch (error) {
@@ -35,7 +40,7 @@ export function addChannelsCreate(channels: Command): void {
           throw error;
         }
       });
-      const result = { id: channel.id, accountId: channel.account_id, code: channel.code, name: channel.name, description: channel.description, createdAt: toIso(channel.created_at) };
+      const result = { id: channel.id, accountId: channel.account_id, code: channel.code, name: channel.name, description: channel.description, appId: channel.app_id, createdAt: toIso(channel.created_at) };
       printResult(options, result, [`Created channel ${channel.code} (${channel.id}).`]);
     });
 }

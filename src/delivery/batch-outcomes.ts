@@ -1,3 +1,4 @@
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { MAX_SEND_ROUNDS } from './job-kinds.ts';
 
@@ -17,6 +18,8 @@ export interface BatchSettlement {
   retryAfterMs: number | null;
   /** Our configuration is wrong: every push not delivered failed with this reason, and no token was called dead. */
   fatal: { reason: string; fix: string } | null;
+  /** iOS tokens whose APNs environment a delivery just learned (apns/apns-environment-sender.ts), to store. */
+  learned: Array<{ id: string; environment: ApnsEnvironment }>;
 }
 
 export interface SettleOptions {
@@ -34,10 +37,12 @@ export interface SettleOptions {
 export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, options: SettleOptions): BatchSettlement {
   const maxRounds = options.maxRounds ?? MAX_SEND_ROUNDS;
   const fatal = firstFatal(outcomes) ?? guardAgainstMisconfiguration(outcomes);
-  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal };
+  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal, learned: [] };
   for (const [id, outcome] of outcomes) {
-    if (outcome.kind === 'delivered') result.delivered.push(id);
-    else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
+    if (outcome.kind === 'delivered') {
+      result.delivered.push(id);
+      if (outcome.apnsEnvironment) result.learned.push({ id, environment: outcome.apnsEnvironment });
+    } else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
     else if (outcome.kind === 'token_dead') {
       result.failed.push({ id, reason: outcome.reason });
       const registeredAt = options.registeredAt?.(id) ?? null;
@@ -71,7 +76,9 @@ const WEB_PUSH_VAPID_FIX =
  * fails loudly and nobody is unsubscribed.
  */
 const MISCONFIGURATION_REASONS: Record<string, string> = {
-  BadDeviceToken: 'check that CLARION_APNS_URL matches the tokens: sandbox (development builds) or production',
+  // Only a token both hosts refused is BadDeviceToken (apns/apns-environment-sender.ts), or one registered with an
+  // environment that turned out wrong: a whole batch of them is a wrong host URL or a wrong app.
+  BadDeviceToken: 'both APNs hosts refused every token: check CLARION_APNS_URL (production) and CLARION_APNS_SANDBOX_URL (sandbox), that the environment apps register with is right, and that the tokens come from this app',
   DeviceTokenNotForTopic: "check CLARION_APNS_TOPIC: it must be the app's bundle id",
   SENDER_ID_MISMATCH: 'check CLARION_FCM_SERVICE_ACCOUNT_FILE: it must belong to the Firebase project the app registers with',
   // Web Push (web-push/web-push-response.ts): every browser's push service refusing our VAPID signature.

@@ -1,10 +1,15 @@
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
+
 /**
  * What happened to one push, in the terms the delivery engine acts on. Each provider has one pure mapping from its
  * status code and reason to an outcome (apns/apns-response.ts, fcm/fcm-response.ts).
  */
 export type DeliveryOutcome =
-  /** The provider accepted the push. */
-  | { kind: 'delivered' }
+  /**
+   * The provider accepted the push. `apnsEnvironment`: the APNs host that accepted a token whose environment was not
+   * known yet (apns/apns-environment-sender.ts), for the settling transaction to remember on the subscriber.
+   */
+  | { kind: 'delivered'; apnsEnvironment?: ApnsEnvironment }
   /** Transient: try this token again later; `retryAfterMs` from the provider's Retry-After when it gave one. */
   | { kind: 'retry'; reason: string; retryAfterMs: number | null }
   /**

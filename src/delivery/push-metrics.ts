@@ -28,7 +28,26 @@ interface Tally {
  * scrapes, rather than a prom-client increment per push (which hashes its labels every time). Measured with a loop
  * (docs/ops.md, "What metrics cost"). The HTTP/2 pools' counters are read at scrape time from the clients' `stats()`.
  */
-export function instrumentProviders(providers: PushProviders, metrics: ClarionMetrics): PushProviders {
+export function instrumentProviders(providers: PushProviders, metrics: ClarionMetrics, instrument = pushInstrumentation(metrics)): PushProviders {
+  const wrapped = instrument(providers);
+  metrics.onScrape(() => {
+    for (const [platform, sender] of Object.entries(providers) as [Platform, PushSender][]) {
+      const stats = sender.stats?.();
+      if (!stats) continue;
+      metrics.http2Sessions.set({ platform }, stats.sessions);
+      metrics.http2Streams.set({ platform }, stats.activeStreams);
+      metrics.http2Queued.set({ platform }, stats.queued);
+    }
+  });
+  return wrapped;
+}
+
+/**
+ * The counting and timing of `instrumentProviders` without the HTTP/2 gauges, as a function that wraps any number of
+ * provider sets into the same tallies: the per-app senders of src/delivery/provider-client-registry.ts are wrapped
+ * each time a batch asks for them, and must not add a scrape hook each time.
+ */
+export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushProviders) => PushProviders {
   const byLabels = new Map<string, Tally>();
   const byRawReason = new Map<string, Tally>();
   const tallyOf = (platform: Platform, outcome: DeliveryOutcome): Tally => {
@@ -85,15 +104,5 @@ export function instrumentProviders(providers: PushProviders, metrics: ClarionMe
     };
   };
 
-  const wrapped = { ios: wrap('ios', providers.ios), android: wrap('android', providers.android), web: wrap('web', providers.web) };
-  metrics.onScrape(() => {
-    for (const [platform, sender] of Object.entries(providers) as [Platform, PushSender][]) {
-      const stats = sender.stats?.();
-      if (!stats) continue;
-      metrics.http2Sessions.set({ platform }, stats.sessions);
-      metrics.http2Streams.set({ platform }, stats.activeStreams);
-      metrics.http2Queued.set({ platform }, stats.queued);
-    }
-  });
-  return wrapped;
+  return (providers) => ({ ios: wrap('ios', providers.ios), android: wrap('android', providers.android), web: wrap('web', providers.web) });
 }

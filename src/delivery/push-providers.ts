@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
-import { createApnsClient } from './apns/apns-client.ts';
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
+import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
+import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
@@ -32,14 +34,22 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
     const missing = APNS_VARIABLES.filter((_, index) => !values[index]);
     throw new ConfigError(`APNs needs all of ${APNS_VARIABLES.join(', ')}; missing ${missing.join(', ')}`);
   }
-  const client = withCredentialErrors(() =>
-    createApnsClient({ url: config.apnsUrl, keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, logger }),
-  );
+  const options = { keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, logger };
+  // Production at start, so a bad key file stops start-up; the sandbox client on its first push (apns-environment-sender.ts).
+  const production = withCredentialErrors(() => createApnsClient({ ...options, url: config.apnsUrl }));
+  let sandbox: ApnsClient | null = null;
+  const clientFor = (environment: ApnsEnvironment): ApnsClient =>
+    environment === 'production' ? production : (sandbox ??= createApnsClient({ ...options, url: config.apnsSandboxUrl }));
   return {
-    send: (token, content, context) => client.send(token, content, { threadId: context.channelCode }),
-    sendLiveActivity: (token, push) => sendApnsLiveActivity(client, token, push),
-    stats: () => client.stats(),
-    close: () => client.close(),
+    send: (token, content, context) => sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
+    sendLiveActivity: (token, push) => sendApnsLiveActivity(production, token, push),
+    stats: () => {
+      const [live, learning] = [production.stats(), sandbox?.stats()];
+      return learning ? { sessions: live.sessions + learning.sessions, activeStreams: live.activeStreams + learning.activeStreams, queued: live.queued + learning.queued } : live;
+    },
+    close: async () => {
+      await Promise.all([production.close(), sandbox?.close()]);
+    },
   };
 }
 

@@ -1,12 +1,20 @@
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Platform } from '../domain/device-token.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { PushContent } from './push-content.ts';
 import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
 import type { ReaderPlace } from '../domain/live-activity-text.ts';
 
+/** What a send job knows about a push besides its token and content. */
+export interface PushContext {
+  channelCode: string;
+  /** iOS: the subscriber's APNs environment; null or absent when not known (then learned: apns-environment-sender.ts). */
+  apnsEnvironment?: ApnsEnvironment | null;
+}
+
 /** One provider as the send jobs see it: a token and content in, an outcome out. */
 export interface PushSender {
-  send(token: string, content: PushContent, context: { channelCode: string }): Promise<DeliveryOutcome>;
+  send(token: string, content: PushContent, context: PushContext): Promise<DeliveryOutcome>;
   /**
    * A Live Activity lifecycle push (src/delivery/live-activities/); absent on a platform without Live Activities.
    * `reader` is the subscriber's zone and language, for a platform that renders the state as text (the web).

@@ -20,6 +20,7 @@ export const idPrefixes = {
   event: 'evt',
   job: 'job',
   session: 'ses',
+  app: 'app',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

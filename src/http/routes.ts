@@ -5,6 +5,12 @@ import { signinHandler } from './endpoints/auth/signin.ts';
 import { signoutHandler } from './endpoints/auth/signout.ts';
 import { signupHandler } from './endpoints/auth/signup.ts';
 import { switchAccountHandler } from './endpoints/auth/switch-account.ts';
+import { createAppHandler } from './endpoints/apps/create-app.ts';
+import { deleteAppHandler } from './endpoints/apps/delete-app.ts';
+import { getAppHandler } from './endpoints/apps/get-app.ts';
+import { listAppsHandler } from './endpoints/apps/list-apps.ts';
+import { testAppCredentialsHandler } from './endpoints/apps/test-app-credentials.ts';
+import { updateAppHandler } from './endpoints/apps/update-app.ts';
 import { createChannelHandler } from './endpoints/channels/create-channel.ts';
 import { getChannelHandler } from './endpoints/channels/get-channel.ts';
 import { getJoinQrCodeHandler } from './endpoints/channels/get-join-qr-code.ts';
@@ -103,6 +109,13 @@ export const routeTable: readonly Route[] = [
   // The key browsers subscribe with is public: a page may fetch it with its publishable key or without one.
   { method: 'GET', url: '/api/v1/web-push/public-key', auth: 'none', handler: getVapidPublicKeyHandler, browser: true },
 
+  // Apps (docs/apps.md): an account's own credentials; a secret key must also be unscoped (endpoints/apps/app-access.ts).
+  { method: 'POST', url: '/api/v1/apps', auth: 'secret', handler: createAppHandler },
+  { method: 'GET', url: '/api/v1/apps', auth: 'secret', handler: listAppsHandler },
+  { method: 'GET', url: '/api/v1/apps/:id', auth: 'secret', handler: getAppHandler },
+  { method: 'PATCH', url: '/api/v1/apps/:id', auth: 'secret', handler: updateAppHandler },
+  { method: 'DELETE', url: '/api/v1/apps/:id', auth: 'secret', handler: deleteAppHandler },
+  { method: 'POST', url: '/api/v1/apps/:id/test', auth: 'secret', handler: testAppCredentialsHandler },
   { method: 'POST', url: '/api/v1/channels', auth: 'secret', handler: createChannelHandler },
   { method: 'GET', url: '/api/v1/channels', auth: 'secret', handler: listChannelsHandler },
   { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', handler: getChannelHandler },

@@ -20,7 +20,7 @@ export class ChannelCodeTakenError extends Error {
 
 export async function createChannel(
   db: Kysely<Database>,
-  input: { accountId: string; code: string; name: string; description: string | null; now: number },
+  input: { accountId: string; code: string; name: string; description: string | null; appId?: string | null; now: number },
 ): Promise<Channel> {
   const channel: Channel = {
     id: newId('channel', input.now),
@@ -31,6 +31,7 @@ export async function createChannel(
     created_at: input.now,
     join_key_id: null,
     join_key_secret: null,
+    app_id: input.appId ?? null,
   };
   try {
     await db.insertInto('channels').values(channel).execute();

@@ -14,7 +14,8 @@ export type EventType =
   | 'delivery.failed'
   | 'live_activity.started'
   | 'live_activity.updated'
-  | 'live_activity.ended';
+  | 'live_activity.ended'
+  | 'app.credentials_failed';
 
 type NewEvent = { accountId: string; type: EventType; data: Record<string, unknown>; now: number };
 

@@ -4,6 +4,7 @@ import type { Database } from './schema.ts';
 
 /** The tables whose rows are found by their prefixed id (src/domain/ids.ts), with the id kind each holds. */
 const idKindOfTable = {
+  apps: 'app',
   live_activities: 'liveActivity',
   webhook_endpoints: 'webhook',
   webhook_messages: 'webhookMessage',

@@ -11,6 +11,7 @@ import { statements as postgresWebPush } from './migrations/postgres/0008-web-pu
 import { statements as postgresJoinPages } from './migrations/postgres/0009-join-pages.ts';
 import { statements as postgresSubscriberDispatchIndex } from './migrations/postgres/0010-subscriber-dispatch-index.ts';
 import { statements as postgresNotificationIcon } from './migrations/postgres/0011-notification-icon.ts';
+import { statements as postgresApps } from './migrations/postgres/0012-apps.ts';
 import { statements as postgresAudience } from './migrations/postgres/0013-audience.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
@@ -23,6 +24,7 @@ import { statements as sqliteWebPush } from './migrations/sqlite/0008-web-push.t
 import { statements as sqliteJoinPages } from './migrations/sqlite/0009-join-pages.ts';
 import { statements as sqliteSubscriberDispatchIndex } from './migrations/sqlite/0010-subscriber-dispatch-index.ts';
 import { statements as sqliteNotificationIcon } from './migrations/sqlite/0011-notification-icon.ts';
+import { statements as sqliteApps } from './migrations/sqlite/0012-apps.ts';
 import { statements as sqliteAudience } from './migrations/sqlite/0013-audience.ts';
 
 /**
@@ -43,6 +45,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0009-join-pages': sqliteJoinPages,
     '0010-subscriber-dispatch-index': sqliteSubscriberDispatchIndex,
     '0011-notification-icon': sqliteNotificationIcon,
+    '0012-apps': sqliteApps,
     '0013-audience': sqliteAudience,
   },
   postgres: {
@@ -57,6 +60,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0009-join-pages': postgresJoinPages,
     '0010-subscriber-dispatch-index': postgresSubscriberDispatchIndex,
     '0011-notification-icon': postgresNotificationIcon,
+    '0012-apps': postgresApps,
     '0013-audience': postgresAudience,
   },
 };

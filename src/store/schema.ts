@@ -1,4 +1,5 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 
 /**
  * Row types of every table, shared by both dialects. Timestamps are integer milliseconds since the epoch (BIGINT on
@@ -41,6 +42,8 @@ export interface ChannelsTable {
   join_key_id: string | null;
   /** That key's value, sealed with the instance key (src/domain/secret-box.ts, context = channel id). */
   join_key_secret: string | null;
+  /** The app whose credentials deliver this channel's pushes (docs/apps.md); null: the built-in default app. */
+  app_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SubscribersTable {
@@ -61,6 +64,8 @@ export interface SubscribersTable {
   created_at: number;
   updated_at: number;
   unsubscribed_at: number | null;
+  /** iOS: the APNs environment the token belongs to, given at registration or learned on a push; null: not known yet. */
+  apns_environment: ColumnType<ApnsEnvironment | null, ApnsEnvironment | null | undefined, ApnsEnvironment | null>;
 }
 
 /** One tag of a subscriber (PATCH /subscribers/{id}); sends can target subscribers by tag. */
@@ -250,6 +255,32 @@ export interface SigninAttemptsTable {
 }
 
 /** The instance's VAPID key pair for Web Push (docs/web-push.md): one row, id 'current'. */
+/** An account's own push credentials (docs/apps.md). Secrets sealed with the instance key, context = app id. */
+export interface AppsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  apns_key_id: string | null;
+  apns_team_id: string | null;
+  /** The bundle id, sent as apns-topic. */
+  apns_topic: string | null;
+  /** The .p8 PEM, sealed. */
+  apns_sealed_key: string | null;
+  fcm_project_id: string | null;
+  fcm_client_email: string | null;
+  /** The service-account JSON, sealed. */
+  fcm_sealed_service_account: string | null;
+  vapid_public_key: string;
+  vapid_sealed_private_key: string;
+  vapid_subject: string | null;
+  /** 'failing' once a provider refused these credentials; back to 'ok' when they are replaced. */
+  credentials_status: ColumnType<'ok' | 'failing', 'ok' | 'failing' | undefined, 'ok' | 'failing'>;
+  credentials_error: string | null;
+  credentials_failed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface VapidKeysTable {
   id: string;
   /** base64url of the uncompressed P-256 point (65 bytes): what browsers subscribe with. */
@@ -339,4 +370,5 @@ export interface Database {
   sessions: SessionsTable;
   signin_attempts: SigninAttemptsTable;
   vapid_keys: VapidKeysTable;
+  apps: AppsTable;
 }

@@ -28,7 +28,7 @@ export async function readSendContext(trx: Kysely<Database>, input: { accountId:
     channel:
       row.channel_id === null
         ? undefined
-        : { id: row.channel_id, account_id: input.accountId, code: row.channel_code!, name: row.channel_name!, description: row.channel_description, created_at: row.channel_created_at!, join_key_id: row.channel_join_key_id, join_key_secret: row.channel_join_key_secret },
+        : { id: row.channel_id, account_id: input.accountId, code: row.channel_code!, name: row.channel_name!, description: row.channel_description, created_at: row.channel_created_at!, join_key_id: row.channel_join_key_id, join_key_secret: row.channel_join_key_secret, app_id: row.channel_app_id },
   };
 }
 
@@ -51,6 +51,7 @@ const sendContextQuery = preparedQuery((db, param, _values: { accountId: string;
       'channels.created_at as channel_created_at',
       'channels.join_key_id as channel_join_key_id',
       'channels.join_key_secret as channel_join_key_secret',
+      'channels.app_id as channel_app_id',
     ])
     .where('accounts.id', '=', param<string>('accountId')),
 );

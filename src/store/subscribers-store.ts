@@ -3,6 +3,7 @@ import type { Audience } from '../domain/audience.ts';
 import { toIso } from '../domain/clock.ts';
 import { withAudience } from './audience-filter.ts';
 import { isId, newId } from '../domain/ids.ts';
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Database, SubscribersTable } from './schema.ts';
 import { recordEvent, recordEvents } from './events-store.ts';
 
@@ -19,6 +20,11 @@ export interface SubscriberImport {
   timezone: string | null;
   locale: string | null;
   externalId: string | null;
+  /**
+   * iOS: the APNs environment the app said its token belongs to; null when it did not say (then it is learned on the
+   * first push, src/delivery/apns/apns-environment-sender.ts, and a re-registration without it keeps what was learned).
+   */
+  apnsEnvironment?: ApnsEnvironment | null;
 }
 
 /** A device registering in a channel: `POST /subscribers` one at a time, `importSubscribers` many at once. */
@@ -43,6 +49,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     locale: input.locale,
     external_id: input.externalId,
     updated_at: input.now,
+    ...(input.apnsEnvironment ? { apns_environment: input.apnsEnvironment } : {}),
   };
   const existing = await trx
     .selectFrom('subscribers')
@@ -72,6 +79,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     unsubscribe_reason: null,
     created_at: input.now,
     unsubscribed_at: null,
+    apns_environment: null,
     ...details,
   };
   await trx.insertInto('subscribers').values(subscriber).execute();
@@ -86,6 +94,17 @@ async function recordCreated(trx: Kysely<Database>, subscriber: Subscriber, chan
     data: createdEventData(subscriber, channelCode, now),
     now,
   });
+}
+
+/**
+ * Stores the APNs environment pushes just learned (src/delivery/apns/apns-environment-sender.ts): one UPDATE per
+ * environment. Only where none is known yet, so a registration that said otherwise in the meantime wins.
+ */
+export async function rememberApnsEnvironments(trx: Kysely<Database>, learned: ReadonlyArray<{ id: string; environment: ApnsEnvironment }>): Promise<void> {
+  for (const environment of ['production', 'sandbox'] as const) {
+    const ids = learned.filter((entry) => entry.environment === environment).map((entry) => entry.id);
+    if (ids.length > 0) await trx.updateTable('subscribers').set({ apns_environment: environment }).where('id', 'in', ids).where('apns_environment', 'is', null).execute();
+  }
 }
 
 /** A string that is not a subscriber id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
@@ -211,6 +230,7 @@ export async function importSubscribers(
       created_at: input.now,
       updated_at: input.now,
       unsubscribed_at: null,
+      apns_environment: row.apnsEnvironment ?? null,
     }));
     await trx
       .insertInto('subscribers')
@@ -226,6 +246,8 @@ export async function importSubscribers(
           unsubscribe_reason: null,
           unsubscribed_at: null,
           updated_at: eb.ref('excluded.updated_at'),
+          // A row without an environment keeps the one already known (given before or learned on a push).
+          apns_environment: eb.fn.coalesce('excluded.apns_environment', 'subscribers.apns_environment'),
         })),
       )
       .execute();

@@ -15,6 +15,7 @@ export const webhookEventTypes = [
   'live_activity.started',
   'live_activity.updated',
   'live_activity.ended',
+  'app.credentials_failed',
 ] as const satisfies readonly EventType[];
 
 // Fails type-checking when an EventType is added to events-store.ts without being listed above, so it can be subscribed to.

@@ -43,7 +43,7 @@ export interface ChaosHarness extends TestApp {
 export async function startChaosHarness(options: { requestTimeoutMs?: number } = {}): Promise<ChaosHarness> {
   // A database of its own on PostgreSQL: this file's worker moves its own clock (isolated-database.ts).
   const base = await startTestApp({}, { isolatedDatabase: true });
-  const { apns, fcm, providerEnv } = await startFakeProviders({ clock: base.clock });
+  const { apns, fcm, providerEnv, close: closeFakes } = await startFakeProviders({ clock: base.clock });
   const apnsProxy = await startFaultProxy({ target: apns.url });
   const fcmProxy = await startFaultProxy({ target: fcm.url });
   const { logger, logs } = capturingLogger();
@@ -86,7 +86,7 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
       await worker.stop(1_000);
       await Promise.all(Object.values(providers).map((provider) => provider.close()));
       await Promise.all([apnsProxy.close(), fcmProxy.close()]);
-      await Promise.all([apns.close(), fcm.close()]);
+      await closeFakes();
       await base.close();
     },
   };

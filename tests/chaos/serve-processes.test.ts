@@ -41,8 +41,7 @@ afterEach(async () => {
 afterAll(async () => {
   await apnsProxy?.close();
   await fcmProxy?.close();
-  await fakes?.apns.close();
-  await fakes?.fcm.close();
+  await fakes?.close();
   await t?.close();
 });
 

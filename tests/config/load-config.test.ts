@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       baseUrl: 'http://localhost:3000',
       databaseUrl: undefined,
       apnsUrl: 'https://api.push.apple.com',
+      apnsSandboxUrl: 'https://api.sandbox.push.apple.com',
       fcmUrl: 'https://fcm.googleapis.com',
       allowPrivateAddresses: false,
       allowPrivateWebhooks: false,

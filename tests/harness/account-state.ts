@@ -1,6 +1,6 @@
 import type { TestApp } from './test-app.ts';
 
-const tables = ['channels', 'subscribers', 'notifications', 'live_activities', 'events', 'idempotency_keys'] as const;
+const tables = ['channels', 'subscribers', 'notifications', 'live_activities', 'events', 'idempotency_keys', 'apps'] as const;
 
 export type AccountState = Record<(typeof tables)[number] | 'activeSubscribers' | 'quotaUsed', number>;
 

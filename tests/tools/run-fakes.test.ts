@@ -17,7 +17,7 @@ const EXPECTED = ['CLARION_APNS_URL', 'CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY
 /** Starts the launcher on free ports; resolves with the exported variables once all are printed. */
 async function launch(dir: string): Promise<{ child: ChildProcess; env: Record<string, string>; stderr: () => string }> {
   const script = new URL('../../tools/run-fakes.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--apns-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--apns-port', '0', '--apns-sandbox-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   closeAfterTest(async () => {
     if (child.exitCode === null) child.kill('SIGTERM');

@@ -12,6 +12,8 @@ export {
   type ServiceAccountJson,
 } from './fake-credentials.ts';
 export { startFakeApns, type FakeApns, type FakeApnsOptions } from './apns/apns-server.ts';
+export { startFakeApnsHosts, type FakeApnsHosts } from './apns/apns-hosts.ts';
+export { FakeApnsDevices } from './apns/apns-devices.ts';
 export type { FakeApnsKey, ApnsEnvironment } from './apns/apns-provider-token.ts';
 export type { ApnsOutcome, ApnsLatencyContext } from './apns/apns-behaviour.ts';
 export type { ApnsRequestRecord, ApnsSessionRecord } from './apns/apns-record.ts';

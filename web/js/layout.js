@@ -8,6 +8,7 @@ import { currentSession, sessionState, setFlash, setSessionState } from './sessi
 /** The main navigation. */
 const sections = [
   { path: '/channels', label: 'Channels' },
+  { path: '/apps', label: 'Apps' },
   { path: '/subscribers', label: 'Subscribers' },
   { path: '/keys', label: 'API keys' },
   { path: '/notifications', label: 'Notifications' },

@@ -3,6 +3,7 @@ import { whenSessionEnds } from './api.js';
 import { h, replace } from './dom.js';
 import { notice, problemBox } from './feedback.js';
 import { refreshQuotaBanner, renderHeader } from './layout.js';
+import { appsPage } from './pages/apps.js';
 import { channelPage } from './pages/channel.js';
 import { channelsPage } from './pages/channels.js';
 import { composePage } from './pages/compose.js';
@@ -23,6 +24,7 @@ import { currentSession, loadSession, sessionState, setFlash, setSessionState, t
 const routes = [
   { path: '/signin', page: signInPage, public: true },
   { path: '/signup', page: signUpPage, public: true },
+  { path: '/apps', page: appsPage },
   { path: '/channels', page: channelsPage },
   { path: '/channels/:code', page: channelPage },
   { path: '/subscribers', page: subscribersPage },

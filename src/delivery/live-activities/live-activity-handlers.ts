@@ -1,13 +1,12 @@
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import type { DeliveryDependencies } from '../dispatch-job.ts';
-import type { PushProviders } from '../push-sender.ts';
+import type { SendDependencies } from '../channel-providers.ts';
 import { dispatchLiveActivityHandler } from './live-activity-dispatch-job.ts';
 import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
 import { DISPATCH_LIVE_ACTIVITY, EXPIRE_LIVE_ACTIVITY, SEND_LIVE_ACTIVITY } from './live-activity-jobs.ts';
 import { sendLiveActivityHandler } from './live-activity-send-job.ts';
 
 /** The Live Activity job handlers, for the delivery worker's pool (src/worker.ts). */
-export function liveActivityHandlers(deps: DeliveryDependencies & { providers: PushProviders }): Record<string, JobHandler> {
+export function liveActivityHandlers(deps: SendDependencies): Record<string, JobHandler> {
   return {
     [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),
     [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(deps),

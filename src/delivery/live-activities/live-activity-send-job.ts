@@ -13,8 +13,8 @@ import { sendEach } from '../batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from '../batch-settle.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
+import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
 import { MAX_SEND_ROUNDS } from '../job-kinds.ts';
-import type { PushProviders } from '../push-sender.ts';
 import { sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 
@@ -29,7 +29,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * - Android → the FCM token, web → the browser's subscription; dead → the subscriber is unsubscribed, exactly as for
  *   a notification.
  */
-export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers: PushProviders }): JobHandler {
+export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
   const backlog = new SettleBacklog();
   return sendLiveActivityJob.handler(async (payload, job, { owner }) => {
     const { push, platform } = payload;
@@ -45,7 +45,7 @@ export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers
       // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
       if (!recorded) {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
-        recorded = await sendBatch(deps, payload, byId);
+        recorded = await sendBatch(deps, payload, byId, activity.channel_id);
       }
       settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round });
       if (settled.fatal) {
@@ -70,11 +70,12 @@ export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers
   });
 }
 
-async function sendBatch(deps: DeliveryDependencies & { providers: PushProviders }, payload: LiveActivitySendPayload, byId: Map<string, Subscriber>): Promise<RecordedOutcomes> {
+async function sendBatch(deps: SendDependencies, payload: LiveActivitySendPayload, byId: Map<string, Subscriber>, channelId: string): Promise<RecordedOutcomes> {
   const { push, platform } = payload;
   const activityTokens = platform === 'ios' && push.event !== 'start' ? await findLiveActivityTokens(deps.store.db, push.activityId, payload.subscriberIds) : [];
   const tokenOf = new Map(activityTokens.map((row) => [row.subscriber_id, row.token]));
-  const sender = deps.providers[platform];
+  // The channel's app's credentials (docs/apps.md), like a notification's.
+  const sender = (await providersOfChannel(deps, channelId))[platform];
   const sentTo: Record<string, string> = {};
   const sentAt = deps.clock.now();
   const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome | null> => {

@@ -80,19 +80,26 @@ export function vapidSubject(config: Pick<Config, 'vapidSubject' | 'baseUrl'>): 
   return base.protocol === 'https:' ? base.origin : `mailto:webpush@${base.hostname}`;
 }
 
+/** The public key (base64url, 65 bytes) of a base64url 32-byte P-256 private key; null when it is not one. */
+export function vapidPublicKeyOf(privateKey: string): string | null {
+  const privateBytes = Buffer.from(privateKey, 'base64url');
+  if (privateBytes.length !== 32) return null;
+  try {
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(privateBytes);
+    return ecdh.getPublicKey().toString('base64url');
+  } catch {
+    return null;
+  }
+}
+
 function configuredPair(config: VapidConfig): { publicKey: string; privateKey: string } {
   const { vapidPublicKey: publicKey, vapidPrivateKey: privateKey } = config;
   if (!publicKey || !privateKey) throw new ConfigError('CLARION_VAPID_PUBLIC_KEY and CLARION_VAPID_PRIVATE_KEY go together: set both, or neither to let Clarion generate a pair');
   const privateBytes = Buffer.from(privateKey, 'base64url');
   if (privateBytes.length !== 32) throw new ConfigError('CLARION_VAPID_PRIVATE_KEY: must be 32 bytes, base64url (as `npx web-push generate-vapid-keys` prints)');
-  let derived: string;
-  try {
-    const ecdh = createECDH('prime256v1');
-    ecdh.setPrivateKey(privateBytes);
-    derived = ecdh.getPublicKey().toString('base64url');
-  } catch {
-    throw new ConfigError('CLARION_VAPID_PRIVATE_KEY: not a valid P-256 private key');
-  }
+  const derived = vapidPublicKeyOf(privateKey);
+  if (derived === null) throw new ConfigError('CLARION_VAPID_PRIVATE_KEY: not a valid P-256 private key');
   if (derived !== publicKey.replace(/=+$/, '')) throw new ConfigError('CLARION_VAPID_PUBLIC_KEY: does not belong to CLARION_VAPID_PRIVATE_KEY');
   return { publicKey: derived, privateKey: privateBytes.toString('base64url') };
 }

@@ -10,12 +10,18 @@ const retry = (retryAfterMs: number | null = null): DeliveryOutcome => ({ kind: 
 const rejected: DeliveryOutcome = { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
 const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderToken', fix: 'check the key' };
 
-const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal: null };
+const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal: null, learned: [] };
 
 /** One row per rule: outcomes by subscriber id, options, and the settlement expected. */
 const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
   ['empty batch', {}, { round: 0 }, {}],
   ['delivered are counted', { a: delivered, b: delivered }, { round: 0 }, { delivered: ['a', 'b'] }],
+  [
+    'an APNs environment learned on delivery is kept',
+    { a: { kind: 'delivered', apnsEnvironment: 'sandbox' }, b: { kind: 'delivered', apnsEnvironment: 'production' }, c: delivered },
+    { round: 0 },
+    { delivered: ['a', 'b', 'c'], learned: [{ id: 'a', environment: 'sandbox' }, { id: 'b', environment: 'production' }] },
+  ],
   ['rejected fail with the provider reason', { a: rejected }, { round: 0 }, { failed: [{ id: 'a', reason: 'apns:PayloadTooLarge' }] }],
   [
     'dead tokens fail and are unsubscribed',

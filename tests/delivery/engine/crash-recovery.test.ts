@@ -24,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const worker of workers) await worker.stop('SIGKILL');
-  await fakes?.apns.close();
-  await fakes?.fcm.close();
+  await fakes?.close();
   await t?.close();
 });
 

@@ -22,6 +22,7 @@ export const FCM_PROJECT = 'clarion-test';
 
 export interface DeliveryHarness extends TestApp {
   apns: FakeApns;
+  apnsSandbox: FakeApns;
   fcm: FakeFcm;
   /** The fake Web Push service (on loopback: the harness allows private addresses unless `configure` says otherwise). */
   webPush: FakeWebPush;
@@ -36,10 +37,15 @@ export interface DeliveryHarness extends TestApp {
 }
 
 export interface FakeProviders {
+  /** The production host (CLARION_APNS_URL); `apns.devices` says which tokens each host knows. */
   apns: FakeApns;
+  /** The sandbox host (CLARION_APNS_SANDBOX_URL): same keys, same device registry as `apns`. */
+  apnsSandbox: FakeApns;
   fcm: FakeFcm;
   /** The CLARION_APNS_* and CLARION_FCM_* variables that point Clarion at these fakes. */
   providerEnv: Record<string, string>;
+  /** Closes the three fakes. */
+  close(): Promise<void>;
 }
 
 /** Fake APNs (knowing one generated key, for APNS_TOPIC) and fake FCM (knowing one service account), with credential files. */
@@ -47,10 +53,13 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
   const key = createApnsSigningKey();
   const credentials = mkdtempSync(join(tmpdir(), 'clarion-credentials-'));
   const apns = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...apnsOptions });
+  // Tokens the production host refuses are tried here once (src/delivery/apns/apns-environment-sender.ts).
+  const apnsSandbox = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...(apnsOptions.clock ? { clock: apnsOptions.clock } : {}), environment: 'sandbox', devices: apns.devices });
   const fcm = await startFakeFcm(apnsOptions.clock ? { clock: apnsOptions.clock } : {});
   const account = fcm.createServiceAccount(FCM_PROJECT);
   const providerEnv = {
     CLARION_APNS_URL: apns.url,
+    CLARION_APNS_SANDBOX_URL: apnsSandbox.url,
     CLARION_APNS_KEY_FILE: writeCredentialFile(join(credentials, 'apns.p8'), key),
     CLARION_APNS_KEY_ID: key.keyId,
     CLARION_APNS_TEAM_ID: key.teamId,
@@ -58,13 +67,14 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
     CLARION_FCM_URL: fcm.url,
     CLARION_FCM_SERVICE_ACCOUNT_FILE: writeCredentialFile(join(credentials, 'fcm.json'), account),
   };
-  return { apns, fcm, providerEnv };
+  return { apns, apnsSandbox, fcm, providerEnv, close: async () => void (await Promise.all([apns.close(), apnsSandbox.close(), fcm.close()])) };
 }
 
 /** The options that point Clarion's provider clients at the fakes of `startFakeProviders`. */
 export function fakeProviderConfig(providerEnv: Record<string, string>): Partial<Config> {
   return {
     apnsUrl: providerEnv.CLARION_APNS_URL!,
+    apnsSandboxUrl: providerEnv.CLARION_APNS_SANDBOX_URL!,
     apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
     apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
     apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
@@ -94,7 +104,7 @@ export async function startDeliveryHarness(
   // The fake Web Push service listens on loopback: the API must accept its endpoints as the worker must reach them.
   const allowPrivateAddresses = options.configure?.allowPrivateAddresses ?? true;
   const base = await startTestApp({ allowPrivateAddresses }, { isolatedDatabase: options.isolatedDatabase ?? true });
-  const { apns, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
+  const { apns, apnsSandbox, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
   const config: Config = {
     ...base.config,
     ...fakeProviderConfig(providerEnv),
@@ -111,6 +121,7 @@ export async function startDeliveryHarness(
     ...base,
     config,
     apns,
+    apnsSandbox,
     fcm,
     webPush,
     vapidKeys,
@@ -121,7 +132,7 @@ export async function startDeliveryHarness(
     async close() {
       await worker.stop(1_000);
       await Promise.all(Object.values(providers).map((provider) => provider.close()));
-      await Promise.all([apns.close(), fcm.close(), webPush.close()]);
+      await Promise.all([apns.close(), apnsSandbox.close(), fcm.close(), webPush.close()]);
       await base.close();
     },
   };
@@ -151,7 +162,7 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
       rows.push({
         id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
         push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
-        created_at: now, updated_at: now, unsubscribed_at: null,
+        created_at: now, updated_at: now, unsubscribed_at: null, apns_environment: null,
       });
     }
     await t.store.db.insertInto('subscribers').values(rows).execute();

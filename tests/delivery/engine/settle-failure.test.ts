@@ -39,8 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(Object.values(providers ?? {}).map((provider) => provider.close()));
-  await fakes?.apns.close();
-  await fakes?.fcm.close();
+  await fakes?.close();
   await t?.close();
 });
 

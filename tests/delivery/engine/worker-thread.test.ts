@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await thread?.stop(1_000);
-  await Promise.all([fakes.apns.close(), fakes.fcm.close(), webPush.close()]);
+  await Promise.all([fakes.close(), webPush.close()]);
   await t.close();
 });
 

@@ -15,6 +15,7 @@ import {
   readClaims,
   toKeyObject,
 } from './apns-provider-token.ts';
+import { FakeApnsDevices } from './apns-devices.ts';
 import { FakeLiveActivities, type FakeLiveActivity } from './apns-live-activities.ts';
 import type { ApnsReason } from './apns-reasons.ts';
 import { type ApnsRequestRecord, type ApnsSessionRecord, headerSnapshot } from './apns-record.ts';
@@ -44,11 +45,20 @@ export interface FakeApnsOptions extends ListenOptions {
   clock?: Clock;
   /** Default true. false: `requests` stays empty (listeners still see each one), for long benchmark runs. */
   keepRequests?: boolean;
+  /**
+   * Which environment issued which device token (apns-devices.ts): a token of the other environment answers 400
+   * BadDeviceToken, as Apple's hosts do. Share one between a sandbox and a production fake (`startFakeApnsHosts`).
+   * Default: a registry of its own that accepts every token.
+   */
+  devices?: FakeApnsDevices;
 }
 
 export interface FakeApns {
   readonly url: string;
   readonly port: number;
+  readonly environment: ApnsEnvironment;
+  /** The device tokens this host knows (shared with the other host when started by startFakeApnsHosts). */
+  readonly devices: FakeApnsDevices;
   /** Every push request received, oldest first (live array). */
   readonly requests: readonly ApnsRequestRecord[];
   /** Every connection opened, oldest first (live array). */
@@ -99,6 +109,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   const addKey = (key: FakeApnsKey) => keys.set(key.keyId, { ...key, publicKey: toKeyObject(key.publicKey) });
   for (const key of options.keys ?? []) addKey(key);
   const behaviour = new ApnsBehaviour();
+  const devices = options.devices ?? new FakeApnsDevices();
   const liveActivities = new FakeLiveActivities();
   const requests = new FakeRecord<ApnsRequestRecord>(options.keepRequests ?? true);
   const sessionRecords: ApnsSessionRecord[] = [];
@@ -188,6 +199,8 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
 
     const token = checkDeviceToken(line.value.token);
     if (!token.ok) return fail(token.reason);
+    // A token issued by the other environment (a development build's token sent to production, or the reverse).
+    if (!devices.knows(token.value, environment)) return fail('BadDeviceToken');
     const bundle = behaviour.tokenBundle(token.value);
     if (bundle !== undefined && bundle !== topic.value.bundleId) return fail('DeviceTokenNotForTopic');
 
@@ -207,6 +220,8 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   return {
     url: listener.url,
     port: listener.port,
+    environment,
+    devices,
     requests: requests.entries,
     sessions: sessionRecords,
     waitForRequests: (count, timeoutMs) => requests.waitForCount(count, timeoutMs),

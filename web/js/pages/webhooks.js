@@ -16,6 +16,7 @@ export const eventTypes = [
   ['live_activity.started', 'a Live Activity started'],
   ['live_activity.updated', 'a Live Activity changed'],
   ['live_activity.ended', 'a Live Activity ended'],
+  ['app.credentials_failed', 'a provider refused an app’s credentials'],
 ];
 
 export async function webhooksPage({ container, navigate }) {

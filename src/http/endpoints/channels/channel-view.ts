@@ -16,6 +16,7 @@ export const ChannelSchema = Type.Object(
     ),
     joinPage: Type.Boolean({ description: 'Whether the public join page is on (off by default; docs/web-push.md, "Join page").' }),
     joinUrl: Nullable(Type.String({ description: 'The join page: <base URL>/join/<account slug>/<code>; null while it is off.' })),
+    appId: Nullable(Type.String({ description: "The app whose credentials deliver this channel's pushes; null: the instance's built-in app (docs/apps.md)." })),
     createdAt: Timestamp,
   },
   { title: 'Channel' },
@@ -38,6 +39,7 @@ export function channelView(channel: Channel, counts: SubscriberCounts | undefin
     subscriberCount: { total, ios, android, web },
     joinPage,
     joinUrl: joinPage ? joinPageUrl(join.baseUrl, join.accountSlug, channel.code) : null,
+    appId: channel.app_id,
     createdAt: toIso(channel.created_at),
   };
 }

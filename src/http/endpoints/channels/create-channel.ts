@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { ChannelCodeTakenError, createChannel, findChannelById } from '../../../store/channels-store.ts';
-import { ApiError } from '../../api-error.ts';
+import { appForNewChannel } from '../../../store/apps-store.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
@@ -21,7 +22,15 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
         summary: 'Create a channel',
         tags: ['channels'],
         body: Type.Object(
-          { code: ChannelCode, name: Type.Optional(ChannelName), description: Type.Optional(ChannelDescription), joinPage: Type.Optional(JoinPageSwitch) },
+          {
+            code: ChannelCode,
+            name: Type.Optional(ChannelName),
+            description: Type.Optional(ChannelDescription),
+            joinPage: Type.Optional(JoinPageSwitch),
+            appId: Type.Optional(
+              Type.String({ maxLength: 64, description: "The app (app_…) whose credentials deliver this channel's pushes; default: the account's first app, else the instance's built-in app (docs/apps.md)." }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 201: Success(ChannelSchema), ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
@@ -31,10 +40,12 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const { code, name, description, joinPage } = request.body;
       assertChannelInScope(auth, code);
+      const app = await appForNewChannel(deps.store.db, auth.accountId, request.body.appId);
+      if (app === 'not_found') throw validationFailed([{ field: 'appId', message: 'names no app of this account' }]);
       const now = deps.clock.now();
       try {
         const channel = await deps.store.db.transaction().execute(async (trx) => {
-          const created = await createChannel(trx, { accountId: auth.accountId, code, name: name ?? code, description: description ?? null, now });
+          const created = await createChannel(trx, { accountId: auth.accountId, code, name: name ?? code, description: description ?? null, appId: app.appId, now });
           if (!joinPage) return created;
           await switchJoinPage(trx, { channel: created, on: true, secretKey: deps.secretKey, now });
           return (await findChannelById(trx, created.id))!;

@@ -53,6 +53,7 @@ export async function acceptNotification(
     auth.keyFromCache = false;
     const channel = context.channel;
     if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
+    if (channel.app_id === null && deps.config.requireOwnApp) throw new ApiError('app_required', { details: { channelCode } });
     assertPlatformPayloadsFit(content, channel.code);
     const terms = quotaTerms(context.account, now);
     const id = newId('notification', now);

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { apnsEnvironments } from '../../../domain/apns-environment.ts';
 import { isLocale, isTimeZone, normalizeToken, platforms } from '../../../domain/device-token.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
@@ -41,6 +42,12 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
             timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' })),
             locale: Type.Optional(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' })),
             externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your own id for the user or device.' })),
+            environment: Type.Optional(
+              StringEnum(apnsEnvironments, {
+                description:
+                  "iOS only: the APNs environment of the token, from the app's aps-environment entitlement (development builds: sandbox). Omitted: Clarion tries production, then the sandbox once, and remembers the one that worked.",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -65,6 +72,7 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
         else if (!normalized.ok) problems.push(...normalized.problems);
         else pushToStartToken = normalized.value.token;
       }
+      if (body.environment !== undefined && body.platform !== 'ios') problems.push({ field: 'environment', message: 'only iOS tokens have an APNs environment' });
       if (body.timezone !== undefined && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
       if (body.locale !== undefined && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
       if (problems.length > 0 || !token.ok) throw validationFailed(problems);
@@ -86,6 +94,7 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
           timezone: body.timezone ?? null,
           locale: body.locale ?? null,
           externalId: body.externalId ?? null,
+          apnsEnvironment: body.environment ?? null,
           now,
         }),
       );

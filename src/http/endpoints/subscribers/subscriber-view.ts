@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
+import { apnsEnvironments } from '../../../domain/apns-environment.ts';
 import { platforms } from '../../../domain/device-token.ts';
 import type { Subscriber } from '../../../store/subscribers-store.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
@@ -14,6 +15,9 @@ export const SubscriberSchema = Type.Object(
     unsubscribeReason: Nullable(Type.String()),
     createdAt: Timestamp,
     unsubscribedAt: NullableTimestamp,
+    environment: Type.Union([StringEnum(apnsEnvironments), Type.Null()], {
+      description: 'iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms.',
+    }),
   },
   { title: 'Subscriber' },
 );
@@ -27,5 +31,6 @@ export function subscriberView(subscriber: Subscriber, channelCode: string): Sta
     unsubscribeReason: subscriber.unsubscribe_reason,
     createdAt: toIso(subscriber.created_at),
     unsubscribedAt: subscriber.unsubscribed_at === null ? null : toIso(subscriber.unsubscribed_at),
+    environment: subscriber.apns_environment ?? null,
   };
 }

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { resolveSecretKey } from '../config/secret-key.ts';
+import { sealAppCredentials } from '../delivery/app-credentials.ts';
+import { newId } from '../domain/ids.ts';
+import { appView } from '../http/endpoints/apps/app-view.ts';
+import { findAccount } from '../store/accounts-store.ts';
+import { insertApp, type App } from '../store/apps-store.ts';
+import { addAppCredentialOptions, credentialInput, credentialProblems, type AppCredentialOptions } from './app-credential-options.ts';
+import { CliError, printResult } from './cli-output.ts';
+import { withStore } from './cli-store.ts';
+
+/** `clarion apps create`: an app with the account's own credentials (docs/apps.md); prints fingerprints only. */
+export function addAppsCreate(apps: Command): void {
+  addAppCredentialOptions(
+    apps
+      .command('create')
+      .description("create an app with an account's own iOS, Android and web credentials")
+      .requiredOption('--account <id>', 'account id (acc_…)')
+      .requiredOption('--name <name>', 'display name'),
+  )
+    .option('--json', 'print one JSON object')
+    .action(async (options: AppCredentialOptions & { account: string; name: string; json?: boolean }) => {
+      const name = options.name.trim();
+      if (name === '' || name.length > 100) throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
+      const input = credentialInput(options);
+      const app = await withStore(async (store, config) => {
+        if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
+        const now = Date.now();
+        const id = newId('app', now);
+        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), id, input, true);
+        if (!sealed.ok) throw credentialProblems(sealed.problems);
+        return insertApp(store.db, {
+          id,
+          account_id: options.account,
+          name,
+          apns_key_id: null,
+          apns_team_id: null,
+          apns_topic: null,
+          apns_sealed_key: null,
+          fcm_project_id: null,
+          fcm_client_email: null,
+          fcm_sealed_service_account: null,
+          vapid_subject: null,
+          credentials_status: 'ok',
+          credentials_error: null,
+          credentials_failed_at: null,
+          created_at: now,
+          updated_at: now,
+          ...(sealed.columns as Pick<App, 'vapid_public_key' | 'vapid_sealed_private_key'>),
+        });
+      });
+      const view = appView(app);
+      printResult(options, view, [`Created app ${app.name} (${app.id}).`, ...fingerprintLines(view)]);
+    });
+}
+
+export function fingerprintLines(view: ReturnType<typeof appView>): string[] {
+  return [
+    `  iOS:     ${view.ios ? `key ${view.ios.keyId}, team ${view.ios.teamId}, bundle ${view.ios.bundleId}` : 'none'}`,
+    `  Android: ${view.android ? `project ${view.android.projectId} (${view.android.clientEmail})` : 'none'}`,
+    `  Web:     VAPID public key ${view.web.vapidPublicKey}`,
+    `  Credentials: ${view.credentials.status}${view.credentials.error ? ` (${view.credentials.error})` : ''}`,
+  ];
+}

@@ -1,0 +1,26 @@
+/**
+ * Outcome reasons that say an app's credentials are wrong, not its devices or the network (docs/apps.md, "When a
+ * provider refuses the credentials"): the app is marked failing and the account gets `app.credentials_failed`. Pure.
+ * - APNs: a revoked, foreign or wrong-environment key, or a bundle id the key may not push to
+ *   (apns/apns-response.ts; Apple's table in docs/protocols.md 1.5).
+ * - FCM: APNs/Web Push auth configured in the Firebase project is refused (THIRD_PARTY_AUTH_ERROR, APNS_AUTH_ERROR), or
+ *   the service account itself is refused (401 UNAUTHENTICATED after a fresh token, 403 PERMISSION_DENIED).
+ */
+const CREDENTIAL_REASONS = new Set([
+  'apns:InvalidProviderToken',
+  'apns:TopicDisallowed',
+  'apns:Forbidden',
+  'apns:BadEnvironmentKeyIdInToken',
+  'apns:BadEnvironmentKeyInToken',
+  'apns:HTTP403',
+  'fcm:THIRD_PARTY_AUTH_ERROR',
+  'fcm:APNS_AUTH_ERROR',
+  'fcm:UNAUTHENTICATED',
+  'fcm:PERMISSION_DENIED',
+  'fcm:HTTP401',
+  'fcm:HTTP403',
+]);
+
+export function isCredentialFailure(reason: string): boolean {
+  return CREDENTIAL_REASONS.has(reason);
+}

@@ -1,0 +1,34 @@
+import Type from 'typebox';
+import { Nullable } from '../../schemas.ts';
+
+/** The credential parts of the create and update bodies (docs/apps.md); checked by src/delivery/app-credentials.ts. */
+export const AppName = Type.String({ minLength: 1, maxLength: 100, description: 'Display name.' });
+
+export const IosCredentials = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 10_000, description: 'Contents of the .p8 file (PEM, "-----BEGIN PRIVATE KEY-----").' }),
+    keyId: Type.String({ maxLength: 10, description: 'The 10-character Key ID of the key.' }),
+    teamId: Type.String({ maxLength: 10, description: 'The 10-character Apple Team ID.' }),
+    bundleId: Type.String({ maxLength: 155, description: "The app's bundle id, sent as apns-topic." }),
+  },
+  { additionalProperties: false, title: 'AppIosCredentials' },
+);
+
+export const AndroidCredentials = Type.Object(
+  {
+    serviceAccount: Type.Union([Type.String({ maxLength: 20_000 }), Type.Object({}, { additionalProperties: true })], {
+      description: 'The Firebase service-account key JSON (an object, or its text).',
+      hint: 'must be the service-account JSON, as an object or as text',
+    }),
+  },
+  { additionalProperties: false, title: 'AppAndroidCredentials' },
+);
+
+export const WebCredentials = Type.Object(
+  {
+    publicKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID public key, base64url; with privateKey. Both omitted: a pair is generated.' })),
+    privateKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID private key, base64url (32 bytes).' })),
+    subject: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'mailto: or https: contact for the push services; null: the instance default.' }))),
+  },
+  { additionalProperties: false, title: 'AppWebCredentials' },
+);

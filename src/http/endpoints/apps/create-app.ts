@@ -1,0 +1,59 @@
+import Type from 'typebox';
+import { sealAppCredentials } from '../../../delivery/app-credentials.ts';
+import { newId } from '../../../domain/ids.ts';
+import { insertApp, type App } from '../../../store/apps-store.ts';
+import { validationFailed } from '../../api-error.ts';
+import type { AppDependencies } from '../../app-types.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
+import { errorResponses, Success } from '../../schemas.ts';
+import { assertAppManager } from './app-access.ts';
+import { AndroidCredentials, AppName, IosCredentials, WebCredentials } from './app-body.ts';
+import { appView, AppSchema } from './app-view.ts';
+
+export function createAppHandler(deps: AppDependencies): Endpoint {
+  return endpoint(
+    {
+      schema: {
+        summary: 'Create an app with its own iOS, Android and web credentials (private keys are never shown again)',
+        description:
+          'The .p8 key must be a P-256 key and the service account must have what FCM needs; without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.',
+        tags: ['apps'],
+        body: Type.Object(
+          { name: AppName, ios: Type.Optional(IosCredentials), android: Type.Optional(AndroidCredentials), web: Type.Optional(WebCredentials) },
+          { additionalProperties: false },
+        ),
+        response: { 201: Success(AppSchema), ...errorResponses(400, 401, 403, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      assertAppManager(auth);
+      const now = deps.clock.now();
+      const id = newId('app', now);
+      const { name, ...credentials } = request.body;
+      const sealed = sealAppCredentials(deps.secretKey, id, credentials, true);
+      if (!sealed.ok) throw validationFailed(sealed.problems);
+      if (name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
+      const app = await insertApp(deps.store.db, {
+        id,
+        account_id: auth.accountId,
+        name: name.trim(),
+        apns_key_id: null,
+        apns_team_id: null,
+        apns_topic: null,
+        apns_sealed_key: null,
+        fcm_project_id: null,
+        fcm_client_email: null,
+        fcm_sealed_service_account: null,
+        vapid_subject: null,
+        credentials_status: 'ok',
+        credentials_error: null,
+        credentials_failed_at: null,
+        created_at: now,
+        updated_at: now,
+        ...(sealed.columns as Pick<App, 'vapid_public_key' | 'vapid_sealed_private_key'>),
+      });
+      return reply.code(201).send({ success: true, data: appView(app) });
+    },
+  );
+}

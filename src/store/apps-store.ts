@@ -1,0 +1,76 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import { findRowById } from './find-row-by-id.ts';
+import type { AppsTable, Database } from './schema.ts';
+
+/**
+ * Apps: an account's own push credentials (docs/apps.md). Secrets arrive here already sealed
+ * (src/delivery/app-credentials.ts); every lookup by id is scoped to the account, so another account's id names nothing.
+ */
+export type App = Selectable<AppsTable>;
+export type AppCredentialColumns = Omit<Updateable<AppsTable>, 'id' | 'account_id' | 'created_at'>;
+
+export async function insertApp(db: Kysely<Database>, row: App): Promise<App> {
+  await db.insertInto('apps').values(row).execute();
+  return row;
+}
+
+export function findApp(db: Kysely<Database>, accountId: string, id: string): Promise<App | undefined> {
+  return findRowById(db, 'apps', id, { accountId });
+}
+
+/** For the delivery worker, which has the app id from the channel of its own notification. */
+export function findAppById(db: Kysely<Database>, id: string): Promise<App | undefined> {
+  return findRowById(db, 'apps', id);
+}
+
+/** Apps of an account in id (creation) order. */
+export async function listApps(db: Kysely<Database>, input: { accountId: string; after: string | null; limit: number }): Promise<App[]> {
+  let query = db.selectFrom('apps').selectAll().where('account_id', '=', input.accountId);
+  if (input.after) query = query.where('id', '>', input.after);
+  return query.orderBy('id').limit(input.limit).execute();
+}
+
+/**
+ * The app a new channel is bound to: the one asked for, when it is the account's (else `not_found`: another account's
+ * app names nothing); without one asked for, the account's first app, and without apps null, the built-in default app.
+ */
+export async function appForNewChannel(db: Kysely<Database>, accountId: string, requested: string | undefined): Promise<{ appId: string | null } | 'not_found'> {
+  if (requested !== undefined) return (await findApp(db, accountId, requested)) ? { appId: requested } : 'not_found';
+  const row = await db.selectFrom('apps').select('id').where('account_id', '=', accountId).orderBy('id').limit(1).executeTakeFirst();
+  return { appId: row?.id ?? null };
+}
+
+export async function updateApp(db: Kysely<Database>, accountId: string, id: string, set: AppCredentialColumns): Promise<App | undefined> {
+  return db.updateTable('apps').set(set).where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst();
+}
+
+/** The app whose credentials deliver a channel (docs/apps.md); null: the built-in one. */
+export async function appIdOfChannel(db: Kysely<Database>, channelId: string): Promise<string | null> {
+  const row = await db.selectFrom('channels').select('app_id').where('id', '=', channelId).executeTakeFirst();
+  return row?.app_id ?? null;
+}
+
+/** Codes of the channels bound to the app: an app in use is not deleted. */
+export async function channelsOfApp(db: Kysely<Database>, appId: string): Promise<string[]> {
+  const rows = await db.selectFrom('channels').select('code').where('app_id', '=', appId).orderBy('code').limit(20).execute();
+  return rows.map((row) => row.code);
+}
+
+export async function deleteApp(db: Kysely<Database>, accountId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('apps').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Marks the app's credentials failing (a provider refused them). Returns true only for the change from 'ok', so the
+ * `app.credentials_failed` event is recorded once per failure, not once per batch.
+ */
+export async function markAppCredentialsFailing(trx: Kysely<Database>, input: { appId: string; error: string; now: number }): Promise<boolean> {
+  const result = await trx
+    .updateTable('apps')
+    .set({ credentials_status: 'failing', credentials_error: input.error, credentials_failed_at: input.now, updated_at: input.now })
+    .where('id', '=', input.appId)
+    .where('credentials_status', '=', 'ok')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,70 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApnsSigningKey } from '../../tools/fakes/index.ts';
+import { fakeProviderConfig, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { SCREENSHOTS, startBrowserOn } from '../harness/browser.ts';
+import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
+import { startTestApp, type TestApp } from '../harness/test-app.ts';
+import { testDialect } from '../harness/test-dialect.ts';
+
+/** Issue 13: the Apps page in Chromium: upload credentials, see the fingerprints, test them against the fake providers. */
+let t: TestApp;
+let fakes: FakeProviders;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  fakes = await startFakeProviders();
+  t = await startTestApp(fakeProviderConfig(fakes.providerEnv));
+  ({ base, browser } = await startBrowserOn(t.app));
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await fakes?.close();
+});
+
+describe('the Apps page', { timeout: 90_000 }, () => {
+  it('uploads a .p8 key and a service account, shows fingerprints only, and tests them with APNs and FCM', async () => {
+    const key = createApnsSigningKey();
+    fakes.apns.addKey({ ...key, topics: ['com.example.dash'] });
+    const serviceAccount = fakes.fcm.createServiceAccount('dash-project');
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    try {
+      await page.goto(`${base}/#/signup`);
+      await page.getByLabel('Email').fill(randomEmail());
+      await page.getByLabel('Password').fill(GOOD_PASSWORD);
+      await page.getByLabel('Account name').fill('Apps Inc');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channels' }).waitFor();
+
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Apps' }).waitFor();
+      await page.getByLabel('Name').fill('Dash app');
+      await page.getByLabel('.p8 key file').setInputFiles({ name: `AuthKey_${key.keyId}.p8`, mimeType: 'application/octet-stream', buffer: Buffer.from(key.privateKeyPem) });
+      await page.getByLabel('Key ID').fill(key.keyId);
+      await page.getByLabel('Team ID').fill(key.teamId);
+      await page.getByLabel('Bundle ID').fill('com.example.dash');
+      await page.getByLabel('Service-account JSON').setInputFiles({ name: 'service-account.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(serviceAccount.json)) });
+      await page.getByRole('button', { name: 'Add app' }).click();
+
+      const apps = page.getByRole('table', { name: 'Apps and their credential fingerprints' });
+      await apps.getByText(`Key ${key.keyId} · Team ${key.teamId}`).waitFor();
+      await apps.getByText('dash-project').waitFor();
+      expect(await page.content()).not.toContain('PRIVATE KEY');
+
+      await apps.getByRole('button', { name: 'Test credentials' }).click();
+      await page.getByText('the providers accepted the credentials').waitFor();
+      await page.getByText('iOS (APNs): OK').waitFor();
+      await page.getByText('Android (FCM): OK').waitFor();
+      await page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-apps.png`, fullPage: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

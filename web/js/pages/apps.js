@@ -1,0 +1,139 @@
+import { api, withQuery } from '../api.js';
+import { append, h, replace, table } from '../dom.js';
+import { announce, notice, showProblem } from '../feedback.js';
+import { formatTime } from '../format.js';
+import { field, whileBusy } from '../forms.js';
+import { pageHeading } from '../layout.js';
+
+/**
+ * Apps (docs/apps.md): the account's own iOS, Android and web credentials. Uploaded files are read in the browser and
+ * sent once; the server keeps them encrypted and shows only fingerprints afterwards. "Test credentials" asks APNs and
+ * FCM with the stored credentials (POST /api/v1/apps/{id}/test) and shows what each provider said.
+ */
+export async function appsPage({ container }) {
+  pageHeading(container, 'Apps');
+  const list = h('section', { 'aria-labelledby': 'app-list' }, h('h2', { id: 'app-list' }, 'Your apps'));
+  append(
+    container,
+    h(
+      'p',
+      { class: 'lead' },
+      'An app holds your own push credentials: the APNs .p8 key for iOS, the Firebase service account for Android, and a VAPID key pair for browsers. Channels deliver through their app; without one they use this instance’s built-in credentials. Private keys are never shown again after upload.',
+    ),
+    createAppForm(async () => {
+      replace(list, h('h2', { id: 'app-list' }, 'Your apps'));
+      await renderList(list);
+    }),
+    list,
+  );
+  await renderList(list);
+}
+
+async function renderList(section) {
+  const page = await api.list(withQuery('/api/v1/apps', { limit: 100 }));
+  if (page.data.length === 0) {
+    append(section, h('p', {}, 'No apps yet: channels use the built-in credentials.'));
+    return;
+  }
+  const results = h('div', { class: 'app-check-results', 'aria-live': 'polite' });
+  append(
+    section,
+    table(
+      'Apps and their credential fingerprints',
+      ['App', 'iOS', 'Android', 'Web (VAPID public key)', 'Credentials', ''],
+      page.data.map((app) => [
+        h('span', { title: app.id }, app.name),
+        app.ios ? h('span', {}, h('code', {}, app.ios.bundleId), h('br'), `Key ${app.ios.keyId} · Team ${app.ios.teamId}`) : '—',
+        app.android ? h('span', {}, h('code', {}, app.android.projectId), h('br'), app.android.clientEmail) : '—',
+        h('code', { class: 'fingerprint' }, `${app.web.vapidPublicKey.slice(0, 16)}…`),
+        app.credentials.status === 'ok' ? 'OK' : h('span', { class: 'status-failing' }, `Failing since ${formatTime(app.credentials.failedAt)}: ${app.credentials.error}`),
+        h('button', { type: 'button', onclick: (event) => testCredentials(app, event.currentTarget, results) }, `Test credentials`),
+      ]),
+      { rowHeaders: true },
+    ),
+    results,
+  );
+}
+
+async function testCredentials(app, button, results) {
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  try {
+    const check = await api.post(`/api/v1/apps/${app.id}/test`);
+    const rows = [
+      ['iOS (APNs)', check.ios],
+      ['Android (FCM)', check.android],
+      ['Web Push', check.web],
+    ].filter(([, result]) => result !== null);
+    const allGood = rows.every(([, result]) => result.ok);
+    replace(
+      results,
+      notice(
+        allGood ? 'success' : 'error',
+        h('h3', {}, `${app.name}: ${allGood ? 'the providers accepted the credentials' : 'a provider refused the credentials'}`),
+        h(
+          'ul',
+          { class: 'app-check' },
+          rows.map(([label, result]) => h('li', { 'data-ok': String(result.ok) }, h('strong', {}, `${label}: ${result.ok ? 'OK' : 'refused'}`), ` — provider said ${result.providerAnswer}. ${result.message}`)),
+        ),
+      ),
+    );
+    announce(allGood ? 'Credentials accepted.' : 'Credentials refused.');
+  } catch (problem) {
+    showProblem(results, problem);
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+  }
+}
+
+function createAppForm(onCreated) {
+  const problems = h('div');
+  const form = h(
+    'form',
+    { class: 'card', novalidate: true, 'aria-labelledby': 'create-app' },
+    h('h2', { id: 'create-app' }, 'Add an app'),
+    problems,
+    field({ label: 'Name', input: { name: 'name', required: true, maxlength: '100' } }),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'iOS (APNs token authentication)'),
+      field({ label: '.p8 key file', hint: 'Certificates, Identifiers & Profiles → Keys in the Apple developer account.', input: { name: 'iosKey', type: 'file', accept: '.p8' } }),
+      field({ label: 'Key ID', hint: '10 characters, shown beside the key.', input: { name: 'iosKeyId', maxlength: '10' } }),
+      field({ label: 'Team ID', hint: '10 characters, under Membership.', input: { name: 'iosTeamId', maxlength: '10' } }),
+      field({ label: 'Bundle ID', input: { name: 'iosBundleId', placeholder: 'com.example.app' } }),
+    ),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Android (Firebase Cloud Messaging)'),
+      field({ label: 'Service-account JSON', hint: 'Firebase console → Project settings → Service accounts → Generate new private key.', input: { name: 'androidServiceAccount', type: 'file', accept: '.json,application/json' } }),
+    ),
+    h('p', { class: 'hint' }, 'Web Push: a VAPID key pair is generated for the app.'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add app')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    whileBusy(form, async () => {
+      showProblem(problems, null);
+      const data = new FormData(form);
+      const body = { name: String(data.get('name')).trim() };
+      const keyFile = data.get('iosKey');
+      if (keyFile instanceof File && keyFile.size > 0) {
+        body.ios = { key: await keyFile.text(), keyId: String(data.get('iosKeyId')).trim(), teamId: String(data.get('iosTeamId')).trim(), bundleId: String(data.get('iosBundleId')).trim() };
+      }
+      const accountFile = data.get('androidServiceAccount');
+      if (accountFile instanceof File && accountFile.size > 0) body.android = { serviceAccount: await accountFile.text() };
+      try {
+        const created = await api.post('/api/v1/apps', body);
+        form.reset();
+        announce(`App ${created.name} created.`);
+        await onCreated(created);
+      } catch (problem) {
+        showProblem(problems, problem);
+      }
+    });
+  });
+  return form;
+}
