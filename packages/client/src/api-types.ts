@@ -4,6 +4,769 @@
  * regenerate; tests/client/client-types.test.ts fails while this file is stale.
  */
 export interface paths {
+    "/api/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's apps (fingerprints only) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The nextCursor of the previous page. */
+                    cursor?: string;
+                    /** @description Items per page, 1–100. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                android: {
+                                    /** @description The service account. */
+                                    clientEmail: string;
+                                    /** @description Firebase project id. */
+                                    projectId: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** AppCredentialsStatus */
+                                credentials: {
+                                    error: string | null;
+                                    failedAt: string | null;
+                                    /**
+                                     * @description failing: a provider refused these credentials; replacing them sets ok again.
+                                     * @enum {string}
+                                     */
+                                    status: "ok" | "failing";
+                                };
+                                /** @description app_… identifier. */
+                                id: string;
+                                ios: {
+                                    /** @description Sent as apns-topic. */
+                                    bundleId: string;
+                                    /** @description Key ID of the .p8 key (JWT kid). */
+                                    keyId: string;
+                                    /** @description Apple Team ID (JWT iss). */
+                                    teamId: string;
+                                } | null;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                                /** AppWebFingerprint */
+                                web: {
+                                    subject: string | null;
+                                    /** @description base64url P-256 public key browsers subscribe with (applicationServerKey). */
+                                    vapidPublicKey: string;
+                                };
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            nextCursor: string | null;
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an app with its own iOS, Android and web credentials (private keys are never shown again)
+         * @description The .p8 key must be a P-256 key and the service account must have what FCM needs; without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** AppAndroidCredentials */
+                        android?: {
+                            /** @description The Firebase service-account key JSON (an object, or its text). */
+                            serviceAccount: string | {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** AppIosCredentials */
+                        ios?: {
+                            /** @description The app's bundle id, sent as apns-topic. */
+                            bundleId: string;
+                            /** @description Contents of the .p8 file (PEM, "-----BEGIN PRIVATE KEY-----"). */
+                            key: string;
+                            /** @description The 10-character Key ID of the key. */
+                            keyId: string;
+                            /** @description The 10-character Apple Team ID. */
+                            teamId: string;
+                        };
+                        /** @description Display name. */
+                        name: string;
+                        /** AppWebCredentials */
+                        web?: {
+                            /** @description VAPID private key, base64url (32 bytes). */
+                            privateKey?: string;
+                            /** @description VAPID public key, base64url; with privateKey. Both omitted: a pair is generated. */
+                            publicKey?: string;
+                            subject?: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** App */
+                            data: {
+                                android: {
+                                    /** @description The service account. */
+                                    clientEmail: string;
+                                    /** @description Firebase project id. */
+                                    projectId: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** AppCredentialsStatus */
+                                credentials: {
+                                    error: string | null;
+                                    failedAt: string | null;
+                                    /**
+                                     * @description failing: a provider refused these credentials; replacing them sets ok again.
+                                     * @enum {string}
+                                     */
+                                    status: "ok" | "failing";
+                                };
+                                /** @description app_… identifier. */
+                                id: string;
+                                ios: {
+                                    /** @description Sent as apns-topic. */
+                                    bundleId: string;
+                                    /** @description Key ID of the .p8 key (JWT kid). */
+                                    keyId: string;
+                                    /** @description Apple Team ID (JWT iss). */
+                                    teamId: string;
+                                } | null;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                                /** AppWebFingerprint */
+                                web: {
+                                    subject: string | null;
+                                    /** @description base64url P-256 public key browsers subscribe with (applicationServerKey). */
+                                    vapidPublicKey: string;
+                                };
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an app: its fingerprints and whether a provider refused its credentials (never a private key) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description app_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** App */
+                            data: {
+                                android: {
+                                    /** @description The service account. */
+                                    clientEmail: string;
+                                    /** @description Firebase project id. */
+                                    projectId: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** AppCredentialsStatus */
+                                credentials: {
+                                    error: string | null;
+                                    failedAt: string | null;
+                                    /**
+                                     * @description failing: a provider refused these credentials; replacing them sets ok again.
+                                     * @enum {string}
+                                     */
+                                    status: "ok" | "failing";
+                                };
+                                /** @description app_… identifier. */
+                                id: string;
+                                ios: {
+                                    /** @description Sent as apns-topic. */
+                                    bundleId: string;
+                                    /** @description Key ID of the .p8 key (JWT kid). */
+                                    keyId: string;
+                                    /** @description Apple Team ID (JWT iss). */
+                                    teamId: string;
+                                } | null;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                                /** AppWebFingerprint */
+                                web: {
+                                    subject: string | null;
+                                    /** @description base64url P-256 public key browsers subscribe with (applicationServerKey). */
+                                    vapidPublicKey: string;
+                                };
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an app and its credentials (not while a channel uses it) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description app_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** DeletedApp */
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Rename an app or replace a platform's credentials
+         * @description Parts left out stay as they are; `ios: null` or `android: null` removes them. Replacing credentials clears a failing status.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description app_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        android?: {
+                            /** @description The Firebase service-account key JSON (an object, or its text). */
+                            serviceAccount: string | {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        ios?: {
+                            /** @description The app's bundle id, sent as apns-topic. */
+                            bundleId: string;
+                            /** @description Contents of the .p8 file (PEM, "-----BEGIN PRIVATE KEY-----"). */
+                            key: string;
+                            /** @description The 10-character Key ID of the key. */
+                            keyId: string;
+                            /** @description The 10-character Apple Team ID. */
+                            teamId: string;
+                        } | null;
+                        /** @description Display name. */
+                        name?: string;
+                        /** AppWebCredentials */
+                        web?: {
+                            /** @description VAPID private key, base64url (32 bytes). */
+                            privateKey?: string;
+                            /** @description VAPID public key, base64url; with privateKey. Both omitted: a pair is generated. */
+                            publicKey?: string;
+                            subject?: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** App */
+                            data: {
+                                android: {
+                                    /** @description The service account. */
+                                    clientEmail: string;
+                                    /** @description Firebase project id. */
+                                    projectId: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** AppCredentialsStatus */
+                                credentials: {
+                                    error: string | null;
+                                    failedAt: string | null;
+                                    /**
+                                     * @description failing: a provider refused these credentials; replacing them sets ok again.
+                                     * @enum {string}
+                                     */
+                                    status: "ok" | "failing";
+                                };
+                                /** @description app_… identifier. */
+                                id: string;
+                                ios: {
+                                    /** @description Sent as apns-topic. */
+                                    bundleId: string;
+                                    /** @description Key ID of the .p8 key (JWT kid). */
+                                    keyId: string;
+                                    /** @description Apple Team ID (JWT iss). */
+                                    teamId: string;
+                                } | null;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                                /** AppWebFingerprint */
+                                web: {
+                                    subject: string | null;
+                                    /** @description base64url P-256 public key browsers subscribe with (applicationServerKey). */
+                                    vapidPublicKey: string;
+                                };
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/apps/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test an app's credentials with its providers (a push to a made-up token: no device receives anything)
+         * @description Opens a connection to APNs and fetches an FCM access token with the stored credentials, and reports what each provider said. Changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description app_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** AppCredentialsCheck */
+                            data: {
+                                android: {
+                                    message: string;
+                                    /** @description Whether the provider accepted the credentials. */
+                                    ok: boolean;
+                                    /** @description What the provider said, e.g. BadDeviceToken (expected for the made-up token) or apns:InvalidProviderToken. */
+                                    providerAnswer: string;
+                                } | null;
+                                appId: string;
+                                ios: {
+                                    message: string;
+                                    /** @description Whether the provider accepted the credentials. */
+                                    ok: boolean;
+                                    /** @description What the provider said, e.g. BadDeviceToken (expected for the made-up token) or apns:InvalidProviderToken. */
+                                    providerAnswer: string;
+                                } | null;
+                                /** AppPlatformCheck */
+                                web: {
+                                    message: string;
+                                    /** @description Whether the provider accepted the credentials. */
+                                    ok: boolean;
+                                    /** @description What the provider said, e.g. BadDeviceToken (expected for the made-up token) or apns:InvalidProviderToken. */
+                                    providerAnswer: string;
+                                };
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/session": {
         parameters: {
             query?: never;
@@ -736,6 +1499,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                appId: string | null;
                                 /** @description The code requests use to name the channel; unique in the account. */
                                 code: string;
                                 /**
@@ -815,6 +1579,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The app (app_…) whose credentials deliver this channel's pushes; default: the account's first app, else the instance's built-in app (docs/apps.md). */
+                        appId?: string;
                         /** @description Code of the channel. */
                         code: string;
                         description?: string;
@@ -835,6 +1601,7 @@ export interface paths {
                         "application/json": {
                             /** Channel */
                             data: {
+                                appId: string | null;
                                 /** @description The code requests use to name the channel; unique in the account. */
                                 code: string;
                                 /**
@@ -962,6 +1729,7 @@ export interface paths {
                         "application/json": {
                             /** Channel */
                             data: {
+                                appId: string | null;
                                 /** @description The code requests use to name the channel; unique in the account. */
                                 code: string;
                                 /**
@@ -1175,6 +1943,7 @@ export interface paths {
                         "application/json": {
                             /** Channel */
                             data: {
+                                appId: string | null;
                                 /** @description The code requests use to name the channel; unique in the account. */
                                 code: string;
                                 /**
@@ -1989,6 +2758,8 @@ export interface paths {
                         };
                         /** @description Code of the channel. */
                         channelCode: string;
+                        /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
+                        externalIds?: string[];
                         /** @description Values for the template: see the <Template>Fields schemas. */
                         fields: {
                             [key: string]: unknown;
@@ -2000,6 +2771,15 @@ export interface paths {
                          * @description When the system should show the activity as out of date.
                          */
                         staleAt?: string;
+                        /** @description Only these subscribers (sub_…) of the channel. */
+                        subscriberIds?: string[];
+                        /** @description Only the subscribers of the channel with these tags (PATCH /subscribers/{id}); with both lists, both must hold. */
+                        tags?: {
+                            /** @description Subscribers with every one of these tags. */
+                            all?: string[];
+                            /** @description Subscribers with at least one of these tags. */
+                            any?: string[];
+                        };
                         /**
                          * @description Template name.
                          * @enum {string}
@@ -2804,6 +3584,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                audience: ({
+                                    /** @description How many ids the send named. */
+                                    count: number;
+                                    /** @enum {string} */
+                                    type: "externalIds" | "subscriberIds";
+                                } | {
+                                    all: string[];
+                                    any: string[];
+                                    /** @enum {string} */
+                                    type: "tags";
+                                }) | null;
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
@@ -2823,18 +3614,20 @@ export interface paths {
                                 id: string;
                                 imageUrl: string | null;
                                 priority: "normal" | "high";
-                                /** @description Active subscribers of the channel targeted when the notification was accepted. */
+                                /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
                                 sendAt: string | null;
                                 sound: string | null;
-                                /** @description Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted. */
+                                /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
-                                    /** @description Targeted subscribers without an outcome yet. */
+                                    /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    skipped: number;
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
@@ -2902,7 +3695,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Send a notification to every subscriber of a channel */
+        /**
+         * Send a notification to every subscriber of a channel, or to an audience in it
+         * @description Optionally one audience inside the channel: `externalIds` (the devices of these people), `subscriberIds`, or `tags` (`allOf` / `anyOf`). `recipientCount` counts the targeted subscribers; the quota counts one per request.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2925,6 +3721,8 @@ export interface paths {
                         };
                         /** @description "HH:MM" (24-hour): deliver at this wall-clock time in each subscriber's own time zone (the account's default, else UTC, for subscribers without one), at its next occurrence on or after sendAt (or now). */
                         deliverAtLocalTime?: string;
+                        /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
+                        externalIds?: string[];
                         /**
                          * Format: uri
                          * @description https URL of a small icon browsers show with the notification (Web Push); iOS and Android show the app's icon.
@@ -2947,6 +3745,15 @@ export interface paths {
                         sendAt?: string;
                         /** @description Sound name; "default" for the platform sound. */
                         sound?: string;
+                        /** @description Only these subscribers (sub_…) of the channel. */
+                        subscriberIds?: string[];
+                        /** @description Only the subscribers of the channel with these tags (PATCH /subscribers/{id}); with both lists, both must hold. */
+                        tags?: {
+                            /** @description Subscribers with every one of these tags. */
+                            all?: string[];
+                            /** @description Subscribers with at least one of these tags. */
+                            any?: string[];
+                        };
                         /** @description Title. A notification needs a title, a body or both. */
                         title?: string;
                         /** @description How long the platform may hold an undeliverable notification, 0–2419200 seconds (28 days). */
@@ -2969,6 +3776,17 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                audience: ({
+                                    /** @description How many ids the send named. */
+                                    count: number;
+                                    /** @enum {string} */
+                                    type: "externalIds" | "subscriberIds";
+                                } | {
+                                    all: string[];
+                                    any: string[];
+                                    /** @enum {string} */
+                                    type: "tags";
+                                }) | null;
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
@@ -2988,18 +3806,20 @@ export interface paths {
                                 id: string;
                                 imageUrl: string | null;
                                 priority: "normal" | "high";
-                                /** @description Active subscribers of the channel targeted when the notification was accepted. */
+                                /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
                                 sendAt: string | null;
                                 sound: string | null;
-                                /** @description Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted. */
+                                /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
-                                    /** @description Targeted subscribers without an outcome yet. */
+                                    /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    skipped: number;
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
@@ -3126,6 +3946,17 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                audience: ({
+                                    /** @description How many ids the send named. */
+                                    count: number;
+                                    /** @enum {string} */
+                                    type: "externalIds" | "subscriberIds";
+                                } | {
+                                    all: string[];
+                                    any: string[];
+                                    /** @enum {string} */
+                                    type: "tags";
+                                }) | null;
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
@@ -3145,18 +3976,20 @@ export interface paths {
                                 id: string;
                                 imageUrl: string | null;
                                 priority: "normal" | "high";
-                                /** @description Active subscribers of the channel targeted when the notification was accepted. */
+                                /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
                                 sendAt: string | null;
                                 sound: string | null;
-                                /** @description Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted. */
+                                /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
-                                    /** @description Targeted subscribers without an outcome yet. */
+                                    /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    skipped: number;
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
@@ -3251,6 +4084,17 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                audience: ({
+                                    /** @description How many ids the send named. */
+                                    count: number;
+                                    /** @enum {string} */
+                                    type: "externalIds" | "subscriberIds";
+                                } | {
+                                    all: string[];
+                                    any: string[];
+                                    /** @enum {string} */
+                                    type: "tags";
+                                }) | null;
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
@@ -3270,18 +4114,20 @@ export interface paths {
                                 id: string;
                                 imageUrl: string | null;
                                 priority: "normal" | "high";
-                                /** @description Active subscribers of the channel targeted when the notification was accepted. */
+                                /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
                                 sendAt: string | null;
                                 sound: string | null;
-                                /** @description Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted. */
+                                /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
-                                    /** @description Targeted subscribers without an outcome yet. */
+                                    /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    skipped: number;
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
@@ -3493,6 +4339,8 @@ export interface paths {
                         };
                         /** @description "HH:MM" (24-hour): deliver at this wall-clock time in each subscriber's own time zone (the account's default, else UTC, for subscribers without one), at its next occurrence on or after sendAt (or now). */
                         deliverAtLocalTime?: string;
+                        /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
+                        externalIds?: string[];
                         /**
                          * Format: uri
                          * @description https URL of a small icon browsers show with the notification (Web Push); iOS and Android show the app's icon.
@@ -3515,6 +4363,15 @@ export interface paths {
                         sendAt?: string;
                         /** @description Sound name; "default" for the platform sound. */
                         sound?: string;
+                        /** @description Only these subscribers (sub_…) of the channel. */
+                        subscriberIds?: string[];
+                        /** @description Only the subscribers of the channel with these tags (PATCH /subscribers/{id}); with both lists, both must hold. */
+                        tags?: {
+                            /** @description Subscribers with every one of these tags. */
+                            all?: string[];
+                            /** @description Subscribers with at least one of these tags. */
+                            any?: string[];
+                        };
                         /** @description Title. A notification needs a title, a body or both. */
                         title?: string;
                         /** @description How long the platform may hold an undeliverable notification, 0–2419200 seconds (28 days). */
@@ -3537,6 +4394,17 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                audience: ({
+                                    /** @description How many ids the send named. */
+                                    count: number;
+                                    /** @enum {string} */
+                                    type: "externalIds" | "subscriberIds";
+                                } | {
+                                    all: string[];
+                                    any: string[];
+                                    /** @enum {string} */
+                                    type: "tags";
+                                }) | null;
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
@@ -3556,18 +4424,20 @@ export interface paths {
                                 id: string;
                                 imageUrl: string | null;
                                 priority: "normal" | "high";
-                                /** @description Active subscribers of the channel targeted when the notification was accepted. */
+                                /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
                                 sendAt: string | null;
                                 sound: string | null;
-                                /** @description Delivery progress. Subscribers who unsubscribed between acceptance and dispatch are not targeted. */
+                                /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
-                                    /** @description Targeted subscribers without an outcome yet. */
+                                    /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    skipped: number;
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
@@ -3672,7 +4542,136 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List subscribers, newest first
+         * @description Secret key (a scoped key sees only its channels). Never shows a device token beyond a short prefix.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Code of the channel. */
+                    channelCode?: string;
+                    /** @description Only subscribers created after this time. */
+                    createdAfter?: string;
+                    /** @description Only subscribers created before this time. */
+                    createdBefore?: string;
+                    /** @description The nextCursor of the previous page. */
+                    cursor?: string;
+                    externalId?: string;
+                    /** @description Subscribers whose id starts with this, e.g. sub_01j9 (the dashboard search). */
+                    idPrefix?: string;
+                    /** @description Items per page, 1–100. */
+                    limit?: number;
+                    platform?: "ios" | "android" | "web";
+                    status?: "active" | "unsubscribed";
+                    tag?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                channelCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
+                                externalId: string | null;
+                                /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
+                                id: string;
+                                lastFailure: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    notificationId: string;
+                                    reason: string;
+                                } | null;
+                                locale: string | null;
+                                /** @enum {string} */
+                                platform: "ios" | "android" | "web";
+                                /** @enum {string} */
+                                status: "active" | "unsubscribed";
+                                /** @description Labels sends can target (`tags` on POST /notifications). */
+                                tags: string[];
+                                timezone: string | null;
+                                /** @description The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself. */
+                                tokenPrefix: string;
+                                unsubscribedAt: string | null;
+                                unsubscribeReason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            nextCursor: string | null;
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Register a device or browser in a channel (idempotent per channel, platform and token)
@@ -3690,6 +4689,11 @@ export interface paths {
                     "application/json": {
                         /** @description Code of the channel. */
                         channelCode: string;
+                        /**
+                         * @description iOS only: the APNs environment of the token, from the app's aps-environment entitlement (development builds: sandbox). Omitted: Clarion tries production, then the sandbox once, and remembers the one that worked.
+                         * @enum {string}
+                         */
+                        environment?: "sandbox" | "production";
                         /** @description Your own id for the user or device. */
                         externalId?: string;
                         /** @description BCP 47 language tag, e.g. de-DE. */
@@ -3729,6 +4733,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
                                 /** @enum {string} */
@@ -3758,6 +4764,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
                                 /** @enum {string} */
@@ -3852,6 +4860,376 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscribers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subscriber with its details and last failure
+         * @description Secret key. Never shows the device token beyond a short prefix.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description sub_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** SubscriberDetail */
+                            data: {
+                                channelCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
+                                externalId: string | null;
+                                /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
+                                id: string;
+                                lastFailure: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    notificationId: string;
+                                    reason: string;
+                                } | null;
+                                locale: string | null;
+                                /** @enum {string} */
+                                platform: "ios" | "android" | "web";
+                                /** @enum {string} */
+                                status: "active" | "unsubscribed";
+                                /** @description Labels sends can target (`tags` on POST /notifications). */
+                                tags: string[];
+                                timezone: string | null;
+                                /** @description The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself. */
+                                tokenPrefix: string;
+                                unsubscribedAt: string | null;
+                                unsubscribeReason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe a subscriber (idempotent)
+         * @description Secret key. The same as POST /subscribers/{id}/unsubscribe: the subscriber stops receiving notifications and `subscriber.unsubscribed` is reported with reason `requested`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description sub_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** SubscriberDetail */
+                            data: {
+                                channelCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
+                                externalId: string | null;
+                                /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
+                                id: string;
+                                lastFailure: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    notificationId: string;
+                                    reason: string;
+                                } | null;
+                                locale: string | null;
+                                /** @enum {string} */
+                                platform: "ios" | "android" | "web";
+                                /** @enum {string} */
+                                status: "active" | "unsubscribed";
+                                /** @description Labels sends can target (`tags` on POST /notifications). */
+                                tags: string[];
+                                timezone: string | null;
+                                /** @description The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself. */
+                                tokenPrefix: string;
+                                unsubscribedAt: string | null;
+                                unsubscribeReason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscriber's external id, tags, time zone or locale
+         * @description Secret or publishable key. A publishable key (inside an app) may change only the subscriber it registered: it proves that with `token`, the same token it registered. Fields left out stay as they are; `tags` replaces the whole set; null clears a field.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description sub_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        externalId?: string | null;
+                        locale?: string | null;
+                        /** @description At most 100; replaces the current tags. */
+                        tags?: string[];
+                        timezone?: string | null;
+                        /** @description Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with. */
+                        token?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** SubscriberDetail */
+                            data: {
+                                channelCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
+                                externalId: string | null;
+                                /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
+                                id: string;
+                                lastFailure: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    notificationId: string;
+                                    reason: string;
+                                } | null;
+                                locale: string | null;
+                                /** @enum {string} */
+                                platform: "ios" | "android" | "web";
+                                /** @enum {string} */
+                                status: "active" | "unsubscribed";
+                                /** @description Labels sends can target (`tags` on POST /notifications). */
+                                tags: string[];
+                                timezone: string | null;
+                                /** @description The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself. */
+                                tokenPrefix: string;
+                                unsubscribedAt: string | null;
+                                unsubscribeReason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/v1/subscribers/{id}/unsubscribe": {
         parameters: {
             query?: never;
@@ -3892,6 +5270,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                environment: ("sandbox" | "production") | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
                                 /** @enum {string} */
@@ -4150,6 +5530,223 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a person's subscribers across channels
+         * @description Secret key (a scoped key sees only its channels). 404 when no subscriber has that externalId.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your id for the person (the externalId their devices registered with). */
+                    externalId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** User */
+                            data: {
+                                externalId: string;
+                                /** @description Newest first, active and unsubscribed, in every channel the key may see. */
+                                subscribers: {
+                                    channelCode: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    createdAt: string;
+                                    /** @description iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms. */
+                                    environment: ("sandbox" | "production") | null;
+                                    externalId: string | null;
+                                    /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
+                                    id: string;
+                                    lastFailure: {
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC timestamp.
+                                         */
+                                        at: string;
+                                        notificationId: string;
+                                        reason: string;
+                                    } | null;
+                                    locale: string | null;
+                                    /** @enum {string} */
+                                    platform: "ios" | "android" | "web";
+                                    /** @enum {string} */
+                                    status: "active" | "unsubscribed";
+                                    /** @description Labels sends can target (`tags` on POST /notifications). */
+                                    tags: string[];
+                                    timezone: string | null;
+                                    /** @description The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself. */
+                                    tokenPrefix: string;
+                                    unsubscribedAt: string | null;
+                                    unsubscribeReason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    updatedAt: string;
+                                }[];
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Erase a person: remove all their subscribers, tokens and delivery records
+         * @description Secret key without a channel scope. Removes every subscriber with this externalId in every channel, with their device tokens, tags, failure records and Live Activity tokens, and blanks the externalId in earlier events; reports `subscriber.deleted` for each. Not reversible. 404 when no subscriber has that externalId.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your id for the person (the externalId their devices registered with). */
+                    externalId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** UserErasure */
+                            data: {
+                                deletedSubscribers: {
+                                    channelCode: string;
+                                    id: string;
+                                    platform: string;
+                                }[];
+                                externalId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -4478,7 +6075,7 @@ export interface paths {
                     "application/json": {
                         description?: string;
                         /** @description Event types to receive; ["*"] (the default) = every type, including ones added later. */
-                        events?: ("subscriber.created" | "subscriber.unsubscribed" | "notification.delivered" | "delivery.failed" | "live_activity.started" | "live_activity.updated" | "live_activity.ended" | "*")[];
+                        events?: ("subscriber.created" | "subscriber.unsubscribed" | "subscriber.deleted" | "notification.delivered" | "delivery.failed" | "live_activity.started" | "live_activity.updated" | "live_activity.ended" | "app.credentials_failed" | "*")[];
                         /** @description Absolute http:// or https:// URL. */
                         url: string;
                     };
@@ -5540,7 +7137,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "channel_not_allowed" | "csrf_failed" | "not_found" | "channel_not_found" | "request_timeout" | "conflict" | "not_cancelable" | "idempotency_mismatch" | "idempotency_not_replayable" | "activity_ended" | "payload_too_large" | "unsupported_media_type" | "quota_exceeded" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
+                code: "bad_request" | "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "channel_not_allowed" | "csrf_failed" | "not_found" | "channel_not_found" | "request_timeout" | "conflict" | "not_cancelable" | "idempotency_mismatch" | "idempotency_not_replayable" | "app_required" | "activity_ended" | "payload_too_large" | "unsupported_media_type" | "quota_exceeded" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
                 details?: {
                     [key: string]: unknown;
                 };
