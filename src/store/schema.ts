@@ -43,7 +43,7 @@ export interface ChannelsTable {
   /** That key's value, sealed with the instance key (src/domain/secret-box.ts, context = channel id). */
   join_key_secret: string | null;
   /** The app whose credentials deliver this channel's pushes (docs/apps.md); null: the built-in default app. */
-  app_id: ColumnType<string | null, string | null | undefined, string | null>;
+  app_id: string | null;
 }
 
 export interface SubscribersTable {
@@ -65,7 +65,7 @@ export interface SubscribersTable {
   updated_at: number;
   unsubscribed_at: number | null;
   /** iOS: the APNs environment the token belongs to, given at registration or learned on a push; null: not known yet. */
-  apns_environment: ColumnType<ApnsEnvironment | null, ApnsEnvironment | null | undefined, ApnsEnvironment | null>;
+  apns_environment: ApnsEnvironment | null;
 }
 
 /** One tag of a subscriber (PATCH /subscribers/{id}); sends can target subscribers by tag. */
