@@ -52,8 +52,7 @@ export async function startLiveServer(): Promise<LiveServer> {
     },
     async close() {
       await server.stop();
-      await fakes.apns.close();
-      await fakes.fcm.close();
+      await fakes.close();
       await t.close();
     },
   };
