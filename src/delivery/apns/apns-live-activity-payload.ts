@@ -1,4 +1,4 @@
-import { defaultStartAlert } from '../../domain/live-activity-alert.ts';
+import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
 import { templateAttributesTypes } from '../../domain/live-activity-templates.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { apnsLiveActivityTopic } from './apns-client.ts';
@@ -10,7 +10,8 @@ import { APNS_MAX_PAYLOAD_BYTES } from './apns-payload.ts';
  * start:  {"aps": {timestamp, event: "start", content-state, attributes-type, attributes: {activityId}, alert,
  *          input-push-token: 1, stale-date?, relevance-score?}}  → the subscriber's push-to-start token
  * update: {"aps": {timestamp, event: "update", content-state, alert?, stale-date?, relevance-score?}}
- * end:    {"aps": {timestamp, event: "end", content-state, dismissal-date?, relevance-score?}}
+ * end:    {"aps": {timestamp, event: "end", content-state, alert?, dismissal-date?, relevance-score?}}
+ * alert:  {title, body?, sound?}
  *                                                                → the per-activity token the device reported
  */
 
@@ -50,10 +51,13 @@ export function apnsLiveActivityPayloadBytes(push: LiveActivityPush): number {
 }
 
 /**
- * Priority 10 (delivered at once, counts against the device's Live Activity budget) for start, end and updates the
- * user is alerted to; 5 (opportunistic, no budget) for silent updates (docs/protocols.md 2.4).
+ * The caller's choice first: `high` → 10 (delivered at once, counts against the device's Live Activity budget),
+ * `low` → 5 (opportunistic, no budget), so a progress bar that must move now can ask for 10 without an alert.
+ * Without one: 10 for start, end and updates the user is alerted to; 5 for silent updates (docs/protocols.md 2.4).
+ * A start is always 10: push-to-start is delivered at once or not at all.
  */
 export function apnsLiveActivityPriority(push: LiveActivityPush): '10' | '5' {
+  if (push.event !== 'start' && push.priority) return push.priority === 'high' ? '10' : '5';
   return push.event === 'update' && push.alert === null ? '5' : '10';
 }
 
@@ -68,6 +72,10 @@ export function buildApnsLiveActivityHeaders(push: LiveActivityPush, bundleTopic
   };
 }
 
-function alertOf(alert: { title: string; body?: string }): Record<string, string> {
-  return alert.body === undefined ? { title: alert.title } : { title: alert.title, body: alert.body };
+/** APNs wants a Live Activity's sound inside `alert` (docs/protocols.md 2.2), unlike a notification's `aps.sound`. */
+function alertOf(alert: LiveActivityAlert): Record<string, string> {
+  const aps: Record<string, string> = { title: alert.title };
+  if (alert.body !== undefined) aps.body = alert.body;
+  if (alert.sound !== undefined) aps.sound = alert.sound;
+  return aps;
 }

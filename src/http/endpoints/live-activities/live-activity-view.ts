@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
+import { liveActivityPriorities } from '../../../domain/live-activity-alert.ts';
 import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames } from '../../../domain/live-activity-templates.ts';
 import { liveActivityStatuses, type LiveActivityRow } from '../../../store/live-activities-store.ts';
@@ -10,9 +11,15 @@ export const Alert = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 256 }),
     body: Type.Optional(Type.String({ maxLength: 1000 })),
+    sound: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON).' })),
   },
-  { additionalProperties: false, description: 'Alert shown with the start (or an update) of the activity.' },
+  { additionalProperties: false, description: 'Alert shown with the start, an update or the end of the activity.' },
 );
+
+export const Priority = StringEnum(liveActivityPriorities, {
+  description:
+    "`high`: APNs priority 10, delivered at once, counted against the device's Live Activity budget. `low`: priority 5, delivered when the system sees fit, no budget. Without it: 10 for an end or an update with `alert`, 5 for a silent update.",
+});
 
 export const LiveActivitySchema = Type.Object(
   {
