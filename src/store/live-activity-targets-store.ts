@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
+import { hasPushToStartTokenFor } from './push-to-start-tokens-store.ts';
 import type { Database } from './schema.ts';
 
 /**
  * Who a Live Activity lifecycle push goes to, one page of subscriber ids at a time:
- * - iOS start: active subscribers with a push-to-start token (iOS 17.2+), sent to that token;
+ * - iOS start: active subscribers with a push-to-start token for the activity's template (iOS 17.2+; one of its own,
+ *   or one reported without a template: push-to-start-tokens-store.ts), sent to that token;
  * - iOS update and end: subscribers whose device reported a per-activity token (live_activity_tokens);
  * - Android and web, every event: active subscribers of that platform that existed when the activity started, so the
  *   one ongoing notification (Android) or the notification replaced in place by tag (web) appears with the start and
@@ -14,7 +16,7 @@ import type { Database } from './schema.ts';
 export async function pageLiveActivityTargets(
   db: Kysely<Database>,
   input: {
-    activity: { id: string; channel_id: string; created_at: number };
+    activity: { id: string; channel_id: string; template: string; created_at: number };
     event: 'start' | 'update' | 'end';
     platform: 'ios' | 'android' | 'web';
     after: string | null;
@@ -39,22 +41,8 @@ export async function pageLiveActivityTargets(
     .where('status', '=', 'active')
     .where('platform', '=', input.platform)
     .where('created_at', '<=', input.activity.created_at);
-  if (input.platform === 'ios') query = query.where('push_to_start_token', 'is not', null);
+  if (input.platform === 'ios') query = query.where(hasPushToStartTokenFor(input.activity.template));
   if (input.after) query = query.where('id', '>', input.after);
   const rows = await query.orderBy('id').limit(input.limit).execute();
   return rows.map((row) => row.id);
-}
-
-/**
- * Forgets a push-to-start token APNs called dead: that token only. The subscriber keeps its device token and stays
- * subscribed to notifications; the app sends a new push-to-start token with its next registration.
- */
-export async function clearPushToStartToken(trx: Kysely<Database>, input: { subscriberId: string; token: string; now: number }): Promise<boolean> {
-  const result = await trx
-    .updateTable('subscribers')
-    .set({ push_to_start_token: null, updated_at: input.now })
-    .where('id', '=', input.subscriberId)
-    .where('push_to_start_token', '=', input.token)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
 }

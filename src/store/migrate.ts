@@ -11,6 +11,7 @@ import { statements as postgresWebPush } from './migrations/postgres/0008-web-pu
 import { statements as postgresJoinPages } from './migrations/postgres/0009-join-pages.ts';
 import { statements as postgresSubscriberDispatchIndex } from './migrations/postgres/0010-subscriber-dispatch-index.ts';
 import { statements as postgresNotificationIcon } from './migrations/postgres/0011-notification-icon.ts';
+import { statements as postgresLiveActivityBroadcast } from './migrations/postgres/0014-live-activity-broadcast.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -22,6 +23,7 @@ import { statements as sqliteWebPush } from './migrations/sqlite/0008-web-push.t
 import { statements as sqliteJoinPages } from './migrations/sqlite/0009-join-pages.ts';
 import { statements as sqliteSubscriberDispatchIndex } from './migrations/sqlite/0010-subscriber-dispatch-index.ts';
 import { statements as sqliteNotificationIcon } from './migrations/sqlite/0011-notification-icon.ts';
+import { statements as sqliteLiveActivityBroadcast } from './migrations/sqlite/0014-live-activity-broadcast.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -41,6 +43,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0009-join-pages': sqliteJoinPages,
     '0010-subscriber-dispatch-index': sqliteSubscriberDispatchIndex,
     '0011-notification-icon': sqliteNotificationIcon,
+    '0014-live-activity-broadcast': sqliteLiveActivityBroadcast,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -54,6 +57,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0009-join-pages': postgresJoinPages,
     '0010-subscriber-dispatch-index': postgresSubscriberDispatchIndex,
     '0011-notification-icon': postgresNotificationIcon,
+    '0014-live-activity-broadcast': postgresLiveActivityBroadcast,
   },
 };
 

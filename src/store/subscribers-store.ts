@@ -3,6 +3,7 @@ import { toIso } from '../domain/clock.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Database, SubscribersTable } from './schema.ts';
 import { recordEvent, recordEvents } from './events-store.ts';
+import { hasPushToStartTokenFor, savePushToStartToken } from './push-to-start-tokens-store.ts';
 
 export type Subscriber = Selectable<SubscribersTable>;
 export type Platform = Subscriber['platform'];
@@ -21,6 +22,10 @@ export interface SubscriberImport {
 
 /** A device registering in a channel: `POST /subscribers` one at a time, `importSubscribers` many at once. */
 export interface SubscriberRegistration extends SubscriberImport {
+  /** iOS: the system version the app reported ("18.2"); refreshed like the other details, so absent means unknown. */
+  osVersion?: string | null;
+  /** With `pushToStartToken`: the template it was issued for; the token then goes to push_to_start_tokens instead. */
+  pushToStartTemplate?: string | null;
   accountId: string;
   channelId: string;
   channelCode: string;
@@ -34,9 +39,12 @@ export interface SubscriberRegistration extends SubscriberImport {
  * Runs inside the caller's transaction.
  */
 export async function registerSubscriber(trx: Kysely<Database>, input: SubscriberRegistration): Promise<{ subscriber: Subscriber; created: boolean }> {
+  const templated = input.pushToStartTemplate != null && input.pushToStartToken !== null;
   const details = {
     token: input.token,
-    push_to_start_token: input.pushToStartToken,
+    // A token reported for one template leaves the untemplated one alone (the app reports each type in its own call).
+    ...(templated ? {} : { push_to_start_token: input.pushToStartToken }),
+    os_version: input.osVersion ?? null,
     timezone: input.timezone,
     locale: input.locale,
     external_id: input.externalId,
@@ -57,6 +65,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (templated) await savePushToStartToken(trx, { subscriberId: subscriber.id, template: input.pushToStartTemplate!, token: input.pushToStartToken!, now: input.now });
     if (reactivated) await recordCreated(trx, subscriber, input.channelCode, input.now);
     return { subscriber, created: reactivated };
   }
@@ -66,6 +75,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     channel_id: input.channelId,
     platform: input.platform,
     token_hash: input.tokenHash,
+    push_to_start_token: null,
     status: 'active',
     unsubscribe_reason: null,
     created_at: input.now,
@@ -73,6 +83,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     ...details,
   };
   await trx.insertInto('subscribers').values(subscriber).execute();
+  if (templated) await savePushToStartToken(trx, { subscriberId: subscriber.id, template: input.pushToStartTemplate!, token: input.pushToStartToken!, now: input.now });
   await recordCreated(trx, subscriber, input.channelCode, input.now);
   return { subscriber, created: true };
 }
@@ -116,28 +127,28 @@ export async function unsubscribeSubscriber(
   return true;
 }
 
-/** Who a Live Activity start reaches: iOS subscribers that gave a push-to-start token, and every Android and web one. */
-export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string): Promise<number> {
-  return countActive(db, channelId, { liveActivityTargetsOnly: true });
-}
-
-async function countActive(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }): Promise<number> {
-  const row = await activeCountQuery(db, channelId, options).executeTakeFirstOrThrow();
+/**
+ * Who a Live Activity start of `template` reaches: iOS subscribers with a push-to-start token for it
+ * (push-to-start-tokens-store.ts), and every Android and web one.
+ */
+export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string, template: string): Promise<number> {
+  const row = await activeCountQuery(db, channelId, { liveActivityTemplate: template }).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** The count as a query, to be used as a subquery (accepting a notification stores it in the same INSERT). */
 export function activeInChannelCountQuery(db: Kysely<Database>, channelId: string) {
-  return activeCountQuery(db, channelId, { liveActivityTargetsOnly: false });
+  return activeCountQuery(db, channelId, { liveActivityTemplate: null });
 }
 
-function activeCountQuery(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }) {
+function activeCountQuery(db: Kysely<Database>, channelId: string, options: { liveActivityTemplate: string | null }) {
   let query = db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('channel_id', '=', channelId)
     .where('status', '=', 'active');
-  if (options.liveActivityTargetsOnly) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), eb('push_to_start_token', 'is not', null)]));
+  const template = options.liveActivityTemplate;
+  if (template !== null) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), hasPushToStartTokenFor(template)(eb)]));
   return query;
 }
 
@@ -197,6 +208,7 @@ export async function importSubscribers(
       token: row.token,
       token_hash: row.tokenHash,
       push_to_start_token: row.pushToStartToken,
+      os_version: null,
       timezone: row.timezone,
       locale: row.locale,
       external_id: row.externalId,

@@ -142,7 +142,7 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
       tokens.set(token, id);
       rows.push({
         id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
-        push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
+        push_to_start_token: null, os_version: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
         created_at: now, updated_at: now, unsubscribed_at: null,
       });
     }

@@ -78,13 +78,16 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
         ended_at: null,
         dismiss_at: null,
         push_timestamp: nextPushTimestamp(0, now),
+        delivery: 'tokens',
+        apns_channel_id: null,
+        broadcast_count: 0,
       };
       const push = liveActivityPushOf(draft, 'start', alert);
       assertLiveActivityPayloadsFit(push);
 
       const row = await deps.store.db.transaction().execute(async (trx) => {
         const quota = await chargeQuota(trx, auth.accountId, now);
-        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id) };
+        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id, body.template) };
         await insertLiveActivity(trx, activity);
         await recordEvent(trx, {
           accountId: auth.accountId,
