@@ -30,6 +30,8 @@ export const configOptions = [
   { key: 'apnsTeamId', env: 'CLARION_APNS_TEAM_ID', kind: 'string', description: 'The 10-character Apple Team ID (JWT claim "iss").' },
   { key: 'apnsTopic', env: 'CLARION_APNS_TOPIC', kind: 'string', description: 'The app bundle id, sent as apns-topic.' },
   { key: 'apnsUrl', env: 'CLARION_APNS_URL', kind: 'url', default: 'https://api.push.apple.com', description: 'APNs origin (sandbox: https://api.sandbox.push.apple.com).' },
+  { key: 'apnsManagementUrl', env: 'CLARION_APNS_MANAGEMENT_URL', kind: 'url', default: 'https://api-manage-broadcast.push.apple.com:2196', description: 'APNs channel management origin for production apps: where Live Activity broadcast channels (iOS 18) are created, listed and deleted (docs/live-activities.md, "Broadcast").' },
+  { key: 'apnsSandboxManagementUrl', env: 'CLARION_APNS_SANDBOX_MANAGEMENT_URL', kind: 'url', default: 'https://api-manage-broadcast.sandbox.push.apple.com:2195', description: 'The same for sandbox apps: used when CLARION_APNS_URL is the sandbox (api.sandbox.push.apple.com).' },
   { key: 'fcmServiceAccountFile', env: 'CLARION_FCM_SERVICE_ACCOUNT_FILE', kind: 'path', description: 'FCM service-account JSON; its token_uri is used for the OAuth 2.0 token exchange.' },
   { key: 'fcmUrl', env: 'CLARION_FCM_URL', kind: 'url', default: 'https://fcm.googleapis.com', description: 'FCM origin.' },
   { key: 'allowPrivateAddresses', env: 'CLARION_ALLOW_PRIVATE_ADDRESSES', kind: 'boolean', default: 'false', description: 'Allow webhook URLs and Web Push subscription endpoints that resolve to private, loopback or link-local addresses (an on-premises push service, a receiver on the same network, tests on loopback). Off: only public addresses are reached.' },

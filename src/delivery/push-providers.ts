@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
+import { apnsEnvironmentOf, createApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 import { createApnsClient } from './apns/apns-client.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
@@ -35,10 +36,28 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   const client = withCredentialErrors(() =>
     createApnsClient({ url: config.apnsUrl, keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, logger }),
   );
+  // Broadcast channels live in the push host's environment: the sandbox management host for the sandbox.
+  const environment = apnsEnvironmentOf(config.apnsUrl);
+  const broadcast = withCredentialErrors(() =>
+    createApnsBroadcastConnection({
+      pushUrl: config.apnsUrl,
+      managementUrl: environment === 'sandbox' ? config.apnsSandboxManagementUrl : config.apnsManagementUrl,
+      keyFile: config.apnsKeyFile!,
+      keyId: config.apnsKeyId!,
+      teamId: config.apnsTeamId!,
+      topic: config.apnsTopic!,
+      environment,
+      clock,
+      logger,
+    }),
+  );
   return {
     send: (token, content, context) => client.send(token, content, { threadId: context.channelCode }),
     sendLiveActivity: (token, push) => sendApnsLiveActivity(client, token, push),
-    close: () => client.close(),
+    liveActivityBroadcast: broadcast,
+    close: async () => {
+      await Promise.all([client.close(), broadcast.close()]);
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { PushContent } from './push-content.ts';
 import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
 import type { ReaderPlace } from '../domain/live-activity-text.ts';
+import type { ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 
 /** One provider as the send jobs see it: a token and content in, an outcome out. */
 export interface PushSender {
@@ -12,6 +13,11 @@ export interface PushSender {
    * `reader` is the subscriber's zone and language, for a platform that renders the state as text (the web).
    */
   sendLiveActivity?(token: string, push: LiveActivityPush, reader: ReaderPlace): Promise<DeliveryOutcome>;
+  /**
+   * iOS only: the APNs broadcast connection (channel management and broadcast sends, apns/apns-broadcast.ts) of the
+   * app; absent where there is none, and Live Activities then go per token.
+   */
+  liveActivityBroadcast?: ApnsBroadcastConnection;
   close(): Promise<void>;
 }
 

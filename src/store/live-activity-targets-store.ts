@@ -46,3 +46,20 @@ export async function pageLiveActivityTargets(
   const rows = await query.orderBy('id').limit(input.limit).execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * The iOS devices a start of `template` reaches, counted per reported iOS version (null: none reported), for the
+ * broadcast part of the audience (`broadcast_count`). Few distinct versions, so one small grouped query.
+ */
+export async function countIosStartTargetsByOsVersion(db: Kysely<Database>, input: { channelId: string; template: string }): Promise<Array<{ osVersion: string | null; count: number }>> {
+  const rows = await db
+    .selectFrom('subscribers')
+    .select((eb) => ['os_version', eb.fn.countAll<number>().as('count')])
+    .where('channel_id', '=', input.channelId)
+    .where('status', '=', 'active')
+    .where('platform', '=', 'ios')
+    .where(hasPushToStartTokenFor(input.template))
+    .groupBy('os_version')
+    .execute();
+  return rows.map((row) => ({ osVersion: row.os_version, count: Number(row.count) }));
+}

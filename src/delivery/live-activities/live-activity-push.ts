@@ -30,4 +30,9 @@ export interface LiveActivityPush {
   relevanceScore: number | null;
   /** Epoch ms iOS ends the activity by itself (start + 8 h): no push is worth storing past it. */
   expiresAt: number;
+  /**
+   * Start only: the APNs broadcast channel the started activity subscribes to (`input-push-channel`) instead of
+   * minting an update token; set per device by the send job for the broadcast part of the audience (iOS 18+).
+   */
+  inputPushChannel?: string | null;
 }

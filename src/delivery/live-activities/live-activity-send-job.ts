@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { supportsBroadcast } from '../../domain/ios-version.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
 import { retryDelayMs } from '../../queue/retry-policy.ts';
@@ -46,7 +47,7 @@ export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers
       // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
       if (!recorded) {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
-        recorded = await sendBatch(deps, payload, byId);
+        recorded = await sendBatch(deps, payload, byId, activity);
       }
       settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round });
       if (settled.fatal) {
@@ -71,7 +72,12 @@ export function sendLiveActivityHandler(deps: DeliveryDependencies & { providers
   });
 }
 
-async function sendBatch(deps: DeliveryDependencies & { providers: PushProviders }, payload: LiveActivitySendPayload, byId: Map<string, Subscriber>): Promise<RecordedOutcomes> {
+async function sendBatch(
+  deps: DeliveryDependencies & { providers: PushProviders },
+  payload: LiveActivitySendPayload,
+  byId: Map<string, Subscriber>,
+  activity: LiveActivityRow,
+): Promise<RecordedOutcomes> {
   const { push, platform } = payload;
   // iOS: a start goes to the push-to-start token of the activity's template, an update or end to the activity's own token.
   let tokenOf = new Map<string, string>();
@@ -83,6 +89,8 @@ async function sendBatch(deps: DeliveryDependencies & { providers: PushProviders
   const sender = deps.providers[platform];
   const sentTo: Record<string, string> = {};
   const sentAt = deps.clock.now();
+  // The broadcast part of the audience is started on the activity's channel instead of with an update token.
+  const channelStart = platform === 'ios' && push.event === 'start' && activity.apns_channel_id ? { ...push, inputPushChannel: activity.apns_channel_id } : null;
   const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome | null> => {
     const subscriber = byId.get(id);
     // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
@@ -90,7 +98,8 @@ async function sendBatch(deps: DeliveryDependencies & { providers: PushProviders
     if (!subscriber || token === null) return null;
     sentTo[id] = token;
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-    return sender.sendLiveActivity(token, push, { timeZone: subscriber.timezone, locale: subscriber.locale });
+    const devicePush = channelStart && startsOnChannel(activity, subscriber) ? channelStart : push;
+    return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale });
   });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
@@ -135,6 +144,11 @@ function settlement(
 function isOutdated(push: LiveActivityPush, activity: LiveActivityRow, round: number, now: number): boolean {
   if (push.event !== 'end' && effectiveStatus(activity, now).status === 'ended') return true;
   return push.event === 'update' && round > 0 && activity.push_timestamp > push.timestamp;
+}
+
+/** `broadcast`: every iOS device; `auto`: those that reported iOS 18 or later (docs/live-activities.md, "Broadcast"). */
+export function startsOnChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version'>): boolean {
+  return activity.delivery === 'broadcast' || (activity.delivery === 'auto' && supportsBroadcast(subscriber.os_version));
 }
 
 /** Android and web: the subscriber's own token; iOS: the push-to-start or activity token found for the event. */

@@ -50,6 +50,7 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
   const account = fcm.createServiceAccount(FCM_PROJECT);
   const providerEnv = {
     CLARION_APNS_URL: apns.url,
+    CLARION_APNS_MANAGEMENT_URL: apns.managementUrl,
     CLARION_APNS_KEY_FILE: writeCredentialFile(join(credentials, 'apns.p8'), key),
     CLARION_APNS_KEY_ID: key.keyId,
     CLARION_APNS_TEAM_ID: key.teamId,
@@ -64,6 +65,7 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
 export function fakeProviderConfig(providerEnv: Record<string, string>): Partial<Config> {
   return {
     apnsUrl: providerEnv.CLARION_APNS_URL!,
+    apnsManagementUrl: providerEnv.CLARION_APNS_MANAGEMENT_URL!,
     apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
     apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
     apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,

@@ -3,7 +3,7 @@ import { toIso } from '../../../domain/clock.ts';
 import { liveActivityPriorities } from '../../../domain/live-activity-alert.ts';
 import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames } from '../../../domain/live-activity-templates.ts';
-import { liveActivityStatuses, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import { liveActivityDeliveries, liveActivityStatuses, type LiveActivityRow } from '../../../store/live-activities-store.ts';
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
@@ -31,7 +31,21 @@ export const LiveActivitySchema = Type.Object(
     staleAt: Type.Union([Timestamp, Type.Null()], { description: 'When the current content goes stale; given with the start or the latest update.' }),
     relevanceScore: Nullable(Type.Number()),
     status: StringEnum(liveActivityStatuses, { description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.' }),
-    recipientCount: Type.Integer({ description: 'Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones.' }),
+    recipientCount: Type.Integer({ description: "Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones." }),
+    delivery: StringEnum(liveActivityDeliveries, { description: 'The delivery mode asked for at start (`auto` by default).' }),
+    deliveryModes: Type.Array(StringEnum(['broadcast', 'tokens'] as const), {
+      description: 'The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web).',
+    }),
+    channelId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery.',
+    }),
+    recipientCounts: Type.Object(
+      {
+        broadcast: Type.Integer({ description: 'iOS devices started on the broadcast channel: each update reaches all of them with one APNs request.' }),
+        tokens: Type.Integer({ description: 'Subscribers reached per device: iOS per token, Android and web.' }),
+      },
+      { description: 'recipientCount split by delivery mode.' },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     endedAt: NullableTimestamp,
@@ -53,6 +67,10 @@ export function liveActivityView(row: LiveActivityRow, now: number): Static<type
     relevanceScore: row.relevance_score,
     status,
     recipientCount: row.recipient_count,
+    delivery: row.delivery,
+    deliveryModes: [...(row.broadcast_count > 0 || row.apns_channel_id !== null ? (['broadcast'] as const) : []), ...(row.recipient_count > row.broadcast_count ? (['tokens'] as const) : [])],
+    channelId: row.apns_channel_id,
+    recipientCounts: { broadcast: row.broadcast_count, tokens: row.recipient_count - row.broadcast_count },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     endedAt: endedAt === null ? null : toIso(endedAt),

@@ -7,7 +7,11 @@ import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-a
 import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { recordEvent } from '../../../store/events-store.ts';
-import { insertLiveActivity, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import type { Kysely } from 'kysely';
+import { supportsBroadcast } from '../../../domain/ios-version.ts';
+import { insertLiveActivity, liveActivityDeliveries, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-targets-store.ts';
+import type { Database } from '../../../store/schema.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
@@ -19,6 +23,13 @@ import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
+
+/** The iOS devices the start puts on the broadcast channel: all of them (`broadcast`), iOS 18+ ones (`auto`), none (`tokens`). */
+async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRow): Promise<number> {
+  if (activity.delivery === 'tokens') return 0;
+  const versions = await countIosStartTargetsByOsVersion(db, { channelId: activity.channel_id, template: activity.template });
+  return versions.filter(({ osVersion }) => activity.delivery === 'broadcast' || supportsBroadcast(osVersion)).reduce((sum, { count }) => sum + count, 0);
+}
 
 /**
  * POST /api/v1/live-activities. In ONE transaction: the quota unit, the activity, `live_activity.started`, the
@@ -40,6 +51,12 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
             alert: Type.Optional(Alert),
             staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show the activity as out of date.' })),
             relevanceScore: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Orders several activities of the app on the lock screen; higher shows first.' })),
+            delivery: Type.Optional(
+              StringEnum(liveActivityDeliveries, {
+                description:
+                  'How iOS devices get updates. `auto` (default): an APNs broadcast channel (ONE request per update) for devices that reported iOS 18 or later (`osVersion`), per-token pushes for the rest. `broadcast`: every iOS device on the channel. `tokens`: every device per token, as before iOS 18. Android and web are always per device.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -78,7 +95,7 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
         ended_at: null,
         dismiss_at: null,
         push_timestamp: nextPushTimestamp(0, now),
-        delivery: 'tokens',
+        delivery: body.delivery ?? 'auto',
         apns_channel_id: null,
         broadcast_count: 0,
       };
@@ -87,7 +104,11 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
 
       const row = await deps.store.db.transaction().execute(async (trx) => {
         const quota = await chargeQuota(trx, auth.accountId, now);
-        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id, body.template) };
+        const activity: LiveActivityRow = {
+          ...draft,
+          recipient_count: await countLiveActivityTargets(trx, channel.id, body.template),
+          broadcast_count: await countBroadcastPart(trx, draft),
+        };
         await insertLiveActivity(trx, activity);
         await recordEvent(trx, {
           accountId: auth.accountId,
