@@ -4,6 +4,7 @@ import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { templateNames } from '../../../domain/live-activity-templates.ts';
 import { parseOsVersion } from '../../../domain/ios-version.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
+import { startLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
 import { registerSubscriber } from '../../../store/subscribers-store.ts';
 import { refusePushEndpoint } from '../../../delivery/web-push/web-push-endpoint-guard.ts';
 import { allowsPrivateAddresses, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
@@ -86,8 +87,8 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
 
       const now = deps.clock.now();
-      const { subscriber, created } = await deps.store.db.transaction().execute((trx) =>
-        registerSubscriber(trx, {
+      const { subscriber, created } = await deps.store.db.transaction().execute(async (trx) => {
+        const registered = await registerSubscriber(trx, {
           accountId: auth.accountId,
           channelId: channel.id,
           channelCode: channel.code,
@@ -101,8 +102,11 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
           locale: body.locale ?? null,
           externalId: body.externalId ?? null,
           now,
-        }),
-      );
+        });
+        // A device that joins while an activity of its channel runs is started on it at once (late joiners).
+        if (pushToStartToken !== null) await startLateJoiner(trx, deps.queue, registered.subscriber, now);
+        return registered;
+      });
       return reply.code(created ? 201 : 200).send({ success: true, data: subscriberView(subscriber, channel.code) });
     },
   );
