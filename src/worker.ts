@@ -6,7 +6,9 @@ import { WorkerPool } from './queue/worker-pool.ts';
 import type { Store } from './store/database.ts';
 import { dispatchNotificationHandler } from './delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
+import { SWEEP_INTERVAL_MS } from './delivery/live-activities/live-activity-channel-jobs.ts';
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
+import { sweepLiveActivityChannelsJob } from './delivery/live-activities/live-activity-jobs.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
 import type { ClarionMetrics } from './metrics/clarion-metrics.ts';
 import { instrumentProviders, pushInstrumentation } from './delivery/push-metrics.ts';
@@ -71,10 +73,19 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
     deps.queue.deleteFinished(FINISHED_JOB_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'job cleaner failed'));
   }, CLEAN_INTERVAL_MS);
   cleaner.unref();
+  // One sweep per interval across every worker: the slot number makes the job's unique key.
+  const channelSweeper = setInterval(() => {
+    const slot = Math.floor(deps.clock.now() / SWEEP_INTERVAL_MS);
+    sweepLiveActivityChannelsJob
+      .enqueue(deps.queue, deps.store.db, {}, { uniqueKey: `live_activity.sweep_channels:${slot}` })
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'scheduling the APNs channel sweep failed'));
+  }, SWEEP_INTERVAL_MS);
+  channelSweeper.unref();
   return {
     pool,
     async stop(graceMs) {
       clearInterval(cleaner);
+      clearInterval(channelSweeper);
       await webhookRelay.stop();
       await pool.stop(graceMs);
       await registry.close();

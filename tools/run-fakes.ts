@@ -37,6 +37,7 @@ const { values: flags } = parseArgs({
     // 2197: APNs' documented alternative port (docs/protocols.md 1.1), unprivileged, so no root needed.
     'apns-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_PORT ?? '2197' },
     'apns-sandbox-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_SANDBOX_PORT ?? '2198' },
+    'apns-management-port': { type: 'string', default: process.env.CLARION_FAKE_APNS_MANAGEMENT_PORT ?? '2196' },
     'fcm-port': { type: 'string', default: process.env.CLARION_FAKE_FCM_PORT ?? '8443' },
     'web-push-port': { type: 'string', default: process.env.CLARION_FAKE_WEB_PUSH_PORT ?? '8444' },
     'apns-topic': { type: 'string', default: process.env.CLARION_FAKE_APNS_TOPIC ?? 'com.example.clarion' },
@@ -57,9 +58,9 @@ const { values: flags } = parseArgs({
 
 if (flags.help) {
   process.stdout.write(
-    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--apns-sandbox-port 2198] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
+    'Usage: tsx tools/run-fakes.ts [--host 127.0.0.1] [--apns-port 2197] [--apns-sandbox-port 2198] [--apns-management-port 2196] [--fcm-port 8443] [--web-push-port 8444] [--apns-topic com.example.clarion]\n' +
       '                              [--fcm-project clarion-local] [--dir .cache/fakes] [--quiet] [--latency MS|MIN-MAX] [--forget] [--report-pushes]\n' +
-      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_APNS_SANDBOX_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
+      'Env: CLARION_FAKES_HOST, CLARION_FAKE_APNS_PORT, CLARION_FAKE_APNS_SANDBOX_PORT, CLARION_FAKE_APNS_MANAGEMENT_PORT, CLARION_FAKE_FCM_PORT, CLARION_FAKE_WEB_PUSH_PORT, CLARION_FAKE_APNS_TOPIC, CLARION_FAKE_FCM_PROJECT,\n' +
       '     CLARION_FAKES_DIR, CLARION_FAKE_LATENCY\n',
   );
   process.exit(0);
@@ -76,7 +77,15 @@ writeCredentialFile(apnsKeyPath, apnsKey);
 writeFileSync(apnsIdsPath, `${JSON.stringify({ keyId: apnsKey.keyId, teamId: apnsKey.teamId }, null, 2)}\n`);
 
 const keepRequests = !flags.forget;
-const apns = await startFakeApns({ host: flags.host, port: port(flags['apns-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests, environment: 'production' });
+const apns = await startFakeApns({
+  host: flags.host,
+  port: port(flags['apns-port']),
+  managementPort: port(flags['apns-management-port']),
+  keys: [apnsKey],
+  topics: [flags['apns-topic']],
+  keepRequests,
+  environment: 'production',
+});
 // Apple's sandbox host beside it, with the same key and the same issued tokens (tools/fakes/apns/apns-devices.ts).
 const apnsSandbox = await startFakeApns({ host: flags.host, port: port(flags['apns-sandbox-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests, environment: 'sandbox', devices: apns.devices });
 const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']), keepRequests });
@@ -104,6 +113,7 @@ writeCredentialFile(serviceAccountPath, account);
 const env: Record<string, string> = {
   CLARION_APNS_URL: apns.url,
   CLARION_APNS_SANDBOX_URL: apnsSandbox.url,
+  CLARION_APNS_MANAGEMENT_URL: apns.managementUrl,
   CLARION_APNS_KEY_FILE: apnsKeyPath,
   CLARION_APNS_KEY_ID: apnsKey.keyId,
   CLARION_APNS_TEAM_ID: apnsKey.teamId,
@@ -121,7 +131,7 @@ writeFileSync(join(dir, 'env.sh'), `${exports.join('\n')}\n`);
 process.stdout.write(`${exports.join('\n')}\n`);
 if (flags['report-pushes']) reportPushes();
 process.stderr.write(
-  `fake APNs on ${apns.url}, fake FCM on ${fcm.url} (project ${account.json.project_id}), fake Web Push on ${webPush.url} (POST /subscriptions); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`,
+  `fake APNs on ${apns.url} (channel management on ${apns.managementUrl}), fake FCM on ${fcm.url} (project ${account.json.project_id}), fake Web Push on ${webPush.url} (POST /subscriptions); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`,
 );
 
 if (!flags.quiet) {

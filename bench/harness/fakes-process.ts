@@ -26,7 +26,7 @@ export interface FakesProcess {
  */
 export async function startFakes(options: { latency?: string; reportPushes?: boolean } = {}): Promise<FakesProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-bench-fakes-'));
-  const args = ['--apns-port', '0', '--apns-sandbox-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet', '--forget', '--latency', options.latency ?? '0', '--apns-topic', 'com.example.bench'];
+  const args = ['--apns-port', '0', '--apns-sandbox-port', '0', '--apns-management-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet', '--forget', '--latency', options.latency ?? '0', '--apns-topic', 'com.example.bench'];
   if (options.reportPushes) args.push('--report-pushes');
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/run-fakes.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: repoRoot });
   const firstPushAt = new Map<string, number>();

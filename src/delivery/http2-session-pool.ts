@@ -265,7 +265,8 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       }
       pump();
     });
-    stream.end(pending.body);
+    // node:http2 has already ended the writable side of a GET (or HEAD) itself: writing a body then fails the stream.
+    if (!stream.writableEnded) stream.end(pending.body);
   }
 
   /** Never sent, beyond the GOAWAY's lastStreamID, or refused: the server did not act on it, so resending is safe. */

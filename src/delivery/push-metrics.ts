@@ -100,6 +100,8 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
       send: (token, content, context) => timed(() => sender.send(token, content, context)),
       ...(sendLiveActivity ? { sendLiveActivity: (token, push, reader) => timed(() => sendLiveActivity.call(sender, token, push, reader)) } : {}),
       ...(sender.stats ? { stats: sender.stats.bind(sender) } : {}),
+      // One request per update for every device on the channel: not a push to count per device.
+      ...(sender.liveActivityBroadcast ? { liveActivityBroadcast: sender.liveActivityBroadcast } : {}),
       close: () => sender.close(),
     };
   };

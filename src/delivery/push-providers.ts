@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
 import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
+import { apnsEnvironmentOf, createApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
@@ -40,15 +41,26 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   let sandbox: ApnsClient | null = null;
   const clientFor = (environment: ApnsEnvironment): ApnsClient =>
     environment === 'production' ? production : (sandbox ??= createApnsClient({ ...options, url: config.apnsSandboxUrl }));
+  // Broadcast channels live in the push host's environment: the sandbox management host for the sandbox.
+  const environment = apnsEnvironmentOf(config.apnsUrl);
+  const broadcast = withCredentialErrors(() =>
+    createApnsBroadcastConnection({
+      pushUrl: config.apnsUrl,
+      managementUrl: environment === 'sandbox' ? config.apnsSandboxManagementUrl : config.apnsManagementUrl,
+      ...options,
+      environment,
+    }),
+  );
   return {
     send: (token, content, context) => sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
     sendLiveActivity: (token, push) => sendApnsLiveActivity(production, token, push),
+    liveActivityBroadcast: broadcast,
     stats: () => {
       const [live, learning] = [production.stats(), sandbox?.stats()];
       return learning ? { sessions: live.sessions + learning.sessions, activeStreams: live.activeStreams + learning.activeStreams, queued: live.queued + learning.queued } : live;
     },
     close: async () => {
-      await Promise.all([production.close(), sandbox?.close()]);
+      await Promise.all([production.close(), sandbox?.close(), broadcast.close()]);
     },
   };
 }

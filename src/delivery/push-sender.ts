@@ -4,6 +4,7 @@ import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { PushContent } from './push-content.ts';
 import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
 import type { ReaderPlace } from '../domain/live-activity-text.ts';
+import type { ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 
 /** What a send job knows about a push besides its token and content. */
 export interface PushContext {
@@ -22,6 +23,11 @@ export interface PushSender {
   sendLiveActivity?(token: string, push: LiveActivityPush, reader: ReaderPlace): Promise<DeliveryOutcome>;
   /** The HTTP/2 pool's counters (APNs, FCM), read when metrics are scraped (src/delivery/push-metrics.ts). */
   stats?(): { sessions: number; activeStreams: number; queued: number };
+  /**
+   * iOS only: the APNs broadcast connection (channel management and broadcast sends, apns/apns-broadcast.ts) of the
+   * app; absent where there is none, and Live Activities then go per token.
+   */
+  liveActivityBroadcast?: ApnsBroadcastConnection;
   close(): Promise<void>;
 }
 

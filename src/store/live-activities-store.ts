@@ -6,6 +6,8 @@ import type { Database, LiveActivitiesTable } from './schema.ts';
 export type LiveActivityRow = Selectable<LiveActivitiesTable>;
 export type LiveActivityStatus = LiveActivityRow['status'];
 export const liveActivityStatuses = ['active', 'ended'] as const satisfies readonly LiveActivityStatus[];
+export type LiveActivityDelivery = LiveActivityRow['delivery'];
+export const liveActivityDeliveries = ['auto', 'broadcast', 'tokens'] as const satisfies readonly LiveActivityDelivery[];
 
 export async function insertLiveActivity(trx: Kysely<Database>, row: LiveActivityRow): Promise<void> {
   await trx.insertInto('live_activities').values(row).execute();

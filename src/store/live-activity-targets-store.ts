@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import { parseAudience } from '../domain/audience.ts';
 import { withAudience } from './audience-filter.ts';
+import { hasPushToStartTokenFor } from './push-to-start-tokens-store.ts';
 import type { Database } from './schema.ts';
 
 /**
  * Who a Live Activity lifecycle push goes to, one page of subscriber ids at a time:
- * - iOS start: active subscribers with a push-to-start token (iOS 17.2+), sent to that token;
+ * - iOS start: active subscribers with a push-to-start token for the activity's template (iOS 17.2+; one of its own,
+ *   or one reported without a template: push-to-start-tokens-store.ts), sent to that token;
  * - iOS update and end: subscribers whose device reported a per-activity token (live_activity_tokens);
  * - Android and web, every event: active subscribers of that platform that existed when the activity started, so the
  *   one ongoing notification (Android) or the notification replaced in place by tag (web) appears with the start and
@@ -16,7 +18,7 @@ import type { Database } from './schema.ts';
 export async function pageLiveActivityTargets(
   db: Kysely<Database>,
   input: {
-    activity: { id: string; channel_id: string; created_at: number; audience: string | null };
+    activity: { id: string; channel_id: string; template: string; created_at: number; audience: string | null };
     event: 'start' | 'update' | 'end';
     platform: 'ios' | 'android' | 'web';
     after: string | null;
@@ -41,7 +43,7 @@ export async function pageLiveActivityTargets(
     .where('status', '=', 'active')
     .where('platform', '=', input.platform)
     .where('created_at', '<=', input.activity.created_at);
-  if (input.platform === 'ios') query = query.where('push_to_start_token', 'is not', null);
+  if (input.platform === 'ios') query = query.where(hasPushToStartTokenFor(input.activity.template));
   if (input.after) query = query.where('id', '>', input.after);
   // A targeted start (externalIds, subscriberIds or tags) reaches, and keeps updating, only its audience.
   const rows = await withAudience(query, parseAudience(input.activity.audience)).orderBy('id').limit(input.limit).execute();
@@ -49,15 +51,18 @@ export async function pageLiveActivityTargets(
 }
 
 /**
- * Forgets a push-to-start token APNs called dead: that token only. The subscriber keeps its device token and stays
- * subscribed to notifications; the app sends a new push-to-start token with its next registration.
+ * The iOS devices a start of `template` reaches, counted per reported iOS version (null: none reported), for the
+ * broadcast part of the audience (`broadcast_count`). Few distinct versions, so one small grouped query.
  */
-export async function clearPushToStartToken(trx: Kysely<Database>, input: { subscriberId: string; token: string; now: number }): Promise<boolean> {
-  const result = await trx
-    .updateTable('subscribers')
-    .set({ push_to_start_token: null, updated_at: input.now })
-    .where('id', '=', input.subscriberId)
-    .where('push_to_start_token', '=', input.token)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+export async function countIosStartTargetsByOsVersion(db: Kysely<Database>, input: { channelId: string; template: string; audience: string | null }): Promise<Array<{ osVersion: string | null; count: number }>> {
+  const query = db
+    .selectFrom('subscribers')
+    .select((eb) => ['os_version', eb.fn.countAll<number>().as('count')])
+    .where('channel_id', '=', input.channelId)
+    .where('status', '=', 'active')
+    .where('platform', '=', 'ios')
+    .where(hasPushToStartTokenFor(input.template));
+  // A targeted start counts only its audience, as pageLiveActivityTargets pages only it.
+  const rows = await withAudience(query, parseAudience(input.audience)).groupBy('os_version').execute();
+  return rows.map((row) => ({ osVersion: row.os_version, count: Number(row.count) }));
 }

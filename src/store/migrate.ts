@@ -13,6 +13,7 @@ import { statements as postgresSubscriberDispatchIndex } from './migrations/post
 import { statements as postgresNotificationIcon } from './migrations/postgres/0011-notification-icon.ts';
 import { statements as postgresApps } from './migrations/postgres/0012-apps.ts';
 import { statements as postgresAudience } from './migrations/postgres/0013-audience.ts';
+import { statements as postgresLiveActivityBroadcast } from './migrations/postgres/0014-live-activity-broadcast.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -26,6 +27,7 @@ import { statements as sqliteSubscriberDispatchIndex } from './migrations/sqlite
 import { statements as sqliteNotificationIcon } from './migrations/sqlite/0011-notification-icon.ts';
 import { statements as sqliteApps } from './migrations/sqlite/0012-apps.ts';
 import { statements as sqliteAudience } from './migrations/sqlite/0013-audience.ts';
+import { statements as sqliteLiveActivityBroadcast } from './migrations/sqlite/0014-live-activity-broadcast.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -47,6 +49,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0011-notification-icon': sqliteNotificationIcon,
     '0012-apps': sqliteApps,
     '0013-audience': sqliteAudience,
+    '0014-live-activity-broadcast': sqliteLiveActivityBroadcast,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -62,6 +65,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0011-notification-icon': postgresNotificationIcon,
     '0012-apps': postgresApps,
     '0013-audience': postgresAudience,
+    '0014-live-activity-broadcast': postgresLiveActivityBroadcast,
   },
 };
 

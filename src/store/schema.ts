@@ -55,7 +55,10 @@ export interface SubscribersTable {
   token: string;
   /** SHA-256 of the token's identity (for web: of the endpoint): what registration is idempotent on. */
   token_hash: string;
+  /** The push-to-start token reported without a template: serves every template without a token of its own (push_to_start_tokens). */
   push_to_start_token: string | null;
+  /** The iOS version the app reported ("18.2"), or null: decides broadcast or per-token Live Activity delivery. */
+  os_version: string | null;
   timezone: string | null;
   locale: string | null;
   external_id: string | null;
@@ -151,6 +154,34 @@ export interface LiveActivitiesTable {
   push_timestamp: number;
   /** JSON: the targeted part of the channel, as on notifications (src/domain/audience.ts); null for the whole channel. */
   audience: string | null;
+  /** The delivery mode asked for at start (docs/live-activities.md, "Broadcast"). */
+  delivery: 'auto' | 'broadcast' | 'tokens';
+  /** The APNs broadcast channel (base64), once created; null for per-token delivery. */
+  apns_channel_id: string | null;
+  /** iOS subscribers started on the broadcast channel (part of recipient_count). */
+  broadcast_count: number;
+}
+
+/** A push-to-start token an iOS device reported for one template (iOS issues one per ActivityAttributes type). */
+export interface PushToStartTokensTable {
+  subscriber_id: string;
+  template: string;
+  /** APNs hex token, lower-case. */
+  token: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An APNs broadcast channel Clarion created, kept until it is deleted at APNs (the channel sweeper reads it). */
+export interface ApnsBroadcastChannelsTable {
+  channel_id: string;
+  /** Null until the activity that uses it is written (a channel created by a dispatch that died is an orphan). */
+  live_activity_id: string | null;
+  environment: 'production' | 'sandbox';
+  /** The app's bundle id the channel belongs to. */
+  topic: string;
+  created_at: number;
+  deleted_at: number | null;
 }
 
 /** The per-activity update token an iOS device reported for a Live Activity (one per subscriber and activity). */
@@ -358,6 +389,8 @@ export interface Database {
   notifications: NotificationsTable;
   live_activities: LiveActivitiesTable;
   live_activity_tokens: LiveActivityTokensTable;
+  push_to_start_tokens: PushToStartTokensTable;
+  apns_broadcast_channels: ApnsBroadcastChannelsTable;
   usage_counters: UsageCountersTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;

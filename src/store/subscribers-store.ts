@@ -6,6 +6,7 @@ import { isId, newId } from '../domain/ids.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Database, SubscribersTable } from './schema.ts';
 import { recordEvent, recordEvents } from './events-store.ts';
+import { hasPushToStartTokenFor, savePushToStartToken } from './push-to-start-tokens-store.ts';
 
 export type Subscriber = Selectable<SubscribersTable>;
 export type Platform = Subscriber['platform'];
@@ -29,6 +30,10 @@ export interface SubscriberImport {
 
 /** A device registering in a channel: `POST /subscribers` one at a time, `importSubscribers` many at once. */
 export interface SubscriberRegistration extends SubscriberImport {
+  /** iOS: the system version the app reported ("18.2"); refreshed like the other details, so absent means unknown. */
+  osVersion?: string | null;
+  /** With `pushToStartToken`: the template it was issued for; the token then goes to push_to_start_tokens instead. */
+  pushToStartTemplate?: string | null;
   accountId: string;
   channelId: string;
   channelCode: string;
@@ -42,9 +47,12 @@ export interface SubscriberRegistration extends SubscriberImport {
  * Runs inside the caller's transaction.
  */
 export async function registerSubscriber(trx: Kysely<Database>, input: SubscriberRegistration): Promise<{ subscriber: Subscriber; created: boolean }> {
+  const templated = input.pushToStartTemplate != null && input.pushToStartToken !== null;
   const details = {
     token: input.token,
-    push_to_start_token: input.pushToStartToken,
+    // A token reported for one template leaves the untemplated one alone (the app reports each type in its own call).
+    ...(templated ? {} : { push_to_start_token: input.pushToStartToken }),
+    os_version: input.osVersion ?? null,
     timezone: input.timezone,
     locale: input.locale,
     external_id: input.externalId,
@@ -66,6 +74,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (templated) await savePushToStartToken(trx, { subscriberId: subscriber.id, template: input.pushToStartTemplate!, token: input.pushToStartToken!, now: input.now });
     if (reactivated) await recordCreated(trx, subscriber, input.channelCode, input.now);
     return { subscriber, created: reactivated };
   }
@@ -75,6 +84,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     channel_id: input.channelId,
     platform: input.platform,
     token_hash: input.tokenHash,
+    push_to_start_token: null,
     status: 'active',
     unsubscribe_reason: null,
     created_at: input.now,
@@ -83,6 +93,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     ...details,
   };
   await trx.insertInto('subscribers').values(subscriber).execute();
+  if (templated) await savePushToStartToken(trx, { subscriberId: subscriber.id, template: input.pushToStartTemplate!, token: input.pushToStartToken!, now: input.now });
   await recordCreated(trx, subscriber, input.channelCode, input.now);
   return { subscriber, created: true };
 }
@@ -137,9 +148,12 @@ export async function unsubscribeSubscriber(
   return true;
 }
 
-/** Who a Live Activity start reaches: iOS subscribers that gave a push-to-start token, and every Android and web one. */
-export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string, audience: Audience | null = null): Promise<number> {
-  const row = await withAudience(activeCountQuery(db, channelId, { liveActivityTargetsOnly: true }), audience).executeTakeFirstOrThrow();
+/**
+ * Who a Live Activity start of `template` reaches: iOS subscribers with a push-to-start token for it
+ * (push-to-start-tokens-store.ts), and every Android and web one; only the start's audience when it has one.
+ */
+export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string, template: string, audience: Audience | null = null): Promise<number> {
+  const row = await withAudience(activeCountQuery(db, channelId, { liveActivityTemplate: template }), audience).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -148,16 +162,17 @@ export async function countLiveActivityTargets(db: Kysely<Database>, channelId: 
  * the send's audience when it has one (audience-filter.ts): still one subquery, no extra statement.
  */
 export function activeInChannelCountQuery(db: Kysely<Database>, channelId: string, audience: Audience | null = null) {
-  return withAudience(activeCountQuery(db, channelId, { liveActivityTargetsOnly: false }), audience);
+  return withAudience(activeCountQuery(db, channelId, { liveActivityTemplate: null }), audience);
 }
 
-function activeCountQuery(db: Kysely<Database>, channelId: string, options: { liveActivityTargetsOnly: boolean }) {
+function activeCountQuery(db: Kysely<Database>, channelId: string, options: { liveActivityTemplate: string | null }) {
   let query = db
     .selectFrom('subscribers')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('channel_id', '=', channelId)
     .where('status', '=', 'active');
-  if (options.liveActivityTargetsOnly) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), eb('push_to_start_token', 'is not', null)]));
+  const template = options.liveActivityTemplate;
+  if (template !== null) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), hasPushToStartTokenFor(template)(eb)]));
   return query;
 }
 
@@ -222,6 +237,7 @@ export async function importSubscribers(
       token: row.token,
       token_hash: row.tokenHash,
       push_to_start_token: row.pushToStartToken,
+      os_version: null,
       timezone: row.timezone,
       locale: row.locale,
       external_id: row.externalId,

@@ -331,6 +331,42 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('starts, updates and ends a Live Activity from the Live Activities page, with the live preview and the delivery counts', async () => {
+    const { context, page, errors } = await openTab();
+    await signUpInBrowser(page, randomEmail(), 'Live');
+    expect((await inPage(page, 'POST', '/api/v1/channels', { code: 'match' })).status).toBe(201);
+    await nav(page, 'Live Activities');
+    await heading(page, 'Live Activities');
+    await page.getByText('Start a Live Activity', { exact: true }).first().click();
+    const form = page.getByRole('form', { name: 'Start a Live Activity' });
+    await form.getByLabel('Template').selectOption('score');
+    // The preview follows the fields as they are typed.
+    await form.getByLabel('Fields', { exact: true }).fill(JSON.stringify({ title: 'Derby', home: { name: 'Lions', score: 1 }, away: { name: 'Bears', score: 0 } }));
+    await seeText(form.locator('.la-score'), '1 – 0');
+    await form.getByLabel('Delivery').selectOption('broadcast');
+    await shot(page, '20-live-activity-start-form');
+    await form.getByRole('button', { name: 'Start activity' }).click();
+    await seeText(page.locator('#announcer'), 'Live Activity started');
+    const card = page.getByRole('article', { name: /score activity Derby/ });
+    await seeText(card, 'broadcast: 0 on the broadcast channel, 0 per device');
+
+    await card.getByRole('button', { name: 'Update activity Derby' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Fields to change').fill(JSON.stringify({ away: { score: 2 } }));
+    await seeText(dialog.locator('.la-score'), '1 – 2');
+    await dialog.getByLabel('Priority').selectOption('high');
+    await dialog.getByRole('button', { name: 'Update activity' }).click();
+    await seeText(page.locator('#announcer'), 'Live Activity updated.');
+    await seeText(page.getByRole('article', { name: /score activity Derby/ }).locator('.la-score'), '1 – 2');
+    await shot(page, '21-live-activity-updated');
+
+    await page.getByRole('button', { name: 'End activity Derby' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'End activity' }).click();
+    await page.getByRole('button', { name: 'End activity Derby' }).waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('refuses state changes without the CSRF token, and from another site', async () => {
     const { context, page } = await openTab();
     await signUpInBrowser(page, randomEmail(), 'CSRF');

@@ -38,8 +38,9 @@ export function activityPreview(activity) {
         h('span', { class: 'la-figure' }, `${home.score ?? 0} – ${away.score ?? 0}`),
         h('span', { class: 'la-team' }, String(away.name ?? '')),
       ),
-      fields.period ? h('p', { class: 'la-period' }, String(fields.period)) : null,
     );
+    // Not appended as null: Element.append() would write the text "null".
+    if (fields.period) card.append(h('p', { class: 'la-period' }, String(fields.period)));
   } else if (activity.template === 'steps') {
     const total = Number(fields.totalSteps ?? 1);
     const current = Number(fields.currentStep ?? 1);

@@ -1,4 +1,4 @@
-import { defaultStartAlert } from '../../domain/live-activity-alert.ts';
+import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
 import { templateAttributesTypes } from '../../domain/live-activity-templates.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { apnsLiveActivityTopic } from './apns-client.ts';
@@ -8,9 +8,11 @@ import { APNS_MAX_PAYLOAD_BYTES } from './apns-payload.ts';
  * LiveActivityPush → APNs Live Activity request body and headers (docs/protocols.md 2.1, 2.2). Pure.
  *
  * start:  {"aps": {timestamp, event: "start", content-state, attributes-type, attributes: {activityId}, alert,
- *          input-push-token: 1, stale-date?, relevance-score?}}  → the subscriber's push-to-start token
+ *          input-push-token: 1 | input-push-channel: <channel id>, stale-date?, relevance-score?}}
+ *                                                                → the subscriber's push-to-start token
  * update: {"aps": {timestamp, event: "update", content-state, alert?, stale-date?, relevance-score?}}
- * end:    {"aps": {timestamp, event: "end", content-state, dismissal-date?, relevance-score?}}
+ * end:    {"aps": {timestamp, event: "end", content-state, alert?, dismissal-date?, relevance-score?}}
+ * alert:  {title, body?, sound?}
  *                                                                → the per-activity token the device reported
  */
 
@@ -30,7 +32,9 @@ export function buildApnsLiveActivityPayload(push: LiveActivityPush): ApnsLiveAc
     aps.attributes = { activityId: push.activityId };
     // APNs requires an alert on start; the API always sets one, the fallback keeps an old snapshot sendable.
     aps.alert = alertOf(push.alert ?? defaultStartAlert(push.template, push.fields));
-    aps['input-push-token'] = 1;
+    // iOS 18 broadcast: subscribe the activity to the channel; otherwise ask for a per-activity update token.
+    if (push.inputPushChannel) aps['input-push-channel'] = push.inputPushChannel;
+    else aps['input-push-token'] = 1;
   } else if (push.alert) {
     aps.alert = alertOf(push.alert);
   }
@@ -50,10 +54,13 @@ export function apnsLiveActivityPayloadBytes(push: LiveActivityPush): number {
 }
 
 /**
- * Priority 10 (delivered at once, counts against the device's Live Activity budget) for start, end and updates the
- * user is alerted to; 5 (opportunistic, no budget) for silent updates (docs/protocols.md 2.4).
+ * The caller's choice first: `high` → 10 (delivered at once, counts against the device's Live Activity budget),
+ * `low` → 5 (opportunistic, no budget), so a progress bar that must move now can ask for 10 without an alert.
+ * Without one: 10 for start, end and updates the user is alerted to; 5 for silent updates (docs/protocols.md 2.4).
+ * A start is always 10: push-to-start is delivered at once or not at all.
  */
 export function apnsLiveActivityPriority(push: LiveActivityPush): '10' | '5' {
+  if (push.event !== 'start' && push.priority) return push.priority === 'high' ? '10' : '5';
   return push.event === 'update' && push.alert === null ? '5' : '10';
 }
 
@@ -68,6 +75,26 @@ export function buildApnsLiveActivityHeaders(push: LiveActivityPush, bundleTopic
   };
 }
 
-function alertOf(alert: { title: string; body?: string }): Record<string, string> {
-  return alert.body === undefined ? { title: alert.title } : { title: alert.title, body: alert.body };
+/** APNs wants a Live Activity's sound inside `alert` (docs/protocols.md 2.2), unlike a notification's `aps.sound`. */
+/**
+ * A broadcast (update or end) on a channel (docs/protocols.md 2.5): `apns-channel-id` instead of a token in the path,
+ * the same push type, topic and priority as a push to a token. `apns-expiration` is 0: clients send 0, one reports a
+ * later time refused on channels that store nothing, and a channel that stores the most recent message (Clarion's,
+ * apns-broadcast.ts) already hands it to devices that come back.
+ */
+export function buildApnsBroadcastHeaders(push: LiveActivityPush, bundleTopic: string, channelId: string): Record<string, string> {
+  return {
+    'apns-channel-id': channelId,
+    'apns-push-type': 'liveactivity',
+    'apns-topic': apnsLiveActivityTopic(bundleTopic),
+    'apns-priority': apnsLiveActivityPriority(push),
+    'apns-expiration': '0',
+  };
+}
+
+function alertOf(alert: LiveActivityAlert): Record<string, string> {
+  const aps: Record<string, string> = { title: alert.title };
+  if (alert.body !== undefined) aps.body = alert.body;
+  if (alert.sound !== undefined) aps.sound = alert.sound;
+  return aps;
 }

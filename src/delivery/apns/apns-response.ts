@@ -67,6 +67,14 @@ export const apnsReasonRules: Readonly<Record<string, Rule>> = {
   MissingTopic: topicFix('requires apns-topic with token authentication (400 MissingTopic)'),
   PayloadEmpty: { kind: 'rejected' },
   TopicDisallowed: topicFix('does not allow pushes to this topic (400 TopicDisallowed)'),
+  // Broadcast and channel management (docs/protocols.md 2.5). A channel APNs does not know is to a broadcast what a
+  // dead token is to a push: nothing sent to it arrives; the others are requests Clarion built wrong.
+  MissingChannelId: { kind: 'rejected' },
+  BadChannelId: { kind: 'rejected' },
+  ChannelNotRegistered: { kind: 'token_dead', reason: 'token_invalid' },
+  // The app has as many channels as Apple allows (10,000 per environment): the broadcast falls back to tokens.
+  CannotCreateChannelConfig: { kind: 'rejected' },
+  MissingPushType: { kind: 'rejected' },
   // 403
   BadCertificate: fatal(`APNs answered BadCertificate. Clarion uses token authentication: check that CLARION_APNS_URL is Apple's APNs origin (https://api.push.apple.com or https://api.sandbox.push.apple.com) and that ${KEY_VARIABLES} are set.`),
   BadCertificateEnvironment: fatal('APNs answered BadCertificateEnvironment: CLARION_APNS_URL points at the other environment (production https://api.push.apple.com vs sandbox https://api.sandbox.push.apple.com) than the credentials.'),

@@ -1,9 +1,11 @@
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import { findLiveActivityById } from '../../store/live-activities-store.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
 import { pageLiveActivityTargets } from '../../store/live-activity-targets-store.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
-import { dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
+import type { PushProviders } from '../push-sender.ts';
+import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';
+import { broadcastLiveActivityJob, dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
 
 /**
  * Fan-out of one lifecycle event, step one (the notification dispatch's shape, same page and batch sizes): pages
@@ -16,11 +18,18 @@ import { dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActi
  * is harmless here: the repeat has the same `timestamp` and content (iOS keeps the newer state; the Android app
  * re-posts the same notification).
  */
-export function dispatchLiveActivityHandler(deps: DeliveryDependencies): JobHandler {
+export function dispatchLiveActivityHandler(deps: DeliveryDependencies & { providers: PushProviders }): JobHandler {
   return dispatchLiveActivityJob.handler(async ({ push, platforms }, _job, { signal }) => {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);
     if (!activity) return;
+    // Broadcast (iOS 18): the start needs the channel before any device is started on it; every later event is one
+    // request on the channel besides the per-token pages (live-activity-broadcast-job.ts).
+    if (push.event === 'start' && platforms.includes('ios') && needsChannel(activity)) await ensureBroadcastChannel(deps, activity);
+    if (push.event !== 'start' && platforms.includes('ios') && activity.apns_channel_id) {
+      const channelId = activity.apns_channel_id;
+      await db.transaction().execute((trx) => broadcastLiveActivityJob.enqueue(deps.queue, trx, { push, channelId }, { uniqueKey: `live_activity.broadcast:${push.activityId}:${push.timestamp}` }));
+    }
     let enqueued = 0;
     for (const platform of platforms) {
       let after: string | null = null;
@@ -41,4 +50,9 @@ export function dispatchLiveActivityHandler(deps: DeliveryDependencies): JobHand
     }
     deps.logger.info({ liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued }, 'live activity dispatch finished');
   });
+}
+
+/** `broadcast` always gets a channel (devices may join it themselves); `auto` when some iOS device supports it. */
+function needsChannel(activity: LiveActivityRow): boolean {
+  return activity.delivery === 'broadcast' || (activity.delivery === 'auto' && activity.broadcast_count > 0);
 }

@@ -3,7 +3,7 @@ import { JobRetryError } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { expireLiveActivity, findLiveActivityById } from '../../store/live-activities-store.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
-import { enqueueLiveActivityPush, expireLiveActivityJob } from './live-activity-jobs.ts';
+import { enqueueLiveActivityPush, expireLiveActivityJob, scheduleChannelDeletion } from './live-activity-jobs.ts';
 import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-snapshot.ts';
 
 /**
@@ -28,6 +28,8 @@ export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandle
       if (ended) {
         await recordLiveActivityChange(trx, ended, { type: 'ended', reason: 'expired' }, now);
         await enqueueLiveActivityPush(trx, deps.queue, liveActivityPushOf(ended, 'end', null), ['android', 'web']);
+        // The system ended every activity on the channel; nothing will be sent on it again.
+        if (ended.apns_channel_id) await scheduleChannelDeletion(trx, deps.queue, ended.apns_channel_id);
         deps.logger.info({ liveActivityId }, 'live activity reached its 8 hours and ended');
       }
       await deps.queue.complete(trx, job, owner);

@@ -2,7 +2,16 @@ import type { JobHandler } from '../../queue/worker-pool.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import { dispatchLiveActivityHandler } from './live-activity-dispatch-job.ts';
 import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
-import { DISPATCH_LIVE_ACTIVITY, EXPIRE_LIVE_ACTIVITY, SEND_LIVE_ACTIVITY } from './live-activity-jobs.ts';
+import { broadcastLiveActivityHandler } from './live-activity-broadcast-job.ts';
+import { deleteLiveActivityChannelHandler, sweepLiveActivityChannelsHandler } from './live-activity-channel-jobs.ts';
+import {
+  BROADCAST_LIVE_ACTIVITY,
+  DELETE_LIVE_ACTIVITY_CHANNEL,
+  DISPATCH_LIVE_ACTIVITY,
+  EXPIRE_LIVE_ACTIVITY,
+  SEND_LIVE_ACTIVITY,
+  SWEEP_LIVE_ACTIVITY_CHANNELS,
+} from './live-activity-jobs.ts';
 import { sendLiveActivityHandler } from './live-activity-send-job.ts';
 
 /** The Live Activity job handlers, for the delivery worker's pool (src/worker.ts). */
@@ -11,5 +20,8 @@ export function liveActivityHandlers(deps: SendDependencies): Record<string, Job
     [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),
     [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(deps),
     [EXPIRE_LIVE_ACTIVITY]: expireLiveActivityHandler(deps),
+    [BROADCAST_LIVE_ACTIVITY]: broadcastLiveActivityHandler(deps),
+    [DELETE_LIVE_ACTIVITY_CHANNEL]: deleteLiveActivityChannelHandler(deps),
+    [SWEEP_LIVE_ACTIVITY_CHANNELS]: sweepLiveActivityChannelsHandler(deps),
   };
 }

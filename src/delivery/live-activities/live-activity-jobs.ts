@@ -33,12 +33,29 @@ export interface LiveActivityExpirePayload {
   liveActivityId: string;
 }
 
+/** One update or end sent on the activity's APNs broadcast channel: one request for the whole broadcast audience. */
+export interface LiveActivityBroadcastPayload {
+  push: LiveActivityPush;
+  channelId: string;
+}
+
+/** Deletes an APNs broadcast channel no activity needs any more (its activity ended, or it was never attached). */
+export interface LiveActivityChannelDeletePayload {
+  channelId: string;
+}
+
 export const dispatchLiveActivityJob = defineJob<LiveActivityDispatchPayload>('live_activity.dispatch');
+export const broadcastLiveActivityJob = defineJob<LiveActivityBroadcastPayload>('live_activity.broadcast');
+export const deleteLiveActivityChannelJob = defineJob<LiveActivityChannelDeletePayload>('live_activity.delete_channel');
+export const sweepLiveActivityChannelsJob = defineJob<Record<string, never>>('live_activity.sweep_channels');
 export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_activity.send');
 export const expireLiveActivityJob = defineJob<LiveActivityExpirePayload>('live_activity.expire');
 export const DISPATCH_LIVE_ACTIVITY = dispatchLiveActivityJob.kind;
 export const SEND_LIVE_ACTIVITY = sendLiveActivityJob.kind;
 export const EXPIRE_LIVE_ACTIVITY = expireLiveActivityJob.kind;
+export const BROADCAST_LIVE_ACTIVITY = broadcastLiveActivityJob.kind;
+export const DELETE_LIVE_ACTIVITY_CHANNEL = deleteLiveActivityChannelJob.kind;
+export const SWEEP_LIVE_ACTIVITY_CHANNELS = sweepLiveActivityChannelsJob.kind;
 
 /** Hands one lifecycle event to the delivery engine, inside the transaction that records it (the outbox). */
 export async function enqueueLiveActivityPush(
@@ -60,4 +77,9 @@ export async function scheduleLiveActivityExpiry(trx: Kysely<Database>, queue: J
 
 export function sendJobKey(push: LiveActivityPush, platform: LiveActivityPlatform, firstSubscriberId: string, round: number): string {
   return `live_activity.send:${push.activityId}:${push.timestamp}:${platform}:${firstSubscriberId}:${round}`;
+}
+
+/** The channel's deletion, once: after the end went out on it, or when the activity reached its 8 hours. */
+export async function scheduleChannelDeletion(trx: Kysely<Database>, queue: JobQueue, channelId: string): Promise<void> {
+  await deleteLiveActivityChannelJob.enqueue(queue, trx, { channelId }, { uniqueKey: `live_activity.delete_channel:${channelId}` });
 }

@@ -1,4 +1,4 @@
-import type { LiveActivityAlert } from '../../domain/live-activity-alert.ts';
+import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activity-alert.ts';
 import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
 
 export type LiveActivityEvent = 'start' | 'update' | 'end';
@@ -16,8 +16,13 @@ export interface LiveActivityPush {
   timestamp: number;
   /** The template's fields after this event: APNs `content-state`. */
   fields: TemplateFields;
-  /** Start: always set (APNs requires one). Update: set for an alerting update, null for a silent one. End: null. */
+  /** Start: always set (APNs requires one). Update and end: set when the caller gave one, else null (silent). */
   alert: LiveActivityAlert | null;
+  /**
+   * The caller's `priority` on an update or end; absent or null = the event's default (10, or 5 for a silent update).
+   * Optional so a job enqueued before the field existed still reads as the default.
+   */
+  priority?: LiveActivityPriority | null;
   /** Epoch ms the content goes stale (`stale-date`), or null. */
   staleAt: number | null;
   /** End only: epoch ms the ended activity leaves the Lock Screen (`dismissal-date`), or null for the system's default. */
@@ -25,4 +30,9 @@ export interface LiveActivityPush {
   relevanceScore: number | null;
   /** Epoch ms iOS ends the activity by itself (start + 8 h): no push is worth storing past it. */
   expiresAt: number;
+  /**
+   * Start only: the APNs broadcast channel the started activity subscribes to (`input-push-channel`) instead of
+   * minting an update token; set per device by the send job for the broadcast part of the audience (iOS 18+).
+   */
+  inputPushChannel?: string | null;
 }

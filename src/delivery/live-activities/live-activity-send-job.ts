@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
+import { supportsBroadcast } from '../../domain/ios-version.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
 import { retryDelayMs } from '../../queue/retry-policy.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
-import { clearPushToStartToken } from '../../store/live-activity-targets-store.ts';
 import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
+import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-store.ts';
 import type { Database } from '../../store/schema.ts';
 import { unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
 import { settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
@@ -23,7 +24,8 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * transaction that also completes the job settles what the outcomes imply. The send loop, the outcome rules (retry
  * rounds, misconfiguration guard: batch-outcomes.ts) and the settling that never re-sends (batch-settle.ts) are the
  * notification send job's; what differs is which token a subscriber is reached at and what a dead one means:
- * - iOS start → the push-to-start token; dead (410) → that token is forgotten, the subscriber stays;
+ * - iOS start → the push-to-start token of the activity's template (push-to-start-tokens-store.ts); dead (410) → that
+ *   token is forgotten, the subscriber stays;
  * - iOS update/end → the per-activity token the device reported; dead (410: the activity ended on the device or its
  *   token rotated, docs/protocols.md 2.3) → that token is dropped, the subscriber stays;
  * - Android → the FCM token, web → the browser's subscription; dead → the subscriber is unsubscribed, exactly as for
@@ -45,7 +47,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
       // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
       if (!recorded) {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
-        recorded = await sendBatch(deps, payload, byId, activity.channel_id);
+        recorded = await sendBatch(deps, payload, byId, activity);
       }
       settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round });
       if (settled.fatal) {
@@ -70,22 +72,35 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
   });
 }
 
-async function sendBatch(deps: SendDependencies, payload: LiveActivitySendPayload, byId: Map<string, Subscriber>, channelId: string): Promise<RecordedOutcomes> {
+async function sendBatch(
+  deps: SendDependencies,
+  payload: LiveActivitySendPayload,
+  byId: Map<string, Subscriber>,
+  activity: LiveActivityRow,
+): Promise<RecordedOutcomes> {
   const { push, platform } = payload;
-  const activityTokens = platform === 'ios' && push.event !== 'start' ? await findLiveActivityTokens(deps.store.db, push.activityId, payload.subscriberIds) : [];
-  const tokenOf = new Map(activityTokens.map((row) => [row.subscriber_id, row.token]));
+  // iOS: a start goes to the push-to-start token of the activity's template, an update or end to the activity's own token.
+  let tokenOf = new Map<string, string>();
+  if (platform === 'ios' && push.event === 'start') tokenOf = await pushToStartTokensFor(deps.store.db, [...byId.values()], push.template);
+  if (platform === 'ios' && push.event !== 'start') {
+    const activityTokens = await findLiveActivityTokens(deps.store.db, push.activityId, payload.subscriberIds);
+    tokenOf = new Map(activityTokens.map((row) => [row.subscriber_id, row.token]));
+  }
   // The channel's app's credentials (docs/apps.md), like a notification's.
-  const sender = (await providersOfChannel(deps, channelId))[platform];
+  const sender = (await providersOfChannel(deps, activity.channel_id))[platform];
   const sentTo: Record<string, string> = {};
   const sentAt = deps.clock.now();
+  // The broadcast part of the audience is started on the activity's channel instead of with an update token.
+  const channelStart = platform === 'ios' && push.event === 'start' && activity.apns_channel_id ? { ...push, inputPushChannel: activity.apns_channel_id } : null;
   const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome | null> => {
     const subscriber = byId.get(id);
     // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
-    const token = subscriber?.status === 'active' ? targetToken(subscriber, push, tokenOf) : null;
+    const token = subscriber?.status === 'active' ? targetToken(subscriber, tokenOf) : null;
     if (!subscriber || token === null) return null;
     sentTo[id] = token;
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-    return sender.sendLiveActivity(token, push, { timeZone: subscriber.timezone, locale: subscriber.locale });
+    const devicePush = channelStart && startsOnChannel(activity, subscriber) ? channelStart : push;
+    return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale });
   });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
@@ -109,7 +124,7 @@ function settlement(
       const token = recorded.tokens?.[id];
       if (!subscriber || token === undefined) continue;
       if (platform === 'android' || platform === 'web') await unsubscribeSubscriber(trx, { subscriber, channelCode: activity.channel_code, reason, now });
-      else if (push.event === 'start') await clearPushToStartToken(trx, { subscriberId: id, token, now });
+      else if (push.event === 'start') await forgetPushToStartToken(trx, { subscriberId: id, token, now });
       else await dropLiveActivityToken(trx, { liveActivityId: push.activityId, subscriberId: id, token });
     }
     if (settled.retry.length > 0) {
@@ -132,8 +147,13 @@ function isOutdated(push: LiveActivityPush, activity: LiveActivityRow, round: nu
   return push.event === 'update' && round > 0 && activity.push_timestamp > push.timestamp;
 }
 
-function targetToken(subscriber: Subscriber, push: LiveActivityPush, activityTokens: Map<string, string>): string | null {
+/** `broadcast`: every iOS device; `auto`: those that reported iOS 18 or later (docs/live-activities.md, "Broadcast"). */
+export function startsOnChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version'>): boolean {
+  return activity.delivery === 'broadcast' || (activity.delivery === 'auto' && supportsBroadcast(subscriber.os_version));
+}
+
+/** Android and web: the subscriber's own token; iOS: the push-to-start or activity token found for the event. */
+function targetToken(subscriber: Subscriber, iosTokens: Map<string, string>): string | null {
   if (subscriber.platform === 'android' || subscriber.platform === 'web') return subscriber.token;
-  if (subscriber.platform !== 'ios') return null;
-  return push.event === 'start' ? subscriber.push_to_start_token : (activityTokens.get(subscriber.id) ?? null);
+  return iosTokens.get(subscriber.id) ?? null;
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { toIso } from '../../domain/clock.ts';
-import type { LiveActivityAlert } from '../../domain/live-activity-alert.ts';
+import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activity-alert.ts';
 import { liveActivityExpiresAt } from '../../domain/live-activity-lifecycle.ts';
 import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
 import { recordEvent } from '../../store/events-store.ts';
@@ -12,8 +12,14 @@ import type { LiveActivityEvent, LiveActivityPush } from './live-activity-push.t
  * What one lifecycle event writes besides the activity row, built from the row as that event left it: the push the
  * delivery jobs carry, and the `live_activity.*` event for webhooks. The API and the 8-hour expiry use the same two.
  */
-export function liveActivityPushOf(row: LiveActivityRow, event: LiveActivityEvent, alert: LiveActivityAlert | null): LiveActivityPush {
+export function liveActivityPushOf(
+  row: LiveActivityRow,
+  event: LiveActivityEvent,
+  alert: LiveActivityAlert | null,
+  priority: LiveActivityPriority | null = null,
+): LiveActivityPush {
   return {
+    ...(priority ? { priority } : {}),
     activityId: row.id,
     template: row.template as TemplateName,
     event,

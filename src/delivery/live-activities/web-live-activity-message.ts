@@ -34,6 +34,8 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
   lines.push(liveActivityStateText(push.template, fields, place));
   if (push.event === 'end') lines.push('Ended');
   const alerting = push.alert !== null;
+  // The caller's priority wins, as for APNs: a `high` silent update must not wait at the push service either.
+  const urgent = push.priority ? push.priority === 'high' : alerting;
   return {
     notificationId: push.activityId,
     title: String(fields.title),
@@ -52,7 +54,7 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
     iconUrl: null,
     sound: null,
     badge: null,
-    priority: alerting ? 'high' : 'normal',
+    priority: urgent ? 'high' : 'normal',
     ttlSeconds: null,
     expiresAt: push.expiresAt,
   };

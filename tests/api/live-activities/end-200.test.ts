@@ -64,4 +64,13 @@ describe('POST /api/v1/live-activities/{id}/end → 200', () => {
     expect(platforms).toEqual(['ios', 'android', 'web']);
     expect(push).toMatchObject({ event: 'end', alert: null, staleAt: null, dismissAt: Date.parse(dismissAt), relevanceScore: 5, fields: { progress: 1 } });
   });
+
+  it('carries an alert with its sound and a low priority to delivery, and shows the alert as the latest one', async () => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    const id = await startActivity(t.app, account.secretKey, 'orders');
+    const data = expectSuccess(await end(account.secretKey, id, { alert: { title: 'Delivered', sound: 'chime.aiff' }, priority: 'low' }), 200);
+    expect(data.alert).toEqual({ title: 'Delivered', sound: 'chime.aiff' });
+    const job = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'live_activity.dispatch').where('unique_key', 'like', `%:${id}:%`).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect((JSON.parse(job.payload) as LiveActivityDispatchPayload).push).toMatchObject({ event: 'end', alert: { title: 'Delivered', sound: 'chime.aiff' }, priority: 'low' });
+  });
 });

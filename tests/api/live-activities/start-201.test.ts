@@ -29,6 +29,10 @@ describe('POST /api/v1/live-activities → 201', () => {
       relevanceScore: 50,
       status: 'active',
       recipientCount: 0,
+      delivery: 'auto',
+      deliveryModes: [],
+      channelId: null,
+      recipientCounts: { broadcast: 0, tokens: 0 },
       createdAt: now,
       updatedAt: now,
       endedAt: null,
@@ -70,6 +74,19 @@ describe('POST /api/v1/live-activities → 201', () => {
     await subscribe(t.app, account.publishableKey, 'orders', 'android');
     await subscribe(t.app, account.publishableKey, 'orders', 'web');
     expect(expectSuccess(await start(account.secretKey, progressActivity('orders')), 201).recipientCount).toBe(3);
+  });
+
+  it('splits the count by delivery mode: iOS 18 devices on the broadcast channel in auto mode, the rest per device', async () => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    await subscribe(t.app, account.publishableKey, 'orders', 'ios', { pushToStartToken: tokens.ios(), osVersion: '18.1' });
+    await subscribe(t.app, account.publishableKey, 'orders', 'ios', { pushToStartToken: tokens.ios(), osVersion: '17.6' });
+    await subscribe(t.app, account.publishableKey, 'orders', 'android');
+    const auto = expectSuccess(await start(account.secretKey, progressActivity('orders')), 201);
+    expect(auto).toMatchObject({ delivery: 'auto', recipientCount: 3, recipientCounts: { broadcast: 1, tokens: 2 }, deliveryModes: ['broadcast', 'tokens'] });
+    const broadcast = expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), delivery: 'broadcast' }), 201);
+    expect(broadcast.recipientCounts).toEqual({ broadcast: 2, tokens: 1 });
+    const perToken = expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), delivery: 'tokens' }), 201);
+    expect(perToken).toMatchObject({ recipientCounts: { broadcast: 0, tokens: 3 }, deliveryModes: ['tokens'] });
   });
 
   it('records live_activity.started and counts one unit of quota', async () => {

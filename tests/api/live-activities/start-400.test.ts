@@ -31,6 +31,7 @@ describe('POST /api/v1/live-activities → 400 validation_failed', () => {
     ['no fields', () => ({ channelCode: 'orders', template: 'progress' }), ['fields']],
     ['an unknown template', () => ({ channelCode: 'orders', template: 'countdown', fields: { title: 'x' } }), ['template']],
     ['no template', () => ({ channelCode: 'orders', fields: { title: 'x' } }), ['template']],
+    ['an unknown delivery mode', () => progress({ title: 'x', progress: 0.5 }, { delivery: 'multicast' }), ['delivery']],
     ['no channelCode', () => ({ template: 'progress', fields: { title: 'x', progress: 0.5 } }), ['channelCode']],
     ['a timer without endsAt or durationSeconds', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x' } }), ['fields.endsAt']],
     ['a timer endsAt that is not a date', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', endsAt: 'soon' } }), ['fields.endsAt']],

@@ -78,6 +78,22 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
     expect(pushes.every(({ platforms }) => platforms.join() === 'ios,android,web')).toBe(true);
   });
 
+  it('carries priority high/low and an alert sound to delivery (APNs 10/5 in apns-live-activity-payload.test.ts)', async () => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    const id = await startActivity(t.app, account.secretKey, 'orders', { alert: { title: 'Started', sound: 'default' } });
+    expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.5 }, priority: 'high' }), 200);
+    const loud = expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.6 }, alert: { title: 'Halfway', sound: 'chime.aiff' }, priority: 'low' }), 200);
+    expect(loud.alert).toEqual({ title: 'Halfway', sound: 'chime.aiff' });
+    expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.7 } }), 200);
+    const pushes = await dispatches(id);
+    expect(pushes.map(({ push }) => [push.event, push.priority ?? null, push.alert])).toEqual([
+      ['start', null, { title: 'Started', sound: 'default' }],
+      ['update', 'high', null],
+      ['update', 'low', { title: 'Halfway', sound: 'chime.aiff' }],
+      ['update', null, null],
+    ]);
+  });
+
   it('records live_activity.updated with the merged fields and counts one unit of quota per update', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');

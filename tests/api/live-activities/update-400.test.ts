@@ -39,6 +39,8 @@ describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', (
     ['a staleAt in the past', 'progress', () => ({ fields: {}, staleAt: new Date(t.clock.now() - 1000).toISOString() }), ['staleAt']],
     ['a staleAt that is not a date', 'progress', () => ({ fields: {}, staleAt: 'later' }), ['staleAt']],
     ['a dismissAt (only an end takes one)', 'progress', () => ({ fields: {}, dismissAt: new Date(t.clock.now()).toISOString() }), ['dismissAt']],
+    ['a priority that is neither high nor low', 'progress', () => ({ fields: {}, priority: 'urgent' }), ['priority']],
+    ['a sound longer than 64 characters', 'progress', () => ({ fields: {}, alert: { title: 'x', sound: 's'.repeat(65) } }), ['alert.sound']],
     ['a template change', 'progress', () => ({ fields: {}, template: 'steps' }), ['template']],
   ])('refuses %s, naming the field, and changes or charges nothing', async (_name, template, body, fields) => {
     const account = await t.newAccount({ channels: ['orders'] });

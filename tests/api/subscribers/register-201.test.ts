@@ -42,6 +42,20 @@ describe('POST /api/v1/subscribers → 201', () => {
     expect(expectSuccess(await get(t.app, '/api/v1/channels/news', account.secretKey), 200).subscriberCount).toEqual({ total: 1, ios: 0, android: 0, web: 1 });
   });
 
+  it('keeps a push-to-start token per template beside the one reported without a template, and the osVersion', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const device = tokens.ios();
+    const [untemplated, timer, progress] = [tokens.ios(), tokens.ios(), tokens.ios()];
+    const id = expectSuccess(await register(account.publishableKey, { channelCode: 'news', platform: 'ios', token: device, pushToStartToken: untemplated, osVersion: '18.2' }), 201).id;
+    // Each type's token in its own call, as the app's pushToStartTokenUpdates loops report them.
+    await register(account.publishableKey, { channelCode: 'news', platform: 'ios', token: device, pushToStartToken: timer, template: 'timer', osVersion: '18.2' });
+    await register(account.publishableKey, { channelCode: 'news', platform: 'ios', token: device, pushToStartToken: progress, template: 'progress', osVersion: '18.2' });
+    const row = await t.store.db.selectFrom('subscribers').select(['push_to_start_token', 'os_version']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ push_to_start_token: untemplated, os_version: '18.2' });
+    const templated = await t.store.db.selectFrom('push_to_start_tokens').select(['template', 'token']).where('subscriber_id', '=', id).orderBy('template').execute();
+    expect(templated).toEqual([{ template: 'progress', token: progress }, { template: 'timer', token: timer }]);
+  });
+
   it('records subscriber.created', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const data = expectSuccess(await register(account.publishableKey, { channelCode: 'news', platform: 'android', token: tokens.android(), externalId: 'u1' }), 201);

@@ -42,6 +42,11 @@ describe('buildApnsLiveActivityPayload', () => {
       { timestamp: T + 2, event: 'update', 'content-state': base.fields, alert: { title: 'Halfway' }, 'stale-date': T + 60, 'relevance-score': 10 },
     ],
     ['end with dismissal date', push({ event: 'end', timestamp: T + 3, alert: null, dismissAt: CREATED + 900_000 }), { timestamp: T + 3, event: 'end', 'content-state': base.fields, 'dismissal-date': T + 900 }],
+    [
+      'alerts carry their sound inside alert, the end too',
+      push({ event: 'end', timestamp: T + 4, alert: { title: 'Delivered', sound: 'chime.aiff' } }),
+      { timestamp: T + 4, event: 'end', 'content-state': base.fields, alert: { title: 'Delivered', sound: 'chime.aiff' } },
+    ],
     ['end without: the system keeps it up to 4 hours', push({ event: 'end', timestamp: T + 3, alert: null, staleAt: CREATED + 60_000 }), { timestamp: T + 3, event: 'end', 'content-state': base.fields }],
   ])('%s', (_name, input, aps) => {
     expect(buildApnsLiveActivityPayload(input)).toEqual({ aps });
@@ -54,6 +59,11 @@ describe('buildApnsLiveActivityHeaders', () => {
     ['alerting update', push({ event: 'update', alert: { title: 'x' } }), '10'],
     ['silent update', push({ event: 'update', alert: null }), '5'],
     ['end', push({ event: 'end', alert: null }), '10'],
+    ['silent update asked high', push({ event: 'update', alert: null, priority: 'high' }), '10'],
+    ['alerting update asked low', push({ event: 'update', alert: { title: 'x' }, priority: 'low' }), '5'],
+    ['end asked low', push({ event: 'end', alert: null, priority: 'low' }), '5'],
+    ['end asked high', push({ event: 'end', alert: null, priority: 'high' }), '10'],
+    ['start ignores a priority (push-to-start is always 10)', push({ priority: 'low' }), '10'],
   ])('%s: priority %s, the liveactivity topic, and an expiration at the 8-hour end', (_name, input, priority) => {
     expect(buildApnsLiveActivityHeaders(input, 'com.example.app')).toEqual({
       'apns-push-type': 'liveactivity',

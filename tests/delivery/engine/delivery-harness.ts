@@ -60,6 +60,7 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
   const providerEnv = {
     CLARION_APNS_URL: apns.url,
     CLARION_APNS_SANDBOX_URL: apnsSandbox.url,
+    CLARION_APNS_MANAGEMENT_URL: apns.managementUrl,
     CLARION_APNS_KEY_FILE: writeCredentialFile(join(credentials, 'apns.p8'), key),
     CLARION_APNS_KEY_ID: key.keyId,
     CLARION_APNS_TEAM_ID: key.teamId,
@@ -75,6 +76,7 @@ export function fakeProviderConfig(providerEnv: Record<string, string>): Partial
   return {
     apnsUrl: providerEnv.CLARION_APNS_URL!,
     apnsSandboxUrl: providerEnv.CLARION_APNS_SANDBOX_URL!,
+    apnsManagementUrl: providerEnv.CLARION_APNS_MANAGEMENT_URL!,
     apnsKeyFile: providerEnv.CLARION_APNS_KEY_FILE,
     apnsKeyId: providerEnv.CLARION_APNS_KEY_ID,
     apnsTeamId: providerEnv.CLARION_APNS_TEAM_ID,
@@ -161,7 +163,7 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
       tokens.set(token, id);
       rows.push({
         id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
-        push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
+        push_to_start_token: null, os_version: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
         created_at: now, updated_at: now, unsubscribed_at: null, apns_environment: null,
       });
     }

@@ -93,6 +93,18 @@ afterEach(async () => {
 });
 
 describe('HTTP/2 session pool', () => {
+  it('sends GET and DELETE requests, whose stream node:http2 may end itself, and keeps the session', async () => {
+    const server = await rawServer((stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end('{}');
+    });
+    const client = pool(server.url);
+    const get = await client.request({ ':method': 'GET', ':path': '/list' }, '');
+    const remove = await client.request({ ':method': 'DELETE', ':path': '/item' }, '');
+    expect([get.status, remove.status]).toEqual([200, 200]);
+    expect(server.sessions).toHaveLength(1);
+  });
+
   it('retries on a new session the streams a GOAWAY left unprocessed', async () => {
     const held: ServerHttp2Stream[] = [];
     const server = await rawServer((stream, raw) => {

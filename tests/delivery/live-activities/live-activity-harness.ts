@@ -14,7 +14,13 @@ import { startDeliveryHarness, type DeliveryHarness } from '../engine/delivery-h
  */
 export interface LiveActivityHarness extends DeliveryHarness {
   reporter: TokenReporter;
-  iosDevice(account: TestAccount, channelCode: string, options?: { pushToStartToken?: boolean }): Promise<IosDevice>;
+  /**
+   * An iOS device registered with a push-to-start token (none with `pushToStartToken: false`), reported for
+   * `template` when given (else untemplated), and with `osVersion` when given.
+   */
+  iosDevice(account: TestAccount, channelCode: string, options?: { pushToStartToken?: boolean; template?: string; osVersion?: string }): Promise<IosDevice>;
+  /** The device reports one more push-to-start token, for `template` (iOS issues one per ActivityAttributes type). */
+  addPushToStartToken(account: TestAccount, channelCode: string, device: IosDevice, template: string): Promise<string>;
   androidDevice(account: TestAccount, channelCode: string): Promise<{ subscriberId: string; token: string }>;
   /** Waits until no Live Activity job is due or running (the 8-hour expiry, due later, does not count). */
   settle(): Promise<void>;
@@ -27,7 +33,9 @@ export interface LiveActivityHarness extends DeliveryHarness {
 export interface IosDevice {
   subscriberId: string;
   token: string;
+  /** The token it registered with (untemplated, or for the `template` it was registered with). */
   pushToStartToken: string | null;
+  osVersion: string | null;
 }
 
 export async function startLiveActivityHarness(): Promise<LiveActivityHarness> {
@@ -49,9 +57,30 @@ export async function startLiveActivityHarness(): Promise<LiveActivityHarness> {
     async iosDevice(account, channelCode, options = {}) {
       const token = randomBytes(32).toString('hex');
       const pushToStartToken = options.pushToStartToken === false ? null : randomBytes(40).toString('hex');
-      const subscriberId = await register(account, { channelCode, platform: 'ios', token, ...(pushToStartToken ? { pushToStartToken } : {}) });
+      const subscriberId = await register(account, {
+        channelCode,
+        platform: 'ios',
+        token,
+        ...(pushToStartToken ? { pushToStartToken } : {}),
+        ...(options.template ? { template: options.template } : {}),
+        ...(options.osVersion ? { osVersion: options.osVersion } : {}),
+      });
       if (pushToStartToken) devices.set(pushToStartToken, { subscriberId, publishableKey: account.publishableKey });
-      return { subscriberId, token, pushToStartToken };
+      return { subscriberId, token, pushToStartToken, osVersion: options.osVersion ?? null };
+    },
+    async addPushToStartToken(account, channelCode, device, template) {
+      const pushToStartToken = randomBytes(40).toString('hex');
+      const response = await post(h.app, '/api/v1/subscribers', account.publishableKey, {
+        channelCode,
+        platform: 'ios',
+        token: device.token,
+        pushToStartToken,
+        template,
+        ...(device.osVersion ? { osVersion: device.osVersion } : {}),
+      });
+      expect(response.statusCode).toBe(200);
+      devices.set(pushToStartToken, { subscriberId: device.subscriberId, publishableKey: account.publishableKey });
+      return pushToStartToken;
     },
     async androidDevice(account, channelCode) {
       const token = `fcm-${randomBytes(24).toString('base64url')}`;

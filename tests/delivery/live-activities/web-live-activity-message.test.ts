@@ -75,4 +75,9 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
     expect(buildWebPushHeaders(webLiveActivityContent(push({}), nowhere), START + 3600_000)).toMatchObject({ ttl: String(7 * 3600), urgency: 'normal', topic: 'lva_01hx0000000000000000000000' });
     expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' } }), nowhere), START).urgency).toBe('high');
   });
+
+  it("follows the caller's priority over the alert rule, as APNs does", () => {
+    expect(buildWebPushHeaders(webLiveActivityContent(push({ priority: 'high' }), nowhere), START).urgency).toBe('high');
+    expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' }, priority: 'low' }), nowhere), START).urgency).toBe('normal');
+  });
 });

@@ -10,6 +10,9 @@ import { randomBytes } from 'node:crypto';
  *   and are ignored otherwise, as iOS does ("an update older than the last one is ignored");
  * - once an activity has ended (an `end` push, or endActivity(): the user dismissed it, or the system's 8 hours), or
  *   its token rotated (rotateUpdateToken()), pushes to the old update token answer 410 Unregistered.
+ * - iOS 18 broadcast: a start carrying `input-push-channel` instead subscribes the activity to that channel (no
+ *   update token is minted); every broadcast the fake accepts on the channel reaches each activity subscribed to it,
+ *   with the same rules as a push to a token (docs/protocols.md 2.5).
  * APNs itself does not look inside `aps`; these are the device's rules, recorded per activity for tests.
  */
 export interface FakeLiveActivityEvent {
@@ -23,8 +26,10 @@ export interface FakeLiveActivityEvent {
 export interface FakeLiveActivity {
   /** The push-to-start token the start came to (the device's identity here). */
   pushToStartToken: string;
-  /** The current per-activity update token (lower-case hex). */
+  /** The current per-activity update token (lower-case hex); '' for an activity subscribed to a channel instead. */
   updateToken: string;
+  /** The broadcast channel the activity is subscribed to (`input-push-channel`), or null for a token activity. */
+  channelId: string | null;
   /** Earlier update tokens of this activity, now answering 410. */
   retiredTokens: string[];
   attributesType: string;
@@ -74,6 +79,22 @@ export class FakeLiveActivities {
     return aps.event === 'start' ? this.start(token.toLowerCase(), aps) : null;
   }
 
+  /**
+   * A broadcast APNs accepted on `channelId`: every activity subscribed to the channel applies it as it would a push
+   * to its token. Returns how many activities it reached.
+   */
+  broadcast(channelId: string, payload: unknown): number {
+    const aps = apsOf(payload);
+    const subscribed = this.activities.filter((activity) => activity.channelId === channelId);
+    if (aps) for (const activity of subscribed) this.apply(activity, aps);
+    return subscribed.length;
+  }
+
+  /** The activities subscribed to a channel, for tests. */
+  onChannel(channelId: string): FakeLiveActivity[] {
+    return this.activities.filter((activity) => activity.channelId === channelId);
+  }
+
   /** Calls `listener` with the activity each time the system mints an update token (start, rotation). */
   onUpdateToken(listener: (activity: FakeLiveActivity) => void): () => void {
     this.listeners.add(listener);
@@ -116,9 +137,12 @@ export class FakeLiveActivities {
       this.refusedStarts.push({ token, problem, aps });
       return null;
     }
+    const channelId = typeof aps['input-push-channel'] === 'string' ? aps['input-push-channel'] : null;
     const activity: FakeLiveActivity = {
       pushToStartToken: token,
-      updateToken: randomBytes(UPDATE_TOKEN_BYTES).toString('hex'),
+      // Subscribed to a channel, the activity gets its updates from broadcasts: the system mints no token for it.
+      updateToken: channelId === null ? randomBytes(UPDATE_TOKEN_BYTES).toString('hex') : '',
+      channelId,
       retiredTokens: [],
       attributesType: aps['attributes-type'] as string,
       attributes: aps.attributes as Record<string, unknown>,
@@ -129,6 +153,7 @@ export class FakeLiveActivities {
       events: [{ event: 'start', timestamp: aps.timestamp as number, applied: true, aps }],
     };
     this.activities.push(activity);
+    if (channelId !== null) return null;
     this.byToken.set(activity.updateToken, activity);
     // Without input-push-token the system mints no update token, so nothing is announced (the server cannot update it).
     return aps['input-push-token'] === 1 ? activity : null;

@@ -18,6 +18,15 @@ export const apnsReasons = {
   PayloadEmpty: 400,
   TopicDisallowed: 400,
   /**
+   * Broadcast and channel management (docs/protocols.md 2.5, 1.5). Apple's names, read second hand; the statuses of
+   * the channel errors are observed rather than documented (docs/protocols.md 7, q2), so the fake answers 400 for all.
+   */
+  MissingChannelId: 400,
+  BadChannelId: 400,
+  ChannelNotRegistered: 400,
+  CannotCreateChannelConfig: 400,
+  MissingPushType: 400,
+  /**
    * Not in Apple's table: what APNs answers to a body that is not JSON is an open question (docs/protocols.md 7, q8).
    * The fake still rejects it, with a reason no client treats as retryable, so a client bug shows up in tests.
    */

@@ -11,6 +11,10 @@ export interface ApnsRequestRecord {
   streamId: number | null;
   method: string;
   path: string;
+  /** A push to a device token, a broadcast on a channel, or a channel management request (docs/protocols.md 2.5). */
+  kind: 'device' | 'broadcast' | 'channels';
+  /** Broadcast and channel management: the `apns-channel-id` sent, or the one a create answered; else null. */
+  channelId: string | null;
   /** Request headers as received, pseudo-headers included (duplicates joined by node:http2). */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Device token from the path, lower-cased; null when the path has none. */

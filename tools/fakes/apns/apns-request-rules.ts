@@ -126,9 +126,9 @@ export function maxPayloadBytes(pushType: ApnsPushType | null): number {
 }
 
 /** Empty → 400 PayloadEmpty; over the limit → 413 PayloadTooLarge; not a JSON object → 400 BadPayload. */
-export function checkPayload(body: Buffer, size: number, pushType: ApnsPushType | null): Checked<Record<string, unknown>> {
+export function checkPayload(body: Buffer, size: number, pushType: ApnsPushType | null, maxBytes = maxPayloadBytes(pushType)): Checked<Record<string, unknown>> {
   if (size === 0) return reject('PayloadEmpty');
-  if (size > maxPayloadBytes(pushType)) return reject('PayloadTooLarge');
+  if (size > maxBytes) return reject('PayloadTooLarge');
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reject('BadPayload');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
-import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type { Http2SecureServer, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Clock } from '../../../src/domain/clock.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { type ListenOptions, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
@@ -16,6 +16,8 @@ import {
   toKeyObject,
 } from './apns-provider-token.ts';
 import { FakeApnsDevices } from './apns-devices.ts';
+import { FakeBroadcastChannels } from './apns-broadcast-channels.ts';
+import { BROADCAST_MAX_PAYLOAD_BYTES, checkBroadcastLine, checkBroadcastPushType, checkChannelIdHeader, checkCreateChannelBody, checkManagementLine } from './apns-broadcast-rules.ts';
 import { FakeLiveActivities, type FakeLiveActivity } from './apns-live-activities.ts';
 import type { ApnsReason } from './apns-reasons.ts';
 import { type ApnsRequestRecord, type ApnsSessionRecord, headerSnapshot } from './apns-record.ts';
@@ -51,6 +53,11 @@ export interface FakeApnsOptions extends ListenOptions {
    * Default: a registry of its own that accepts every token.
    */
   devices?: FakeApnsDevices;
+  /**
+   * Port of the channel management listener (Apple: its own host, port 2196 in production, 2195 in the sandbox;
+   * docs/protocols.md 2.5). Default 0: any free port; see `managementUrl`.
+   */
+  managementPort?: number;
 }
 
 export interface FakeApns {
@@ -59,7 +66,11 @@ export interface FakeApns {
   readonly environment: ApnsEnvironment;
   /** The device tokens this host knows (shared with the other host when started by startFakeApnsHosts). */
   readonly devices: FakeApnsDevices;
-  /** Every push request received, oldest first (live array). */
+  /** The channel management API (create, read, list, delete broadcast channels), on a listener of its own. */
+  readonly managementUrl: string;
+  /** The broadcast channels of this environment (apns-broadcast-channels.ts); `setLimit` to provoke the limit. */
+  readonly channels: FakeBroadcastChannels;
+  /** Every request received (pushes, broadcasts, channel management), oldest first (live array). */
   readonly requests: readonly ApnsRequestRecord[];
   /** Every connection opened, oldest first (live array). */
   readonly sessions: readonly ApnsSessionRecord[];
@@ -111,27 +122,28 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   const behaviour = new ApnsBehaviour();
   const devices = options.devices ?? new FakeApnsDevices();
   const liveActivities = new FakeLiveActivities();
+  const channels = new FakeBroadcastChannels();
   const requests = new FakeRecord<ApnsRequestRecord>(options.keepRequests ?? true);
   const sessionRecords: ApnsSessionRecord[] = [];
   const states = new WeakMap<Http2Session, SessionState>();
 
-  const listener = await listenSecureHttp2(
-    { ...options, allowHTTP1: false, settings: { maxConcurrentStreams: lockedStreams, maxHeaderListSize: 8000 } },
-    (server) => {
-      server.on('session', (session) => {
-        const record: ApnsSessionRecord = { id: sessionRecords.length + 1, openedAt: clock.now(), closedAt: null, teamId: null, maxActiveStreams: 0, requestCount: 0 };
-        sessionRecords.push(record);
-        states.set(session, { record, auth: newConnectionAuthState(), active: 0, lastStreamId: 0, unlocked: lockedStreams >= maxStreams });
-        session.once('close', () => (record.closedAt = clock.now()));
-      });
-      // node:http2 passes the raw header list as a 4th argument (not in @types/node), needed for DuplicateHeaders.
-      server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
-        handleStream(stream, headers, rawHeaders ?? []).catch(() => stream.destroy());
-      });
-    },
-  );
+  const attach = (role: Role) => (server: Http2SecureServer) => {
+    server.on('session', (session) => {
+      const record: ApnsSessionRecord = { id: sessionRecords.length + 1, openedAt: clock.now(), closedAt: null, teamId: null, maxActiveStreams: 0, requestCount: 0 };
+      sessionRecords.push(record);
+      states.set(session, { record, auth: newConnectionAuthState(), active: 0, lastStreamId: 0, unlocked: lockedStreams >= maxStreams });
+      session.once('close', () => (record.closedAt = clock.now()));
+    });
+    // node:http2 passes the raw header list as a 4th argument (not in @types/node), needed for DuplicateHeaders.
+    server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
+      handleStream(stream, headers, rawHeaders ?? [], role).catch(() => stream.destroy());
+    });
+  };
+  const listenOptions = { ...options, allowHTTP1: false, settings: { maxConcurrentStreams: lockedStreams, maxHeaderListSize: 8000 } };
+  const listener = await listenSecureHttp2(listenOptions, attach('push'));
+  const management = await listenSecureHttp2({ ...listenOptions, port: options.managementPort ?? 0 }, attach('management'));
 
-  async function handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: readonly string[]): Promise<void> {
+  async function handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: readonly string[], role: Role): Promise<void> {
     const state = stream.session ? states.get(stream.session) : undefined;
     if (!state || !stream.session) return;
     const session = stream.session;
@@ -143,11 +155,13 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     stream.on('error', () => {}); // the client may reset the stream; nothing to answer then
 
     const { body, size } = await readBody(stream, RECORD_BODY_BYTES);
-    const draft = newDraft(state, stream, headers, body, size);
-    const answer = await evaluate(draft, headers, rawHeaders, body, size, state, session);
+    const draft = newDraft(state, stream, headers, body, size, role);
+    const answer = await evaluate(draft, headers, rawHeaders, body, size, state, session, role);
     // A delivered Live Activity push reaches the device; a start that minted an update token is announced below.
     const started: FakeLiveActivity | null =
-      answer.status === 200 && draft.pushType === 'liveactivity' && draft.token ? liveActivities.accept(draft.token, draft.payload) : null;
+      answer.status === 200 && draft.kind === 'device' && draft.pushType === 'liveactivity' && draft.token ? liveActivities.accept(draft.token, draft.payload) : null;
+    // A broadcast reaches every activity subscribed to the channel.
+    if (answer.status === 200 && draft.kind === 'broadcast' && draft.channelId) liveActivities.broadcast(draft.channelId, draft.payload);
 
     const delayMs = behaviour.latencyFor({ token: draft.token, topic: draft.topic, headers: draft.headers });
     if (delayMs > 0) await listener.delay(delayMs);
@@ -171,22 +185,20 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     size: number,
     state: SessionState,
     session: Http2Session,
+    role: Role,
   ): Promise<ApnsAnswer> {
     const now = clock.now();
     const fail = (reason: ApnsReason) => answerFor({ reason }, now);
     const duplicates = checkNoDuplicateHeaders(rawHeaders);
     if (!duplicates.ok) return fail(duplicates.reason);
+    if (role === 'management') return evaluateManagement(draft, headers, body, state, session);
+    const broadcastLine = checkBroadcastLine(headers[':method'], headers[':path']);
+    if (broadcastLine) return evaluateBroadcast(draft, headers, broadcastLine, body, size, state, session);
     const line = checkRequestLine(headers[':method'], headers[':path']);
     if (!line.ok) return fail(line.reason);
 
-    const auth = await checkProviderToken(single(headers.authorization), keys, state.auth, rules, now);
+    const auth = await authenticate(headers, state, session, now);
     if (!auth.ok) return fail(auth.reason);
-    state.record.teamId = state.auth.teamId;
-    if (!state.unlocked) {
-      // The first valid token lifts the one-stream limit to the full one (docs/protocols.md 1.2, 1.6).
-      state.unlocked = true;
-      session.settings({ maxConcurrentStreams: maxStreams });
-    }
 
     const parsed = checkApnsHeaders(headers);
     if (!parsed.ok) return fail(parsed.reason);
@@ -217,11 +229,108 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     return { status: 200, reason: null, body: '', headers: environment === 'sandbox' ? { 'apns-unique-id': randomUUID() } : {} };
   }
 
+  /** The provider token (JWT) checks of every request, on both hosts (docs/protocols.md 1.2). */
+  async function authenticate(headers: IncomingHttpHeaders, state: SessionState, session: Http2Session, now: number) {
+    const auth = await checkProviderToken(single(headers.authorization), keys, state.auth, rules, now);
+    if (!auth.ok) return auth;
+    state.record.teamId = state.auth.teamId;
+    if (!state.unlocked) {
+      // The first valid token lifts the one-stream limit to the full one (docs/protocols.md 1.2, 1.6).
+      state.unlocked = true;
+      session.settings({ maxConcurrentStreams: maxStreams });
+    }
+    return auth;
+  }
+
+  /** An app outside the key's (or team's) apps: answered like a push to a foreign topic (InvalidProviderToken). */
+  function mayUse(key: FakeApnsKey, bundleId: string): boolean {
+    const allowed = key.topics ?? options.topics;
+    return !allowed || allowed.includes(bundleId);
+  }
+
+  /** POST /4/broadcasts/apps/<bundle>: JWT, push type, topic (when sent), channel, payload; then injected failures. */
+  async function evaluateBroadcast(
+    draft: Draft,
+    headers: IncomingHttpHeaders,
+    line: ReturnType<typeof checkBroadcastLine> & object,
+    body: Buffer,
+    size: number,
+    state: SessionState,
+    session: Http2Session,
+  ): Promise<ApnsAnswer> {
+    const now = clock.now();
+    const fail = (reason: ApnsReason) => answerFor({ reason }, now);
+    if (!line.ok) return fail(line.reason);
+    const { bundleId } = line.value;
+    const auth = await authenticate(headers, state, session, now);
+    if (!auth.ok) return fail(auth.reason);
+    if (!mayUse(auth.key, bundleId)) return fail('InvalidProviderToken');
+    const parsed = checkApnsHeaders(headers);
+    if (!parsed.ok) return fail(parsed.reason);
+    Object.assign(draft, { pushType: parsed.value.pushType, priority: parsed.value.priority, expiration: parsed.value.expiration });
+    const pushType = checkBroadcastPushType(single(headers['apns-push-type']));
+    if (!pushType.ok) return fail(pushType.reason);
+    // Whether APNs needs apns-topic on a broadcast is open (docs/protocols.md 7, q3): absent passes, a wrong one fails.
+    const topicHeader = single(headers['apns-topic']);
+    if (topicHeader !== undefined) {
+      const topic = checkTopic(topicHeader, 'liveactivity');
+      if (!topic.ok) return fail(topic.reason);
+      if (topic.value.bundleId !== bundleId) return fail('TopicDisallowed');
+    }
+    const channelId = checkChannelIdHeader(single(headers['apns-channel-id']));
+    if (!channelId.ok) return fail(channelId.reason);
+    if (!channels.find(bundleId, channelId.value)) return fail('ChannelNotRegistered');
+    const payload = checkPayload(body, size, 'liveactivity', BROADCAST_MAX_PAYLOAD_BYTES);
+    if (!payload.ok) return fail(payload.reason);
+    const injected = behaviour.takeInjectedFailure();
+    if (injected) {
+      draft.injected = true;
+      return answerFor(injected, now);
+    }
+    return { status: 200, reason: null, body: '', headers: requestIdHeader(headers) };
+  }
+
+  /** The channel management API (docs/protocols.md 2.5): JWT, then create, read, list or delete. */
+  async function evaluateManagement(draft: Draft, headers: IncomingHttpHeaders, body: Buffer, state: SessionState, session: Http2Session): Promise<ApnsAnswer> {
+    const now = clock.now();
+    const fail = (reason: ApnsReason) => answerFor({ reason }, now);
+    const line = checkManagementLine(headers[':method'], headers[':path']);
+    if (!line.ok) return fail(line.reason);
+    const { operation, bundleId } = line.value;
+    const auth = await authenticate(headers, state, session, now);
+    if (!auth.ok) return fail(auth.reason);
+    if (!mayUse(auth.key, bundleId)) return fail('InvalidProviderToken');
+    const injected = behaviour.takeInjectedFailure();
+    if (injected) {
+      draft.injected = true;
+      return answerFor(injected, now);
+    }
+    const json = (status: number, value: unknown): ApnsAnswer => ({ status, reason: null, body: JSON.stringify(value), headers: { 'content-type': 'application/json', ...requestIdHeader(headers) } });
+    if (operation === 'list') return json(200, { channels: channels.list(bundleId).map((channel) => channel.id) });
+    if (operation === 'create') {
+      const checked = checkCreateChannelBody(body);
+      if (!checked.ok) return fail(checked.reason);
+      const channel = channels.create(bundleId, checked.value.messageStoragePolicy, now);
+      if (!channel) return fail('CannotCreateChannelConfig');
+      draft.channelId = channel.id;
+      return { status: 201, reason: null, body: '', headers: { 'apns-channel-id': channel.id, ...requestIdHeader(headers) } };
+    }
+    const channelId = checkChannelIdHeader(single(headers['apns-channel-id']));
+    if (!channelId.ok) return fail(channelId.reason);
+    const channel = channels.find(bundleId, channelId.value);
+    if (!channel) return fail('ChannelNotRegistered');
+    if (operation === 'read') return json(200, { 'message-storage-policy': channel.messageStoragePolicy, 'push-type': 'LiveActivity' });
+    channels.delete(bundleId, channel.id);
+    return { status: 204, reason: null, body: '', headers: requestIdHeader(headers) };
+  }
+
   return {
     url: listener.url,
     port: listener.port,
     environment,
     devices,
+    managementUrl: management.url,
+    channels,
     requests: requests.entries,
     sessions: sessionRecords,
     waitForRequests: (count, timeoutMs) => requests.waitForCount(count, timeoutMs),
@@ -235,7 +344,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     failNext: (count, outcome) => behaviour.failNext(count, outcome),
     setLatency: (latency) => behaviour.setLatency(latency),
     goAway: ({ reason = 'Shutdown', errorCode = http2.constants.NGHTTP2_NO_ERROR } = {}) => {
-      const sessions = listener.openSessions();
+      const sessions = [...listener.openSessions(), ...management.openSessions()];
       for (const session of sessions) {
         // docs/protocols.md 1.4: APNs may close a connection with GOAWAY carrying a JSON reason.
         session.goaway(errorCode, states.get(session)?.lastStreamId ?? 0, Buffer.from(JSON.stringify({ reason })));
@@ -247,20 +356,31 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     reset: () => {
       behaviour.reset();
       liveActivities.reset();
+      channels.reset();
       requests.clear();
     },
     close: async () => {
       requests.abortWaits('the fake APNs server was closed');
-      await listener.close();
+      await Promise.all([listener.close(), management.close()]);
     },
   };
 }
 
 type Draft = Omit<ApnsRequestRecord, 'at' | 'status' | 'reason' | 'answered'>;
 
-function newDraft(state: SessionState, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number): Draft {
+/** Which listener a request came to: the push host (device pushes, broadcasts) or the channel management host. */
+type Role = 'push' | 'management';
+
+/** `apns-request-id` is echoed on broadcast and channel management answers (docs/protocols.md 1.3 header table). */
+function requestIdHeader(headers: IncomingHttpHeaders): Record<string, string> {
+  const requestId = single(headers['apns-request-id']);
+  return { 'apns-request-id': requestId ?? randomUUID() };
+}
+
+function newDraft(state: SessionState, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number, role: Role): Draft {
   const path = headers[':path'] ?? '';
-  const token = /^\/3\/device\/([^/?]+)/.exec(path)?.[1]?.toLowerCase() ?? null;
+  const kind: Draft['kind'] = role === 'management' ? 'channels' : path.startsWith('/4/broadcasts/') ? 'broadcast' : 'device';
+  const token = kind === 'device' ? (/^\/3\/device\/([^/?]+)/.exec(path)?.[1]?.toLowerCase() ?? null) : null;
   const authorization = single(headers.authorization);
   const jwt = authorization ? readClaims(authorization.replace(/^bearer\s+/i, '')) : null;
   const apnsId = single(headers['apns-id']);
@@ -276,6 +396,8 @@ function newDraft(state: SessionState, stream: ServerHttp2Stream, headers: Incom
     streamId: stream.id ?? null,
     method: headers[':method'] ?? '',
     path,
+    kind,
+    channelId: single(headers['apns-channel-id']) ?? null,
     headers: headerSnapshot(headers),
     token,
     topic: single(headers['apns-topic']) ?? null,

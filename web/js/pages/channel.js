@@ -8,7 +8,7 @@ import { announce, showProblem } from '../feedback.js';
 
 /** What each platform sends as `token` when it registers (docs/api.md). */
 const platformTokens = [
-  { platform: 'ios', label: 'iOS', token: '"<APNs device token, hex>"', note: 'From application(_:didRegisterForRemoteNotificationsWithDeviceToken:), as a hex string. Add "pushToStartToken" (iOS 17.2+) to receive Live Activities.' },
+  { platform: 'ios', label: 'iOS', token: '"<APNs device token, hex>"', note: 'From application(_:didRegisterForRemoteNotificationsWithDeviceToken:), as a hex string. Add "pushToStartToken" (iOS 17.2+) with its "template" to receive Live Activities, and "osVersion" so iOS 18 devices get them on a broadcast channel.' },
   { platform: 'android', label: 'Android', token: '"<FCM registration token>"', note: 'From FirebaseMessaging.getInstance().token.' },
   { platform: 'web', label: 'Web', token: '<PushSubscription.toJSON()>', note: 'The browser’s PushSubscription object, as JSON. The browser SDK, /sdk/clarion-web.js, registers it for you; or use the public join page above.' },
 ];

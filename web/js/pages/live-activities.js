@@ -5,13 +5,15 @@ import { announce, askDialog, showProblem } from '../feedback.js';
 import { formatNumber, formatTime } from '../format.js';
 import { field } from '../forms.js';
 import { pageHeading } from '../layout.js';
+import { deliveryText, startForm, updateActivity } from '../live-activity-forms.js';
+import { allChannels } from './channels.js';
 
 /** How often the page re-reads the activities, so previews follow updates your backend sends. */
 const REFRESH_MS = 5000;
 
 /**
  * Live Activities with a preview of each as a lock screen shows it. Started, updated and ended by your backend
- * through the API; here you watch them and can end one.
+ * through the API; here you can also start one from a template form (with the live preview), update and end it.
  */
 export async function liveActivitiesPage({ container, query, navigate }) {
   pageHeading(container, 'Live Activities');
@@ -28,9 +30,13 @@ export async function liveActivitiesPage({ container, query, navigate }) {
   });
   const problems = h('div');
   const grid = h('div', { class: 'activity-grid' });
+  const formTicks = [];
+  const channels = await allChannels();
+  const starter = channels.length > 0 ? h('details', { class: 'start-activity' }, h('summary', {}, 'Start a Live Activity'), startForm({ channels, ticks: formTicks, onStarted: () => load() })) : null;
   append(
     container,
     h('p', { class: 'lead' }, 'Your backend starts and updates activities with POST /api/v1/live-activities; each shows on iOS lock screens (and as an ongoing notification on Android). The previews below follow their current fields.'),
+    starter,
     filter,
     problems,
     grid,
@@ -51,7 +57,7 @@ export async function liveActivitiesPage({ container, query, navigate }) {
   // Timers tick every second and the list refreshes every few seconds, until the user leaves the page.
   const timer = setInterval(() => {
     if (!container.isConnected) return clearInterval(timer);
-    for (const tick of ticks) tick();
+    for (const tick of [...ticks, ...formTicks]) tick();
   }, 1000);
   const refresher = setInterval(() => {
     if (!container.isConnected) return clearInterval(refresher);
@@ -72,11 +78,19 @@ function card(activity, context) {
       h('dt', {}, 'Channel'), h('dd', {}, h('code', {}, activity.channelCode)),
       h('dt', {}, 'Template'), h('dd', {}, activity.template),
       h('dt', {}, 'Recipients'), h('dd', {}, formatNumber(activity.recipientCount)),
+      h('dt', {}, 'Delivery'), h('dd', {}, deliveryText(activity)),
       h('dt', {}, 'Updated'), h('dd', {}, formatTime(activity.updatedAt)),
       activity.endedAt ? [h('dt', {}, 'Ended'), h('dd', {}, formatTime(activity.endedAt))] : null,
       h('dt', {}, 'Id'), h('dd', {}, h('code', {}, activity.id)),
     ),
-    activity.status === 'active' ? h('button', { type: 'button', class: 'danger', onclick: () => end(activity, context) }, 'End activity', h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`)) : null,
+    activity.status === 'active'
+      ? h(
+          'div',
+          { class: 'actions' },
+          h('button', { type: 'button', onclick: () => updateActivity(activity, context) }, 'Update activity', h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`)),
+          h('button', { type: 'button', class: 'danger', onclick: () => end(activity, context) }, 'End activity', h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`)),
+        )
+      : null,
   );
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { enqueueLiveActivityPush } from '../../../delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf, recordLiveActivityChange } from '../../../delivery/live-activities/live-activity-snapshot.ts';
-import type { LiveActivityAlert } from '../../../domain/live-activity-alert.ts';
+import type { LiveActivityAlert, LiveActivityPriority } from '../../../domain/live-activity-alert.ts';
 import { effectiveStatus, LIVE_ACTIVITY_DISMISS_MAX_MS } from '../../../domain/live-activity-lifecycle.ts';
 import { mergeTemplateFields, validateTemplateFields, type TemplateFields, type TemplateName } from '../../../domain/live-activity-templates.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
@@ -13,8 +13,8 @@ import { activityEnded, findVisibleLiveActivity } from './live-activity-access.t
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 
 export type LiveActivityChange =
-  | { event: 'update'; fields: TemplateFields; alert?: LiveActivityAlert | undefined; staleAt?: string | undefined }
-  | { event: 'end'; fields?: TemplateFields | undefined; dismissAt?: string | undefined };
+  | { event: 'update'; fields: TemplateFields; alert?: LiveActivityAlert | undefined; staleAt?: string | undefined; priority?: LiveActivityPriority | undefined }
+  | { event: 'end'; fields?: TemplateFields | undefined; alert?: LiveActivityAlert | undefined; dismissAt?: string | undefined; priority?: LiveActivityPriority | undefined };
 
 /**
  * An update or an end, the same way as a notification is accepted (accept-notification.ts): the checks a caller can
@@ -35,7 +35,7 @@ export async function changeLiveActivity(deps: AppDependencies, auth: AuthContex
     const currentFields = JSON.parse(current.fields) as TemplateFields;
     const checked = validateTemplateFields(current.template as TemplateName, change.fields ? mergeTemplateFields(currentFields, change.fields) : currentFields, now);
     if (!checked.ok) throw validationFailed(checked.problems);
-    const alert = change.event === 'update' ? (change.alert ?? null) : null;
+    const alert = change.alert ?? null;
     const row: LiveActivityRow = {
       ...current,
       fields: JSON.stringify(checked.fields),
@@ -46,7 +46,7 @@ export async function changeLiveActivity(deps: AppDependencies, auth: AuthContex
       ended_at: change.event === 'end' ? now : null,
       dismiss_at: change.event === 'end' ? times.dismissAt : null,
     };
-    const push = liveActivityPushOf(row, change.event, alert);
+    const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
     assertLiveActivityPayloadsFit(push);
     const quota = await chargeQuota(trx, auth.accountId, now);
     await saveLiveActivityState(trx, row.id, { fields: row.fields, alert: row.alert, stale_at: row.stale_at, status: row.status, ended_at: row.ended_at, dismiss_at: row.dismiss_at });

@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
-import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+import { Alert, liveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
 
 export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -12,13 +12,15 @@ export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'End a Live Activity',
         description:
-          'Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.',
+          'Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). An `alert` lights the screen with the end; `priority` `low` sends it at APNs priority 5 instead of 10. Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.',
         tags: ['live activities'],
         params: IdParams('liveActivity'),
         body: Type.Object(
           {
             fields: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' })),
             dismissAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.' })),
+            alert: Type.Optional(Alert),
+            priority: Type.Optional(Priority),
           },
           { additionalProperties: false },
         ),
@@ -26,8 +28,8 @@ export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
       },
     },
     async (request, reply) => {
-      const { fields, dismissAt } = request.body;
-      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'end', fields: fields as TemplateFields | undefined, dismissAt });
+      const { fields, dismissAt, alert, priority } = request.body;
+      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'end', fields: fields as TemplateFields | undefined, dismissAt, alert, priority });
       return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
     },
   );

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { normalizeToken } from '../../../domain/device-token.ts';
 import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
+import { updateLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
 import { saveLiveActivityToken } from '../../../store/live-activity-tokens-store.ts';
 import { findSubscriber } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
@@ -59,9 +60,12 @@ export function reportLiveActivityTokenHandler(deps: AppDependencies): Endpoint 
       if (subscriber.platform !== 'ios') throw validationFailed([{ field: 'subscriberId', message: 'only iOS subscribers have Live Activity tokens' }]);
       const now = deps.clock.now();
       if (effectiveStatus(activity, now).status === 'ended') throw activityEnded(activity, now);
-      const { row, created } = await deps.store.db.transaction().execute((trx) =>
-        saveLiveActivityToken(trx, { liveActivityId: activity.id, subscriberId: subscriber.id, token: token.value.token, now }),
-      );
+      const { row, created } = await deps.store.db.transaction().execute(async (trx) => {
+        const saved = await saveLiveActivityToken(trx, { liveActivityId: activity.id, subscriberId: subscriber.id, token: token.value.token, now });
+        // A device that reports its token after updates went out gets the current state now (late joiners).
+        await updateLateJoiner(trx, deps.queue, activity, subscriber.id);
+        return saved;
+      });
       return reply.code(created ? 201 : 200).send({
         success: true,
         data: { liveActivityId: row.live_activity_id, subscriberId: row.subscriber_id, createdAt: toIso(row.created_at), updatedAt: toIso(row.updated_at) },

@@ -7,7 +7,11 @@ import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-a
 import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
 import { recordEvent } from '../../../store/events-store.ts';
-import { insertLiveActivity, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import type { Kysely } from 'kysely';
+import { supportsBroadcast } from '../../../domain/ios-version.ts';
+import { insertLiveActivity, liveActivityDeliveries, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-targets-store.ts';
+import type { Database } from '../../../store/schema.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
 import { audienceProperties, takeAudience } from '../notifications/notification-audience.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
@@ -20,6 +24,13 @@ import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
+
+/** The iOS devices the start puts on the broadcast channel: all of them (`broadcast`), iOS 18+ ones (`auto`), none (`tokens`). */
+async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRow): Promise<number> {
+  if (activity.delivery === 'tokens') return 0;
+  const versions = await countIosStartTargetsByOsVersion(db, { channelId: activity.channel_id, template: activity.template, audience: activity.audience });
+  return versions.filter(({ osVersion }) => activity.delivery === 'broadcast' || supportsBroadcast(osVersion)).reduce((sum, { count }) => sum + count, 0);
+}
 
 /**
  * POST /api/v1/live-activities. In ONE transaction: the quota unit, the activity, `live_activity.started`, the
@@ -43,6 +54,12 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
             relevanceScore: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Orders several activities of the app on the lock screen; higher shows first.' })),
             // Optional audience inside the channel, as on POST /notifications (docs/api.md, "Targeting").
             ...audienceProperties,
+            delivery: Type.Optional(
+              StringEnum(liveActivityDeliveries, {
+                description:
+                  'How iOS devices get updates. `auto` (default): an APNs broadcast channel (ONE request per update) for devices that reported iOS 18 or later (`osVersion`), per-token pushes for the rest. `broadcast`: every iOS device on the channel. `tokens`: every device per token, as before iOS 18. Android and web are always per device.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -82,13 +99,20 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
         dismiss_at: null,
         push_timestamp: nextPushTimestamp(0, now),
         audience: audience === null ? null : JSON.stringify(audience),
+        delivery: body.delivery ?? 'auto',
+        apns_channel_id: null,
+        broadcast_count: 0,
       };
       const push = liveActivityPushOf(draft, 'start', alert);
       assertLiveActivityPayloadsFit(push);
 
       const row = await deps.store.db.transaction().execute(async (trx) => {
         const quota = await chargeQuota(trx, auth.accountId, now);
-        const activity: LiveActivityRow = { ...draft, recipient_count: await countLiveActivityTargets(trx, channel.id, audience) };
+        const activity: LiveActivityRow = {
+          ...draft,
+          recipient_count: await countLiveActivityTargets(trx, channel.id, body.template, audience),
+          broadcast_count: await countBroadcastPart(trx, draft),
+        };
         await insertLiveActivity(trx, activity);
         await recordEvent(trx, {
           accountId: auth.accountId,

@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
-import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+import { Alert, liveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
 
 export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -12,7 +12,7 @@ export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Update a Live Activity',
         description:
-          "`fields` are merged into the current ones (a nested team merges by member, `null` removes an optional field) and the result is validated like a start's. With `alert` the update lights the screen (APNs priority 10); without, it is silent (priority 5). `staleAt` applies to this content: an update without it clears the previous one, as on iOS. Sent to every iOS device that reported its activity token and to every Android subscriber. Counts one against the monthly quota.",
+          "`fields` are merged into the current ones (a nested team merges by member, `null` removes an optional field) and the result is validated like a start's. With `alert` the update lights the screen (APNs priority 10); without, it is silent (priority 5); `priority` overrides either (`high` = 10, `low` = 5). `staleAt` applies to this content: an update without it clears the previous one, as on iOS. Sent to every iOS device that reported its activity token and to every Android subscriber. Counts one against the monthly quota.",
         tags: ['live activities'],
         params: IdParams('liveActivity'),
         body: Type.Object(
@@ -20,6 +20,7 @@ export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
             fields: Type.Object({}, { additionalProperties: true, description: "Fields to change, merged into the current ones: see the template's <Template>Fields schema." }),
             alert: Type.Optional(Alert),
             staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show this content as out of date.' })),
+            priority: Type.Optional(Priority),
           },
           { additionalProperties: false },
         ),
@@ -27,8 +28,8 @@ export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
       },
     },
     async (request, reply) => {
-      const { fields, alert, staleAt } = request.body;
-      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'update', fields: fields as TemplateFields, alert, staleAt });
+      const { fields, alert, staleAt, priority } = request.body;
+      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'update', fields: fields as TemplateFields, alert, staleAt, priority });
       return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
     },
   );

@@ -2,7 +2,10 @@ import Type from 'typebox';
 import { apnsEnvironments } from '../../../domain/apns-environment.ts';
 import { isLocale, isTimeZone, normalizeToken, platforms } from '../../../domain/device-token.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
+import { templateNames } from '../../../domain/live-activity-templates.ts';
+import { parseOsVersion } from '../../../domain/ios-version.ts';
 import { findChannelByCode } from '../../../store/channels-store.ts';
+import { startLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
 import { registerSubscriber } from '../../../store/subscribers-store.ts';
 import { refusePushEndpoint } from '../../../delivery/web-push/web-push-endpoint-guard.ts';
 import { allowsPrivateAddresses, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
@@ -39,6 +42,13 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
               hint: 'must be the device token string (iOS, Android) or the PushSubscription object (web)',
             }),
             pushToStartToken: Type.Optional(Type.String({ maxLength: 400, description: 'iOS 17.2+: the Live Activity push-to-start token (hex).' })),
+            template: Type.Optional(
+              StringEnum(templateNames, {
+                description:
+                  'With pushToStartToken: the Live Activity template whose ActivityAttributes type issued it (iOS issues one token per type); starts of that template go to it. A token without a template serves every template the device has no token of its own for.',
+              }),
+            ),
+            osVersion: Type.Optional(Type.String({ maxLength: 16, description: 'iOS: the system version, e.g. "18.2" (UIDevice.current.systemVersion). 18 or later lets Live Activities use broadcast channels.' })),
             timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' })),
             locale: Type.Optional(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' })),
             externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your own id for the user or device.' })),
@@ -73,6 +83,9 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
         else pushToStartToken = normalized.value.token;
       }
       if (body.environment !== undefined && body.platform !== 'ios') problems.push({ field: 'environment', message: 'only iOS tokens have an APNs environment' });
+      if (body.template !== undefined && body.pushToStartToken === undefined) problems.push({ field: 'template', message: 'names the template of a pushToStartToken: send it with one' });
+      if (body.osVersion !== undefined && body.platform !== 'ios') problems.push({ field: 'osVersion', message: 'only iOS subscribers report an osVersion' });
+      else if (body.osVersion !== undefined && parseOsVersion(body.osVersion) === null) problems.push({ field: 'osVersion', message: 'must be an iOS version like 18.2' });
       if (body.timezone !== undefined && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
       if (body.locale !== undefined && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
       if (problems.length > 0 || !token.ok) throw validationFailed(problems);
@@ -82,8 +95,8 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
 
       const now = deps.clock.now();
-      const { subscriber, created } = await deps.store.db.transaction().execute((trx) =>
-        registerSubscriber(trx, {
+      const { subscriber, created } = await deps.store.db.transaction().execute(async (trx) => {
+        const registered = await registerSubscriber(trx, {
           accountId: auth.accountId,
           channelId: channel.id,
           channelCode: channel.code,
@@ -91,13 +104,18 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
           token: token.value.token,
           tokenHash: token.value.tokenHash,
           pushToStartToken,
+          pushToStartTemplate: body.template ?? null,
+          osVersion: body.osVersion ?? null,
           timezone: body.timezone ?? null,
           locale: body.locale ?? null,
           externalId: body.externalId ?? null,
           apnsEnvironment: body.environment ?? null,
           now,
-        }),
-      );
+        });
+        // A device that joins while an activity of its channel runs is started on it at once (late joiners).
+        if (pushToStartToken !== null) await startLateJoiner(trx, deps.queue, registered.subscriber, now);
+        return registered;
+      });
       return reply.code(created ? 201 : 200).send({ success: true, data: subscriberView(subscriber, channel.code) });
     },
   );

@@ -1,0 +1,82 @@
+import { JobRetryError } from '../../queue/job-types.ts';
+import type { JobHandler } from '../../queue/worker-pool.ts';
+import {
+  findSweepableBroadcastChannels,
+  knownBroadcastChannelIds,
+  markBroadcastChannelDeleted,
+  recordUnknownBroadcastChannels,
+} from '../../store/apns-broadcast-channels-store.ts';
+import { deleteBroadcastChannel, listBroadcastChannels, type ApnsBroadcastConnection } from '../apns/apns-broadcast.ts';
+import type { DeliveryDependencies } from '../dispatch-job.ts';
+import type { PushProviders } from '../push-sender.ts';
+import { deleteLiveActivityChannelJob, sweepLiveActivityChannelsJob } from './live-activity-jobs.ts';
+
+/**
+ * Keeping APNs channels from piling up (Apple allows 10,000 per app and environment, and keeps each until deleted,
+ * docs/protocols.md 2.5):
+ * - `live_activity.delete_channel` deletes the channel of an activity that ended (scheduled by the end's broadcast,
+ *   or by the 8-hour expiry) and marks it deleted;
+ * - `live_activity.sweep_channels` (every SWEEP_INTERVAL_MS, src/worker.ts) deletes what a crash left: recorded
+ *   channels whose activity ended without its deletion running, channels recorded without an activity, and channels
+ *   APNs lists that Clarion has no record of (a process that died between APNs' answer and recording it). Those are
+ *   recorded when first seen and deleted on a later sweep, once older than the grace period, so a dispatch that is
+ *   between the two steps right now is never cut short. The sweeper treats every channel of the app in that
+ *   environment as Clarion's (docs/live-activities.md says so).
+ */
+type Dependencies = DeliveryDependencies & { providers: PushProviders };
+
+/** How long a channel may exist without an activity before the sweeper deletes it. */
+export const ORPHAN_CHANNEL_GRACE_MS = 10 * 60_000;
+/** How often the worker enqueues a sweep. */
+export const SWEEP_INTERVAL_MS = 15 * 60_000;
+const SWEEP_BATCH = 500;
+
+export function deleteLiveActivityChannelHandler(deps: Dependencies): JobHandler {
+  return deleteLiveActivityChannelJob.handler(async ({ channelId }) => {
+    const connection = deps.providers.ios.liveActivityBroadcast;
+    if (!connection) return;
+    await deleteOne(deps, connection, channelId);
+  });
+}
+
+export function sweepLiveActivityChannelsHandler(deps: Dependencies): JobHandler {
+  return sweepLiveActivityChannelsJob.handler(async () => {
+    const connection = deps.providers.ios.liveActivityBroadcast;
+    if (!connection) return;
+    await sweepBroadcastChannels(deps, connection);
+  });
+}
+
+/** One sweep over one app and environment: the connection says which (per-app clients can call it for each). */
+export async function sweepBroadcastChannels(deps: DeliveryDependencies, connection: ApnsBroadcastConnection): Promise<{ deleted: number; discovered: number }> {
+  const scope = { environment: connection.environment, topic: connection.topic };
+  let discovered = 0;
+  const listed = await listBroadcastChannels(connection);
+  if (listed.ok) {
+    const known = await knownBroadcastChannelIds(deps.store.db, listed.channelIds);
+    const unknown = listed.channelIds.filter((id) => !known.has(id));
+    await recordUnknownBroadcastChannels(deps.store.db, { ...scope, channelIds: unknown, now: deps.clock.now() });
+    discovered = unknown.length;
+  } else {
+    deps.logger.warn({ outcome: listed.outcome }, 'listing the APNs broadcast channels failed; sweeping the recorded ones only');
+  }
+  const sweepable = await findSweepableBroadcastChannels(deps.store.db, { ...scope, now: deps.clock.now(), orphanGraceMs: ORPHAN_CHANNEL_GRACE_MS, limit: SWEEP_BATCH });
+  let deleted = 0;
+  for (const channel of sweepable) {
+    if (await deleteOne(deps, connection, channel.channel_id, { retry: false })) deleted += 1;
+  }
+  if (deleted > 0 || discovered > 0) deps.logger.info({ deleted, discovered }, 'APNs broadcast channels swept');
+  return { deleted, discovered };
+}
+
+async function deleteOne(deps: DeliveryDependencies, connection: ApnsBroadcastConnection, channelId: string, options = { retry: true }): Promise<boolean> {
+  const result = await deleteBroadcastChannel(connection, channelId);
+  if (result.ok) {
+    await markBroadcastChannelDeleted(deps.store.db, { channelId, now: deps.clock.now() });
+    return true;
+  }
+  if (options.retry && result.outcome.kind === 'retry') throw new JobRetryError(`deleting APNs channel: ${result.outcome.reason}`, result.outcome.retryAfterMs);
+  // Left recorded: the next sweep tries again.
+  deps.logger.warn({ channelId, outcome: result.outcome }, 'deleting an APNs broadcast channel failed');
+  return false;
+}

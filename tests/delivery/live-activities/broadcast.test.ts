@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepLiveActivityChannelsJob } from '../../../src/delivery/live-activities/live-activity-jobs.ts';
+import { get, post } from '../../harness/requests.ts';
+import { APNS_TOPIC } from '../engine/delivery-harness.ts';
+import { startLiveActivityHarness, type LiveActivityHarness } from './live-activity-harness.ts';
+
+/**
+ * iOS 18 broadcast end to end against the fake APNs: auto mode on a mixed channel (iOS 18 on the broadcast channel,
+ * iOS 17 per token, Android per device), one APNs request per update for the whole broadcast part, the channel
+ * deleted after the end, and the sweeper deleting channels a crash left behind.
+ */
+let h: LiveActivityHarness;
+beforeAll(async () => {
+  h = await startLiveActivityHarness();
+});
+afterAll(async () => h?.close());
+
+const broadcasts = () => h.apns.requests.filter((request) => request.kind === 'broadcast');
+const fields = { title: 'Ajax – PSV', home: { name: 'Ajax', score: 0 }, away: { name: 'PSV', score: 0 } };
+
+describe('Live Activities over APNs broadcast channels', () => {
+  it('auto: iOS 18 devices on one channel, iOS 17 per token, Android per device; one request per update; channel deleted at the end', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    const modern = [await h.iosDevice(account, 'match', { osVersion: '18.2' }), await h.iosDevice(account, 'match', { osVersion: '26.0' })];
+    const older = await h.iosDevice(account, 'match', { osVersion: '17.5' });
+    const android = await h.androidDevice(account, 'match');
+    const before = broadcasts().length;
+
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    expect(started.statusCode).toBe(201);
+    const id = started.body.data.id as string;
+    expect(started.body.data).toMatchObject({ delivery: 'auto', recipientCount: 4, recipientCounts: { broadcast: 2, tokens: 2 }, deliveryModes: ['broadcast', 'tokens'] });
+    await h.settle();
+
+    const record = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data;
+    const channelId = record.channelId as string;
+    expect(channelId).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    expect(h.apns.channels.list(APNS_TOPIC).map((channel) => channel.id)).toContain(channelId);
+    for (const device of modern) {
+      const [start] = h.apnsPushes(device.pushToStartToken!);
+      expect(start!.payload).toMatchObject({ aps: { event: 'start', 'input-push-channel': channelId } });
+      expect((start!.payload as { aps: Record<string, unknown> }).aps['input-push-token']).toBeUndefined();
+    }
+    expect(h.apnsPushes(older.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { event: 'start', 'input-push-token': 1 } });
+
+    // Two updates and the end: one broadcast request each, whatever the number of iOS 18 devices.
+    for (const [path, body] of [
+      ['update', { fields: { home: { score: 1 } } }],
+      ['update', { fields: { away: { score: 1 } }, priority: 'low' }],
+      ['end', { fields: { period: 'Full time' } }],
+    ] as const) {
+      h.clock.advance(1_000);
+      expect((await post(h.app, `/api/v1/live-activities/${id}/${path}`, account.secretKey, body)).statusCode).toBe(200);
+      await h.settle();
+    }
+    const sent = broadcasts().slice(before);
+    expect(sent.map((request) => [request.status, request.channelId, (request.payload as { aps: { event: string } }).aps.event, request.headers['apns-priority']])).toEqual([
+      [200, channelId, 'update', '5'],
+      [200, channelId, 'update', '5'],
+      [200, channelId, 'end', '10'],
+    ]);
+    expect(sent[0]!.headers).toMatchObject({ 'apns-push-type': 'liveactivity', 'apns-topic': `${APNS_TOPIC}.push-type.liveactivity`, 'apns-expiration': '0' });
+
+    // Every device ends in the right state.
+    const final = { ...fields, home: { name: 'Ajax', score: 1 }, away: { name: 'PSV', score: 1 }, period: 'Full time' };
+    for (const device of [...modern, older]) {
+      const activity = await h.deviceActivity(device, id);
+      expect(activity).toMatchObject({ state: 'ended', contentState: final });
+    }
+    expect((await h.deviceActivity(modern[0]!, id)).channelId).toBe(channelId);
+    // The iOS 17 device got its updates on its own token, the others none.
+    const olderActivity = await h.deviceActivity(older, id);
+    expect(h.apnsPushes(olderActivity.updateToken).map((request) => (request.payload as { aps: { event: string } }).aps.event)).toEqual(['update', 'update', 'end']);
+    expect(JSON.parse((h.fcmPushes(android.token).at(-1)!.message as { data: { fields: string } }).data.fields)).toEqual(final);
+
+    // The channel is gone at APNs and marked deleted.
+    expect(h.apns.channels.list(APNS_TOPIC).map((channel) => channel.id)).not.toContain(channelId);
+    const row = await h.store.db.selectFrom('apns_broadcast_channels').selectAll().where('channel_id', '=', channelId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ live_activity_id: id, deleted_at: expect.any(Number) });
+  });
+
+  it('tokens: no channel, every iOS device per token', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    const device = await h.iosDevice(account, 'match', { osVersion: '18.2' });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields, delivery: 'tokens' });
+    expect(started.body.data).toMatchObject({ delivery: 'tokens', recipientCounts: { broadcast: 0, tokens: 1 }, deliveryModes: ['tokens'], channelId: null });
+    await h.settle();
+    expect(h.apnsPushes(device.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-token': 1 } });
+  });
+
+  it('broadcast: every iOS device on the channel, whatever version it reported', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    const unknown = await h.iosDevice(account, 'match');
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields, delivery: 'broadcast' });
+    expect(started.body.data).toMatchObject({ delivery: 'broadcast', recipientCounts: { broadcast: 1, tokens: 0 }, deliveryModes: ['broadcast'] });
+    await h.settle();
+    const channelId = (await get(h.app, `/api/v1/live-activities/${started.body.data.id}`, account.secretKey)).body.data.channelId;
+    expect(h.apnsPushes(unknown.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-channel': channelId } });
+  });
+
+  it('falls back to tokens when APNs has no room for another channel, and says so in the record', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    const device = await h.iosDevice(account, 'match', { osVersion: '18.2' });
+    h.apns.channels.setLimit(h.apns.channels.list(APNS_TOPIC).length);
+    try {
+      const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+      await h.settle();
+      const record = (await get(h.app, `/api/v1/live-activities/${started.body.data.id}`, account.secretKey)).body.data;
+      expect(record).toMatchObject({ channelId: null, recipientCounts: { broadcast: 0, tokens: 1 }, deliveryModes: ['tokens'] });
+      expect(h.apnsPushes(device.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-token': 1 } });
+    } finally {
+      h.apns.channels.setLimit(10_000);
+    }
+  });
+
+  it('the sweeper deletes channels a crash left: an ended activity’s, and one APNs knows but Clarion never recorded', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    await h.iosDevice(account, 'match', { osVersion: '18.2' });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    await h.settle();
+    const id = started.body.data.id as string;
+    const channelId = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data.channelId as string;
+    // A crash: the activity was ended but its channel's deletion never ran; and a channel created right before a
+    // process died, before it could be recorded.
+    await h.store.db.updateTable('live_activities').set({ status: 'ended', ended_at: h.clock.now() }).where('id', '=', id).execute();
+    const stray = h.apns.channels.create(APNS_TOPIC, 1, h.clock.now())!;
+
+    const sweep = async () => {
+      await h.store.db.transaction().execute((trx) => sweepLiveActivityChannelsJob.enqueue(h.queue, trx, {}));
+      await h.settle();
+    };
+    await sweep();
+    const left = () => h.apns.channels.list(APNS_TOPIC).map((channel) => channel.id);
+    expect(left()).not.toContain(channelId);
+    // First seen now: kept for the grace period, in case a dispatch is between creating and recording it.
+    expect(left()).toContain(stray.id);
+    h.clock.advance(11 * 60_000);
+    await sweep();
+    expect(left()).not.toContain(stray.id);
+  });
+});
