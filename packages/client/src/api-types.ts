@@ -2647,14 +2647,25 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
                                     title: string;
                                 } | null;
                                 channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
@@ -2664,8 +2675,15 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
                                 relevanceScore: number | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
@@ -2751,13 +2769,20 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Alert shown with the start (or an update) of the activity. */
+                        /** @description Alert shown with the start, an update or the end of the activity. */
                         alert?: {
                             body?: string;
+                            /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                            sound?: string;
                             title: string;
                         };
                         /** @description Code of the channel. */
                         channelCode: string;
+                        /**
+                         * @description How iOS devices get updates. `auto` (default): an APNs broadcast channel (ONE request per update) for devices that reported iOS 18 or later (`osVersion`), per-token pushes for the rest. `broadcast`: every iOS device on the channel. `tokens`: every device per token, as before iOS 18. Android and web are always per device.
+                         * @enum {string}
+                         */
+                        delivery?: "auto" | "broadcast" | "tokens";
                         /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
                         externalIds?: string[];
                         /** @description Values for the template: see the <Template>Fields schemas. */
@@ -2801,14 +2826,25 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
                                     title: string;
                                 } | null;
                                 channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
@@ -2818,8 +2854,15 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
                                 relevanceScore: number | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
@@ -2953,14 +2996,25 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
                                     title: string;
                                 } | null;
                                 channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
@@ -2970,8 +3024,15 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
                                 relevanceScore: number | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
@@ -3050,7 +3111,7 @@ export interface paths {
         put?: never;
         /**
          * End a Live Activity
-         * @description Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.
+         * @description Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). An `alert` lights the screen with the end; `priority` `low` sends it at APNs priority 5 instead of 10. Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.
          */
         post: {
             parameters: {
@@ -3065,6 +3126,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Alert shown with the start, an update or the end of the activity. */
+                        alert?: {
+                            body?: string;
+                            /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                            sound?: string;
+                            title: string;
+                        };
                         /**
                          * Format: date-time
                          * @description When the ended activity leaves the Lock Screen; at most 4 hours ahead.
@@ -3074,6 +3142,11 @@ export interface paths {
                         fields?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description `high`: APNs priority 10, delivered at once, counted against the device's Live Activity budget. `low`: priority 5, delivered when the system sees fit, no budget. Without it: 10 for an end or an update with `alert`, 5 for a silent update.
+                         * @enum {string}
+                         */
+                        priority?: "high" | "low";
                     };
                 };
             };
@@ -3090,14 +3163,25 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
                                     title: string;
                                 } | null;
                                 channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
@@ -3107,8 +3191,15 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
                                 relevanceScore: number | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
@@ -3386,7 +3477,7 @@ export interface paths {
         put?: never;
         /**
          * Update a Live Activity
-         * @description `fields` are merged into the current ones (a nested team merges by member, `null` removes an optional field) and the result is validated like a start's. With `alert` the update lights the screen (APNs priority 10); without, it is silent (priority 5). `staleAt` applies to this content: an update without it clears the previous one, as on iOS. Sent to every iOS device that reported its activity token and to every Android subscriber. Counts one against the monthly quota.
+         * @description `fields` are merged into the current ones (a nested team merges by member, `null` removes an optional field) and the result is validated like a start's. With `alert` the update lights the screen (APNs priority 10); without, it is silent (priority 5); `priority` overrides either (`high` = 10, `low` = 5). `staleAt` applies to this content: an update without it clears the previous one, as on iOS. Sent to every iOS device that reported its activity token and to every Android subscriber. Counts one against the monthly quota.
          */
         post: {
             parameters: {
@@ -3401,15 +3492,22 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Alert shown with the start (or an update) of the activity. */
+                        /** @description Alert shown with the start, an update or the end of the activity. */
                         alert?: {
                             body?: string;
+                            /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                            sound?: string;
                             title: string;
                         };
                         /** @description Fields to change, merged into the current ones: see the template's <Template>Fields schema. */
                         fields: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description `high`: APNs priority 10, delivered at once, counted against the device's Live Activity budget. `low`: priority 5, delivered when the system sees fit, no budget. Without it: 10 for an end or an update with `alert`, 5 for a silent update.
+                         * @enum {string}
+                         */
+                        priority?: "high" | "low";
                         /**
                          * Format: date-time
                          * @description When the system should show this content as out of date.
@@ -3431,14 +3529,25 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
                                     title: string;
                                 } | null;
                                 channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
@@ -3448,8 +3557,15 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
                                 relevanceScore: number | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
@@ -4698,10 +4814,17 @@ export interface paths {
                         externalId?: string;
                         /** @description BCP 47 language tag, e.g. de-DE. */
                         locale?: string;
+                        /** @description iOS: the system version, e.g. "18.2" (UIDevice.current.systemVersion). 18 or later lets Live Activities use broadcast channels. */
+                        osVersion?: string;
                         /** @enum {string} */
                         platform: "ios" | "android" | "web";
                         /** @description iOS 17.2+: the Live Activity push-to-start token (hex). */
                         pushToStartToken?: string;
+                        /**
+                         * @description With pushToStartToken: the Live Activity template whose ActivityAttributes type issued it (iOS issues one token per type); starts of that template go to it. A token without a template serves every template the device has no token of its own for.
+                         * @enum {string}
+                         */
+                        template?: "progress" | "timer" | "score" | "steps";
                         /** @description IANA time zone, e.g. Europe/Berlin. */
                         timezone?: string;
                         /** @description iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object. */
