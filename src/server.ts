@@ -11,7 +11,7 @@ import { SecretBoxError } from './domain/secret-box.ts';
 import type { Store } from './store/database.ts';
 import type { ClarionApp } from './http/app-types.ts';
 import { ClarionMetrics } from './metrics/clarion-metrics.ts';
-import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.ts';
+import { DEFAULT_METRICS_PORT, MetricsPortInUseError, startMetricsListener, type MetricsListener } from './metrics/metrics-listener.ts';
 import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
@@ -96,13 +96,20 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   const metrics = new ClarionMetrics({ processMetrics: true });
   watchQueue(metrics, store, clock);
   // Before the roles start: a taken port stops start-up with nothing else left running.
+  // On by default (issue 15): CLARION_METRICS_PORT when set, else DEFAULT_METRICS_PORT on CLARION_METRICS_HOST
+  // (127.0.0.1). A port the operator chose that is taken stops start-up; the default one taken (a second process on
+  // the host) only costs this process its listener, with a warning, so several processes on one host still start.
   let metricsListener: MetricsListener | null = null;
-  if (config.metricsPort !== undefined) {
-    metricsListener = await startMetricsListener(metrics, { host: config.metricsHost, port: config.metricsPort }).catch(async (error: unknown) => {
+  const metricsPort = config.metricsPort ?? DEFAULT_METRICS_PORT;
+  try {
+    metricsListener = await startMetricsListener(metrics, { host: config.metricsHost, port: metricsPort });
+    logger.info({ address: metricsListener.address }, 'metrics listener ready: GET /metrics (no token; keep this address private)');
+  } catch (error) {
+    if (config.metricsPort !== undefined || !(error instanceof MetricsPortInUseError)) {
       await store.close();
       throw error;
-    });
-    logger.info({ address: metricsListener.address }, 'metrics listener ready: GET /metrics (no token; keep this address private)');
+    }
+    logger.warn({ port: metricsPort, host: config.metricsHost }, 'metrics listener not started: the default port is taken (another clarion on this host?); set CLARION_METRICS_PORT to give this process its own');
   }
 
   let worker: DeliveryWorker | null = null;

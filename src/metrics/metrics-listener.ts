@@ -4,6 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config/load-config.ts';
 import type { ClarionMetrics } from './clarion-metrics.ts';
 
+/** Where the metrics listen when CLARION_METRICS_PORT is not set: the port Prometheus exporters commonly use. */
+export const DEFAULT_METRICS_PORT = 9464;
+
+/** The metrics port is taken: a ConfigError that names CLARION_METRICS_PORT. */
+export class MetricsPortInUseError extends ConfigError {}
+
 export interface MetricsListener {
   /** host:port it listens on (the port is the real one when 0 was asked). */
   address: string;
@@ -33,7 +39,7 @@ export async function startMetricsListener(metrics: ClarionMetrics, options: { h
   try {
     await once(server, 'listening');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`CLARION_METRICS_PORT: port ${options.port} is already in use on ${options.host}`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new MetricsPortInUseError(`CLARION_METRICS_PORT: port ${options.port} is already in use on ${options.host}`);
     throw error;
   }
   const { address, port } = server.address() as AddressInfo;

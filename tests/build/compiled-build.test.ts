@@ -15,12 +15,14 @@ let copy: string;
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'clarion-build-'));
-  for (const path of ['src', 'bin', 'web', 'web-sdk', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const path of ['src', 'bin', 'web', 'web-sdk', 'scripts', 'packages/client', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
     cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
   }
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
   const build = spawnSync(process.execPath, [join(copy, 'scripts/build.js')], { cwd: copy, encoding: 'utf8', timeout: 120_000 });
   expect(build.status, build.stderr).toBe(0);
+  // The client package too: a compiled `clarion send` / `clarion live` loads it from there (src/cli/client-package.ts).
+  expect(existsSync(join(copy, 'packages/client/dist/index.js'))).toBe(true);
 }, 150_000);
 
 afterAll(() => {

@@ -109,3 +109,44 @@ describe('the CLARION_METRICS_PORT listener', () => {
     }
   });
 });
+
+describe('the default metrics listener (CLARION_METRICS_PORT unset)', () => {
+  const holdPort = async (port: number) => {
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    const held = await new Promise<boolean>((resolve) => {
+      holder.once('error', () => resolve(false));
+      holder.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    return { held, release: () => (held ? new Promise<void>((resolve) => holder.close(() => resolve())) : Promise.resolve()) };
+  };
+
+  it('when 9464 is taken, the process starts without a metrics listener instead of failing', async () => {
+    // Held here, or already by another process on the machine: either way the port is taken.
+    const hold = await holdPort(9464);
+    try {
+      const server = await startServer(configFor({ metricsPort: undefined }), { api: false, worker: true });
+      try {
+        expect(server.metricsAddress).toBeNull();
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await hold.release();
+    }
+  });
+
+  it('when 9464 is free, serves the metrics there', async (context) => {
+    const probe = await holdPort(9464);
+    await probe.release();
+    // Another process on the machine holds it (a clarion of another test file): the case above covers that.
+    if (!probe.held) context.skip();
+    const server = await startServer(configFor({ metricsPort: undefined }), { api: false, worker: true });
+    try {
+      expect(server.metricsAddress).toBe('127.0.0.1:9464');
+      expect((await scrape(server)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
