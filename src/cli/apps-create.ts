@@ -4,7 +4,7 @@ import { sealAppCredentials } from '../delivery/app-credentials.ts';
 import { newId } from '../domain/ids.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
 import { findAccount } from '../store/accounts-store.ts';
-import { insertApp, type App } from '../store/apps-store.ts';
+import { insertApp } from '../store/apps-store.ts';
 import { addAppCredentialOptions, credentialInput, credentialProblems, type AppCredentialOptions } from './app-credential-options.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
@@ -29,25 +29,7 @@ export function addAppsCreate(apps: Command): void {
         const id = newId('app', now);
         const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), id, input, true);
         if (!sealed.ok) throw credentialProblems(sealed.problems);
-        return insertApp(store.db, {
-          id,
-          account_id: options.account,
-          name,
-          apns_key_id: null,
-          apns_team_id: null,
-          apns_topic: null,
-          apns_sealed_key: null,
-          fcm_project_id: null,
-          fcm_client_email: null,
-          fcm_sealed_service_account: null,
-          vapid_subject: null,
-          credentials_status: 'ok',
-          credentials_error: null,
-          credentials_failed_at: null,
-          created_at: now,
-          updated_at: now,
-          ...(sealed.columns as Pick<App, 'vapid_public_key' | 'vapid_sealed_private_key'>),
-        });
+        return insertApp(store.db, { id, accountId: options.account, name, sealed: sealed.columns, now });
       });
       const view = appView(app);
       printResult(options, view, [`Created app ${app.name} (${app.id}).`, ...fingerprintLines(view)]);

@@ -9,7 +9,33 @@ import type { AppsTable, Database } from './schema.ts';
 export type App = Selectable<AppsTable>;
 export type AppCredentialColumns = Omit<Updateable<AppsTable>, 'id' | 'account_id' | 'created_at'>;
 
-export async function insertApp(db: Kysely<Database>, row: App): Promise<App> {
+/**
+ * Stores a new app: no credentials but the ones in `sealed` (src/delivery/app-credentials.ts seals them; a new app
+ * always has its VAPID pair), status ok. The one place that lists an app row's columns, for the API and the CLI.
+ */
+export async function insertApp(
+  db: Kysely<Database>,
+  input: { id: string; accountId: string; name: string; sealed: AppCredentialColumns; now: number },
+): Promise<App> {
+  const row: App = {
+    id: input.id,
+    account_id: input.accountId,
+    name: input.name,
+    apns_key_id: null,
+    apns_team_id: null,
+    apns_topic: null,
+    apns_sealed_key: null,
+    fcm_project_id: null,
+    fcm_client_email: null,
+    fcm_sealed_service_account: null,
+    vapid_subject: null,
+    credentials_status: 'ok',
+    credentials_error: null,
+    credentials_failed_at: null,
+    created_at: input.now,
+    updated_at: input.now,
+    ...(input.sealed as Pick<App, 'vapid_public_key' | 'vapid_sealed_private_key'>),
+  };
   await db.insertInto('apps').values(row).execute();
   return row;
 }

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { sealAppCredentials } from '../../../delivery/app-credentials.ts';
 import { newId } from '../../../domain/ids.ts';
-import { insertApp, type App } from '../../../store/apps-store.ts';
+import { insertApp } from '../../../store/apps-store.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -34,25 +34,7 @@ export function createAppHandler(deps: AppDependencies): Endpoint {
       const sealed = sealAppCredentials(deps.secretKey, id, credentials, true);
       if (!sealed.ok) throw validationFailed(sealed.problems);
       if (name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
-      const app = await insertApp(deps.store.db, {
-        id,
-        account_id: auth.accountId,
-        name: name.trim(),
-        apns_key_id: null,
-        apns_team_id: null,
-        apns_topic: null,
-        apns_sealed_key: null,
-        fcm_project_id: null,
-        fcm_client_email: null,
-        fcm_sealed_service_account: null,
-        vapid_subject: null,
-        credentials_status: 'ok',
-        credentials_error: null,
-        credentials_failed_at: null,
-        created_at: now,
-        updated_at: now,
-        ...(sealed.columns as Pick<App, 'vapid_public_key' | 'vapid_sealed_private_key'>),
-      });
+      const app = await insertApp(deps.store.db, { id, accountId: auth.accountId, name: name.trim(), sealed: sealed.columns, now });
       return reply.code(201).send({ success: true, data: appView(app) });
     },
   );
