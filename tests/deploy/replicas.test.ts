@@ -83,8 +83,7 @@ describe.runIf(postgresUrl)('two API replicas and a worker on PostgreSQL (compos
   afterAll(async () => {
     for (const child of processes) await child.stop();
     await proxy?.close();
-    await fakes?.apns.close();
-    await fakes?.fcm.close();
+    await fakes?.close();
     await database?.drop();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
