@@ -118,6 +118,14 @@ export async function rememberApnsEnvironments(trx: Kysely<Database>, learned: R
   }
 }
 
+/**
+ * Records when the subscribers' pushes were accepted: ONE statement for a whole send batch (≤ 500 ids), inside its
+ * settling transaction, so "last delivered" costs the fan-out a statement per batch, not per push (bench/README.md).
+ */
+export async function markDelivered(trx: Kysely<Database>, ids: readonly string[], at: number): Promise<void> {
+  if (ids.length > 0) await trx.updateTable('subscribers').set({ last_delivered_at: at }).where('id', 'in', ids).execute();
+}
+
 /** A string that is not a subscriber id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findSubscriber(db: Kysely<Database>, accountId: string, id: string): Promise<Subscriber | undefined> {
   if (!isId('subscriber', id)) return undefined;

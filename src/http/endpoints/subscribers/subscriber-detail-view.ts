@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import type { LastFailure } from '../../../store/subscriber-directory-store.ts';
 import type { Subscriber } from '../../../store/subscribers-store.ts';
-import { Nullable, Timestamp } from '../../schemas.ts';
+import { Nullable, NullableTimestamp, Timestamp } from '../../schemas.ts';
 import { SubscriberSchema, subscriberView } from './subscriber-view.ts';
 
 /** Characters of a device token the API shows: enough to tell devices apart in a list, far too few to push to one. */
@@ -20,6 +20,7 @@ export const SubscriberDetailSchema = Type.Object(
       description: 'The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself.',
     }),
     updatedAt: Timestamp,
+    lastDeliveredAt: NullableTimestamp,
     lastFailure: Nullable(
       Type.Object({ notificationId: Type.String(), reason: Type.String(), at: Timestamp }, { description: 'The most recent push to this subscriber that failed.' }),
     ),
@@ -40,6 +41,7 @@ export function subscriberDetailView(
     locale: subscriber.locale,
     tokenPrefix: tokenPrefix(subscriber),
     updatedAt: toIso(subscriber.updated_at),
+    lastDeliveredAt: subscriber.last_delivered_at === null ? null : toIso(subscriber.last_delivered_at),
     lastFailure: extra.lastFailure ? { notificationId: extra.lastFailure.notificationId, reason: extra.lastFailure.reason, at: toIso(extra.lastFailure.at) } : null,
   };
 }
