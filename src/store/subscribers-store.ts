@@ -90,6 +90,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     created_at: input.now,
     unsubscribed_at: null,
     apns_environment: null,
+    last_delivered_at: null,
     ...details,
   };
   await trx.insertInto('subscribers').values(subscriber).execute();
@@ -255,6 +256,7 @@ export async function importSubscribers(
       updated_at: input.now,
       unsubscribed_at: null,
       apns_environment: row.apnsEnvironment ?? null,
+      last_delivered_at: null,
     }));
     await trx
       .insertInto('subscribers')
