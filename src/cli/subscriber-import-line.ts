@@ -1,6 +1,9 @@
+import { apnsEnvironments, type ApnsEnvironment } from '../domain/apns-environment.ts';
 import { isChannelCode } from '../domain/channel-code.ts';
 import { isLocale, isTimeZone, normalizeToken, platforms, type Platform } from '../domain/device-token.ts';
-import type { SubscriberImport } from '../store/subscribers-store.ts';
+import { parseOsVersion } from '../domain/ios-version.ts';
+import { templateNames, type TemplateName } from '../domain/live-activity-templates.ts';
+import type { SubscriberImportRow } from '../store/subscribers-store.ts';
 
 /**
  * One line of a `clarion subscribers import` file (docs/cli.md): a JSON object with the fields of
@@ -9,9 +12,13 @@ import type { SubscriberImport } from '../store/subscribers-store.ts';
  *
  *   {"channel":"news","platform":"ios","token":"a1b2…","timezone":"Europe/Berlin","locale":"de-DE","externalId":"u-17"}
  */
-export type ImportLine = { ok: true; channelCode: string; row: SubscriberImport } | { ok: false; problems: string[] };
+export type ImportLine = { ok: true; channelCode: string; row: SubscriberImportRow } | { ok: false; problems: string[] };
 
-const FIELDS = new Set(['channel', 'platform', 'token', 'pushToStartToken', 'timezone', 'locale', 'externalId']);
+const FIELDS = new Set(['channel', 'platform', 'token', 'pushToStartToken', 'pushToStartTokens', 'environment', 'osVersion', 'timezone', 'locale', 'externalId']);
+
+/** The same limits as POST /subscribers: osVersion at most 16 characters, a push-to-start token at most 400. */
+const OS_VERSION_MAX_LENGTH = 16;
+const PUSH_TO_START_TOKEN_MAX_LENGTH = 400;
 
 export function parseImportLine(text: string): ImportLine {
   let value: unknown;
@@ -40,6 +47,19 @@ export function parseImportLine(text: string): ImportLine {
     else if (!normalized.ok) problems.push(...normalized.problems.map((problem) => `${problem.field}: ${problem.message}`));
     else pushToStartToken = normalized.value.token;
   }
+  const pushToStartTokens = templatedPushToStartTokens(platform as Platform, line.pushToStartTokens, problems);
+  let apnsEnvironment: ApnsEnvironment | null = null;
+  if (line.environment !== undefined && line.environment !== null) {
+    if (platform !== 'ios') problems.push('environment: only iOS tokens have an APNs environment');
+    else if (!apnsEnvironments.includes(line.environment as ApnsEnvironment)) problems.push(`environment: must be one of ${apnsEnvironments.join(', ')}`);
+    else apnsEnvironment = line.environment as ApnsEnvironment;
+  }
+  let osVersion: string | null = null;
+  if (line.osVersion !== undefined && line.osVersion !== null) {
+    if (platform !== 'ios') problems.push('osVersion: only iOS subscribers report an osVersion');
+    else if (typeof line.osVersion !== 'string' || line.osVersion.length > OS_VERSION_MAX_LENGTH || parseOsVersion(line.osVersion) === null) problems.push('osVersion: must be an iOS version like 18.2');
+    else osVersion = line.osVersion;
+  }
   const timezone = optionalText(line, 'timezone', 64, problems);
   if (timezone !== null && !knownTimeZone(timezone)) problems.push('timezone: must be an IANA time zone name, like Europe/Berlin');
   const locale = optionalText(line, 'locale', 35, problems);
@@ -49,8 +69,47 @@ export function parseImportLine(text: string): ImportLine {
   return {
     ok: true,
     channelCode: channel as string,
-    row: { platform: platform as Platform, token: token.value.token, tokenHash: token.value.tokenHash, pushToStartToken, timezone, locale, externalId },
+    row: {
+      platform: platform as Platform,
+      token: token.value.token,
+      tokenHash: token.value.tokenHash,
+      pushToStartToken,
+      timezone,
+      locale,
+      externalId,
+      ...(apnsEnvironment !== null ? { apnsEnvironment } : {}),
+      ...(osVersion !== null ? { osVersion } : {}),
+      ...(pushToStartTokens !== null ? { pushToStartTokens } : {}),
+    },
   };
+}
+
+/**
+ * `pushToStartTokens: {template: token}`: what POST /subscribers takes one at a time as `pushToStartToken` with
+ * `template` (iOS issues one token per ActivityAttributes type), each checked as that endpoint checks it.
+ */
+function templatedPushToStartTokens(platform: Platform, value: unknown, problems: string[]): Record<TemplateName, string> | null {
+  if (value === undefined || value === null) return null;
+  if (platform !== 'ios') {
+    problems.push('pushToStartTokens: only iOS subscribers have push-to-start tokens');
+    return null;
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.push(`pushToStartTokens: must be an object of template name to token (templates: ${templateNames.join(', ')})`);
+    return null;
+  }
+  const tokens: Partial<Record<TemplateName, string>> = {};
+  for (const [template, token] of Object.entries(value as Record<string, unknown>)) {
+    const field = `pushToStartTokens.${template}`;
+    if (!templateNames.includes(template as TemplateName)) problems.push(`${field}: not a template (expected one of ${templateNames.join(', ')})`);
+    else if (typeof token === 'string' && token.length > PUSH_TO_START_TOKEN_MAX_LENGTH) problems.push(`${field}: must be at most ${PUSH_TO_START_TOKEN_MAX_LENGTH} characters`);
+    else {
+      const normalized = normalizeToken('ios', token, field);
+      if (!normalized.ok) problems.push(...normalized.problems.map((problem) => `${problem.field}: ${problem.message}`));
+      else tokens[template as TemplateName] = normalized.value.token;
+    }
+  }
+  return tokens as Record<TemplateName, string>;
 }
 
 /**

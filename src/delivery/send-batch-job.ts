@@ -6,7 +6,7 @@ import { recordBatchOutcomes } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
 import type { NotificationRow } from '../store/notifications-store.ts';
 import type { Database } from '../store/schema.ts';
-import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../store/subscribers-store.ts';
+import { markDelivered, rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../store/subscribers-store.ts';
 import { settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
@@ -131,6 +131,7 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
     const skipped = settled.failed.length - failures.length;
     await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform, settled.delivered.length]]), failures, skipped, now });
     await rememberApnsEnvironments(trx, settled.learned);
+    await markDelivered(trx, settled.delivered, now);
     if (settled.fatal && batch.appId && isCredentialFailure(settled.fatal.reason)) {
       await markCredentialsFailing(trx, { accountId: notification.account_id, appId: batch.appId, platform: payload.platform, reason: settled.fatal.reason, fix: settled.fatal.fix, now });
     }

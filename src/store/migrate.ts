@@ -14,6 +14,7 @@ import { statements as postgresNotificationIcon } from './migrations/postgres/00
 import { statements as postgresApps } from './migrations/postgres/0012-apps.ts';
 import { statements as postgresAudience } from './migrations/postgres/0013-audience.ts';
 import { statements as postgresLiveActivityBroadcast } from './migrations/postgres/0014-live-activity-broadcast.ts';
+import { statements as postgresLastDelivered } from './migrations/postgres/0016-last-delivered.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -28,6 +29,7 @@ import { statements as sqliteNotificationIcon } from './migrations/sqlite/0011-n
 import { statements as sqliteApps } from './migrations/sqlite/0012-apps.ts';
 import { statements as sqliteAudience } from './migrations/sqlite/0013-audience.ts';
 import { statements as sqliteLiveActivityBroadcast } from './migrations/sqlite/0014-live-activity-broadcast.ts';
+import { statements as sqliteLastDelivered } from './migrations/sqlite/0016-last-delivered.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -50,6 +52,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0012-apps': sqliteApps,
     '0013-audience': sqliteAudience,
     '0014-live-activity-broadcast': sqliteLiveActivityBroadcast,
+    '0016-last-delivered': sqliteLastDelivered,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -66,6 +69,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0012-apps': postgresApps,
     '0013-audience': postgresAudience,
     '0014-live-activity-broadcast': postgresLiveActivityBroadcast,
+    '0016-last-delivered': postgresLastDelivered,
   },
 };
 

@@ -69,6 +69,8 @@ export interface SubscribersTable {
   unsubscribed_at: number | null;
   /** iOS: the APNs environment the token belongs to, given at registration or learned on a push; null: not known yet. */
   apns_environment: ApnsEnvironment | null;
+  /** When a push to it was last accepted by its provider (the send batch's settling transaction); null: never. */
+  last_delivered_at: number | null;
 }
 
 /** One tag of a subscriber (PATCH /subscribers/{id}); sends can target subscribers by tag. */

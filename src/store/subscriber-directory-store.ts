@@ -63,14 +63,19 @@ export interface LastFailure {
 
 /** The subscriber's most recent failed push, or null. */
 export async function lastFailureOf(db: Kysely<Database>, subscriberId: string): Promise<LastFailure | null> {
-  const row = await db
+  return (await recentFailuresOf(db, subscriberId, 1))[0] ?? null;
+}
+
+/** The subscriber's latest failed pushes, newest first: read from the index on (subscriber_id, created_at). */
+export async function recentFailuresOf(db: Kysely<Database>, subscriberId: string, limit: number): Promise<LastFailure[]> {
+  const rows = await db
     .selectFrom('delivery_failures')
     .select(['notification_id', 'reason', 'created_at'])
     .where('subscriber_id', '=', subscriberId)
     .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? { notificationId: row.notification_id, reason: row.reason, at: row.created_at } : null;
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ notificationId: row.notification_id, reason: row.reason, at: row.created_at }));
 }
 
 export interface SubscriberChanges {

@@ -26,12 +26,18 @@ export interface SubscriberImport {
    * first push, src/delivery/apns/apns-environment-sender.ts, and a re-registration without it keeps what was learned).
    */
   apnsEnvironment?: ApnsEnvironment | null;
+  /** iOS: the system version the app reported ("18.2"); refreshed like the other details, so absent means unknown. */
+  osVersion?: string | null;
+}
+
+/** One line of `clarion subscribers import`: a device, and the push-to-start tokens it reported per template. */
+export interface SubscriberImportRow extends SubscriberImport {
+  /** iOS: push-to-start tokens by Live Activity template (push_to_start_tokens); `pushToStartToken` is the untemplated one. */
+  pushToStartTokens?: Readonly<Record<string, string>>;
 }
 
 /** A device registering in a channel: `POST /subscribers` one at a time, `importSubscribers` many at once. */
 export interface SubscriberRegistration extends SubscriberImport {
-  /** iOS: the system version the app reported ("18.2"); refreshed like the other details, so absent means unknown. */
-  osVersion?: string | null;
   /** With `pushToStartToken`: the template it was issued for; the token then goes to push_to_start_tokens instead. */
   pushToStartTemplate?: string | null;
   accountId: string;
@@ -90,6 +96,7 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     created_at: input.now,
     unsubscribed_at: null,
     apns_environment: null,
+    last_delivered_at: null,
     ...details,
   };
   await trx.insertInto('subscribers').values(subscriber).execute();
@@ -116,6 +123,14 @@ export async function rememberApnsEnvironments(trx: Kysely<Database>, learned: R
     const ids = learned.filter((entry) => entry.environment === environment).map((entry) => entry.id);
     if (ids.length > 0) await trx.updateTable('subscribers').set({ apns_environment: environment }).where('id', 'in', ids).where('apns_environment', 'is', null).execute();
   }
+}
+
+/**
+ * Records when the subscribers' pushes were accepted: ONE statement for a whole send batch (≤ 500 ids), inside its
+ * settling transaction, so "last delivered" costs the fan-out a statement per batch, not per push (bench/README.md).
+ */
+export async function markDelivered(trx: Kysely<Database>, ids: readonly string[], at: number): Promise<void> {
+  if (ids.length > 0) await trx.updateTable('subscribers').set({ last_delivered_at: at }).where('id', 'in', ids).execute();
 }
 
 /** A string that is not a subscriber id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
@@ -196,7 +211,7 @@ export async function distinctSubscriberTimezones(
 
 
 /**
- * Rows per INSERT: 15 columns × 1,000 = 15,000 bound parameters, under SQLite's 32,766. Measured on the 2-core machine
+ * Rows per INSERT: 18 columns × 1,000 = 18,000 bound parameters, under SQLite's 32,766. Measured on the 2-core machine
  * (bench/import-subscribers.ts): 250 rows per statement ran ~20% slower, 2,000 no faster than 1,000.
  */
 const IMPORT_ROWS_PER_STATEMENT = 1000;
@@ -210,9 +225,9 @@ const IMPORT_ROWS_PER_STATEMENT = 1000;
  */
 export async function importSubscribers(
   trx: Kysely<Database>,
-  input: { accountId: string; channelId: string; channelCode: string; rows: readonly SubscriberImport[]; events: boolean; now: number },
+  input: { accountId: string; channelId: string; channelCode: string; rows: readonly SubscriberImportRow[]; events: boolean; now: number },
 ): Promise<{ created: number; reactivated: number; updated: number }> {
-  const unique = new Map<string, SubscriberImport>();
+  const unique = new Map<string, SubscriberImportRow>();
   for (const row of input.rows) unique.set(`${row.platform}:${row.tokenHash}`, row);
   const rows = [...unique.values()];
   let created = 0;
@@ -237,7 +252,7 @@ export async function importSubscribers(
       token: row.token,
       token_hash: row.tokenHash,
       push_to_start_token: row.pushToStartToken,
-      os_version: null,
+      os_version: row.osVersion ?? null,
       timezone: row.timezone,
       locale: row.locale,
       external_id: row.externalId,
@@ -247,6 +262,7 @@ export async function importSubscribers(
       updated_at: input.now,
       unsubscribed_at: null,
       apns_environment: row.apnsEnvironment ?? null,
+      last_delivered_at: null,
     }));
     await trx
       .insertInto('subscribers')
@@ -258,6 +274,7 @@ export async function importSubscribers(
           timezone: eb.ref('excluded.timezone'),
           locale: eb.ref('excluded.locale'),
           external_id: eb.ref('excluded.external_id'),
+          os_version: eb.ref('excluded.os_version'),
           status: 'active',
           unsubscribe_reason: null,
           unsubscribed_at: null,
@@ -267,6 +284,7 @@ export async function importSubscribers(
         })),
       )
       .execute();
+    await saveImportedPushToStartTokens(trx, chunk, values, input.now);
     const announced = values.filter((value) => existing.get(`${value.platform}:${value.token_hash}`)?.status !== 'active');
     const inserted = values.filter((value) => !existing.has(`${value.platform}:${value.token_hash}`)).length;
     created += inserted;
@@ -279,6 +297,23 @@ export async function importSubscribers(
     }
   }
   return { created, reactivated, updated: input.rows.length - created - reactivated };
+}
+
+/**
+ * The per-template push-to-start tokens of a chunk's lines, as POST /subscribers with `template` saves them one at a
+ * time: a few INSERT … ON CONFLICT DO UPDATE for the chunk (5 columns × 1,000 rows a statement), after its subscribers.
+ */
+async function saveImportedPushToStartTokens(trx: Kysely<Database>, chunk: readonly SubscriberImportRow[], saved: readonly Subscriber[], now: number): Promise<void> {
+  const tokens = chunk.flatMap((row, index) =>
+    Object.entries(row.pushToStartTokens ?? {}).map(([template, token]) => ({ subscriber_id: saved[index]!.id, template, token, created_at: now, updated_at: now })),
+  );
+  for (let start = 0; start < tokens.length; start += IMPORT_ROWS_PER_STATEMENT) {
+    await trx
+      .insertInto('push_to_start_tokens')
+      .values(tokens.slice(start, start + IMPORT_ROWS_PER_STATEMENT))
+      .onConflict((conflict) => conflict.columns(['subscriber_id', 'template']).doUpdateSet((eb) => ({ token: eb.ref('excluded.token'), updated_at: eb.ref('excluded.updated_at') })))
+      .execute();
+  }
 }
 
 function createdEventData(subscriber: Subscriber, channelCode: string, now: number): Record<string, unknown> {

@@ -117,6 +117,33 @@ describe('clarion subscribers import', () => {
     expect((await createdEvents(account.id)).length - eventsBefore).toBe(2);
   });
 
+  it('takes the newer iOS registration fields: environment, osVersion and push-to-start tokens per template', async () => {
+    const { account, channels } = await accountWithChannels('news');
+    const path = ndjson([
+      { channel: 'news', platform: 'ios', token: iosToken(31), environment: 'sandbox', osVersion: '18.2', pushToStartToken: iosToken(32), pushToStartTokens: { score: iosToken(33).toUpperCase(), timer: iosToken(34) } },
+      { channel: 'news', platform: 'ios', token: iosToken(35), environment: 'production', osVersion: '17.4.1' },
+    ]);
+    const result = runCli(['subscribers', 'import', path, '--account', account.id, '--json'], env);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.json).toMatchObject({ lines: 2, created: 2 });
+    const [first, second] = await subscribersOf(channels[0]!.id);
+    expect(first).toMatchObject({ token: iosToken(31), apns_environment: 'sandbox', os_version: '18.2', push_to_start_token: iosToken(32) });
+    expect(second).toMatchObject({ token: iosToken(35), apns_environment: 'production', os_version: '17.4.1', push_to_start_token: null });
+    const templated = await test.store.db.selectFrom('push_to_start_tokens').select(['subscriber_id', 'template', 'token']).where('subscriber_id', 'in', [first!.id, second!.id]).orderBy('template').execute();
+    expect(templated).toEqual([
+      { subscriber_id: first!.id, template: 'score', token: iosToken(33) },
+      { subscriber_id: first!.id, template: 'timer', token: iosToken(34) },
+    ]);
+
+    // Imported again: the templated token replaced, the os version refreshed, and an environment left out keeps the known one.
+    const again = ndjson([{ channel: 'news', platform: 'ios', token: iosToken(31), osVersion: '18.3', pushToStartTokens: { score: iosToken(36) } }]);
+    expect(runCli(['subscribers', 'import', again, '--account', account.id, '--json'], env).json).toMatchObject({ lines: 1, updated: 1 });
+    const [refreshed] = await subscribersOf(channels[0]!.id);
+    expect(refreshed).toMatchObject({ id: first!.id, apns_environment: 'sandbox', os_version: '18.3' });
+    const score = await test.store.db.selectFrom('push_to_start_tokens').select('token').where('subscriber_id', '=', first!.id).where('template', '=', 'score').executeTakeFirst();
+    expect(score?.token).toBe(iosToken(36));
+  });
+
   it('records no events with --no-events', async () => {
     const { account } = await accountWithChannels('news');
     const result = runCli(['subscribers', 'import', ndjson([{ channel: 'news', platform: 'android', token: 'quiet' }]), '--account', account.id, '--no-events', '--json'], env);
@@ -162,6 +189,32 @@ describe('clarion subscribers import refuses a bad file and imports nothing', ()
     expect(message).toMatch(/line 7: not a JSON object/);
     expect(message).not.toMatch(/line 1:/);
     expect(await subscribersOf(channels[0]!.id)).toEqual([]);
+  });
+
+  it('checks the newer iOS fields as POST /subscribers does', async () => {
+    const { account, channels } = await accountWithChannels('news');
+    const path = ndjson([
+      { channel: 'news', platform: 'ios', token: iosToken(41), environment: 'staging', osVersion: 'eighteen' },
+      { channel: 'news', platform: 'android', token: 'fcm-1', environment: 'sandbox', osVersion: '18.2', pushToStartTokens: { score: iosToken(42) } },
+      { channel: 'news', platform: 'ios', token: iosToken(43), pushToStartTokens: { karaoke: iosToken(44), score: 'not-hex' } },
+      { channel: 'news', platform: 'ios', token: iosToken(45), pushToStartTokens: [iosToken(46)] },
+      { channel: 'news', platform: 'ios', token: iosToken(47), environment: 'sandbox', osVersion: '18.2', pushToStartTokens: { timer: iosToken(48) } },
+    ]);
+    const result = runCli(['subscribers', 'import', path, '--account', account.id, '--json'], env);
+    expect(result.status).toBe(1);
+    expect(result.json.error.code).toBe('validation_failed');
+    const message: string = result.json.error.message;
+    expect(message).toMatch(/line 1: environment: must be one of sandbox, production/);
+    expect(message).toMatch(/line 1: osVersion: must be an iOS version like 18.2/);
+    expect(message).toMatch(/line 2: environment: only iOS tokens have an APNs environment/);
+    expect(message).toMatch(/line 2: osVersion: only iOS subscribers report an osVersion/);
+    expect(message).toMatch(/line 2: pushToStartTokens: only iOS subscribers have push-to-start tokens/);
+    expect(message).toMatch(/line 3: pushToStartTokens.karaoke: not a template/);
+    expect(message).toMatch(/line 3: pushToStartTokens.score: an iOS token is the APNs device token in hex/);
+    expect(message).toMatch(/line 4: pushToStartTokens: must be an object of template name to token/);
+    expect(message).not.toMatch(/line 5:/);
+    expect(await subscribersOf(channels[0]!.id)).toEqual([]);
+    expect(await test.store.db.selectFrom('push_to_start_tokens').selectAll().where('token', '=', iosToken(48)).execute()).toEqual([]);
   });
 
   it('shows the first 20 problems of a file full of them', async () => {

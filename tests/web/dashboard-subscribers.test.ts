@@ -80,12 +80,25 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
     await expect.poll(() => rows.count()).toBe(3);
     expect(await page.getByRole('table').textContent()).not.toContain(bob);
 
+    // A delivery and a failed push of that device, to see on its page.
+    const delivered = t.clock.now() + 60_000;
+    await t.store.db.updateTable('subscribers').set({ last_delivered_at: delivered }).where('id', '=', alice[0]!).execute();
+    const failedNotification = (await post(t.app, '/api/v1/notifications', secretKey, { channelCode: 'news', title: 'Failed once' })).body.data.id as string;
+    await t.store.db.insertInto('delivery_failures').values({ notification_id: failedNotification, subscriber_id: alice[0]!, platform: 'ios', reason: 'token_invalid', created_at: delivered }).execute();
+
     // Open a device with Enter on its link; its details, never its token.
     const link = page.getByRole('link', { name: alice[0]! });
     await link.focus();
     await page.keyboard.press('Enter');
     await heading(page, `Subscriber ${alice[0]}`);
     await seeText(page.locator('dl.facts'), 'vip');
+    const deliveredIso = new Date(delivered).toISOString();
+    await page.locator(`dl.facts time[datetime="${deliveredIso}"]`).waitFor();
+    await page.getByRole('heading', { name: 'Recent failed pushes' }).waitFor();
+    await seeText(page.getByRole('region', { name: 'Recent failed pushes' }), 'token_invalid');
+    const failures = page.getByRole('region', { name: 'Recent failed pushes' });
+    expect(await failures.getByRole('link', { name: 'token_invalid' }).getAttribute('href')).toContain(failedNotification);
+    await failures.locator(`time[datetime="${deliveredIso}"]`).waitFor();
     await page.getByRole('heading', { name: 'Other devices of alice' }).waitFor();
     await seeText(page.getByRole('main'), alice[1]!);
     await fitsWidth(page);

@@ -4707,6 +4707,7 @@ export interface paths {
                                 externalId: string | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
+                                lastDeliveredAt: string | null;
                                 lastFailure: {
                                     /**
                                      * Format: date-time
@@ -4991,7 +4992,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a subscriber with its details and last failure
+         * Get a subscriber with its details, last delivery and recent failures
          * @description Secret key. Never shows the device token beyond a short prefix.
          */
         get: {
@@ -5013,7 +5014,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** SubscriberDetail */
+                            /** SubscriberWithFailures */
                             data: {
                                 channelCode: string;
                                 /**
@@ -5026,6 +5027,7 @@ export interface paths {
                                 externalId: string | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
+                                lastDeliveredAt: string | null;
                                 lastFailure: {
                                     /**
                                      * Format: date-time
@@ -5038,6 +5040,16 @@ export interface paths {
                                 locale: string | null;
                                 /** @enum {string} */
                                 platform: "ios" | "android" | "web";
+                                /** @description Its latest failed pushes, newest first (at most 10); the first is `lastFailure`. */
+                                recentFailures: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    notificationId: string;
+                                    reason: string;
+                                }[];
                                 /** @enum {string} */
                                 status: "active" | "unsubscribed";
                                 /** @description Labels sends can target (`tags` on POST /notifications). */
@@ -5134,6 +5146,7 @@ export interface paths {
                                 externalId: string | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
+                                lastDeliveredAt: string | null;
                                 lastFailure: {
                                     /**
                                      * Format: date-time
@@ -5254,6 +5267,7 @@ export interface paths {
                                 externalId: string | null;
                                 /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                 id: string;
+                                lastDeliveredAt: string | null;
                                 lastFailure: {
                                     /**
                                      * Format: date-time
@@ -5704,6 +5718,7 @@ export interface paths {
                                     externalId: string | null;
                                     /** @description sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens. */
                                     id: string;
+                                    lastDeliveredAt: string | null;
                                     lastFailure: {
                                         /**
                                          * Format: date-time

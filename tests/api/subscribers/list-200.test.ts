@@ -23,7 +23,7 @@ describe('GET /api/v1/subscribers → 200', () => {
     expect(data.map((row: any) => row.id)).toEqual([second, first]);
     expect(data[1]).toEqual({
       id: first, channelCode: 'news', platform: 'ios', status: 'active', unsubscribeReason: null, createdAt: expect.any(String), unsubscribedAt: null,
-      externalId: 'alice', tags: [], timezone: 'Europe/Berlin', locale: 'de-DE', tokenPrefix: `${iosToken.slice(0, 8)}…`, updatedAt: expect.any(String), lastFailure: null, environment: null,
+      externalId: 'alice', tags: [], timezone: 'Europe/Berlin', locale: 'de-DE', tokenPrefix: `${iosToken.slice(0, 8)}…`, updatedAt: expect.any(String), lastDeliveredAt: null, lastFailure: null, environment: null,
     });
     expect(data[0].tokenPrefix).toBe('https://push.example.net/…');
     expect(JSON.stringify(response.body)).not.toContain(iosToken);

@@ -164,7 +164,7 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
       rows.push({
         id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
         push_to_start_token: null, os_version: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
-        created_at: now, updated_at: now, unsubscribed_at: null, apns_environment: null,
+        created_at: now, updated_at: now, unsubscribed_at: null, apns_environment: null, last_delivered_at: null,
       });
     }
     await t.store.db.insertInto('subscribers').values(rows).execute();

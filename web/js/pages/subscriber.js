@@ -7,7 +7,7 @@ import { href } from '../router.js';
 import { platformLabels, subscriberStatusLabels } from './subscribers.js';
 
 /**
- * One subscriber (GET /api/v1/subscribers/{id}): its details, its last failed push, the other devices of the same
+ * One subscriber (GET /api/v1/subscribers/{id}): its details, when a push last reached it, its recent failed pushes, the other devices of the same
  * person, a test notification to this device only (POST /notifications with subscriberIds), and unsubscribing it.
  */
 export async function subscriberPage({ container, params, navigate }) {
@@ -19,13 +19,12 @@ export async function subscriberPage({ container, params, navigate }) {
     const subscriber = await api.get(`/api/v1/subscribers/${encodeURIComponent(params.id)}`);
     heading.textContent = `Subscriber ${subscriber.id}`;
     document.title = `${heading.textContent} · Clarion`;
-    replace(body, details(subscriber), actions(subscriber, { problems, reload: show, navigate }), await otherDevices(subscriber));
+    replace(body, details(subscriber), recentFailures(subscriber), actions(subscriber, { problems, reload: show, navigate }), await otherDevices(subscriber));
   };
   await show();
 }
 
 function details(subscriber) {
-  const failure = subscriber.lastFailure;
   return h(
     'dl',
     { class: 'facts' },
@@ -38,8 +37,20 @@ function details(subscriber) {
     h('dt', {}, 'Locale'), h('dd', {}, subscriber.locale ?? '—'),
     h('dt', {}, 'Token'), h('dd', {}, h('code', {}, subscriber.tokenPrefix), ' (only its start is ever shown)'),
     h('dt', {}, 'Registered'), h('dd', {}, formatTime(subscriber.createdAt)),
-    h('dt', {}, 'Last failed push'),
-    h('dd', {}, failure ? [h('a', { href: href(`/notifications/${failure.notificationId}`) }, failure.reason), ` on ${formatTime(failure.at)}`] : 'None'),
+    h('dt', {}, 'Last delivered'), h('dd', {}, formatTime(subscriber.lastDeliveredAt, 'Never')),
+  );
+}
+
+/** Its latest failed pushes (at most 10, newest first), each linking to its notification. */
+function recentFailures(subscriber) {
+  const failures = subscriber.recentFailures ?? [];
+  return h(
+    'section',
+    { 'aria-labelledby': 'recent-failures' },
+    h('h2', { id: 'recent-failures' }, 'Recent failed pushes'),
+    failures.length === 0
+      ? h('p', {}, 'None.')
+      : h('ul', {}, failures.map((failure) => h('li', {}, h('a', { href: href(`/notifications/${encodeURIComponent(failure.notificationId)}`) }, failure.reason), ' on ', formatTime(failure.at)))),
   );
 }
 

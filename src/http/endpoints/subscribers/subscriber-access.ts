@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import { findChannelById } from '../../../store/channels-store.ts';
 import type { Database } from '../../../store/schema.ts';
-import { channelCodesOf, lastFailureOf, tagsOf } from '../../../store/subscriber-directory-store.ts';
+import { channelCodesOf, lastFailureOf, recentFailuresOf, tagsOf } from '../../../store/subscriber-directory-store.ts';
 import { findSubscriber, type Subscriber } from '../../../store/subscribers-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AuthContext } from '../../app-types.ts';
 import { isChannelInScope } from '../../channel-scope.ts';
-import { subscriberDetailView } from './subscriber-detail-view.ts';
+import { failureView, RECENT_FAILURES_SHOWN, subscriberDetailView } from './subscriber-detail-view.ts';
 
 /**
  * The caller's subscriber with its channel's code, or 404 not_found: also for another account's subscriber and for
@@ -23,6 +23,12 @@ export async function loadSubscriber(db: Kysely<Database>, auth: AuthContext, id
 export async function subscriberDetail(db: Kysely<Database>, subscriber: Subscriber, channelCode: string) {
   const [tags, lastFailure] = await Promise.all([tagsOf(db, [subscriber.id]), lastFailureOf(db, subscriber.id)]);
   return subscriberDetailView(subscriber, channelCode, { tags: tags.get(subscriber.id) ?? [], lastFailure });
+}
+
+/** One subscriber as GET /subscribers/{id} shows it: also its latest failed pushes (the dashboard's subscriber page). */
+export async function subscriberWithFailures(db: Kysely<Database>, subscriber: Subscriber, channelCode: string) {
+  const [tags, failures] = await Promise.all([tagsOf(db, [subscriber.id]), recentFailuresOf(db, subscriber.id, RECENT_FAILURES_SHOWN)]);
+  return { ...subscriberDetailView(subscriber, channelCode, { tags: tags.get(subscriber.id) ?? [], lastFailure: failures[0] ?? null }), recentFailures: failures.map(failureView) };
 }
 
 /** A page of subscribers as the lists show them: with their channel codes and tags, two queries for the page. */

@@ -2,11 +2,14 @@ import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import type { LastFailure } from '../../../store/subscriber-directory-store.ts';
 import type { Subscriber } from '../../../store/subscribers-store.ts';
-import { Nullable, Timestamp } from '../../schemas.ts';
+import { Nullable, NullableTimestamp, Timestamp } from '../../schemas.ts';
 import { SubscriberSchema, subscriberView } from './subscriber-view.ts';
 
 /** Characters of a device token the API shows: enough to tell devices apart in a list, far too few to push to one. */
 const TOKEN_PREFIX_LENGTH = 8;
+
+/** A failed push to one subscriber (delivery_failures). */
+const FailureFields = { notificationId: Type.String(), reason: Type.String(), at: Timestamp };
 
 /** A subscriber as the account reads it (GET /subscribers, GET /users/{externalId}): its details, never its token. */
 export const SubscriberDetailSchema = Type.Object(
@@ -20,11 +23,25 @@ export const SubscriberDetailSchema = Type.Object(
       description: 'The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself.',
     }),
     updatedAt: Timestamp,
-    lastFailure: Nullable(
-      Type.Object({ notificationId: Type.String(), reason: Type.String(), at: Timestamp }, { description: 'The most recent push to this subscriber that failed.' }),
-    ),
+    lastDeliveredAt: NullableTimestamp,
+    lastFailure: Nullable(Type.Object(FailureFields, { description: 'The most recent push to this subscriber that failed.' })),
   },
   { title: 'SubscriberDetail' },
+);
+
+/** How many failed pushes GET /subscribers/{id} lists (one indexed read); older ones are in GET /notifications/{id}/failures. */
+export const RECENT_FAILURES_SHOWN = 10;
+
+/** One subscriber as GET /subscribers/{id} shows it: also its latest failed pushes. */
+export const SubscriberWithFailuresSchema = Type.Object(
+  {
+    ...SubscriberDetailSchema.properties,
+    recentFailures: Type.Array(Type.Object(FailureFields), {
+      maxItems: RECENT_FAILURES_SHOWN,
+      description: `Its latest failed pushes, newest first (at most ${RECENT_FAILURES_SHOWN}); the first is \`lastFailure\`.`,
+    }),
+  },
+  { title: 'SubscriberWithFailures' },
 );
 
 export function subscriberDetailView(
@@ -40,8 +57,13 @@ export function subscriberDetailView(
     locale: subscriber.locale,
     tokenPrefix: tokenPrefix(subscriber),
     updatedAt: toIso(subscriber.updated_at),
-    lastFailure: extra.lastFailure ? { notificationId: extra.lastFailure.notificationId, reason: extra.lastFailure.reason, at: toIso(extra.lastFailure.at) } : null,
+    lastDeliveredAt: subscriber.last_delivered_at === null ? null : toIso(subscriber.last_delivered_at),
+    lastFailure: extra.lastFailure ? failureView(extra.lastFailure) : null,
   };
+}
+
+export function failureView(failure: LastFailure): Static<typeof SubscriberDetailSchema>['lastFailure'] & object {
+  return { notificationId: failure.notificationId, reason: failure.reason, at: toIso(failure.at) };
 }
 
 /** A Web Push endpoint's path is the capability to push, so only its origin is shown. */
