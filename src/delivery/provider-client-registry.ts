@@ -130,7 +130,8 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
       ? {
           send: (token: string, content: Parameters<PushProviders['ios']['send']>[1], context: Parameters<PushProviders['ios']['send']>[2]) =>
             sendToApnsEnvironment((environment) => apnsClient(app, environment)!, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
-          sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2]) => sendApnsLiveActivity(apnsClient(app, 'production')!, token, push),
+          sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2], _reader: unknown, apnsEnvironment?: ApnsEnvironment | null) =>
+            sendApnsLiveActivity(apnsClient(app, apnsEnvironment ?? 'production')!, token, push),
           liveActivityBroadcast: broadcastConnection(app),
           close: async () => {},
         }

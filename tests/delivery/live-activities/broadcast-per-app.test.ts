@@ -86,8 +86,9 @@ describe('Live Activity broadcast on a channel bound to an app', () => {
       await h.store.db.transaction().execute((trx) => sweepLiveActivityChannelsJob.enqueue(h.queue, trx, {}));
       await h.settle();
     };
-    await sweep();
     const left = () => h.apns.channels.list(bundleId).map((channel) => channel.id);
+    expect(left()).toEqual([channelId, stray.id]);
+    await sweep();
     expect(left()).toEqual([stray.id]);
     h.clock.advance(11 * 60_000);
     await sweep();
