@@ -108,4 +108,18 @@ describe('Live Activity pushes in the subscriber’s APNs environment', () => {
       [200, 'end', key.keyId, `${bundleId}.push-type.liveactivity`],
     ]);
   });
+
+  it('starts a sandbox device per token from the sandbox host when the broadcast channel is in production', async () => {
+    const account = await h.newAccount({ channels: ['orders'] });
+    const sandbox = await sandboxSubscriber(account, 'sandbox');
+    const production = await h.iosDevice(account, 'orders', { osVersion: '18.2' });
+    h.apns.devices.issue(production.pushToStartToken!, 'production');
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'orders', template: 'progress', fields, delivery: 'broadcast' });
+    expect(started.statusCode).toBe(201);
+    await h.settle();
+    const [sandboxStart] = h.apnsSandbox.requests.filter((request) => request.token === sandbox.pushToStartToken);
+    expect(sandboxStart).toMatchObject({ status: 200, payload: { aps: { event: 'start', 'input-push-token': 1 } } });
+    expect((sandboxStart!.payload as { aps: Record<string, unknown> }).aps['input-push-channel']).toBeUndefined();
+    expect(h.apnsPushes(production.pushToStartToken!)[0]).toMatchObject({ status: 200, payload: { aps: { event: 'start', 'input-push-channel': expect.any(String) } } });
+  });
 });
