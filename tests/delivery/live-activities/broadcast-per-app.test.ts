@@ -67,6 +67,8 @@ describe('Live Activity broadcast on a channel bound to an app', () => {
       ['DELETE', 'channels', 204],
     ]);
     for (const request of requests) expect([request.jwt?.iss, request.jwt?.kid]).toEqual([key.teamId, key.keyId]);
+    // One cached connection per host (the registry's LRU), not one per job.
+    for (const kind of ['channels', 'broadcast'] as const) expect(new Set(requests.filter((request) => request.kind === kind).map((request) => request.sessionId)).size).toBe(1);
     expect(h.apns.channels.list(bundleId)).toEqual([]);
     expect(await h.deviceActivity(device, id)).toMatchObject({ state: 'ended', contentState: { home: { score: 1 }, period: 'Full time' } });
     expect(h.apns.channels.list(APNS_TOPIC).map((channel) => channel.id)).not.toContain(channelId);
