@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.ts';
 import { findAppById, type App } from '../store/apps-store.ts';
 import type { Store } from '../store/database.ts';
 import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
+import { apnsEnvironmentOf, createApnsBroadcastConnection, type ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
 import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { openAppCredentials } from './app-credentials.ts';
@@ -51,7 +52,11 @@ export interface ProviderClientRegistryOptions {
   idleMs?: number;
 }
 
-type Client = { kind: 'apns'; client: ApnsClient } | { kind: 'fcm'; client: FcmClient } | { kind: 'web'; client: WebPushClient };
+type Client =
+  | { kind: 'apns'; client: ApnsClient }
+  | { kind: 'apns-broadcast'; client: ApnsBroadcastConnection }
+  | { kind: 'fcm'; client: FcmClient }
+  | { kind: 'web'; client: WebPushClient };
 interface Entry {
   client: Client;
   lastUsed: number;
@@ -103,12 +108,31 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     return use(keyOf(app, `ios:${environment}`), () => ({ kind: 'apns' as const, client: createApnsClient({ url, ...opened(app).apns!, clock, logger }) })).client;
   }
 
+  /**
+   * The app's Live Activity broadcast connection (apns/apns-broadcast.ts), in the push host's environment like the
+   * built-in one (push-providers.ts). What the send path holds is a stand-in: the real connection (two HTTP/2 pools and
+   * a JWT) is made on its first request and then lives in the LRU like the push clients, so an app that never
+   * broadcasts opens nothing, and an idle one's connection is closed.
+   */
+  function broadcastConnection(app: App): ApnsBroadcastConnection {
+    const environment = apnsEnvironmentOf(config.apnsUrl);
+    const managementUrl = environment === 'sandbox' ? config.apnsSandboxManagementUrl : config.apnsManagementUrl;
+    const connection = () =>
+      use(keyOf(app, `ios-broadcast:${environment}`), () => ({
+        kind: 'apns-broadcast' as const,
+        client: createApnsBroadcastConnection({ pushUrl: config.apnsUrl, managementUrl, ...opened(app).apns!, environment, clock, logger }),
+      })).client;
+    return { topic: app.apns_topic!, environment, request: (host, headers, body) => connection().request(host, headers, body), close: async () => {} };
+  }
+
   function providersOf(app: App): PushProviders {
     const ios = app.apns_sealed_key
       ? {
           send: (token: string, content: Parameters<PushProviders['ios']['send']>[1], context: Parameters<PushProviders['ios']['send']>[2]) =>
             sendToApnsEnvironment((environment) => apnsClient(app, environment)!, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
-          sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2]) => sendApnsLiveActivity(apnsClient(app, 'production')!, token, push),
+          sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2], _reader: unknown, apnsEnvironment?: ApnsEnvironment | null) =>
+            sendApnsLiveActivity(apnsClient(app, apnsEnvironment ?? 'production')!, token, push),
+          liveActivityBroadcast: broadcastConnection(app),
           close: async () => {},
         }
       : unconfiguredSender('apns_not_configured', `app ${app.id} has no iOS credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``);

@@ -98,7 +98,7 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
     const sendLiveActivity = sender.sendLiveActivity;
     return {
       send: (token, content, context) => timed(() => sender.send(token, content, context)),
-      ...(sendLiveActivity ? { sendLiveActivity: (token, push, reader) => timed(() => sendLiveActivity.call(sender, token, push, reader)) } : {}),
+      ...(sendLiveActivity ? { sendLiveActivity: (token, push, reader, apnsEnvironment) => timed(() => sendLiveActivity.call(sender, token, push, reader, apnsEnvironment)) } : {}),
       ...(sender.stats ? { stats: sender.stats.bind(sender) } : {}),
       // One request per update for every device on the channel: not a push to count per device.
       ...(sender.liveActivityBroadcast ? { liveActivityBroadcast: sender.liveActivityBroadcast } : {}),

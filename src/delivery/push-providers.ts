@@ -53,7 +53,8 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   );
   return {
     send: (token, content, context) => sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
-    sendLiveActivity: (token, push) => sendApnsLiveActivity(production, token, push),
+    // In the subscriber's known environment (given at registration or learned by a notification); production if unknown.
+    sendLiveActivity: (token, push, _reader, apnsEnvironment) => sendApnsLiveActivity(clientFor(apnsEnvironment ?? 'production'), token, push),
     liveActivityBroadcast: broadcast,
     stats: () => {
       const [live, learning] = [production.stats(), sandbox?.stats()];

@@ -25,7 +25,7 @@ export const errorCatalog = {
   app_required: {
     status: 409,
     message: "This instance requires each account to bring its own app: create one with your iOS, Android or web credentials (POST /api/v1/apps) and bind the channel to it.",
-    when: 'sending to a channel that uses the built-in app while the operator set CLARION_REQUIRE_OWN_APP=true (docs/apps.md); nothing is stored or charged',
+    when: 'sending a notification or starting a Live Activity on a channel that uses the built-in app while the operator set CLARION_REQUIRE_OWN_APP=true (docs/apps.md); nothing is stored or charged',
   },
   activity_ended: { status: 409, message: 'This Live Activity has ended; start a new one.', when: 'updating or ending a Live Activity, or reporting a token for one, after it ended: by POST /live-activities/{id}/end, or 8 hours after its start, when iOS ends every Live Activity' },
   payload_too_large: { status: 413, message: 'The payload is too large.', when: 'the request body is over 64 KiB, or the rendered platform payload is over its limit; `details` say which' },

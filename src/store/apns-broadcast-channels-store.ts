@@ -94,3 +94,26 @@ export async function countLiveBroadcastChannels(db: Kysely<Database>, input: { 
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/**
+ * The app whose credentials created a channel: its activity's channel's app (docs/apps.md); null for the built-in
+ * app, or when the channel has no activity any more (the sweeper then finds it by its topic).
+ */
+export async function appIdOfBroadcastChannel(db: Kysely<Database>, channelId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('apns_broadcast_channels')
+    .innerJoin('live_activities', 'live_activities.id', 'apns_broadcast_channels.live_activity_id')
+    .innerJoin('channels', 'channels.id', 'live_activities.channel_id')
+    .select('channels.app_id')
+    .where('apns_broadcast_channels.channel_id', '=', channelId)
+    .executeTakeFirst();
+  return row?.app_id ?? null;
+}
+
+/** The apps with iOS credentials whose bundle id has channels recorded (deleted or not): what the sweeper visits. */
+export async function appIdsWithBroadcastChannels(db: Kysely<Database>): Promise<string[]> {
+  const topics = (await db.selectFrom('apns_broadcast_channels').select('topic').distinct().execute()).map((row) => row.topic);
+  if (topics.length === 0) return [];
+  const rows = await db.selectFrom('apps').select('id').where('apns_sealed_key', 'is not', null).where('apns_topic', 'in', topics).orderBy('id').execute();
+  return rows.map((row) => row.id);
+}

@@ -19,7 +19,8 @@ import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
  *   POST   <push>/4/broadcasts/apps/<bundle>          apns-channel-id, apns-push-type: liveactivity → 200
  *
  * Every function takes the connection (one app, one environment) as a parameter: the caller decides which app's
- * credentials and which environment's hosts (today the instance's CLARION_APNS_* settings, push-providers.ts).
+ * credentials and which environment's hosts: the built-in app's CLARION_APNS_* settings (push-providers.ts), or an
+ * app's own credentials (provider-client-registry.ts).
  */
 export interface ApnsBroadcastConnection {
   /** The app's bundle id. */

@@ -3,8 +3,7 @@ import type { JobHandler } from '../../queue/worker-pool.ts';
 import { attachBroadcastChannel, countLiveBroadcastChannels } from '../../store/apns-broadcast-channels-store.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
 import { APNS_CHANNELS_PER_APP, createBroadcastChannel, deleteBroadcastChannel, sendBroadcast } from '../apns/apns-broadcast.ts';
-import type { DeliveryDependencies } from '../dispatch-job.ts';
-import type { PushProviders } from '../push-sender.ts';
+import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import { broadcastLiveActivityJob, scheduleChannelDeletion } from './live-activity-jobs.ts';
 
@@ -16,7 +15,7 @@ import { broadcastLiveActivityJob, scheduleChannelDeletion } from './live-activi
  * - after the end went out, the channel is deleted (live-activity-channel-jobs.ts), so the app stays under Apple's
  *   10,000 channels.
  */
-type Dependencies = DeliveryDependencies & { providers: PushProviders };
+type Dependencies = SendDependencies;
 
 /**
  * The activity's channel, created at APNs and recorded on first need; null when the activity goes per token after
@@ -25,7 +24,8 @@ type Dependencies = DeliveryDependencies & { providers: PushProviders };
  */
 export async function ensureBroadcastChannel(deps: Dependencies, activity: LiveActivityRow): Promise<string | null> {
   if (activity.apns_channel_id) return activity.apns_channel_id;
-  const connection = deps.providers.ios.liveActivityBroadcast;
+  // The channel's app's connection (docs/apps.md): its key, and its bundle id as the channel's topic.
+  const connection = (await providersOfChannel(deps, activity.channel_id)).ios.liveActivityBroadcast;
   const fallBack = async (why: string, details: Record<string, unknown> = {}) => {
     deps.logger.warn({ liveActivityId: activity.id, ...details }, `Live Activity goes per token: ${why}`);
     await deps.store.db.updateTable('live_activities').set({ broadcast_count: 0 }).where('id', '=', activity.id).execute();
@@ -58,7 +58,7 @@ export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
   return broadcastLiveActivityJob.handler(async ({ push, channelId }, job, { owner }) => {
     const activity = await findLiveActivityById(deps.store.db, push.activityId);
     if (!activity) return;
-    const connection = deps.providers.ios.liveActivityBroadcast;
+    const connection = (await providersOfChannel(deps, activity.channel_id)).ios.liveActivityBroadcast;
     // A first attempt always goes (a newer event may be queued right behind it); a retry only if nothing newer went out.
     const retried = job.attempt > 1;
     const outdated = push.event === 'update' && (effectiveStatus(activity, deps.clock.now()).status === 'ended' || (retried && activity.push_timestamp > push.timestamp));

@@ -1,14 +1,16 @@
 import { JobRetryError } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import {
+  appIdOfBroadcastChannel,
+  appIdsWithBroadcastChannels,
   findSweepableBroadcastChannels,
   knownBroadcastChannelIds,
   markBroadcastChannelDeleted,
   recordUnknownBroadcastChannels,
 } from '../../store/apns-broadcast-channels-store.ts';
 import { deleteBroadcastChannel, listBroadcastChannels, type ApnsBroadcastConnection } from '../apns/apns-broadcast.ts';
+import type { SendDependencies } from '../channel-providers.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
-import type { PushProviders } from '../push-sender.ts';
 import { deleteLiveActivityChannelJob, sweepLiveActivityChannelsJob } from './live-activity-jobs.ts';
 
 /**
@@ -22,8 +24,10 @@ import { deleteLiveActivityChannelJob, sweepLiveActivityChannelsJob } from './li
  *   recorded when first seen and deleted on a later sweep, once older than the grace period, so a dispatch that is
  *   between the two steps right now is never cut short. The sweeper treats every channel of the app in that
  *   environment as Clarion's (docs/live-activities.md says so).
+ * Each channel is deleted with the credentials of the app that created it (its activity's channel's app, docs/apps.md);
+ * the sweeper visits the built-in app and every app with iOS credentials whose bundle id has channels recorded.
  */
-type Dependencies = DeliveryDependencies & { providers: PushProviders };
+type Dependencies = SendDependencies;
 
 /** How long a channel may exist without an activity before the sweeper deletes it. */
 export const ORPHAN_CHANNEL_GRACE_MS = 10 * 60_000;
@@ -33,7 +37,8 @@ const SWEEP_BATCH = 500;
 
 export function deleteLiveActivityChannelHandler(deps: Dependencies): JobHandler {
   return deleteLiveActivityChannelJob.handler(async ({ channelId }) => {
-    const connection = deps.providers.ios.liveActivityBroadcast;
+    const providers = deps.providersFor ? await deps.providersFor(await appIdOfBroadcastChannel(deps.store.db, channelId)) : deps.providers;
+    const connection = providers.ios.liveActivityBroadcast;
     if (!connection) return;
     await deleteOne(deps, connection, channelId);
   });
@@ -41,9 +46,13 @@ export function deleteLiveActivityChannelHandler(deps: Dependencies): JobHandler
 
 export function sweepLiveActivityChannelsHandler(deps: Dependencies): JobHandler {
   return sweepLiveActivityChannelsJob.handler(async () => {
-    const connection = deps.providers.ios.liveActivityBroadcast;
-    if (!connection) return;
-    await sweepBroadcastChannels(deps, connection);
+    const connections = [deps.providers.ios.liveActivityBroadcast];
+    if (deps.providersFor) {
+      for (const appId of await appIdsWithBroadcastChannels(deps.store.db)) connections.push((await deps.providersFor(appId)).ios.liveActivityBroadcast);
+    }
+    for (const connection of connections) {
+      if (connection) await sweepBroadcastChannels(deps, connection);
+    }
   });
 }
 

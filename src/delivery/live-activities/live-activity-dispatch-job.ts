@@ -1,9 +1,8 @@
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
 import { pageLiveActivityTargets } from '../../store/live-activity-targets-store.ts';
-import type { DeliveryDependencies } from '../dispatch-job.ts';
+import type { SendDependencies } from '../channel-providers.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
-import type { PushProviders } from '../push-sender.ts';
 import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';
 import { broadcastLiveActivityJob, dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
 
@@ -18,7 +17,7 @@ import { broadcastLiveActivityJob, dispatchLiveActivityJob, sendJobKey, sendLive
  * is harmless here: the repeat has the same `timestamp` and content (iOS keeps the newer state; the Android app
  * re-posts the same notification).
  */
-export function dispatchLiveActivityHandler(deps: DeliveryDependencies & { providers: PushProviders }): JobHandler {
+export function dispatchLiveActivityHandler(deps: SendDependencies): JobHandler {
   return dispatchLiveActivityJob.handler(async ({ push, platforms }, _job, { signal }) => {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);

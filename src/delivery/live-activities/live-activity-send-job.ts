@@ -92,6 +92,9 @@ async function sendBatch(
   const sentAt = deps.clock.now();
   // The broadcast part of the audience is started on the activity's channel instead of with an update token.
   const channelStart = platform === 'ios' && push.event === 'start' && activity.apns_channel_id ? { ...push, inputPushChannel: activity.apns_channel_id } : null;
+  // The channel exists in one APNs environment (the push host's); a device known to be in the other can't join it.
+  const channelEnvironment = sender.liveActivityBroadcast?.environment ?? 'production';
+  const inChannelEnvironment = (subscriber: Subscriber) => subscriber.apns_environment === null || subscriber.apns_environment === channelEnvironment;
   const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome | null> => {
     const subscriber = byId.get(id);
     // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
@@ -99,8 +102,8 @@ async function sendBatch(
     if (!subscriber || token === null) return null;
     sentTo[id] = token;
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-    const devicePush = channelStart && startsOnChannel(activity, subscriber) ? channelStart : push;
-    return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale });
+    const devicePush = channelStart && startsOnChannel(activity, subscriber) && inChannelEnvironment(subscriber) ? channelStart : push;
+    return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale }, subscriber.apns_environment);
   });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }

@@ -43,6 +43,14 @@ describe('provider client registry', () => {
     expect(registry.size()).toBe(0);
   });
 
+  it("gives an app's iOS sender a broadcast connection for its bundle id that opens nothing until used", async () => {
+    await registry.closeIdle();
+    const [a] = apps as [App];
+    const connection = (await registry.providersFor(a.id)).ios.liveActivityBroadcast;
+    expect(connection).toMatchObject({ topic: a.apns_topic, environment: 'production' });
+    expect(registry.size()).toBe(0);
+  });
+
   it('gives the built-in providers to a channel without an app', async () => {
     expect(await registry.providersFor(null)).toBe(builtIn);
   });

@@ -38,10 +38,11 @@ export interface IosDevice {
   osVersion: string | null;
 }
 
-export async function startLiveActivityHarness(): Promise<LiveActivityHarness> {
+/** `options` go to the delivery harness (e.g. `apns: { environment: 'production' }` for a production fake host). */
+export async function startLiveActivityHarness(options: Parameters<typeof startDeliveryHarness>[0] = {}): Promise<LiveActivityHarness> {
   // A database of its own on PostgreSQL: these tests move their clock (8 hours, Retry-After), and on the shared one
   // other files' workers would claim these jobs and push them to their own fakes, and this worker theirs.
-  const h = await startDeliveryHarness({ isolatedDatabase: true });
+  const h = await startDeliveryHarness({ ...options, isolatedDatabase: true });
   const devices = new Map<string, { subscriberId: string; publishableKey: string }>();
   const reporter = reportLiveActivityTokens(h.apns.liveActivities, { deviceFor: (token) => devices.get(token), post: injectPoster(h.app) });
 

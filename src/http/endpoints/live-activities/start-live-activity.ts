@@ -79,6 +79,8 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
       assertChannelInScope(auth, body.channelCode);
       const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
+      // As for notifications (docs/apps.md): no start through the built-in app when the operator requires accounts' own.
+      if (channel.app_id === null && deps.config.requireOwnApp) throw new ApiError('app_required', { details: { channelCode: body.channelCode } });
       // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
       const alert = body.alert ?? defaultStartAlert(body.template, checked.fields);
       const draft: LiveActivityRow = {
