@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
-import { loadClientPackage, type ApiErrorLike, type CliClient } from './client-package.ts';
+import { loadClientPackage, type ApiErrorLike, type CliClient, type ConnectionErrorLike } from './client-package.ts';
 import { CliError } from './cli-output.ts';
 
 /**
@@ -33,6 +33,7 @@ interface ApiConnection {
   client: CliClient;
   baseUrl: string;
   isApiError(error: unknown): error is ApiErrorLike;
+  isConnectionError(error: unknown): error is ConnectionErrorLike;
 }
 
 export async function connect(options: ApiOptions, env: NodeJS.ProcessEnv = process.env): Promise<ApiConnection> {
@@ -47,8 +48,13 @@ export async function connect(options: ApiOptions, env: NodeJS.ProcessEnv = proc
     throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
-  const { createClarionClient, ClarionApiError } = await loadClientPackage();
-  return { client: createClarionClient({ baseUrl, apiKey }), baseUrl, isApiError: (error): error is ApiErrorLike => error instanceof ClarionApiError };
+  const { createClarionClient, ClarionApiError, ClarionConnectionError } = await loadClientPackage();
+  return {
+    client: createClarionClient({ baseUrl, apiKey }),
+    baseUrl,
+    isApiError: (error): error is ApiErrorLike => error instanceof ClarionApiError,
+    isConnectionError: (error): error is ConnectionErrorLike => error instanceof ClarionConnectionError,
+  };
 }
 
 /**
@@ -66,12 +72,20 @@ export async function callApi<T>(connection: ApiConnection, call: (client: CliCl
         extra: { message: error.message, status: error.status, requestId: error.requestId, ...(error.details ? { details: error.details } : {}) },
       });
     }
-    if (error instanceof TypeError && error.message === 'fetch failed') {
-      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      throw new CliError(`cannot reach ${connection.baseUrl}${cause}`, 'unreachable', { exitCode: EXIT_UNREACHABLE });
+    if (connection.isConnectionError(error)) {
+      // The client retried already (packages/client/README.md, "Retries and idempotency"); say what the last attempt met.
+      const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
+      const what = error.timedOut ? `no answer from ${connection.baseUrl} in time` : `cannot reach ${connection.baseUrl}${systemCause(error.cause)}`;
+      throw new CliError(`${what} (${attempts})`, 'unreachable', { exitCode: EXIT_UNREACHABLE });
     }
     throw error;
   }
+}
+
+/** fetch fails with TypeError('fetch failed') whose own cause is the system's error (ECONNREFUSED, ENOTFOUND, …). */
+function systemCause(failure: unknown): string {
+  const cause = failure instanceof Error ? failure.cause : undefined;
+  return cause instanceof Error ? `: ${cause.message}` : '';
 }
 
 /** A validation_failed answer's fields, one per line, so the command line shows what to fix. */

@@ -17,6 +17,13 @@ type Json = Record<string, unknown>;
 export interface ClientPackage {
   createClarionClient(options: { baseUrl: string; apiKey: string }): CliClient;
   ClarionApiError: abstract new (...args: never[]) => ApiErrorLike;
+  ClarionConnectionError: abstract new (...args: never[]) => ConnectionErrorLike;
+}
+
+/** No attempt got an answer (packages/client/src/clarion-connection-error.ts). */
+export interface ConnectionErrorLike extends Error {
+  timedOut: boolean;
+  attempts: number;
 }
 
 export interface ApiErrorLike extends Error {

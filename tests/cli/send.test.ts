@@ -124,7 +124,7 @@ describe('clarion send refused', () => {
     const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--server', 'http://127.0.0.1:9', '--json'], { CLARION_API_KEY: 'clr_sk_x' });
     expect(sent.status).toBe(69);
     expect(sent.json.error.code).toBe('unreachable');
-    expect(sent.stderr).toMatch(/^clarion: cannot reach http:\/\/127\.0\.0\.1:9/);
+    expect(sent.stderr).toMatch(/^clarion: cannot reach http:\/\/127\.0\.0\.1:9: .+ \(4 attempts\)$/m);
   });
 
   it('--badge that is not a whole number: refused before any request', async () => {

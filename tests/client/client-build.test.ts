@@ -24,6 +24,6 @@ describe('packages/client/tsconfig.build.json', () => {
     expect(existsSync(join(OUT, 'index.d.ts'))).toBe(true);
     const script = `const m = await import(${JSON.stringify(join(OUT, 'index.js'))}); console.log(Object.keys(m).sort().join(','));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 30_000 });
-    expect(stdout.trim()).toBe('ClarionApiError,DEFAULT_RETRY_OPTIONS,UNEXPECTED_RESPONSE,createClarionClient,unwrap');
+    expect(stdout.trim()).toBe('ClarionApiError,ClarionConnectionError,DEFAULT_RETRY_OPTIONS,DEFAULT_TIMEOUT_MS,UNEXPECTED_RESPONSE,createClarionClient,unwrap');
   });
 });

@@ -1579,7 +1579,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The app (app_…) whose credentials deliver this channel's pushes; default: the account's first app, else the instance's built-in app (docs/apps.md). */
+                        /** @description The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md). */
                         appId?: string;
                         /** @description Code of the channel. */
                         code: string;
@@ -1909,8 +1909,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change a channel's name, description or join page switch
-         * @description Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key.
+         * Change a channel's name, description, join page switch or app
+         * @description Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.
          */
         post: {
             parameters: {
@@ -1925,6 +1925,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md). */
+                        appId?: string;
                         description?: string | null;
                         /** @description Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default. */
                         joinPage?: boolean;

@@ -29,6 +29,11 @@ export interface ClarionClientOptions {
   apiKey: string;
   /** Retries of 429/503 answers (retry-policy.ts); `{ maxRetries: 0 }` turns them off. */
   retry?: Partial<RetryOptions>;
+  /**
+   * The longest one attempt may take, answer included, in milliseconds (default 30,000; 0: no limit). An attempt cut
+   * off is retried like a failed connection; when every attempt fails the call throws ClarionConnectionError.
+   */
+  timeoutMs?: number;
   /** The fetch to send with (default: the global one). */
   fetch?: (request: Request) => Promise<Response>;
   /** How to wait before a retry (default: a timer). */
@@ -71,6 +76,9 @@ function callInit(options: CallOptions | undefined) {
   };
 }
 
+/** The default `timeoutMs`: a send is answered once it is stored, well within this on a working server. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
 /** A client for one Clarion instance and one API key. */
 export function createClarionClient(options: ClarionClientOptions): ClarionClient {
   const api = createClient<paths>({
@@ -83,6 +91,7 @@ export function createClarionClient(options: ClarionClientOptions): ClarionClien
       sleep: options.sleep ?? sleep,
       now: Date.now,
       newIdempotencyKey,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     }),
   });
   return {

@@ -44,3 +44,15 @@ export function retryDelay(status: number, retryAfter: string | null, retry: num
   const delay = asked ?? options.baseDelayMs * 2 ** (retry - 1);
   return delay > options.maxDelayMs ? null : delay;
 }
+
+/**
+ * How long to wait before retry number `retry` of a request that got no answer at all (the connection failed, or the
+ * attempt timed out), or null when it must not be retried. The request may or may not have reached the server; a
+ * POST is still safe to repeat because it carries the same Idempotency-Key (retrying-fetch.ts). The pauses are those
+ * of a 503 without `Retry-After`.
+ */
+export function retryDelayWithoutAnswer(retry: number, options: RetryOptions): number | null {
+  if (retry > options.maxRetries) return null;
+  const delay = options.baseDelayMs * 2 ** (retry - 1);
+  return delay > options.maxDelayMs ? null : delay;
+}
