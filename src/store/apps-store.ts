@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { findRowById } from './find-row-by-id.ts';
+import { preparedQuery } from './prepared-query.ts';
 import type { AppsTable, Database } from './schema.ts';
 
 /**
@@ -72,9 +73,14 @@ export async function updateApp(db: Kysely<Database>, accountId: string, id: str
 
 /** The app whose credentials deliver a channel (docs/apps.md); null: the built-in one. */
 export async function appIdOfChannel(db: Kysely<Database>, channelId: string): Promise<string | null> {
-  const row = await db.selectFrom('channels').select('app_id').where('id', '=', channelId).executeTakeFirst();
+  const [row] = await appIdOfChannelQuery(db, { channelId });
   return row?.app_id ?? null;
 }
+
+/** Read by every send job: compiled once, a named statement on PostgreSQL (src/store/prepared-query.ts). */
+const appIdOfChannelQuery = preparedQuery((db, param, _values: { channelId: string }) =>
+  db.selectFrom('channels').select('app_id').where('id', '=', param<string>('channelId')),
+);
 
 /** Codes of the channels bound to the app: an app in use is not deleted. */
 export async function channelsOfApp(db: Kysely<Database>, appId: string): Promise<string[]> {

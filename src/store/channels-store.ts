@@ -85,8 +85,12 @@ export async function findChannelById(db: Kysely<Database>, id: string): Promise
 }
 
 /** Changes a channel's name and description (each only when given; description null clears it). */
-export async function updateChannel(db: Kysely<Database>, id: string, input: { name?: string; description?: string | null }): Promise<void> {
-  const changes = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.description !== undefined ? { description: input.description } : {}) };
+export async function updateChannel(db: Kysely<Database>, id: string, input: { name?: string; description?: string | null; appId?: string }): Promise<void> {
+  const changes = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.appId !== undefined ? { app_id: input.appId } : {}),
+  };
   if (Object.keys(changes).length === 0) return;
   await db.updateTable('channels').set(changes).where('id', '=', id).execute();
 }

@@ -12,7 +12,9 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import pg from 'pg';
+import { serverStatementName } from './prepared-query.ts';
 import type { Database } from './schema.ts';
+import { SERVING_AUTOCHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -31,6 +33,14 @@ export interface StoreOptions {
   sqliteFile?: string;
   /** PostgreSQL pool size; 10 suits one API process on 2 cores. */
   poolSize?: number;
+  /**
+   * SQLite: checkpoint the WAL every this many milliseconds from a thread of its own, so that commits on this
+   * connection find almost nothing left to copy (src/store/sqlite-checkpointer.ts). For `clarion serve`, whose event
+   * loop answers requests; the CLI's short runs keep SQLite's default.
+   */
+  checkpointIntervalMs?: number | undefined;
+  /** Told of a failing checkpoint thread (at most once a minute); the server logs it as a warning. */
+  onCheckpointError?: ((message: string) => void) | undefined;
 }
 
 export const SQLITE_FILE_NAME = 'clarion.db';
@@ -46,8 +56,23 @@ function openPostgres(url: string, poolSize: number): Store {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client that loses its connection emits 'error' on the pool; without a listener that would crash.
   pool.on('error', () => {});
+  pool.on('connect', sendHotStatementsNamed);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/**
+ * The hot statements (src/store/prepared-query.ts) go to PostgreSQL as named statements, which each connection parses
+ * and plans once: Kysely's driver calls `client.query(text, values)`, which node-postgres sends as an unnamed
+ * statement, parsed and planned anew on every run. A connection that is replaced (lost, or ended by the pool) starts
+ * with nothing prepared, and node-postgres prepares each name again on its first use there.
+ */
+function sendHotStatementsNamed(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: (...args: unknown[]) => unknown }).query = (text: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' && Array.isArray(rest[0]) ? serverStatementName(text) : undefined;
+    return name === undefined ? query(text, ...rest) : query({ name, text, values: rest[0] }, ...rest.slice(1));
+  };
 }
 
 function openSqlite(options: StoreOptions): Store {
@@ -68,8 +93,17 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  const checkpointer = options.checkpointIntervalMs && file !== ':memory:' ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError) : null;
+  if (checkpointer) database.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    async close() {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** Prepared statements kept per connection; Clarion's queries have a few hundred distinct texts at most. */

@@ -23,6 +23,22 @@ export function findLiveActivityById(db: Kysely<Database>, id: string): Promise<
 }
 
 /**
+ * Whether one of the channel's Live Activities still runs (its pushes belong to the channel's current app): active and
+ * not yet past iOS's 8 hours (an expired one not yet swept counts as ended, as its view shows it).
+ */
+export async function hasRunningLiveActivity(db: Kysely<Database>, channelId: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('live_activities')
+    .select('id')
+    .where('channel_id', '=', channelId)
+    .where('status', '=', 'active')
+    .where('created_at', '>', now - LIVE_ACTIVITY_MAX_MS)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
  * `push_timestamp` advanced to the next APNs timestamp: the current second, or one past the last when that is not
  * earlier (live-activity-lifecycle.ts nextPushTimestamp, the same rule). Done in the UPDATE itself so two concurrent
  * events can never take the same value: PostgreSQL row-locks the activity until the transaction ends, SQLite has one

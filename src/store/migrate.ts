@@ -15,6 +15,7 @@ import { statements as postgresApps } from './migrations/postgres/0012-apps.ts';
 import { statements as postgresAudience } from './migrations/postgres/0013-audience.ts';
 import { statements as postgresLiveActivityBroadcast } from './migrations/postgres/0014-live-activity-broadcast.ts';
 import { statements as postgresLastDelivered } from './migrations/postgres/0016-last-delivered.ts';
+import { statements as postgresBinaryTokenHash } from './migrations/postgres/0017-binary-token-hash.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -30,6 +31,7 @@ import { statements as sqliteApps } from './migrations/sqlite/0012-apps.ts';
 import { statements as sqliteAudience } from './migrations/sqlite/0013-audience.ts';
 import { statements as sqliteLiveActivityBroadcast } from './migrations/sqlite/0014-live-activity-broadcast.ts';
 import { statements as sqliteLastDelivered } from './migrations/sqlite/0016-last-delivered.ts';
+import { statements as sqliteBinaryTokenHash } from './migrations/sqlite/0017-binary-token-hash.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -53,6 +55,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0013-audience': sqliteAudience,
     '0014-live-activity-broadcast': sqliteLiveActivityBroadcast,
     '0016-last-delivered': sqliteLastDelivered,
+    '0017-binary-token-hash': sqliteBinaryTokenHash,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -70,6 +73,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0013-audience': postgresAudience,
     '0014-live-activity-broadcast': postgresLiveActivityBroadcast,
     '0016-last-delivered': postgresLastDelivered,
+    '0017-binary-token-hash': postgresBinaryTokenHash,
   },
 };
 
@@ -93,10 +97,13 @@ export interface MigrationOutcome {
   applied: string[];
 }
 
-/** Applies every pending migration; throws with the failing migration's name and cause. */
-export async function migrateToLatest(store: Store): Promise<MigrationOutcome> {
+/**
+ * Applies every pending migration; throws with the failing migration's name and cause. `upTo` stops after the named
+ * migration: a database as an earlier version left it, for tests that migrate existing data (tests/store/*-migration.test.ts).
+ */
+export async function migrateToLatest(store: Store, options: { upTo?: string } = {}): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db: store.db, provider: new SqlMigrationProvider(store.dialect) });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  const result: MigrationResultSet = options.upTo ? await migrator.migrateTo(options.upTo) : await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((entry) => entry.status === 'Error');
     const cause = result.error instanceof Error ? result.error.message : String(result.error);

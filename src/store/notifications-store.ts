@@ -45,6 +45,35 @@ const insertCountingChannel = preparedQuery(
   (row) => Object.keys(row).join(),
 );
 
+/**
+ * A notification by id, for the delivery jobs (each dispatch and send job reads its notification first): compiled once
+ * and a named statement on PostgreSQL (src/store/prepared-query.ts, bench/README.md "Session 6").
+ */
+export async function findNotificationById(db: Kysely<Database>, id: string): Promise<NotificationRow | undefined> {
+  const [row] = await notificationById(db, { id });
+  return row;
+}
+
+const notificationById = preparedQuery((db, param, _values: { id: string }) => db.selectFrom('notifications').selectAll().where('id', '=', param<string>('id')));
+
+/**
+ * A notification with its channel's app, for the dispatch (the send jobs it starts carry the app, src/delivery/job-kinds.ts):
+ * one statement, compiled once and named on PostgreSQL like `findNotificationById`.
+ */
+export async function findNotificationWithChannelApp(db: Kysely<Database>, id: string): Promise<(NotificationRow & { channel_app_id: string | null }) | undefined> {
+  const [row] = await notificationWithChannelApp(db, { id });
+  return row;
+}
+
+const notificationWithChannelApp = preparedQuery((db, param, _values: { id: string }) =>
+  db
+    .selectFrom('notifications')
+    .leftJoin('channels', 'channels.id', 'notifications.channel_id')
+    .selectAll('notifications')
+    .select('channels.app_id as channel_app_id')
+    .where('notifications.id', '=', param<string>('id')),
+);
+
 /** A string that is not a notification id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findNotification(db: Kysely<Database>, accountId: string, id: string): Promise<NotificationRow | undefined> {
   if (!isId('notification', id)) return undefined;

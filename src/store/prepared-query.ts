@@ -6,6 +6,22 @@ export type Param = <T>(name: string) => T;
 
 const SENTINEL_PREFIX = '\u0000clarion-param:';
 
+/** The SQL text of every statement compiled here, and the name PostgreSQL knows it by (see `serverStatementName`). */
+const serverStatementNames = new Map<string, string>();
+
+/**
+ * The name under which a PostgreSQL connection keeps this statement parsed and planned, if it is one of the hot
+ * statements compiled by `preparedQuery`; undefined for every other statement. src/store/database.ts sends these as
+ * node-postgres named statements (`{ name, text, values }`): each connection parses the text once and then only binds
+ * new values to it. Measured with pgbench on the accept path's statements (bench/README.md, "Accept path",
+ * "PostgreSQL, session 5"): PostgreSQL's CPU per accepted notification roughly halved, parse and plan being most of
+ * it. A name stands for one text in this process, so two texts never meet under one name on a connection; the
+ * names are as many as the statements compiled here (tens).
+ */
+export function serverStatementName(sql: string): string | undefined {
+  return serverStatementNames.get(sql);
+}
+
 interface Compiled {
   sql: string;
   /** Per position of the compiled statement: a parameter's name, or a constant of the statement. */
@@ -65,6 +81,7 @@ function placeholder<T>(name: string): T {
 
 function compile(query: Compilable<unknown>): Compiled {
   const { sql, parameters } = query.compile();
+  if (!serverStatementNames.has(sql)) serverStatementNames.set(sql, `clarion_${serverStatementNames.size + 1}`);
   const slots = parameters.map((parameter) =>
     typeof parameter === 'string' && parameter.startsWith(SENTINEL_PREFIX) ? { name: parameter.slice(SENTINEL_PREFIX.length) } : { constant: parameter },
   );

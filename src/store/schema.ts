@@ -53,8 +53,8 @@ export interface SubscribersTable {
   platform: 'ios' | 'android' | 'web';
   /** APNs hex token, FCM registration token, or the Web Push subscription as JSON text. */
   token: string;
-  /** SHA-256 of the token's identity (for web: of the endpoint): what registration is idempotent on. */
-  token_hash: string;
+  /** SHA-256 of the token's identity (for web: of the endpoint), its 32 bytes (migration 0017): what registration is idempotent on. */
+  token_hash: Buffer;
   /** The push-to-start token reported without a template: serves every template without a token of its own (push_to_start_tokens). */
   push_to_start_token: string | null;
   /** The iOS version the app reported ("18.2"), or null: decides broadcast or per-token Live Activity delivery. */

@@ -3,9 +3,13 @@ import type { Audience } from '../domain/audience.ts';
 import { toIso } from '../domain/clock.ts';
 import { withAudience } from './audience-filter.ts';
 import { isId, newId } from '../domain/ids.ts';
+import { tokenHashKey } from '../domain/device-token.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Database, SubscribersTable } from './schema.ts';
+import { idListValues, inIdList, type IdListValues } from './id-list.ts';
+import { preparedQuery } from './prepared-query.ts';
 import { recordEvent, recordEvents } from './events-store.ts';
+import { preparedRowsQuery } from './prepared-rows-query.ts';
 import { hasPushToStartTokenFor, savePushToStartToken } from './push-to-start-tokens-store.ts';
 
 export type Subscriber = Selectable<SubscribersTable>;
@@ -16,7 +20,8 @@ export type UnsubscribeReason = 'requested' | 'token_unregistered' | 'token_inva
 export interface SubscriberImport {
   platform: Platform;
   token: string;
-  tokenHash: string;
+  /** The 32-byte SHA-256 (src/domain/device-token.ts), as `subscribers.token_hash` stores it. */
+  tokenHash: Buffer;
   pushToStartToken: string | null;
   timezone: string | null;
   locale: string | null;
@@ -109,7 +114,7 @@ async function recordCreated(trx: Kysely<Database>, subscriber: Subscriber, chan
   await recordEvent(trx, {
     accountId: subscriber.account_id,
     type: 'subscriber.created',
-    data: createdEventData(subscriber, channelCode, now),
+    data: createdEventData(subscriber, channelCode, toIso(now)),
     now,
   });
 }
@@ -121,17 +126,56 @@ async function recordCreated(trx: Kysely<Database>, subscriber: Subscriber, chan
 export async function rememberApnsEnvironments(trx: Kysely<Database>, learned: ReadonlyArray<{ id: string; environment: ApnsEnvironment }>): Promise<void> {
   for (const environment of ['production', 'sandbox'] as const) {
     const ids = learned.filter((entry) => entry.environment === environment).map((entry) => entry.id);
-    if (ids.length > 0) await trx.updateTable('subscribers').set({ apns_environment: environment }).where('id', 'in', ids).where('apns_environment', 'is', null).execute();
+    if (ids.length > 0) await rememberApnsEnvironmentStatement(trx, { environment, ...idListValues(trx, ids) });
   }
 }
+
+/** One statement text for every batch (an iOS batch's settle): the id list is one parameter (id-list.ts). */
+const rememberApnsEnvironmentStatement = preparedQuery((db, param, _values: IdListValues & { environment: ApnsEnvironment }) =>
+  db.updateTable('subscribers').set({ apns_environment: param('environment') }).where(inIdList(db, 'id', param)).where('apns_environment', 'is', null),
+);
 
 /**
  * Records when the subscribers' pushes were accepted: ONE statement for a whole send batch (≤ 500 ids), inside its
  * settling transaction, so "last delivered" costs the fan-out a statement per batch, not per push (bench/README.md).
  */
 export async function markDelivered(trx: Kysely<Database>, ids: readonly string[], at: number): Promise<void> {
-  if (ids.length > 0) await trx.updateTable('subscribers').set({ last_delivered_at: at }).where('id', 'in', ids).execute();
+  if (ids.length > 0) await markDeliveredStatement(trx, { at, ...idListValues(trx, ids) });
 }
+
+const markDeliveredStatement = preparedQuery((db, param, _values: IdListValues & { at: number }) =>
+  db.updateTable('subscribers').set({ last_delivered_at: param<number>('at') }).where(inIdList(db, 'id', param)),
+);
+
+/**
+ * What a send batch reads of its subscribers for every push: where to push and whether it still may. The account and
+ * platform an unsubscribe records are the batch's own (the notification's account, the job's platform), and the
+ * registration time an APNs 410 is checked against is read only for such answers (subscriberRegistrationTimes).
+ */
+export type BatchSubscriber = Pick<Subscriber, 'id' | 'token' | 'status' | 'apns_environment'>;
+
+/**
+ * One SELECT for a whole send batch (≤ 500 ids), only the columns every push uses; one statement text for every batch.
+ * Measured with bench/fanout-db-time.ts (SQLite, 30,000 subscribers, busy machine, 2026-11-24): this read's SQLite
+ * time went from 5.3–6.3 to 4.1–4.2 µs per push when account_id, platform and updated_at were dropped from it; much of
+ * the cost is making each row's values (bench/README.md, "Session 6: fan-out per push").
+ */
+export function findBatchSubscribers(db: Kysely<Database>, ids: readonly string[]): Promise<BatchSubscriber[]> {
+  return ids.length === 0 ? Promise.resolve([]) : batchSubscribersQuery(db, idListValues(db, ids));
+}
+
+const batchSubscribersQuery = preparedQuery((db, param, _values: IdListValues) =>
+  db.selectFrom('subscribers').select(['id', 'token', 'status', 'apns_environment']).where(inIdList(db, 'id', param)),
+);
+
+/** When each of these subscribers last registered (updated_at), by id: for the few tokens an APNs 410 called dead. */
+export async function subscriberRegistrationTimes(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await registrationTimesQuery(db, idListValues(db, ids));
+  return new Map(rows.map((row) => [row.id, row.updated_at]));
+}
+
+const registrationTimesQuery = preparedQuery((db, param, _values: IdListValues) => db.selectFrom('subscribers').select(['id', 'updated_at']).where(inIdList(db, 'id', param)));
 
 /** A string that is not a subscriber id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
 export async function findSubscriber(db: Kysely<Database>, accountId: string, id: string): Promise<Subscriber | undefined> {
@@ -216,36 +260,69 @@ export async function distinctSubscriberTimezones(
  */
 const IMPORT_ROWS_PER_STATEMENT = 1000;
 
+/** The subscribers of a chunk already in the channel: all three columns of the unique index, one lookup per token. */
+const knownSubscribers = preparedRowsQuery((db, rows: ReadonlyArray<{ channelId: string; platform: Platform; tokenHash: Buffer }>) =>
+  db
+    .selectFrom('subscribers')
+    .select(['id', 'platform', 'token_hash', 'status'])
+    // Without `platform` SQLite scans the channel's rows for every chunk (the 100,000-row import took 16 s instead of
+    // 2). One channel per chunk: the first row's is the statement's.
+    .where('channel_id', '=', rows[0]!.channelId)
+    .where('platform', 'in', rows.map((row) => row.platform))
+    .where('token_hash', 'in', rows.map((row) => row.tokenHash)),
+);
+
+/** registerSubscriber's rules as one INSERT … ON CONFLICT DO UPDATE for a chunk of rows. */
+const upsertSubscribers = preparedRowsQuery((db, values: readonly Subscriber[]) =>
+  db
+    .insertInto('subscribers')
+    .values(values)
+    .onConflict((conflict) =>
+      conflict.columns(['channel_id', 'platform', 'token_hash']).doUpdateSet((eb) => ({
+        token: eb.ref('excluded.token'),
+        push_to_start_token: eb.ref('excluded.push_to_start_token'),
+        timezone: eb.ref('excluded.timezone'),
+        locale: eb.ref('excluded.locale'),
+        external_id: eb.ref('excluded.external_id'),
+        os_version: eb.ref('excluded.os_version'),
+        status: 'active',
+        unsubscribe_reason: null,
+        unsubscribed_at: null,
+        updated_at: eb.ref('excluded.updated_at'),
+        // A row without an environment keeps the one already known (given before or learned on a push).
+        apns_environment: eb.fn.coalesce('excluded.apns_environment', 'subscribers.apns_environment'),
+      })),
+    ),
+);
+
 /**
  * Registers many devices of one channel at once, with registerSubscriber's rules (`clarion subscribers import`): a
  * token already in the channel keeps its subscriber, gets its details refreshed and is reactivated if it had
  * unsubscribed; a new or reactivated subscriber gets its `subscriber.created` event unless `events` is false. The same
  * token twice in `rows` counts once (the later line wins). One SELECT of the known tokens and one INSERT … ON CONFLICT
- * DO UPDATE per 1,000 rows, instead of two or three statements per device. Runs inside the caller's transaction.
+ * DO UPDATE per 1,000 rows, instead of two or three statements per device, each compiled once (preparedRowsQuery).
+ * Runs inside the caller's transaction.
  */
 export async function importSubscribers(
   trx: Kysely<Database>,
   input: { accountId: string; channelId: string; channelCode: string; rows: readonly SubscriberImportRow[]; events: boolean; now: number },
 ): Promise<{ created: number; reactivated: number; updated: number }> {
   const unique = new Map<string, SubscriberImportRow>();
-  for (const row of input.rows) unique.set(`${row.platform}:${row.tokenHash}`, row);
+  for (const row of input.rows) unique.set(tokenHashKey(row.platform, row.tokenHash), row);
   const rows = [...unique.values()];
+  const createdAt = toIso(input.now);
   let created = 0;
   let reactivated = 0;
   for (let start = 0; start < rows.length; start += IMPORT_ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + IMPORT_ROWS_PER_STATEMENT);
-    const known = await trx
-      .selectFrom('subscribers')
-      .select(['id', 'platform', 'token_hash', 'status'])
-      .where('channel_id', '=', input.channelId)
-      // All three columns of the unique index, so each token is one index lookup; without `platform` SQLite scans the
-      // channel's rows for every chunk (the 100,000-row import took 16 s instead of 2).
-      .where('platform', 'in', [...new Set(chunk.map((row) => row.platform))])
-      .where('token_hash', 'in', chunk.map((row) => row.tokenHash))
-      .execute();
-    const existing = new Map(known.map((row) => [`${row.platform}:${row.token_hash}`, row]));
-    const values: Subscriber[] = chunk.map((row) => ({
-      id: existing.get(`${row.platform}:${row.tokenHash}`)?.id ?? newId('subscriber', input.now),
+    const known = await knownSubscribers(
+      trx,
+      chunk.map((row) => ({ channelId: input.channelId, platform: row.platform, tokenHash: row.tokenHash })),
+    );
+    const existing = new Map(known.map((row) => [tokenHashKey(row.platform, row.token_hash), row]));
+    const keys = chunk.map((row) => tokenHashKey(row.platform, row.tokenHash));
+    const values: Subscriber[] = chunk.map((row, index) => ({
+      id: existing.get(keys[index]!)?.id ?? newId('subscriber', input.now),
       account_id: input.accountId,
       channel_id: input.channelId,
       platform: row.platform,
@@ -264,35 +341,21 @@ export async function importSubscribers(
       apns_environment: row.apnsEnvironment ?? null,
       last_delivered_at: null,
     }));
-    await trx
-      .insertInto('subscribers')
-      .values(values)
-      .onConflict((conflict) =>
-        conflict.columns(['channel_id', 'platform', 'token_hash']).doUpdateSet((eb) => ({
-          token: eb.ref('excluded.token'),
-          push_to_start_token: eb.ref('excluded.push_to_start_token'),
-          timezone: eb.ref('excluded.timezone'),
-          locale: eb.ref('excluded.locale'),
-          external_id: eb.ref('excluded.external_id'),
-          os_version: eb.ref('excluded.os_version'),
-          status: 'active',
-          unsubscribe_reason: null,
-          unsubscribed_at: null,
-          updated_at: eb.ref('excluded.updated_at'),
-          // A row without an environment keeps the one already known (given before or learned on a push).
-          apns_environment: eb.fn.coalesce('excluded.apns_environment', 'subscribers.apns_environment'),
-        })),
-      )
-      .execute();
+    // In index order, (platform, token hash): the INSERT then walks the (channel, platform, token hash) index from one
+    // end to the other instead of jumping to a random page for every row (bench/README.md, "Subscriber import"). Ids
+    // and events keep the file's order. Sorted by the keys' strings (latin1: byte order): Buffer.compare, a call into
+    // C++ per comparison, was 3% of the import's CPU profile.
+    const order = keys.map((_, index) => index).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+    await upsertSubscribers(trx, order.map((index) => values[index]!));
     await saveImportedPushToStartTokens(trx, chunk, values, input.now);
-    const announced = values.filter((value) => existing.get(`${value.platform}:${value.token_hash}`)?.status !== 'active');
-    const inserted = values.filter((value) => !existing.has(`${value.platform}:${value.token_hash}`)).length;
+    const announced = values.filter((_, index) => existing.get(keys[index]!)?.status !== 'active');
+    const inserted = keys.filter((key) => !existing.has(key)).length;
     created += inserted;
     reactivated += announced.length - inserted;
     if (input.events) {
       await recordEvents(
         trx,
-        announced.map((subscriber) => ({ accountId: input.accountId, type: 'subscriber.created', data: createdEventData(subscriber, input.channelCode, input.now), now: input.now })),
+        announced.map((subscriber) => ({ accountId: input.accountId, type: 'subscriber.created', data: createdEventData(subscriber, input.channelCode, createdAt), now: input.now })),
       );
     }
   }
@@ -316,6 +379,6 @@ async function saveImportedPushToStartTokens(trx: Kysely<Database>, chunk: reado
   }
 }
 
-function createdEventData(subscriber: Subscriber, channelCode: string, now: number): Record<string, unknown> {
-  return { subscriberId: subscriber.id, channelCode, platform: subscriber.platform, externalId: subscriber.external_id, createdAt: toIso(now) };
+function createdEventData(subscriber: Subscriber, channelCode: string, createdAt: string): Record<string, unknown> {
+  return { subscriberId: subscriber.id, channelCode, platform: subscriber.platform, externalId: subscriber.external_id, createdAt };
 }

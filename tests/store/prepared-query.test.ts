@@ -1,4 +1,5 @@
-import type { KyselyPlugin } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/store/accounts-store.ts';
 import { preparedQuery } from '../../src/store/prepared-query.ts';
@@ -53,6 +54,44 @@ describe('preparedQuery', () => {
     expect(await findByName(t.store.db.withPlugin(plugin), { name })).toEqual([{ id: account.id }]);
     expect(await findByName(t.store.db.withPlugin(plugin), { name: 'no such account' })).toEqual([]);
     expect(seen).toBe(2);
+  });
+
+  // PostgreSQL parses and plans a named statement once per connection (src/store/database.ts); Kysely's driver alone
+  // would send every statement unnamed, parsed and planned on each run.
+  it.runIf(process.env.CLARION_TEST_DIALECT === 'postgres')('is kept prepared by each PostgreSQL connection, and prepared again on a new one', async () => {
+    const now = Date.now();
+    const name = `prepared-query named ${now}`;
+    const account = await createAccount(t.store.db, { name, plan: 'free', now });
+    const findByName = preparedQuery((db, param, _values: { name: string }) => db.selectFrom('accounts').select('id').where('name', '=', param<string>('name')).where('plan', '=', 'free'));
+    const preparedHere = async (db: typeof t.store.db) =>
+      (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((row) => row.statement).filter((text) => text.includes('"plan" = $2'));
+    const backend = await t.store.db.connection().execute(async (connection) => {
+      expect(await preparedHere(connection)).toEqual([]);
+      expect(await findByName(connection, { name })).toEqual([{ id: account.id }]);
+      expect(await findByName(connection, { name: 'no such account' })).toEqual([]);
+      expect(await preparedHere(connection)).toHaveLength(1);
+      return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection)).rows[0]!.pid;
+    });
+    // The connection loses its session (ended from outside, as a restart or a proxy would): its replacement starts
+    // with nothing prepared.
+    const admin = new pg.Client({ connectionString: t.databaseUrl });
+    await admin.connect();
+    await admin.query('select pg_terminate_backend($1)', [backend]);
+    await admin.end();
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const outcome = await t.store.db.connection().execute(async (connection) => {
+        try {
+          return { pid: (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection)).rows[0]!.pid };
+        } catch {
+          return { lost: true };
+        }
+      });
+      if ('pid' in outcome && outcome.pid !== backend) break;
+    }
+    await t.store.db.connection().execute(async (connection) => {
+      expect(await findByName(connection, { name })).toEqual([{ id: account.id }]);
+      expect(await preparedHere(connection)).toHaveLength(1);
+    });
   });
 });
 
