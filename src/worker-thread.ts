@@ -39,8 +39,11 @@ function threadEntry(): URL {
  * bench/accept-delivery.ts): with 20,000 subscribers, accept p99 during the fan-out was 554 ms with the thread against
  * 3,552 ms on one loop (SQLite, 200 req/s), but one PostgreSQL run went the other way (2,480 against 681), and with
  * 100,000 subscribers on SQLite the worker pushed 239/s beside the API's load against 1,220/s on one loop: its
- * connection and the API's take turns at the write lock, and SQLite's busy handler sleeps while it waits. Off by
- * default until a quiet machine settles it. A thread rather than a second process keeps `clarion serve` one process
+ * connection and the API's take turns at the write lock, and SQLite's busy handler sleeps while it waits. Session 6
+ * (bench/README.md, saturated machine) again: the thread kept the API thread's longest loop turn at 33–43 ms of CPU
+ * against 269–403 ms on one loop (SQLite), but the worker pushed 14–80/s beside the API's load against 109–814/s; on
+ * PostgreSQL one loop's turns were already ≤ 14 ms and its accept p99 lower. Off by default until a quiet machine
+ * settles it. A thread rather than a second process keeps `clarion serve` one process
  * to run, stop and watch. It has its own database connection: on
  * SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
  * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.

@@ -6,8 +6,11 @@ import type { PushProviders } from './push-sender.ts';
 export interface SendDependencies extends DeliveryDependencies {
   /** The built-in providers (CLARION_APNS_* / CLARION_FCM_*), for channels without an app. */
   providers: PushProviders;
-  /** The providers of an app (provider-client-registry.ts); absent: every channel uses `providers`. */
-  providersFor?: (appId: string | null) => Promise<PushProviders>;
+  /**
+   * The providers of an app (provider-client-registry.ts); absent: every channel uses `providers`. `whenGone`: the app
+   * to use instead if this one was deleted (without it, the built-in providers).
+   */
+  providersFor?: (appId: string | null, whenGone?: () => Promise<string | null>) => Promise<PushProviders>;
 }
 
 /** The providers a channel's pushes go through: its app's (docs/apps.md), or the built-in ones. */

@@ -3,9 +3,13 @@ import { parseAudience } from '../domain/audience.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Platform } from '../domain/device-token.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
-import type { JobHandler } from '../queue/worker-pool.ts';
-import { finishDispatch, pageDispatchTargets, recordBatchOutcomes, recordDispatchedPage, type DispatchTarget } from '../store/deliveries-store.ts';
+import type { Kysely } from 'kysely';
+import type { JobRow } from '../queue/job-types.ts';
+import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
+import { fixTargetedCount, pageDispatchTargets, recordBatchOutcomes, recordDispatchedPage, type DispatchTarget } from '../store/deliveries-store.ts';
 import type { Store } from '../store/database.ts';
+import { findNotificationWithChannelApp } from '../store/notifications-store.ts';
+import type { Database } from '../store/schema.ts';
 import { DISPATCH_PAGE_SIZE, dispatchNotificationJob, SEND_BATCH_SIZE, sendBatchJob, type DispatchPayload, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
@@ -22,23 +26,28 @@ class LeaseLostError extends Error {}
 
 /**
  * Fan-out, step one: pages the subscribers by id (all of the channel's or the send's audience, or one time zone's for
- * local-time delivery) and enqueues send jobs of up to 500 tokens per platform, each carrying the pushes' absolute expiry. Each page's send jobs and the dispatch's cursor
+ * local-time delivery) and enqueues send jobs of up to 500 tokens per platform, each carrying the pushes' absolute expiry
+ * and the channel's app as the dispatch found it. Each page's send jobs and the dispatch's cursor
  * (kept in its own job payload) commit together, guarded by the lease, so a dispatch that dies resumes after the
  * last page it enqueued and no page is ever enqueued twice. A dispatch that runs after its notification's
  * ttlSeconds has passed (the server was down at the due time) records its subscribers as failed with `expired`.
+ *
+ * The small notification (most of them: one user's devices) is the latency path of issue 11, goal 4, where each
+ * transaction counted (bench/README.md, "latency to first push"): a page shorter than the page size is the last, so
+ * its transaction also completes and finishes the dispatch (no second read, no cursor, no second commit), and a last
+ * page of at most one send batch per platform has its send jobs enqueued already leased to this worker, which runs
+ * them once that transaction commits: no claim, no wait for one (at most one job per platform beyond the worker's
+ * concurrency, for as long as they send). A crash before they settle leaves them to the
+ * rescuer, as for any claimed send job; settling still checks their lease.
  */
 export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHandler {
-  return dispatchNotificationJob.handler(async (first, job, { owner, signal }) => {
+  return dispatchNotificationJob.handler(async (first, job, { owner, signal, leased }) => {
     let payload = first;
     const { db } = deps.store;
-    const notification = await db.selectFrom('notifications').selectAll().where('id', '=', payload.notificationId).executeTakeFirst();
+    // With its channel's app (one statement): the send jobs carry it, so they never read the channel (job-kinds.ts).
+    const notification = await findNotificationWithChannelApp(db, payload.notificationId);
     if (!notification || notification.status === 'sent' || notification.status === 'failed') return;
-    await db
-      .updateTable('notifications')
-      .set({ status: 'sending', updated_at: deps.clock.now() })
-      .where('id', '=', notification.id)
-      .where('status', 'in', ['queued', 'scheduled'])
-      .execute();
+    const appId = notification.channel_app_id ?? null;
     const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
     // Fixed here once, for every send job and retry round of this dispatch (push-expiry.ts).
     const expiresAt = pushExpiresAt(notification.ttl_seconds, dueAt);
@@ -57,15 +66,18 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
         after: payload.cursor ?? null,
         limit: DISPATCH_PAGE_SIZE,
       });
-      if (page.length === 0) break;
-      const next: DispatchPayload = { ...payload, cursor: page[page.length - 1]!.id };
+      const last = page.length < DISPATCH_PAGE_SIZE;
+      const groups = groupByPlatform(page);
+      const sendHere = leased && last && !expired && [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE) ? leased : null;
+      const next: DispatchPayload = { ...payload, cursor: page.at(-1)?.id ?? payload.cursor ?? null };
       const outcome = await db
         .transaction()
         .execute(async (trx) => {
-          if (!(await dispatchNotificationJob.updatePayload(deps.queue, trx, job, owner, next))) throw new LeaseLostError();
+          const owned = last ? await deps.queue.complete(trx, job, owner) : await dispatchNotificationJob.updatePayload(deps.queue, trx, job, owner, next);
+          if (!owned) throw new LeaseLostError();
           const now = deps.clock.now();
-          const targeted = countByPlatform(page);
-          await recordDispatchedPage(trx, { notificationId: notification.id, targeted, now });
+          const sendNow: JobRow[] = [];
+          const allDispatched = await recordDispatchedPage(trx, { notificationId: notification.id, targeted: countByPlatform(page), now, last });
           if (expired) {
             await recordBatchOutcomes(trx, {
               notificationId: notification.id,
@@ -73,16 +85,22 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
               failures: page.map((target) => ({ subscriberId: target.id, platform: target.platform, reason: 'expired' })),
               now,
             });
-            return 'paged' as const;
-          }
-          for (const [platform, ids] of groupByPlatform(page)) {
-            for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
-              const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
-              const batch: SendBatchPayload = { notificationId: notification.id, platform, subscriberIds, round: 0, expiresAt };
-              await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey: `send:${notification.id}:${platform}:${subscriberIds[0]}:0` });
+          } else {
+            for (const [platform, ids] of groups) {
+              for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
+                const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
+                const batch: SendBatchPayload = { notificationId: notification.id, platform, subscriberIds, round: 0, expiresAt, appId };
+                const uniqueKey = `send:${notification.id}:${platform}:${subscriberIds[0]}:0`;
+                if (!sendHere) await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey });
+                else {
+                  const leasedJob = await sendBatchJob.enqueueLeased(deps.queue, trx, batch, { owner, leaseMs: sendHere.leaseMs }, { uniqueKey });
+                  if (leasedJob) sendNow.push(leasedJob);
+                }
+              }
             }
           }
-          return 'paged' as const;
+          if (last) await finish(deps, trx, { notificationId: notification.id, timezone: payload.timezone, expired, allDispatched, settlesLater: sendNow.length > 0, now });
+          return { sendNow };
         })
         .catch((error: unknown) => {
           if (error instanceof LeaseLostError) return 'lease_lost' as const;
@@ -92,20 +110,32 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
         deps.logger.warn({ notificationId: notification.id, jobId: job.id }, 'dispatch lease lost; another worker continues it');
         return;
       }
+      if (last) {
+        if (sendHere) sendHere.run(outcome.sendNow);
+        return COMPLETED_BY_HANDLER;
+      }
       payload = next;
     }
-
-    await db.transaction().execute(async (trx) => {
-      if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
-      const now = deps.clock.now();
-      if (expired) {
-        await trx.updateTable('notifications').set({ failure_reason: 'expired' }).where('id', '=', notification.id).execute();
-      }
-      const targeted = await finishDispatch(trx, notification.id, now);
-      if (targeted !== null) await completeNotificationIfDone(trx, notification.id, now);
-      deps.logger.info({ notificationId: notification.id, timezone: payload.timezone, expired, targeted }, 'dispatch finished');
-    });
   });
+}
+
+/**
+ * The dispatch's last page, in its transaction: once every dispatch has finished, the notification's targeted count
+ * is fixed and, unless send jobs of this transaction will settle later (`settlesLater`), the notification completes
+ * if every recipient already has an outcome. Each settle checks completion after its own outcomes
+ * (send-batch-job.ts), so with send jobs freshly enqueued by this transaction the check here could never succeed: they
+ * are the pushes still pending. Skipping it is one statement fewer per small notification (bench/README.md, "Session 6").
+ */
+async function finish(
+  deps: DeliveryDependencies,
+  trx: Kysely<Database>,
+  input: { notificationId: string; timezone: string | null | undefined; expired: boolean; allDispatched: boolean; settlesLater: boolean; now: number },
+): Promise<void> {
+  const { notificationId, expired, now } = input;
+  if (expired) await trx.updateTable('notifications').set({ failure_reason: 'expired' }).where('id', '=', notificationId).execute();
+  const targeted = input.allDispatched ? await fixTargetedCount(trx, notificationId, now) : null;
+  if (targeted !== null && !input.settlesLater) await completeNotificationIfDone(trx, notificationId, now);
+  deps.logger.info({ notificationId, timezone: input.timezone, expired, targeted }, 'dispatch finished');
 }
 
 function countByPlatform(page: DispatchTarget[]): Map<Platform, number> {

@@ -16,6 +16,7 @@ export class RequestDeadlines<Item extends Deadlined> {
   private readonly at: number[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly timeoutMs: number,
@@ -47,6 +48,7 @@ export class RequestDeadlines<Item extends Deadlined> {
 
   /** Cancels the timer (the pool is closing); armed items never expire after this. */
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.items.length = 0;
@@ -65,17 +67,33 @@ export class RequestDeadlines<Item extends Deadlined> {
     this.timer.unref();
   }
 
+  /**
+   * Runs in the timers phase, which comes before the poll phase that reads the sockets: after the loop was blocked
+   * (a starved worker), answers that arrived meanwhile still wait unread. So the overdue items are only noted here,
+   * and expired in the check phase (setImmediate), after this turn's poll has read what had arrived: a request whose
+   * answer came in time is settled by then and not timed out, and so not sent again
+   * (tests/delivery/http2/http2-request-deadlines.test.ts).
+   */
   private sweep(): void {
     const now = performance.now();
+    const overdue: Array<[Item, number]> = [];
     while (this.head < this.items.length && this.at[this.head]! <= now) {
       const item = this.items[this.head]!;
       const at = this.at[this.head]!;
       this.head += 1;
-      if (item.deadline === at) {
-        item.deadline = 0;
-        this.expire(item);
-      }
+      if (item.deadline === at) overdue.push([item, at]);
     }
+    if (overdue.length > 0) setImmediate(() => this.expireUnanswered(overdue));
     this.schedule();
+  }
+
+  private expireUnanswered(overdue: Array<[Item, number]>): void {
+    if (this.stopped) return;
+    for (const [item, at] of overdue) {
+      // Answered (deadline 0) or armed again since the sweep: not expired.
+      if (item.deadline !== at) continue;
+      item.deadline = 0;
+      this.expire(item);
+    }
   }
 }

@@ -256,7 +256,8 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       if (pending.stream === stream) {
         if (result.answered) {
           const { status, headers, body } = result;
-          settle(pending, { status, headers, body, retryAfterMs: parseRetryAfterMs(headers['retry-after'], options.clock.now()) });
+          const retryAfter = headers['retry-after'];
+          settle(pending, { status, headers, body, retryAfterMs: retryAfter === undefined ? null : parseRetryAfterMs(retryAfter, options.clock.now()) });
         } else if (result.status === 0 && wasUnprocessed(stream, s)) {
           requeueOrFail(pending, result.error ?? new Error(`stream refused (rst ${result.rstCode})`));
         } else {

@@ -29,6 +29,13 @@ export interface SendBatchPayload {
    */
   expiresAt?: number | null;
   /**
+   * The app whose credentials send these pushes (docs/apps.md), or null for the built-in providers: the channel's app
+   * when the dispatch ran, fixed per notification like `expiresAt`, so the send jobs do not read the channel per batch
+   * and a channel moved to another app mid-fan-out (POST /channels/{code}/update) does not split one notification
+   * between two apps' credentials. Absent in jobs enqueued before this field existed: then read from the channel.
+   */
+  appId?: string | null;
+  /**
    * The provider's answers, when this batch was sent but settling them could not be committed (batch-settle.ts): the
    * job's next attempt settles these instead of sending again.
    */

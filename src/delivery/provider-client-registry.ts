@@ -26,8 +26,11 @@ import { createWebPushClient, type WebPushClient } from './web-push/web-push-cli
  * age out. The Live Activity helpers get their APNs client here the same way (`apnsClient`).
  */
 export interface ProviderClientRegistry {
-  /** The senders of an app, or the built-in ones for null. Reads the app's row, so changed credentials apply at once. */
-  providersFor(appId: string | null): Promise<PushProviders>;
+  /**
+   * The senders of an app, or the built-in ones for null. Reads the app's row, so changed credentials apply at once.
+   * An app that no longer exists gets `whenGone`'s app's senders, or else the built-in ones.
+   */
+  providersFor(appId: string | null, whenGone?: () => Promise<string | null>): Promise<PushProviders>;
   /** One APNs client of an app (null: the app has no iOS credentials). */
   apnsClient(app: App, environment: ApnsEnvironment): ApnsClient | null;
   /** Closes clients idle longer than `idleMs` (also on a timer). */
@@ -168,16 +171,19 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     await Promise.all([...closing]);
   }
 
+  // A plain function: callers pass it around unbound (src/worker.ts).
+  async function providersFor(appId: string | null, whenGone?: () => Promise<string | null>): Promise<PushProviders> {
+    if (appId === null) return options.builtIn;
+    const app = await findAppById(options.store.db, appId);
+    if (!app) return whenGone ? providersFor(await whenGone()) : options.builtIn;
+    return options.instrument ? options.instrument(providersOf(app)) : providersOf(app);
+  }
+
   const sweep = setInterval(() => void closeIdle(), Math.min(idleMs, 60_000));
   sweep.unref();
 
   return {
-    async providersFor(appId) {
-      if (appId === null) return options.builtIn;
-      const app = await findAppById(options.store.db, appId);
-      if (!app) return options.builtIn;
-      return options.instrument ? options.instrument(providersOf(app)) : providersOf(app);
-    },
+    providersFor,
     apnsClient,
     closeIdle,
     size: () => entries.size,

@@ -23,12 +23,15 @@ export interface PushContent {
   expiresAt?: number | null;
 }
 
-export function pushContentOf(row: NotificationRow, expiresAt: number | null = null): PushContent {
+/** The columns of a stored notification that make its content. */
+type ContentColumns = Pick<NotificationRow, 'title' | 'body' | 'url' | 'data' | 'image_url' | 'icon_url' | 'sound' | 'badge' | 'priority' | 'ttl_seconds'>;
+
+export function pushContentOf(row: ContentColumns & Pick<NotificationRow, 'id'>, expiresAt: number | null = null): PushContent {
   return { notificationId: row.id, ...notificationContent(row), expiresAt };
 }
 
 /** What a caller sent, as stored: pushed to devices (pushContentOf) and shown back by the API (notification-view.ts). */
-export function notificationContent(row: NotificationRow): Omit<PushContent, 'notificationId' | 'expiresAt'> {
+export function notificationContent(row: ContentColumns): Omit<PushContent, 'notificationId' | 'expiresAt'> {
   return {
     title: row.title,
     body: row.body,

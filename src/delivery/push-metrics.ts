@@ -23,10 +23,11 @@ interface Tally {
  * (`clarion_provider_request_duration_seconds`), for both send jobs (notifications and Live Activities) at once.
  * A thrown error is what batch-send.ts turns into `retry` with a `network:` reason, and is counted the same way.
  *
- * Per push: two clock reads, one histogram observation on a child looked up once per platform, and a tally in a plain
- * Map (keyed by platform, outcome and the provider's reason as given) that is added to the counter when Prometheus
- * scrapes, rather than a prom-client increment per push (which hashes its labels every time). Measured with a loop
- * (docs/ops.md, "What metrics cost"). The HTTP/2 pools' counters are read at scrape time from the clients' `stats()`.
+ * Per push: two clock reads, one histogram observation on a child looked up once per platform, and a tally: a
+ * delivered push's is kept per platform, any other's in a plain Map (keyed by platform, outcome and the provider's
+ * reason as given), added to the counter when Prometheus scrapes, rather than a prom-client increment per push (which
+ * hashes its labels every time). Measured with a loop (docs/ops.md, "What metrics cost"). The HTTP/2 pools' counters
+ * are read at scrape time from the clients' `stats()`.
  */
 export function instrumentProviders(providers: PushProviders, metrics: ClarionMetrics, instrument = pushInstrumentation(metrics)): PushProviders {
   const wrapped = instrument(providers);
@@ -61,8 +62,16 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
     }
     return tally;
   };
+  /** The tally of each platform's delivered pushes (nearly all of them), found without building a key per push. */
+  const deliveredTallies = new Map<Platform, Tally>();
   const count = (platform: Platform, outcome: DeliveryOutcome) => {
-    const raw = `${platform}|${outcome.kind}|${outcome.kind === 'delivered' ? '' : outcome.reason}`;
+    if (outcome.kind === 'delivered') {
+      let delivered = deliveredTallies.get(platform);
+      if (!delivered) deliveredTallies.set(platform, (delivered = tallyOf(platform, outcome)));
+      delivered.pending += 1;
+      return;
+    }
+    const raw = `${platform}|${outcome.kind}|${outcome.reason}`;
     let tally = byRawReason.get(raw);
     if (!tally) {
       tally = tallyOf(platform, outcome);
@@ -80,9 +89,9 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
 
   const wrap = (platform: Platform, sender: PushSender): PushSender => {
     const latency = metrics.providerDuration.labels({ platform });
-    const timed = (push: () => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> => {
-      const started = performance.now();
-      return push().then(
+    // The push's promise is passed in, not a function that makes it: no closure per push for that.
+    const timed = (started: number, push: Promise<DeliveryOutcome>): Promise<DeliveryOutcome> => {
+      return push.then(
         (outcome) => {
           latency.observe((performance.now() - started) / 1000);
           count(platform, outcome);
@@ -97,8 +106,25 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
     };
     const sendLiveActivity = sender.sendLiveActivity;
     return {
-      send: (token, content, context) => timed(() => sender.send(token, content, context)),
-      ...(sendLiveActivity ? { sendLiveActivity: (token, push, reader, apnsEnvironment) => timed(() => sendLiveActivity.call(sender, token, push, reader, apnsEnvironment)) } : {}),
+      send: (token, content, context) => {
+        const started = performance.now();
+        let push: Promise<DeliveryOutcome>;
+        try {
+          push = sender.send(token, content, context);
+        } catch (error) {
+          // A sender that throws rather than rejects (apns-environment-sender.ts is not async) counts the same way.
+          push = Promise.reject(error);
+        }
+        return timed(started, push);
+      },
+      ...(sendLiveActivity
+        ? {
+            sendLiveActivity: (token, push, reader, apnsEnvironment) => {
+              const started = performance.now();
+              return timed(started, sendLiveActivity.call(sender, token, push, reader, apnsEnvironment));
+            },
+          }
+        : {}),
       ...(sender.stats ? { stats: sender.stats.bind(sender) } : {}),
       // One request per update for every device on the channel: not a push to count per device.
       ...(sender.liveActivityBroadcast ? { liveActivityBroadcast: sender.liveActivityBroadcast } : {}),

@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { JobRow } from '../queue/job-types.ts';
 import { retryDelayMs } from '../queue/retry-policy.ts';
-import type { JobHandler } from '../queue/worker-pool.ts';
+import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
 import { recordBatchOutcomes } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
-import type { NotificationRow } from '../store/notifications-store.ts';
 import type { Database } from '../store/schema.ts';
-import { markDelivered, rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../store/subscribers-store.ts';
+import { findBatchSubscribers, markDelivered, rememberApnsEnvironments, subscriberRegistrationTimes, unsubscribeSubscriber, type BatchSubscriber } from '../store/subscribers-store.ts';
 import { settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
@@ -17,7 +16,10 @@ import { isCredentialFailure } from './credential-failure.ts';
 import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-store.ts';
 import type { SendDependencies } from './channel-providers.ts';
 import { pushContentOf } from './push-content.ts';
+import type { PushContext } from './push-sender.ts';
+import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
+import { NotificationSnapshots, type NotificationSnapshot } from './notification-snapshots.ts';
 
 /**
  * Fan-out, step two: sends one batch of tokens of one platform with as many concurrent streams as the provider
@@ -27,27 +29,37 @@ import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
  * transaction repeats this batch only; a failure of that transaction does not (batch-settle.ts). A batch past its
  * expiry (push-expiry.ts) sends nothing and fails as `expired`. The last attempt of a job that keeps failing settles
  * what it has and fails the rest as `attempts_exhausted`, so the notification still ends `sent` or `failed`.
+ *
+ * Per batch it reads only its subscribers: the notification is read once per worker (notification-snapshots.ts) and the
+ * channel's app comes in the payload from the dispatch (job-kinds.ts).
  */
 export function sendBatchHandler(deps: SendDependencies): JobHandler {
   const backlog = new SettleBacklog();
+  const notifications = new NotificationSnapshots();
   return sendBatchJob.handler(async (payload, job, { owner }) => {
-    const notification = await deps.store.db.selectFrom('notifications').selectAll().where('id', '=', payload.notificationId).executeTakeFirst();
     // A partly canceled local-time notification (status canceled) still finishes the zones already dispatched.
-    if (!notification || (notification.status !== 'sending' && notification.status !== 'canceled')) return;
-    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: await appOfChannel(deps, notification.channel_id) };
+    const notification = await notifications.sendable(deps.store.db, payload.notificationId);
+    if (!notification) return;
+    const appId = payload.appId !== undefined ? payload.appId : await appOfChannel(deps, notification.channel_id);
+    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: deps.providersFor ? appId : null };
     try {
       await sendAndSettle(batch);
+      return COMPLETED_BY_HANDLER;
     } catch (error) {
       if (!isLastAttempt(job) || error instanceof LeaseLostError) throw error;
       deps.logger.error({ err: error, jobId: job.id, notificationId: notification.id }, 'send job failed its last attempt; settling what it has, the rest fails as attempts_exhausted');
       const outcomes = givenUpOutcomes(payload.subscriberIds, payload.sent ?? backlog.recall(job.id));
       const sentAt = deps.clock.now();
       await settle(batch, await subscribersOf(batch), settleBatch(outcomes, { round: MAX_SEND_ROUNDS }), () => ({ sentAt, outcomes: Object.fromEntries(outcomes) }));
+      return COMPLETED_BY_HANDLER;
     }
   });
 }
 
-/** The app whose credentials deliver the channel (docs/apps.md); null: the built-in one, also without a registry. */
+/**
+ * The app whose credentials deliver the channel (docs/apps.md); null: the built-in one, also without a registry. Only
+ * for a job enqueued before the dispatch put the app in its payload.
+ */
 function appOfChannel(deps: SendDependencies, channelId: string): Promise<string | null> {
   return deps.providersFor ? appIdOfChannel(deps.store.db, channelId) : Promise.resolve(null);
 }
@@ -60,7 +72,7 @@ interface Batch {
   payload: SendBatchPayload;
   job: JobRow;
   owner: string;
-  notification: NotificationRow;
+  notification: NotificationSnapshot;
 }
 
 async function sendAndSettle(batch: Batch): Promise<void> {
@@ -79,20 +91,23 @@ async function sendAndSettle(batch: Batch): Promise<void> {
     const expiresAt = payload.expiresAt !== undefined ? payload.expiresAt : pushExpiresAt(notification.ttl_seconds, dueAt);
     const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: payload.round, now: sentAt });
     const content = pushContentOf(notification, expiresAt);
-    const providers = deps.providersFor ? await deps.providersFor(batch.appId) : deps.providers;
+    // The app the dispatch found; if it was deleted since (possible only once the channel moved away from it), the
+    // channel's app now, rather than the built-in credentials.
+    const providers = deps.providersFor ? await deps.providersFor(batch.appId, () => appIdOfChannel(deps.store.db, notification.channel_id)) : deps.providers;
     const sender = providers[payload.platform];
-    const context = { channelCode: notification.channel_code };
+    const contexts = pushContextsOf(notification.channel_code);
     const sent = await sendEach(payload.subscriberIds, (id): Promise<DeliveryOutcome> => {
       const subscriber = byId.get(id);
       if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
       if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
-      return sender.send(subscriber.token, content, { ...context, apnsEnvironment: subscriber.apns_environment });
+      return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
     });
     outcomes = sent;
     recorded = () => ({ sentAt, outcomes: Object.fromEntries(sent) });
   }
   // APNs 410 carries when the token was last known invalid: a device that registered it again since then keeps its subscription.
-  const settlement = settleBatch(outcomes, { round: payload.round, registeredAt: (id) => byId.get(id)?.updated_at ?? null });
+  const registered = await registrationTimesOf(batch, outcomes);
+  const settlement = settleBatch(outcomes, { round: payload.round, registeredAt: (id) => registered.get(id) ?? null });
   if (settlement.fatal) {
     deps.logger.error(
       { notificationId: notification.id, platform: payload.platform, reason: settlement.fatal.reason, fix: settlement.fatal.fix },
@@ -103,22 +118,37 @@ async function sendAndSettle(batch: Batch): Promise<void> {
 }
 
 /**
+ * The batch's push contexts, one per APNs environment a subscriber can have, shared by its pushes: a new object per
+ * push (`{ ...context, apnsEnvironment }`) was garbage on the path bench/fanout-cpu.ts measures (issue 11).
+ */
+function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown', PushContext> {
+  return {
+    production: { channelCode, apnsEnvironment: 'production' },
+    sandbox: { channelCode, apnsEnvironment: 'sandbox' },
+    unknown: { channelCode, apnsEnvironment: null },
+  };
+}
+
+/**
  * The outcome of a subscriber that unsubscribed or was removed (DELETE /users/{externalId}) after the dispatch paged
  * it: no push goes out, and it counts as skipped, not failed (recipients = delivered + failed + skipped + pending).
  */
 const LEFT_SINCE_DISPATCH = 'unsubscribed';
 
-/** What a batch needs of each subscriber: where to push, whether it still may, and what an unsubscribe records. */
-type BatchSubscriber = Pick<Subscriber, 'id' | 'account_id' | 'platform' | 'token' | 'status' | 'updated_at' | 'apns_environment'>;
-
-/** One SELECT for the whole batch (500 ids), only the columns the batch uses. */
+/** The batch's subscribers by id, in one SELECT (subscribers-store.ts). */
 async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>> {
-  const subscribers = await batch.deps.store.db
-    .selectFrom('subscribers')
-    .select(['id', 'account_id', 'platform', 'token', 'status', 'updated_at', 'apns_environment'])
-    .where('id', 'in', batch.payload.subscriberIds)
-    .execute();
+  const subscribers = await findBatchSubscribers(batch.deps.store.db, batch.payload.subscriberIds);
   return new Map(subscribers.map((subscriber) => [subscriber.id, subscriber]));
+}
+
+/**
+ * When the subscribers an APNs 410 called dead last registered: read only for those (a few per batch at most), not
+ * with every push's row (subscribers-store.ts, findBatchSubscribers).
+ */
+function registrationTimesOf(batch: Batch, outcomes: ReadonlyMap<string, DeliveryOutcome>): Promise<Map<string, number>> {
+  const ids: string[] = [];
+  for (const [id, outcome] of outcomes) if (outcome.kind === 'token_dead' && outcome.invalidSince != null) ids.push(id);
+  return subscriberRegistrationTimes(batch.deps.store.db, ids);
 }
 
 /** The one transaction of the batch, committed by settleSentBatch (retried, and the answers kept when it cannot). */
@@ -136,8 +166,11 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
       await markCredentialsFailing(trx, { accountId: notification.account_id, appId: batch.appId, platform: payload.platform, reason: settled.fatal.reason, fix: settled.fatal.fix, now });
     }
     for (const dead of settled.dead) {
-      const subscriber = byId.get(dead.id);
-      if (subscriber) await unsubscribeSubscriber(trx, { subscriber, channelCode: notification.channel_code, reason: dead.reason, now });
+      // The batch's subscribers are all of its notification's channel, so of its account, and of the job's platform.
+      if (byId.has(dead.id)) {
+        const subscriber = { id: dead.id, account_id: notification.account_id, platform: payload.platform };
+        await unsubscribeSubscriber(trx, { subscriber, channelCode: notification.channel_code, reason: dead.reason, now });
+      }
     }
     if (failures.length > 0) {
       await recordEvent(trx, {

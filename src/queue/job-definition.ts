@@ -13,10 +13,12 @@ export interface JobDefinition<Payload> {
   readonly kind: string;
   /** Enqueues in `db` (pass the caller's transaction: the outbox); the job's id, or the existing one for a known unique key. */
   enqueue(queue: JobQueue, db: Kysely<Database>, payload: Payload, options?: JobOptions): Promise<string>;
+  /** Enqueues in `db` already leased to `lease.owner`, for the caller to run after the commit (JobQueue.enqueueLeased). */
+  enqueueLeased(queue: JobQueue, db: Kysely<Database>, payload: Payload, lease: { owner: string; leaseMs: number }, options?: JobOptions): Promise<JobRow | null>;
   /** Replaces a running job's payload under its lease (progress, or what it must not redo); false when the lease was lost. */
   updatePayload(queue: JobQueue, db: Kysely<Database>, job: JobRow, owner: string, payload: Payload): Promise<boolean>;
   /** The worker pool's handler for this kind, calling `run` with the parsed payload. */
-  handler(run: (payload: Payload, job: JobRow, context: JobContext) => Promise<void>): JobHandler;
+  handler(run: (payload: Payload, job: JobRow, context: JobContext) => ReturnType<JobHandler>): JobHandler;
   /** The payload of a job of this kind (tests and inspection). */
   payloadOf(job: Pick<JobRow, 'payload'>): Payload;
 }
@@ -29,6 +31,7 @@ export function defineJob<Payload>(kind: string): JobDefinition<Payload> {
   return {
     kind,
     enqueue: (queue, db, payload, options = {}) => queue.enqueue(db, { ...options, kind, payload }),
+    enqueueLeased: (queue, db, payload, lease, options = {}) => queue.enqueueLeased(db, { ...options, kind, payload }, lease),
     updatePayload: (queue, db, job, owner, payload) => queue.updatePayload(db, job, owner, payload),
     handler: (run) => (job, context) => run(payloadOf(job), job, context),
     payloadOf,

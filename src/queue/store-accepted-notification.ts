@@ -29,20 +29,23 @@ export interface AcceptedNotification {
 }
 
 /**
- * The writes of accepting a notification, inside the caller's transaction: charge the quota, store the notification
- * with its recipient count, enqueue its dispatch jobs. Returns the quota's new count and the recipient count.
+ * The writes of accepting a notification: charge the quota, store the notification with its recipient count, enqueue
+ * its dispatch jobs, all or nothing. Returns the quota's new count and the recipient count. `db` is the caller's
+ * transaction, or on PostgreSQL the database itself when the caller has nothing else to write with it (see below).
  *
  * On PostgreSQL, where every statement is a round trip (measured, bench/README.md "Accept path": 7 statements and
  * ~1.2 ms of server CPU plus ~1.6 ms of database CPU per accepted notification, most of it the client's and the
  * server's work per message, not SQL execution), the usual single dispatch goes as ONE statement with data-modifying
- * CTEs: the notification INSERT, the job INSERT, the quota upsert and the `pg_notify` that wakes the workers. The
- * CTEs cannot depend on each other's outcome cheaply (an INSERT … SELECT would need every parameter cast), so the
- * rows are written whatever the quota says, and a refused charge (no row from the upsert) throws `quotaRefused` —
- * the caller's transaction then rolls the rows back, and the NOTIFY with them. On SQLite each statement is a function
- * call in this process, a one-statement form saves nothing, and the group commit (src/store/group-commit.ts)
- * already shares BEGIN and COMMIT; local-time notifications (several dispatches) take the same path.
+ * CTEs: the quota upsert, the notification INSERT, the job INSERT and the `pg_notify` that wakes the workers. Each
+ * write after the quota's depends on the one before it (`WHERE EXISTS` on its RETURNING), so a refused charge stores
+ * nothing and notifies no one, and the statement is complete by itself: run outside a transaction it is its own, and
+ * the caller saves the BEGIN and COMMIT round trips (src/http/endpoints/notifications/accept-notification.ts; "PostgreSQL,
+ * session 5" in bench/README.md). Durable when it returns, as PostgreSQL commits synchronously. On SQLite each
+ * statement is a function call in this process, a one-statement form saves nothing, and the group commit
+ * (src/store/group-commit.ts) already shares BEGIN and COMMIT; local-time notifications (several dispatches) and
+ * targeted sends take the same path, in a transaction.
  */
-export async function storeAcceptedNotification(trx: Kysely<Database>, dialect: Dialect, queue: JobQueue, input: AcceptedNotification): Promise<{ used: number; recipientCount: number }> {
+export async function storeAcceptedNotification(db: Kysely<Database>, dialect: Dialect, queue: JobQueue, input: AcceptedNotification): Promise<{ used: number; recipientCount: number }> {
   const { quota } = input;
   const [dispatch, ...more] = input.dispatches;
   if (dialect === 'postgres' && dispatch && more.length === 0 && quota.limit >= 1 && input.audience === null) {
@@ -50,12 +53,17 @@ export async function storeAcceptedNotification(trx: Kysely<Database>, dialect: 
     const values: Record<string, unknown> = { quotaAccountId: quota.accountId, quotaPeriod: quota.period, quotaMaxUsedBefore: quota.limit - 1 };
     for (const [column, value] of Object.entries(input.notification)) values[column] = value;
     for (const [column, value] of Object.entries(job)) values[`job_${column}`] = value;
-    const [row] = await acceptInOneStatement(trx, values);
+    const [row] = await acceptInOneStatement(db, values);
+    if (row?.used === null || row?.used === undefined) throw input.quotaRefused(await usedInPeriod(db, quota.accountId, quota.period));
     queue.wakeLocalWorkers();
-    if (row?.used === null || row?.used === undefined) throw input.quotaRefused(await usedInPeriod(trx, quota.accountId, quota.period));
     return { used: Number(row.used), recipientCount: Number(row.recipient_count) };
   }
-  const charged = await takeQuota(trx, quota);
+  if (!db.isTransaction) return db.transaction().execute((trx) => storeInStatements(trx, queue, input));
+  return storeInStatements(db, queue, input);
+}
+
+async function storeInStatements(trx: Kysely<Database>, queue: JobQueue, input: AcceptedNotification): Promise<{ used: number; recipientCount: number }> {
+  const charged = await takeQuota(trx, input.quota);
   if (!charged.taken) throw input.quotaRefused(charged.used);
   const recipientCount = await insertNotification(
     trx,
@@ -66,30 +74,18 @@ export async function storeAcceptedNotification(trx: Kysely<Database>, dialect: 
   return { used: charged.used, recipientCount };
 }
 
-/** PostgreSQL only (data-modifying CTEs); compiled once per set of notification columns (src/store/prepared-query.ts). */
+/**
+ * PostgreSQL only (data-modifying CTEs); compiled once per set of notification columns (src/store/prepared-query.ts).
+ * INSERT … SELECT rather than VALUES so that each write can depend on the one before; PostgreSQL still types each
+ * parameter from the column it is inserted into.
+ */
 const acceptInOneStatement = preparedQuery(
   (db, param, values: Record<string, unknown>) => {
     const notificationColumns = Object.keys(values).filter((key) => !key.startsWith('job_') && !key.startsWith('quota'));
     const jobColumns = Object.keys(values).filter((key) => key.startsWith('job_'));
     return db
-      .with('stored', (cte) =>
+      .with('charged', (cte) =>
         cte
-          .insertInto('notifications')
-          .values({
-            ...Object.fromEntries(notificationColumns.map((column) => [column, param(column)])),
-            recipient_count: activeInChannelCountQuery(db, param('channel_id')),
-          } as never)
-          .returning('recipient_count'),
-      )
-      .with('queued', (db) =>
-        db
-          .insertInto('jobs')
-          .values(Object.fromEntries(jobColumns.map((key) => [key.slice('job_'.length), param(key)])) as never)
-          .onConflict((conflict) => conflict.column('unique_key').doNothing())
-          .returning('id'),
-      )
-      .with('charged', (db) =>
-        db
           .insertInto('usage_counters')
           .values({ account_id: param('quotaAccountId'), period: param('quotaPeriod'), used: 1 })
           .onConflict((conflict) =>
@@ -100,10 +96,36 @@ const acceptInOneStatement = preparedQuery(
           )
           .returning('used'),
       )
+      .with('stored', (cte) =>
+        cte
+          .insertInto('notifications')
+          .columns([...notificationColumns, 'recipient_count'] as never)
+          .expression(
+            cte
+              .selectNoFrom((eb) => [
+                ...notificationColumns.map((column) => eb.val(param(column)).as(column)),
+                activeInChannelCountQuery(db, param('channel_id')).as('recipient_count'),
+              ])
+              .where(({ exists, selectFrom }) => exists(selectFrom('charged').select('used'))) as never,
+          )
+          .returning('recipient_count'),
+      )
+      .with('queued', (cte) =>
+        cte
+          .insertInto('jobs')
+          .columns(jobColumns.map((key) => key.slice('job_'.length)) as never)
+          .expression(
+            cte
+              .selectNoFrom((eb) => jobColumns.map((key) => eb.val(param(key)).as(key.slice('job_'.length))))
+              .where(({ exists, selectFrom }) => exists(selectFrom('stored').select('recipient_count'))) as never,
+          )
+          .onConflict((conflict) => conflict.column('unique_key').doNothing())
+          .returning('id'),
+      )
       .selectNoFrom((eb) => [
         eb.selectFrom('charged').select('used').as('used'),
         eb.selectFrom('stored').select('recipient_count').as('recipient_count'),
-        sql<string>`pg_notify(${JOBS_CHANNEL}, '')`.as('notified'),
+        eb.selectFrom('stored').select(sql<string>`pg_notify(${JOBS_CHANNEL}, '')`.as('notified')).as('notified'),
       ]);
   },
   (values) => Object.keys(values).join(),

@@ -7,16 +7,39 @@ import { JobFatalError, JobRetryError, type JobRow } from './job-types.ts';
 
 /**
  * Runs one job. Resolve = done (the worker marks it completed unless the handler already did, atomically with its
- * effects, via `queue.complete(trx, job, context.owner)`); JobRetryError = try later; JobFatalError = give up;
- * any other error = retry with backoff.
+ * effects, via `queue.complete(trx, job, context.owner)`, and says so by resolving to COMPLETED_BY_HANDLER);
+ * JobRetryError = try later; JobFatalError = give up; any other error = retry with backoff.
  */
-export type JobHandler = (job: JobRow, context: JobContext) => Promise<void>;
+export type JobHandler = (job: JobRow, context: JobContext) => Promise<void | typeof COMPLETED_BY_HANDLER>;
+
+/**
+ * What a handler resolves to when its own committed transaction completed the job: the worker then skips its own
+ * `complete`, a statement (and on SQLite a commit) that would change nothing (bench/README.md, goal 4).
+ */
+export const COMPLETED_BY_HANDLER = 'completed-by-handler';
 
 export interface JobContext {
   /** The worker's lease owner id, for `queue.complete(trx, job, owner)` inside the handler's own transaction. */
   owner: string;
   /** Aborted when the worker shuts down; a handler should stop and throw, and its job is handed back. */
   signal: AbortSignal;
+  /** Set by the worker pool; absent where a test runs a handler by hand and claims the jobs it enqueues itself. */
+  leased?: LeasedJobRunner;
+}
+
+/**
+ * Jobs a handler enqueues already leased to this worker (`queue.enqueueLeased`) and hands back to it to run, without
+ * a claim: the claim is a transaction, plus the wait for the worker's loop to make it (bench/README.md, goal 4).
+ */
+export interface LeasedJobRunner {
+  /** The lease to enqueue them with. */
+  leaseMs: number;
+  /**
+   * Runs them once the transaction that enqueued them has committed, as if this worker had claimed them: heartbeat,
+   * completion, failure and hand-back on stop as for any claimed job. A crash before they finish leaves them running
+   * under a lease that lapses, and the rescuer hands them to a worker again, as for a claimed job.
+   */
+  run(jobs: readonly JobRow[]): void;
 }
 
 export interface WorkerPoolOptions {
@@ -46,6 +69,13 @@ export class WorkerPool {
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
   private wakeRequested = false;
+  /**
+   * Due jobs may be waiting that the last claim could not take (it took as many as it had room for, or there was no
+   * room when a wake-up came): a job that finishes then looks for more. Otherwise a finishing job does not claim:
+   * new work wakes the worker when it is enqueued (in-process, LISTEN, or the poll), and a claim that finds nothing
+   * costs a transaction per job on the small-notification path (bench/README.md, goal 4).
+   */
+  private backlogged = false;
   private wakeup: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
@@ -81,8 +111,10 @@ export class WorkerPool {
     for (const timer of this.timers) clearInterval(timer);
     this.wake();
     await this.loop;
-    const pending = [...this.running.values()];
-    const finished = Promise.allSettled(pending.map((entry) => entry.done));
+    // Until nothing runs: a finishing job may start jobs it enqueued leased to this worker (JobContext.leased).
+    const finished = (async () => {
+      while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+    })();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
@@ -124,9 +156,12 @@ export class WorkerPool {
         try {
           claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs });
           claimFoundNothing = claimed.length === 0;
+          this.backlogged = claimed.length === free;
         } catch (error) {
           this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
         }
+      } else {
+        this.backlogged = true;
       }
       for (const job of claimed) this.execute(job);
       // A job that finished during the claim may have enqueued work the claim could not see: not idle yet.
@@ -143,17 +178,18 @@ export class WorkerPool {
 
   private execute(job: JobRow): void {
     const handler = this.options.handlers[job.kind]!;
+    const leased: LeasedJobRunner = { leaseMs: this.options.leaseMs, run: (jobs) => jobs.forEach((leasedJob) => this.execute(leasedJob)) };
+    const context: JobContext = { owner: this.owner, signal: this.abort.signal, leased };
     const done = (async () => {
       try {
-        await handler(job, { owner: this.owner, signal: this.abort.signal });
-        // A handler may already have completed the job inside its own transaction; then this changes nothing.
-        await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
+        const result = await handler(job, context);
+        if (result !== COMPLETED_BY_HANDLER) await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
         this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: 'completed' });
       } catch (error) {
         await this.handleFailure(job, error);
       } finally {
         this.running.delete(job.id);
-        this.wake();
+        if (this.backlogged || this.idleWaiters.length > 0) this.wake();
       }
     })();
     this.running.set(job.id, { job, done });

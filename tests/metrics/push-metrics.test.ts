@@ -47,6 +47,21 @@ describe('instrumentProviders', () => {
     expect(latency.map((value) => [value.labels.platform, value.value]).sort()).toEqual([['android', 1], ['ios', 3], ['web', 1]]);
   });
 
+  it('counts and times a sender that throws instead of rejecting, as a rejection (the APNs sender is not async)', async () => {
+    const metrics = new ClarionMetrics();
+    const throwing: PushSender = {
+      send: () => {
+        throw new Error('no client');
+      },
+      close: async () => {},
+    };
+    const wrapped = instrumentProviders({ ios: throwing, android: throwing, web: throwing }, metrics);
+    await expect(wrapped.ios.send('a', content, { channelCode: 'news' })).rejects.toThrow('no client');
+    expect(await samples(metrics)).toEqual([{ platform: 'ios', outcome: 'retry', reason: 'network', value: 1 }]);
+    const latency = (await metrics.providerDuration.get()).values.filter((value) => value.metricName === 'clarion_provider_request_duration_seconds_count');
+    expect(latency.map((value) => [value.labels.platform, value.value])).toEqual([['ios', 1]]);
+  });
+
   it('keeps the reason labels to a bounded set however many distinct reasons the providers invent', async () => {
     const metrics = new ClarionMetrics();
     let n = 0;

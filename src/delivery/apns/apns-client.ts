@@ -90,6 +90,8 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
       let outcome;
       try {
         const response = await pool.request(requestHeaders, body);
+        // Nearly every answer: nothing to parse or map (no body, no reason).
+        if (response.status === 200) return { kind: 'delivered' };
         const { reason, timestamp } = parseApnsErrorBody(response.body);
         outcome = mapApnsResponse({ status: response.status, reason, retryAfterMs: response.retryAfterMs, timestamp });
       } catch (error) {

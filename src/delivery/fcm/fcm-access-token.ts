@@ -46,6 +46,11 @@ export interface FcmAccessToken {
   /** A valid access token, from cache or a fresh exchange. */
   get(): Promise<string>;
   /**
+   * The cached token while it needs no exchange (every push but one per ~55 minutes), else null: lets the client skip
+   * an await per push, as the APNs provider token does (apns-provider-token.ts; bench/fanout-cpu.ts, issue 11).
+   */
+  fresh(): string | null;
+  /**
    * FCM answered 401 for `rejected`: forget it so the next get() exchanges again. A no-op when the cache already
    * holds another token, so many requests rejected together cause one exchange.
    */
@@ -121,6 +126,9 @@ export function createFcmAccessToken(options: FcmAccessTokenOptions): FcmAccessT
   }
 
   return {
+    fresh() {
+      return cached && clock.now() < cached.refreshAt ? cached.token : null;
+    },
     async get() {
       if (cached && clock.now() < cached.refreshAt) return cached.token;
       inFlight ??= exchange().finally(() => {

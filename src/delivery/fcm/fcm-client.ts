@@ -67,11 +67,13 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   async function post(json: string): Promise<DeliveryOutcome> {
     // At most two attempts: the second only after a 401 made us drop the cached access token.
     for (let attempt = 1; ; attempt += 1) {
-      let token: string;
-      try {
-        token = await accessToken.get();
-      } catch (error) {
-        return logged(tokenFailureOutcome(error));
+      let token = accessToken.fresh();
+      if (token === null) {
+        try {
+          token = await accessToken.get();
+        } catch (error) {
+          return logged(tokenFailureOutcome(error));
+        }
       }
       let outcome;
       try {

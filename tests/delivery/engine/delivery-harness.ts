@@ -8,7 +8,7 @@ import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { createApnsSigningKey, startFakeApns, startFakeFcm, startFakeWebPush, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm, type FakeWebPush } from '../../../tools/fakes/index.ts';
 import { resolveVapidKeys, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
-import { hashApiKey } from '../../../src/domain/api-key-secret.ts';
+import { deviceTokenHash } from '../../../src/domain/device-token.ts';
 import { newId } from '../../../src/domain/ids.ts';
 import { findChannelByCode } from '../../../src/store/channels-store.ts';
 import type { Subscriber } from '../../../src/store/subscribers-store.ts';
@@ -162,7 +162,7 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
       const id = newId('subscriber', now);
       tokens.set(token, id);
       rows.push({
-        id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: hashApiKey(`${platform}:${token}`),
+        id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: deviceTokenHash(`${platform}:${token}`),
         push_to_start_token: null, os_version: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
         created_at: now, updated_at: now, unsubscribed_at: null, apns_environment: null, last_delivered_at: null,
       });
