@@ -15,6 +15,7 @@ import { DEFAULT_METRICS_PORT, MetricsPortInUseError, startMetricsListener, type
 import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
+import { CHECKPOINT_INTERVAL_MS } from './store/sqlite-checkpointer.ts';
 import { listenOn } from './http/listen-on.ts';
 import { instanceHasAccounts } from './store/accounts-store.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -81,7 +82,15 @@ async function logSignupPolicy(store: Store, config: Config, logger: Logger): Pr
 export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // The checkpoint thread keeps WAL checkpoints out of the API's commits (src/store/sqlite-checkpointer.ts). A
+  // worker-only process serves no requests, so it keeps SQLite's own checkpoints and the thread's memory.
+  const store = openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(roles.api
+      ? { checkpointIntervalMs: CHECKPOINT_INTERVAL_MS, onCheckpointError: (error: string) => logger.warn({ error }, 'SQLite checkpoint thread failed; the serving connection checkpoints alone') }
+      : {}),
+  });
   const { applied } = await migrateToLatest(store);
   logger.info(
     { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied, code: RUNNING_FROM },

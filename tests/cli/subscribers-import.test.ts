@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeToken } from '../../src/domain/device-token.ts';
 import { createAccount } from '../../src/store/accounts-store.ts';
 import { createChannel } from '../../src/store/channels-store.ts';
+import { createWebhookEndpoint, disableWebhookEndpoint } from '../../src/store/webhooks-store.ts';
+import { newId } from '../../src/domain/ids.ts';
 import { registerSubscriber, unsubscribeSubscriber } from '../../src/store/subscribers-store.ts';
 import { runCli } from '../harness/cli-process.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
@@ -41,6 +44,13 @@ function ndjson(lines: Array<Record<string, unknown> | string>): string {
 
 const iosToken = (n: number) => `f${n.toString(16).padStart(63, '0')}`;
 
+/** A webhook endpoint of the account: with one, the import's subscriber.created events have somewhere to go. */
+async function withWebhookEndpoint(accountId: string, status: 'enabled' | 'disabled' = 'enabled') {
+  const id = newId('webhook');
+  await createWebhookEndpoint(test.store.db, { id, accountId, url: 'https://hooks.example.com/clarion', description: null, eventTypes: ['*'], sealedSecret: 'sealed', now: Date.now() });
+  if (status === 'disabled') await disableWebhookEndpoint(test.store.db, { id, reason: 'test', now: Date.now() });
+}
+
 async function subscribersOf(channelId: string) {
   return test.store.db.selectFrom('subscribers').selectAll().where('channel_id', '=', channelId).orderBy('token').execute();
 }
@@ -52,6 +62,7 @@ async function createdEvents(accountId: string) {
 describe('clarion subscribers import', () => {
   it('registers every line, in several channels, with its details and one subscriber.created event each', async () => {
     const { account, channels } = await accountWithChannels('news', 'deals');
+    await withWebhookEndpoint(account.id);
     const path = ndjson([
       { channel: 'news', platform: 'ios', token: iosToken(1).toUpperCase(), timezone: 'Europe/Berlin', locale: 'de-DE', externalId: 'u-1' },
       { channel: 'news', platform: 'android', token: 'fcm-token-1' },
@@ -70,7 +81,10 @@ describe('clarion subscribers import', () => {
       ['web', 'active'],
     ]);
     // Stored exactly as the register endpoint stores them: the hex token lower-cased, the web subscription as JSON.
-    expect(news[0]).toMatchObject({ token: iosToken(1), timezone: 'Europe/Berlin', locale: 'de-DE', external_id: 'u-1', token_hash: normalizeToken('ios', iosToken(1)).ok ? expect.any(String) : '' });
+    expect(news[0]).toMatchObject({ token: iosToken(1), timezone: 'Europe/Berlin', locale: 'de-DE', external_id: 'u-1' });
+    // The token hash as its 32 SHA-256 bytes (migration 0017), the web subscription's of its endpoint alone.
+    expect(news[0]!.token_hash).toEqual(createHash('sha256').update(iosToken(1)).digest());
+    expect(news[2]!.token_hash).toEqual(createHash('sha256').update('https://push.example.com/send/abc').digest());
     expect(news[0]!.id).toMatch(/^sub_/);
     expect(JSON.parse(news[2]!.token)).toMatchObject({ endpoint: 'https://push.example.com/send/abc' });
     expect(await subscribersOf(channels[1]!.id)).toHaveLength(1);
@@ -81,6 +95,7 @@ describe('clarion subscribers import', () => {
 
   it('treats known tokens as the register endpoint does: details refreshed, unsubscribed ones reactivated, a token twice counted once', async () => {
     const { account, channels } = await accountWithChannels('news');
+    await withWebhookEndpoint(account.id);
     const channel = channels[0]!;
     const now = Date.now();
     const register = (token: string) => {
@@ -146,9 +161,26 @@ describe('clarion subscribers import', () => {
 
   it('records no events with --no-events', async () => {
     const { account } = await accountWithChannels('news');
+    await withWebhookEndpoint(account.id);
     const result = runCli(['subscribers', 'import', ndjson([{ channel: 'news', platform: 'android', token: 'quiet' }]), '--account', account.id, '--no-events', '--json'], env);
     expect(result.json).toMatchObject({ created: 1 });
     expect(await createdEvents(account.id)).toEqual([]);
+  });
+
+  it('records the events only when a webhook endpoint could receive them (SQLite; on PostgreSQL always)', async () => {
+    const { account } = await accountWithChannels('news');
+    const first = runCli(['subscribers', 'import', ndjson([{ channel: 'news', platform: 'android', token: 'unheard' }]), '--account', account.id, '--json'], env);
+    expect(first.json).toMatchObject({ created: 1 });
+    // No endpoint of the account exists, so none created later could be sent these events (docs/webhooks.md): on
+    // SQLite, which serializes the import with any endpoint's creation, they are not written.
+    expect(await createdEvents(account.id)).toHaveLength(test.store.dialect === 'sqlite' ? 0 : 1);
+    // A disabled endpoint may be enabled again and then gets the events recorded in the meantime: they are written.
+    await withWebhookEndpoint(account.id, 'disabled');
+    const second = runCli(['subscribers', 'import', ndjson([{ channel: 'news', platform: 'android', token: 'heard' }]), '--account', account.id, '--json'], env);
+    expect(second.json).toMatchObject({ created: 1 });
+    const events = await createdEvents(account.id);
+    expect(events).toHaveLength(test.store.dialect === 'sqlite' ? 1 : 2);
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ channelCode: 'news', platform: 'android' });
   });
 
   it('imports more lines than one transaction holds', async () => {

@@ -27,7 +27,7 @@ describe('POST /api/v1/notifications → 429 quota_exceeded', () => {
     expect(expectError(response, 'quota_exceeded').details).toEqual({ plan: 'starter', limit: 2, used: 2, resetsAt });
     expect(response.headers['x-quota-limit']).toBe('2');
     expect(await accountState(t, account.id)).toEqual(before);
-    // Nor a dispatch job (on PostgreSQL the job is written in the same statement as the charge and rolled back).
+    // Nor a dispatch job (on PostgreSQL the job is in the same statement as the charge, written only if it was taken).
     expect(await orphanDispatchJobs()).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { ChannelCodeTakenError, createChannel, findChannelById } from '../../../store/channels-store.ts';
 import { appForNewChannel } from '../../../store/apps-store.ts';
-import { ApiError, validationFailed } from '../../api-error.ts';
+import { ApiError } from '../../api-error.ts';
+import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
@@ -11,6 +12,10 @@ import { channelView, ChannelSchema } from './channel-view.ts';
 
 export const ChannelName = Type.String({ minLength: 1, maxLength: 100, description: 'Display name; defaults to the code.' });
 export const ChannelDescription = Type.String({ maxLength: 500 });
+export const ChannelAppId = Type.String({
+  maxLength: 64,
+  description: "The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md).",
+});
 export const JoinPageSwitch = Type.Boolean({
   description: 'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
 });
@@ -27,9 +32,7 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
             name: Type.Optional(ChannelName),
             description: Type.Optional(ChannelDescription),
             joinPage: Type.Optional(JoinPageSwitch),
-            appId: Type.Optional(
-              Type.String({ maxLength: 64, description: "The app (app_…) whose credentials deliver this channel's pushes; default: the account's first app, else the instance's built-in app (docs/apps.md)." }),
-            ),
+            appId: Type.Optional(ChannelAppId),
           },
           { additionalProperties: false },
         ),
@@ -41,7 +44,7 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
       const { code, name, description, joinPage } = request.body;
       assertChannelInScope(auth, code);
       const app = await appForNewChannel(deps.store.db, auth.accountId, request.body.appId);
-      if (app === 'not_found') throw validationFailed([{ field: 'appId', message: 'names no app of this account' }]);
+      if (app === 'not_found') throw unknownAppId();
       const now = deps.clock.now();
       try {
         const channel = await deps.store.db.transaction().execute(async (trx) => {

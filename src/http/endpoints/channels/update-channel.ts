@@ -1,28 +1,42 @@
 import Type from 'typebox';
 import { countActiveSubscribers, findChannelByCode, findChannelById, updateChannel } from '../../../store/channels-store.ts';
+import { findApp } from '../../../store/apps-store.ts';
+import { hasRunningLiveActivity } from '../../../store/live-activities-store.ts';
 import { ApiError } from '../../api-error.ts';
+import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
 import { JoinPageSwitchRace, joinPageBase, switchJoinPage } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
-import { ChannelDescription, ChannelName, JoinPageSwitch } from './create-channel.ts';
+import { ChannelAppId, ChannelDescription, ChannelName, JoinPageSwitch } from './create-channel.ts';
 
 /**
- * Changes a channel's name, description or join page switch; fields left out stay as they are. The code, which
+ * Changes a channel's name, description, join page switch or app; fields left out stay as they are. The code, which
  * requests and keys' scopes name the channel by, does not change.
+ *
+ * Moving a channel to another app (`appId`) changes whose credentials deliver its next pushes. It is refused (409)
+ * while a Live Activity of the channel runs: its pushes, and its APNs broadcast channel, belong to the app it started
+ * with. A notification already being delivered finishes with the app the channel had when it was dispatched
+ * (src/delivery/job-kinds.ts, `appId`).
  */
 export function updateChannelHandler(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "Change a channel's name, description or join page switch",
-        description: 'Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key.',
+        summary: "Change a channel's name, description, join page switch or app",
+        description:
+          'Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.',
         tags: ['channels'],
         params: Type.Object({ code: ChannelCode }),
         body: Type.Object(
-          { name: Type.Optional(ChannelName), description: Type.Optional(Nullable(ChannelDescription)), joinPage: Type.Optional(JoinPageSwitch) },
+          {
+            name: Type.Optional(ChannelName),
+            description: Type.Optional(Nullable(ChannelDescription)),
+            joinPage: Type.Optional(JoinPageSwitch),
+            appId: Type.Optional(ChannelAppId),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Success(ChannelSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
@@ -31,14 +45,23 @@ export function updateChannelHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const { code } = request.params;
-      const { name, description, joinPage } = request.body ?? {};
+      const { name, description, joinPage, appId } = request.body ?? {};
       assertChannelInScope(auth, code);
       const now = deps.clock.now();
       const change = () =>
         deps.store.db.transaction().execute(async (trx) => {
           const found = await findChannelByCode(trx, auth.accountId, code);
           if (!found) throw new ApiError('channel_not_found', { details: { channelCode: code } });
-          await updateChannel(trx, found.id, { name, description });
+          if (appId !== undefined && appId !== found.app_id) {
+            if (!(await findApp(trx, auth.accountId, appId))) throw unknownAppId();
+            if (await hasRunningLiveActivity(trx, found.id, now)) {
+              throw new ApiError('conflict', {
+                message: `channel ${code} has a running Live Activity: end it before moving the channel to another app`,
+                details: { field: 'appId', channelCode: code },
+              });
+            }
+          }
+          await updateChannel(trx, found.id, { name, description, appId });
           if (joinPage !== undefined) await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
           return (await findChannelById(trx, found.id))!;
         });

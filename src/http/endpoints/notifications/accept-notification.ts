@@ -29,8 +29,8 @@ import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
  * Measured (bench/README.md, "Accept path"): 11 SQL statements per accepted notification became 6 on SQLite —
  * BEGIN, the context read (which also re-checks a key that src/http/auth.ts took from its cache), the quota upsert,
  * the INSERT that counts the recipients, the job INSERT, COMMIT — and the API key and channel lookups before the
- * transaction are gone; 12 on PostgreSQL became 4 — BEGIN, the context read, one statement for the quota, the
- * notification, the job and its NOTIFY (src/queue/store-accepted-notification.ts), COMMIT. Errors keep their
+ * transaction are gone; 12 on PostgreSQL became 2 — the context read, and one statement, its own transaction, for the
+ * quota, the notification, the job and its NOTIFY (src/queue/store-accepted-notification.ts). Errors keep their
  * order: 401, 403 (scope), 404, 413, 429.
  * The dispatch job enqueued with it hands the notification to the delivery engine (src/delivery/).
  */
@@ -46,7 +46,11 @@ export async function acceptNotification(
   const { sendAt, localTime } = checkNotificationContent(content, now);
   assertChannelInScope(auth, channelCode);
 
-  const { row, quota } = await deps.accepts.run(async (trx) => {
+  // On PostgreSQL a notification for the whole channel, now or at one time, is stored by ONE statement that is its own
+  // transaction (src/queue/store-accepted-notification.ts): no BEGIN and COMMIT round trips around it. The context
+  // read before it sees committed data either way (READ COMMITTED takes a snapshot per statement).
+  const withoutTransaction = deps.store.dialect === 'postgres' && audience === null && localTime === null;
+  const accept = async (trx: Kysely<Database>) => {
     const context = await readSendContext(trx, { accountId: auth.accountId, keyId: auth.keyId, channelCode });
     // Revoked, rotated out or expired since the key was cached (src/http/auth.ts): refused, and nothing is stored.
     if (context.key !== null && (context.key === undefined || !isApiKeyActive(context.key, now))) throw unauthorized();
@@ -98,7 +102,8 @@ export async function acceptNotification(
       audience,
     });
     return { row: { ...stored, recipient_count: recipientCount }, quota: terms.state(used) };
-  });
+  };
+  const { row, quota } = await (withoutTransaction ? accept(deps.store.db) : deps.accepts.run(accept));
   // Counted once committed: a request that failed in its transaction stored nothing.
   (row.status === 'scheduled' ? deps.metrics.acceptedScheduled : deps.metrics.acceptedNow).inc();
   setQuotaHeaders(reply, quota);

@@ -78,8 +78,8 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
  */
 function assertRegisteredWith(subscriber: Subscriber, token: unknown): void {
   const normalized = normalizeToken(subscriber.platform, token);
-  const presented = Buffer.from(normalized.ok ? normalized.value.tokenHash : '', 'utf8');
-  const expected = Buffer.from(subscriber.token_hash, 'utf8');
+  const presented = normalized.ok ? normalized.value.tokenHash : Buffer.alloc(0);
+  const expected = subscriber.token_hash;
   const same = presented.length === expected.length && timingSafeEqual(presented, expected);
   if (!same) throw new ApiError('not_found', { message: 'No subscriber with that id.' });
 }
