@@ -41,6 +41,12 @@ describe('the Apps page', { timeout: 90_000 }, () => {
       await page.getByLabel('Account name').fill('Apps Inc');
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.getByRole('heading', { level: 1, name: 'Channels' }).waitFor();
+      // A channel made before the account has apps runs on the built-in app, and the form has no App field yet.
+      expect(await page.getByLabel('App').count()).toBe(0);
+      await page.getByLabel('Code').fill('early');
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channel early' }).waitFor();
+      await page.getByText('Built-in (this instance’s credentials)').waitFor();
 
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Apps' }).waitFor();
@@ -62,6 +68,21 @@ describe('the Apps page', { timeout: 90_000 }, () => {
       await page.getByText('iOS (APNs): OK').waitFor();
       await page.getByText('Android (FCM): OK').waitFor();
       await page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-apps.png`, fullPage: true });
+
+      // The early channel moves to the app; a new channel offers the app as its default.
+      await page.goto(`${base}/#/channels/early`);
+      await page.getByLabel('Deliver with the app').selectOption({ label: 'Dash app' });
+      await page.getByRole('button', { name: 'Move channel' }).click();
+      await page.getByText('Channel early now delivers with Dash app.').waitFor();
+      const early = await t.app.inject({ method: 'GET', url: '/api/v1/channels/early', headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
+      expect(JSON.parse(early.body).data.appId).toMatch(/^app_/);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels', exact: true }).click();
+      await page.getByLabel('App').waitFor();
+      expect(await page.getByLabel('App').inputValue()).toBe(JSON.parse(early.body).data.appId);
+      await page.getByLabel('Code').fill('later');
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channel later' }).waitFor();
+      await page.locator('#channel-app').getByText('Dash app').waitFor();
       expect(errors).toEqual([]);
     } finally {
       await context.close();

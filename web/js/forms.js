@@ -1,4 +1,5 @@
 import { h, uid } from './dom.js';
+import { showProblem } from './feedback.js';
 
 /**
  * A labelled input with an optional hint, both tied to it (label for=, aria-describedby), and a slot for its own
@@ -87,4 +88,27 @@ export async function whileBusy(form, action) {
     for (const button of buttons) button.disabled = false;
     form.removeAttribute('aria-busy');
   }
+}
+
+/**
+ * A form's submit, handled the same way on every page: no page load; the buttons busy while `action` runs, so a
+ * double click sends once; the last attempt's problems cleared; and a problem `action` throws (an API error envelope,
+ * or one built by the page's own checks) shown in `problems` and beside the fields it names. `action` gets the form's
+ * FormData. `onProblem` runs after a problem is shown (sign-in clears the password).
+ */
+export function onSubmit(form, problems, action, { onProblem } = {}) {
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    whileBusy(form, async () => {
+      showProblem(problems, null);
+      clearFieldErrors(form);
+      try {
+        await action(new FormData(form));
+      } catch (problem) {
+        showProblem(problems, problem);
+        markFieldErrors(form, problem);
+        onProblem?.(problem);
+      }
+    });
+  });
 }

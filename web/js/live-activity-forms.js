@@ -2,7 +2,7 @@ import { activityPreview } from './activity-preview.js';
 import { api } from './api.js';
 import { h, replace } from './dom.js';
 import { announce, askDialog, showProblem } from './feedback.js';
-import { clearFieldErrors, field, markFieldErrors, whileBusy } from './forms.js';
+import { field, markFieldErrors, onSubmit } from './forms.js';
 
 /**
  * The Live Activities page's controls: start an activity from a template form with the live lock-screen preview,
@@ -100,29 +100,19 @@ export function startForm({ channels, onStarted, ticks }) {
     h('p', { class: 'muted' }, 'Each start, update and end counts one against this month’s quota.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Start activity')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      clearFieldErrors(form);
-      const values = Object.fromEntries(new FormData(form));
-      const fields = parseFields(String(values.fields));
-      if (!fields) {
-        showProblem(problems, { message: 'Fields must be a JSON object, like {"title": "Order #42", "progress": 0.45}.', details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] } });
-        markFieldErrors(form, { details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] } });
-        return;
-      }
-      const body = { channelCode: values.channelCode, template: values.template, fields, delivery: values.delivery };
-      if (String(values.alertTitle ?? '').trim()) body.alert = { title: String(values.alertTitle).trim() };
-      try {
-        const activity = await api.post('/api/v1/live-activities', body);
-        announce(`Live Activity started for ${activity.recipientCount} subscribers.`);
-        await onStarted(activity);
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const values = Object.fromEntries(data);
+    const fields = parseFields(String(values.fields));
+    if (!fields) {
+      showProblem(problems, { message: 'Fields must be a JSON object, like {"title": "Order #42", "progress": 0.45}.', details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] } });
+      markFieldErrors(form, { details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] } });
+      return;
+    }
+    const body = { channelCode: values.channelCode, template: values.template, fields, delivery: values.delivery };
+    if (String(values.alertTitle ?? '').trim()) body.alert = { title: String(values.alertTitle).trim() };
+    const activity = await api.post('/api/v1/live-activities', body);
+    announce(`Live Activity started for ${activity.recipientCount} subscribers.`);
+    await onStarted(activity);
   });
   return form;
 }

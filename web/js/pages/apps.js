@@ -2,7 +2,7 @@ import { api, withQuery } from '../api.js';
 import { append, h, replace, table } from '../dom.js';
 import { announce, notice, showProblem } from '../feedback.js';
 import { formatTime } from '../format.js';
-import { field, whileBusy } from '../forms.js';
+import { field, onSubmit } from '../forms.js';
 import { pageHeading } from '../layout.js';
 
 /**
@@ -27,6 +27,11 @@ export async function appsPage({ container }) {
     list,
   );
   await renderList(list);
+}
+
+/** The account's apps, oldest first (the first is a new channel's default), for the channel forms. */
+export async function accountApps() {
+  return (await api.list(withQuery('/api/v1/apps', { limit: 100 }))).data;
 }
 
 async function renderList(section) {
@@ -113,27 +118,18 @@ function createAppForm(onCreated) {
     h('p', { class: 'hint' }, 'Web Push: a VAPID key pair is generated for the app.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add app')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      const data = new FormData(form);
-      const body = { name: String(data.get('name')).trim() };
-      const keyFile = data.get('iosKey');
-      if (keyFile instanceof File && keyFile.size > 0) {
-        body.ios = { key: await keyFile.text(), keyId: String(data.get('iosKeyId')).trim(), teamId: String(data.get('iosTeamId')).trim(), bundleId: String(data.get('iosBundleId')).trim() };
-      }
-      const accountFile = data.get('androidServiceAccount');
-      if (accountFile instanceof File && accountFile.size > 0) body.android = { serviceAccount: await accountFile.text() };
-      try {
-        const created = await api.post('/api/v1/apps', body);
-        form.reset();
-        announce(`App ${created.name} created.`);
-        await onCreated(created);
-      } catch (problem) {
-        showProblem(problems, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const body = { name: String(data.get('name')).trim() };
+    const keyFile = data.get('iosKey');
+    if (keyFile instanceof File && keyFile.size > 0) {
+      body.ios = { key: await keyFile.text(), keyId: String(data.get('iosKeyId')).trim(), teamId: String(data.get('iosTeamId')).trim(), bundleId: String(data.get('iosBundleId')).trim() };
+    }
+    const accountFile = data.get('androidServiceAccount');
+    if (accountFile instanceof File && accountFile.size > 0) body.android = { serviceAccount: await accountFile.text() };
+    const created = await api.post('/api/v1/apps', body);
+    form.reset();
+    announce(`App ${created.name} created.`);
+    await onCreated(created);
   });
   return form;
 }

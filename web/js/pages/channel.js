@@ -5,6 +5,8 @@ import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { copyButton } from '../copy-button.js';
 import { announce, showProblem } from '../feedback.js';
+import { field, onSubmit } from '../forms.js';
+import { accountApps } from './apps.js';
 
 /** What each platform sends as `token` when it registers (docs/api.md). */
 const platformTokens = [
@@ -19,6 +21,7 @@ export async function channelPage({ container, params }) {
   heading.textContent = channel.name === channel.code ? `Channel ${channel.code}` : `${channel.name} (${channel.code})`;
   document.title = `${heading.textContent} · Clarion`;
   const counts = channel.subscriberCount;
+  const apps = await accountApps();
   append(
     container,
     h('p', {}, h('a', { href: href('/channels') }, '← All channels')),
@@ -28,12 +31,45 @@ export async function channelPage({ container, params }) {
       { class: 'facts' },
       h('dt', {}, 'Code'), h('dd', {}, h('code', {}, channel.code)),
       h('dt', {}, 'Active subscribers'), h('dd', {}, `${formatNumber(counts.total)} (iOS ${formatNumber(counts.ios)}, Android ${formatNumber(counts.android)}, web ${formatNumber(counts.web)})`),
+      h('dt', {}, 'App'), h('dd', { id: 'channel-app' }, appName(channel.appId, apps)),
       h('dt', {}, 'Created'), h('dd', {}, formatTime(channel.createdAt)),
     ),
     h('p', {}, h('a', { class: 'button primary', href: href(`/notifications/new?channel=${encodeURIComponent(channel.code)}`) }, 'Send a test notification')),
+    apps.length > 0 ? moveAppForm(channel, apps) : null,
     joinPageSection(channel),
     joinInformation(channel.code),
   );
+}
+
+function appName(appId, apps) {
+  if (appId === null) return 'Built-in (this instance’s credentials)';
+  return apps.find((app) => app.id === appId)?.name ?? appId;
+}
+
+/**
+ * Moves the channel to another app of the account (POST /channels/{code}/update with appId; docs/apps.md, "Moving a
+ * channel to another app"). The server refuses while one of the channel's Live Activities runs; the form says why.
+ */
+function moveAppForm(channel, apps) {
+  const problems = h('div');
+  const options = apps.map((app) => ({ value: app.id, label: app.name, selected: app.id === channel.appId }));
+  const hint = 'Its next pushes go out with the chosen app’s credentials: the subscribers’ tokens must belong to that app (same bundle id and Firebase project).';
+  const form = h(
+    'form',
+    { class: 'card', novalidate: true, 'aria-labelledby': 'channel-app-heading' },
+    h('h2', { id: 'channel-app-heading' }, 'App'),
+    problems,
+    field({ label: 'Deliver with the app', hint, control: 'select', input: { name: 'appId', required: true }, options }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Move channel')),
+  );
+  onSubmit(form, problems, async (data) => {
+    const appId = String(data.get('appId'));
+    const updated = await api.post(`/api/v1/channels/${encodeURIComponent(channel.code)}/update`, { appId });
+    const name = appName(updated.appId, apps);
+    document.getElementById('channel-app').textContent = name;
+    announce(`Channel ${updated.code} now delivers with ${name}.`);
+  });
+  return form;
 }
 
 /**

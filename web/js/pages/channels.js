@@ -2,9 +2,10 @@ import { api, withQuery } from '../api.js';
 import { append, h, table } from '../dom.js';
 import { announce, showProblem } from '../feedback.js';
 import { formatNumber, formatTime } from '../format.js';
-import { clearFieldErrors, field, markFieldErrors, whileBusy } from '../forms.js';
+import { field, onSubmit } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
+import { accountApps } from './apps.js';
 
 /** The channel code rule of src/domain/channel-code.ts, checked here as the user types and again by the API. */
 export const CHANNEL_CODE_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
@@ -34,6 +35,15 @@ function createChannelForm(navigate) {
     field({ label: 'Description', control: 'textarea', input: { name: 'description', maxlength: '500' } }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create channel')),
   );
+  // With apps of its own, the account picks whose credentials deliver the channel (docs/apps.md); the first is the default.
+  accountApps()
+    .then((apps) => {
+      if (apps.length === 0) return;
+      const options = apps.map((app, index) => ({ value: app.id, label: index === 0 ? `${app.name} (default)` : app.name }));
+      const hint = 'Whose credentials deliver this channel’s pushes. Apps are managed on the Apps page.';
+      form.querySelector('.actions').before(field({ label: 'App', hint, control: 'select', input: { name: 'appId', required: true }, options }));
+    })
+    .catch((problem) => showProblem(problems, problem));
   const code = form.elements.namedItem('code');
   // Explain a bad code while typing, in the words of the rule, not only after a round trip.
   code.addEventListener('input', () => {
@@ -44,24 +54,15 @@ function createChannelForm(navigate) {
     slot.hidden = !bad;
     slot.textContent = bad ? `"${code.value}" is not a valid code: use lower-case letters, digits, "_" and "-", starting with a letter or digit.` : '';
   });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      clearFieldErrors(form);
-      const values = Object.fromEntries(new FormData(form));
-      const body = { code: String(values.code).trim() };
-      if (String(values.name).trim()) body.name = String(values.name).trim();
-      if (String(values.description).trim()) body.description = String(values.description).trim();
-      try {
-        const channel = await api.post('/api/v1/channels', body);
-        announce(`Channel ${channel.code} created.`);
-        navigate(`/channels/${encodeURIComponent(channel.code)}`);
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const values = Object.fromEntries(data);
+    const body = { code: String(values.code).trim() };
+    if (String(values.name).trim()) body.name = String(values.name).trim();
+    if (String(values.description).trim()) body.description = String(values.description).trim();
+    if (values.appId) body.appId = String(values.appId);
+    const channel = await api.post('/api/v1/channels', body);
+    announce(`Channel ${channel.code} created.`);
+    navigate(`/channels/${encodeURIComponent(channel.code)}`);
   });
   return form;
 }

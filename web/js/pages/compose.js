@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { append, h } from '../dom.js';
-import { notice, showProblem } from '../feedback.js';
-import { clearFieldErrors, field, markFieldErrors, radioGroup, whileBusy } from '../forms.js';
+import { notice } from '../feedback.js';
+import { field, onSubmit, radioGroup } from '../forms.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
 import { allChannels } from './channels.js';
@@ -50,28 +50,18 @@ export async function composePage({ container, query, navigate }) {
     h('p', { class: 'muted' }, 'Each notification counts one against this month’s quota, however many subscribers it reaches. A canceled scheduled one is refunded.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send notification')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      clearFieldErrors(form);
-      const values = Object.fromEntries(new FormData(form));
-      const body = { channelCode: values.channelCode };
-      for (const name of ['title', 'body', 'url']) if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
-      Object.assign(body, audience.read(values));
-      if (scheduled.checked && values.sendAt) {
-        // datetime-local is the reader's wall-clock time; toISOString() turns it into the UTC instant the API wants.
-        body.sendAt = new Date(String(values.sendAt)).toISOString();
-      }
-      try {
-        const notification = await api.post('/api/v1/notifications', body);
-        refreshQuotaBanner();
-        navigate(`/notifications/${notification.id}`);
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const values = Object.fromEntries(data);
+    const body = { channelCode: values.channelCode };
+    for (const name of ['title', 'body', 'url']) if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
+    Object.assign(body, audience.read(values));
+    if (scheduled.checked && values.sendAt) {
+      // datetime-local is the reader's wall-clock time; toISOString() turns it into the UTC instant the API wants.
+      body.sendAt = new Date(String(values.sendAt)).toISOString();
+    }
+    const notification = await api.post('/api/v1/notifications', body);
+    refreshQuotaBanner();
+    navigate(`/notifications/${notification.id}`);
   });
   append(container, form);
 }

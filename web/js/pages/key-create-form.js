@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { h, uid } from '../dom.js';
-import { showProblem } from '../feedback.js';
-import { clearFieldErrors, field, markFieldErrors, radioGroup, whileBusy } from '../forms.js';
+
+import { field, onSubmit, radioGroup } from '../forms.js';
 
 /** The "Create a key" form: name, kind, and a scope of all channels or chosen ones. */
 export function createKeyForm(channels, onCreated) {
@@ -47,24 +47,13 @@ export function createKeyForm(channels, onCreated) {
   form.addEventListener('change', () => {
     chooser.hidden = form.elements.namedItem('scope').value !== 'chosen';
   });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      clearFieldErrors(form);
-      const data = new FormData(form);
-      const body = { name: String(data.get('name')).trim(), kind: data.get('kind') };
-      if (data.get('scope') === 'chosen') body.channels = data.getAll('channels');
-      try {
-        const created = await api.post('/api/v1/keys', body);
-        form.reset();
-        chooser.hidden = true;
-        await onCreated(created);
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const body = { name: String(data.get('name')).trim(), kind: data.get('kind') };
+    if (data.get('scope') === 'chosen') body.channels = data.getAll('channels');
+    const created = await api.post('/api/v1/keys', body);
+    form.reset();
+    chooser.hidden = true;
+    await onCreated(created);
   });
   return form;
 }

@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { append, h } from '../dom.js';
-import { showProblem } from '../feedback.js';
-import { field, markFieldErrors, whileBusy } from '../forms.js';
+
+import { field, onSubmit } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { sessionState, setSessionState } from '../session.js';
@@ -17,21 +17,11 @@ export async function signInPage({ container, navigate }) {
     field({ label: 'Password', input: { name: 'password', type: 'password', autocomplete: 'current-password', required: true } }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Sign in')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      const values = Object.fromEntries(new FormData(form));
-      try {
-        setSessionState(await api.post('/api/v1/auth/signin', { email: values.email, password: values.password }));
-        navigate('/channels');
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-        form.elements.namedItem('password').value = '';
-      }
-    });
-  });
+  onSubmit(form, problems, async (data) => {
+    const values = Object.fromEntries(data);
+    setSessionState(await api.post('/api/v1/auth/signin', { email: values.email, password: values.password }));
+    navigate('/channels');
+  }, { onProblem: () => { form.elements.namedItem('password').value = ''; } });
   append(
     container,
     form,

@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { append, h } from '../dom.js';
-import { notice, showProblem } from '../feedback.js';
-import { field, markFieldErrors, whileBusy } from '../forms.js';
+import { notice } from '../feedback.js';
+import { field, onSubmit } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { sessionState, setFlash, setSessionState } from '../session.js';
@@ -45,22 +45,13 @@ export async function signUpPage({ container, navigate }) {
     field({ label: 'Account name', hint: 'Your company or project. Defaults to your email.', input: { name: 'accountName', autocomplete: 'organization', maxlength: '100' } }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create account')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      const values = Object.fromEntries(new FormData(form));
-      const body = { email: values.email, password: values.password };
-      if (String(values.accountName).trim()) body.accountName = String(values.accountName).trim();
-      try {
-        setSessionState(await api.post('/api/v1/auth/signup', body));
-        setFlash('success', 'Your account is ready. Start by creating a channel.');
-        navigate('/channels');
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const values = Object.fromEntries(data);
+    const body = { email: values.email, password: values.password };
+    if (String(values.accountName).trim()) body.accountName = String(values.accountName).trim();
+    setSessionState(await api.post('/api/v1/auth/signup', body));
+    setFlash('success', 'Your account is ready. Start by creating a channel.');
+    navigate('/channels');
   });
   append(container, form, firstAccount ? null : h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
 }

@@ -1,8 +1,8 @@
 import { api, withQuery } from '../api.js';
 import { append, h, replace, table, uid } from '../dom.js';
-import { announce, showProblem } from '../feedback.js';
+import { announce } from '../feedback.js';
 import { formatTime } from '../format.js';
-import { clearFieldErrors, field, markFieldErrors, radioGroup, whileBusy } from '../forms.js';
+import { field, onSubmit, radioGroup } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { secretReveal } from './webhook.js';
@@ -95,25 +95,14 @@ function createWebhookForm(onCreated) {
   form.addEventListener('change', () => {
     picks.hidden = form.elements.namedItem('which').value !== 'chosen';
   });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    whileBusy(form, async () => {
-      showProblem(problems, null);
-      clearFieldErrors(form);
-      const data = new FormData(form);
-      const body = { url: String(data.get('url')).trim() };
-      if (String(data.get('description')).trim()) body.description = String(data.get('description')).trim();
-      body.events = data.get('which') === 'chosen' ? data.getAll('events') : ['*'];
-      try {
-        const created = await api.post('/api/v1/webhooks', body);
-        form.reset();
-        picks.hidden = true;
-        await onCreated(created);
-      } catch (problem) {
-        showProblem(problems, problem);
-        markFieldErrors(form, problem);
-      }
-    });
+  onSubmit(form, problems, async (data) => {
+    const body = { url: String(data.get('url')).trim() };
+    if (String(data.get('description')).trim()) body.description = String(data.get('description')).trim();
+    body.events = data.get('which') === 'chosen' ? data.getAll('events') : ['*'];
+    const created = await api.post('/api/v1/webhooks', body);
+    form.reset();
+    picks.hidden = true;
+    await onCreated(created);
   });
   return form;
 }
