@@ -2,7 +2,8 @@
 // in this process and driven through inject() — no HTTP, no load generator, no other process — in waves of 50
 // concurrent POST /api/v1/notifications (so SQLite's group commit shares transactions as under load). It reports
 // this process's CPU time (user + system) per accepted request and the SQL statements per request; with --postgres
-// also the CPU of the PostgreSQL server's processes over the same requests (an upper bound: other users count).
+// also the CPU of the PostgreSQL processes working for the benchmark's own database over the same requests (its
+// backends and the server's background processes; other databases' backends are left out).
 // CPU time, not wall time, is what a change moves here; run `node --cpu-prof --import tsx bench/accept-cpu.ts` for
 // a profile.
 //
@@ -13,9 +14,9 @@ import { resolveSecretKey } from '../src/config/secret-key.ts';
 import { systemClock } from '../src/domain/clock.ts';
 import { buildApp } from '../src/http/app.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
-import { createBenchDatabase, seedAccount, seedChannel } from './harness/bench-database.ts';
+import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
 import { median, printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
-import { postgresCpuSeconds } from './harness/process-usage.ts';
+import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({
@@ -26,13 +27,13 @@ const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
 const wave = 50;
 const counter = countStatements();
 const figures: BenchFigures = {};
-const body = JSON.stringify({ channelCode: 'one', title: 'Order shipped', body: 'Your order #1234 is on its way.', data: { orderId: '1234' } });
+const body = JSON.stringify({ ...ONE_PUSH_NOTIFICATION, data: { orderId: '1234' } });
 
-for (const dialect of values.postgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+for (const dialect of benchDialects(values.postgres)) {
   const database = await createBenchDatabase(dialect === 'postgres' ? values.postgres : undefined);
   try {
     const account = await seedAccount(database.store);
-    await seedChannel(database.store, account.accountId, { code: 'one', subscribers: 1, platform: 'android' });
+    await seedOnePushChannel(database.store, account.accountId);
     const config = loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000', CLARION_LOG_LEVEL: 'silent' });
     const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
     const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
@@ -57,12 +58,12 @@ for (const dialect of values.postgres ? (['sqlite', 'postgres'] as const) : (['s
     const serverUs: number[] = [];
     const databaseUs: number[] = [];
     for (let round_ = 0; round_ < rounds; round_ += 1) {
-      const databaseBefore = dialect === 'postgres' ? postgresCpuSeconds() : 0;
+      const databaseBefore = database.databaseUrl ? await postgresDatabaseCpuSeconds(database.databaseUrl) : 0;
       const before = process.cpuUsage();
       await run(requests);
       const used = process.cpuUsage(before);
       serverUs.push((used.user + used.system) / requests);
-      if (dialect === 'postgres') databaseUs.push(((postgresCpuSeconds() - databaseBefore) * 1e6) / requests);
+      if (database.databaseUrl) databaseUs.push((((await postgresDatabaseCpuSeconds(database.databaseUrl)) - databaseBefore) * 1e6) / requests);
     }
     await app.close();
     figures[`${dialect} server CPU per request (µs)`] = round(median(serverUs));

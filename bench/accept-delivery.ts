@@ -4,19 +4,32 @@
 //      the fake first receives that notification (p50, p99, max): at 20 req/s (the pipeline alone, no backlog) and
 //      at --rate (under load), with the server's CPU per notification, accepting and delivering included.
 //   2. Accept latency beside a big fan-out: the --rate load while one notification goes to a channel of
-//      --subscribers (100,000), against the same load with only those one-push notifications to deliver.
+//      --subscribers (100,000), against the same load with only those one-push notifications to deliver. Then the
+//      floor: `GET /healthz` (no database, no worker code) at the same rate while the same fan-out goes on; if the
+//      floor is as high as the accepts, the 2 cores are saturated and no isolation inside the process can help.
+//   Each phase also reports the API thread's event-loop delay (monitorEventLoopDelay through prom-client's default
+//   metrics, read from /metrics before and after the phase: each scrape resets it) and how busy the machine's cores
+//   were (/proc/stat), to tell a blocked event loop from a process waiting for a core.
 //
-//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10]
+//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10] [--cpu-prof DIR] [--loop-probe]
+// --loop-probe loads bench/harness/loop-probe.mjs into the server: each phase then also reports the API thread's
+// event-loop turns in that thread's CPU time (a blocked loop, told apart from a process waiting for a core).
+// --cpu-prof DIR writes the server's V8 CPU profile (every thread) to DIR when it stops (`node --cpu-prof`), for
+// bench/harness/loop-stretches.ts.
 // CLARION_WORKER_THREAD=false|true in the environment chooses how the worker shares the process (src/worker-thread.ts).
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { createBenchDatabase, seedAccount, seedChannel } from './harness/bench-database.ts';
+import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedChannel, seedOnePushChannel } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
 import { startFakes } from './harness/fakes-process.ts';
+import { machineBusyCores } from './harness/process-usage.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
 });
 const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 100 : 500));
@@ -27,9 +40,19 @@ const fakes = await startFakes({ reportPushes: true });
 const figures: BenchFigures = {};
 try {
   const account = await seedAccount(database.store);
-  await seedChannel(database.store, account.accountId, { code: 'one', subscribers: 1, platform: 'android' });
+  await seedOnePushChannel(database.store, account.accountId);
   await seedChannel(database.store, account.accountId, { code: 'big', subscribers, platform: 'mixed' });
-  const server = await startClarion({ roles: ['api', 'worker'], env: { ...database.env, ...fakes.env, CLARION_LOG_LEVEL: 'info' } });
+  const metricsToken = 'bench-metrics-token-0123456789';
+  const probeFile = values['loop-probe'] ? join(mkdtempSync(join(tmpdir(), 'clarion-loop-probe-')), 'turns.json') : null;
+  const nodeArgs = [
+    ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
+    ...(probeFile ? ['--import', new URL('./harness/loop-probe.mjs', import.meta.url).href] : []),
+  ];
+  const server = await startClarion({
+    roles: ['api', 'worker'],
+    env: { ...database.env, ...fakes.env, CLARION_LOG_LEVEL: 'info', CLARION_METRICS_TOKEN: metricsToken, ...(probeFile ? { BENCH_LOOP_PROBE_FILE: probeFile } : {}) },
+    nodeArgs,
+  });
   try {
     const headers = { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' };
     const acceptedAt = new Map<string, number>();
@@ -44,13 +67,46 @@ try {
             method: 'POST',
             path: '/api/v1/notifications',
             headers,
-            body: JSON.stringify({ channelCode: 'one', title: 'Order shipped', body: 'Your order #1234 is on its way.' }),
+            body: JSON.stringify(ONE_PUSH_NOTIFICATION),
             onResponse: (status, body) => {
               if (status === 201) acceptedAt.set((JSON.parse(body) as { data: { id: string } }).data.id, Date.now());
             },
           },
         ],
       });
+    const healthzLoad = (requestsPerSecond: number, duration: number) =>
+      autocannon({ url: `${server.url}/healthz`, connections: 50, duration, overallRate: requestsPerSecond });
+    /** The loop probe's turns since the previous call (null without --loop-probe). */
+    const probeTurns = async (): Promise<Record<string, number> | null> => {
+      if (!probeFile) return null;
+      rmSync(probeFile, { force: true });
+      process.kill(server.pid, 'SIGUSR2');
+      while (!existsSync(probeFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return JSON.parse(readFileSync(probeFile, 'utf8')) as Record<string, number>;
+    };
+    /**
+     * Runs a phase and measures around it: the API thread's event-loop delay (the scrape before resets prom-client's
+     * histogram, the one after reads the phase's), the loop probe's turns, the server's CPU and the machine's busy
+     * cores over the phase.
+     */
+    const measured = async <T>(name: string, phase: () => Promise<T>) => {
+      await eventLoopDelay(server.url, metricsToken);
+      await probeTurns();
+      // On the profile's clock (CLOCK_MONOTONIC, µs), to cut the phase out of it with loop-stretches.ts --from/--to.
+      if (values['cpu-prof']) console.error(`phase ${name} from ${process.hrtime.bigint() / 1000n}`);
+      const started = Date.now();
+      const cpu = server.cpuSeconds();
+      const machine = machineBusyCores();
+      const result = await phase();
+      const seconds = (Date.now() - started) / 1000;
+      if (values['cpu-prof']) console.error(`phase ${name} to ${process.hrtime.bigint() / 1000n}`);
+      const turns = await probeTurns();
+      if (turns) console.error(`loop turns, ${name}: ${JSON.stringify(turns)}`);
+      const serverCores = round((server.cpuSeconds() - cpu) / seconds);
+      const machineCores = round(machine());
+      return { result, turns, loop: await eventLoopDelay(server.url, metricsToken), serverCores, machineCores };
+    };
     /** Latencies from each 201 to the first push of that notification, once every push arrived (or 30 s passed). */
     const firstPushLatencies = async () => {
       const times = new Map(acceptedAt);
@@ -71,7 +127,8 @@ try {
 
     // 1b and the baseline of 2: --rate, the worker delivering only these one-push notifications.
     const cpuBefore = server.cpuSeconds();
-    const idle = await steadyLoad(rate, seconds);
+    const idlePhase = await measured('one-push load', () => steadyLoad(rate, seconds));
+    const idle = idlePhase.result;
     const accepted = acceptedAt.size;
     const loaded = await firstPushLatencies();
     // After every push of the phase arrived, so the CPU includes delivering all of them.
@@ -81,22 +138,47 @@ try {
     figures['first push p99 after 201 at steady rate (ms)'] = percentile(loaded.latencies, 0.99);
     figures['first push max after 201 at steady rate (ms)'] = loaded.latencies.at(-1) ?? null;
     figures['notifications not pushed within 30 s'] = trickle.missing + loaded.missing;
+    phaseFigures('at steady rate, worker idle', idlePhase);
 
     // 2: the same load while the worker fans one notification out to the big channel.
     const pushesBefore = fakes.pushCount();
     const big = await fetch(`${server.url}/api/v1/notifications`, { method: 'POST', headers, body: JSON.stringify({ channelCode: 'big', title: 'Sale', body: 'Everything must go.' }) });
     if (big.status !== 201) throw new Error(`the big notification got ${big.status}`);
     const fanoutStarted = Date.now();
-    const busy = await steadyLoad(rate, seconds);
+    const busyPhase = await measured('fan-out', () => steadyLoad(rate, seconds));
+    const busy = busyPhase.result;
     const pushesDuring = fakes.pushCount() - pushesBefore;
+    const busySeconds = (Date.now() - fanoutStarted) / 1000;
     figures[`accept p99 at steady rate during a ${subscribers}-subscriber fan-out (ms)`] = busy.latency.p99;
     figures['accept p50 during the fan-out (ms)'] = busy.latency.p50;
-    figures['pushes/s during the accept load'] = round(pushesDuring / ((Date.now() - fanoutStarted) / 1000));
+    figures['pushes/s during the accept load'] = round(pushesDuring / busySeconds);
     figures['steady rate (req/s)'] = rate;
+    phaseFigures('during the fan-out', busyPhase);
+
+    // The floor: the same rate of GET /healthz while the same fan-out goes on.
+    const pushesBeforeFloor = fakes.pushCount();
+    const floorStarted = Date.now();
+    const floorPhase = await measured('healthz floor', () => healthzLoad(rate, seconds));
+    const floor = floorPhase.result;
+    const pushesDuringFloor = fakes.pushCount() - pushesBeforeFloor;
+    figures['healthz p99 at steady rate during the fan-out (ms)'] = floor.latency.p99;
+    figures['healthz p50 during the fan-out (ms)'] = floor.latency.p50;
+    figures['pushes/s during the healthz load'] = round(pushesDuringFloor / ((Date.now() - floorStarted) / 1000));
+    figures['fan-out still running at the end of the healthz load'] = fakes.pushCount() - pushesBefore < subscribers;
+    phaseFigures('during the healthz load', floorPhase);
+
+    // The fan-out alone, once the loads stopped: its throughput and CPU per push (null if it ended during the loads).
+    const tailPushes = fakes.pushCount();
+    const tailCpu = server.cpuSeconds();
+    const tailStarted = Date.now();
     await fakes.waitForPushes(pushesBefore + subscribers, values.quick ? 30_000 : 300_000);
     figures['fan-out seconds (load during the first part)'] = round((Date.now() - fanoutStarted) / 1000);
+    const tailPushed = fakes.pushCount() - tailPushes;
+    figures['pushes/s after the loads'] = tailPushed > 1000 ? round(tailPushed / ((Date.now() - tailStarted) / 1000)) : null;
+    figures['server CPU per push after the loads (µs)'] = tailPushed > 1000 ? round(((server.cpuSeconds() - tailCpu) / tailPushed) * 1e6) : null;
   } finally {
     await server.stop();
+    if (probeFile) rmSync(dirname(probeFile), { recursive: true, force: true });
   }
 } finally {
   await fakes.stop();
@@ -104,6 +186,37 @@ try {
 }
 console.error(JSON.stringify(figures));
 printBenchResult(figures);
+
+/** A phase's event-loop delay and busy cores, and the loop probe's figures when it ran. */
+function phaseFigures(
+  phase: string,
+  measured: { turns: Record<string, number> | null; loop: { p99: number | null; max: number | null }; serverCores: number; machineCores: number },
+): void {
+  figures[`event-loop delay p99 ${phase} (ms)`] = measured.loop.p99;
+  figures[`event-loop delay max ${phase} (ms)`] = measured.loop.max;
+  figures[`server cores busy ${phase}`] = measured.serverCores;
+  figures[`machine cores busy ${phase}`] = measured.machineCores;
+  loopTurnFigures(phase, measured.turns);
+}
+
+/** The loop probe's figures of a phase (bench/harness/loop-probe.mjs), when it ran. */
+function loopTurnFigures(phase: string, turns: Record<string, number> | null): void {
+  if (!turns) return;
+  figures[`API thread CPU per loop turn p99 ${phase} (ms)`] = turns.cpuP99Ms;
+  figures[`API thread CPU per loop turn max ${phase} (ms)`] = turns.cpuMaxMs;
+  figures[`API thread share of its CPU in turns over 10 ms ${phase}`] = turns.cpuMsInAll ? round(turns.cpuMsInTurnsOver10Ms! / turns.cpuMsInAll) : null;
+  figures[`API thread cores ${phase}`] = turns.threadCores;
+}
+
+/** The API thread's event-loop delay since the previous scrape (prom-client's default metrics; a scrape resets them), ms. */
+async function eventLoopDelay(url: string, token: string): Promise<{ p99: number | null; max: number | null }> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const read = (name: string) => {
+    const match = new RegExp(`^clarion_nodejs_eventloop_lag_${name}_seconds\\s+(\\S+)$`, 'm').exec(text);
+    return match ? round(Number(match[1]) * 1000) : null;
+  };
+  return { p99: read('p99'), max: read('max') };
+}
 
 function percentile(sorted: number[], fraction: number): number | null {
   if (sorted.length === 0) return null;

@@ -3,8 +3,10 @@
 //   1. SQL statements per accepted notification, counted at the drivers (BEGIN/COMMIT included), with and without
 //      an Idempotency-Key, the app in this process (inject).
 //   2. `clarion serve --api` in its own process: autocannon with 50 connections as fast as it goes (req/s, and
-//      requests per CPU-second of the server process = req/s per core), then a fixed 1,000 req/s (p99 latency).
-//      On PostgreSQL the database's CPU (every postgres process) is counted too.
+//      requests per CPU-second of the server process = req/s per core), then a fixed 1,000 req/s (p99 latency), and
+//      the same fixed rate on GET /healthz: the p99 floor this machine and load generator give any request.
+//      On PostgreSQL the database's CPU is counted too: the benchmark database's backends and the server's background
+//      processes (bench/harness/process-usage.ts, postgresDatabaseCpuSeconds).
 // The channel has one Android subscriber; no worker runs, so only accepting is measured.
 //
 //   node --import tsx bench/accept-throughput.ts [--quick] [--postgres postgres://…] [--seconds 10]
@@ -16,23 +18,23 @@ import { resolveSecretKey } from '../src/config/secret-key.ts';
 import { systemClock } from '../src/domain/clock.ts';
 import { buildApp } from '../src/http/app.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
-import { createBenchDatabase, seedAccount, seedChannel, type BenchDatabase } from './harness/bench-database.ts';
+import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel, type BenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
-import { postgresCpuSeconds } from './harness/process-usage.ts';
+import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } } });
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 const counter = countStatements();
 const figures: BenchFigures = {};
-const body = JSON.stringify({ channelCode: 'one', title: 'Order shipped', body: 'Your order #1234 is on its way.', data: { orderId: '1234' } });
+const body = JSON.stringify({ ...ONE_PUSH_NOTIFICATION, data: { orderId: '1234' } });
 
-for (const dialect of values.postgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+for (const dialect of benchDialects(values.postgres)) {
   const database = await createBenchDatabase(dialect === 'postgres' ? values.postgres : undefined);
   try {
     const account = await seedAccount(database.store);
-    await seedChannel(database.store, account.accountId, { code: 'one', subscribers: 1, platform: 'android' });
+    await seedOnePushChannel(database.store, account.accountId);
     // Statements are counted in this process, on this checkout's code: not when the server is another checkout's.
     if (!process.env.BENCH_CLARION_BIN) Object.assign(figures, await countPerNotification(database, account.secretKey, dialect));
     Object.assign(figures, await measureServer(database, account.secretKey, dialect));
@@ -92,19 +94,23 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
   try {
     await load({ connections: 10, duration: 1 });
     const cpuBefore = server.cpuSeconds();
-    const dbBefore = dialect === 'postgres' ? postgresCpuSeconds() : 0;
+    const dbBefore = database.databaseUrl ? await postgresDatabaseCpuSeconds(database.databaseUrl) : 0;
     const flat = await load({ connections: 50, duration: seconds });
     const cpu = server.cpuSeconds() - cpuBefore;
-    const dbCpu = dialect === 'postgres' ? postgresCpuSeconds() - dbBefore : 0;
+    const dbCpu = database.databaseUrl ? (await postgresDatabaseCpuSeconds(database.databaseUrl)) - dbBefore : 0;
     if (flat.non2xx > 0 || flat.errors > 0) throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
     const accepted = flat['2xx'];
     const paced = await load({ connections: 50, duration: seconds, overallRate: 1000 });
+    // The floor for that p99: the same paced load on a route that does nothing (no database, no body), so what the
+    // machine, the load generator in this process and Fastify give any request is told apart from the accept path.
+    const floor = await autocannon({ url: `${server.url}/healthz`, connections: 50, duration: seconds, overallRate: 1000 });
     const result: BenchFigures = {
       [`${dialect} accept req/s (50 connections)`]: round(accepted / flat.duration),
       [`${dialect} accept req per server CPU-second (req/s per core)`]: round(accepted / cpu),
       [`${dialect} server CPU per request (µs)`]: round((cpu / accepted) * 1e6),
       [`${dialect} accept p99 at 1,000 req/s (ms)`]: paced.latency.p99,
       [`${dialect} accept p50 at 1,000 req/s (ms)`]: paced.latency.p50,
+      [`${dialect} GET /healthz p99 at 1,000 req/s, the floor (ms)`]: floor.latency.p99,
     };
     if (dialect === 'postgres') {
       result['postgres database CPU per request (µs)'] = round((dbCpu / accepted) * 1e6);

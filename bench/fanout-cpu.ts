@@ -23,7 +23,7 @@ import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
 import { deliverNotification } from './harness/deliver-notification.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
 import { startFakes } from './harness/fakes-process.ts';
-import { postgresCpuSeconds, processCpuSeconds, processPeakRssMb } from './harness/process-usage.ts';
+import { postgresDatabaseCpuSeconds, processCpuSeconds, processPeakRssMb } from './harness/process-usage.ts';
 import { repoRoot } from './harness/repo-root.ts';
 import { createWebSubscriptions } from './harness/web-subscriptions.ts';
 import { startWorkerProcess } from './harness/worker-process.ts';
@@ -74,10 +74,10 @@ const bare: Array<{ cpuUsPerPush: number; pushesPerSecond: number }> = [];
 try {
   for (let run = 1; run <= runs; run += 1) {
     const cpuBefore = 1000 * processCpuSeconds(worker.pid);
-    const dbBefore = values.postgres ? 1000 * postgresCpuSeconds() : null;
+    const dbBefore = bench.databaseUrl ? 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl)) : null;
     const delivery = await deliverNotification(bench, channel);
     const cpuMs = 1000 * processCpuSeconds(worker.pid) - cpuBefore;
-    const dbMs = dbBefore === null ? null : 1000 * postgresCpuSeconds() - dbBefore;
+    const dbMs = dbBefore === null || !bench.databaseUrl ? null : 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl)) - dbBefore;
     if (delivery.delivered !== size) throw new Error(`run ${run}: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
     clarion.push({ cpuUsPerPush: (cpuMs * 1000) / size, pushesPerSecond: size / delivery.seconds, dbCpuUsPerPush: dbMs === null ? null : (dbMs * 1000) / size });
     const bareResult = withBareClient ? await runBareClient() : null;

@@ -3,7 +3,10 @@
 // it: a separate process, start-up included. Reports the command's own rows/s (wall time from its start to its last
 // commit) and rows per CPU-second of the process (user + system, from /usr/bin/time), which a busy machine disturbs less.
 //
-//   node --import tsx bench/import-subscribers.ts [--rows 200000] [--no-events] [--postgres URL] [--quick]
+//   node --import tsx bench/import-subscribers.ts [--rows 200000] [--no-events] [--webhook] [--postgres URL] [--quick]
+//
+// --webhook gives the account a webhook endpoint first: on SQLite the import writes `subscriber.created` events only
+// for an account that has one (src/cli/subscribers-import.ts), so this measures the import with its events.
 //
 // Ends with BENCH_RESULT {"rows", "firstRowsPerSecond", "firstRowsPerCpuSecond", "againRowsPerSecond", "againRowsPerCpuSecond"}.
 import { spawnSync } from 'node:child_process';
@@ -12,6 +15,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAccount } from '../src/store/accounts-store.ts';
 import { createChannel } from '../src/store/channels-store.ts';
+import { createWebhookEndpoint } from '../src/store/webhooks-store.ts';
+import { newId } from '../src/domain/ids.ts';
 import { createBenchDatabase } from './harness/bench-database.ts';
 import { benchDevice } from './harness/fanout-channel.ts';
 import { repoRoot } from './harness/repo-root.ts';
@@ -21,6 +26,7 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '200000' },
     'no-events': { type: 'boolean', default: false },
+    webhook: { type: 'boolean', default: false },
     postgres: { type: 'string' },
     quick: { type: 'boolean', default: false },
   },
@@ -29,11 +35,14 @@ const rows = values.quick ? 5000 : Number(values.rows);
 const TIME = '/usr/bin/time';
 
 const bench = await createBenchDatabase(values.postgres);
-const result: Record<string, unknown> = { dialect: bench.store.dialect, rows, events: !values['no-events'] };
+const result: Record<string, unknown> = { dialect: bench.store.dialect, rows, events: !values['no-events'], webhook: values.webhook };
 try {
   const now = Date.now();
   const account = await createAccount(bench.store.db, { name: 'import', plan: 'business', now });
   await createChannel(bench.store.db, { accountId: account.id, code: 'imported', name: 'imported', description: null, now });
+  if (values.webhook) {
+    await createWebhookEndpoint(bench.store.db, { id: newId('webhook', now), accountId: account.id, url: 'https://hooks.example.com/', description: null, eventTypes: ['*'], sealedSecret: 'unused', now });
+  }
   const file = join(bench.env.CLARION_DATA_DIR!, 'subscribers.ndjson');
   const lines: string[] = [];
   for (let n = 0; n < rows; n += 1) {

@@ -14,7 +14,7 @@ import { createApnsBroadcastConnection, createBroadcastChannel } from '../src/de
 import { enqueueLiveActivityPush } from '../src/delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../src/delivery/live-activities/live-activity-snapshot.ts';
 import { systemClock } from '../src/domain/clock.ts';
-import { hashApiKey } from '../src/domain/api-key-secret.ts';
+import { deviceTokenHash } from '../src/domain/device-token.ts';
 import { newId } from '../src/domain/ids.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { createChannel } from '../src/store/channels-store.ts';
@@ -134,7 +134,7 @@ async function seedActivity(database: BenchDatabase, fakesProcess: FakesProcess,
       const token = `${mode === 'tokens' ? 'a1' : 'b2'}${n.toString(16).padStart(62, '0')}`;
       const id = newId('subscriber', now);
       subscribers.push({
-        id, account_id: accountId, channel_id: channel.id, platform: 'ios' as const, token, token_hash: hashApiKey(token), push_to_start_token: null,
+        id, account_id: accountId, channel_id: channel.id, platform: 'ios' as const, token, token_hash: deviceTokenHash(token), push_to_start_token: null,
         os_version: '18.2', timezone: null, locale: null, external_id: null, status: 'active' as const, unsubscribe_reason: null,
         created_at: now, updated_at: now, unsubscribed_at: null,
       });

@@ -12,7 +12,7 @@ import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { deliverNotification } from './harness/deliver-notification.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
 import { startFakes } from './harness/fakes-process.ts';
-import { postgresCpuSeconds, processCpuSeconds } from './harness/process-usage.ts';
+import { postgresDatabaseCpuSeconds, processCpuSeconds } from './harness/process-usage.ts';
 import { startWorkerProcess, type WorkerProcess } from './harness/worker-process.ts';
 
 const { values } = parseArgs({
@@ -41,11 +41,11 @@ try {
       // Every process opens its provider connections and signs its tokens on its first batch: not part of the figure.
       await deliverNotification(bench, warmUp);
       const before = workers.map((worker) => 1000 * processCpuSeconds(worker.pid));
-      const postgresBefore = 1000 * postgresCpuSeconds();
+      const postgresBefore = 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl!));
       const fakesBefore = 1000 * processCpuSeconds(fakes.pid);
       const delivery = await deliverNotification(bench, channel);
       const spent = workers.map((worker, index) => 1000 * processCpuSeconds(worker.pid) - before[index]!);
-      const postgresMs = 1000 * postgresCpuSeconds() - postgresBefore;
+      const postgresMs = 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl!)) - postgresBefore;
       const fakesMs = 1000 * processCpuSeconds(fakes.pid) - fakesBefore;
       if (delivery.delivered !== size) throw new Error(`${count} workers: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
       const clarionMs = spent.reduce((sum, ms) => sum + ms, 0);

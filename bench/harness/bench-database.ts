@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { hashApiKey } from '../../src/domain/api-key-secret.ts';
+import { deviceTokenHash } from '../../src/domain/device-token.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createAccount, setAccountPlan } from '../../src/store/accounts-store.ts';
 import { createApiKey } from '../../src/store/api-keys-store.ts';
@@ -71,6 +71,22 @@ export async function seedAccount(store: Store): Promise<BenchAccount> {
   return { accountId: account.id, secretKey: key.value };
 }
 
+/** The channel of the accept-path benchmarks: one Android subscriber, so a notification to it is one push. */
+export const ONE_PUSH_CHANNEL = 'one';
+
+/** The notification those benchmarks send, as an order-shipped event would be sent. */
+export const ONE_PUSH_NOTIFICATION = { channelCode: ONE_PUSH_CHANNEL, title: 'Order shipped', body: 'Your order #1234 is on its way.' };
+
+/** Seeds the one-subscriber channel the accept-path benchmarks send to. */
+export function seedOnePushChannel(store: Store, accountId: string): Promise<string> {
+  return seedChannel(store, accountId, { code: ONE_PUSH_CHANNEL, subscribers: 1, platform: 'android' });
+}
+
+/** The stores a benchmark runs on: SQLite, and PostgreSQL too when given a URL. */
+export function benchDialects(postgresUrl: string | undefined): ReadonlyArray<'sqlite' | 'postgres'> {
+  return postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
 /**
  * A channel with `subscribers` active subscribers, inserted 500 rows per statement. `platform` 'mixed' alternates
  * iOS and Android; tokens are unique across channels (the code is part of each).
@@ -84,7 +100,7 @@ export async function seedChannel(store: Store, accountId: string, input: { code
       const platform = input.platform === 'mixed' && n % 2 === 0 ? ('ios' as const) : ('android' as const);
       const token = platform === 'ios' ? `${Buffer.from(input.code).toString('hex')}${n.toString(16)}`.padStart(64, '0') : `${input.code}-token-${n}`;
       rows.push({
-        id: newId('subscriber', now), account_id: accountId, channel_id: channel.id, platform, token, token_hash: hashApiKey(token),
+        id: newId('subscriber', now), account_id: accountId, channel_id: channel.id, platform, token, token_hash: deviceTokenHash(token),
         push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active' as const, unsubscribe_reason: null,
         created_at: now, updated_at: now, unsubscribed_at: null,
       });
