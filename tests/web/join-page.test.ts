@@ -135,7 +135,7 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     expect((await shownNotifications(page, scope)).map((shown) => [shown.tag, shown.title, shown.body, shown.renotify])).toEqual([[activityId, 'Order #42', '▓▓▓▓▓░░░░░\n45 % · Packing', true]]);
     t.clock.advance(1000);
     expect((await post(t.app, `/api/v1/live-activities/${activityId}/update`, account.secretKey, { fields: { progress: 0.8, status: 'On its way' } })).statusCode).toBe(200);
-    await deliverPush(page, scope, await nextPushTo(subscription, 1), activityId);
+    await deliverPush(page, scope, await nextPushTo(subscription, 1), { tag: activityId, body: '▓▓▓▓▓▓▓▓░░\n80 % · On its way' });
     await eventually(async () => expect((await shownNotifications(page, scope)).map((shown) => [shown.body, shown.renotify])).toEqual([['▓▓▓▓▓▓▓▓░░\n80 % · On its way', false]]));
     await shot(page, '02c-live-activity');
 
