@@ -11,12 +11,14 @@
 //   metrics, read from /metrics before and after the phase: each scrape resets it) and how busy the machine's cores
 //   were (/proc/stat), to tell a blocked event loop from a process waiting for a core.
 //
-//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10] [--cpu-prof DIR] [--loop-probe]
+//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10] [--fakes-nice N] [--cpu-prof DIR] [--loop-probe]
 // --loop-probe loads bench/harness/loop-probe.mjs into the server: each phase then also reports the API thread's
 // event-loop turns in that thread's CPU time (a blocked loop, told apart from a process waiting for a core).
 // --cpu-prof DIR writes the server's V8 CPU profile (every thread) to DIR when it stops (`node --cpu-prof`), for
 // bench/harness/loop-stretches.ts.
-// CLARION_WORKER_THREAD=false|true in the environment chooses how the worker shares the process (src/worker-thread.ts).
+// CLARION_WORKER_THREAD=false|true in the environment chooses how the worker shares the process (src/worker-thread.ts),
+// CLARION_WORKER_THREAD_NICE the thread's priority. --fakes-nice N runs the fakes at nice N: they stand for providers
+// whose CPU is not this machine's, and on 2 cores their share otherwise comes out of the server's.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -29,14 +31,14 @@ import { startFakes } from './harness/fakes-process.ts';
 import { machineBusyCores } from './harness/process-usage.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, 'fakes-nice': { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
 });
 const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 100 : 500));
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 
 const database = await createBenchDatabase(values.postgres);
-const fakes = await startFakes({ reportPushes: true });
+const fakes = await startFakes({ reportPushes: true, ...(values['fakes-nice'] ? { nice: Number(values['fakes-nice']) } : {}) });
 const figures: BenchFigures = {};
 try {
   const account = await seedAccount(database.store);

@@ -22,13 +22,18 @@ export interface FakesProcess {
 /**
  * tools/run-fakes.ts (fake APNs, FCM and Web Push) in a process of its own, so its work never counts as Clarion's: on
  * free ports, keeping no request records, every answer `latency` ("20-50", ms) later, credentials in a temporary
- * directory. `reportPushes` makes it report the pushes it receives (what the accept benchmarks time).
+ * directory. `reportPushes` makes it report the pushes it receives (what the accept benchmarks time). `nice` (1–19)
+ * starts it below Clarion's priority (nice(1)): the fakes stand for providers whose CPU is not this machine's, and on 2
+ * cores their share otherwise comes out of the server's.
  */
-export async function startFakes(options: { latency?: string; reportPushes?: boolean } = {}): Promise<FakesProcess> {
+export async function startFakes(options: { latency?: string; reportPushes?: boolean; nice?: number } = {}): Promise<FakesProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-bench-fakes-'));
   const args = ['--apns-port', '0', '--apns-sandbox-port', '0', '--apns-management-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet', '--forget', '--latency', options.latency ?? '0', '--apns-topic', 'com.example.bench'];
   if (options.reportPushes) args.push('--report-pushes');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/run-fakes.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: repoRoot });
+  const command = [process.execPath, '--import', 'tsx', join(repoRoot, 'tools/run-fakes.ts'), ...args];
+  // nice(1) execs the command: the child's pid is the fakes' own, and every thread it starts inherits the nice value.
+  if (options.nice) command.unshift('nice', '-n', String(options.nice));
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], cwd: repoRoot });
   const firstPushAt = new Map<string, number>();
   let pushes = 0;
   let countListeners: Array<() => void> = [];
