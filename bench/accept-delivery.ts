@@ -9,7 +9,9 @@
 //      floor is as high as the accepts, the 2 cores are saturated and no isolation inside the process can help.
 //   Each phase also reports the API thread's event-loop delay (monitorEventLoopDelay through prom-client's default
 //   metrics, read from /metrics before and after the phase: each scrape resets it) and how busy the machine's cores
-//   were (/proc/stat), to tell a blocked event loop from a process waiting for a core.
+//   were (/proc/stat), to tell a blocked event loop from a process waiting for a core, and the server's own view of
+//   the phase's latency from its request histogram (bench/harness/server-latency.ts): the load generator's p99 beside
+//   it tells a slow server from a crowded machine.
 //
 //   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10] [--fakes-nice N] [--cpu-prof DIR] [--loop-probe]
 // --loop-probe loads bench/harness/loop-probe.mjs into the server: each phase then also reports the API thread's
@@ -29,6 +31,7 @@ import { printBenchResult, round, type BenchFigures } from './harness/bench-resu
 import { startClarion } from './harness/clarion-process.ts';
 import { startFakes } from './harness/fakes-process.ts';
 import { machineBusyCores } from './harness/process-usage.ts';
+import { phaseLatency, routeBuckets } from './harness/server-latency.ts';
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, 'fakes-nice': { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
@@ -92,8 +95,9 @@ try {
      * histogram, the one after reads the phase's), the loop probe's turns, the server's CPU and the machine's busy
      * cores over the phase.
      */
-    const measured = async <T>(name: string, phase: () => Promise<T>) => {
-      await eventLoopDelay(server.url, metricsToken);
+    const measured = async <T>(name: string, phase: () => Promise<T>, route = { method: 'POST', url: '/api/v1/notifications', status: 201 }) => {
+      const bucketsOf = (text: string) => routeBuckets(text, route.method, route.url, route.status);
+      const bucketsBefore = bucketsOf(await scrapeMetrics(server.url, metricsToken));
       await probeTurns();
       // On the profile's clock (CLOCK_MONOTONIC, µs), to cut the phase out of it with loop-stretches.ts --from/--to.
       if (values['cpu-prof']) console.error(`phase ${name} from ${process.hrtime.bigint() / 1000n}`);
@@ -107,7 +111,8 @@ try {
       if (turns) console.error(`loop turns, ${name}: ${JSON.stringify(turns)}`);
       const serverCores = round((server.cpuSeconds() - cpu) / seconds);
       const machineCores = round(machine());
-      return { result, turns, loop: await eventLoopDelay(server.url, metricsToken), serverCores, machineCores };
+      const text = await scrapeMetrics(server.url, metricsToken);
+      return { result, turns, loop: eventLoopDelay(text), serverSide: phaseLatency(bucketsBefore, bucketsOf(text)), serverCores, machineCores };
     };
     /** Latencies from each 201 to the first push of that notification, once every push arrived (or 30 s passed). */
     const firstPushLatencies = async () => {
@@ -160,7 +165,7 @@ try {
     // The floor: the same rate of GET /healthz while the same fan-out goes on.
     const pushesBeforeFloor = fakes.pushCount();
     const floorStarted = Date.now();
-    const floorPhase = await measured('healthz floor', () => healthzLoad(rate, seconds));
+    const floorPhase = await measured('healthz floor', () => healthzLoad(rate, seconds), { method: 'GET', url: '/healthz', status: 200 });
     const floor = floorPhase.result;
     const pushesDuringFloor = fakes.pushCount() - pushesBeforeFloor;
     figures['healthz p99 at steady rate during the fan-out (ms)'] = floor.latency.p99;
@@ -192,8 +197,11 @@ printBenchResult(figures);
 /** A phase's event-loop delay and busy cores, and the loop probe's figures when it ran. */
 function phaseFigures(
   phase: string,
-  measured: { turns: Record<string, number> | null; loop: { p99: number | null; max: number | null }; serverCores: number; machineCores: number },
+  measured: { turns: Record<string, number> | null; loop: { p99: number | null; max: number | null }; serverSide: ReturnType<typeof phaseLatency>; serverCores: number; machineCores: number },
 ): void {
+  figures[`server-side p99 at most ${phase} (ms)`] = measured.serverSide.p99AtMostMs;
+  figures[`server-side share within 25 ms ${phase}`] = measured.serverSide.shareWithinMs['25'] ?? null;
+  figures[`server-side share within 50 ms ${phase}`] = measured.serverSide.shareWithinMs['50'] ?? null;
   figures[`event-loop delay p99 ${phase} (ms)`] = measured.loop.p99;
   figures[`event-loop delay max ${phase} (ms)`] = measured.loop.max;
   figures[`server cores busy ${phase}`] = measured.serverCores;
@@ -210,9 +218,13 @@ function loopTurnFigures(phase: string, turns: Record<string, number> | null): v
   figures[`API thread cores ${phase}`] = turns.threadCores;
 }
 
-/** The API thread's event-loop delay since the previous scrape (prom-client's default metrics; a scrape resets them), ms. */
-async function eventLoopDelay(url: string, token: string): Promise<{ p99: number | null; max: number | null }> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+/** The server's /metrics. A scrape also resets the event-loop delay figures (prom-client's default metrics). */
+async function scrapeMetrics(url: string, token: string): Promise<string> {
+  return (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+}
+
+/** The API thread's event-loop delay since the previous scrape, ms, from a scrape's text. */
+function eventLoopDelay(text: string): { p99: number | null; max: number | null } {
   const read = (name: string) => {
     const match = new RegExp(`^clarion_nodejs_eventloop_lag_${name}_seconds\\s+(\\S+)$`, 'm').exec(text);
     return match ? round(Number(match[1]) * 1000) : null;
