@@ -247,7 +247,12 @@ describe('HTTP/2 session pool under network faults', () => {
     // The connection goes silent with ~20 MB of request bodies in flight; new connections still work.
     proxy.stall({ newConnections: false });
     const stuck = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY)));
-    expect(new Set(stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered')))).toEqual(new Set(['timeout']));
+    // The first requests time out and put the session under suspicion; once its PING goes unanswered, it is dropped and
+    // whatever it still holds fails as connection_lost. On a loaded machine the 100 bodies go out over more than the
+    // PING's 300 ms, so some requests are still inside their own 500 ms then: either outcome is right, none is answered.
+    const outcomes = stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered'));
+    expect(outcomes).toContain('timeout');
+    expect(outcomes.filter((kind) => kind !== 'timeout' && kind !== 'connection_lost')).toEqual([]);
     // Every later request reaches the server over a new connection instead of waiting on the dead one.
     const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
