@@ -118,7 +118,7 @@ function kindOf(node: RootOperationNode): string {
  * the database's CPU, apart from the plugin's figure (which also counts waiting for the one connection while another
  * job's transaction holds it, and Kysely compiling the statement).
  */
-const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<string, number>() };
+const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<string, { ms: number; count: number }>() };
 {
   const probe = new BetterSqlite3(':memory:');
   const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
@@ -137,7 +137,10 @@ const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<strin
         sqliteExecution.ms += ms;
         sqliteExecution.count += 1;
         const key = String((this as { source?: string }).source).replace(/\s+/g, ' ').trim();
-        sqliteExecution.bySql.set(key, (sqliteExecution.bySql.get(key) ?? 0) + ms);
+        const entry = sqliteExecution.bySql.get(key) ?? { ms: 0, count: 0 };
+        entry.ms += ms;
+        entry.count += 1;
+        sqliteExecution.bySql.set(key, entry);
       }
     };
   }
@@ -189,10 +192,10 @@ try {
   }
   // SQLite's own time by statement text and owner: every product statement, so a batch's costs add up here.
   const sqliteByOwner = new Map<Owner, number>();
-  for (const [text, ms] of [...sqliteExecution.bySql].sort((a, b) => b[1] - a[1])) {
+  for (const [text, { ms, count }] of [...sqliteExecution.bySql].sort((a, b) => b[1].ms - a[1].ms)) {
     const owner = ownerOfSql(text);
     sqliteByOwner.set(owner, (sqliteByOwner.get(owner) ?? 0) + ms);
-    if (ms >= 0.5) process.stderr.write(`sqlite ${owner.padEnd(10)} ${ms.toFixed(1).padStart(7)} ms ${usPerPush(ms)}  ${text.slice(0, 90)}\n`);
+    if (ms >= 0.5) process.stderr.write(`sqlite ${owner.padEnd(10)} ${String(count).padStart(5)}× ${ms.toFixed(1).padStart(7)} ms ${usPerPush(ms)}  ${text.slice(0, 90)}\n`);
   }
   const perSecond = (ms: number) => roundTo(ms / delivery.seconds, 2);
   process.stderr.write(
