@@ -13,32 +13,35 @@
 //   the phase's latency from its request histogram (bench/harness/server-latency.ts): the load generator's p99 beside
 //   it tells a slow server from a crowded machine.
 //
-//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10] [--fakes-nice N] [--cpu-prof DIR] [--loop-probe]
+//   node --import tsx bench/accept-delivery.ts [--quick] [--postgres postgres://…] [--subscribers 100000] [--rate 500] [--seconds 10] [--connections 50] [--fakes-nice N] [--cpu-prof DIR] [--loop-probe]
 // --loop-probe loads bench/harness/loop-probe.mjs into the server: each phase then also reports the API thread's
 // event-loop turns in that thread's CPU time (a blocked loop, told apart from a process waiting for a core).
 // --cpu-prof DIR writes the server's V8 CPU profile (every thread) to DIR when it stops (`node --cpu-prof`), for
 // bench/harness/loop-stretches.ts.
-// CLARION_WORKER_THREAD=false|true in the environment chooses how the worker shares the process (src/worker-thread.ts),
-// CLARION_WORKER_THREAD_NICE the thread's priority. --fakes-nice N runs the fakes at nice N: they stand for providers
-// whose CPU is not this machine's, and on 2 cores their share otherwise comes out of the server's.
+// CLARION_WORKER_THREAD=false|true in the environment chooses how the worker shares the process (src/worker-thread.ts).
+// --fakes-nice N runs the fakes at nice N: they stand for providers whose CPU is not this machine's, and on 2 cores
+// their share otherwise comes out of the server's.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedChannel, seedOnePushChannel } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
 import { startFakes } from './harness/fakes-process.ts';
+import { pacedLoad } from './harness/paced-load.ts';
 import { machineBusyCores } from './harness/process-usage.ts';
 import { phaseLatency, routeBuckets } from './harness/server-latency.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, 'fakes-nice': { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, 'fakes-nice': { type: 'string' }, connections: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
 });
 const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 100 : 500));
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
+// autocannon starts every connection with a request at once: 50 connections make a burst of 50 at the phase's first
+// moment, 5 % of a 10 s phase at 100 req/s, enough to be its p99 by themselves. --connections sets how many.
+const connections = Number(values.connections ?? 50);
 
 const database = await createBenchDatabase(values.postgres);
 const fakes = await startFakes({ reportPushes: true, ...(values['fakes-nice'] ? { nice: Number(values['fakes-nice']) } : {}) });
@@ -62,9 +65,9 @@ try {
     const headers = { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' };
     const acceptedAt = new Map<string, number>();
     const steadyLoad = (requestsPerSecond: number, duration: number) =>
-      autocannon({
+      pacedLoad({
         url: server.url,
-        connections: 50,
+        connections,
         duration,
         overallRate: requestsPerSecond,
         requests: [
@@ -80,7 +83,7 @@ try {
         ],
       });
     const healthzLoad = (requestsPerSecond: number, duration: number) =>
-      autocannon({ url: `${server.url}/healthz`, connections: 50, duration, overallRate: requestsPerSecond });
+      pacedLoad({ url: `${server.url}/healthz`, connections, duration, overallRate: requestsPerSecond });
     /** The loop probe's turns since the previous call (null without --loop-probe). */
     const probeTurns = async (): Promise<Record<string, number> | null> => {
       if (!probeFile) return null;

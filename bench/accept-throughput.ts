@@ -21,6 +21,7 @@ import { JobQueue } from '../src/queue/job-queue.ts';
 import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel, type BenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
+import { pacedLoad } from './harness/paced-load.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
@@ -83,14 +84,13 @@ async function countPerNotification(database: BenchDatabase, secretKey: string, 
 
 async function measureServer(database: BenchDatabase, secretKey: string, dialect: string): Promise<BenchFigures> {
   const server = await startClarion({ roles: ['api'], env: { ...database.env, CLARION_LOG_LEVEL: 'info' } });
-  const load = (options: { connections: number; duration: number; overallRate?: number }) =>
-    autocannon({
-      url: `${server.url}/api/v1/notifications`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
-      body,
-      ...options,
-    });
+  const loadOptions = {
+    url: `${server.url}/api/v1/notifications`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+    body,
+  };
+  const load = (options: { connections: number; duration: number }) => autocannon({ ...loadOptions, ...options });
   try {
     await load({ connections: 10, duration: 1 });
     const cpuBefore = server.cpuSeconds();
@@ -100,10 +100,11 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
     const dbCpu = database.databaseUrl ? (await postgresDatabaseCpuSeconds(database.databaseUrl)) - dbBefore : 0;
     if (flat.non2xx > 0 || flat.errors > 0) throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
     const accepted = flat['2xx'];
-    const paced = await load({ connections: 50, duration: seconds, overallRate: 1000 });
+    // Percentiles from every answer's own time (bench/harness/paced-load.ts: autocannon's own are inflated at a rate).
+    const paced = await pacedLoad({ ...loadOptions, connections: 50, duration: seconds, overallRate: 1000 });
     // The floor for that p99: the same paced load on a route that does nothing (no database, no body), so what the
     // machine, the load generator in this process and Fastify give any request is told apart from the accept path.
-    const floor = await autocannon({ url: `${server.url}/healthz`, connections: 50, duration: seconds, overallRate: 1000 });
+    const floor = await pacedLoad({ url: `${server.url}/healthz`, connections: 50, duration: seconds, overallRate: 1000 });
     const result: BenchFigures = {
       [`${dialect} accept req/s (50 connections)`]: round(accepted / flat.duration),
       [`${dialect} accept req per server CPU-second (req/s per core)`]: round(accepted / cpu),

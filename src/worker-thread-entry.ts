@@ -8,7 +8,6 @@ import { systemClock } from './domain/clock.ts';
 import { ClarionMetrics } from './metrics/clarion-metrics.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
-import { setThreadNice } from './thread-priority.ts';
 import type { WorkerThreadMessage } from './worker-thread.ts';
 import { startDeliveryWorker } from './worker.ts';
 
@@ -21,8 +20,6 @@ const { config, vapidKeys } = workerData as { config: Config; vapidKeys: VapidKe
 const port = parentPort!;
 // Written straight to fd 1, as the main thread's logger does, rather than relayed through the main thread.
 const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true })).child({ thread: 'worker' });
-// Below the API thread's priority (CLARION_WORKER_THREAD_NICE): measured in bench/README.md, "Accept path".
-if (config.workerThreadNice > 0 && setThreadNice(config.workerThreadNice) === 'unsupported') logger.debug('CLARION_WORKER_THREAD_NICE applies on Linux only');
 const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
 const providers = createPushProviders(config, systemClock, logger, vapidKeys);

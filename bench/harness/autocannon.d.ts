@@ -15,18 +15,20 @@ declare module 'autocannon' {
     body?: string;
     onResponse?: (status: number, body: string) => void;
   }
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
     amount?: number;
     overallRate?: number;
+    /** Off: with a rate, each answer is recorded with an expected interval of 1 ms (bench/harness/paced-load.ts). */
+    ignoreCoordinatedOmission?: boolean;
     method?: string;
     headers?: Record<string, string>;
     body?: string;
     requests?: RequestSpec[];
   }
-  interface Result {
+  export interface Result {
     requests: Histogram & { total: number; sent: number };
     latency: Histogram;
     duration: number;
@@ -35,6 +37,10 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** The run: a promise of its result that also emits each answer ('response': client, status, bytes, ms). */
+  interface Instance extends Promise<Result> {
+    on(event: 'response', listener: (client: unknown, status: number, bytes: number, responseTime: number) => void): Instance;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }
