@@ -6,7 +6,7 @@
 // time (the NOTIFY, the context read), with and without a LISTENing connection on the database (a worker), so each
 // thing's cost is the difference of interleaved pairs.
 //
-//   node --import tsx bench/accept-statements-postgres.ts --postgres postgres://… [--accepts 3000] [--clients 4] [--rounds 2]
+//   node --import tsx bench/accept-statements-postgres.ts --postgres postgres://… [--quick] [--accepts 3000] [--clients 4] [--rounds 2]
 //     [--what-if 'DROP INDEX …; CREATE INDEX …']   # measured on a changed schema (this run's database only)
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,12 +23,12 @@ import { printBenchResult, round, type BenchFigures } from './harness/bench-resu
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 
 const { values } = parseArgs({
-  options: { postgres: { type: 'string' }, accepts: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, 'what-if': { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, accepts: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, 'what-if': { type: 'string' } },
 });
 if (!values.postgres) throw new Error('--postgres postgres://… is required');
-const accepts = Number(values.accepts ?? 3000);
+const accepts = Number(values.accepts ?? (values.quick ? 200 : 3000));
 const clients = Number(values.clients ?? 4);
-const rounds = Number(values.rounds ?? 2);
+const rounds = Number(values.rounds ?? (values.quick ? 1 : 2));
 
 interface Captured { text: string; name?: string; values: unknown[] }
 const captured: Captured[] = [];

@@ -4,7 +4,7 @@
 // per-push figure cannot go under while a batch reads and updates one subscriber row per push. Process CPU time, best
 // of 3 passes over every batch, per row.
 //
-//   node --import tsx bench/sqlite-batch-floor.ts [--subscribers 30000] [--batch 500]
+//   node --import tsx bench/sqlite-batch-floor.ts [--quick] [--subscribers 30000] [--batch 500]
 //
 // Ends with BENCH_RESULT {"batchReadUsPerRow", "idToRowidUsPerRow", "readByRowidUsPerRow", "jsonEachUsPerRow",
 // "boundListReadUsPerRow", "lastDeliveredUpdateUsPerRow", "updateByRowidUsPerRow", "commitUsPerRow"}.
@@ -16,8 +16,8 @@ import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '30000' }, batch: { type: 'string', default: '500' } } });
-const size = Number(values.subscribers);
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, subscribers: { type: 'string' }, batch: { type: 'string', default: '500' } } });
+const size = Number(values.subscribers ?? (values.quick ? 2000 : 30000));
 const batchSize = Number(values.batch);
 
 const bench = await createBenchDatabase(undefined);

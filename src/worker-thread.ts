@@ -42,10 +42,13 @@ function threadEntry(): URL {
  * connection and the API's take turns at the write lock, and SQLite's busy handler sleeps while it waits. Session 6
  * (bench/README.md, saturated machine) again: the thread kept the API thread's longest loop turn at 33–43 ms of CPU
  * against 269–403 ms on one loop (SQLite), but the worker pushed 14–80/s beside the API's load against 109–814/s; on
- * PostgreSQL one loop's turns were already ≤ 14 ms and its accept p99 lower. Off by default until a quiet machine
- * settles it. A thread rather than a second process keeps `clarion serve` one process
- * to run, stop and watch. It has its own database connection: on
- * SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
+ * PostgreSQL one loop's turns were already ≤ 14 ms and its accept p99 lower. Session 7, on a quiet machine with
+ * exact percentiles (bench/README.md, "Session 7"): beside a 100,000-subscriber fan-out at 100 req/s, accept p99
+ * 57–90 ms with the thread against 100–272 ms on one loop, and `/healthz` 13–25 ms against 36–68 ms; what the thread
+ * leaves is the two connections meeting at SQLite's write lock. Off by default all the same: the thread costs
+ * start-up (1.4 s to ready against 0.9 s, compiled) and 52 MiB of idle memory (187 against 135 MiB). A thread
+ * rather than a second process keeps `clarion serve` one process to run, stop and watch. It has its own database
+ * connection: on SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
  * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.
  */
 export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null): Promise<WorkerThread> {
