@@ -9,13 +9,9 @@
 //
 //   node --import tsx bench/accept-cpu.ts [--quick] [--postgres postgres://…] [--requests 6000] [--rounds 3]
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config/load-config.ts';
-import { resolveSecretKey } from '../src/config/secret-key.ts';
-import { systemClock } from '../src/domain/clock.ts';
-import { buildApp } from '../src/http/app.ts';
-import { JobQueue } from '../src/queue/job-queue.ts';
-import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
+import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION } from './harness/bench-database.ts';
 import { median, printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
+import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
@@ -32,21 +28,7 @@ const body = JSON.stringify({ ...ONE_PUSH_NOTIFICATION, data: { orderId: '1234' 
 for (const dialect of benchDialects(values.postgres)) {
   const database = await createBenchDatabase(dialect === 'postgres' ? values.postgres : undefined);
   try {
-    const account = await seedAccount(database.store);
-    await seedOnePushChannel(database.store, account.accountId);
-    const config = loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000', CLARION_LOG_LEVEL: 'silent' });
-    const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
-    const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
-    await app.ready();
-    const send = async () => {
-      const response = await app.inject({
-        method: 'POST',
-        url: '/api/v1/notifications',
-        headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
-        payload: body,
-      });
-      if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}: ${response.body}`);
-    };
+    const { app, send } = await inProcessAcceptApp(database, body);
     const run = async (count: number) => {
       for (let sent = 0; sent < count; sent += wave) await Promise.all(Array.from({ length: Math.min(wave, count - sent) }, send));
     };

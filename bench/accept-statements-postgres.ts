@@ -12,14 +12,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { loadConfig } from '../src/config/load-config.ts';
-import { resolveSecretKey } from '../src/config/secret-key.ts';
-import { systemClock } from '../src/domain/clock.ts';
-import { buildApp } from '../src/http/app.ts';
-import { JobQueue } from '../src/queue/job-queue.ts';
 import { JOBS_CHANNEL } from '../src/queue/postgres-queue-driver.ts';
-import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
+import { createBenchDatabase, ONE_PUSH_NOTIFICATION } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
+import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 
 const { values } = parseArgs({
@@ -44,16 +40,7 @@ clientPrototype.query = function (this: unknown, ...args: unknown[]) {
 const database = await createBenchDatabase(values.postgres);
 const figures: BenchFigures = {};
 try {
-  const account = await seedAccount(database.store);
-  await seedOnePushChannel(database.store, account.accountId);
-  const config = loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000', CLARION_LOG_LEVEL: 'silent' });
-  const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
-  const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
-  await app.ready();
-  const send = async () => {
-    const response = await app.inject({ method: 'POST', url: '/api/v1/notifications', headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' }, payload: JSON.stringify(ONE_PUSH_NOTIFICATION) });
-    if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}`);
-  };
+  const { app, send } = await inProcessAcceptApp(database, JSON.stringify(ONE_PUSH_NOTIFICATION));
   await send();
   captured.length = 0;
   await send();
