@@ -102,7 +102,7 @@ describe('crash recovery of a large fan-out', () => {
     const repeated = [...received].filter(([, count]) => count > 1).map(([token]) => tokenOwner.get(token)!);
     // Repeats only within batches that ran twice: the dead worker's running send jobs, rescued and run again — and,
     // on a machine so loaded that the live worker missed renewing a 2 s lease, a job it was still running and rescued
-    // itself (CI saw this once). A job's `attempt` counts its runs, so every repeat must belong to one run more than once.
+    // itself (seen once at load average 17). A job's `attempt` counts its runs: a repeated token's job ran more than once.
     const sends = await t.store.db.selectFrom('jobs').select(['payload', 'attempt']).where('kind', '=', 'notification.send').execute();
     const ranTwice = new Set<string>();
     for (const job of sends) {
