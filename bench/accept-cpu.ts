@@ -9,7 +9,7 @@
 //
 //   node --import tsx bench/accept-cpu.ts [--quick] [--postgres postgres://…] [--requests 6000] [--rounds 3]
 import { parseArgs } from 'node:util';
-import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION } from './harness/bench-database.ts';
+import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
 import { median, printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
@@ -28,7 +28,9 @@ const body = JSON.stringify({ ...ONE_PUSH_NOTIFICATION, data: { orderId: '1234' 
 for (const dialect of benchDialects(values.postgres)) {
   const database = await createBenchDatabase(dialect === 'postgres' ? values.postgres : undefined);
   try {
-    const { app, send } = await inProcessAcceptApp(database, body);
+    const account = await seedAccount(database.store);
+    await seedOnePushChannel(database.store, account.accountId);
+    const { app, send } = await inProcessAcceptApp(database, account.secretKey, body);
     const run = async (count: number) => {
       for (let sent = 0; sent < count; sent += wave) await Promise.all(Array.from({ length: Math.min(wave, count - sent) }, send));
     };

@@ -39,8 +39,9 @@ const { values } = parseArgs({
 const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 100 : 500));
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
-// autocannon starts every connection with a request at once: 50 connections make a burst of 50 at the phase's first
-// moment, 5 % of a 10 s phase at 100 req/s, enough to be its p99 by themselves. --connections sets how many.
+// At a rate, each autocannon connection sends its share of a second's requests back to back and then waits for the
+// next one-second tick (node_modules/autocannon/lib/httpClient.js): 50 connections start up to 50 requests together
+// every second. --connections sets how many (not measured against other counts this session).
 const connections = Number(values.connections ?? 50);
 
 const database = await createBenchDatabase(values.postgres);

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { JOBS_CHANNEL } from '../src/queue/postgres-queue-driver.ts';
-import { createBenchDatabase, ONE_PUSH_NOTIFICATION } from './harness/bench-database.ts';
+import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
@@ -40,7 +40,9 @@ clientPrototype.query = function (this: unknown, ...args: unknown[]) {
 const database = await createBenchDatabase(values.postgres);
 const figures: BenchFigures = {};
 try {
-  const { app, send } = await inProcessAcceptApp(database, JSON.stringify(ONE_PUSH_NOTIFICATION));
+  const account = await seedAccount(database.store);
+  await seedOnePushChannel(database.store, account.accountId);
+  const { app, send } = await inProcessAcceptApp(database, account.secretKey, JSON.stringify(ONE_PUSH_NOTIFICATION));
   await send();
   captured.length = 0;
   await send();

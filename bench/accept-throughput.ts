@@ -13,14 +13,10 @@
 //   BENCH_CLARION_BIN=/path/to/other/checkout/bin/clarion.js …   # the same load against another build (before/after)
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/config/load-config.ts';
-import { resolveSecretKey } from '../src/config/secret-key.ts';
-import { systemClock } from '../src/domain/clock.ts';
-import { buildApp } from '../src/http/app.ts';
-import { JobQueue } from '../src/queue/job-queue.ts';
 import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel, type BenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
+import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { pacedLoad } from './harness/paced-load.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
@@ -46,19 +42,7 @@ for (const dialect of benchDialects(values.postgres)) {
 printBenchResult(figures);
 
 async function countPerNotification(database: BenchDatabase, secretKey: string, dialect: string): Promise<BenchFigures> {
-  const config = { ...loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000' }) };
-  const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
-  const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
-  await app.ready();
-  const send = async (idempotencyKey?: string) => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/api/v1/notifications',
-      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-      payload: body,
-    });
-    if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}: ${response.body}`);
-  };
+  const { app, send } = await inProcessAcceptApp(database, secretKey, body);
   // The first request fills what is filled once (the key's last use, caches); the steady state is what counts.
   await send();
   const requests = 20;
