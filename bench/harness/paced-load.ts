@@ -17,8 +17,9 @@ export interface ExactLatency {
  * server answering 1 request in 100 after 60 ms and the rest after 1 ms, 100 req/s over 10 connections: autocannon's
  * p99 58 ms and p90 34 ms against 14.7 ms and 3.7 ms from the answers themselves (2026-11-24). Every accept p99 in
  * bench/README.md before session 7 came through that correction. Here the correction is off
- * (`ignoreCoordinatedOmission`) and the percentiles come from the answers; the rate is low enough per connection
- * (≤ 20 a second) that a slow answer does not hold back the next request's scheduled start.
+ * (`ignoreCoordinatedOmission`) and the percentiles come from the answers. There is no per-request schedule to
+ * correct against anyway: at a rate, a connection sends its share of each second back to back and then waits for the
+ * next one-second tick (lib/httpClient.js).
  */
 export async function pacedLoad(options: Options): Promise<{ result: Result; latency: ExactLatency }> {
   const times: number[] = [];
