@@ -4,9 +4,10 @@
 //      the fake first receives that notification (p50, p99, max): at 20 req/s (the pipeline alone, no backlog) and
 //      at --rate (under load), with the server's CPU per notification, accepting and delivering included.
 //   2. Accept latency beside a big fan-out: the --rate load while one notification goes to a channel of
-//      --subscribers (100,000), against the same load with only those one-push notifications to deliver. Then the
-//      floor: `GET /healthz` (no database, no worker code) at the same rate while the same fan-out goes on; if the
+//      --subscribers (100,000), against the same load with only those one-push notifications to deliver. Beside it,
+//      the floor: `GET /healthz` (no database, no worker code) at the same rate during the same fan-out; if the
 //      floor is as high as the accepts, the 2 cores are saturated and no isolation inside the process can help.
+//   Every load is open-loop at an even rate, each request timed from when it was due (bench/harness/open-loop-load.ts).
 //   Each phase also reports the API thread's event-loop delay (monitorEventLoopDelay through prom-client's default
 //   metrics, read from /metrics before and after the phase: each scrape resets it) and how busy the machine's cores
 //   were (/proc/stat), to tell a blocked event loop from a process waiting for a core, and the server's own view of
@@ -29,7 +30,7 @@ import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedChannel, s
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
 import { startFakes } from './harness/fakes-process.ts';
-import { pacedLoad } from './harness/paced-load.ts';
+import { openLoopLoad, type OpenLoopResult } from './harness/open-loop-load.ts';
 import { machineBusyCores } from './harness/process-usage.ts';
 import { phaseLatency, routeBuckets } from './harness/server-latency.ts';
 
@@ -39,10 +40,12 @@ const { values } = parseArgs({
 const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 100 : 500));
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
-// At a rate, each autocannon connection sends its share of a second's requests back to back and then waits for the
-// next one-second tick (node_modules/autocannon/lib/httpClient.js): 50 connections start up to 50 requests together
-// every second. --connections sets how many (not measured against other counts this session).
+// --connections: at most this many requests in flight (the load's keep-alive connections).
 const connections = Number(values.connections ?? 50);
+
+/** The two routes whose server-side latency the phases read (bench/harness/server-latency.ts). */
+const ACCEPT_ROUTE = { method: 'POST', url: '/api/v1/notifications', status: 201 };
+const HEALTHZ_ROUTE = { method: 'GET', url: '/healthz', status: 200 };
 
 const database = await createBenchDatabase(values.postgres);
 const fakes = await startFakes({ reportPushes: true, ...(values['fakes-nice'] ? { nice: Number(values['fakes-nice']) } : {}) });
@@ -65,26 +68,19 @@ try {
   try {
     const headers = { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' };
     const acceptedAt = new Map<string, number>();
+    const acceptRequest = {
+      method: 'POST' as const,
+      path: '/api/v1/notifications',
+      headers,
+      body: JSON.stringify(ONE_PUSH_NOTIFICATION),
+      onResponse: (status: number, body: string) => {
+        if (status === 201) acceptedAt.set((JSON.parse(body) as { data: { id: string } }).data.id, Date.now());
+      },
+    };
     const steadyLoad = (requestsPerSecond: number, duration: number) =>
-      pacedLoad({
-        url: server.url,
-        connections,
-        duration,
-        overallRate: requestsPerSecond,
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/v1/notifications',
-            headers,
-            body: JSON.stringify(ONE_PUSH_NOTIFICATION),
-            onResponse: (status, body) => {
-              if (status === 201) acceptedAt.set((JSON.parse(body) as { data: { id: string } }).data.id, Date.now());
-            },
-          },
-        ],
-      });
+      openLoopLoad({ url: server.url, rate: requestsPerSecond, seconds: duration, connections, request: acceptRequest });
     const healthzLoad = (requestsPerSecond: number, duration: number) =>
-      pacedLoad({ url: `${server.url}/healthz`, connections, duration, overallRate: requestsPerSecond });
+      openLoopLoad({ url: server.url, rate: requestsPerSecond, seconds: duration, connections, request: { method: 'GET', path: '/healthz' } });
     /** The loop probe's turns since the previous call (null without --loop-probe). */
     const probeTurns = async (): Promise<Record<string, number> | null> => {
       if (!probeFile) return null;
@@ -99,9 +95,9 @@ try {
      * histogram, the one after reads the phase's), the loop probe's turns, the server's CPU and the machine's busy
      * cores over the phase.
      */
-    const measured = async <T>(name: string, phase: () => Promise<T>, route = { method: 'POST', url: '/api/v1/notifications', status: 201 }) => {
-      const bucketsOf = (text: string) => routeBuckets(text, route.method, route.url, route.status);
-      const bucketsBefore = bucketsOf(await scrapeMetrics(server.url, metricsToken));
+    const measured = async <T>(name: string, phase: () => Promise<T>) => {
+      const bucketsOf = (text: string, route = ACCEPT_ROUTE) => routeBuckets(text, route.method, route.url, route.status);
+      const textBefore = await scrapeMetrics(server.url, metricsToken);
       await probeTurns();
       // On the profile's clock (CLOCK_MONOTONIC, µs), to cut the phase out of it with loop-stretches.ts --from/--to.
       if (values['cpu-prof']) console.error(`phase ${name} from ${process.hrtime.bigint() / 1000n}`);
@@ -116,7 +112,15 @@ try {
       const serverCores = round((server.cpuSeconds() - cpu) / seconds);
       const machineCores = round(machine());
       const text = await scrapeMetrics(server.url, metricsToken);
-      return { result, turns, loop: eventLoopDelay(text), serverSide: phaseLatency(bucketsBefore, bucketsOf(text)), serverCores, machineCores };
+      return {
+        result,
+        turns,
+        loop: eventLoopDelay(text),
+        serverSide: phaseLatency(bucketsOf(textBefore), bucketsOf(text)),
+        healthzServerSide: phaseLatency(bucketsOf(textBefore, HEALTHZ_ROUTE), bucketsOf(text, HEALTHZ_ROUTE)),
+        serverCores,
+        machineCores,
+      };
     };
     /** Latencies from each 201 to the first push of that notification, once every push arrived (or 30 s passed). */
     const firstPushLatencies = async () => {
@@ -156,27 +160,22 @@ try {
     const big = await fetch(`${server.url}/api/v1/notifications`, { method: 'POST', headers, body: JSON.stringify({ channelCode: 'big', title: 'Sale', body: 'Everything must go.' }) });
     if (big.status !== 201) throw new Error(`the big notification got ${big.status}`);
     const fanoutStarted = Date.now();
-    const busyPhase = await measured('fan-out', () => steadyLoad(rate, seconds));
-    const busy = busyPhase.result;
+    // Beside the accepts, the floor: the same rate of GET /healthz (no database, no worker code) at the same moments of
+    // the same fan-out. Run after the accepts instead, it would miss the fan-out once the machine pushes 100,000 in
+    // under 20 s.
+    const busyPhase = await measured('fan-out', () => Promise.all([steadyLoad(rate, seconds), healthzLoad(rate, seconds)]));
+    const [busy, floor] = busyPhase.result;
     const pushesDuring = fakes.pushCount() - pushesBefore;
     const busySeconds = (Date.now() - fanoutStarted) / 1000;
     figures[`accept p99 at steady rate during a ${subscribers}-subscriber fan-out (ms)`] = busy.latency.p99;
     figures['accept p50 during the fan-out (ms)'] = busy.latency.p50;
-    figures['pushes/s during the accept load'] = round(pushesDuring / busySeconds);
-    figures['steady rate (req/s)'] = rate;
-    phaseFigures('during the fan-out', busyPhase);
-
-    // The floor: the same rate of GET /healthz while the same fan-out goes on.
-    const pushesBeforeFloor = fakes.pushCount();
-    const floorStarted = Date.now();
-    const floorPhase = await measured('healthz floor', () => healthzLoad(rate, seconds), { method: 'GET', url: '/healthz', status: 200 });
-    const floor = floorPhase.result;
-    const pushesDuringFloor = fakes.pushCount() - pushesBeforeFloor;
     figures['healthz p99 at steady rate during the fan-out (ms)'] = floor.latency.p99;
     figures['healthz p50 during the fan-out (ms)'] = floor.latency.p50;
-    figures['pushes/s during the healthz load'] = round(pushesDuringFloor / ((Date.now() - floorStarted) / 1000));
-    figures['fan-out still running at the end of the healthz load'] = fakes.pushCount() - pushesBefore < subscribers;
-    phaseFigures('during the healthz load', floorPhase);
+    figures['server-side healthz p99 at most during the fan-out (ms)'] = busyPhase.healthzServerSide.p99AtMostMs;
+    figures['pushes/s during the loads'] = round(pushesDuring / busySeconds);
+    figures['fan-out still running at the end of the loads'] = pushesDuring < subscribers;
+    figures['steady rate (req/s)'] = rate;
+    phaseFigures('during the fan-out', { ...busyPhase, result: busy });
 
     // The fan-out alone, once the loads stopped: its throughput and CPU per push (null if it ended during the loads).
     const tailPushes = fakes.pushCount();
@@ -201,8 +200,9 @@ printBenchResult(figures);
 /** A phase's event-loop delay and busy cores, and the loop probe's figures when it ran. */
 function phaseFigures(
   phase: string,
-  measured: { turns: Record<string, number> | null; loop: { p99: number | null; max: number | null }; serverSide: ReturnType<typeof phaseLatency>; serverCores: number; machineCores: number },
+  measured: { result: OpenLoopResult; turns: Record<string, number> | null; loop: { p99: number | null; max: number | null }; serverSide: ReturnType<typeof phaseLatency>; serverCores: number; machineCores: number },
 ): void {
+  figures[`load generator's send lag p99 ${phase} (ms)`] = measured.result.sendLagP99;
   figures[`server-side p99 at most ${phase} (ms)`] = measured.serverSide.p99AtMostMs;
   figures[`server-side share within 25 ms ${phase}`] = measured.serverSide.shareWithinMs['25'] ?? null;
   figures[`server-side share within 50 ms ${phase}`] = measured.serverSide.shareWithinMs['50'] ?? null;

@@ -3,7 +3,7 @@
 //   1. SQL statements per accepted notification, counted at the drivers (BEGIN/COMMIT included), with and without
 //      an Idempotency-Key, the app in this process (inject).
 //   2. `clarion serve --api` in its own process: autocannon with 50 connections as fast as it goes (req/s, and
-//      requests per CPU-second of the server process = req/s per core), then a fixed 1,000 req/s (p99 latency), and
+//      requests per CPU-second of the server process = req/s per core), then an even 1,000 req/s (p99 latency), and
 //      the same fixed rate on GET /healthz: the p99 floor this machine and load generator give any request.
 //      On PostgreSQL the database's CPU is counted too: the benchmark database's backends and the server's background
 //      processes (bench/harness/process-usage.ts, postgresDatabaseCpuSeconds).
@@ -17,7 +17,7 @@ import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount,
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
 import { inProcessAcceptApp } from './harness/in-process-accept.ts';
-import { pacedLoad } from './harness/paced-load.ts';
+import { openLoopLoad } from './harness/open-loop-load.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
@@ -84,11 +84,12 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
     const dbCpu = database.databaseUrl ? (await postgresDatabaseCpuSeconds(database.databaseUrl)) - dbBefore : 0;
     if (flat.non2xx > 0 || flat.errors > 0) throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
     const accepted = flat['2xx'];
-    // Percentiles from every answer's own time (bench/harness/paced-load.ts: autocannon's own are inflated at a rate).
-    const paced = await pacedLoad({ ...loadOptions, connections: 50, duration: seconds, overallRate: 1000 });
-    // The floor for that p99: the same paced load on a route that does nothing (no database, no body), so what the
+    // An even 1,000 req/s, each request timed from when it was due (bench/harness/open-loop-load.ts).
+    const paced = await openLoopLoad({ url: server.url, rate: 1000, seconds, connections: 50, request: { method: 'POST', path: '/api/v1/notifications', headers: loadOptions.headers, body } });
+    if (paced.statuses['201'] !== paced.sent) throw new Error(`at 1,000 req/s: ${JSON.stringify(paced.statuses)}`);
+    // The floor for that p99: the same load on a route that does nothing (no database, no body), so what the
     // machine, the load generator in this process and Fastify give any request is told apart from the accept path.
-    const floor = await pacedLoad({ url: `${server.url}/healthz`, connections: 50, duration: seconds, overallRate: 1000 });
+    const floor = await openLoopLoad({ url: server.url, rate: 1000, seconds, connections: 50, request: { method: 'GET', path: '/healthz' } });
     const result: BenchFigures = {
       [`${dialect} accept req/s (50 connections)`]: round(accepted / flat.duration),
       [`${dialect} accept req per server CPU-second (req/s per core)`]: round(accepted / cpu),

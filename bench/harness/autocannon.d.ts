@@ -8,25 +8,14 @@ declare module 'autocannon' {
     p99: number;
     max: number;
   }
-  interface RequestSpec {
-    method?: string;
-    path?: string;
-    headers?: Record<string, string>;
-    body?: string;
-    onResponse?: (status: number, body: string) => void;
-  }
   export interface Options {
     url: string;
     connections?: number;
     duration?: number;
     amount?: number;
-    overallRate?: number;
-    /** Off: with a rate, each answer is recorded with an expected interval of 1 ms (bench/harness/paced-load.ts). */
-    ignoreCoordinatedOmission?: boolean;
     method?: string;
     headers?: Record<string, string>;
     body?: string;
-    requests?: RequestSpec[];
   }
   export interface Result {
     requests: Histogram & { total: number; sent: number };
@@ -37,10 +26,6 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
   }
-  /** The run: a promise of its result that also emits each answer ('response': client, status, bytes, ms). */
-  interface Instance extends Promise<Result> {
-    on(event: 'response', listener: (client: unknown, status: number, bytes: number, responseTime: number) => void): Instance;
-  }
-  function autocannon(options: Options): Instance;
+  function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }
