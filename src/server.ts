@@ -84,9 +84,13 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   // The checkpoint thread keeps WAL checkpoints out of the API's commits (src/store/sqlite-checkpointer.ts). A
   // worker-only process serves no requests, so it keeps SQLite's own checkpoints and the thread's memory.
+  const threaded = roles.worker && roles.api && config.workerThread;
+  // With the worker on a thread of its own, the two SQLite connections hand the write lock over (sqlite-write-turns.ts).
+  const sqliteWriteTurns = threaded && !config.databaseUrl ? new SharedArrayBuffer(4) : undefined;
   const store = openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    sqliteWriteTurns,
     ...(roles.api
       ? { checkpointIntervalMs: CHECKPOINT_INTERVAL_MS, onCheckpointError: (error: string) => logger.warn({ error }, 'SQLite checkpoint thread failed; the serving connection checkpoints alone') }
       : {}),
@@ -124,8 +128,8 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   let worker: DeliveryWorker | null = null;
   let workerThread: WorkerThread | null = null;
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
-  if (roles.worker && roles.api && config.workerThread) {
-    workerThread = await startWorkerThread(config, vapidKeys);
+  if (threaded) {
+    workerThread = await startWorkerThread(config, vapidKeys, sqliteWriteTurns);
     // The worker's counters live in its thread: every scrape asks it for them and adds them to this thread's.
     metrics.addRemote(() => workerThread!.metrics());
     // The queue wakes its listeners from inside the enqueueing transaction; passed on after the current turn, the

@@ -16,11 +16,11 @@ import { startDeliveryWorker } from './worker.ts';
  * clients and event loop. The main thread has already migrated the database. Messages: 'wake' (a job was enqueued
  * by the API in this process), 'stop' (answered with 'stopped' once jobs are handed back and everything is closed).
  */
-const { config, vapidKeys } = workerData as { config: Config; vapidKeys: VapidKeys | null };
+const { config, vapidKeys, sqliteWriteTurns } = workerData as { config: Config; vapidKeys: VapidKeys | null; sqliteWriteTurns: SharedArrayBuffer | undefined };
 const port = parentPort!;
 // Written straight to fd 1, as the main thread's logger does, rather than relayed through the main thread.
 const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true })).child({ thread: 'worker' });
-const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriteTurns });
 const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
 const providers = createPushProviders(config, systemClock, logger, vapidKeys);
 // The worker's own counters; the main thread adds them to its scrape ('metrics' messages). No process metrics and no

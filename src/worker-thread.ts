@@ -51,8 +51,8 @@ function threadEntry(): URL {
  * connection: on SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
  * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.
  */
-export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null): Promise<WorkerThread> {
-  const thread = new Worker(threadEntry(), { workerData: { config, vapidKeys } });
+export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null, sqliteWriteTurns?: SharedArrayBuffer): Promise<WorkerThread> {
+  const thread = new Worker(threadEntry(), { workerData: { config, vapidKeys, sqliteWriteTurns } });
   const messages = (type: WorkerThreadMessage['type']) =>
     new Promise<void>((resolve, reject) => {
       const onMessage = (message: WorkerThreadMessage) => {

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { serverStatementName } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 import { SERVING_AUTOCHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { SqliteWriteTurns } from './sqlite-write-turns.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -41,6 +42,8 @@ export interface StoreOptions {
   checkpointIntervalMs?: number | undefined;
   /** Told of a failing checkpoint thread (at most once a minute); the server logs it as a warning. */
   onCheckpointError?: ((message: string) => void) | undefined;
+  /** SQLite: the write turns shared with the other threads of this process that open the same file (src/store/sqlite-write-turns.ts). */
+  sqliteWriteTurns?: SharedArrayBuffer | undefined;
 }
 
 export const SQLITE_FILE_NAME = 'clarion.db';
@@ -95,7 +98,8 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('foreign_keys = ON');
   const checkpointer = options.checkpointIntervalMs && file !== ':memory:' ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError) : null;
   if (checkpointer) database.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
+  const turns = options.sqliteWriteTurns ? new SqliteWriteTurns(options.sqliteWriteTurns) : null;
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, turns) });
   return {
     db,
     dialect: 'sqlite',
@@ -142,16 +146,60 @@ function withStatementCache(database: BetterSqlite3.Database): SqliteDialectConf
  * process (the CLI, a second worker) has written in between.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqliteConfig: SqliteDialectConfig) {
+  constructor(
+    private readonly sqliteConfig: SqliteDialectConfig,
+    private readonly turns: SqliteWriteTurns | null,
+  ) {
     super(sqliteConfig);
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.sqliteConfig);
+    return new ImmediateSqliteDriver(this.sqliteConfig, this.turns);
   }
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+  /** Whether this connection's transaction holds a turn (Kysely runs one transaction at a time per connection). */
+  private holdsTurn = false;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly turns: SqliteWriteTurns | null,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    if (this.turns) {
+      this.turns.take();
+      this.holdsTurn = true;
+    }
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    } catch (error) {
+      this.giveTurn();
+      throw error;
+    }
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.commitTransaction(connection);
+    } finally {
+      this.giveTurn();
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } finally {
+      this.giveTurn();
+    }
+  }
+
+  private giveTurn(): void {
+    if (!this.holdsTurn) return;
+    this.holdsTurn = false;
+    this.turns!.give();
   }
 }
