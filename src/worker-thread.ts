@@ -35,21 +35,17 @@ function threadEntry(): URL {
 /**
  * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process
  * (CLARION_WORKER_THREAD=true): the API keeps an event loop to itself, so a big fan-out does not queue accepted
- * requests behind send batches. Measured on a shared, loaded machine (bench/README.md, "Accept path",
- * bench/accept-delivery.ts): with 20,000 subscribers, accept p99 during the fan-out was 554 ms with the thread against
- * 3,552 ms on one loop (SQLite, 200 req/s), but one PostgreSQL run went the other way (2,480 against 681), and with
- * 100,000 subscribers on SQLite the worker pushed 239/s beside the API's load against 1,220/s on one loop: its
- * connection and the API's take turns at the write lock, and SQLite's busy handler sleeps while it waits. Session 6
- * (bench/README.md, saturated machine) again: the thread kept the API thread's longest loop turn at 33–43 ms of CPU
- * against 269–403 ms on one loop (SQLite), but the worker pushed 14–80/s beside the API's load against 109–814/s; on
- * PostgreSQL one loop's turns were already ≤ 14 ms and its accept p99 lower. Session 7, on a quiet machine with
- * exact percentiles (bench/README.md, "Session 7"): beside a 100,000-subscriber fan-out at 100 req/s, accept p99
- * 57–90 ms with the thread against 100–272 ms on one loop, and `/healthz` 13–25 ms against 36–68 ms; what the thread
- * leaves is the two connections meeting at SQLite's write lock. Off by default all the same: the thread costs
- * start-up (1.4 s to ready against 0.9 s, compiled) and 52 MiB of idle memory (187 against 135 MiB). A thread
- * rather than a second process keeps `clarion serve` one process to run, stop and watch. It has its own database
- * connection: on SQLite the two connections take turns through the write lock (BEGIN IMMEDIATE with busy_timeout,
- * src/store/database.ts), and a claim woken by 'wake' waits for the enqueueing transaction to commit.
+ * requests behind send batches. Measured on a quiet 2-core machine with requests arriving at an even rate
+ * (bench/README.md, "Session 8", bench/accept-delivery.ts): beside a 100,000-subscriber fan-out, accept p99 11–17 ms
+ * with the thread against 64–84 ms on one loop (SQLite, 100–500 req/s), 19–27 ms against 67–71 ms on PostgreSQL
+ * (100 req/s); on one loop `/healthz` was as slow as the accepts, so what the thread removes is the worker's own work
+ * (HTTP/2 answers and request starts, GC, SQLite) holding the API's loop. Off by default all the same, for what it
+ * costs: 1.4 s to ready against 0.9 s and 187 against 135 MiB idle (compiled, session 7), and on SQLite the worker
+ * falls behind sooner under many small notifications (500 a second: first-push p99 0.8–1.4 s against 66 ms on one
+ * loop). A thread rather than a second process keeps `clarion serve` one process to run, stop and watch. It has its
+ * own database connection: on SQLite the two connections hand the write lock over through shared turns
+ * (src/store/sqlite-write-turns.ts, `sqliteWriteTurns`), and a claim woken by 'wake' waits for the enqueueing
+ * transaction to commit.
  */
 export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null, sqliteWriteTurns?: SharedArrayBuffer): Promise<WorkerThread> {
   const thread = new Worker(threadEntry(), { workerData: { config, vapidKeys, sqliteWriteTurns } });
