@@ -82,11 +82,11 @@ async function logSignupPolicy(store: Store, config: Config, logger: Logger): Pr
 export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
-  // The checkpoint thread keeps WAL checkpoints out of the API's commits (src/store/sqlite-checkpointer.ts). A
-  // worker-only process serves no requests, so it keeps SQLite's own checkpoints and the thread's memory.
   const threaded = roles.worker && roles.api && config.workerThread;
   // With the worker on a thread of its own, the two SQLite connections hand the write lock over (sqlite-write-turns.ts).
   const sqliteWriteTurns = threaded && !config.databaseUrl ? new SharedArrayBuffer(4) : undefined;
+  // The checkpoint thread keeps WAL checkpoints out of the API's commits (src/store/sqlite-checkpointer.ts). A
+  // worker-only process serves no requests, so it keeps SQLite's own checkpoints and the thread's memory.
   const store = openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
