@@ -41,7 +41,7 @@ function threadEntry(): URL {
  * (100 req/s); on one loop `/healthz` was as slow as the accepts, so what the thread removes is the worker's own work
  * (HTTP/2 answers and request starts, GC, SQLite) holding the API's loop. Off by default all the same, for what it
  * costs: 1.4 s to ready against 0.9 s and 187 against 135 MiB idle (compiled, session 7), and on SQLite the worker
- * falls behind sooner under many small notifications (500 a second: first-push p99 0.8–1.4 s against 66 ms on one
+ * falls behind sooner under many small notifications (500 a second: first-push p99 0.4–1.4 s against 66 ms on one
  * loop). A thread rather than a second process keeps `clarion serve` one process to run, stop and watch. It has its
  * own database connection: on SQLite the two connections hand the write lock over through shared turns
  * (src/store/sqlite-write-turns.ts, `sqliteWriteTurns`), and a claim woken by 'wake' waits for the enqueueing
