@@ -6,7 +6,8 @@
 //   2. Accept latency beside a big fan-out: the --rate load while one notification goes to a channel of
 //      --subscribers (100,000), against the same load with only those one-push notifications to deliver. Beside it,
 //      the floor: `GET /healthz` (no database, no worker code) at the same rate during the same fan-out; if the
-//      floor is as high as the accepts, the 2 cores are saturated and no isolation inside the process can help.
+//      floor is as high as the accepts, requests wait for the API's event loop or for a core, not for the accept's
+//      own work (bench/README.md, "Session 8": on one loop, the worker's work held the loop).
 //   Every load is open-loop at an even rate, each request timed from when it was due (bench/harness/open-loop-load.ts).
 //   Each phase also reports the API thread's event-loop delay (monitorEventLoopDelay through prom-client's default
 //   metrics, read from /metrics before and after the phase: each scrape resets it) and how busy the machine's cores
