@@ -77,8 +77,12 @@ describe('the Apps page', { timeout: 90_000 }, () => {
       const early = await t.app.inject({ method: 'GET', url: '/api/v1/channels/early', headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
       expect(JSON.parse(early.body).data.appId).toMatch(/^app_/);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels', exact: true }).click();
-      await page.getByLabel('App').waitFor();
-      expect(await page.getByLabel('App').inputValue()).toBe(JSON.parse(early.body).data.appId);
+      // The channel page stays until the list has rendered, and its own "App" form, "Deliver with the app" and
+      // "Join information for apps" match a loose label: wait for the list page, then take the exact label.
+      await page.getByRole('heading', { level: 1, name: 'Channels', exact: true }).waitFor();
+      const appPicker = page.getByLabel('App', { exact: true });
+      await appPicker.waitFor();
+      expect(await appPicker.inputValue()).toBe(JSON.parse(early.body).data.appId);
       await page.getByLabel('Code').fill('later');
       await page.getByRole('button', { name: 'Create channel' }).click();
       await page.getByRole('heading', { level: 1, name: 'Channel later' }).waitFor();
