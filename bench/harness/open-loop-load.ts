@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { roundTo } from './bench-result.ts';
 
 /** One kind of request the load sends (every request is the same). */
 export interface LoadRequest {
@@ -103,8 +104,8 @@ export async function openLoopLoad(options: { url: string; rate: number; seconds
     sent: total,
     statuses,
     latency: percentiles(times),
-    sendLagP99: round(at(sortedLags, 0.99) ?? 0),
-    sendLagMax: round(sortedLags.at(-1) ?? 0),
+    sendLagP99: roundTo(at(sortedLags, 0.99) ?? 0),
+    sendLagMax: roundTo(sortedLags.at(-1) ?? 0),
   };
 }
 
@@ -122,15 +123,11 @@ function warmUp(target: URL, agent: Agent): Promise<void> {
 function percentiles(times: number[]): OpenLoopLatency {
   if (times.length === 0) return { answers: 0, p50: null, p99: null, max: null };
   const sorted = times.sort((a, b) => a - b);
-  return { answers: sorted.length, p50: round(at(sorted, 0.5)!), p99: round(at(sorted, 0.99)!), max: round(sorted.at(-1)!) };
+  return { answers: sorted.length, p50: roundTo(at(sorted, 0.5)!), p99: roundTo(at(sorted, 0.99)!), max: roundTo(sorted.at(-1)!) };
 }
 
 /** The nearest-rank percentile of sorted values. */
 function at(sorted: number[], fraction: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }
