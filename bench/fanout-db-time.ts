@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../src/store/sqlite-driver.ts';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
@@ -120,7 +120,7 @@ function kindOf(node: RootOperationNode): string {
  */
 const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<string, { ms: number; count: number }>() };
 {
-  const probe = new BetterSqlite3(':memory:');
+  const probe = new SqliteDatabase(':memory:');
   const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
   probe.close();
   for (const method of ['run', 'all', 'get', 'iterate'] as const) {

@@ -13,7 +13,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../src/store/sqlite-driver.ts';
 import { newId } from '../src/domain/ids.ts';
 import { openStore, SQLITE_FILE_NAME } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
@@ -116,7 +116,7 @@ function timeVariant(
   rmSync(`${file}-wal`, { force: true });
   rmSync(`${file}-shm`, { force: true });
   copyFileSync(template, file);
-  const db = new BetterSqlite3(file);
+  const db = new SqliteDatabase(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('cache_size = -131072');

@@ -10,7 +10,7 @@
 // "boundListReadUsPerRow", "lastDeliveredUpdateUsPerRow", "updateByRowidUsPerRow", "commitUsPerRow"}.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase, type SqliteStatement } from '../src/store/sqlite-driver.ts';
 import { SQLITE_FILE_NAME } from '../src/store/database.ts';
 import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
@@ -23,7 +23,7 @@ const batchSize = Number(values.batch);
 const bench = await createBenchDatabase(undefined);
 const channel = await seedFanoutChannel(bench.store, size);
 await bench.store.close();
-const db = new BetterSqlite3(join(bench.dataDir, SQLITE_FILE_NAME));
+const db = new SqliteDatabase(join(bench.dataDir, SQLITE_FILE_NAME));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 
@@ -66,7 +66,7 @@ const fullBatches = batches.filter((batch) => batch.length === batchSize);
 // The UPDATE and its COMMIT apart: the COMMIT appends the pages the UPDATE dirtied to the WAL.
 let updateUs = 0;
 let commitUs = 0;
-const updateAndCommit = (statement: BetterSqlite3.Statement, lists: string[]) => {
+const updateAndCommit = (statement: SqliteStatement, lists: string[]) => {
   updateUs = 0;
   commitUs = 0;
   for (const list of lists) {
@@ -81,7 +81,7 @@ const updateAndCommit = (statement: BetterSqlite3.Statement, lists: string[]) =>
   }
 };
 // Figures of the last of 3 passes (each UPDATE sets a new value, so every pass writes every row).
-const updated = (statement: BetterSqlite3.Statement, lists: string[]) => {
+const updated = (statement: SqliteStatement, lists: string[]) => {
   for (let round = 0; round < 3; round += 1) updateAndCommit(statement, lists);
   return { update: roundTo(updateUs / ids.length, 3), commit: roundTo(commitUs / ids.length, 3) };
 };

@@ -1,4 +1,4 @@
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/store/sqlite-driver.ts';
 import pg from 'pg';
 
 /**
@@ -9,7 +9,7 @@ import pg from 'pg';
 export function countStatements(): { count(): number; statements: string[]; reset(): void } {
   const statements: string[] = [];
   // Statements are prepared once and run many times (src/store/database.ts keeps them): count the runs.
-  const probe = new BetterSqlite3(':memory:');
+  const probe = new SqliteDatabase(':memory:');
   const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
   probe.close();
   for (const method of ['run', 'get', 'all', 'iterate']) {

@@ -1,6 +1,5 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
@@ -15,6 +14,7 @@ import pg from 'pg';
 import { serverStatementName } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 import { SERVING_AUTOCHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
 import { SqliteWriteTurns } from './sqlite-write-turns.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -88,7 +88,7 @@ function openSqlite(options: StoreOptions): Store {
     // the operator gave it.
     closeSync(openSync(file, 'a', 0o600));
   }
-  const database = new BetterSqlite3(file);
+  const database = new SqliteDatabase(file);
   // WAL lets the CLI and readers work while the server writes; synchronous=NORMAL is durable across process
   // crashes in WAL mode (only an OS crash can lose the last commits). busy_timeout makes a second process
   // (the CLI beside a running server) wait for the write lock instead of failing at once.
@@ -122,8 +122,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * with a variable number of `?`, like `IN (…)` lists, are simply several entries). Safe because Kysely runs one
  * query at a time on its single SQLite connection, streams included.
  */
-function withStatementCache(database: BetterSqlite3.Database): SqliteDialectConfig['database'] {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+function withStatementCache(database: SqliteDatabase): SqliteDialectConfig['database'] {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     prepare(source: string) {

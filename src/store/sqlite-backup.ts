@@ -1,8 +1,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { SECRET_KEY_FILE } from '../config/secret-key.ts';
 import { SQLITE_FILE_NAME } from './database.ts';
+import { SqliteDatabase } from './sqlite-driver.ts';
 
 /**
  * SQLite backups (`clarion backup`, `clarion restore`; docs/deploy.md, "Backups"). A backup is itself a SQLite
@@ -43,7 +43,7 @@ export async function writeSqliteBackup(input: { dataDir: string; file: string; 
   try {
     // Read-write, as the server opens it: a read-only connection cannot create the -shm file WAL mode needs when no
     // server is running. The backup API only reads the source.
-    const database = new BetterSqlite3(source, { fileMustExist: true });
+    const database = new SqliteDatabase(source, { fileMustExist: true });
     let pages: number;
     try {
       database.pragma('busy_timeout = 5000');
@@ -51,7 +51,7 @@ export async function writeSqliteBackup(input: { dataDir: string; file: string; 
     } finally {
       database.close();
     }
-    const copy = new BetterSqlite3(partial);
+    const copy = new SqliteDatabase(partial);
     try {
       // The copy keeps the source's WAL mode; one self-contained file is what a backup should be.
       copy.pragma('journal_mode = DELETE');
@@ -72,9 +72,9 @@ export async function writeSqliteBackup(input: { dataDir: string; file: string; 
 /** Reads what a backup file says about itself; refuses a file that is not a Clarion backup. */
 export function describeSqliteBackup(file: string): BackupDescription {
   if (!existsSync(file)) throw new BackupError(`no backup at ${file}`);
-  let database: BetterSqlite3.Database;
+  let database: SqliteDatabase;
   try {
-    database = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   } catch (error) {
     throw new BackupError(`${file} is not a Clarion backup: ${(error as Error).message}`);
   }
@@ -108,13 +108,13 @@ export async function restoreSqliteBackup(input: { file: string; dataDir: string
   const partial = `${target}.restoring-${process.pid}`;
   closeSync(openSync(partial, 'wx', 0o600));
   try {
-    const backup = new BetterSqlite3(input.file, { readonly: true, fileMustExist: true });
+    const backup = new SqliteDatabase(input.file, { readonly: true, fileMustExist: true });
     try {
       await backup.backup(partial);
     } finally {
       backup.close();
     }
-    const restored = new BetterSqlite3(partial);
+    const restored = new SqliteDatabase(partial);
     try {
       restored.pragma('secure_delete = ON');
       restored.exec(`drop table ${BACKUP_TABLE}`);

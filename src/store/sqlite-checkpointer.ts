@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath } from './sqlite-driver.ts';
 
 /**
  * How often the thread copies what the WAL has gained into the database file: at 1,000 accepted notifications a
@@ -65,7 +65,7 @@ parentPort.on('message', () => {
  * database is next opened.
  */
 export function startSqliteCheckpointer(file: string, intervalMs: number, onError: (message: string) => void = () => {}): SqliteCheckpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath();
   const thread = new Worker(THREAD_SOURCE, { eval: true, workerData: { file, driver, intervalMs }, resourceLimits: THREAD_HEAP });
   // A checkpoint that fails (the disk full, say) is retried at the next interval, and the serving connection's own
   // automatic checkpoint still bounds the WAL: the process goes on, but the operator hears of it — once, then at most

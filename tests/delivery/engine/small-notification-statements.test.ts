@@ -1,4 +1,4 @@
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../../src/store/sqlite-driver.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchNotificationHandler } from '../../../src/delivery/dispatch-job.ts';
@@ -36,7 +36,7 @@ clientPrototype.query = function (this: unknown, ...args: unknown[]) {
   }
   return pgQuery.apply(this, args);
 };
-const probe = new BetterSqlite3(':memory:');
+const probe = new SqliteDatabase(':memory:');
 const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
 probe.close();
 const sqliteMethods = Object.fromEntries(['run', 'get', 'all', 'iterate'].map((method) => [method, statementPrototype[method]!]));
