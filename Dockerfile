@@ -5,18 +5,17 @@
 #
 #   docker build -t clarion .
 #   docker run -p 3000:3000 -v clarion-data:/data clarion
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 downloads a prebuilt binary for this platform at install; the compiler is for when none matches.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 # Dependencies first, in a layer of their own that a source change does not invalidate. --ignore-scripts skips
-# `prepare` (no sources yet); the native modules' install scripts then run through `npm rebuild`.
+# `prepare` (no sources yet); esbuild's install script then runs through `npm rebuild`. No compiler is needed: on
+# Node 22 and later the SQLite driver is better-sqlite3 13, whose binaries for linux x64 and arm64 (glibc and musl)
+# are inside the package (src/store/sqlite-driver.ts); the optional better-sqlite3-node20 is for Node 20 only and
+# stays unbuilt here.
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3 esbuild
+RUN npm ci --ignore-scripts && npm rebuild esbuild
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.js scripts/build.js
 COPY src src

@@ -73,6 +73,9 @@ describe('Dockerfile', () => {
     expect(stages[0]!.name).toBe('build');
     const defaultImage = /^NODE_IMAGE=(\S+)$/.exec(instructions.find((instruction) => instruction.keyword === 'ARG')!.args)?.[1];
     expect(defaultImage).toMatch(/^node:\d+-/);
+    // Node 22 or later: the SQLite driver there ships its binaries (src/store/sqlite-driver.ts), so the build stage
+    // needs no compiler; Node 20 would need the optional, compiled better-sqlite3-node20 that this recipe skips.
+    expect(Number(/^node:(\d+)-/.exec(defaultImage!)![1])).toBeGreaterThanOrEqual(22);
     const buildRuns = stages[0]!.instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args).join('\n');
     expect(buildRuns).toContain('npm ci');
     expect(buildRuns).toContain('npm run build');
