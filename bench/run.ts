@@ -24,6 +24,7 @@ const benchmarks: Array<{ script: string; args?: string[]; goal: string; postgre
   { script: 'fanout-cpu.ts', args: ['--platforms', 'ios,android,web'], goal: 'issue 12: CPU per push with a third of the channel on the web', postgres: true },
   { script: 'fanout-db-time.ts', goal: '2: database work per push', postgres: false },
   { script: 'live-activity-broadcast.ts', goal: 'issue 16: one Live Activity update, per token against one broadcast channel', postgres: true },
+  { script: 'sqlite-drivers.ts', goal: 'the SQLite drivers this Node offers, on the accept and fan-out statements', postgres: false },
 ];
 
 /** A benchmark's name in the table: its script, and its arguments when it runs more than once. */
