@@ -1,5 +1,5 @@
 // The SQLite drivers this Node offers, side by side on Clarion's two hot shapes of statement, so the choice made in
-// src/store/sqlite-driver.ts rests on figures (docs/performance.md, "SQLite driver"):
+// src/store/sqlite-driver.ts rests on figures (docs/deploy.md, "Node.js versions"):
 // - better-sqlite3, the build src/store/sqlite-driver.ts loads on this Node (13 on Node 22+, 12 on Node 20);
 // - node:sqlite, Node's built-in module (Node 22.13 and later without a flag), when this Node has it.
 //
