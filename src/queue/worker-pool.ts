@@ -243,11 +243,12 @@ export class WorkerPool {
   }
 
   /**
-   * Runs `record` (a job's failure) until it is written. A job fails because the database went away as often as for
-   * any other reason, and then its failure cannot be written either: left running, it would wait for its lease to lapse
-   * and the rescuer to return it, a minute or more after the database is back. So the worker keeps the job's slot (it
-   * claims nothing meanwhile anyway) and tries again, RECORD_RETRY_MIN_MS doubling to RECORD_RETRY_MAX_MS, until the
-   * database answers or the worker stops; then the lease and the rescuer take over as before.
+   * Runs `record` (a job's failure) until it is written. The jobs a database outage interrupts fail, and their
+   * failures cannot be written either while it lasts: left running, such a job would wait for its lease to lapse and
+   * the rescuer to return it, up to a lease and a half after the database is back. So the worker keeps the job's slot
+   * (it can claim nothing meanwhile anyway) and tries again, RECORD_RETRY_MIN_MS doubling to RECORD_RETRY_MAX_MS,
+   * while the error is one `isStorageUnavailable` recognizes; another error, or the worker stopping, leaves the job to
+   * its lease and the rescuer as before.
    */
   private async untilRecorded<T>(record: () => Promise<T>): Promise<T> {
     for (let delayMs = RECORD_RETRY_MIN_MS; ; delayMs = Math.min(delayMs * 2, RECORD_RETRY_MAX_MS)) {
