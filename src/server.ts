@@ -15,6 +15,7 @@ import { DEFAULT_METRICS_PORT, MetricsPortInUseError, startMetricsListener, type
 import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
+import { CONNECTION_LOST_MESSAGE } from './store/postgres-pool.ts';
 import { CHECKPOINT_INTERVAL_MS } from './store/sqlite-checkpointer.ts';
 import { listenOn } from './http/listen-on.ts';
 import { instanceHasAccounts } from './store/accounts-store.ts';
@@ -91,6 +92,7 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteWriteTurns,
+    onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE),
     ...(roles.api
       ? { checkpointIntervalMs: CHECKPOINT_INTERVAL_MS, onCheckpointError: (error: string) => logger.warn({ error }, 'SQLite checkpoint thread failed; the serving connection checkpoints alone') }
       : {}),

@@ -8,6 +8,7 @@ import { systemClock } from './domain/clock.ts';
 import { ClarionMetrics } from './metrics/clarion-metrics.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
+import { CONNECTION_LOST_MESSAGE } from './store/postgres-pool.ts';
 import type { WorkerThreadMessage } from './worker-thread.ts';
 import { startDeliveryWorker } from './worker.ts';
 
@@ -20,7 +21,7 @@ const { config, vapidKeys, sqliteWriteTurns } = workerData as { config: Config; 
 const port = parentPort!;
 // Written straight to fd 1, as the main thread's logger does, rather than relayed through the main thread.
 const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true })).child({ thread: 'worker' });
-const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriteTurns });
+const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriteTurns, onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE) });
 const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
 const providers = createPushProviders(config, systemClock, logger, vapidKeys);
 // The worker's own counters; the main thread adds them to its scrape ('metrics' messages). No process metrics and no

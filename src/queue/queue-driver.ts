@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { Database } from '../store/schema.ts';
 import type { ClaimInput } from './claim-due-jobs.ts';
 import type { JobRow } from './job-types.ts';
@@ -12,6 +13,9 @@ export interface QueueDriver {
   claim(db: Kysely<Database>, input: ClaimInput): Promise<JobRow[]>;
   /** Called inside the enqueueing transaction: tells other processes that work is waiting (delivered on commit). */
   announce(db: Kysely<Database>): Promise<void>;
-  /** Calls `onWake` when another process announces work; returns a function that stops listening. */
-  listen(onWake: () => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onWake` when another process announces work, and keeps doing so across lost connections (said on `logger`);
+   * returns a function that stops listening.
+   */
+  listen(onWake: () => void, logger: Logger): Promise<() => Promise<void>>;
 }

@@ -1,7 +1,10 @@
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.ts';
 import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
+import { StorageOutageLog } from '../store/storage-outage-log.ts';
+import { isStorageUnavailable } from '../store/store-errors.ts';
 import type { JobQueue } from './job-queue.ts';
 import { JobFatalError, JobRetryError, type JobRow } from './job-types.ts';
 
@@ -59,6 +62,13 @@ export interface WorkerPoolOptions {
 }
 
 /**
+ * Pauses between attempts to record a job's failure while the database is unavailable (see `untilRecorded`): doubling
+ * from the first to the last, so a job is back in the queue within RECORD_RETRY_MAX_MS of the database's return.
+ */
+const RECORD_RETRY_MIN_MS = 250;
+const RECORD_RETRY_MAX_MS = 4_000;
+
+/**
  * The worker: claims due jobs up to its concurrency, runs them, heartbeats their leases, rescues jobs of dead
  * workers, and on stop hands unfinished jobs back so another worker can start them at once.
  */
@@ -82,13 +92,23 @@ export class WorkerPool {
   private offLocal: (() => void) | null = null;
   /** whenIdle() callers waiting for the next claim that starts after they asked (see whenIdle). */
   private idleWaiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  /**
+   * While the database is unavailable claims fail: the worker claims nothing (it has paused) and tries again at every
+   * poll and wake-up, which is how it resumes once the database answers. Said once each way, not at every poll.
+   */
+  private readonly outage: StorageOutageLog;
 
-  constructor(private readonly options: WorkerPoolOptions) {}
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.outage = new StorageOutageLog(options.logger, {
+      down: 'the database is unavailable: the worker claims no jobs until it answers again (tried at every poll)',
+      back: 'the database answers again: the worker claims jobs',
+    });
+  }
 
   async start(): Promise<void> {
     const wake = () => this.wake();
     this.offLocal = this.options.queue.onWake(wake);
-    this.unlisten = await this.options.queue.driver.listen(wake);
+    this.unlisten = await this.options.queue.driver.listen(wake, this.options.logger);
     this.timers.push(setInterval(wake, this.options.pollIntervalMs));
     this.timers.push(setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(this.options.leaseMs / 3))));
     this.timers.push(setInterval(() => void this.rescue(), this.options.rescueIntervalMs));
@@ -155,10 +175,11 @@ export class WorkerPool {
       if (free > 0) {
         try {
           claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs });
+          this.outage.succeeded();
           claimFoundNothing = claimed.length === 0;
           this.backlogged = claimed.length === free;
         } catch (error) {
-          this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
+          if (!this.outage.failed(error)) this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
         }
       } else {
         this.backlogged = true;
@@ -204,11 +225,13 @@ export class WorkerPool {
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
-      const state = await queue.fail(job, this.owner, {
-        message,
-        retryAfterMs: error instanceof JobRetryError ? error.retryAfterMs : null,
-        fatal: error instanceof JobFatalError,
-      });
+      const state = await this.untilRecorded(() =>
+        queue.fail(job, this.owner, {
+          message,
+          retryAfterMs: error instanceof JobRetryError ? error.retryAfterMs : null,
+          fatal: error instanceof JobFatalError,
+        }),
+      );
       if (state === null) this.options.metrics?.leasesLost.inc();
       else this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: state === 'failed' ? 'failed' : 'retry' });
       const log = { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.max_attempts, state, err: error };
@@ -216,6 +239,25 @@ export class WorkerPool {
       else logger.warn(log, 'job failed; will retry');
     } catch (failure) {
       logger.error({ err: failure, jobId: job.id }, 'could not record a job failure; the lease will expire and the rescuer will retry it');
+    }
+  }
+
+  /**
+   * Runs `record` (a job's failure) until it is written. The jobs a database outage interrupts fail, and their
+   * failures cannot be written either while it lasts: left running, such a job would wait for its lease to lapse and
+   * the rescuer to return it, up to a lease and a half after the database is back. So the worker keeps the job's slot
+   * (it can claim nothing meanwhile anyway) and tries again, RECORD_RETRY_MIN_MS doubling to RECORD_RETRY_MAX_MS,
+   * while the error is one `isStorageUnavailable` recognizes; another error, or the worker stopping, leaves the job to
+   * its lease and the rescuer as before.
+   */
+  private async untilRecorded<T>(record: () => Promise<T>): Promise<T> {
+    for (let delayMs = RECORD_RETRY_MIN_MS; ; delayMs = Math.min(delayMs * 2, RECORD_RETRY_MAX_MS)) {
+      try {
+        return await record();
+      } catch (error) {
+        if (!isStorageUnavailable(error) || this.abort.signal.aborted) throw error;
+        await sleep(delayMs, undefined, { signal: this.abort.signal }).catch(() => {});
+      }
     }
   }
 

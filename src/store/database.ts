@@ -10,8 +10,7 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
-import pg from 'pg';
-import { serverStatementName } from './prepared-query.ts';
+import { createPostgresPool } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
 import { SERVING_AUTOCHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
@@ -44,38 +43,19 @@ export interface StoreOptions {
   onCheckpointError?: ((message: string) => void) | undefined;
   /** SQLite: the write turns shared with the other threads of this process that open the same file (src/store/sqlite-write-turns.ts). */
   sqliteWriteTurns?: SharedArrayBuffer | undefined;
+  /** PostgreSQL: told of each pooled connection lost (src/store/postgres-pool.ts); the server logs it as a warning. */
+  onConnectionLost?: ((error: Error) => void) | undefined;
 }
 
 export const SQLITE_FILE_NAME = 'clarion.db';
 
 export function openStore(options: StoreOptions): Store {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openSqlite(options);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onConnectionLost) : openSqlite(options);
 }
 
-// BIGINT (int8) columns hold millisecond timestamps and counts, all far below 2^53: read them as numbers, not strings.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
-
-function openPostgres(url: string, poolSize: number): Store {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // An idle client that loses its connection emits 'error' on the pool; without a listener that would crash.
-  pool.on('error', () => {});
-  pool.on('connect', sendHotStatementsNamed);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+function openPostgres(url: string, size: number, onConnectionLost: StoreOptions['onConnectionLost']): Store {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool({ url, size, onConnectionLost }) }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
-}
-
-/**
- * The hot statements (src/store/prepared-query.ts) go to PostgreSQL as named statements, which each connection parses
- * and plans once: Kysely's driver calls `client.query(text, values)`, which node-postgres sends as an unnamed
- * statement, parsed and planned anew on every run. A connection that is replaced (lost, or ended by the pool) starts
- * with nothing prepared, and node-postgres prepares each name again on its first use there.
- */
-function sendHotStatementsNamed(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as { query: (...args: unknown[]) => unknown }).query = (text: unknown, ...rest: unknown[]) => {
-    const name = typeof text === 'string' && Array.isArray(rest[0]) ? serverStatementName(text) : undefined;
-    return name === undefined ? query(text, ...rest) : query({ name, text, values: rest[0] }, ...rest.slice(1));
-  };
 }
 
 function openSqlite(options: StoreOptions): Store {

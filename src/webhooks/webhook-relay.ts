@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
 import { claimUnrelayedEvents, markEventsRelayed } from '../store/event-relay-store.ts';
+import { StorageOutageLog } from '../store/storage-outage-log.ts';
 import { insertWebhookMessages, type NewWebhookMessage } from '../store/webhook-messages-store.ts';
 import { eventTypesOf, listEnabledEndpoints } from '../store/webhooks-store.ts';
 import { subscribesTo, webhookBody } from './webhook-events.ts';
@@ -83,14 +84,19 @@ export function startWebhookRelay(deps: WebhookRelayDependencies & { intervalMs:
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
+  const outage = new StorageOutageLog(deps.logger, {
+    down: 'the database is unavailable: webhook events wait until it answers again (tried every interval)',
+    back: 'the database answers again: the webhook relay resumes',
+  });
 
   const pass = async () => {
     try {
       while (!stopped && (await relayEvents(deps)) === RELAY_BATCH_SIZE) {
         // a full batch: more may be waiting
       }
+      outage.succeeded();
     } catch (error) {
-      deps.logger.error({ err: error }, 'webhook relay pass failed; retrying at the next interval');
+      if (!outage.failed(error)) deps.logger.error({ err: error }, 'webhook relay pass failed; retrying at the next interval');
     }
   };
   const tick = () => {

@@ -45,8 +45,8 @@ export interface TestAccount {
  * The app on a real database of the dialect under test, with a manual clock (set to the real time at start),
  * open sign-up and a rate limit high enough that only the rate-limit tests meet it. Call close() in afterAll.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { isolatedDatabase?: boolean } = {}): Promise<TestApp> {
-  const testStore: TestStore = await openTestStore({ isolated: options.isolatedDatabase ?? false });
+export async function startTestApp(overrides: Partial<Config> = {}, options: { isolatedDatabase?: boolean; databaseUrl?: string } = {}): Promise<TestApp> {
+  const testStore: TestStore = await openTestStore({ isolated: options.isolatedDatabase ?? false, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
   const config: Config = {
     ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir }),
     // Most tests sign users up freely; closed sign-up (the default) and the first-account exception have their own

@@ -16,15 +16,16 @@ export interface TestStore {
 
 /**
  * A migrated store on the dialect under test: a new SQLite file in a temp dir, or the run's PostgreSQL database
- * (`isolated`: a PostgreSQL database of its own, see isolated-database.ts).
+ * (`isolated`: a PostgreSQL database of its own, see isolated-database.ts; `databaseUrl`: that PostgreSQL database,
+ * migrated here, e.g. on a server the test starts itself, tests/harness/private-postgres.ts).
  */
-export async function openTestStore(options: { isolated?: boolean } = {}): Promise<TestStore> {
+export async function openTestStore(options: { isolated?: boolean; databaseUrl?: string } = {}): Promise<TestStore> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clarion-test-'));
-  const shared = inject('postgresUrl') ?? undefined;
+  const shared = options.databaseUrl ? undefined : (inject('postgresUrl') ?? undefined);
   const own = shared && options.isolated ? await createIsolatedDatabase() : null;
-  const databaseUrl = own?.url ?? shared;
+  const databaseUrl = options.databaseUrl ?? own?.url ?? shared;
   const store = openStore({ databaseUrl, dataDir, poolSize: 5 });
-  if (!databaseUrl || own) await migrateToLatest(store);
+  if (!databaseUrl || own || options.databaseUrl) await migrateToLatest(store);
   const testStore: TestStore = {
     store,
     dataDir,

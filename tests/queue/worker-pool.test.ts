@@ -1,6 +1,10 @@
+import { ColumnNode, TableNode, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobQueue } from '../../src/queue/job-queue.ts';
 import { JobRetryError } from '../../src/queue/job-types.ts';
-import { openQueueFixture, startWorker, waitFor, type QueueFixture } from './queue-harness.ts';
+import { WorkerPool } from '../../src/queue/worker-pool.ts';
+import { faultyStore, unavailableError } from '../delivery/engine/store-faults.ts';
+import { openQueueFixture, silentLogger, startWorker, waitFor, type QueueFixture } from './queue-harness.ts';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -76,6 +80,37 @@ describe('worker pool', () => {
     }
   });
 
+  it('records a failure once the database answers again, rather than leaving the job running until its lease lapses', async () => {
+    const kind = f.kind('outage');
+    // The queue of this worker writes through a store whose next failure records fail as a lost database would.
+    const faulty = faultyStore(f.testStore.store);
+    const queue = new JobQueue(faulty.store, f.queue.driver, f.clock, () => 0.5);
+    let calls = 0;
+    const handlers = {
+      [kind]: async () => {
+        calls += 1;
+        if (calls === 1) throw unavailableError(faulty.store.dialect);
+      },
+    };
+    // The injected clock never moves on its own: no lease lapses, no rescuer returns the job.
+    const worker = new WorkerPool({ queue, handlers, concurrency: 2, leaseMs: 30_000, pollIntervalMs: 50, rescueIntervalMs: 1_000, logger: silentLogger });
+    faulty.failNext(2, isJobFailureRecord, () => unavailableError(faulty.store.dialect));
+    await worker.start();
+    try {
+      const id = await f.queue.enqueue(f.testStore.store.db, { kind, payload: null });
+      const recorded = async () => (await f.queue.findJob(id))?.errors !== '[]';
+      await waitFor(recorded, 10_000, 'the failure to be recorded');
+      expect(faulty.failures).toBe(2);
+      expect(await f.queue.findJob(id)).toMatchObject({ state: 'available', attempt: 1, lease_owner: null });
+      f.clock.advance(60_000);
+      worker.wake();
+      await waitFor(async () => (await f.queue.findJob(id))?.state === 'completed');
+      expect(calls).toBe(2);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('hands unfinished jobs back on stop, without counting the attempt', async () => {
     const kind = f.kind('shutdown');
     let started = false;
@@ -93,3 +128,10 @@ describe('worker pool', () => {
     expect(await f.queue.findJob(id)).toMatchObject({ state: 'available', attempt: 0, lease_owner: null });
   });
 });
+
+/** The UPDATE that records a failed attempt of a job (`queue.fail`): the only one that writes `errors`. */
+function isJobFailureRecord(node: RootOperationNode): boolean {
+  if (node.kind !== 'UpdateQueryNode') return false;
+  const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;
+  return table === 'jobs' && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'errors');
+}

@@ -1,5 +1,6 @@
 import { ColumnNode, TableNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import type { Store } from '../../../src/store/database.ts';
+import { PostgresConnectionError } from '../../../src/store/postgres-pool.ts';
 
 /**
  * A store whose writes of one kind fail the way a full disk makes them fail, for the delivery worker only (the API and
@@ -32,6 +33,16 @@ export function diskFullError(dialect: Store['dialect']): Error {
   return dialect === 'postgres'
     ? Object.assign(new Error('could not extend file "base/16384/16385": No space left on device'), { code: '53100' })
     : Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+}
+
+/**
+ * The error of a database that went away: on PostgreSQL the pool's lost connection (src/store/postgres-pool.ts), on
+ * SQLite a lock that busy_timeout gave up on.
+ */
+export function unavailableError(dialect: Store['dialect']): Error {
+  return dialect === 'postgres'
+    ? new PostgresConnectionError('08006', new Error('Connection terminated unexpectedly'))
+    : Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 }
 
 /** Matches a SELECT from subscribers. */
