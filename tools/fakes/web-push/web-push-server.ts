@@ -7,8 +7,9 @@ import { FakeRecord } from '../fake-record.ts';
 import { type PushSubscriptionJson, type SimulatedBrowser, createSimulatedBrowser } from './web-push-browser.ts';
 import { WebPushBehaviour, type WebPushLatencyContext, type WebPushOutcome } from './web-push-behaviour.ts';
 import type { WebPushRecord } from './web-push-record.ts';
+import { refusalBody, type WebPushRefusal, type WebPushServiceKind } from './web-push-answers.ts';
 import { MAX_BODY_BYTES, checkPushRequest } from './web-push-request-rules.ts';
-import { checkVapid } from './web-push-vapid.ts';
+import { appleSubjectProblem, checkVapid } from './web-push-vapid.ts';
 
 /**
  * A fake Web Push service (RFC 8030, 8291, 8292; docs/protocols.md 4 and checklist 6.3) over TLS, HTTP/1.1 and HTTP/2.
@@ -20,6 +21,11 @@ import { checkVapid } from './web-push-vapid.ts';
 export interface FakeWebPushOptions extends ListenOptions {
   /** Time source for VAPID `exp` checks and the record. Default: system clock. */
   clock?: Clock;
+  /**
+   * Which push service this fake stands for (web-push-answers.ts): `generic` (default) refuses with Mozilla autopush's
+   * JSON; `apple` refuses a bad VAPID JWT, including a subject Apple does not take, with `403 {"reason":"BadJwtToken"}`.
+   */
+  service?: WebPushServiceKind;
 }
 
 export interface FakeSubscription {
@@ -69,6 +75,7 @@ const SUBSCRIBE_PATH = '/subscriptions';
 
 export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promise<FakeWebPush> {
   const clock = options.clock ?? { now: () => Date.now() };
+  const service = options.service ?? 'generic';
   const subscriptions = new Map<string, SubscriptionState>();
   const behaviour = new WebPushBehaviour();
   const messages = new FakeRecord<WebPushRecord>();
@@ -114,18 +121,22 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     };
 
     // Order: the resource, then credentials, then the message's headers and size, then chaos (fake-behaviour.ts).
-    let refusal: { status: number; reason: string; retryAfterSeconds?: number } | null = null;
+    let refusal: WebPushRefusal | null = null;
+    // A refused VAPID JWT, in both services' words (web-push-answers.ts): autopush's errno 109, Apple's BadJwtToken.
+    const vapidRefusal = (status: number, reason: string): WebPushRefusal => ({ status: service === 'apple' ? 403 : status, reason, errno: 109, appleReason: 'BadJwtToken' });
     if (request.method !== 'POST') refusal = { status: 405, reason: 'only POST delivers a push message' };
-    else if (!subscription) refusal = { status: 404, reason: 'no such subscription' };
-    else if (subscription.gone) refusal = { status: subscription.gone, reason: 'the subscription is no longer valid' };
+    else if (!subscription) refusal = { status: 404, reason: 'no such subscription', errno: 102 };
+    else if (subscription.gone) refusal = { status: subscription.gone, reason: 'the subscription is no longer valid', errno: subscription.gone === 410 ? 103 : 102 };
     if (!refusal && subscription) {
       const vapid = await checkVapid(headerOf(request, 'authorization'), listener.url, clock.now());
       draft.vapid = vapid.ok ? vapid.claims : null;
       draft.vapidPublicKey = vapid.ok ? vapid.publicKey : null;
       const rules = checkPushRequest(request.headers, size);
-      if (!vapid.ok) refusal = { status: vapid.status, reason: vapid.reason };
+      const subjectProblem = vapid.ok && service === 'apple' ? appleSubjectProblem(vapid.claims.sub) : null;
+      if (!vapid.ok) refusal = vapidRefusal(vapid.status, vapid.reason);
+      else if (subjectProblem !== null) refusal = vapidRefusal(403, subjectProblem);
       else if (subscription.applicationServerKey !== null && subscription.applicationServerKey !== vapid.publicKey) {
-        refusal = { status: 403, reason: 'the VAPID key is not the applicationServerKey this subscription was made with' };
+        refusal = vapidRefusal(403, 'the VAPID key is not the applicationServerKey this subscription was made with');
       } else if (!rules.ok) refusal = rules;
       else {
         draft.ttl = rules.value.ttl;
@@ -134,7 +145,12 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
         const injected = behaviour.takeInjectedFailure() ?? behaviour.tokenOutcome(subscriptionId!);
         if (injected) {
           draft.injected = true;
-          refusal = { status: injected.status, reason: `injected ${injected.status}`, ...(injected.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: injected.retryAfterSeconds }) };
+          refusal = {
+            status: injected.status,
+            reason: `injected ${injected.status}`,
+            ...(injected.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: injected.retryAfterSeconds }),
+            ...(injected.body === undefined ? {} : { body: injected.body }),
+          };
         } else {
           decryptInto(draft, subscription.browser, body);
         }
@@ -146,7 +162,10 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     const answered = !clientGone(request);
     if (refusal) {
       messages.add({ ...draft, at: clock.now(), status: refusal.status, reason: refusal.reason, answered });
-      if (answered) answer(response, refusal.status, refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }, refusal.reason);
+      if (answered) {
+        const { contentType, text } = refusalBody(service, refusal);
+        answer(response, refusal.status, { 'content-type': contentType, ...(refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }) }, text);
+      }
       return;
     }
     messageCount += 1;
@@ -224,7 +243,7 @@ function headerOf(request: AnyRequest, name: string): string | undefined {
 }
 
 function answer(response: AnyResponse, status: number, headers: Record<string, string>, text: string): void {
-  response.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers, 'content-length': String(Buffer.byteLength(text)) });
   response.end(text);
 }
 
