@@ -176,3 +176,37 @@ describe('fake Web Push service as Apple\'s', () => {
     expect((await apple.push(subscription, '{}', { headers: { authorization: await header('https://push.example.com') } })).status).toBe(201);
   });
 });
+
+describe('fake Web Push service: a browser offline (RFC 8030 §5.2 TTL, §5.4 Topic)', () => {
+  const text = (message: { clearText: string | null }) => message.clearText;
+
+  it('an online browser receives every accepted message at once', async () => {
+    const subscription = f.fake.subscribe();
+    await f.push(subscription, 'one');
+    await f.push(subscription, 'two', { headers: { ttl: '0' } });
+    expect(f.fake.received(subscription.id).map(text)).toEqual(['one', 'two']);
+  });
+
+  it('holds messages for an offline browser until their TTL runs out; one with the same Topic replaces a held one; TTL 0 is not held', async () => {
+    const subscription = f.fake.subscribe();
+    f.fake.setOnline(subscription.id, false);
+    await f.push(subscription, 'first update', { headers: { topic: 'activity', ttl: '3600' } });
+    await f.push(subscription, 'second update', { headers: { topic: 'activity', ttl: '3600' } });
+    await f.push(subscription, 'short-lived', { headers: { ttl: '60' } });
+    await f.push(subscription, 'now or never', { headers: { ttl: '0' } });
+    await f.push(subscription, 'ending', { headers: { topic: 'activity-end', ttl: '7200' } });
+    expect(f.fake.received(subscription.id)).toEqual([]);
+    f.clock.advance(61_000);
+    f.fake.setOnline(subscription.id, true);
+    expect(f.fake.received(subscription.id).map(text)).toEqual(['second update', 'ending']);
+  });
+
+  it('a browser back after every TTL ran out receives nothing', async () => {
+    const subscription = f.fake.subscribe();
+    f.fake.setOnline(subscription.id, false);
+    await f.push(subscription, 'gone by then', { headers: { ttl: '1' } });
+    f.clock.advance(2_000);
+    f.fake.setOnline(subscription.id, true);
+    expect(f.fake.received(subscription.id)).toEqual([]);
+  });
+});

@@ -46,6 +46,16 @@ export interface FakeWebPush {
    * binds it to that VAPID key and refuses (403) messages signed with any other, as real services do.
    */
   subscribe(options?: { applicationServerKey?: string }): FakeSubscription;
+  /**
+   * The browser goes offline (false) or comes back (true); browsers are online from the start. While it is offline the
+   * service holds what it accepts for it, as RFC 8030 says a push service does: each message until its TTL runs out
+   * (§5.2, https://www.rfc-editor.org/rfc/rfc8030#section-5.2; TTL 0 is not held at all), and a message with a Topic
+   * replacing a held one with the same Topic (§5.4, https://www.rfc-editor.org/rfc/rfc8030#section-5.4). Coming back,
+   * the browser receives what is still held and unexpired, oldest first.
+   */
+  setOnline(id: string, online: boolean): void;
+  /** What the browser's service worker received so far, in order (every accepted message while it is online). */
+  received(id: string): readonly WebPushRecord[];
   /** The browser unsubscribed (or the subscription expired): later messages get `status` (410 by default, or 404). */
   expire(id: string, status?: 404 | 410): void;
   waitForMessages(count: number, timeoutMs?: number): Promise<WebPushRecord[]>;
@@ -67,6 +77,10 @@ interface SubscriptionState {
   browser: SimulatedBrowser;
   applicationServerKey: string | null;
   gone: 404 | 410 | null;
+  online: boolean;
+  /** Accepted while offline, with when each expires (its TTL from acceptance). */
+  held: Array<{ message: WebPushRecord; expiresAt: number }>;
+  received: WebPushRecord[];
 }
 
 const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
@@ -170,14 +184,33 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     }
     messageCount += 1;
     const location = `${listener.url}/message/${messageCount}-${randomBytes(6).toString('base64url')}`;
-    messages.add({ ...draft, at: clock.now(), status: 201, answered });
+    const accepted: WebPushRecord = { ...draft, at: clock.now(), status: 201, answered };
+    messages.add(accepted);
+    if (subscription) hold(subscription, accepted);
     if (answered) answer(response, 201, { location, ttl: String(draft.ttl) }, '');
+  }
+
+  /** An accepted message reaches the browser now, or waits for it under its TTL and Topic (setOnline). */
+  function hold(subscription: SubscriptionState, message: WebPushRecord): void {
+    if (subscription.online) {
+      subscription.received.push(message);
+      return;
+    }
+    const ttl = message.ttl ?? 0;
+    if (message.topic !== null) subscription.held = subscription.held.filter((held) => held.message.topic !== message.topic);
+    if (ttl > 0) subscription.held.push({ message, expiresAt: message.at + ttl * 1000 });
+  }
+
+  function stateOf(id: string): SubscriptionState {
+    const subscription = subscriptions.get(id);
+    if (!subscription) throw new Error(`no subscription ${id}`);
+    return subscription;
   }
 
   function subscribe({ applicationServerKey }: { applicationServerKey?: string } = {}): FakeSubscription {
     const id = randomBytes(16).toString('base64url');
     const browser = createSimulatedBrowser();
-    subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null });
+    subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null, online: true, held: [], received: [] });
     const endpoint = `${listener.url}/push/${id}`;
     return { id, endpoint, browser, json: browser.subscription(endpoint) };
   }
@@ -201,10 +234,17 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     port: listener.port,
     messages: messages.entries,
     subscribe,
+    setOnline: (id, online) => {
+      const subscription = stateOf(id);
+      subscription.online = online;
+      if (!online) return;
+      const now = clock.now();
+      for (const { message, expiresAt } of subscription.held) if (expiresAt > now) subscription.received.push(message);
+      subscription.held = [];
+    },
+    received: (id) => stateOf(id).received,
     expire: (id, status = 410) => {
-      const subscription = subscriptions.get(id);
-      if (!subscription) throw new Error(`no subscription ${id}`);
-      subscription.gone = status;
+      stateOf(id).gone = status;
     },
     waitForMessages: (count, timeoutMs) => messages.waitForCount(count, timeoutMs),
     waitForMessage: (predicate, timeoutMs) => messages.waitForMatch(predicate, timeoutMs),
