@@ -16,7 +16,7 @@ import { isCredentialFailure } from './credential-failure.ts';
 import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-store.ts';
 import type { SendDependencies } from './channel-providers.ts';
 import { pushContentOf } from './push-content.ts';
-import { parseStoredSubscription } from './web-push/web-push-subscription.ts';
+import { subscriptionOrigin } from './web-push/web-push-subscription.ts';
 import type { PushContext } from './push-sender.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
@@ -111,7 +111,8 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   const settlement = settleBatch(outcomes, {
     round: payload.round,
     registeredAt: (id) => registered.get(id) ?? null,
-    ...(payload.platform === 'web' ? { originOf: (id: string) => pushServiceOrigin(byId.get(id)) } : {}),
+    // Web: each push service judged alone by the misconfiguration guard (batch-outcomes.ts).
+    ...(payload.platform === 'web' ? { originOf: (id: string) => subscriptionOrigin(byId.get(id)?.token) } : {}),
   });
   if (settlement.fatal) {
     deps.logger.error(
@@ -142,11 +143,6 @@ function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown'
  * it: no push goes out, and it counts as skipped, not failed (recipients = delivered + failed + skipped + pending).
  */
 const LEFT_SINCE_DISPATCH = 'unsubscribed';
-
-/** A web subscriber's push-service origin, for the misconfiguration guard (batch-outcomes.ts); null when unreadable. */
-function pushServiceOrigin(subscriber: BatchSubscriber | undefined): string | null {
-  return subscriber ? (parseStoredSubscription(subscriber.token)?.endpoint.origin ?? null) : null;
-}
 
 /** The batch's subscribers by id, in one SELECT (subscribers-store.ts). */
 async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>> {

@@ -16,7 +16,7 @@ import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
 import { MAX_SEND_ROUNDS } from '../job-kinds.ts';
-import { parseStoredSubscription } from '../web-push/web-push-subscription.ts';
+import { subscriptionOrigin } from '../web-push/web-push-subscription.ts';
 import { sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 
@@ -51,7 +51,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
         recorded = await sendBatch(deps, payload, byId, activity);
       }
       // Web: each push service judged alone by the misconfiguration guard, as for a notification (send-batch-job.ts).
-      const originOf = (id: string) => parseStoredSubscription(byId.get(id)?.token ?? '')?.endpoint.origin ?? null;
+      const originOf = (id: string) => subscriptionOrigin(byId.get(id)?.token);
       settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round, ...(platform === 'web' ? { originOf } : {}) });
       if (settled.fatal) {
         const { reason, fix } = settled.fatal;
