@@ -7,6 +7,7 @@ import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
 import { startWorkerThread, type WorkerThread } from './worker-thread.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
 import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
+import { localhostSubjectWarning } from './delivery/web-push/vapid-subject.ts';
 import { SecretBoxError } from './domain/secret-box.ts';
 import type { Store } from './store/database.ts';
 import type { ClarionApp } from './http/app-types.ts';
@@ -50,9 +51,8 @@ async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, no
   try {
     const keys = await resolveVapidKeys(store.db, secretKey, config, now);
     logger.info({ source: keys.source, publicKey: keys.publicKey, subject: keys.subject }, 'Web Push VAPID keys ready');
-    if (/localhost|127\.0\.0\.1/.test(keys.subject)) {
-      logger.warn({ subject: keys.subject }, "Apple's push service refuses a localhost VAPID subject: set CLARION_VAPID_SUBJECT (mailto: or https:) or CLARION_BASE_URL before serving Safari");
-    }
+    const warning = localhostSubjectWarning(keys.subject);
+    if (warning !== null) logger.warn({ subject: keys.subject }, warning);
     return keys;
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;

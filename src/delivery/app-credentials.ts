@@ -3,6 +3,7 @@ import type { FieldProblem } from '../domain/schema-errors.ts';
 import type { App, AppCredentialColumns } from '../store/apps-store.ts';
 import { parseApnsSigningKey, parseFcmServiceAccount, ProviderCredentialsError } from './provider-credentials.ts';
 import { generateVapidKeyPair, vapidPublicKeyOf } from './web-push/vapid-keys.ts';
+import { vapidSubjectProblem } from './web-push/vapid-subject.ts';
 
 /**
  * An app's credentials as uploaded (API body, CLI files) → the columns stored: validated with the same parsers the
@@ -43,7 +44,6 @@ export interface AppCredentialsInput {
 const APPLE_ID = /^[A-Z0-9]{10}$/;
 /** A bundle id: reverse-DNS, letters, digits, '-' and '.' (Apple: CFBundleIdentifier). */
 const BUNDLE_ID = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
-const SUBJECT = /^(mailto:.+|https:\/\/.+)$/;
 
 const context = (appId: string, part: 'apns' | 'fcm' | 'vapid') => `${appId}:${part}`;
 
@@ -104,7 +104,8 @@ export function sealAppCredentials(
       else if (derived !== web.publicKey.replace(/=+$/, '')) problems.push({ field: 'web.publicKey', message: 'does not belong to web.privateKey' });
       else pair = { publicKey: derived, privateKey: Buffer.from(web.privateKey, 'base64url').toString('base64url') };
     }
-    if (web.subject !== undefined && web.subject !== null && !SUBJECT.test(web.subject)) problems.push({ field: 'web.subject', message: 'must be a mailto: or https: URL' });
+    const subjectProblem = web.subject === undefined || web.subject === null ? null : vapidSubjectProblem(web.subject);
+    if (subjectProblem !== null) problems.push({ field: 'web.subject', message: subjectProblem });
     if (pair) Object.assign(columns, { vapid_public_key: pair.publicKey, vapid_sealed_private_key: sealSecret(secretKey, pair.privateKey, context(appId, 'vapid')) });
     if (web.subject !== undefined) columns.vapid_subject = web.subject;
   }

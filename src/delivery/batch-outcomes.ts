@@ -18,6 +18,11 @@ export interface BatchSettlement {
   retryAfterMs: number | null;
   /** Our configuration is wrong: every push not delivered failed with this reason, and no token was called dead. */
   fatal: { reason: string; fix: string } | null;
+  /**
+   * Web Push: push-service origins whose every answer in the batch was one misconfiguration answer (the guard below,
+   * judged per origin): their pushes failed with `reason`, nobody at them was unsubscribed, and `fix` says what to change.
+   */
+  misconfiguredOrigins: Array<{ origin: string; reason: string; fix: string }>;
   /** iOS tokens whose APNs environment a delivery just learned (apns/apns-environment-sender.ts), to store. */
   learned: Array<{ id: string; environment: ApnsEnvironment }>;
 }
@@ -32,17 +37,27 @@ export interface SettleOptions {
    * so the subscriber is kept. Absent: every dead token unsubscribes.
    */
   registeredAt?: (id: string) => number | null;
+  /**
+   * Web Push: the push-service origin of a subscriber's endpoint. Given, the misconfiguration guard judges each origin
+   * alone, since one service (Apple's, refusing our VAPID subject) can refuse everything while the others deliver.
+   * Absent: the batch is judged as one (APNs and FCM, one provider per batch).
+   */
+  originOf?: (id: string) => string | null;
 }
 
 export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, options: SettleOptions): BatchSettlement {
   const maxRounds = options.maxRounds ?? MAX_SEND_ROUNDS;
-  const fatal = firstFatal(outcomes) ?? guardAgainstMisconfiguration(outcomes);
-  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal, learned: [] };
+  const fatal = firstFatal(outcomes) ?? (options.originOf ? null : guardAgainstMisconfiguration(outcomes));
+  const byOrigin = fatal === null && options.originOf ? guardEachOrigin(outcomes, options.originOf) : null;
+  const misconfiguredOrigins = byOrigin ? [...byOrigin.verdicts].map(([origin, verdict]) => ({ origin, ...verdict })) : [];
+  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal, misconfiguredOrigins, learned: [] };
   for (const [id, outcome] of outcomes) {
+    const misconfigured = byOrigin?.verdictOf(id);
     if (outcome.kind === 'delivered') {
       result.delivered.push(id);
       if (outcome.apnsEnvironment) result.learned.push({ id, environment: outcome.apnsEnvironment });
     } else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
+    else if (misconfigured) result.failed.push({ id, reason: misconfigured.reason });
     else if (outcome.kind === 'token_dead') {
       result.failed.push({ id, reason: outcome.reason });
       const registeredAt = options.registeredAt?.(id) ?? null;
@@ -64,16 +79,19 @@ function firstFatal(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: s
   return null;
 }
 
-const WEB_PUSH_VAPID_FIX =
-  'the push services refused the VAPID signature for every browser in the batch: the VAPID keys changed since these browsers subscribed (CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY, or `clarion web-push rotate-keys`; restore the previous pair), or CLARION_VAPID_SUBJECT is refused (it must be a mailto: or https: URL that is not localhost)';
+/** What to change when a push service (`where`) refuses every push it got: our VAPID keys or subject, or our request. */
+const webPushVapidFix = (where: string) =>
+  `${where} refused the VAPID signature for every browser of the batch: the VAPID keys changed since these browsers subscribed (CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY, or \`clarion web-push rotate-keys\`; restore the previous pair), or the subject is refused: CLARION_VAPID_SUBJECT (or the app's subject) must be a mailto: or https: URL without spaces or angle brackets, not on localhost (Apple answers BadJwtToken)`;
+const webPushRequestFix = (where: string) =>
+  `${where} refused every push of the batch as a bad request (TTL, Urgency, Topic or encoding; RFC 8030 §5): its rules differ from Clarion's, and its answer is logged at debug level`;
 
 /**
  * Some provider answers unsubscribe a token but also mean a misconfiguration when EVERY token gets them: APNs
  * BadDeviceToken (also a sandbox token sent to production, or the reverse) and DeviceTokenNotForTopic (wrong
- * CLARION_APNS_TOPIC), FCM SENDER_ID_MISMATCH (the service account of another project), and Web Push 400/401/403 (a
- * subscription made for another VAPID key, or our signature refused). A whole batch of at least
+ * CLARION_APNS_TOPIC), FCM SENDER_ID_MISMATCH (the service account of another project). A whole batch of at least
  * MISCONFIGURATION_MIN_BATCH tokens answering the same one is treated as our configuration, not the devices: the batch
- * fails loudly and nobody is unsubscribed.
+ * fails loudly and nobody is unsubscribed. Web Push 400/401/403 never unsubscribe (web-push/web-push-response.ts), but
+ * the same rule, applied to each push-service origin alone, names them as our VAPID keys or subject.
  */
 const MISCONFIGURATION_REASONS: Record<string, string> = {
   // Only a token both hosts refused is BadDeviceToken (apns/apns-environment-sender.ts), or one registered with an
@@ -81,19 +99,70 @@ const MISCONFIGURATION_REASONS: Record<string, string> = {
   BadDeviceToken: 'both APNs hosts refused every token: check CLARION_APNS_URL (production) and CLARION_APNS_SANDBOX_URL (sandbox), that the environment apps register with is right, and that the tokens come from this app',
   DeviceTokenNotForTopic: "check CLARION_APNS_TOPIC: it must be the app's bundle id",
   SENDER_ID_MISMATCH: 'check CLARION_FCM_SERVICE_ACCOUNT_FILE: it must belong to the Firebase project the app registers with',
-  // Web Push (web-push/web-push-response.ts): every browser's push service refusing our VAPID signature.
-  'web-push:400': WEB_PUSH_VAPID_FIX,
-  'web-push:401': WEB_PUSH_VAPID_FIX,
-  'web-push:403': WEB_PUSH_VAPID_FIX,
 };
 export const MISCONFIGURATION_MIN_BATCH = 10;
 
+/**
+ * What to change when every token answers `providerReason`, or undefined when that answer is the devices' own.
+ * `where`: the Web Push service(s) that answered.
+ */
+function misconfigurationFix(providerReason: string, where = 'the push services'): string | undefined {
+  const web = /^web-push:(400|401|403)(:|$)/.exec(providerReason);
+  if (web) return web[1] === '400' ? webPushRequestFix(where) : webPushVapidFix(where);
+  return MISCONFIGURATION_REASONS[providerReason.replace(/^(apns|fcm):/, '')];
+}
+
+/** The answer an outcome gives the guard: a dead token's provider reason, or a refusal's (Web Push 400/401/403). */
+function guardedReason(outcome: DeliveryOutcome): string | null {
+  if (outcome.kind === 'token_dead') return outcome.providerReason;
+  if (outcome.kind === 'rejected') return outcome.reason;
+  return null;
+}
+
 /** The fatal outcome a whole batch of one misconfiguration answer amounts to, or null. */
 export function guardAgainstMisconfiguration(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: string; fix: string } | null {
-  if (outcomes.size < MISCONFIGURATION_MIN_BATCH) return null;
-  const reasons = new Set([...outcomes.values()].map((outcome) => (outcome.kind === 'token_dead' ? outcome.providerReason : null)));
+  return guardOf([...outcomes.values()]);
+}
+
+function guardOf(outcomes: readonly DeliveryOutcome[], where?: string): { reason: string; fix: string } | null {
+  if (outcomes.length < MISCONFIGURATION_MIN_BATCH) return null;
+  const reasons = new Set(outcomes.map(guardedReason));
   const [only] = reasons;
   if (reasons.size !== 1 || only === null || only === undefined) return null;
-  const fix = MISCONFIGURATION_REASONS[only.replace(/^(apns|fcm):/, '')];
+  const fix = misconfigurationFix(only, where);
   return fix ? { reason: `provider_configuration:${only}`, fix } : null;
+}
+
+/**
+ * The guard per push-service origin: each origin's answers judged alone. An answer without an origin (the subscriber
+ * has no readable endpoint) belongs to none. The origins are read only when the batch holds enough answers the guard
+ * looks at for any origin to reach MISCONFIGURATION_MIN_BATCH: a batch that delivered never parses its subscriptions.
+ */
+function guardEachOrigin(
+  outcomes: ReadonlyMap<string, DeliveryOutcome>,
+  originOf: (id: string) => string | null,
+): { verdicts: Map<string, { reason: string; fix: string }>; verdictOf: (id: string) => { reason: string; fix: string } | undefined } {
+  const verdicts = new Map<string, { reason: string; fix: string }>();
+  const none = { verdicts, verdictOf: () => undefined };
+  let candidates = 0;
+  for (const outcome of outcomes.values()) {
+    const reason = guardedReason(outcome);
+    if (reason !== null && misconfigurationFix(reason)) candidates += 1;
+  }
+  if (candidates < MISCONFIGURATION_MIN_BATCH) return none;
+  const origins = new Map<string, string>();
+  const groups = new Map<string, DeliveryOutcome[]>();
+  for (const [id, outcome] of outcomes) {
+    const origin = originOf(id);
+    if (origin === null) continue;
+    origins.set(id, origin);
+    const group = groups.get(origin);
+    if (group) group.push(outcome);
+    else groups.set(origin, [outcome]);
+  }
+  for (const [origin, group] of groups) {
+    const verdict = guardOf(group, `the push service at ${origin}`);
+    if (verdict) verdicts.set(origin, verdict);
+  }
+  return { verdicts, verdictOf: (id: string) => verdicts.get(origins.get(id) ?? '') };
 }

@@ -5,6 +5,8 @@
  *   (apns/apns-response.ts; Apple's table in docs/protocols.md 1.5).
  * - FCM: APNs/Web Push auth configured in the Firebase project is refused (THIRD_PARTY_AUTH_ERROR, APNS_AUTH_ERROR), or
  *   the service account itself is refused (401 UNAUTHENTICATED after a fresh token, 403 PERMISSION_DENIED).
+ * - Web Push: a push service refused the VAPID signature (401/403) for every browser of a batch it holds, which the
+ *   misconfiguration guard calls our configuration (batch-outcomes.ts): the app's VAPID keys or subject.
  */
 const CREDENTIAL_REASONS = new Set([
   'apns:InvalidProviderToken',
@@ -21,6 +23,8 @@ const CREDENTIAL_REASONS = new Set([
   'fcm:HTTP403',
 ]);
 
+const WEB_PUSH_VAPID_REFUSED = /^provider_configuration:web-push:40[13](:|$)/;
+
 export function isCredentialFailure(reason: string): boolean {
-  return CREDENTIAL_REASONS.has(reason);
+  return CREDENTIAL_REASONS.has(reason) || WEB_PUSH_VAPID_REFUSED.test(reason);
 }

@@ -12,7 +12,7 @@ import { openAppCredentials } from './app-credentials.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { unconfiguredSender, type PushProviders } from './push-sender.ts';
-import { vapidSubject } from './web-push/vapid-keys.ts';
+import { vapidSubject } from './web-push/vapid-subject.ts';
 import { createWebPushClient, type WebPushClient } from './web-push/web-push-client.ts';
 
 /**

@@ -21,6 +21,11 @@ export interface PushContent {
    * is left of it. Absent or null: ttlSeconds counts from the moment of sending (content with no due time).
    */
   expiresAt?: number | null;
+  /**
+   * Web Push only: what the push's `Topic` is made from when it is not `notificationId` (web-push-message.ts), so a
+   * push does not replace, nor get replaced by, undelivered pushes of another topic at the push service.
+   */
+  topic?: string;
 }
 
 /** The columns of a stored notification that make its content. */

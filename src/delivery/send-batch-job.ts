@@ -16,6 +16,7 @@ import { isCredentialFailure } from './credential-failure.ts';
 import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-store.ts';
 import type { SendDependencies } from './channel-providers.ts';
 import { pushContentOf } from './push-content.ts';
+import { subscriptionOrigin } from './web-push/web-push-subscription.ts';
 import type { PushContext } from './push-sender.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
@@ -107,12 +108,20 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   }
   // APNs 410 carries when the token was last known invalid: a device that registered it again since then keeps its subscription.
   const registered = await registrationTimesOf(batch, outcomes);
-  const settlement = settleBatch(outcomes, { round: payload.round, registeredAt: (id) => registered.get(id) ?? null });
+  const settlement = settleBatch(outcomes, {
+    round: payload.round,
+    registeredAt: (id) => registered.get(id) ?? null,
+    // Web: each push service judged alone by the misconfiguration guard (batch-outcomes.ts).
+    ...(payload.platform === 'web' ? { originOf: (id: string) => subscriptionOrigin(byId.get(id)?.token) } : {}),
+  });
   if (settlement.fatal) {
     deps.logger.error(
       { notificationId: notification.id, platform: payload.platform, reason: settlement.fatal.reason, fix: settlement.fatal.fix },
       `${payload.platform} push failed for the whole batch: ${settlement.fatal.fix}`,
     );
+  }
+  for (const { origin, reason, fix } of settlement.misconfiguredOrigins) {
+    deps.logger.error({ notificationId: notification.id, platform: payload.platform, origin, reason, fix }, `${payload.platform} push failed for every browser at ${origin}: ${fix}`);
   }
   await settle(batch, byId, settlement, recorded);
 }
@@ -162,8 +171,10 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
     await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform, settled.delivered.length]]), failures, skipped, now });
     await rememberApnsEnvironments(trx, settled.learned);
     await markDelivered(trx, settled.delivered, now);
-    if (settled.fatal && batch.appId && isCredentialFailure(settled.fatal.reason)) {
-      await markCredentialsFailing(trx, { accountId: notification.account_id, appId: batch.appId, platform: payload.platform, reason: settled.fatal.reason, fix: settled.fatal.fix, now });
+    for (const refusal of [settled.fatal, ...settled.misconfiguredOrigins]) {
+      if (refusal && batch.appId && isCredentialFailure(refusal.reason)) {
+        await markCredentialsFailing(trx, { accountId: notification.account_id, appId: batch.appId, platform: payload.platform, reason: refusal.reason, fix: refusal.fix, now });
+      }
     }
     for (const dead of settled.dead) {
       // The batch's subscribers are all of its notification's channel, so of its account, and of the job's platform.

@@ -86,6 +86,7 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
         schedule: deps.schedule,
         failingSince: state?.failing_since ?? null,
         now: at,
+        random: Math.random,
       });
       if (verdict.disable !== null && (await disableWebhookEndpoint(trx, { id: endpoint.id, reason: verdict.disable, now: at }))) {
         deps.logger.warn({ webhookId: endpoint.id, accountId: endpoint.account_id, reason: verdict.disable }, 'webhook endpoint disabled');

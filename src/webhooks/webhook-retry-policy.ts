@@ -9,12 +9,20 @@ import { toIso } from '../domain/clock.ts';
  * - 410 Gone → the receiver says the endpoint is gone for good: the endpoint is disabled and the message failed.
  * - An endpoint with no successful attempt for 5 days (Svix's rule) is disabled at its next failure.
  * - Otherwise a scheduled attempt is retried after the next delay of CLARION_WEBHOOK_RETRY_SCHEDULE (default 0s, 5s,
- *   5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h: ten attempts over about 3 days 3 hours), or later if the receiver's
- *   Retry-After asks for it; a manual replay (POST /webhook-messages/{id}/retry) is a single extra attempt.
+ *   5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h: ten attempts over 3 days 3½ hours to 3 days 19 hours), lengthened by a
+ *   random part of up to RETRY_JITTER of itself, or later if the receiver's Retry-After asks for it; a manual replay
+ *   (POST /webhook-messages/{id}/retry) is a single extra attempt.
  */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
 /** A Retry-After beyond a day is capped: a receiver cannot park a message longer than the schedule's longest gap. */
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+/**
+ * Each scheduled delay is lengthened by up to this fraction of itself, at random: the Standard Webhooks specification
+ * recommends back-off with jitter (docs/protocols.md 5), so messages that failed together (a receiver's outage) do not
+ * all come back at one moment. Only lengthened, so the schedule stays the least an attempt waits; with a fifth the
+ * default schedule ends within 3 days 19 hours, well inside the 5 days that disable an endpoint.
+ */
+export const RETRY_JITTER = 0.2;
 
 export interface AttemptFacts {
   /** HTTP status, or null when no answer came (timeout, connection error, refused address). */
@@ -28,6 +36,8 @@ export interface AttemptFacts {
   /** Start of the endpoint's current failure streak, including this attempt if it failed; null after a success. */
   failingSince: number | null;
   now: number;
+  /** A number in [0, 1) for the jitter (Math.random; fixed in tests). */
+  random: () => number;
 }
 
 export interface AttemptVerdict {
@@ -55,7 +65,8 @@ export function judgeAttempt(facts: AttemptFacts): AttemptVerdict {
     };
   }
   if (facts.attempt === null || facts.attempt >= facts.schedule.length) return { message: 'failed', retryAt: null, disable: null };
-  const delay = Math.max(facts.schedule[facts.attempt] ?? 0, retryAfterMs(facts.retryAfter, facts.now) ?? 0);
+  const scheduled = facts.schedule[facts.attempt] ?? 0;
+  const delay = Math.max(Math.round(scheduled * (1 + RETRY_JITTER * facts.random())), retryAfterMs(facts.retryAfter, facts.now) ?? 0);
   return { message: 'retry', retryAt: facts.now + delay, disable: null };
 }
 

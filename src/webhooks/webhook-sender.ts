@@ -4,8 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { guardedLookup, hostOf, refuseLiteralHost, systemResolver, type ResolveHost, type WebhookUrlPolicy } from './webhook-url-guard.ts';
 
 /**
- * The HTTP side of one delivery attempt: POST the signed body, wait at most `timeoutMs` (10 s by default,
- * CLARION_WEBHOOK_TIMEOUT), never follow a redirect, keep the first 1 KiB of the answer. Never throws: every
+ * The HTTP side of one delivery attempt: POST the signed body, wait at most `timeoutMs` (15 s by default,
+ * CLARION_WEBHOOK_TIMEOUT, the least of Standard Webhooks' 15–30 s), never follow a redirect, keep the first 1 KiB of the answer. Never throws: every
  * failure becomes the attempt's `error`, which the message log shows.
  *
  * Each attempt opens its own connection (no keep-alive pool): attempts to one endpoint are seconds to hours apart,

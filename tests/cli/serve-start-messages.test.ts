@@ -50,6 +50,30 @@ describe('clarion serve at start', () => {
     }
   });
 
+  it.each([
+    ['a space and angle brackets', 'mailto: <admin@example.com>'],
+    ['a localhost host', 'mailto:webpush@localhost'],
+  ])('stops with one line naming CLARION_VAPID_SUBJECT when it has %s, and exits 78', (_what, subject) => {
+    const result = spawnSync(process.execPath, [CLARION_BIN, 'serve', '--api'], {
+      env: { ...process.env, CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_HOST: '127.0.0.1', CLARION_PORT: '0', CLARION_VAPID_SUBJECT: subject },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(78);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^clarion: CLARION_VAPID_SUBJECT: .*\\(got "${subject.replace(/[<>]/g, '.')}"\\)$`));
+  });
+
+  it("starts with a subject derived from a localhost base URL, warning that Safari will refuse it", async () => {
+    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_VAPID_SUBJECT: undefined, CLARION_BASE_URL: 'http://localhost:3000' }, ['--api']);
+    try {
+      expect(server.output()).toMatch(/"level":40.*"subject":"mailto:webpush@localhost".*refuses a localhost VAPID subject/);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('names CLARION_PORT when the port is taken, and exits 78', () => {
     const { port } = occupied.address() as { port: number };
     const result = spawnSync(process.execPath, [CLARION_BIN, 'serve', '--api'], {

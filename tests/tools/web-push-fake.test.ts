@@ -120,3 +120,93 @@ describe('fake Web Push service: refusals', () => {
     expect((await f.push(subscription, '{}')).status).toBe(201);
   });
 });
+
+describe('fake Web Push service: error bodies', () => {
+  it('answers refusals with autopush\'s JSON and its errno (generic service)', async () => {
+    const subscription = f.fake.subscribe({ applicationServerKey: VAPID.publicKey });
+    const noTtl = await f.push(subscription, '{}', { headers: { ttl: undefined } });
+    expect(noTtl.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(noTtl.body)).toEqual({ code: 400, errno: 111, error: 'Bad Request', message: 'TTL header is required' });
+    const wrongKey = f.fake.subscribe({ applicationServerKey: generateVapidKeyPair().publicKey });
+    expect(JSON.parse((await f.push(wrongKey, '{}')).body)).toMatchObject({ code: 403, errno: 109 });
+    const gone = f.fake.subscribe();
+    f.fake.expire(gone.id);
+    expect(JSON.parse((await f.push(gone, '{}')).body)).toMatchObject({ code: 410, errno: 103 });
+    f.fake.setSubscriptionOutcome(subscription.id, { status: 400, body: { code: 400, errno: 102 } });
+    expect(JSON.parse((await f.push(subscription, '{}')).body)).toEqual({ code: 400, errno: 102 });
+    f.fake.setSubscriptionOutcome(subscription.id, null);
+  });
+
+  it('takes a subject with spaces and angle brackets, or on localhost, as long as it starts with mailto: (as Chrome\'s service does)', async () => {
+    for (const sub of ['mailto: <admin@example.com>', 'mailto:webpush@localhost']) {
+      const subscription = f.fake.subscribe();
+      expect((await f.push(subscription, '{}', { headers: { authorization: await vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub }) } })).status).toBe(201);
+    }
+  });
+});
+
+describe('fake Web Push service as Apple\'s', () => {
+  let apple: WebPushFixture;
+  beforeAll(async () => {
+    apple = await webPushFixture('apple');
+  });
+  afterAll(async () => apple.close());
+  const header = (sub: string) => vapidHeader({ aud: apple.fake.url, exp: Math.floor(apple.clock.now() / 1000) + 3600, sub });
+
+  it.each([
+    ['spaces and angle brackets', 'mailto: <admin@example.com>', /whitespace or angle brackets/],
+    ['a localhost mailto', 'mailto:webpush@localhost', /not localhost/],
+    ['a localhost https URL', 'https://localhost:3000', /not localhost/],
+    ['a loopback address', 'mailto:ops@127.0.0.1', /not 127\.0\.0\.1/],
+  ])('refuses a subject with %s: 403 {"reason":"BadJwtToken"}', async (_what, sub, reason) => {
+    const subscription = apple.fake.subscribe({ applicationServerKey: VAPID.publicKey });
+    const answer = await apple.push(subscription, '{}', { headers: { authorization: await header(sub) } });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body)).toEqual({ reason: 'BadJwtToken' });
+    expect((await apple.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(reason);
+  });
+
+  it('answers every refused JWT with 403 BadJwtToken, a missing one included, and takes a good subject', async () => {
+    const subscription = apple.fake.subscribe({ applicationServerKey: VAPID.publicKey });
+    const missing = await apple.push(subscription, '{}', { headers: { authorization: undefined } });
+    expect([missing.status, JSON.parse(missing.body)]).toEqual([403, { reason: 'BadJwtToken' }]);
+    const wrongKey = apple.fake.subscribe({ applicationServerKey: generateVapidKeyPair().publicKey });
+    expect(JSON.parse((await apple.push(wrongKey, '{}')).body)).toEqual({ reason: 'BadJwtToken' });
+    expect((await apple.push(subscription, '{}', { headers: { authorization: await header('mailto:ops@example.com') } })).status).toBe(201);
+    expect((await apple.push(subscription, '{}', { headers: { authorization: await header('https://push.example.com') } })).status).toBe(201);
+  });
+});
+
+describe('fake Web Push service: a browser offline (RFC 8030 §5.2 TTL, §5.4 Topic)', () => {
+  const text = (message: { clearText: string | null }) => message.clearText;
+
+  it('an online browser receives every accepted message at once', async () => {
+    const subscription = f.fake.subscribe();
+    await f.push(subscription, 'one');
+    await f.push(subscription, 'two', { headers: { ttl: '0' } });
+    expect(f.fake.received(subscription.id).map(text)).toEqual(['one', 'two']);
+  });
+
+  it('holds messages for an offline browser until their TTL runs out; one with the same Topic replaces a held one; TTL 0 is not held', async () => {
+    const subscription = f.fake.subscribe();
+    f.fake.setOnline(subscription.id, false);
+    await f.push(subscription, 'first update', { headers: { topic: 'activity', ttl: '3600' } });
+    await f.push(subscription, 'second update', { headers: { topic: 'activity', ttl: '3600' } });
+    await f.push(subscription, 'short-lived', { headers: { ttl: '60' } });
+    await f.push(subscription, 'now or never', { headers: { ttl: '0' } });
+    await f.push(subscription, 'ending', { headers: { topic: 'activity-end', ttl: '7200' } });
+    expect(f.fake.received(subscription.id)).toEqual([]);
+    f.clock.advance(61_000);
+    f.fake.setOnline(subscription.id, true);
+    expect(f.fake.received(subscription.id).map(text)).toEqual(['second update', 'ending']);
+  });
+
+  it('a browser back after every TTL ran out receives nothing', async () => {
+    const subscription = f.fake.subscribe();
+    f.fake.setOnline(subscription.id, false);
+    await f.push(subscription, 'gone by then', { headers: { ttl: '1' } });
+    f.clock.advance(2_000);
+    f.fake.setOnline(subscription.id, true);
+    expect(f.fake.received(subscription.id)).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { generateVapidKeyPair, type VapidKeys } from '../../src/delivery/web-push/vapid-keys.ts';
 import { createVapidSigner } from '../../src/delivery/web-push/vapid-token.ts';
 import { encryptWebPush } from '../../src/delivery/web-push/web-push-encryption.ts';
-import { type FakeSubscription, type FakeWebPush, startFakeWebPush } from '../../tools/fakes/index.ts';
+import { type FakeSubscription, type FakeWebPush, type WebPushServiceKind, startFakeWebPush } from '../../tools/fakes/index.ts';
 
 export const VAPID: VapidKeys = { ...generateVapidKeyPair(), subject: 'mailto:ops@example.com', source: 'config' };
 
@@ -22,9 +22,9 @@ export interface PushAnswer {
 }
 
 /** The fake push service on a manual clock, and an HTTP client for it (closed by close()). */
-export async function webPushFixture(): Promise<WebPushFixture> {
+export async function webPushFixture(service: WebPushServiceKind = 'generic'): Promise<WebPushFixture> {
   const clock = new ManualClock(Date.now());
-  const fake = await startFakeWebPush({ clock });
+  const fake = await startFakeWebPush({ clock, service });
   const agent = new Agent();
   const signer = createVapidSigner(VAPID, clock);
   return {

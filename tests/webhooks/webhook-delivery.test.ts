@@ -3,7 +3,7 @@ import { get, post } from '../harness/requests.ts';
 import { subscribe } from '../harness/sample-requests.ts';
 import type { TestApp } from '../harness/test-app.ts';
 import { waitFor } from '../harness/wait-for.ts';
-import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, TEST_TIMEOUT_MS, verifyWithStandardWebhooks, type Receiver, type TestWorker } from './webhook-harness.ts';
+import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, TEST_TIMEOUT_MS, throughJitter, verifyWithStandardWebhooks, type Receiver, type TestWorker } from './webhook-harness.ts';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -74,12 +74,12 @@ describe('webhook delivery (Standard Webhooks)', () => {
 
     // Attempt 1 of each of the four messages fails (a 500, or no answer within the timeout).
     await waitFor(async () => (await messagesOf(account.secretKey, webhook.id)).filter((message) => message.attemptCount === 1).length === 4, 10_000, 'four failed first attempts');
-    // Attempt 2, 1 s later on the schedule, fails too.
-    t.clock.advance(1_000);
+    // Attempt 2, 1 s later on the schedule (plus its jitter), fails too.
+    t.clock.advance(throughJitter(1_000));
     await waitFor(async () => (await messagesOf(account.secretKey, webhook.id)).every((message) => message.attemptCount === 2), 10_000, 'four failed second attempts');
     // The receiver recovers; attempt 3 comes 2 s later.
     healthy = true;
-    t.clock.advance(2_000);
+    t.clock.advance(throughJitter(2_000));
     await waitFor(async () => (await messagesOf(account.secretKey, webhook.id)).every((message) => message.status === 'delivered'), 10_000, 'every message delivered');
 
     const messages = await messagesOf(account.secretKey, webhook.id);
@@ -124,7 +124,7 @@ describe('webhook delivery (Standard Webhooks)', () => {
     const webhook = await createWebhook(t, account.secretKey, { url: hook.url, events: ['subscriber.created'] });
     await subscribe(t.app, account.publishableKey, 'news');
     for (const [attempt, wait] of [[1, 0], [2, 1_000], [3, 2_000], [4, 5_000]] as const) {
-      t.clock.advance(wait);
+      t.clock.advance(throughJitter(wait));
       await waitFor(async () => (await messagesOf(account.secretKey, webhook.id))[0]?.attemptCount === attempt, 10_000, `attempt ${attempt}`);
     }
     await waitFor(async () => (await messagesOf(account.secretKey, webhook.id))[0]?.status === 'failed', 5_000, 'the message to fail');

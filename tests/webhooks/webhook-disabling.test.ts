@@ -3,7 +3,7 @@ import { get, post } from '../harness/requests.ts';
 import { subscribe } from '../harness/sample-requests.ts';
 import type { TestApp } from '../harness/test-app.ts';
 import { waitFor } from '../harness/wait-for.ts';
-import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, type Receiver, type TestWorker } from './webhook-harness.ts';
+import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, throughJitter, type Receiver, type TestWorker } from './webhook-harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -107,7 +107,7 @@ describe('disabling webhook endpoints', () => {
     await post(t.app, `/api/v1/webhooks/${webhook.id}/test`, account.secretKey);
     await waitFor(async () => (await webhookOf(account.secretKey, webhook.id)).failingSince !== null, 10_000, 'a failure streak');
     healthy = true;
-    t.clock.advance(1_000);
+    t.clock.advance(throughJitter(1_000));
     await waitFor(async () => (await webhookOf(account.secretKey, webhook.id)).failingSince === null, 10_000, 'the streak ended');
     t.clock.advance(5 * DAY);
     healthy = false;

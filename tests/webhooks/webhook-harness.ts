@@ -12,6 +12,7 @@ import { createWebhookEndpoint } from '../../src/store/webhooks-store.ts';
 import { webhookBody } from '../../src/webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../src/webhooks/webhook-signature.ts';
 import { post } from '../harness/requests.ts';
+import { RETRY_JITTER } from '../../src/webhooks/webhook-retry-policy.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { capturingLogger } from '../harness/captured-logs.ts';
 
@@ -22,6 +23,11 @@ import { capturingLogger } from '../harness/captured-logs.ts';
  */
 export const TEST_SCHEDULE = [0, 1_000, 2_000, 5_000];
 export const TEST_TIMEOUT_MS = 1_000;
+
+/** How far to move the clock for a retry `delayMs` away on the schedule to be due, whatever its jitter drew. */
+export function throughJitter(delayMs: number): number {
+  return Math.ceil(delayMs * (1 + RETRY_JITTER));
+}
 
 export function webhookConfig(overrides: Partial<Config> = {}): Partial<Config> {
   return { allowPrivateWebhooks: true, webhookRetrySchedule: TEST_SCHEDULE, webhookTimeout: TEST_TIMEOUT_MS, queuePollInterval: 20, ...overrides };

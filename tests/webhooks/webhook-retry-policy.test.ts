@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DISABLE_AFTER_FAILING_MS, judgeAttempt, MAX_RETRY_AFTER_MS, retryAfterMs, type AttemptFacts } from '../../src/webhooks/webhook-retry-policy.ts';
+import { DISABLE_AFTER_FAILING_MS, judgeAttempt, MAX_RETRY_AFTER_MS, RETRY_JITTER, retryAfterMs, type AttemptFacts } from '../../src/webhooks/webhook-retry-policy.ts';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -13,6 +13,8 @@ const facts = (overrides: Partial<AttemptFacts>): AttemptFacts => ({
   schedule: DEFAULT_SCHEDULE,
   failingSince: now,
   now,
+  // No jitter unless a test asks for it, so the schedule reads as configured.
+  random: () => 0,
   ...overrides,
 });
 
@@ -68,6 +70,33 @@ describe('judging a webhook attempt', () => {
     }
     expect(attempt).toBe(10);
     expect((at - now) / H).toBeCloseTo(75.58, 1);
+  });
+});
+
+describe('jitter on the schedule (Standard Webhooks: back-off with jitter)', () => {
+  it('spreads each delay over up to a fifth more, never less, so failures at one moment do not come back at one moment', () => {
+    expect(RETRY_JITTER).toBe(0.2);
+    expect(judgeAttempt(facts({ attempt: 1, random: () => 0 })).retryAt).toBe(now + 5 * S);
+    expect(judgeAttempt(facts({ attempt: 1, random: () => 0.5 })).retryAt).toBe(now + 5.5 * S);
+    expect(judgeAttempt(facts({ attempt: 9, random: () => 0.999_999 })).retryAt).toBe(now + Math.round(24 * H * (1 + 0.2 * 0.999_999)));
+    const retries = new Set(Array.from({ length: 50 }, (_, i) => judgeAttempt(facts({ attempt: 3, random: () => i / 50 })).retryAt));
+    expect(retries.size).toBe(50);
+    for (const retryAt of retries) expect(retryAt! - now).toBeGreaterThanOrEqual(30 * MIN);
+  });
+
+  it('a Retry-After longer than the jittered delay still wins', () => {
+    expect(judgeAttempt(facts({ statusCode: 429, retryAfter: '600', attempt: 2, random: () => 1 })).retryAt).toBe(now + 600 * S);
+  });
+
+  it('the default schedule with the most jitter still ends within the 5 days that disable an endpoint', () => {
+    let at = now;
+    for (let attempt = 1; ; attempt += 1) {
+      const verdict = judgeAttempt(facts({ attempt, now: at, failingSince: now, random: () => 0.999_999 }));
+      if (verdict.message !== 'retry') break;
+      at = verdict.retryAt!;
+    }
+    expect((at - now) / H).toBeCloseTo(75.58 * 1.2, 0);
+    expect(at - now).toBeLessThan(DISABLE_AFTER_FAILING_MS);
   });
 });
 

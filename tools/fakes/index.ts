@@ -28,4 +28,5 @@ export { startFakeWebPush, type FakeWebPush, type FakeWebPushOptions, type FakeS
 export { createSimulatedBrowser, type SimulatedBrowser, type PushSubscriptionJson } from './web-push/web-push-browser.ts';
 export { decryptWebPush, browserKeysFrom, WebPushDecryptError, type BrowserKeys } from './web-push/web-push-decrypt.ts';
 export type { WebPushOutcome, WebPushLatencyContext } from './web-push/web-push-behaviour.ts';
+export type { WebPushServiceKind } from './web-push/web-push-answers.ts';
 export type { WebPushRecord } from './web-push/web-push-record.ts';

@@ -5923,6 +5923,7 @@ export interface paths {
                             data: {
                                 /** @description The instance's VAPID public key: base64url of the 65-byte uncompressed P-256 point. Pass it as `applicationServerKey` to `PushManager.subscribe()`. */
                                 publicKey: string;
+                                subjectWarning: string | null;
                             };
                             /** @enum {boolean} */
                             success: true;

@@ -16,6 +16,7 @@ import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
 import { MAX_SEND_ROUNDS } from '../job-kinds.ts';
+import { subscriptionOrigin } from '../web-push/web-push-subscription.ts';
 import { sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 
@@ -49,10 +50,15 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
         recorded = await sendBatch(deps, payload, byId, activity);
       }
-      settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round });
+      // Web: each push service judged alone by the misconfiguration guard, as for a notification (send-batch-job.ts).
+      const originOf = (id: string) => subscriptionOrigin(byId.get(id)?.token);
+      settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round, ...(platform === 'web' ? { originOf } : {}) });
       if (settled.fatal) {
         const { reason, fix } = settled.fatal;
         deps.logger.error({ liveActivityId: push.activityId, event: push.event, platform, reason, fix }, `${platform} Live Activity push failed for the whole batch: ${fix}`);
+      }
+      for (const { origin, reason, fix } of settled.misconfiguredOrigins) {
+        deps.logger.error({ liveActivityId: push.activityId, event: push.event, platform, origin, reason, fix }, `${platform} Live Activity push failed for every browser at ${origin}: ${fix}`);
       }
       await settleSentBatch({ ...deps, job, owner, definition: sendLiveActivityJob, payload, recorded, backlog, write: settlement(deps, { job, owner }, payload, activity, byId, settled, recorded) });
     } catch (error) {

@@ -15,15 +15,25 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  *          "Ends at 14:30 · Boarding" in the subscriber's own zone and language, "Ajax 2 – 1 PSV (2nd half)",
  *          "Step 2 of 4"; and "Ended" on the end
  *   tag    the activity id (the `notificationId` slot): each event replaces the notification shown, and as the
- *          push's Topic it replaces an older event still waiting at the push service
+ *          push's Topic it replaces an older event still waiting at the push service (the end has its own, below)
  *   data   {clarion: "live_activity", event, activityId, template, timestamp, alerting: "true" | "false",
  *          endsAt?}: the service worker alerts again (renotify) only when `alerting`, so silent updates replace the
  *          notification quietly, and shows a timer's `endsAt` as the notification's time
  *
- * TTL: until iOS would end the activity (start + 8 hours, `expiresAt`); Urgency: high when the event alerts, normal
- * for a silent update. Pure.
+ * TTL: a start or update until iOS would end the activity (start + 8 hours, `expiresAt`): past it a newer state or
+ * the end supersedes it. The end is different: the browser's notification stays until the person dismisses it, so
+ * the end is what leaves it true, and it must outlive a browser that was offline for hours. It lives
+ * END_LIFETIME_MS from the end (an end at the 8-hour expiry would otherwise get a TTL of 1 s), under a Topic of its
+ * own (`<activity id>:end`, hashed to 32 characters): an update still waiting for an offline browser neither replaces
+ * it nor is replaced by it, and a repeated end replaces its own copy. Urgency: high when the event alerts, normal for
+ * a silent update. Pure.
  */
 const BAR_CELLS = 10;
+/**
+ * A day: a browser offline overnight or through a working day still gets the final state; a browser back after weeks
+ * is not shown a notification about an activity long over (the Web Push maximum would be 28 days).
+ */
+export const END_LIFETIME_MS = 24 * 3600 * 1000;
 
 export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlace): PushContent {
   const fields = push.fields;
@@ -56,7 +66,7 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
     badge: null,
     priority: urgent ? 'high' : 'normal',
     ttlSeconds: null,
-    expiresAt: push.expiresAt,
+    ...(push.event === 'end' ? { expiresAt: push.timestamp * 1000 + END_LIFETIME_MS, topic: `${push.activityId}:end` } : { expiresAt: push.expiresAt }),
   };
 }
 

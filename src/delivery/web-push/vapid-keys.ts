@@ -4,6 +4,7 @@ import { ConfigError, type Config } from '../../config/load-config.ts';
 import { openSecret, sealSecret } from '../../domain/secret-box.ts';
 import type { Database, VapidKeysTable } from '../../store/schema.ts';
 import { insertVapidKeysIfAbsent, readVapidKeys, replaceVapidKeys } from '../../store/vapid-keys-store.ts';
+import { vapidSubject } from './vapid-subject.ts';
 
 /**
  * The instance's VAPID key pair (RFC 8292, https://www.rfc-editor.org/rfc/rfc8292): browsers subscribe with the public
@@ -18,7 +19,7 @@ export interface VapidKeys {
   publicKey: string;
   /** base64url, the 32-byte private scalar. */
   privateKey: string;
-  /** The JWT `sub`: a mailto: or https: contact for the push services. */
+  /** The JWT `sub`: a mailto: or https: contact for the push services (vapid-subject.ts). */
   subject: string;
   /** Where the pair came from, for the start-up log. */
   source: 'config' | 'database' | 'generated';
@@ -66,18 +67,6 @@ export function generateVapidKeyPair(): { publicKey: string; privateKey: string 
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   return { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: ecdh.getPrivateKey().toString('base64url') };
-}
-
-/** CLARION_VAPID_SUBJECT, else the base URL when it is https (a contact page), else mailto:webpush@<host>. */
-export function vapidSubject(config: Pick<Config, 'vapidSubject' | 'baseUrl'>): string {
-  if (config.vapidSubject) {
-    if (!/^(mailto:.+|https:\/\/.+)/.test(config.vapidSubject)) {
-      throw new ConfigError(`CLARION_VAPID_SUBJECT: must be a mailto: or https: URL (got "${config.vapidSubject}")`);
-    }
-    return config.vapidSubject;
-  }
-  const base = new URL(config.baseUrl);
-  return base.protocol === 'https:' ? base.origin : `mailto:webpush@${base.hostname}`;
 }
 
 /** The public key (base64url, 65 bytes) of a base64url 32-byte P-256 private key; null when it is not one. */

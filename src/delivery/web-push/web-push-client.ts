@@ -52,7 +52,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const ANSWER_TIMEOUT_MS = 10_000;
 /** How long an origin that timed out is left alone before it is tried again. */
 const UNRESPONSIVE_PAUSE_MS = 60_000;
-/** Enough of an error answer for the log; the status alone decides the outcome. */
+/** Enough of an error answer for the log and the service's JSON reason (web-push-response.ts). */
 const RESPONSE_EXCERPT_BYTES = 512;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -88,7 +88,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
     try {
       const response = await request(endpoint, { method: 'POST', headers, body, dispatcher: agent });
       const excerpt = await readExcerpt(response.body);
-      const outcome = mapWebPushResponse(response.statusCode, parseRetryAfterMs(response.headers['retry-after'], options.clock.now()));
+      const outcome = mapWebPushResponse(response.statusCode, parseRetryAfterMs(response.headers['retry-after'], options.clock.now()), excerpt);
       if (outcome.kind !== 'delivered' && outcome.kind !== 'retry') log.debug({ provider: 'web-push', origin: endpoint.origin, status: response.statusCode, answer: excerpt }, 'push service refused a push');
       return outcome;
     } catch (error) {

@@ -54,7 +54,7 @@ export function buildWebPushHeaders(content: PushContent, now: number): Record<s
     ttl: String(webPushTtl(content.ttlSeconds, now, content.expiresAt ?? null)),
     // RFC 8030 §5.3: high may wake a device on battery; normal lets it wait. Clarion's priority maps one to one.
     urgency: content.priority === 'high' ? 'high' : 'normal',
-    topic: webPushTopic(content.notificationId),
+    topic: webPushTopic(content.topic ?? content.notificationId),
     'content-encoding': 'aes128gcm',
     'content-type': 'application/octet-stream',
   };
@@ -74,9 +74,9 @@ export function webPushTtl(ttlSeconds: number | null, now: number, expiresAt: nu
 }
 
 /**
- * Topic (RFC 8030 §5.4): the notification id, so a repeat of the same push replaces the undelivered one at the push
- * service instead of queuing twice. Ids are 30 base64url-safe characters (ntf_<ulid>); anything else becomes 32
- * characters of its SHA-256, base64url, still one topic per id.
+ * Topic (RFC 8030 §5.4): the notification id (or the content's own `topic`), so a repeat of the same push replaces the
+ * undelivered one at the push service instead of queuing twice. Ids are 30 base64url-safe characters (ntf_<ulid>);
+ * anything else becomes 32 characters of its SHA-256, base64url, still one topic per id.
  */
 export function webPushTopic(notificationId: string): string {
   if (TOPIC.test(notificationId)) return notificationId;

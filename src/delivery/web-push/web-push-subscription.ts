@@ -18,3 +18,8 @@ export function parseStoredSubscription(token: string): StoredSubscription | nul
     return null;
   }
 }
+
+/** The push-service origin of a stored subscription (the misconfiguration guard judges each alone); null when unreadable. */
+export function subscriptionOrigin(token: string | undefined): string | null {
+  return token === undefined ? null : (parseStoredSubscription(token)?.endpoint.origin ?? null);
+}

@@ -17,7 +17,7 @@ describe('GET /api/v1/web-push/public-key → 200', () => {
       const response = await get(t.app, '/api/v1/web-push/public-key', key);
       const data = expectSuccess(response, 200);
       expect(Object.keys(response.body)).toEqual(['success', 'data']);
-      expect(Object.keys(data)).toEqual(['publicKey']);
+      expect(Object.keys(data)).toEqual(['publicKey', 'subjectWarning']);
       answers.push(data.publicKey);
     }
     expect(new Set(answers).size).toBe(1);
@@ -46,6 +46,23 @@ describe('GET /api/v1/web-push/public-key with keys from configuration', () => {
       expect(data.publicKey).toBe('BHVU-43Er6qxYFOy-hfmQ_wUMKBaH-qkqp7-pEAFfJ3P4XAxJ6T9HQrFcrlYqM0d9beaxPWKEKXLojsrXM-Ed5Q');
     } finally {
       await configured.close();
+    }
+  });
+});
+
+describe('GET /api/v1/web-push/public-key: what Safari will make of the subject', () => {
+  it('warns when the subject is derived from a localhost base URL, which Apple refuses', async () => {
+    const data = expectSuccess(await get(t.app, '/api/v1/web-push/public-key', null), 200);
+    expect(t.config.baseUrl).toMatch(/^http:\/\/localhost/);
+    for (const said of ['mailto:webpush@localhost', 'Safari', 'CLARION_VAPID_SUBJECT']) expect(data.subjectWarning).toContain(said);
+  });
+
+  it('says nothing for a subject Apple takes', async () => {
+    const public_ = await startTestApp({ baseUrl: 'https://push.example.com' });
+    try {
+      expect(expectSuccess(await get(public_.app, '/api/v1/web-push/public-key', null), 200).subjectWarning).toBeNull();
+    } finally {
+      await public_.close();
     }
   });
 });

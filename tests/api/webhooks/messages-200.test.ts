@@ -3,7 +3,7 @@ import { expectSuccess, ISO_UTC } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import type { TestApp } from '../../harness/test-app.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { createWebhook, insertWebhookFixture, startReceiver, startWebhookApp, startWebhookWorker, TEST_TIMEOUT_MS, type Receiver, type TestWorker } from '../../webhooks/webhook-harness.ts';
+import { createWebhook, insertWebhookFixture, startReceiver, startWebhookApp, startWebhookWorker, TEST_TIMEOUT_MS, throughJitter, type Receiver, type TestWorker } from '../../webhooks/webhook-harness.ts';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -29,9 +29,9 @@ describe('GET /api/v1/webhooks/:id/messages → 200', () => {
     answers = [{ status: 500, body: 'x'.repeat(3000) }, 'hang', { status: 201, body: 'created' }];
     const queued = (await post(t.app, `/api/v1/webhooks/${webhook.id}/test`, account.secretKey)).body.data;
     await waitFor(async () => (await messages(account.secretKey, webhook.id)).body.data[0].attemptCount === 1, 10_000, 'attempt 1');
-    t.clock.advance(1_000);
+    t.clock.advance(throughJitter(1_000));
     await waitFor(async () => (await messages(account.secretKey, webhook.id)).body.data[0].attemptCount === 2, 10_000, 'attempt 2');
-    t.clock.advance(2_000);
+    t.clock.advance(throughJitter(2_000));
     await waitFor(async () => (await messages(account.secretKey, webhook.id)).body.data[0].status === 'delivered', 10_000, 'attempt 3');
 
     const response = await messages(account.secretKey, webhook.id);
@@ -45,8 +45,9 @@ describe('GET /api/v1/webhooks/:id/messages → 200', () => {
     ]);
     expect(message.attempts[1].durationMs).toBeGreaterThanOrEqual(TEST_TIMEOUT_MS - 50);
     const times = message.attempts.map((attempt: any) => Date.parse(attempt.attemptedAt));
-    expect(times[1] - times[0]).toBe(1_000);
-    expect(times[2] - times[1]).toBe(2_000);
+    // Each attempt is logged at the moment it ran: when the clock was moved past its (jittered) delay.
+    expect(times[1] - times[0]).toBe(throughJitter(1_000));
+    expect(times[2] - times[1]).toBe(throughJitter(2_000));
   });
 
   it('lists newest first, pages with nextCursor, and filters by status', async () => {

@@ -10,7 +10,7 @@ const retry = (retryAfterMs: number | null = null): DeliveryOutcome => ({ kind: 
 const rejected: DeliveryOutcome = { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
 const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderToken', fix: 'check the key' };
 
-const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal: null, learned: [] };
+const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal: null, misconfiguredOrigins: [], learned: [] };
 
 /** One row per rule: outcomes by subscriber id, options, and the settlement expected. */
 const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
@@ -72,11 +72,60 @@ describe('guardAgainstMisconfiguration', () => {
     ['too small a batch', batch(MISCONFIGURATION_MIN_BATCH - 1, () => badToken), null],
     ['all DeviceTokenNotForTopic', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' })), 'provider_configuration:DeviceTokenNotForTopic'],
     ['all SENDER_ID_MISMATCH', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'SENDER_ID_MISMATCH' })), 'provider_configuration:SENDER_ID_MISMATCH'],
-    ['all Web Push 403 (VAPID refused)', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:403' })), 'provider_configuration:web-push:403'],
+    ['all Web Push 403 (VAPID refused)', batch(12, () => ({ kind: 'rejected', reason: 'web-push:403:BadJwtToken' })), 'provider_configuration:web-push:403:BadJwtToken'],
+    ['all Web Push 400 (our request)', batch(12, () => ({ kind: 'rejected', reason: 'web-push:400:errno112' })), 'provider_configuration:web-push:400:errno112'],
+    ['all Web Push 413 is one message, not our configuration', batch(12, () => ({ kind: 'rejected', reason: 'web-push:413' })), null],
     ['all Web Push 410 is the browsers, not us', batch(12, () => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' })), null],
     ['all Unregistered is the devices, not us', batch(12, () => unregistered()), null],
     ['one token delivered', batch(12, (i) => (i === 0 ? delivered : badToken)), null],
   ])('%s', (_name, outcomes, reason) => {
     expect(guardAgainstMisconfiguration(outcomes)?.reason ?? null).toBe(reason);
+  });
+});
+
+describe('the misconfiguration guard per Web Push origin', () => {
+  const apple = 'https://web.push.apple.com';
+  const mozilla = 'https://updates.push.services.mozilla.com';
+  const badJwt: DeliveryOutcome = { kind: 'rejected', reason: 'web-push:403:BadJwtToken' };
+  const keyMismatch: DeliveryOutcome = { kind: 'rejected', reason: 'web-push:403:errno109' };
+  /** `n` subscribers at `origin`, each answering `outcome(i)`: ids `<origin tag><i>`. */
+  const at = (tag: string, n: number, outcome: (i: number) => DeliveryOutcome) => Array.from({ length: n }, (_, i) => [`${tag}${i}`, outcome(i)] as const);
+  const originOf = (id: string) => (id.startsWith('apple') ? apple : id.startsWith('moz') ? mozilla : null);
+
+  it('an origin refusing every push is our configuration there, and only there: its pushes fail, nobody is unsubscribed', () => {
+    const outcomes = new Map([...at('apple', 12, () => badJwt), ...at('moz', 3, () => delivered)]);
+    const settled = settleBatch(outcomes, { round: 0, originOf });
+    expect(settled.fatal).toBeNull();
+    expect(settled.misconfiguredOrigins).toEqual([{ origin: apple, reason: 'provider_configuration:web-push:403:BadJwtToken', fix: expect.stringContaining(`the push service at ${apple} refused the VAPID signature`) }]);
+    expect(settled.delivered).toHaveLength(3);
+    expect(settled.failed).toEqual(at('apple', 12, () => badJwt).map(([id]) => ({ id, reason: 'provider_configuration:web-push:403:BadJwtToken' })));
+    expect(settled.dead).toEqual([]);
+  });
+
+  it('5 delivered and 20 refused at the same origin: the 20 fail with their own reason, nobody is unsubscribed', () => {
+    const outcomes = new Map(at('moz', 25, (i) => (i < 5 ? delivered : keyMismatch)));
+    const settled = settleBatch(outcomes, { round: 0, originOf });
+    expect(settled).toMatchObject({ fatal: null, misconfiguredOrigins: [], dead: [] });
+    expect(settled.delivered).toHaveLength(5);
+    expect(new Set(settled.failed.map((failure) => failure.reason))).toEqual(new Set(['web-push:403:errno109']));
+  });
+
+  it('judges each origin by its own count: 9 at one origin is too few, whatever the other origins answer', () => {
+    const outcomes = new Map([...at('apple', 9, () => badJwt), ...at('moz', 9, () => badJwt)]);
+    expect(settleBatch(outcomes, { round: 0, originOf }).misconfiguredOrigins).toEqual([]);
+  });
+
+  it('reads no origin for a batch with too few refusals to judge', () => {
+    const outcomes = new Map(at('moz', 100, (i) => (i < 9 ? keyMismatch : delivered)));
+    let read = 0;
+    settleBatch(outcomes, { round: 0, originOf: (id) => ((read += 1), originOf(id)) });
+    expect(read).toBe(0);
+  });
+
+  it('a fatal outcome still fails the whole batch', () => {
+    const outcomes = new Map([...at('apple', 12, () => badJwt), ['x', fatal] as const]);
+    const settled = settleBatch(outcomes, { round: 0, originOf });
+    expect(settled.fatal).toEqual({ reason: 'apns:InvalidProviderToken', fix: 'check the key' });
+    expect(settled.misconfiguredOrigins).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateVapidKeyPair } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { listEvents } from '../../../src/store/events-store.ts';
-import type { FakeSubscription } from '../../../tools/fakes/index.ts';
+import { startFakeWebPush, type FakeSubscription } from '../../../tools/fakes/index.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
 import { androidToken, iosToken, finalNotification as waitForFinal, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
@@ -126,7 +126,7 @@ describe('Web Push delivery', () => {
     ]);
   });
 
-  it('VAPID mismatch for a whole batch → fails loudly, nobody unsubscribed; a lone mismatched browser is unsubscribed', async () => {
+  it('VAPID mismatch for a whole batch → fails loudly, nobody unsubscribed; a lone mismatched browser fails and stays subscribed', async () => {
     const account = await h.newAccount({ channels: ['rotated', 'mixed'] });
     const otherKey = generateVapidKeyPair().publicKey;
     for (let n = 0; n < 10; n += 1) await subscribeBrowser(account.publishableKey, 'rotated', otherKey);
@@ -134,17 +134,93 @@ describe('Web Push delivery', () => {
     const final = await finalNotification(account.secretKey, sent.body.data.id);
     expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 10 } });
     const failures = (await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey)).body.data;
-    expect(new Set(failures.map((f: any) => f.reason))).toEqual(new Set(['provider_configuration:web-push:403']));
+    expect(new Set(failures.map((f: any) => f.reason))).toEqual(new Set(['provider_configuration:web-push:403:errno109']));
     expect((await get(h.app, '/api/v1/channels/rotated', account.secretKey)).body.data.subscriberCount.web).toBe(10);
-    expect(h.logs.some((line) => line.level === 50 && String(line.msg).includes('VAPID'))).toBe(true);
+    expect(h.logs.some((line) => line.level === 50 && String(line.msg).includes('VAPID') && String(line.msg).includes(h.webPush.url))).toBe(true);
 
+    // A browser subscribed with another key is refused for our signature, not gone: it fails and stays.
     const stale = await subscribeBrowser(account.publishableKey, 'mixed', otherKey);
     await subscribeBrowser(account.publishableKey, 'mixed');
     const mixed = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'mixed', title: 'Hi' });
     expect(await finalNotification(account.secretKey, mixed.body.data.id)).toMatchObject({ status: 'sent', stats: { delivered: 1, failed: 1 } });
     const staleFailures = (await get(h.app, `/api/v1/notifications/${mixed.body.data.id}/failures`, account.secretKey)).body.data;
-    expect(staleFailures).toEqual([expect.objectContaining({ subscriberId: stale.id, reason: 'token_invalid' })]);
-    expect((await get(h.app, '/api/v1/channels/mixed', account.secretKey)).body.data.subscriberCount.web).toBe(1);
+    expect(staleFailures).toEqual([expect.objectContaining({ subscriberId: stale.id, reason: 'web-push:403:errno109' })]);
+    expect((await get(h.app, '/api/v1/channels/mixed', account.secretKey)).body.data.subscriberCount.web).toBe(2);
+  });
+
+  it('5 delivered and 20 answered 403 in one batch → the 20 fail and nobody is unsubscribed (403 is about the request, not the subscription)', async () => {
+    const account = await h.newAccount({ channels: ['partly'] });
+    const otherKey = generateVapidKeyPair().publicKey;
+    for (let n = 0; n < 5; n += 1) await subscribeBrowser(account.publishableKey, 'partly');
+    const refused = [];
+    for (let n = 0; n < 20; n += 1) refused.push(await subscribeBrowser(account.publishableKey, 'partly', otherKey));
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'partly', title: 'Hi' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'sent', stats: { delivered: 5, failed: 20 } });
+    const failures = (await get(h.app, `/api/v1/notifications/${final.id}/failures?limit=100`, account.secretKey)).body.data;
+    expect(failures.map((f: any) => [f.subscriberId, f.reason]).sort()).toEqual(refused.map(({ id }) => [id, 'web-push:403:errno109']).sort());
+    expect((await get(h.app, '/api/v1/channels/partly', account.secretKey)).body.data.subscriberCount.web).toBe(25);
+    expect((await listEvents(h.store.db, account.id)).filter((event) => event.type === 'subscriber.unsubscribed')).toEqual([]);
+  });
+
+  it('a body naming the subscription as gone unsubscribes whatever the status (autopush errno 102, 106)', async () => {
+    const account = await h.newAccount({ channels: ['named'] });
+    const invalid = await subscribeBrowser(account.publishableKey, 'named');
+    const gone = await subscribeBrowser(account.publishableKey, 'named');
+    h.webPush.setSubscriptionOutcome(invalid.subscription.id, { status: 400, body: { code: 400, errno: 102, error: 'Bad Request', message: 'Invalid URL endpoint' } });
+    h.webPush.setSubscriptionOutcome(gone.subscription.id, { status: 410, body: { code: 410, errno: 106, error: 'Gone', message: 'Invalid subscription' } });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'named', title: 'Hi' });
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 2 } });
+    const unsubscribed = (await listEvents(h.store.db, account.id)).filter((event) => event.type === 'subscriber.unsubscribed').map((event) => event.data as any);
+    expect(unsubscribed.map((data) => [data.subscriberId, data.reason]).sort()).toEqual([[invalid.id, 'token_invalid'], [gone.id, 'token_unregistered']].sort());
+  });
+
+  it("judges each push service alone: Apple refusing the subject for all its browsers is our configuration, the other service's browsers are delivered", async () => {
+    // The instance's subject comes from the harness's http://localhost base URL: Apple refuses it, autopush takes it.
+    expect(h.vapidKeys.subject).toBe('mailto:webpush@localhost');
+    const apple = await startFakeWebPush({ clock: h.clock, service: 'apple' });
+    try {
+      const account = await h.newAccount({ channels: ['safari'] });
+      const safari = [];
+      for (let n = 0; n < 12; n += 1) {
+        const subscription = apple.subscribe({ applicationServerKey: h.vapidKeys.publicKey });
+        safari.push(await register(account.publishableKey, 'safari', 'web', subscription.json));
+      }
+      for (let n = 0; n < 3; n += 1) await subscribeBrowser(account.publishableKey, 'safari');
+      const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'safari', title: 'Hi' });
+      const final = await finalNotification(account.secretKey, sent.body.data.id);
+      expect(final).toMatchObject({ status: 'sent', stats: { delivered: 3, failed: 12 } });
+      const failures = (await get(h.app, `/api/v1/notifications/${final.id}/failures?limit=100`, account.secretKey)).body.data;
+      expect(failures.map((f: any) => [f.subscriberId, f.reason]).sort()).toEqual(safari.map((id) => [id, 'provider_configuration:web-push:403:BadJwtToken']).sort());
+      expect(apple.messages.every((message) => message.status === 403)).toBe(true);
+      expect((await get(h.app, '/api/v1/channels/safari', account.secretKey)).body.data.subscriberCount.web).toBe(15);
+      const logged = h.logs.find((line) => line.level === 50 && String(line.msg).includes(apple.url));
+      expect(String(logged?.msg)).toContain('CLARION_VAPID_SUBJECT');
+    } finally {
+      await apple.close();
+    }
+  });
+
+  it("marks an app failing when a push service refuses its VAPID signature for every browser, with app.credentials_failed", async () => {
+    const apple = await startFakeWebPush({ clock: h.clock, service: 'apple' });
+    try {
+      const account = await h.newAccount();
+      const created = await post(h.app, '/api/v1/apps', account.secretKey, { name: 'Web app' });
+      expect(created.statusCode).toBe(201);
+      const app = created.body.data;
+      expect((await post(h.app, '/api/v1/channels', account.secretKey, { code: 'app-web' })).body.data.appId).toBe(app.id);
+      for (let n = 0; n < 10; n += 1) await register(account.publishableKey, 'app-web', 'web', apple.subscribe({ applicationServerKey: app.web.vapidPublicKey }).json);
+      const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'app-web', title: 'Hi' });
+      expect(await finalNotification(account.secretKey, sent.body.data.id)).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 10 } });
+      const shown = (await get(h.app, `/api/v1/apps/${app.id}`, account.secretKey)).body.data;
+      expect(shown.credentials).toMatchObject({ status: 'failing', error: 'provider_configuration:web-push:403:BadJwtToken' });
+      const failed = (await listEvents(h.store.db, account.id)).filter((event) => event.type === 'app.credentials_failed');
+      expect(failed.map((event) => event.data)).toEqual([{ appId: app.id, platform: 'web', reason: 'provider_configuration:web-push:403:BadJwtToken', fix: expect.stringContaining(apple.url) }]);
+      expect((await get(h.app, '/api/v1/channels/app-web', account.secretKey)).body.data.subscriberCount.web).toBe(10);
+    } finally {
+      await apple.close();
+    }
   });
 });
 

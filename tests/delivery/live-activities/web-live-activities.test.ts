@@ -130,4 +130,46 @@ describe('Live Activities on the web', () => {
     expect(pushesTo(web.subscription).map((message) => (message.message as { data: Record<string, string> }).data.event)).toEqual(['start', 'end']);
     expect((pushesTo(web.subscription)[1]!.message as { body: string }).body).toBe('▓▓▓░░░░░░░\nStep 1 of 3\nEnded');
   });
+
+  it('an end at the 8-hour expiry reaches a browser that was offline, coming back hours later; its Topic is not the updates\'', async () => {
+    const account = await h.newAccount({ channels: ['parcels'] });
+    const web = await browser(account, 'parcels');
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'parcels', template: 'progress', fields: { title: 'Parcel', progress: 0.1 } })).body.data.id as string;
+    await h.settle();
+    h.webPush.setOnline(web.subscription.id, false);
+    h.clock.advance(3600_000);
+    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } })).statusCode).toBe(200);
+    await h.settle();
+    h.clock.advance(EIGHT_HOURS - 3600_000);
+    h.worker.pool.wake();
+    await waitFor(() => pushesTo(web.subscription).length === 3, 10_000, 'the 8-hour end pushed to the push service');
+    const [, update, end] = pushesTo(web.subscription);
+    expect(end!.topic).not.toBe(update!.topic);
+    // The browser comes back two hours later: the end is still held; the update's TTL ran out at the 8 hours.
+    h.clock.advance(2 * 3600_000);
+    h.webPush.setOnline(web.subscription.id, true);
+    const received = h.webPush.received(web.subscription.id).map((message) => (message.message as { data: Record<string, string> }).data.event);
+    expect(received).toEqual(['start', 'end']);
+  });
+
+  it("a caller's end a minute before the 8 hours outlives an offline browser too", async () => {
+    const account = await h.newAccount({ channels: ['rides'] });
+    const web = await browser(account, 'rides');
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'rides', template: 'progress', fields: { title: 'Ride', progress: 0.1 } })).body.data.id as string;
+    await h.settle();
+    h.webPush.setOnline(web.subscription.id, false);
+    h.clock.advance(EIGHT_HOURS - 2 * 60_000);
+    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.9 } })).statusCode).toBe(200);
+    await h.settle();
+    h.clock.advance(60_000);
+    expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { progress: 1 } })).statusCode).toBe(200);
+    await h.settle();
+    const end = pushesTo(web.subscription).at(-1)!;
+    expect((end.message as { data: Record<string, string> }).data.event).toBe('end');
+    expect(end.ttl).toBeGreaterThanOrEqual(12 * 3600);
+    h.clock.advance(3 * 3600_000);
+    h.webPush.setOnline(web.subscription.id, true);
+    expect(h.webPush.received(web.subscription.id).map((message) => (message.message as { data: Record<string, string> }).data.event)).toEqual(['start', 'end']);
+  });
 });
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webLiveActivityContent } from '../../../src/delivery/live-activities/web-live-activity-message.ts';
+import { END_LIFETIME_MS, webLiveActivityContent } from '../../../src/delivery/live-activities/web-live-activity-message.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 import { buildWebPushHeaders, buildWebPushMessage } from '../../../src/delivery/web-push/web-push-message.ts';
 
@@ -80,4 +80,19 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
     expect(buildWebPushHeaders(webLiveActivityContent(push({ priority: 'high' }), nowhere), START).urgency).toBe('high');
     expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' }, priority: 'low' }), nowhere), START).urgency).toBe('normal');
   });
+
+  it('carries the end for a day from the end, under a Topic of its own, whenever it is sent', () => {
+    const expiry = START + 8 * 3600_000;
+    const atExpiry = push({ event: 'end', timestamp: expiry / 1000 });
+    const headers = buildWebPushHeaders(webLiveActivityContent(atExpiry, nowhere), expiry);
+    expect(headers.ttl).toBe(String(END_LIFETIME_MS / 1000));
+    expect(headers.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(headers.topic).not.toBe(atExpiry.activityId);
+    // A minute before the 8 hours, retried an hour later: what is left of its day.
+    const early = push({ event: 'end', timestamp: expiry / 1000 - 60 });
+    expect(buildWebPushHeaders(webLiveActivityContent(early, nowhere), expiry + 3600_000 - 60_000).ttl).toBe(String(END_LIFETIME_MS / 1000 - 3600));
+    // The tag stays the activity id: the end replaces the notification the browser shows.
+    expect(buildWebPushMessage(webLiveActivityContent(atExpiry, nowhere)).tag).toBe(atExpiry.activityId);
+  });
 });
+

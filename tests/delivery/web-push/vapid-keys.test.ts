@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/load-config.ts';
 import { openSecret } from '../../../src/domain/secret-box.ts';
-import { generateVapidKeyPair, resolveVapidKeys, resolveVapidPublicKey, rotateVapidKeys, vapidSubject } from '../../../src/delivery/web-push/vapid-keys.ts';
+import { generateVapidKeyPair, resolveVapidKeys, resolveVapidPublicKey, rotateVapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
+import { vapidSubject } from '../../../src/delivery/web-push/vapid-subject.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 // Its own database: the test rotates the instance's one pair.
@@ -65,5 +66,30 @@ describe('VAPID keys', () => {
 
   it('refuses a subject that is neither mailto: nor https:', () => {
     expect(() => vapidSubject({ vapidSubject: 'http://example.com', baseUrl: 'http://localhost:3000' })).toThrow(/CLARION_VAPID_SUBJECT: must be a mailto: or https: URL/);
+  });
+
+  it.each([
+    ['a space and angle brackets', 'mailto: <admin@example.com>', /CLARION_VAPID_SUBJECT: .*no spaces or angle brackets.*\(got "mailto: <admin@example.com>"\)$/],
+    ['angle brackets alone', 'mailto:<admin@example.com>', /no spaces or angle brackets/],
+    ['a trailing space', 'mailto:admin@example.com ', /no spaces or angle brackets/],
+    ['a localhost mailto', 'mailto:webpush@localhost', /CLARION_VAPID_SUBJECT: .*localhost/],
+    ['a localhost https URL', 'https://localhost:3000/contact', /CLARION_VAPID_SUBJECT: .*localhost/],
+    ['a loopback address', 'mailto:ops@127.0.0.1', /CLARION_VAPID_SUBJECT: .*localhost/],
+    ['a *.localhost name', 'https://clarion.localhost', /CLARION_VAPID_SUBJECT: .*localhost/],
+  ])('refuses a CLARION_VAPID_SUBJECT with %s, in one line naming the variable', (_what, subject, message) => {
+    let error: unknown;
+    try {
+      vapidSubject({ vapidSubject: subject, baseUrl: 'https://push.example.com' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('derives a localhost subject from a localhost base URL without refusing it (the start warns instead)', () => {
+    expect(vapidSubject({ vapidSubject: undefined, baseUrl: 'http://localhost:3000' })).toBe('mailto:webpush@localhost');
+    expect(vapidSubject({ vapidSubject: undefined, baseUrl: 'https://localhost:8443' })).toBe('https://localhost:8443');
   });
 });

@@ -85,7 +85,7 @@ describe('Web Push client: endpoint safety', () => {
       };
       pump();
     }));
-    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toMatchObject({ kind: 'token_dead', providerReason: 'web-push:400' });
+    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toEqual({ kind: 'rejected', reason: 'web-push:400' });
   });
 
   it('an origin that never answers times out once, is paused, and does not hold pushes to other origins', async () => {
@@ -131,5 +131,20 @@ describe('Web Push client: transport', () => {
     await c.send(JSON.stringify(b.json), content);
     const [first, second] = [a, b].map((s) => fake.messages.find((message) => message.subscriptionId === s.id)!.headers.authorization);
     expect(first).toBe(second);
+  });
+});
+
+describe("Web Push client: the push service's own reason", () => {
+  it("reads Apple's BadJwtToken for a subject Apple refuses, and keeps the subscription", async () => {
+    const apple = await startFakeWebPush({ clock, service: 'apple' });
+    try {
+      const subscription = apple.subscribe({ applicationServerKey: keys.publicKey });
+      const refusedSubject = createWebPushClient({ keys: { ...keys, subject: 'mailto: <ops@example.com>' }, clock, allowPrivate: true });
+      clients.push(refusedSubject);
+      expect(await refusedSubject.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'rejected', reason: 'web-push:403:BadJwtToken' });
+      expect(await client().send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+    } finally {
+      await apple.close();
+    }
   });
 });

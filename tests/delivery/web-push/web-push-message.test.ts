@@ -50,20 +50,33 @@ describe('Web Push encrypted size', () => {
 });
 
 describe('push service answer → outcome', () => {
+  const autopush = (code: number, errno: number) => JSON.stringify({ code, errno, error: 'Error', message: 'as autopush documents' });
   it.each([
-    [201, null, { kind: 'delivered' }],
-    [202, null, { kind: 'delivered' }],
-    [404, null, { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:404' }],
-    [410, null, { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' }],
-    [400, null, { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:400' }],
-    [401, null, { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:401' }],
-    [403, null, { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:403' }],
-    [413, null, { kind: 'rejected', reason: 'web-push:413' }],
-    [429, 30_000, { kind: 'retry', reason: 'web-push:429', retryAfterMs: 30_000 }],
-    [503, null, { kind: 'retry', reason: 'web-push:503', retryAfterMs: null }],
-    [301, null, { kind: 'rejected', reason: 'web-push:301' }],
-    [418, null, { kind: 'rejected', reason: 'web-push:418' }],
-  ])('%i → %o', (status, retryAfterMs, outcome) => {
-    expect(mapWebPushResponse(status, retryAfterMs)).toEqual(outcome);
+    [201, null, '', { kind: 'delivered' }],
+    [202, null, '', { kind: 'delivered' }],
+    [404, null, '', { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:404' }],
+    [410, null, '', { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' }],
+    [410, null, autopush(410, 103), { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410:errno103' }],
+    // 400/401/403 are the request's or our signature's fault: refused, never a dead subscription.
+    [400, null, '', { kind: 'rejected', reason: 'web-push:400' }],
+    [400, null, autopush(400, 112), { kind: 'rejected', reason: 'web-push:400:errno112' }],
+    [401, null, autopush(401, 109), { kind: 'rejected', reason: 'web-push:401:errno109' }],
+    [403, null, '', { kind: 'rejected', reason: 'web-push:403' }],
+    [403, null, '{"reason":"BadJwtToken"}', { kind: 'rejected', reason: 'web-push:403:BadJwtToken' }],
+    [403, null, 'the key is not valid', { kind: 'rejected', reason: 'web-push:403' }],
+    // …unless the body names the subscription as gone.
+    [400, null, autopush(400, 102), { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:400:errno102' }],
+    [403, null, autopush(403, 106), { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:403:errno106' }],
+    [413, null, autopush(413, 104), { kind: 'rejected', reason: 'web-push:413:errno104' }],
+    [429, 30_000, '', { kind: 'retry', reason: 'web-push:429', retryAfterMs: 30_000 }],
+    [503, null, autopush(503, 202), { kind: 'retry', reason: 'web-push:503:errno202', retryAfterMs: null }],
+    [301, null, '', { kind: 'rejected', reason: 'web-push:301' }],
+    [418, null, '', { kind: 'rejected', reason: 'web-push:418' }],
+    // Only a short word or a number is taken from the answer: never free text, nor JSON cut off at the excerpt.
+    [403, null, '{"reason":"has spaces in it"}', { kind: 'rejected', reason: 'web-push:403' }],
+    [403, null, '{"reason":"BadJwt', { kind: 'rejected', reason: 'web-push:403' }],
+    [403, null, '{"errno":"109"}', { kind: 'rejected', reason: 'web-push:403' }],
+  ])('%i %s → %o', (status, retryAfterMs, answer, outcome) => {
+    expect(mapWebPushResponse(status, retryAfterMs, answer)).toEqual(outcome);
   });
 });

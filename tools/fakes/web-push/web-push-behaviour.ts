@@ -8,6 +8,8 @@ export interface WebPushOutcome {
   status: number;
   /** Sent as Retry-After (seconds), as services do with 429 and 503 (RFC 8030 §8.4). */
   retryAfterSeconds?: number;
+  /** Sent as the JSON body instead of the service's own (web-push-answers.ts), e.g. autopush's `{"errno": 106}`. */
+  body?: Record<string, unknown>;
 }
 
 /** What a latency function sees. */

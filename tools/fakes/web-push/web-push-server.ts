@@ -7,8 +7,9 @@ import { FakeRecord } from '../fake-record.ts';
 import { type PushSubscriptionJson, type SimulatedBrowser, createSimulatedBrowser } from './web-push-browser.ts';
 import { WebPushBehaviour, type WebPushLatencyContext, type WebPushOutcome } from './web-push-behaviour.ts';
 import type { WebPushRecord } from './web-push-record.ts';
+import { refusalBody, type WebPushRefusal, type WebPushServiceKind } from './web-push-answers.ts';
 import { MAX_BODY_BYTES, checkPushRequest } from './web-push-request-rules.ts';
-import { checkVapid } from './web-push-vapid.ts';
+import { appleSubjectProblem, checkVapid } from './web-push-vapid.ts';
 
 /**
  * A fake Web Push service (RFC 8030, 8291, 8292; docs/protocols.md 4 and checklist 6.3) over TLS, HTTP/1.1 and HTTP/2.
@@ -20,6 +21,11 @@ import { checkVapid } from './web-push-vapid.ts';
 export interface FakeWebPushOptions extends ListenOptions {
   /** Time source for VAPID `exp` checks and the record. Default: system clock. */
   clock?: Clock;
+  /**
+   * Which push service this fake stands for (web-push-answers.ts): `generic` (default) refuses with Mozilla autopush's
+   * JSON; `apple` refuses a bad VAPID JWT, including a subject Apple does not take, with `403 {"reason":"BadJwtToken"}`.
+   */
+  service?: WebPushServiceKind;
 }
 
 export interface FakeSubscription {
@@ -40,6 +46,16 @@ export interface FakeWebPush {
    * binds it to that VAPID key and refuses (403) messages signed with any other, as real services do.
    */
   subscribe(options?: { applicationServerKey?: string }): FakeSubscription;
+  /**
+   * The browser goes offline (false) or comes back (true); browsers are online from the start. While it is offline the
+   * service holds what it accepts for it, as RFC 8030 says a push service does: each message until its TTL runs out
+   * (§5.2, https://www.rfc-editor.org/rfc/rfc8030#section-5.2; TTL 0 is not held at all), and a message with a Topic
+   * replacing a held one with the same Topic (§5.4, https://www.rfc-editor.org/rfc/rfc8030#section-5.4). Coming back,
+   * the browser receives what is still held and unexpired, oldest first.
+   */
+  setOnline(id: string, online: boolean): void;
+  /** What the browser's service worker received so far, in order (every accepted message while it is online). */
+  received(id: string): readonly WebPushRecord[];
   /** The browser unsubscribed (or the subscription expired): later messages get `status` (410 by default, or 404). */
   expire(id: string, status?: 404 | 410): void;
   waitForMessages(count: number, timeoutMs?: number): Promise<WebPushRecord[]>;
@@ -61,6 +77,10 @@ interface SubscriptionState {
   browser: SimulatedBrowser;
   applicationServerKey: string | null;
   gone: 404 | 410 | null;
+  online: boolean;
+  /** Accepted while offline, with when each expires (its TTL from acceptance). */
+  held: Array<{ message: WebPushRecord; expiresAt: number }>;
+  received: WebPushRecord[];
 }
 
 const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
@@ -69,6 +89,7 @@ const SUBSCRIBE_PATH = '/subscriptions';
 
 export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promise<FakeWebPush> {
   const clock = options.clock ?? { now: () => Date.now() };
+  const service = options.service ?? 'generic';
   const subscriptions = new Map<string, SubscriptionState>();
   const behaviour = new WebPushBehaviour();
   const messages = new FakeRecord<WebPushRecord>();
@@ -114,18 +135,22 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     };
 
     // Order: the resource, then credentials, then the message's headers and size, then chaos (fake-behaviour.ts).
-    let refusal: { status: number; reason: string; retryAfterSeconds?: number } | null = null;
+    let refusal: WebPushRefusal | null = null;
+    // A refused VAPID JWT, in both services' words (web-push-answers.ts): autopush's errno 109, Apple's BadJwtToken.
+    const vapidRefusal = (status: number, reason: string): WebPushRefusal => ({ status: service === 'apple' ? 403 : status, reason, errno: 109, appleReason: 'BadJwtToken' });
     if (request.method !== 'POST') refusal = { status: 405, reason: 'only POST delivers a push message' };
-    else if (!subscription) refusal = { status: 404, reason: 'no such subscription' };
-    else if (subscription.gone) refusal = { status: subscription.gone, reason: 'the subscription is no longer valid' };
+    else if (!subscription) refusal = { status: 404, reason: 'no such subscription', errno: 102 };
+    else if (subscription.gone) refusal = { status: subscription.gone, reason: 'the subscription is no longer valid', errno: subscription.gone === 410 ? 103 : 102 };
     if (!refusal && subscription) {
       const vapid = await checkVapid(headerOf(request, 'authorization'), listener.url, clock.now());
       draft.vapid = vapid.ok ? vapid.claims : null;
       draft.vapidPublicKey = vapid.ok ? vapid.publicKey : null;
       const rules = checkPushRequest(request.headers, size);
-      if (!vapid.ok) refusal = { status: vapid.status, reason: vapid.reason };
+      const subjectProblem = vapid.ok && service === 'apple' ? appleSubjectProblem(vapid.claims.sub) : null;
+      if (!vapid.ok) refusal = vapidRefusal(vapid.status, vapid.reason);
+      else if (subjectProblem !== null) refusal = vapidRefusal(403, subjectProblem);
       else if (subscription.applicationServerKey !== null && subscription.applicationServerKey !== vapid.publicKey) {
-        refusal = { status: 403, reason: 'the VAPID key is not the applicationServerKey this subscription was made with' };
+        refusal = vapidRefusal(403, 'the VAPID key is not the applicationServerKey this subscription was made with');
       } else if (!rules.ok) refusal = rules;
       else {
         draft.ttl = rules.value.ttl;
@@ -134,7 +159,12 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
         const injected = behaviour.takeInjectedFailure() ?? behaviour.tokenOutcome(subscriptionId!);
         if (injected) {
           draft.injected = true;
-          refusal = { status: injected.status, reason: `injected ${injected.status}`, ...(injected.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: injected.retryAfterSeconds }) };
+          refusal = {
+            status: injected.status,
+            reason: `injected ${injected.status}`,
+            ...(injected.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: injected.retryAfterSeconds }),
+            ...(injected.body === undefined ? {} : { body: injected.body }),
+          };
         } else {
           decryptInto(draft, subscription.browser, body);
         }
@@ -146,19 +176,41 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     const answered = !clientGone(request);
     if (refusal) {
       messages.add({ ...draft, at: clock.now(), status: refusal.status, reason: refusal.reason, answered });
-      if (answered) answer(response, refusal.status, refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }, refusal.reason);
+      if (answered) {
+        const { contentType, text } = refusalBody(service, refusal);
+        answer(response, refusal.status, { 'content-type': contentType, ...(refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }) }, text);
+      }
       return;
     }
     messageCount += 1;
     const location = `${listener.url}/message/${messageCount}-${randomBytes(6).toString('base64url')}`;
-    messages.add({ ...draft, at: clock.now(), status: 201, answered });
+    const accepted: WebPushRecord = { ...draft, at: clock.now(), status: 201, answered };
+    messages.add(accepted);
+    if (subscription) hold(subscription, accepted);
     if (answered) answer(response, 201, { location, ttl: String(draft.ttl) }, '');
+  }
+
+  /** An accepted message reaches the browser now, or waits for it under its TTL and Topic (setOnline). */
+  function hold(subscription: SubscriptionState, message: WebPushRecord): void {
+    if (subscription.online) {
+      subscription.received.push(message);
+      return;
+    }
+    const ttl = message.ttl ?? 0;
+    if (message.topic !== null) subscription.held = subscription.held.filter((held) => held.message.topic !== message.topic);
+    if (ttl > 0) subscription.held.push({ message, expiresAt: message.at + ttl * 1000 });
+  }
+
+  function stateOf(id: string): SubscriptionState {
+    const subscription = subscriptions.get(id);
+    if (!subscription) throw new Error(`no subscription ${id}`);
+    return subscription;
   }
 
   function subscribe({ applicationServerKey }: { applicationServerKey?: string } = {}): FakeSubscription {
     const id = randomBytes(16).toString('base64url');
     const browser = createSimulatedBrowser();
-    subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null });
+    subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null, online: true, held: [], received: [] });
     const endpoint = `${listener.url}/push/${id}`;
     return { id, endpoint, browser, json: browser.subscription(endpoint) };
   }
@@ -182,10 +234,17 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     port: listener.port,
     messages: messages.entries,
     subscribe,
+    setOnline: (id, online) => {
+      const subscription = stateOf(id);
+      subscription.online = online;
+      if (!online) return;
+      const now = clock.now();
+      for (const { message, expiresAt } of subscription.held) if (expiresAt > now) subscription.received.push(message);
+      subscription.held = [];
+    },
+    received: (id) => stateOf(id).received,
     expire: (id, status = 410) => {
-      const subscription = subscriptions.get(id);
-      if (!subscription) throw new Error(`no subscription ${id}`);
-      subscription.gone = status;
+      stateOf(id).gone = status;
     },
     waitForMessages: (count, timeoutMs) => messages.waitForCount(count, timeoutMs),
     waitForMessage: (predicate, timeoutMs) => messages.waitForMatch(predicate, timeoutMs),
@@ -224,7 +283,7 @@ function headerOf(request: AnyRequest, name: string): string | undefined {
 }
 
 function answer(response: AnyResponse, status: number, headers: Record<string, string>, text: string): void {
-  response.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers, 'content-length': String(Buffer.byteLength(text)) });
   response.end(text);
 }
 

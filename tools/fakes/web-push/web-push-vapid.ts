@@ -51,3 +51,27 @@ export async function checkVapid(authorization: string | undefined, expectedOrig
   if (typeof claims.sub !== 'string' || !/^(mailto:|https:)/.test(claims.sub)) return { ok: false, status: 403, reason: 'sub must be a mailto: or https: contact', claims };
   return { ok: true, publicKey: point.toString('base64url'), claims: claims as VapidClaims };
 }
+
+/**
+ * What Apple's push service adds to the `sub` check above: it answers `403 {"reason":"BadJwtToken"}` when "the JWT
+ * subject claim isn't a URL or mailto:"
+ * (https://developer.apple.com/documentation/usernotifications/sending-web-push-notifications-in-web-apps-and-browsers).
+ * A URL holds no whitespace or angle brackets (RFC 3986 §2, https://www.rfc-editor.org/rfc/rfc3986#section-2), so
+ * `mailto: <admin@example.com>` is refused although it starts with mailto:
+ * (https://developer.apple.com/forums/thread/725473), and so is a contact on localhost, which nobody can reach.
+ * Null when Apple takes the subject.
+ */
+export function appleSubjectProblem(sub: string): string | null {
+  if (/[\s<>]/.test(sub)) return 'sub is not a URL: it holds whitespace or angle brackets';
+  const host = sub.startsWith('mailto:') ? sub.slice(sub.lastIndexOf('@') + 1) : hostOf(sub);
+  if (host === null || /^(localhost|.*\.localhost|127(\.\d+){3}|\[::1\])$/i.test(host)) return `sub must name a reachable contact, not ${host ?? 'an unreadable URL'}`;
+  return null;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 import { api, withQuery } from '../api.js';
 import { copyButton } from '../copy-button.js';
 import { append, h, replace, table, uid } from '../dom.js';
-import { announce, askDialog, showProblem } from '../feedback.js';
+import { announce, askDialog, notice, showProblem } from '../feedback.js';
 import { formatTime, formatTimeText } from '../format.js';
 import { keyReveal } from '../key-reveal.js';
 import { pageHeading } from '../layout.js';
@@ -54,16 +54,21 @@ export async function keysPage({ container }) {
   await renderList(listSection, { problems, showReveal, reload });
 }
 
-/** The instance's VAPID public key (docs/web-push.md): public, the same for every account, changed only by the operator. */
+/**
+ * The instance's VAPID public key (docs/web-push.md): public, the same for every account, changed only by the operator.
+ * With a subject Apple's push service refuses (a localhost one, from an http://localhost base URL), a warning that
+ * Safari will refuse it, in the server's words.
+ */
 function webPushKeySection() {
   const section = h('section', { 'aria-labelledby': 'web-push-key' }, h('h2', { id: 'web-push-key' }, 'Web Push public key'));
   api
     .get('/api/v1/web-push/public-key')
-    .then(({ publicKey }) =>
+    .then(({ publicKey, subjectWarning }) =>
       append(
         section,
         h('p', {}, 'Browsers subscribe with this VAPID key (the applicationServerKey of PushManager.subscribe). It is public and the same for every account on this Clarion instance.'),
         h('p', {}, h('code', { class: 'wrap', 'aria-label': 'VAPID public key' }, publicKey), ' ', copyButton(publicKey, 'Copy public key')),
+        subjectWarning ? notice('warning', h('p', {}, h('strong', {}, 'Safari will refuse this instance’s pushes. '), subjectWarning)) : null,
         h('p', {}, 'Only the operator changes it (clarion web-push rotate-keys --yes), and every subscribed browser then stops receiving pushes until it subscribes again.'),
       ),
     )

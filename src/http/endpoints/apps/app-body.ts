@@ -28,7 +28,7 @@ export const WebCredentials = Type.Object(
   {
     publicKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID public key, base64url; with privateKey. Both omitted: a pair is generated.' })),
     privateKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID private key, base64url (32 bytes).' })),
-    subject: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'mailto: or https: contact for the push services; null: the instance default.' }))),
+    subject: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'mailto: or https: contact for the push services, without spaces or angle brackets and not on localhost (Apple refuses those); null: the instance default.' }))),
   },
   { additionalProperties: false, title: 'AppWebCredentials' },
 );
