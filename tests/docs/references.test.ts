@@ -127,6 +127,13 @@ describe('references inside the repository', () => {
     expect(bare).toEqual([]);
   });
 
+  it("the README's documentation list links every page under docs/", () => {
+    const list = read('README.md').split(/^## Documentation\s*$/m)[1]?.split(/^## /m)[0] ?? '';
+    const listed = new Set(relativeLinks(list).map((link) => link.split('#')[0]));
+    const pages = files.filter((file) => /^docs\/[^/]+\.md$/.test(file)).sort();
+    expect(pages.filter((page) => !listed.has(page))).toEqual([]);
+  });
+
   it('nothing points at notes outside the repository', () => {
     const outside = /\.\.\/shared\b|shared\/reference|\b(?:DESIGN|STYLE)\.md\b/;
     const text = files.filter((file) => file !== self && statSync(join(ROOT, file)).size < 2_000_000);
