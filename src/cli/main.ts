@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
+import { addAccountsAddOwner } from './accounts-add-owner.ts';
 import { addAccountsCreate } from './accounts-create.ts';
 import { addAccountsSetPlan } from './accounts-set-plan.ts';
 import { addAccountsSetSlug } from './accounts-set-slug.ts';
@@ -35,6 +36,7 @@ addBackup(program);
 addRestore(program);
 const accounts = program.command('accounts').description('manage accounts');
 addAccountsCreate(accounts);
+addAccountsAddOwner(accounts);
 addAccountsSetPlan(accounts);
 addAccountsSetTimezone(accounts);
 addAccountsSetSlug(accounts);
