@@ -4,7 +4,7 @@ import { isPlan, monthlyLimit, planNames, type Plan } from '../domain/plans.ts';
 import { createAccount } from '../store/accounts-store.ts';
 import { addMembership } from '../store/users-store.ts';
 import { checkOwnerEmail, ownerUser, type OwnerFlags } from './account-owner.ts';
-import { CliError, printResult } from './cli-output.ts';
+import { CliError, countOf, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 
 interface Options {
@@ -48,7 +48,7 @@ export function addAccountsCreate(accounts: Command): void {
         });
       });
       printResult(options, result, [
-        `Created account ${result.id} (${result.name}) on the ${result.plan} plan: ${result.limit} notifications a month.`,
+        `Created account ${result.id} (${result.name}) on the ${result.plan} plan: ${countOf(result.limit, 'notification')} a month.`,
         ...(result.owner ? [`Owner: ${result.owner.email}`] : []),
       ]);
     });
