@@ -52,7 +52,7 @@ const fakes = await startFakes({ latency: values.latency! });
 const bench = await createBenchDatabase(values.postgres);
 // Web subscribers are bound to the VAPID public key they were made with, so the workers get a pair fixed up front.
 const vapid = platforms.includes('web') ? generateVapidKeyPair() : null;
-const webSubscriptions = vapid ? await createWebSubscriptions(fakes.env, vapid.publicKey, webCount(size)) : [];
+const webSubscriptions = vapid ? await createWebSubscriptions(fakes, vapid.publicKey, webCount(size)) : [];
 const channel = await seedFanoutChannel(bench.store, size, { platforms, webSubscriptions });
 const workerEnv = {
   ...fakes.env,

@@ -18,7 +18,7 @@ import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
 import { CONNECTION_LOST_MESSAGE } from './store/postgres-pool.ts';
 import { CHECKPOINT_INTERVAL_MS } from './store/sqlite-checkpointer.ts';
-import { listenOn } from './http/listen-on.ts';
+import { listenHost, listenOn } from './http/listen-on.ts';
 import { instanceHasAccounts } from './store/accounts-store.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
@@ -29,6 +29,8 @@ export interface RunningServer {
   app: ClarionApp | null;
   worker: DeliveryWorker | null;
   address: string | null;
+  /** The address the API is bound to (CLARION_HOST, or loopback for a new instance: src/http/listen-on.ts). */
+  host: string | null;
   /** host:port of the CLARION_METRICS_PORT listener, when one was asked for. */
   metricsAddress: string | null;
   logger: Logger;
@@ -39,6 +41,15 @@ export interface RunningServer {
 export interface ServeRoles {
   api: boolean;
   worker: boolean;
+}
+
+export interface ListenOptions {
+  /**
+   * Whether the operator set CLARION_HOST (src/config/load-config.ts optionGiven): then config.host is used as is.
+   * Unset, an instance whose first sign-up is open listens on loopback only (src/http/listen-on.ts). A caller that
+   * builds its Config in code has chosen its host, hence the default.
+   */
+  hostGiven: boolean;
 }
 
 /**
@@ -62,25 +73,32 @@ async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, no
 }
 
 /**
- * Says at start who can create accounts (issue 15, part 2): open sign-up hands the operator's push credentials to
- * anyone who reaches the port, so it is a warning; an instance without accounts says where the first one is made.
+ * Says at start who can create accounts, in one line: open sign-up hands the operator's push credentials to anyone
+ * who reaches the port, so it is a warning; an instance without accounts says where the first one is made, and, when
+ * it listens on loopback for that reason (listen-on.ts), why and how to open it.
  */
-async function logSignupPolicy(store: Store, config: Config, logger: Logger): Promise<void> {
+function logSignupPolicy(config: Config, logger: Logger, listening: { host: string; firstAccountOpen: boolean }): void {
+  const create = '`clarion accounts create --name … --owner-email … --owner-password …`';
   if (config.signup === 'open') {
     logger.warn(
       { signup: 'open' },
       'CLARION_SIGNUP=open: anyone who can reach this instance can create a Free account from the dashboard and send pushes through its APNs, FCM and Web Push credentials; leave CLARION_SIGNUP unset (closed) to create accounts with `clarion accounts create` only',
     );
-  } else if (!(await instanceHasAccounts(store.db))) {
+  } else if (listening.firstAccountOpen && listening.host !== config.host) {
+    logger.warn(
+      { signup: 'first-account', host: listening.host },
+      `listening on ${listening.host} only: this instance has no account yet, and its first sign-up (${config.baseUrl}/#/signup) makes whoever reaches it first the operator. Create that account from this machine, or with ${create}, then restart to listen on every interface; or set CLARION_HOST=0.0.0.0 (or the address to listen on) to open it now`,
+    );
+  } else if (listening.firstAccountOpen) {
     logger.warn(
       { signup: 'first-account' },
-      `no account yet: the first sign-up at ${config.baseUrl}/#/signup creates the operator's account (whoever reaches it first), then sign-up closes; or create it with \`clarion accounts create --owner-email … --owner-password …\``,
+      `no account yet: the first sign-up at ${config.baseUrl}/#/signup creates the operator's account (whoever reaches it first), then sign-up closes; or create it with ${create}`,
     );
   }
 }
 
 /** Opens storage, migrates it, and starts the roles asked for. The only place that listens on a port. */
-export async function startServer(config: Config, roles: ServeRoles): Promise<RunningServer> {
+export async function startServer(config: Config, roles: ServeRoles, listen: ListenOptions = { hostGiven: true }): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const threaded = roles.worker && roles.api && config.workerThread;
@@ -145,19 +163,23 @@ export async function startServer(config: Config, roles: ServeRoles): Promise<Ru
   }
   let app: ClarionApp | null = null;
   let address: string | null = null;
+  let host: string | null = null;
   if (roles.api) {
     // Loaded only for the API role: a `serve --worker` process never imports the HTTP stack (Fastify, schemas,
     // OpenAPI, the dashboard): 156 MiB resident when idle instead of 160–169 (bench/README.md, "Memory and time").
     const { buildApp } = await import('./http/app.ts');
     app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger });
-    address = await listenOn(app, config);
-    await logSignupPolicy(store, config, logger);
+    const firstAccountOpen = config.signup !== 'open' && !(await instanceHasAccounts(store.db));
+    host = listenHost(config, { hostGiven: listen.hostGiven, firstAccountOpen });
+    address = await listenOn(app, { port: config.port, host });
+    logSignupPolicy(config, logger, { host, firstAccountOpen });
   }
 
   return {
     app,
     worker,
     address,
+    host,
     metricsAddress: metricsListener?.address ?? null,
     logger,
     async close(graceMs = 8_000) {

@@ -23,7 +23,8 @@ import {
  *   npm run fakes                      # in one terminal
  *   source .cache/fakes/env.sh && npm start   # in another
  *
- * Prints the environment that points Clarion at the fakes (also written to <dir>/env.sh). Credentials are kept in
+ * Prints the environment that points Clarion at the fakes (also written to <dir>/env.sh): Clarion's own options and
+ * NODE_EXTRA_CA_CERTS, nothing else, after a comment with the fake Web Push service's address. Credentials are kept in
  * <dir> and reused on the next start, so the printed values stay the same across restarts on the same ports.
  * A browser subscription for the fake Web Push service: `curl -sk -X POST https://127.0.0.1:8444/subscriptions -d
  * '{"applicationServerKey": "<GET /api/v1/web-push/public-key>"}'`, registered with `platform: "web"`; each push it
@@ -122,13 +123,16 @@ const env: Record<string, string> = {
   CLARION_FCM_SERVICE_ACCOUNT_FILE: serviceAccountPath,
   // The fake Web Push service is on loopback, which the SSRF guard refuses otherwise.
   CLARION_ALLOW_PRIVATE_ADDRESSES: 'true',
-  // Not Clarion's: where a script makes web subscriptions (POST <url>/subscriptions), e.g. bench/fanout-cpu.ts.
-  CLARION_FAKE_WEB_PUSH_URL: webPush.url,
   NODE_EXTRA_CA_CERTS: tls.caCertPath,
 };
-const exports = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
-writeFileSync(join(dir, 'env.sh'), `${exports.join('\n')}\n`);
-process.stdout.write(`${exports.join('\n')}\n`);
+// Only what Clarion and Node read is exported. Where a script or a person makes a browser's subscription is a
+// comment before them (harmless when the lines are pasted or sourced); bench/harness/fakes-process.ts reads it.
+const lines = [
+  `# fake Web Push service: ${webPush.url} (POST /subscriptions makes a browser's subscription)`,
+  ...Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`),
+];
+writeFileSync(join(dir, 'env.sh'), `${lines.join('\n')}\n`);
+process.stdout.write(`${lines.join('\n')}\n`);
 if (flags['report-pushes']) reportPushes();
 process.stderr.write(
   `fake APNs on ${apns.url} (channel management on ${apns.managementUrl}), fake FCM on ${fcm.url} (project ${account.json.project_id}), fake Web Push on ${webPush.url} (POST /subscriptions); env written to ${join(dir, 'env.sh')}. Ctrl-C stops.\n`,

@@ -7,8 +7,10 @@ import { repoRoot } from './repo-root.ts';
 import { stopChild } from './worker-process.ts';
 
 export interface FakesProcess {
-  /** CLARION_APNS_*, CLARION_FCM_*, CLARION_FAKE_WEB_PUSH_URL, NODE_EXTRA_CA_CERTS for `clarion serve` (or the bare client). */
+  /** CLARION_APNS_*, CLARION_FCM_*, CLARION_ALLOW_PRIVATE_ADDRESSES, NODE_EXTRA_CA_CERTS for `clarion serve` (or the bare client). */
   env: Record<string, string>;
+  /** The fake Web Push service, where browser subscriptions are made (`POST <url>/subscriptions`). */
+  webPushUrl: string;
   pid: number;
   /** With `reportPushes`: epoch ms at which some device first received each notification (by id). */
   firstPushAt: Map<string, number>;
@@ -38,9 +40,15 @@ export async function startFakes(options: { latency?: string; reportPushes?: boo
   let pushes = 0;
   let countListeners: Array<() => void> = [];
   const exports: Record<string, string> = {};
+  let webPushUrl = '';
   let resolveEnv: (env: Record<string, string>) => void = () => {};
   const ready = new Promise<Record<string, string>>((resolve) => (resolveEnv = resolve));
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    const webPush = /^# fake Web Push service: (\S+) /.exec(line);
+    if (webPush) {
+      webPushUrl = webPush[1]!;
+      return;
+    }
     const exported = /^export (\w+)=(.*)$/.exec(line);
     if (exported) {
       exports[exported[1]!] = exported[2]!.replace(/^'(.*)'$/, '$1');
@@ -59,6 +67,7 @@ export async function startFakes(options: { latency?: string; reportPushes?: boo
   const env = await Promise.race([ready, exited]);
   return {
     env,
+    webPushUrl,
     pid: child.pid!,
     firstPushAt,
     pushCount: () => pushes,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
+import type { FakesProcess } from './fakes-process.ts';
 
 /**
  * `count` browser subscriptions at the fake Web Push service (tools/fakes/web-push/), made as a page makes them:
@@ -7,10 +8,10 @@ import { Agent, request } from 'undici';
  * page would register. Over HTTPS with the fakes' CA, `concurrency` requests at a time. The fake keeps each
  * subscription's keys and decrypts every push in its own process, so that work never counts as Clarion's.
  */
-export async function createWebSubscriptions(fakesEnv: Record<string, string>, applicationServerKey: string, count: number, concurrency = 32): Promise<unknown[]> {
-  const url = fakesEnv.CLARION_FAKE_WEB_PUSH_URL;
-  const caPath = fakesEnv.NODE_EXTRA_CA_CERTS;
-  if (!url || !caPath) throw new Error('the fakes printed no CLARION_FAKE_WEB_PUSH_URL or NODE_EXTRA_CA_CERTS');
+export async function createWebSubscriptions(fakes: Pick<FakesProcess, 'env' | 'webPushUrl'>, applicationServerKey: string, count: number, concurrency = 32): Promise<unknown[]> {
+  const url = fakes.webPushUrl;
+  const caPath = fakes.env.NODE_EXTRA_CA_CERTS;
+  if (!url || !caPath) throw new Error("the fakes printed no Web Push service address or NODE_EXTRA_CA_CERTS");
   const dispatcher = new Agent({ connect: { ca: readFileSync(caPath, 'utf8') } });
   const subscriptions: unknown[] = new Array(count);
   let next = 0;

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { toIso } from '../domain/clock.ts';
 import { isPlan, monthlyLimit, planNames, type Plan } from '../domain/plans.ts';
-import { hashPassword, passwordProblem } from '../domain/passwords.ts';
 import { createAccount } from '../store/accounts-store.ts';
-import { addMembership, createUser, findUserByEmail } from '../store/users-store.ts';
-import { CliError, printResult } from './cli-output.ts';
+import { addMembership } from '../store/users-store.ts';
+import { checkOwnerEmail, ownerUser, type OwnerFlags } from './account-owner.ts';
+import { CliError, countOf, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 
 interface Options {
@@ -15,7 +15,7 @@ interface Options {
   json?: boolean;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const FLAGS: OwnerFlags = { email: '--owner-email', password: '--owner-password' };
 
 export function addAccountsCreate(accounts: Command): void {
   accounts
@@ -24,28 +24,17 @@ export function addAccountsCreate(accounts: Command): void {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', `plan: ${planNames.join(', ')}`, 'free')
     .option('--owner-email <email>', 'email of the owner (a new user, or an existing one who joins this account)')
-    .option('--owner-password <password>', 'password for a new owner')
+    .option('--owner-password <password>', 'password for a new owner (at least 10 characters); not for an existing user')
     .option('--json', 'print one JSON object')
     .action(async (options: Options) => {
       if (!isPlan(options.plan)) throw new CliError(`--plan must be one of ${planNames.join(', ')}`, 'validation_failed');
       if (options.name.trim() === '' || options.name.length > 100) throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
-      if (options.ownerEmail !== undefined && !EMAIL.test(options.ownerEmail)) throw new CliError('--owner-email is not an email address', 'validation_failed');
+      if (options.ownerEmail !== undefined) checkOwnerEmail(options.ownerEmail, FLAGS);
       const plan: Plan = options.plan;
       const result = await withStore(async (store) => {
         const now = Date.now();
         return store.db.transaction().execute(async (trx) => {
-          let owner: { id: string; email: string } | null = null;
-          if (options.ownerEmail !== undefined) {
-            const existing = await findUserByEmail(trx, options.ownerEmail);
-            if (existing) {
-              owner = existing;
-            } else {
-              if (options.ownerPassword === undefined) throw new CliError('--owner-password is required for a new owner', 'validation_failed');
-              const problem = passwordProblem(options.ownerPassword);
-              if (problem) throw new CliError(`--owner-password: ${problem}`, 'validation_failed');
-              owner = await createUser(trx, { email: options.ownerEmail, passwordHash: await hashPassword(options.ownerPassword), now });
-            }
-          }
+          const owner = options.ownerEmail === undefined ? null : (await ownerUser(trx, { email: options.ownerEmail, password: options.ownerPassword, now, flags: FLAGS })).user;
           const account = await createAccount(trx, { name: options.name.trim(), plan, now });
           if (owner) await addMembership(trx, { accountId: account.id, userId: owner.id, role: 'owner', now });
           return {
@@ -59,7 +48,7 @@ export function addAccountsCreate(accounts: Command): void {
         });
       });
       printResult(options, result, [
-        `Created account ${result.id} (${result.name}) on the ${result.plan} plan: ${result.limit} notifications a month.`,
+        `Created account ${result.id} (${result.name}) on the ${result.plan} plan: ${countOf(result.limit, 'notification')} a month.`,
         ...(result.owner ? [`Owner: ${result.owner.email}`] : []),
       ]);
     });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { isPlan, monthlyLimit, planNames } from '../domain/plans.ts';
 import { setAccountPlan } from '../store/accounts-store.ts';
-import { CliError, printResult } from './cli-output.ts';
+import { CliError, countOf, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 import { parseWholeNumber } from './cli-parse.ts';
 
@@ -20,6 +20,6 @@ export function addAccountsSetPlan(accounts: Command): void {
       const account = await withStore((store) => setAccountPlan(store.db, options.account, plan, limit));
       if (!account) throw new CliError(`no account ${options.account}`, 'not_found');
       const result = { id: account.id, name: account.name, plan, limit: monthlyLimit(plan, limit), limitOverride: limit };
-      printResult(options, result, [`Account ${account.id} is on the ${plan} plan: ${result.limit} notifications a month.`]);
+      printResult(options, result, [`Account ${account.id} is on the ${plan} plan: ${countOf(result.limit, 'notification')} a month.`]);
     });
 }

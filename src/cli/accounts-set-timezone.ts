@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isTimeZone } from '../domain/device-token.ts';
+import { isTimeZone, TIME_ZONE_PROBLEM } from '../domain/time-zone.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 
@@ -8,11 +8,11 @@ export function addAccountsSetTimezone(accounts: Command): void {
     .command('set-timezone')
     .description("set the time zone used for local-time delivery to subscribers that did not give one (default UTC)")
     .requiredOption('--account <id>', 'account id (acc_…)')
-    .requiredOption('--timezone <zone>', 'IANA time zone, e.g. Europe/Berlin; "none" to clear')
+    .requiredOption('--timezone <zone>', 'IANA time zone, e.g. Europe/Berlin or UTC; "none" to clear')
     .option('--json', 'print one JSON object')
     .action(async (options: { account: string; timezone: string; json?: boolean }) => {
       const timezone = options.timezone === 'none' ? null : options.timezone;
-      if (timezone !== null && !isTimeZone(timezone)) throw new CliError('--timezone must be an IANA time zone name, like Europe/Berlin', 'validation_failed');
+      if (timezone !== null && !isTimeZone(timezone)) throw new CliError(`--timezone ${TIME_ZONE_PROBLEM}`, 'validation_failed');
       const account = await withStore((store) =>
         store.db.updateTable('accounts').set({ default_timezone: timezone }).where('id', '=', options.account).returningAll().executeTakeFirst(),
       );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
 import { loadClientPackage, type ApiErrorLike, type CliClient, type ConnectionErrorLike } from './client-package.ts';
-import { CliError } from './cli-output.ts';
+import { CliError, countOf } from './cli-output.ts';
 
 /**
  * The commands that talk to a running Clarion over HTTP with an API key (`clarion send`, `clarion live …`), built on
@@ -74,7 +74,7 @@ export async function callApi<T>(connection: ApiConnection, call: (client: CliCl
     }
     if (connection.isConnectionError(error)) {
       // The client retried already (packages/client/README.md, "Retries and idempotency"); say what the last attempt met.
-      const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
+      const attempts = countOf(error.attempts, 'attempt');
       const what = error.timedOut ? `no answer from ${connection.baseUrl} in time` : `cannot reach ${connection.baseUrl}${systemCause(error.cause)}`;
       throw new CliError(`${what} (${attempts})`, 'unreachable', { exitCode: EXIT_UNREACHABLE });
     }

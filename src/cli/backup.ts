@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSecretKey } from '../config/secret-key.ts';
 import { BackupError, writeSqliteBackup } from '../store/sqlite-backup.ts';
-import { CliError, printResult } from './cli-output.ts';
+import { CliError, countOf, printResult } from './cli-output.ts';
 
 /** Said when the instance runs on PostgreSQL, whose own tools back it up (docs/deploy.md, "Backups"). */
 export const POSTGRES_BACKUP_HINT =
@@ -32,7 +32,7 @@ export function addBackup(program: Command): void {
         const keyNote = carriesKey
           ? 'It holds the secret key: keep it as safe as the key itself.'
           : `It does not hold the secret key: keep ${config.secretKey ? 'CLARION_SECRET_KEY' : 'the data directory\'s secret.key'} with it, restore needs it.`;
-        printResult(options, { file, pages, secretKeyIncluded: carriesKey }, [`Backed up ${config.dataDir} to ${file} (${pages} pages).`, keyNote]);
+        printResult(options, { file, pages, secretKeyIncluded: carriesKey }, [`Backed up ${config.dataDir} to ${file} (${countOf(pages, 'page')}).`, keyNote]);
       } catch (error) {
         if (error instanceof BackupError) throw new CliError(error.message, 'backup_failed');
         throw error;

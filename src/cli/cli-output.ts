@@ -20,6 +20,11 @@ export class CliError extends Error {
   }
 }
 
+/** "1 subscriber", "2 subscribers", "0 subscribers": English counts, so no output reads "1 subscribers". */
+export function countOf(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}
+
 export function printResult(options: OutputOptions, result: Record<string, unknown>, human: string[]): void {
   if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else process.stdout.write(`${human.join('\n')}\n`);

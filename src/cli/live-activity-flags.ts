@@ -1,4 +1,4 @@
-import { CliError } from './cli-output.ts';
+import { CliError, countOf } from './cli-output.ts';
 
 /** The flags `clarion live start` and `clarion live update` share. */
 export interface AlertFlags {
@@ -17,5 +17,5 @@ export function alertFrom(flags: AlertFlags): { alert?: { title: string; body?: 
 
 /** One readable line about a Live Activity, after any of the three commands. */
 export function describeActivity(verb: string, activity: { id: string; template: string; status: string; recipientCount: number; fields: Record<string, unknown> }): string {
-  return `${verb} Live Activity ${activity.id} (${activity.template}, ${activity.status}, ${activity.recipientCount} subscribers): ${JSON.stringify(activity.fields)}`;
+  return `${verb} Live Activity ${activity.id} (${activity.template}, ${activity.status}, ${countOf(activity.recipientCount, 'subscriber')}): ${JSON.stringify(activity.fields)}`;
 }

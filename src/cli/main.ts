@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
+import { addAccountsAddOwner } from './accounts-add-owner.ts';
 import { addAccountsCreate } from './accounts-create.ts';
 import { addAccountsSetPlan } from './accounts-set-plan.ts';
 import { addAccountsSetSlug } from './accounts-set-slug.ts';
@@ -10,7 +12,7 @@ import { addAppsDelete } from './apps-delete.ts';
 import { addAppsList } from './apps-list.ts';
 import { addAppsUpdate } from './apps-update.ts';
 import { addChannelsCreate } from './channels-create.ts';
-import { CliError, printError } from './cli-output.ts';
+import { CliError, printError, printResult } from './cli-output.ts';
 import { addKeysCreate } from './keys-create.ts';
 import { addKeysList } from './keys-list.ts';
 import { addKeysRevoke } from './keys-revoke.ts';
@@ -29,12 +31,28 @@ import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
 /** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
 const program = new Command('clarion').description('Clarion push notification service').showHelpAfterError().exitOverride();
 
+// The program's own options: --version, with --json like every command. Positional, so a command's own --json after
+// its name stays the command's. The package.json beside src/ and dist/ (both one level below the root).
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+program
+  .enablePositionalOptions()
+  .allowExcessArguments()
+  .option('-V, --version', 'print the version')
+  .option('--json', 'with --version: print one JSON object')
+  .action((options: { version?: boolean; json?: boolean }, command: Command) => {
+    // A root action receives what names no command: said as commander says it without one.
+    if (command.args.length > 0) command.error(`error: unknown command '${command.args[0]}'`);
+    if (!options.version) command.help({ error: true });
+    printResult(options, { version }, [version]);
+  });
+
 addServe(program);
 addMigrate(program);
 addBackup(program);
 addRestore(program);
 const accounts = program.command('accounts').description('manage accounts');
 addAccountsCreate(accounts);
+addAccountsAddOwner(accounts);
 addAccountsSetPlan(accounts);
 addAccountsSetTimezone(accounts);
 addAccountsSetSlug(accounts);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { MAX_TTL_SECONDS } from '../domain/limits.ts';
 import { callApi, connect, withApiOptions, type ApiOptions } from './api-client.ts';
-import { CliError, printResult } from './cli-output.ts';
+import { CliError, countOf, printResult } from './cli-output.ts';
 import { parseWholeNumber } from './cli-parse.ts';
 
 /** Each content flag (as commander names its option) and the field of POST /api/v1/notifications it fills. */
@@ -58,6 +58,6 @@ export function addSend(program: Command): void {
     const connection = await connect(options);
     const sent = await callApi(connection, (client) => client.send(notification, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}));
     const when = sent.sendAt && sent.status === 'scheduled' ? `, scheduled for ${sent.sendAt}` : '';
-    printResult(options, sent, [`Sent notification ${sent.id} to ${sent.recipientCount} subscribers of ${sent.channelCode} (${sent.status}${when}).`]);
+    printResult(options, sent, [`Sent notification ${sent.id} to ${countOf(sent.recipientCount, 'subscriber')} of ${sent.channelCode} (${sent.status}${when}).`]);
   });
 }

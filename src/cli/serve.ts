@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load-config.ts';
+import { loadConfig, optionGiven } from '../config/load-config.ts';
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -15,9 +15,9 @@ export function addServe(program: Command): void {
       const config = loadConfig();
       // Loaded here, not at the top: the other commands need none of the HTTP stack and start faster without it.
       const { startServer } = await import('../server.ts');
-      const server = await startServer(config, { api: both || Boolean(options.api), worker: both || Boolean(options.worker) });
+      const server = await startServer(config, { api: both || Boolean(options.api), worker: both || Boolean(options.worker) }, { hostGiven: optionGiven('CLARION_HOST') });
       if (server.address) {
-        server.logger.info(`Clarion is listening on ${server.address} — dashboard at ${config.baseUrl}/, API docs at ${config.baseUrl}/docs`);
+        server.logger.info({ host: server.host }, `Clarion is listening on ${server.address} — dashboard at ${config.baseUrl}/, API docs at ${config.baseUrl}/docs`);
       }
       let stopping = false;
       const stop = (signal: string) => {

@@ -1,6 +1,7 @@
 import { apnsEnvironments, type ApnsEnvironment } from '../domain/apns-environment.ts';
 import { isChannelCode } from '../domain/channel-code.ts';
-import { isLocale, isTimeZone, normalizeToken, platforms, type Platform } from '../domain/device-token.ts';
+import { isLocale, normalizeToken, platforms, type Platform } from '../domain/device-token.ts';
+import { isTimeZone, TIME_ZONE_PROBLEM } from '../domain/time-zone.ts';
 import { parseOsVersion } from '../domain/ios-version.ts';
 import { templateNames, type TemplateName } from '../domain/live-activity-templates.ts';
 import type { SubscriberImportRow } from '../store/subscribers-store.ts';
@@ -61,7 +62,7 @@ export function parseImportLine(text: string): ImportLine {
     else osVersion = line.osVersion;
   }
   const timezone = optionalText(line, 'timezone', 64, problems);
-  if (timezone !== null && !knownTimeZone(timezone)) problems.push('timezone: must be an IANA time zone name, like Europe/Berlin');
+  if (timezone !== null && !knownTimeZone(timezone)) problems.push(`timezone: ${TIME_ZONE_PROBLEM}`);
   const locale = optionalText(line, 'locale', 35, problems);
   if (locale !== null && !knownLocale(locale)) problems.push('locale: must be a BCP 47 language tag, like de-DE');
   const externalId = optionalText(line, 'externalId', 255, problems);

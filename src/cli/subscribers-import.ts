@@ -8,7 +8,7 @@ import type { Store } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { importSubscribers, type SubscriberImport } from '../store/subscribers-store.ts';
 import { countWebhookEndpoints } from '../store/webhooks-store.ts';
-import { CliError, printResult } from './cli-output.ts';
+import { CliError, countOf, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 import { parseImportLine } from './subscriber-import-line.ts';
 
@@ -69,7 +69,7 @@ export function addSubscribersImport(subscribers: Command): void {
       const seconds = (performance.now() - started) / 1000;
       const result = { file, lines, ...totals, seconds: Number(seconds.toFixed(3)), rowsPerSecond: Math.round(lines / seconds) };
       printResult(options, result, [
-        `Imported ${lines} lines from ${file} in ${result.seconds} s (${result.rowsPerSecond}/s): ${totals.created} created, ${totals.reactivated} reactivated, ${totals.updated} updated.`,
+        `Imported ${countOf(lines, 'line')} from ${file} in ${result.seconds} s (${result.rowsPerSecond}/s): ${totals.created} created, ${totals.reactivated} reactivated, ${totals.updated} updated.`,
       ]);
     });
 }

@@ -20,7 +20,7 @@ export interface OptionDeclaration {
 
 export const configOptions = [
   { key: 'port', env: 'CLARION_PORT', kind: 'port', default: '3000', description: 'TCP port the HTTP server listens on.' },
-  { key: 'host', env: 'CLARION_HOST', kind: 'string', default: '0.0.0.0', description: 'Address the HTTP server binds to (0.0.0.0 = every interface).' },
+  { key: 'host', env: 'CLARION_HOST', kind: 'string', default: '0.0.0.0', description: 'Address the HTTP server binds to (0.0.0.0 = every interface). Left unset, an instance with no account yet, whose first dashboard sign-up would make whoever reaches it the operator, listens on 127.0.0.1 only until it has an account and is restarted; a value set here is always used (docs/deploy.md).' },
   { key: 'baseUrl', env: 'CLARION_BASE_URL', kind: 'url', default: 'http://localhost:3000', description: 'Public address of this instance, used in join links and the API docs.' },
   { key: 'dataDir', env: 'CLARION_DATA_DIR', kind: 'path', default: './data', description: 'Directory for the SQLite database file (clarion.db) and the generated secret key.' },
   { key: 'databaseUrl', env: 'CLARION_DATABASE_URL', kind: 'url', description: 'postgres://… URL. When set, storage and the job queue use PostgreSQL instead of the embedded SQLite file.' },

@@ -16,12 +16,12 @@ export class ConfigError extends Error {
 export const CONFIG_FILE_VARIABLE = 'CLARION_CONFIG_FILE';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const sources = { ...readConfigFile(env[CONFIG_FILE_VARIABLE]), ...definedOnly(env) };
+  const sources = configSources(env);
   const options: readonly OptionDeclaration[] = configOptions;
   const config: Record<string, unknown> = {};
   for (const option of options) {
     const raw = sources[option.env];
-    const text = raw === undefined || raw === '' ? option.default : String(raw);
+    const text = isGiven(raw) ? String(raw) : option.default;
     config[option.key] = text === undefined ? undefined : parseOption(option, text);
   }
   // One key per option, each parsed by its kind: the shape Config derives from the same list.
@@ -39,6 +39,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 const MIN_METRICS_TOKEN_LENGTH = 16;
+
+/**
+ * Whether an option was given a value (environment or config file) rather than left to its default: for the one
+ * choice that depends on it, where a new instance listens while CLARION_HOST is unset (src/http/listen-on.ts).
+ */
+export function optionGiven(variable: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return isGiven(configSources(env)[variable]);
+}
+
+/** The config file's values under the environment's: the environment wins. */
+function configSources(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  return { ...readConfigFile(env[CONFIG_FILE_VARIABLE]), ...definedOnly(env) };
+}
+
+/** An empty value counts as unset, as in a shell's `CLARION_PORT= npm start`. */
+const isGiven = (raw: unknown) => raw !== undefined && raw !== '';
 
 /** proxy-addr's own names, or an IP address, optionally with a /prefix length (a CIDR range). */
 const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

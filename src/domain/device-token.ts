@@ -80,15 +80,6 @@ export function tokenHashKey(platform: Platform, tokenHash: Uint8Array): string 
   return `${platform}:${Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength).toString('latin1')}`;
 }
 
-export function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function isLocale(value: string): boolean {
   try {
     return Intl.getCanonicalLocales(value).length === 1;

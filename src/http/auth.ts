@@ -10,6 +10,28 @@ import { assertCsrf, hasSessionCookie, resolveSession } from './session-auth.ts'
 import { clearedSessionCookie, isHttps } from './session-cookie.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const EXPECTED_FORM = 'Authorization: Bearer clr_sk_…';
+
+/**
+ * What a 401 says about the Authorization header. One code for every problem (docs/design.md 2.1), but the message
+ * names what is wrong with the header itself: missing, another scheme, or no value of a key's public shape
+ * (src/domain/api-key-secret.ts). None of these depends on any stored key. A key of the right shape that is unknown,
+ * revoked or expired gets the catalog's one message (src/http/error-catalog.ts), on every path that can refuse it
+ * (here, the cached accept path, the error handler's re-check), so those three stay indistinguishable.
+ */
+const HEADER_PROBLEMS = {
+  missing: `This request needs an API key, sent as ${EXPECTED_FORM} (a secret key; an app registering its device sends its publishable key, clr_pk_…).`,
+  scheme: `The Authorization header must use the Bearer scheme (${EXPECTED_FORM}).`,
+  malformed: `The value after Bearer is not an API key: a key is clr_sk_ or clr_pk_ followed by 32 characters, exactly as it was shown when created (${EXPECTED_FORM}).`,
+};
+
+/** The key a header presents, or what is wrong with the header. */
+function presentedKey(header: string | undefined): { key: string } | { problem: keyof typeof HEADER_PROBLEMS } {
+  if (header === undefined || header.trim() === '') return { problem: 'missing' };
+  if (!/^Bearer(\s|$)/i.test(header.trim())) return { problem: 'scheme' };
+  const key = BEARER.exec(header)?.[1];
+  return key !== undefined && looksLikeApiKey(key) ? { key } : { problem: 'malformed' };
+}
 
 /** The per-publishable-key ceiling allows bursts of this many seconds' worth (CLARION_PUBLISHABLE_RATE_LIMIT). */
 export const PUBLISHABLE_CEILING_BURST_SECONDS = 10;
@@ -75,8 +97,9 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
     }
 
     if (mode === 'session' && request.headers.authorization === undefined) throw unauthorized('Sign in to the dashboard to do this.');
-    const presented = BEARER.exec(request.headers.authorization ?? '')?.[1];
-    if (!presented || !looksLikeApiKey(presented)) throw unauthorized();
+    const header = presentedKey(request.headers.authorization);
+    if ('problem' in header) throw unauthorized(HEADER_PROBLEMS[header.problem]);
+    const presented = header.key;
     const now = deps.clock.now();
     // The cache serves only routes that re-read the key in their own transaction, and not a request with an
     // Idempotency-Key, whose replay (src/http/idempotency.ts) answers before any handler runs.

@@ -3,6 +3,18 @@ import { ConfigError } from '../config/load-config.ts';
 import type { ClarionApp } from './app-types.ts';
 
 /**
+ * Where the HTTP server binds: CLARION_HOST when it was given; else, while the instance's first sign-up is open (no
+ * account yet, CLARION_SIGNUP not open), loopback only, since that sign-up makes whoever reaches the dashboard first
+ * the operator (src/http/signup-policy.ts); else the option's default, every interface. Decided at start: the
+ * process keeps its address until restarted (docs/deploy.md, "Where it listens").
+ */
+export function listenHost(config: Pick<Config, 'host'>, input: { hostGiven: boolean; firstAccountOpen: boolean }): string {
+  return !input.hostGiven && input.firstAccountOpen ? LOOPBACK : config.host;
+}
+
+const LOOPBACK = '127.0.0.1';
+
+/**
  * Listens where the configuration says. The errors an operator meets at this point are configuration errors, said
  * with the variable to change (exit 78 like every other one, src/cli/main.ts): Node's own "listen EADDRINUSE:
  * address already in use :::3000" names neither CLARION_PORT nor what to do.

@@ -8,8 +8,8 @@ import type { AppDependencies } from './app-types.ts';
  * - `closed` (the default): accounts come from the CLI (`clarion accounts create`) …
  * - `first-account`: … except while the instance has no account at all, when the dashboard offers to create the
  *   first one, the operator's, as Gitea's and Grafana's first-run pages do. The first sign-up closes it.
- * The first-account window is open to whoever reaches the dashboard first, so the deployment guide says to bind to
- * loopback or create the account with the CLI before exposing the port (docs/deploy.md).
+ * The first-account window is open to whoever reaches the dashboard first, so while it is open an instance without
+ * CLARION_HOST listens on loopback only (src/http/listen-on.ts; docs/deploy.md).
  */
 export type SignupState = 'open' | 'closed' | 'first-account';
 

@@ -83,6 +83,16 @@ describe('clarion CLI beside a running server', () => {
     expect(usage.body.data).toMatchObject({ plan: 'pro', limit: 12, used: 0, remaining: 12 });
   });
 
+  it('sets the default time zone to an IANA name and refuses an abbreviation', () => {
+    const account = runCli(['accounts', 'create', '--name', 'Zone', '--json'], env);
+    const set = runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'America/Los_Angeles', '--json'], env);
+    expect(set.json).toMatchObject({ id: account.json.id, defaultTimezone: 'America/Los_Angeles' });
+    expect(runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'UTC', '--json'], env).json.defaultTimezone).toBe('UTC');
+    const refused = runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'PST', '--json'], env);
+    expect(refused.status).toBe(1);
+    expect(refused.json.error).toEqual({ code: 'validation_failed', message: '--timezone must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted' });
+  });
+
   it("moves an account's join pages to a slug of its choice; the old address stops", async () => {
     const account = runCli(['accounts', 'create', '--name', 'Slug Test', '--json'], env);
     runCli(['channels', 'create', '--account', account.json.id, '--code', 'news', '--json'], env);

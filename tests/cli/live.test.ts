@@ -34,7 +34,7 @@ describe('clarion live', () => {
 
     const updated = await runCliAsync(['live', 'update', id, '--fields', '{"progress": 0.6, "status": "On its way"}'], env);
     expect(updated.status, updated.stderr).toBe(0);
-    expect(updated.stdout.trim()).toBe(`Updated Live Activity ${id} (progress, active, 1 subscribers): {"title":"Order #42","progress":0.6,"status":"On its way"}`);
+    expect(updated.stdout.trim()).toBe(`Updated Live Activity ${id} (progress, active, 1 subscriber): {"title":"Order #42","progress":0.6,"status":"On its way"}`);
 
     const ended = await runCliAsync(['live', 'end', id, '--fields', '{"progress": 1, "status": "Delivered"}', '--json'], env);
     expect(ended.status, ended.stderr).toBe(0);

@@ -44,7 +44,7 @@ describe('clarion send', () => {
     const account = await live.newAccount(['news']);
     const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], envFor(account.secretKey));
     expect(sent.status, sent.stderr).toBe(0);
-    expect(sent.stdout.trim()).toMatch(/^Sent notification ntf_\S+ to 1 subscribers of news \((queued|sending|sent)\)\.$/);
+    expect(sent.stdout.trim()).toMatch(/^Sent notification ntf_\S+ to 1 subscriber of news \((queued|sending|sent)\)\.$/);
   });
 
   it('schedules with --send-at and --local-time, and says so', async () => {
@@ -53,7 +53,7 @@ describe('clarion send', () => {
     const sendAt = new Date(Math.ceil(Date.now() / 86_400_000 + 30) * 86_400_000).toISOString();
     const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Later', '--send-at', sendAt, '--local-time', '08:30'], envFor(account.secretKey));
     expect(sent.status, sent.stderr).toBe(0);
-    expect(sent.stdout.trim()).toBe(`Sent notification ${(await notificationsOf(account.secretKey))[0].id} to 1 subscribers of news (scheduled, scheduled for ${sendAt}).`);
+    expect(sent.stdout.trim()).toBe(`Sent notification ${(await notificationsOf(account.secretKey))[0].id} to 1 subscriber of news (scheduled, scheduled for ${sendAt}).`);
     expect((await notificationsOf(account.secretKey))[0]).toMatchObject({ status: 'scheduled', deliverAtLocalTime: '08:30' });
   });
 

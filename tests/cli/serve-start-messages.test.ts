@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLARION_BIN, startServeProcess } from '../harness/cli-process.ts';
+import { CLARION_BIN, runCli, startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 
 /**
  * What `clarion serve` says at start about the choices that matter for safety (issue 15, part 2): who can create
@@ -27,6 +27,65 @@ afterAll(async () => {
   occupied.close();
   await once(occupied, 'close');
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An address of this machine other than loopback, if it has one: where another machine would connect. */
+const outsideAddress = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+
+/** Whether the server answers on `address` at its port: a connection refused means it does not listen there. */
+async function answersOn(server: ServerProcess, address: string): Promise<boolean> {
+  const url = new URL(server.baseUrl);
+  url.hostname = address;
+  try {
+    return (await fetch(`${url.origin}/healthz`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The host the listening line reports it bound. */
+const boundHost = (server: ServerProcess) => /"host":"([^"]+)"[^\n]*Clarion is listening on/.exec(server.output())?.[1];
+
+describe('where clarion serve listens', () => {
+  it('a new instance without CLARION_HOST listens on loopback only, and says why and how to open it', async () => {
+    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined, CLARION_HOST: undefined }, ['--api']);
+    try {
+      expect(boundHost(server)).toBe('127.0.0.1');
+      const lines = server.output().split('\n').filter((line) => line.includes('no account yet'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/"level":40.*listening on 127\.0\.0\.1 only: this instance has no account yet.*CLARION_HOST=0\.0\.0\.0/);
+      expect(lines[0]).toContain('clarion accounts create');
+      expect(await answersOn(server, '127.0.0.1')).toBe(true);
+      if (outsideAddress) expect(await answersOn(server, outsideAddress)).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('honours CLARION_HOST when it is set, even on a new instance', async () => {
+    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined, CLARION_HOST: '0.0.0.0' }, ['--api']);
+    try {
+      expect(boundHost(server)).toBe('0.0.0.0');
+      expect(server.output()).not.toContain('listening on 127.0.0.1 only');
+      if (outsideAddress) expect(await answersOn(server, outsideAddress)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('an instance with an account listens on the default, every interface', async () => {
+    const dataDir = freshDataDir();
+    const created = runCli(['accounts', 'create', '--name', 'Operator', '--json'], { CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined });
+    expect(created.status, created.stderr).toBe(0);
+    const server = await startServeProcess({ CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined, CLARION_HOST: undefined }, ['--api']);
+    try {
+      expect(boundHost(server)).toBe('0.0.0.0');
+      expect(server.output()).not.toContain('no account yet');
+      if (outsideAddress) expect(await answersOn(server, outsideAddress)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
 
 describe('clarion serve at start', () => {

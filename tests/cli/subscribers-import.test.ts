@@ -204,6 +204,7 @@ describe('clarion subscribers import refuses a bad file and imports nothing', ()
       { channel: 'news', platform: 'android', token: 'ok', timezone: 'Mars/Olympus', locale: 'not a locale', colour: 'red' },
       { channel: 'Bad Code', platform: 'android', token: 'ok', pushToStartToken: iosToken(1) },
       '[1, 2]',
+      { channel: 'news', platform: 'android', token: 'ok-too', timezone: 'PST' },
     ]);
     const result = runCli(['subscribers', 'import', path, '--account', account.id, '--json'], env);
     expect(result.status).toBe(1);
@@ -219,6 +220,7 @@ describe('clarion subscribers import refuses a bad file and imports nothing', ()
     expect(message).toMatch(/line 6: channel: must be a channel code/);
     expect(message).toMatch(/line 6: pushToStartToken: only iOS subscribers have a push-to-start token/);
     expect(message).toMatch(/line 7: not a JSON object/);
+    expect(message).toContain('line 8: timezone: must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted');
     expect(message).not.toMatch(/line 1:/);
     expect(await subscribersOf(channels[0]!.id)).toEqual([]);
   });

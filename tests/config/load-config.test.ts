@@ -2,8 +2,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
+import { ConfigError, loadConfig, optionGiven } from '../../src/config/load-config.ts';
 import { resolveSecretKey } from '../../src/config/secret-key.ts';
+
+describe('optionGiven', () => {
+  it('tells a value given in the environment or the config file from one left to its default', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'clarion-given-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ CLARION_HOST: '0.0.0.0' }));
+    expect(optionGiven('CLARION_HOST', {})).toBe(false);
+    expect(optionGiven('CLARION_HOST', { CLARION_HOST: '' })).toBe(false);
+    expect(optionGiven('CLARION_HOST', { CLARION_HOST: '0.0.0.0' })).toBe(true);
+    expect(optionGiven('CLARION_HOST', { CLARION_CONFIG_FILE: file })).toBe(true);
+  });
+});
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {

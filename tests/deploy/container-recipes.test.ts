@@ -102,6 +102,10 @@ describe('Dockerfile', () => {
     expect(all('USER').at(-1)!.args).toBe('node');
   });
 
+  it('sets CLARION_HOST itself: unset, a new instance would listen on the container\'s loopback only (src/http/listen-on.ts)', () => {
+    expect(env.CLARION_HOST).toBe('0.0.0.0');
+  });
+
   it('checks its health on /readyz, on the port it exposes', () => {
     const healthcheck = all('HEALTHCHECK');
     expect(healthcheck).toHaveLength(1);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * `docs/develop.md, convention 6`). Nothing may point at notes that live outside the repository.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-const SKIP = new Set(['node_modules', '.git', 'data', 'coverage', 'test-results', '.cache']);
+const SKIP = new Set(['node_modules', '.git', 'dist', 'data', 'coverage', 'test-results', '.cache']);
 const BINARY = /\.(png|jpe?g|gif|ico|webp|woff2?|sqlite|db|p8|p12|der)$/;
 
 function repositoryFiles(dir = ROOT): string[] {
@@ -125,6 +125,20 @@ describe('references inside the repository', () => {
     // A citation without its folder ("protocols.md 3.5") names no file from where the code stands.
     const bare = codeFiles.filter((file) => /(?<!docs\/)\b(protocols|design|develop)\.md\b/i.test(read(file)));
     expect(bare).toEqual([]);
+  });
+
+  it('no text cites "the seed", an interface document that is not in the repository', () => {
+    // Its pinned endpoints and fields are docs/design.md 2.4 ("the original interface"): cite that instead.
+    const seed = /\bseed (?:interface|\d)|\bseed's\b|\bthe seed left\b/i;
+    const text = files.filter((file) => file !== self && statSync(join(ROOT, file)).size < 2_000_000);
+    expect(text.filter((file) => seed.test(read(file)))).toEqual([]);
+  });
+
+  it("the README's documentation list links every page under docs/", () => {
+    const list = read('README.md').split(/^## Documentation\s*$/m)[1]?.split(/^## /m)[0] ?? '';
+    const listed = new Set(relativeLinks(list).map((link) => link.split('#')[0]));
+    const pages = files.filter((file) => /^docs\/[^/]+\.md$/.test(file)).sort();
+    expect(pages.filter((page) => !listed.has(page))).toEqual([]);
   });
 
   it('nothing points at notes outside the repository', () => {

@@ -34,7 +34,10 @@ describe('a cached API key on the accept path', () => {
 
     // As `clarion keys revoke` does it from its own process: straight in the database.
     await revokeApiKey(t.store.db, account.secretKeyId, t.clock.now());
-    expectError(await send(t.app, account.secretKey), 'unauthorized');
+    const refused = expectError(await send(t.app, account.secretKey), 'unauthorized');
+    // The same words as for a key that never existed: the cache tells a caller nothing about stored keys.
+    const unknown = expectError(await send(t.app, `clr_sk_${'A'.repeat(32)}`), 'unauthorized');
+    expect(refused.message).toBe(unknown.message);
     expectError(await send(other, account.secretKey), 'unauthorized');
     expectError(await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: 'Hi' }), 'unauthorized');
     expect(await accountState(t, account.id)).toEqual(before);
@@ -56,11 +59,12 @@ describe('a cached API key on the accept path', () => {
     await revokeApiKey(t.store.db, account.secretKeyId, t.clock.now());
     await revokeApiKey(t.store.db, scoped.id, t.clock.now());
 
-    expectError(await send(t.app, account.secretKey, { channelCode: 'nope', title: 'Hi' }), 'unauthorized');
-    expectError(await send(t.app, scoped.value, { channelCode: 'sport', title: 'Hi' }), 'unauthorized');
-    expectError(await send(t.app, account.secretKey, { channelCode: 'news' }), 'unauthorized');
-    expectError(await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', extra: true }), 'unauthorized');
-    expectError(await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', data: { big: 'x'.repeat(1024), b2: 'x'.repeat(1024), b3: 'x'.repeat(1024), b4: 'x'.repeat(1024) } }), 'unauthorized');
+    const unknown = expectError(await send(t.app, `clr_sk_${'A'.repeat(32)}`), 'unauthorized').message;
+    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'nope', title: 'Hi' }), 'unauthorized').message).toBe(unknown);
+    expect(expectError(await send(t.app, scoped.value, { channelCode: 'sport', title: 'Hi' }), 'unauthorized').message).toBe(unknown);
+    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news' }), 'unauthorized').message).toBe(unknown);
+    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', extra: true }), 'unauthorized').message).toBe(unknown);
+    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', data: { big: 'x'.repeat(1024), b2: 'x'.repeat(1024), b3: 'x'.repeat(1024), b4: 'x'.repeat(1024) } }), 'unauthorized').message).toBe(unknown);
   });
 
   it('still gets its own errors while it is valid', async () => {

@@ -36,6 +36,8 @@ describe('POST /api/v1/subscribers → 400 validation_failed', () => {
     ['an osVersion on Android', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), osVersion: '18.2' }), ['osVersion']],
     ['an osVersion that is not a version', () => ({ channelCode: 'news', platform: 'ios', token: tokens.ios(), osVersion: 'eighteen' }), ['osVersion']],
     ['an unknown timezone', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), timezone: 'Mars/Olympus' }), ['timezone']],
+    ['a time zone abbreviation', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), timezone: 'PST' }), ['timezone']],
+    ['a UTC offset for a time zone', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), timezone: '+05:00' }), ['timezone']],
     ['a malformed locale', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), locale: 'not a locale' }), ['locale']],
     ['an empty externalId', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), externalId: '' }), ['externalId']],
     ['an APNs environment on Android', () => ({ channelCode: 'news', platform: 'android', token: tokens.android(), environment: 'sandbox' }), ['environment']],
@@ -46,6 +48,14 @@ describe('POST /api/v1/subscribers → 400 validation_failed', () => {
     const before = await accountState(t, account.id);
     expectValidation(await post(t.app, '/api/v1/subscribers', account.publishableKey, body()), fields);
     expect(await accountState(t, account.id)).toEqual(before);
+  });
+
+  it('says what a time zone must be', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const refused = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'android', token: tokens.android(), timezone: 'CET' });
+    expect(refused.body.error.details.fields).toEqual([
+      { field: 'timezone', message: 'must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted' },
+    ]);
   });
 
   it('names every wrong field at once', async () => {

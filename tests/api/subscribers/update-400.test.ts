@@ -15,6 +15,7 @@ describe('PATCH /api/v1/subscribers/:id → 400', () => {
     [{ tags: ['has space'] }, 'tags.0'],
     [{ tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }, 'tags'],
     [{ timezone: 'Mars/Olympus' }, 'timezone'],
+    [{ timezone: 'EST' }, 'timezone'],
     [{ locale: 'not a locale!' }, 'locale'],
     [{ externalId: '' }, 'externalId'],
     [{ nickname: 'x' }, 'nickname'],

@@ -5,7 +5,7 @@ import { toIso } from '../../../domain/clock.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
-/** The Notification object (docs/design.md 2.4; the seed's five fields are pinned). */
+/** The Notification object (docs/design.md 2.4; the five fields of the original interface are pinned). */
 export const Notification = Type.Object(
   {
     id: Type.String({ description: 'ntf_… identifier.' }),

@@ -9,8 +9,8 @@ import { notificationContentProperties, type NotificationContent } from './notif
 import { Notification, notificationView } from './notification-view.ts';
 
 /**
- * POST /api/v1/notifications (seed 4.1) and POST /api/v1/notify (seed 4.3): one behaviour, with the channel's code in
- * `channelCode` or in `channel`. Both routes are this one declaration, so they cannot drift apart.
+ * POST /api/v1/notifications and POST /api/v1/notify, two of the original interface's pinned endpoints
+ * (docs/design.md 2.4): one behaviour, with the channel's code in `channelCode` or in `channel`. Both routes are this one declaration, so they cannot drift apart.
  */
 function sendEndpoint(deps: AppDependencies, channelField: 'channelCode' | 'channel', docs: { summary: string; description?: string }): Endpoint {
   const body = Type.Object({ [channelField]: ChannelCode, ...notificationContentProperties, ...audienceProperties }, { additionalProperties: false });

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { apnsEnvironments } from '../../../domain/apns-environment.ts';
-import { isLocale, isTimeZone, normalizeToken, platforms } from '../../../domain/device-token.ts';
+import { isLocale, normalizeToken, platforms } from '../../../domain/device-token.ts';
+import { isTimeZone, TIME_ZONE_PROBLEM } from '../../../domain/time-zone.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { templateNames } from '../../../domain/live-activity-templates.ts';
 import { parseOsVersion } from '../../../domain/ios-version.ts';
@@ -86,7 +87,7 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
       if (body.template !== undefined && body.pushToStartToken === undefined) problems.push({ field: 'template', message: 'names the template of a pushToStartToken: send it with one' });
       if (body.osVersion !== undefined && body.platform !== 'ios') problems.push({ field: 'osVersion', message: 'only iOS subscribers report an osVersion' });
       else if (body.osVersion !== undefined && parseOsVersion(body.osVersion) === null) problems.push({ field: 'osVersion', message: 'must be an iOS version like 18.2' });
-      if (body.timezone !== undefined && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
+      if (body.timezone !== undefined && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
       if (body.locale !== undefined && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
       if (problems.length > 0 || !token.ok) throw validationFailed(problems);
 

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
-import { isLocale, isTimeZone, normalizeToken } from '../../../domain/device-token.ts';
+import { isLocale, normalizeToken } from '../../../domain/device-token.ts';
+import { isTimeZone, TIME_ZONE_PROBLEM } from '../../../domain/time-zone.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { MAX_TAGS_PER_SUBSCRIBER, normalizeTags, TAG_PATTERN } from '../../../domain/subscriber-tags.ts';
 import { updateSubscriberDetails, type SubscriberChanges } from '../../../store/subscriber-directory-store.ts';
@@ -48,7 +49,7 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
         throw new ApiError('forbidden', { message: 'A publishable key may change only the subscriber it registered: send its token.' });
       }
       const problems: FieldProblem[] = [];
-      if (body.timezone != null && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
+      if (body.timezone != null && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
       if (body.locale != null && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
       const changes: SubscriberChanges = {
         ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
