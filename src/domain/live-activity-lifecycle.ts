@@ -16,6 +16,16 @@ export function liveActivityExpiresAt(createdAt: number): number {
   return createdAt + LIVE_ACTIVITY_MAX_MS;
 }
 
+/**
+ * The last moment a lifecycle push is worth delivering to a device that is offline when it goes out: a start or an
+ * update until the activity's 8 hours are over (nothing shows it after that), the end until an ended activity would
+ * have left the Lock Screen at the latest (4 hours more), so a device that comes back after the end still takes its
+ * activity down. iOS needs no more than the 8 hours for any event: it ends the activity itself then.
+ */
+export function liveActivityDeliveryDeadline(event: 'start' | 'update' | 'end', expiresAt: number): number {
+  return event === 'end' ? expiresAt + LIVE_ACTIVITY_DISMISS_MAX_MS : expiresAt;
+}
+
 export interface LiveActivityTimes {
   status: 'active' | 'ended';
   created_at: number;

@@ -22,6 +22,7 @@ export { reportLiveActivityTokens, type TokenReport, type TokenReporter, type To
 export { apnsReasons, type ApnsReason } from './apns/apns-reasons.ts';
 export { startFakeFcm, type FakeFcm, type FakeFcmOptions } from './fcm/fcm-server.ts';
 export type { FcmOutcome, FcmLatencyContext } from './fcm/fcm-behaviour.ts';
+export { FakeFcmDevices, type FcmDeviceDelivery } from './fcm/fcm-devices.ts';
 export type { FcmSendRecord, FcmTokenRequestRecord } from './fcm/fcm-record.ts';
 export { fcmErrorCodes, type FcmErrorCode } from './fcm/fcm-errors.ts';
 export { startFakeWebPush, type FakeWebPush, type FakeWebPushOptions, type FakeSubscription } from './web-push/web-push-server.ts';

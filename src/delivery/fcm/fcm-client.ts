@@ -123,7 +123,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   return {
     projectId: account.projectId,
     send: (token, content) => post(serialize(token, content)),
-    sendData: (token, data, dataOptions) => post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions))),
+    sendData: (token, data, dataOptions) => post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions, options.clock.now()))),
     stats: () => pool.stats(),
     close: () => pool.close(),
   };

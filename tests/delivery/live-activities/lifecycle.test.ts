@@ -80,7 +80,7 @@ describe('a Live Activity from start to end', () => {
         alert: JSON.stringify({ title: 'Ajax – PSV', body: 'Ajax 0 – 0 PSV (1st half)' }),
         staleAt: new Date(staleAt).toISOString(),
       },
-      android: { priority: 'HIGH', collapse_key: id },
+      android: { priority: 'HIGH', ttl: `${8 * 3600}s` },
     });
 
     // The device got an update token and reported it, as the app would.

@@ -8,6 +8,7 @@ import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, l
 import { FakeRecord } from '../fake-record.ts';
 import { FcmBehaviour, type FcmLatencyContext, type FcmOutcome, answerFor } from './fcm-behaviour.ts';
 import { type GoogleErrorAnswer, googleError, notFound, permissionDenied, unauthenticated } from './fcm-errors.ts';
+import { FakeFcmDevices } from './fcm-devices.ts';
 import { checkSendBody } from './fcm-message-rules.ts';
 import { AccessTokenStore, type TokenExchange, exchangeAssertion, readAssertionClaims } from './fcm-oauth.ts';
 import type { FcmSendRecord, FcmTokenRequestRecord } from './fcm-record.ts';
@@ -33,6 +34,8 @@ export interface FakeFcm {
   /** `${url}/token`: what a service account's token_uri must be for this fake. */
   readonly tokenUri: string;
   readonly requests: readonly FcmSendRecord[];
+  /** The Android devices behind the registration tokens: what each app received, held or lost (fcm-devices.ts). */
+  readonly devices: FakeFcmDevices;
   readonly tokenRequests: readonly FcmTokenRequestRecord[];
   waitForRequests(count: number, timeoutMs?: number): Promise<FcmSendRecord[]>;
   waitForRequest(predicate: (request: FcmSendRecord) => boolean, timeoutMs?: number): Promise<FcmSendRecord>;
@@ -52,7 +55,7 @@ export interface FakeFcm {
   setLatency(latency: number | ((request: FcmLatencyContext) => number)): void;
   /** Sends GOAWAY on every open HTTP/2 connection, then closes each once its streams finish. */
   goAway(options?: { errorCode?: number }): number;
-  /** Forgets recorded requests and configured behaviour; accounts, issued tokens and connections stay. */
+  /** Forgets recorded requests, configured behaviour and the devices' state; accounts, issued tokens and connections stay. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
   const requests = new FakeRecord<FcmSendRecord>(options.keepRequests ?? true);
   const tokenRequests = new FakeRecord<FcmTokenRequestRecord>();
   const connectionOf = connectionNumbering();
+  const devices = new FakeFcmDevices(() => clock.now());
   let messageCount = 0;
 
   const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
@@ -180,6 +184,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
       const id = draft.validateOnly ? 'fake_message_id' : `0:${clock.now() * 1000 + (messageCount++ % 1000)}%${randomBytes(8).toString('hex')}`;
       name = `projects/${projectId}/messages/${id}`;
       answer = { httpStatus: 200, body: JSON.stringify({ name }), headers: { 'content-type': 'application/json; charset=UTF-8' } };
+      if (!draft.validateOnly && draft.target?.kind === 'token' && parsed?.ok) devices.accept(draft.target.value, name, parsed.value.message);
     }
     const delayMs = behaviour.latencyFor({ endpoint: 'send', projectId, token: draft.target?.kind === 'token' ? draft.target.value : null });
     if (delayMs > 0) await listener.delay(delayMs);
@@ -193,6 +198,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     port,
     tokenUri: `${listener.url}/token`,
     requests: requests.entries,
+    devices,
     tokenRequests: tokenRequests.entries,
     waitForRequests: (count, timeoutMs) => requests.waitForCount(count, timeoutMs),
     waitForRequest: (predicate, timeoutMs) => requests.waitForMatch(predicate, timeoutMs),
@@ -220,6 +226,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     },
     reset: () => {
       behaviour.reset();
+      devices.reset();
       requests.clear();
       tokenRequests.clear();
     },
