@@ -7,7 +7,7 @@ import type { Store } from '../store/database.ts';
 import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
 import { apnsEnvironmentOf, createApnsBroadcastConnection, type ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
-import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
+import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { openAppCredentials } from './app-credentials.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
@@ -134,7 +134,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
           send: (token: string, content: Parameters<PushProviders['ios']['send']>[1], context: Parameters<PushProviders['ios']['send']>[2]) =>
             sendToApnsEnvironment((environment) => apnsClient(app, environment)!, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
           sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2], _reader: unknown, apnsEnvironment?: ApnsEnvironment | null) =>
-            sendApnsLiveActivity(apnsClient(app, apnsEnvironment ?? 'production')!, token, push),
+            sendLiveActivityToApnsEnvironment((environment) => apnsClient(app, environment)!, token, push, apnsEnvironment),
           liveActivityBroadcast: broadcastConnection(app),
           close: async () => {},
         }

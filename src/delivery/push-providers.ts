@@ -3,10 +3,10 @@ import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
-import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
+import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { apnsEnvironmentOf, createApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
-import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
+import { sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
 import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
 import type { VapidKeys } from './web-push/vapid-keys.ts';
@@ -53,8 +53,8 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   );
   return {
     send: (token, content, context) => sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
-    // In the subscriber's known environment (given at registration or learned by a notification); production if unknown.
-    sendLiveActivity: (token, push, _reader, apnsEnvironment) => sendApnsLiveActivity(clientFor(apnsEnvironment ?? 'production'), token, push),
+    // In the subscriber's known environment (given at registration or learned), else learned as for notifications.
+    sendLiveActivity: (token, push, _reader, apnsEnvironment) => sendLiveActivityToApnsEnvironment(clientFor, token, push, apnsEnvironment),
     liveActivityBroadcast: broadcast,
     stats: () => {
       const [live, learning] = [production.stats(), sandbox?.stats()];

@@ -8,7 +8,7 @@ import { findLiveActivityById, type LiveActivityRow } from '../../store/live-act
 import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
 import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-store.ts';
 import type { Database } from '../../store/schema.ts';
-import { unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
+import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
 import { settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
 import { sendEach } from '../batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from '../batch-settle.ts';
@@ -122,6 +122,8 @@ function settlement(
   return async (trx) => {
     const now = deps.clock.now();
     if (!(await deps.queue.complete(trx, lease.job, lease.owner))) throw new LeaseLostError();
+    // The host that took a push for a subscriber of unknown environment: the app build's, for every later push too.
+    await rememberApnsEnvironments(trx, settled.learned);
     for (const { id, reason } of settled.dead) {
       const subscriber = byId.get(id);
       const token = recorded.tokens?.[id];

@@ -16,7 +16,12 @@ export interface FakeApnsKey {
   publicKey: KeyObject | string | JsonWebKey;
   /** A topic-specific key: the bundle ids it may push to (Feb 2025 key scoping). Omitted: the team's topics. */
   topics?: string[];
-  /** A key limited to one environment; a token from it on the other one → 403 BadEnvironmentKeyIdInToken. */
+  /**
+   * A key limited to one environment, as every key created since February 2025 is ("Team-scoped keys are limited to
+   * Sandbox or Production"; https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns);
+   * a token from it on the other environment's host → 403 BadEnvironmentKeyIdInToken
+   * (https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns).
+   */
   environment?: ApnsEnvironment;
   /** The one related key whose tokens may share a connection with this key's (docs/protocols.md 1.2). */
   relatedKeyId?: string;
