@@ -57,7 +57,7 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
       [SEND_BATCH]: sendBatchHandler({ ...delivery, providers, providersFor: registry.providersFor }),
-      ...liveActivityHandlers({ ...delivery, providers, providersFor: registry.providersFor }),
+      ...liveActivityHandlers({ ...delivery, providers, providersFor: registry.providersFor }, { deleteUnknownChannels: deps.config.apnsDeleteUnknownChannels }),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),
     },
     concurrency: deps.config.workerConcurrency,
