@@ -14,7 +14,7 @@ export {
 export { startFakeApns, type FakeApns, type FakeApnsOptions } from './apns/apns-server.ts';
 export { startFakeApnsHosts, type FakeApnsHosts } from './apns/apns-hosts.ts';
 export { FakeApnsDevices } from './apns/apns-devices.ts';
-export type { FakeApnsKey, ApnsEnvironment } from './apns/apns-provider-token.ts';
+export { FakeApnsKeyTokens, type FakeApnsKey, type ApnsEnvironment } from './apns/apns-provider-token.ts';
 export type { ApnsOutcome, ApnsLatencyContext } from './apns/apns-behaviour.ts';
 export type { ApnsRequestRecord, ApnsSessionRecord } from './apns/apns-record.ts';
 export { FakeLiveActivities, type FakeLiveActivity, type FakeLiveActivityEvent, type FakeRefusedStart } from './apns/apns-live-activities.ts';

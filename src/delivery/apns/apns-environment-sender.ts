@@ -64,6 +64,7 @@ function isBadDeviceToken(outcome: DeliveryOutcome): boolean {
   return outcome.kind === 'token_dead' && outcome.providerReason === 'BadDeviceToken';
 }
 
-function isKeyOfOtherEnvironment(outcome: DeliveryOutcome): boolean {
+/** Production's answer for a key limited to the sandbox (either spelling, docs/protocols.md 1.5). */
+export function isKeyOfOtherEnvironment(outcome: DeliveryOutcome): boolean {
   return outcome.kind === 'fatal' && (outcome.reason === 'apns:BadEnvironmentKeyIdInToken' || outcome.reason === 'apns:BadEnvironmentKeyInToken');
 }
