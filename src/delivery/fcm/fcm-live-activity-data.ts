@@ -1,4 +1,4 @@
-import { liveActivityDeliveryDeadline } from '../../domain/live-activity-lifecycle.ts';
+import { liveActivityDeliveryDeadline, pushTimestampMs } from '../../domain/live-activity-lifecycle.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from './fcm-message.ts';
 
@@ -7,10 +7,11 @@ import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from 
  * Pure. Data values must be strings (docs/protocols.md 3.3), so `fields` and `alert` travel as JSON text:
  *
  *   {clarion: "live_activity", event: "start" | "update" | "end", activityId, template, fields: "<JSON>",
- *    timestamp: "<epoch seconds>", alert?: "<JSON {title, body?}>", staleAt?: ISO, dismissAt?: ISO (end)}
+ *    timestamp: "<epoch ms>", alert?: "<JSON {title, body?}>", staleAt?: ISO, dismissAt?: ISO (end)}
  *
- * `timestamp` is the same strictly increasing value as APNs' `aps.timestamp`: FCM may deliver an older message after a
- * newer one, and the app drops anything older than what it shows. The app keys its notification on `activityId`.
+ * `timestamp` is the event's, strictly increasing per activity (live-activity-lifecycle.ts nextPushTimestamp; APNs
+ * gets it in seconds): FCM may deliver an older message after a newer one, and the app drops anything not newer than
+ * what it shows. The app keys its notification on `activityId`.
  */
 export const FCM_LIVE_ACTIVITY_MARKER = 'live_activity';
 
@@ -21,7 +22,7 @@ export function buildFcmLiveActivityData(push: LiveActivityPush): Record<string,
     activityId: push.activityId,
     template: push.template,
     fields: JSON.stringify(push.fields),
-    timestamp: String(push.timestamp),
+    timestamp: String(pushTimestampMs(push.timestamp)),
   };
   if (push.alert) data.alert = JSON.stringify(push.alert);
   if (push.event !== 'end' && push.staleAt !== null) data.staleAt = new Date(push.staleAt).toISOString();

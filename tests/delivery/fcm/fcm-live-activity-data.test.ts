@@ -8,7 +8,7 @@ const base: LiveActivityPush = {
   activityId: 'lva_01jhx0000000000000000000000',
   template: 'score',
   event: 'start',
-  timestamp: CREATED / 1000,
+  timestamp: CREATED,
   fields: { title: 'Match', home: { name: 'A', score: 0 }, away: { name: 'B', score: 0 } },
   alert: { title: 'Kick-off' },
   staleAt: CREATED + 60_000,
@@ -20,12 +20,13 @@ const common = { clarion: 'live_activity', activityId: base.activityId, template
 
 describe('buildFcmLiveActivityData', () => {
   it.each<[string, LiveActivityPush, Record<string, string>]>([
-    ['start', base, { ...common, event: 'start', timestamp: String(CREATED / 1000), alert: '{"title":"Kick-off"}', staleAt: '2026-01-15T12:01:00.000Z' }],
-    ['silent update', { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED / 1000 + 1) }],
+    ['start', base, { ...common, event: 'start', timestamp: String(CREATED), alert: '{"title":"Kick-off"}', staleAt: '2026-01-15T12:01:00.000Z' }],
+    ['silent update', { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED + 1) }],
+    ['an update queued in seconds', { ...base, event: 'update', timestamp: CREATED / 1000 + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED + 1000) }],
     [
       'end with dismissAt (no staleAt on an end)',
       { ...base, event: 'end', timestamp: base.timestamp + 2, alert: null, dismissAt: CREATED + 600_000 },
-      { ...common, event: 'end', timestamp: String(CREATED / 1000 + 2), dismissAt: '2026-01-15T12:10:00.000Z' },
+      { ...common, event: 'end', timestamp: String(CREATED + 2), dismissAt: '2026-01-15T12:10:00.000Z' },
     ],
   ])('%s: string values only', (_name, push, data) => {
     const built = buildFcmLiveActivityData(push);

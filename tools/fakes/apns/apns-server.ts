@@ -130,7 +130,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   const behaviour = new ApnsBehaviour();
   const devices = options.devices ?? new FakeApnsDevices();
   const keyTokens = options.keyTokens ?? new FakeApnsKeyTokens();
-  const liveActivities = new FakeLiveActivities();
+  const liveActivities = new FakeLiveActivities(() => clock.now());
   const channels = new FakeBroadcastChannels();
   const requests = new FakeRecord<ApnsRequestRecord>(options.keepRequests ?? true);
   const sessionRecords: ApnsSessionRecord[] = [];
