@@ -36,7 +36,7 @@ export async function startLateJoiner(trx: Kysely<Database>, queue: JobQueue, su
   for (const activity of running) {
     const eligible = await trx.selectFrom('subscribers').select('id').where('id', '=', subscriber.id).where(hasPushToStartTokenFor(activity.template)).executeTakeFirst();
     if (!eligible) continue;
-    const push = liveActivityPushOf(activity, 'start', alertOf(activity));
+    const push = liveActivityPushOf(activity, 'start', startAlertOf(activity));
     await sendLiveActivityJob.enqueue(queue, trx, { push, platform: 'ios', subscriberIds: [subscriber.id], round: 0 }, { uniqueKey: `live_activity.catch_up_start:${activity.id}:${subscriber.id}` });
     started += 1;
   }
@@ -53,7 +53,7 @@ export async function updateLateJoiner(trx: Kysely<Database>, queue: JobQueue, a
 }
 
 /** A start needs an alert: the latest one the activity showed, else the one made from its fields. */
-function alertOf(activity: LiveActivityRow): LiveActivityAlert {
+export function startAlertOf(activity: LiveActivityRow): LiveActivityAlert {
   if (activity.alert) return JSON.parse(activity.alert) as LiveActivityAlert;
   return defaultStartAlert(activity.template as TemplateName, JSON.parse(activity.fields) as TemplateFields);
 }

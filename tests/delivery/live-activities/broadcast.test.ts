@@ -98,6 +98,38 @@ describe('Live Activities over APNs broadcast channels', () => {
     expect(h.apnsPushes(unknown.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-channel': channelId } });
   });
 
+  it('restarts the broadcast part per token when APNs no longer knows the channel (ChannelNotRegistered), and goes on per token', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    const modern = await h.iosDevice(account, 'match', { osVersion: '18.2' });
+    const older = await h.iosDevice(account, 'match', { osVersion: '17.5' });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    const id = started.body.data.id as string;
+    await h.settle();
+    const channelId = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data.channelId as string;
+    // The channel is gone at APNs (deleted by someone else): the next broadcast answers ChannelNotRegistered.
+    h.apns.channels.delete(APNS_TOPIC, channelId);
+
+    h.clock.advance(1_000);
+    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { home: { score: 1 } } })).statusCode).toBe(200);
+    await h.settle();
+    expect(broadcasts().filter((request) => request.channelId === channelId).map((request) => request.reason)).toEqual(['ChannelNotRegistered']);
+    // The device that was on the channel is started again per token, with the current state; the other keeps its own.
+    const restarts = h.apnsPushes(modern.pushToStartToken!).slice(1);
+    expect(restarts.map((request) => request.payload)).toEqual([
+      expect.objectContaining({ aps: expect.objectContaining({ event: 'start', 'input-push-token': 1, 'content-state': { ...fields, home: { name: 'Ajax', score: 1 } } }) }),
+    ]);
+    expect(h.apnsPushes(older.pushToStartToken!)).toHaveLength(1);
+    expect((await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data).toMatchObject({ channelId: null, deliveryModes: ['tokens'], recipientCounts: { broadcast: 0, tokens: 2 } });
+
+    // Later events reach it on the token it reported.
+    h.clock.advance(1_000);
+    expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { period: 'Full time' } })).statusCode).toBe(200);
+    await h.settle();
+    const restarted = h.apns.liveActivities.find((activity) => activity.pushToStartToken === modern.pushToStartToken && activity.channelId === null && activity.attributes.activityId === id);
+    expect(restarted).toMatchObject({ state: 'ended', contentState: { ...fields, home: { name: 'Ajax', score: 1 }, period: 'Full time' } });
+    expect(broadcasts().filter((request) => request.channelId === channelId)).toHaveLength(1);
+  });
+
   it('falls back to tokens when APNs has no room for another channel, and says so in the record', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     const device = await h.iosDevice(account, 'match', { osVersion: '18.2' });
