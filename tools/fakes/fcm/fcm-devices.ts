@@ -132,9 +132,8 @@ export class FakeFcmDevices {
     }
     device.stored = device.stored.filter((pending) => pending.expiresAt > now);
     for (;;) {
-      // The moment the next refill happens (or has happened), and what is still worth delivering then.
-      const refillAt = device.tokens >= 1 ? device.refilledAt : device.refilledAt + (1 - device.tokens) * COLLAPSIBLE_REFILL_MS;
-      const at = Math.max(refillAt, device.refilledAt);
+      // The moment the throttle next has a message to give (now, or at a refill), and what is still worth delivering then.
+      const at = device.tokens >= 1 ? device.refilledAt : device.refilledAt + (1 - device.tokens) * COLLAPSIBLE_REFILL_MS;
       for (const [key, pending] of device.collapsed) if (pending.expiresAt <= Math.min(at, now)) device.collapsed.delete(key);
       const next = device.collapsed.entries().next().value;
       if (!device.online || !next || at > now) break;
