@@ -6,6 +6,7 @@ import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
 import { startWorkerThread, type WorkerThread } from './worker-thread.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
+import { createApnsProviderTokens } from './delivery/apns/apns-provider-token.ts';
 import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { localhostSubjectWarning } from './delivery/web-push/vapid-subject.ts';
 import { SecretBoxError } from './domain/secret-box.ts';
@@ -145,6 +146,8 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
     logger.warn({ port: metricsPort, host: config.metricsHost }, 'metrics listener not started: the default port is taken (another clarion on this host?); set CLARION_METRICS_PORT to give this process its own');
   }
 
+  // One APNs provider token per key for every client of this thread: the built-in ones, the apps', Test credentials.
+  const providerTokens = createApnsProviderTokens(clock);
   let worker: DeliveryWorker | null = null;
   let workerThread: WorkerThread | null = null;
   let providers: Awaited<ReturnType<typeof createPushProviders>> | null = null;
@@ -157,8 +160,8 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
     queue.onWake(() => setImmediate(() => workerThread!.wake()));
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true }, 'delivery worker started');
   } else if (roles.worker) {
-    providers = createPushProviders(config, clock, logger, vapidKeys);
-    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey, metrics });
+    providers = createPushProviders(config, clock, logger, vapidKeys, providerTokens);
+    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey, metrics, providerTokens });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
   }
   let app: ClarionApp | null = null;
@@ -168,7 +171,8 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
     // Loaded only for the API role: a `serve --worker` process never imports the HTTP stack (Fastify, schemas,
     // OpenAPI, the dashboard): 156 MiB resident when idle instead of 160–169 (bench/README.md, "Memory and time").
     const { buildApp } = await import('./http/app.ts');
-    app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger });
+    // Test credentials goes through the worker's app clients when it runs on this event loop, else through the app's own.
+    app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger, providerTokens, ...(worker ? { providerClients: worker.providerClients } : {}) });
     const firstAccountOpen = config.signup !== 'open' && !(await instanceHasAccounts(store.db));
     host = listenHost(config, { hostGiven: listen.hostGiven, firstAccountOpen });
     address = await listenOn(app, { port: config.port, host });

@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { Config } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { createPushProviders } from './delivery/push-providers.ts';
+import { createApnsProviderTokens } from './delivery/apns/apns-provider-token.ts';
 import type { VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { systemClock } from './domain/clock.ts';
 import { ClarionMetrics } from './metrics/clarion-metrics.ts';
@@ -23,11 +24,13 @@ const port = parentPort!;
 const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true })).child({ thread: 'worker' });
 const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriteTurns, onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE) });
 const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
-const providers = createPushProviders(config, systemClock, logger, vapidKeys);
+// The thread's APNs provider tokens, one per key for its built-in and app clients (the main thread has its own).
+const providerTokens = createApnsProviderTokens(systemClock);
+const providers = createPushProviders(config, systemClock, logger, vapidKeys, providerTokens);
 // The worker's own counters; the main thread adds them to its scrape ('metrics' messages). No process metrics and no
 // queue gauges here: the main thread reports those once for the whole process.
 const metrics = new ClarionMetrics();
-const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir), metrics });
+const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir), metrics, providerTokens });
 
 port.on('message', (message: WorkerThreadMessage) => {
   if (message.type === 'wake') worker.pool.wake();

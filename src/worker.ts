@@ -10,9 +10,10 @@ import { SWEEP_INTERVAL_MS } from './delivery/live-activities/live-activity-chan
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
 import { sweepLiveActivityChannelsJob } from './delivery/live-activities/live-activity-jobs.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
+import type { ApnsProviderTokens } from './delivery/apns/apns-provider-token.ts';
 import type { ClarionMetrics } from './metrics/clarion-metrics.ts';
 import { instrumentProviders, pushInstrumentation } from './delivery/push-metrics.ts';
-import { createProviderClientRegistry } from './delivery/provider-client-registry.ts';
+import { createProviderClientRegistry, type ProviderClientRegistry } from './delivery/provider-client-registry.ts';
 import { sendBatchHandler } from './delivery/send-batch-job.ts';
 import { startWebhookRelayLoop, webhookHandlers } from './webhooks/webhook-worker.ts';
 
@@ -22,6 +23,8 @@ const CLEAN_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface DeliveryWorker {
   pool: WorkerPool;
+  /** Each app's provider clients; the API of the same process tests credentials with them (src/server.ts). */
+  providerClients: ProviderClientRegistry;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export interface DeliveryWorkerDependencies {
   secretKey: Buffer;
   /** Where the worker counts jobs, pushes and webhook deliveries (src/metrics/); none when nobody scrapes (tests). */
   metrics?: ClarionMetrics;
+  /** The process's APNs provider tokens, also given to `providers` (push-providers.ts); default: the worker's own. */
+  providerTokens?: ApnsProviderTokens;
 }
 
 export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Promise<DeliveryWorker> {
@@ -51,13 +56,22 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
   // The instance key that opens webhook secrets; server.ts resolves it once for both roles.
   const { secretKey } = deps;
   // Each app's own provider clients (docs/apps.md); channels without an app use `deps.providers`.
-  const registry = createProviderClientRegistry({ store: deps.store, config: deps.config, clock: deps.clock, logger: deps.logger, secretKey, builtIn: providers, instrument });
+  const registry = createProviderClientRegistry({
+    store: deps.store,
+    config: deps.config,
+    clock: deps.clock,
+    logger: deps.logger,
+    secretKey,
+    builtIn: providers,
+    instrument,
+    ...(deps.providerTokens ? { providerTokens: deps.providerTokens } : {}),
+  });
   const pool = new WorkerPool({
     queue: deps.queue,
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
       [SEND_BATCH]: sendBatchHandler({ ...delivery, providers, providersFor: registry.providersFor }),
-      ...liveActivityHandlers({ ...delivery, providers, providersFor: registry.providersFor }),
+      ...liveActivityHandlers({ ...delivery, providers, providersFor: registry.providersFor }, { deleteUnknownChannels: deps.config.apnsDeleteUnknownChannels }),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),
     },
     concurrency: deps.config.workerConcurrency,
@@ -83,6 +97,7 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
   channelSweeper.unref();
   return {
     pool,
+    providerClients: registry,
     async stop(graceMs) {
       clearInterval(cleaner);
       clearInterval(channelSweeper);

@@ -78,6 +78,10 @@ writeCredentialFile(apnsKeyPath, apnsKey);
 writeFileSync(apnsIdsPath, `${JSON.stringify({ keyId: apnsKey.keyId, teamId: apnsKey.teamId }, null, 2)}\n`);
 
 const keepRequests = !flags.forget;
+// Every Clarion process signs its own provider token of the key (one per key and process), and the benchmarks and a
+// hand-run instance restarted at will are several processes: the fakes take each one's token instead of holding the
+// key to one new token per 20 minutes (tools/fakes/apns/apns-provider-token.ts).
+const providerTokenMinRefreshSeconds = 0;
 const apns = await startFakeApns({
   host: flags.host,
   port: port(flags['apns-port']),
@@ -86,9 +90,20 @@ const apns = await startFakeApns({
   topics: [flags['apns-topic']],
   keepRequests,
   environment: 'production',
+  providerTokenMinRefreshSeconds,
 });
 // Apple's sandbox host beside it, with the same key and the same issued tokens (tools/fakes/apns/apns-devices.ts).
-const apnsSandbox = await startFakeApns({ host: flags.host, port: port(flags['apns-sandbox-port']), keys: [apnsKey], topics: [flags['apns-topic']], keepRequests, environment: 'sandbox', devices: apns.devices });
+const apnsSandbox = await startFakeApns({
+  host: flags.host,
+  port: port(flags['apns-sandbox-port']),
+  keys: [apnsKey],
+  topics: [flags['apns-topic']],
+  keepRequests,
+  environment: 'sandbox',
+  devices: apns.devices,
+  keyTokens: apns.keyTokens,
+  providerTokenMinRefreshSeconds,
+});
 const fcm = await startFakeFcm({ host: flags.host, port: port(flags['fcm-port']), keepRequests });
 const webPush = await startFakeWebPush({ host: flags.host, port: port(flags['web-push-port']) });
 const latency = latencyRange(flags.latency);

@@ -1,11 +1,8 @@
-import type { Config } from '../config/load-config.ts';
-import type { Clock } from '../domain/clock.ts';
 import type { App } from '../store/apps-store.ts';
-import { createApnsClient } from './apns/apns-client.ts';
-import { openAppCredentials } from './app-credentials.ts';
+import { isKeyOfOtherEnvironment } from './apns/apns-environment-sender.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
-import { createFcmClient } from './fcm/fcm-client.ts';
 import type { PushContent } from './push-content.ts';
+import type { ProviderClientRegistry } from './provider-client-registry.ts';
 
 /**
  * "Test credentials" (POST /apps/{id}/test, the dashboard's button): each platform's credentials are shown to its
@@ -13,6 +10,10 @@ import type { PushContent } from './push-content.ts';
  * credentials goes on to refuse the token (APNs 400 BadDeviceToken; FCM INVALID_ARGUMENT or UNREGISTERED): that means
  * the key, team, topic or service account are good. A refusal of the credentials comes back with the provider's reason
  * and what to change. Web Push has no provider to ask before a browser subscribes; the key pair was checked on upload.
+ *
+ * The pushes go through the app's pooled clients (provider-client-registry.ts): a second check reuses the connection,
+ * and the APNs key's provider token is the one the process already uses, so checking never renews it early
+ * (docs/protocols.md 1.2). A key limited to the sandbox (BadEnvironmentKeyIdInToken at production) is checked there.
  */
 export interface PlatformCheck {
   ok: boolean;
@@ -45,36 +46,25 @@ const probe: PushContent = {
   ttlSeconds: 0,
 };
 
-export async function checkAppCredentials(input: { app: App; secretKey: Buffer; config: Config; clock: Clock }): Promise<AppCredentialsCheck> {
-  const { app, config, clock } = input;
-  const credentials = openAppCredentials(input.secretKey, app);
-  const [ios, android] = await Promise.all([
-    credentials.apns
-      ? (async () => {
-          const client = createApnsClient({ url: config.apnsUrl, ...credentials.apns!, clock, requestTimeoutMs: 10_000 });
-          try {
-            return judge(await client.send(IMPOSSIBLE_APNS_TOKEN, probe), 'APNs accepted the key, Team ID and bundle id.');
-          } finally {
-            await client.close();
-          }
-        })()
-      : null,
-    credentials.fcm
-      ? (async () => {
-          try {
-            const client = createFcmClient({ url: config.fcmUrl, serviceAccount: credentials.fcm!.serviceAccount, clock, requestTimeoutMs: 10_000 });
-            try {
-              return judge(await client.send(IMPOSSIBLE_FCM_TOKEN, probe), 'FCM issued an access token for the service account and accepted it for this project.');
-            } finally {
-              await client.close();
-            }
-          } catch (error) {
-            return { ok: false, providerAnswer: 'fcm:error', message: (error as Error).message };
-          }
-        })()
-      : null,
-  ]);
+export async function checkAppCredentials(input: { app: App; clients: Pick<ProviderClientRegistry, 'apnsClient' | 'fcmClient'> }): Promise<AppCredentialsCheck> {
+  const { app, clients } = input;
+  const [ios, android] = await Promise.all([app.apns_sealed_key ? checkApns(app, clients) : null, app.fcm_sealed_service_account ? checkFcm(app, clients) : null]);
   return { ios, android, web: { ok: true, providerAnswer: 'none', message: 'The VAPID key pair is valid; push services check the signature on the first push to a subscribed browser.' } };
+}
+
+async function checkApns(app: App, clients: Pick<ProviderClientRegistry, 'apnsClient'>): Promise<PlatformCheck> {
+  const production = await clients.apnsClient(app, 'production')!.send(IMPOSSIBLE_APNS_TOKEN, probe);
+  if (!isKeyOfOtherEnvironment(production)) return judge(production, 'APNs accepted the key, Team ID and bundle id.');
+  const sandbox = await clients.apnsClient(app, 'sandbox')!.send(IMPOSSIBLE_APNS_TOKEN, probe);
+  return judge(sandbox, 'APNs accepted the key, Team ID and bundle id in the sandbox: the key is limited to the sandbox, so it reaches development builds only.');
+}
+
+async function checkFcm(app: App, clients: Pick<ProviderClientRegistry, 'fcmClient'>): Promise<PlatformCheck> {
+  try {
+    return judge(await clients.fcmClient(app)!.send(IMPOSSIBLE_FCM_TOKEN, probe), 'FCM issued an access token for the service account and accepted it for this project.');
+  } catch (error) {
+    return { ok: false, providerAnswer: 'fcm:error', message: (error as Error).message };
+  }
 }
 
 function judge(outcome: DeliveryOutcome, good: string): PlatformCheck {

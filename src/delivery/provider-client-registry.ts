@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -7,9 +6,11 @@ import type { Store } from '../store/database.ts';
 import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
 import { apnsEnvironmentOf, createApnsBroadcastConnection, type ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
-import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
+import { createApnsProviderTokens, type ApnsProviderTokens } from './apns/apns-provider-token.ts';
+import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { openAppCredentials } from './app-credentials.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
+import type { DeliveryLogger } from './http2-session-pool.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { unconfiguredSender, type PushProviders } from './push-sender.ts';
 import { vapidSubject } from './web-push/vapid-subject.ts';
@@ -23,7 +24,10 @@ import { createWebPushClient, type WebPushClient } from './web-push/web-push-cli
  * CLARION_FCM_* (push-providers.ts), which live for the worker's life.
  *
  * Clients are keyed by the app's `updated_at` too: new credentials (PATCH /apps/{id}) make new clients, and the old ones
- * age out. The Live Activity helpers get their APNs client here the same way (`apnsClient`).
+ * age out. The Live Activity helpers get their APNs client here the same way (`apnsClient`), and so does "Test
+ * credentials" (app-credentials-check.ts): the API process has a registry of its own, or shares the worker's when both
+ * roles run in one process (src/server.ts). Every APNs client signs with the process's provider token of its key
+ * (`providerTokens`), shared with the built-in clients.
  */
 export interface ProviderClientRegistry {
   /**
@@ -33,6 +37,8 @@ export interface ProviderClientRegistry {
   providersFor(appId: string | null, whenGone?: () => Promise<string | null>): Promise<PushProviders>;
   /** One APNs client of an app (null: the app has no iOS credentials). */
   apnsClient(app: App, environment: ApnsEnvironment): ApnsClient | null;
+  /** The FCM client of an app (null: the app has no Android credentials). */
+  fcmClient(app: App): FcmClient | null;
   /** Closes clients idle longer than `idleMs` (also on a timer). */
   closeIdle(): Promise<void>;
   /** How many app clients are open, for tests and metrics. */
@@ -44,9 +50,12 @@ export interface ProviderClientRegistryOptions {
   store: Store;
   config: Config;
   clock: Clock;
-  logger: Logger;
+  logger: DeliveryLogger;
   secretKey: Buffer;
-  builtIn: PushProviders;
+  /** The built-in providers, for channels without an app; absent in a process that delivers nothing itself (the API's). */
+  builtIn?: PushProviders;
+  /** The process's APNs provider tokens, one per key (apns/apns-provider-token.ts); default: the registry's own. */
+  providerTokens?: ApnsProviderTokens;
   /** Wraps an app's senders (the push metrics, src/delivery/push-metrics.ts); none: used as they are. */
   instrument?: (providers: PushProviders) => PushProviders;
   /** Default 500 clients. */
@@ -72,6 +81,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
   const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const { clock, config, logger } = options;
+  const providerTokens = options.providerTokens ?? createApnsProviderTokens(clock);
   /** Map order is use order: the first entry is the least recently used. */
   const entries = new Map<string, Entry>();
   const closing = new Set<Promise<void>>();
@@ -108,7 +118,12 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
   function apnsClient(app: App, environment: ApnsEnvironment): ApnsClient | null {
     if (!app.apns_sealed_key) return null;
     const url = environment === 'production' ? config.apnsUrl : config.apnsSandboxUrl;
-    return use(keyOf(app, `ios:${environment}`), () => ({ kind: 'apns' as const, client: createApnsClient({ url, ...opened(app).apns!, clock, logger }) })).client;
+    return use(keyOf(app, `ios:${environment}`), () => ({ kind: 'apns' as const, client: createApnsClient({ url, ...opened(app).apns!, clock, providerTokens, logger }) })).client;
+  }
+
+  function fcmClient(app: App): FcmClient | null {
+    if (!app.fcm_sealed_service_account) return null;
+    return use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, clock, logger }) })).client;
   }
 
   /**
@@ -123,7 +138,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     const connection = () =>
       use(keyOf(app, `ios-broadcast:${environment}`), () => ({
         kind: 'apns-broadcast' as const,
-        client: createApnsBroadcastConnection({ pushUrl: config.apnsUrl, managementUrl, ...opened(app).apns!, environment, clock, logger }),
+        client: createApnsBroadcastConnection({ pushUrl: config.apnsUrl, managementUrl, ...opened(app).apns!, environment, clock, providerTokens, logger }),
       })).client;
     return { topic: app.apns_topic!, environment, request: (host, headers, body) => connection().request(host, headers, body), close: async () => {} };
   }
@@ -134,16 +149,15 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
           send: (token: string, content: Parameters<PushProviders['ios']['send']>[1], context: Parameters<PushProviders['ios']['send']>[2]) =>
             sendToApnsEnvironment((environment) => apnsClient(app, environment)!, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
           sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2], _reader: unknown, apnsEnvironment?: ApnsEnvironment | null) =>
-            sendApnsLiveActivity(apnsClient(app, apnsEnvironment ?? 'production')!, token, push),
+            sendLiveActivityToApnsEnvironment((environment) => apnsClient(app, environment)!, token, push, apnsEnvironment),
           liveActivityBroadcast: broadcastConnection(app),
           close: async () => {},
         }
       : unconfiguredSender('apns_not_configured', `app ${app.id} has no iOS credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``);
-    const fcmClient = () => use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, clock, logger }) })).client;
     const android = app.fcm_sealed_service_account
       ? {
-          send: (token: string, content: Parameters<PushProviders['android']['send']>[1]) => fcmClient().send(token, content),
-          sendLiveActivity: (token: string, push: Parameters<typeof sendFcmLiveActivity>[2]) => sendFcmLiveActivity(fcmClient(), token, push),
+          send: (token: string, content: Parameters<PushProviders['android']['send']>[1]) => fcmClient(app)!.send(token, content),
+          sendLiveActivity: (token: string, push: Parameters<typeof sendFcmLiveActivity>[2]) => sendFcmLiveActivity(fcmClient(app)!, token, push),
           close: async () => {},
         }
       : unconfiguredSender('fcm_not_configured', `app ${app.id} has no Android credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``);
@@ -173,10 +187,15 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
 
   // A plain function: callers pass it around unbound (src/worker.ts).
   async function providersFor(appId: string | null, whenGone?: () => Promise<string | null>): Promise<PushProviders> {
-    if (appId === null) return options.builtIn;
+    if (appId === null) return builtIn();
     const app = await findAppById(options.store.db, appId);
-    if (!app) return whenGone ? providersFor(await whenGone()) : options.builtIn;
+    if (!app) return whenGone ? providersFor(await whenGone()) : builtIn();
     return options.instrument ? options.instrument(providersOf(app)) : providersOf(app);
+  }
+
+  function builtIn(): PushProviders {
+    if (!options.builtIn) throw new Error('this process has no built-in providers: it delivers nothing itself');
+    return options.builtIn;
   }
 
   const sweep = setInterval(() => void closeIdle(), Math.min(idleMs, 60_000));
@@ -185,6 +204,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
   return {
     providersFor,
     apnsClient,
+    fcmClient,
     closeIdle,
     size: () => entries.size,
     async close() {

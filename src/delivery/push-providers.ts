@@ -3,10 +3,11 @@ import { ConfigError, type Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
-import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
+import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { apnsEnvironmentOf, createApnsBroadcastConnection } from './apns/apns-broadcast.ts';
+import { createApnsProviderTokens, type ApnsProviderTokens } from './apns/apns-provider-token.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
-import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
+import { sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { ProviderCredentialsError } from './provider-credentials.ts';
 import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
 import type { VapidKeys } from './web-push/vapid-keys.ts';
@@ -18,13 +19,20 @@ const APNS_VARIABLES = ['CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION
 /**
  * The provider clients for the worker, from the configuration. A platform without credentials gets a sender that
  * fails its batches loudly (`apns_not_configured`, …) rather than dropping pushes. Half-given APNs credentials or an
- * unreadable key file stop start-up with a message naming the variable.
+ * unreadable key file stop start-up with a message naming the variable. `providerTokens`: the process's APNs provider
+ * tokens, one per key, which the production, sandbox and broadcast clients share with the apps' (docs/protocols.md 1.2).
  */
-export function createPushProviders(config: Config, clock: Clock, logger: Logger, vapidKeys: VapidKeys | null = null): PushProviders {
-  return { ios: apnsSender(config, clock, logger), android: fcmSender(config, clock, logger), web: webSender(config, clock, logger, vapidKeys) };
+export function createPushProviders(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+  vapidKeys: VapidKeys | null = null,
+  providerTokens: ApnsProviderTokens = createApnsProviderTokens(clock),
+): PushProviders {
+  return { ios: apnsSender(config, clock, logger, providerTokens), android: fcmSender(config, clock, logger), web: webSender(config, clock, logger, vapidKeys) };
 }
 
-function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
+function apnsSender(config: Config, clock: Clock, logger: Logger, providerTokens: ApnsProviderTokens): PushSender {
   const values = [config.apnsKeyFile, config.apnsKeyId, config.apnsTeamId, config.apnsTopic];
   const given = values.filter((value) => value !== undefined && value !== '').length;
   if (given === 0) {
@@ -35,7 +43,7 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
     const missing = APNS_VARIABLES.filter((_, index) => !values[index]);
     throw new ConfigError(`APNs needs all of ${APNS_VARIABLES.join(', ')}; missing ${missing.join(', ')}`);
   }
-  const options = { keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, logger };
+  const options = { keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, providerTokens, logger };
   // Production at start, so a bad key file stops start-up; the sandbox client on its first push (apns-environment-sender.ts).
   const production = withCredentialErrors(() => createApnsClient({ ...options, url: config.apnsUrl }));
   let sandbox: ApnsClient | null = null;
@@ -53,8 +61,8 @@ function apnsSender(config: Config, clock: Clock, logger: Logger): PushSender {
   );
   return {
     send: (token, content, context) => sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
-    // In the subscriber's known environment (given at registration or learned by a notification); production if unknown.
-    sendLiveActivity: (token, push, _reader, apnsEnvironment) => sendApnsLiveActivity(clientFor(apnsEnvironment ?? 'production'), token, push),
+    // In the subscriber's known environment (given at registration or learned), else learned as for notifications.
+    sendLiveActivity: (token, push, _reader, apnsEnvironment) => sendLiveActivityToApnsEnvironment(clientFor, token, push, apnsEnvironment),
     liveActivityBroadcast: broadcast,
     stats: () => {
       const [live, learning] = [production.stats(), sandbox?.stats()];

@@ -19,8 +19,8 @@ export interface PushSender {
   /**
    * A Live Activity lifecycle push (src/delivery/live-activities/); absent on a platform without Live Activities.
    * `reader` is the subscriber's zone and language, for a platform that renders the state as text (the web).
-   * `apnsEnvironment` (iOS): the subscriber's APNs environment when known; a sandbox token goes to the sandbox host,
-   * anything else to production (no learning on BadDeviceToken here, unlike notifications).
+   * `apnsEnvironment` (iOS): the subscriber's APNs environment when known, and then that host only; unknown, it is
+   * learned as for notifications (apns/apns-environment-sender.ts).
    */
   sendLiveActivity?(token: string, push: LiveActivityPush, reader: ReaderPlace, apnsEnvironment?: ApnsEnvironment | null): Promise<DeliveryOutcome>;
   /** The HTTP/2 pool's counters (APNs, FCM), read when metrics are scraped (src/delivery/push-metrics.ts). */

@@ -16,6 +16,16 @@ export function liveActivityExpiresAt(createdAt: number): number {
   return createdAt + LIVE_ACTIVITY_MAX_MS;
 }
 
+/**
+ * The last moment a lifecycle push is worth delivering to a device that is offline when it goes out: a start or an
+ * update until the activity's 8 hours are over (nothing shows it after that), the end until an ended activity would
+ * have left the Lock Screen at the latest (4 hours more), so a device that comes back after the end still takes its
+ * activity down. iOS needs no more than the 8 hours for any event: it ends the activity itself then.
+ */
+export function liveActivityDeliveryDeadline(event: 'start' | 'update' | 'end', expiresAt: number): number {
+  return event === 'end' ? expiresAt + LIVE_ACTIVITY_DISMISS_MAX_MS : expiresAt;
+}
+
 export interface LiveActivityTimes {
   status: 'active' | 'ended';
   created_at: number;
@@ -33,11 +43,27 @@ export function effectiveStatus(activity: LiveActivityTimes, now: number): { sta
 }
 
 /**
- * The next APNs `aps.timestamp` (epoch seconds) for an activity whose last push had `lastSeconds`: the current
- * second, or one more than the last when several events fall in the same second, so timestamps strictly increase
- * and the device never drops a newer update as older (docs/protocols.md 2.2: "an update older than the last one is
- * ignored"). The store applies the same rule atomically in SQL (live-activities-store.ts claimEventTimestamp).
+ * The next event timestamp (epoch ms) of an activity whose last one was `lastMs`: the current millisecond, or one more
+ * than the last when several events fall in the same one. Strictly increasing, so the event is unique (the jobs' keys
+ * name it) and an Android app can order what FCM delivers out of order; and at most as far ahead of the clock as there
+ * are events in one millisecond, so it never runs ahead under sustained updates: iOS drops an `aps.timestamp` far in
+ * the future (docs/protocols.md 2.2). APNs gets it in seconds (apnsTimestampSeconds): events of one second share one,
+ * which iOS applies, as it ignores only an older one. The store applies the same rule atomically in SQL
+ * (live-activities-store.ts claimEventTimestamp).
  */
-export function nextPushTimestamp(lastSeconds: number, now: number): number {
-  return Math.max(Math.floor(now / 1000), lastSeconds + 1);
+export function nextPushTimestamp(lastMs: number, now: number): number {
+  return Math.max(now, lastMs + 1);
+}
+
+/**
+ * An event timestamp in epoch ms. A value below 10^11 (1973 in ms, the year 5138 in seconds) is epoch seconds: the unit
+ * of activities and queued jobs recorded by versions that counted in seconds, read as such.
+ */
+export function pushTimestampMs(value: number): number {
+  return value < 1e11 ? value * 1000 : value;
+}
+
+/** The APNs `aps.timestamp` of an event: epoch seconds (docs/protocols.md 2.2). */
+export function apnsTimestampSeconds(value: number): number {
+  return Math.floor(pushTimestampMs(value) / 1000);
 }

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Config } from '../config/load-config.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { ProviderClientRegistry } from '../delivery/provider-client-registry.ts';
 import type { ApiKeyKind } from '../domain/api-key-secret.ts';
 import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
@@ -30,6 +31,8 @@ export interface AppDependencies {
   accepts: GroupCommit;
   /** The process's metrics (src/metrics/): the API counts requests, errors, accepted notifications and quota refusals. */
   metrics: ClarionMetrics;
+  /** Each app's pooled provider clients, for "Test credentials" (src/delivery/app-credentials-check.ts). */
+  providerClients: Pick<ProviderClientRegistry, 'apnsClient' | 'fcmClient'>;
 }
 
 /**

@@ -23,10 +23,18 @@ import { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import { registerMetricsRoute } from './metrics-route.ts';
 import { registerHttpMetrics } from './request-metrics.ts';
 import { watchQueue } from '../metrics/queue-gauges.ts';
+import type { ApnsProviderTokens } from '../delivery/apns/apns-provider-token.ts';
+import { createProviderClientRegistry } from '../delivery/provider-client-registry.ts';
 
-export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics'> {
+export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics' | 'providerClients'> {
   /** The process's metrics (src/server.ts makes one per process); a fresh registry of its own when absent (tests). */
   metrics?: ClarionMetrics;
+  /**
+   * The worker's app clients when it runs in this process (src/server.ts); absent: the app keeps a registry of its own,
+   * signing with `providerTokens` (the process's APNs provider tokens; absent: its own).
+   */
+  providerClients?: AppDependencies['providerClients'];
+  providerTokens?: ApnsProviderTokens;
   /** pino options or an instance; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -46,7 +54,6 @@ function appOwnMetrics(store: BuildAppOptions['store'], clock: BuildAppOptions['
 export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   const { store, config, clock, queue, secretKey } = options;
   const metrics = options.metrics ?? appOwnMetrics(store, clock);
-  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store), metrics };
   registerAjvFormats();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
@@ -65,6 +72,13 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as ClarionApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  let providerClients = options.providerClients;
+  if (!providerClients) {
+    const own = createProviderClientRegistry({ store, config, clock, logger: app.log, secretKey, ...(options.providerTokens ? { providerTokens: options.providerTokens } : {}) });
+    app.addHook('onClose', () => own.close());
+    providerClients = own;
+  }
+  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store), metrics, providerClients };
 
   // preClose runs when close() starts, before in-flight requests drain (onClose only runs after they have), so
   // requests still arriving on open connections during the drain get 503 and /readyz turns unready at once.

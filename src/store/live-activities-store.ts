@@ -39,19 +39,18 @@ export async function hasRunningLiveActivity(db: Kysely<Database>, channelId: st
 }
 
 /**
- * `push_timestamp` advanced to the next APNs timestamp: the current second, or one past the last when that is not
- * earlier (live-activity-lifecycle.ts nextPushTimestamp, the same rule). Done in the UPDATE itself so two concurrent
- * events can never take the same value: PostgreSQL row-locks the activity until the transaction ends, SQLite has one
- * writer (BEGIN IMMEDIATE).
+ * `push_timestamp` advanced to the next event timestamp: the current millisecond, or one past the last when that is
+ * not earlier (live-activity-lifecycle.ts nextPushTimestamp, the same rule; a value still in seconds is always
+ * earlier). Done in the UPDATE itself so two concurrent events can never take the same value: PostgreSQL row-locks the
+ * activity until the transaction ends, SQLite has one writer (BEGIN IMMEDIATE).
  */
 function advancedTimestamp(now: number) {
-  const second = Math.floor(now / 1000);
-  return sql<number>`case when push_timestamp >= ${second} then push_timestamp + 1 else ${second} end`;
+  return sql<number>`case when push_timestamp >= ${now} then push_timestamp + 1 else ${now} end`;
 }
 
 /**
  * Starts a lifecycle event on an activity that is still active (not ended, and within its 8 hours): advances its
- * APNs timestamp and returns the row as it is now, locked for the rest of `trx`, so the fields merged from it cannot
+ * event timestamp and returns the row as it is now, locked for the rest of `trx`, so the fields merged from it cannot
  * be changed underneath. Undefined when it is not (or no longer) active: the caller answers 409.
  */
 export async function claimLiveActivityEvent(trx: Kysely<Database>, input: { accountId: string; id: string; now: number }): Promise<LiveActivityRow | undefined> {

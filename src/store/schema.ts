@@ -152,7 +152,10 @@ export interface LiveActivitiesTable {
   updated_at: number;
   ended_at: number | null;
   dismiss_at: number | null;
-  /** The last APNs `aps.timestamp` sent for this activity (epoch seconds); each lifecycle push takes a greater one. */
+  /**
+   * The timestamp of the activity's last lifecycle event (epoch ms; seconds for activities recorded before, see
+   * live-activity-lifecycle.ts pushTimestampMs); each event takes a greater one. APNs gets it in seconds.
+   */
   push_timestamp: number;
   /** JSON: the targeted part of the channel, as on notifications (src/domain/audience.ts); null for the whole channel. */
   audience: string | null;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import { type FaultProxy, startFaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
-import { startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { SEVERAL_PROCESSES, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
 import { startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
@@ -28,7 +28,7 @@ let workers: ServerProcess[] = [];
 beforeAll(async () => {
   t = await startTestApp();
   // The processes run on the real clock; the fakes must check JWTs against it too.
-  fakes = await startFakeProviders();
+  fakes = await startFakeProviders(SEVERAL_PROCESSES);
   apnsProxy = await startFaultProxy({ target: fakes.apns.url });
   fcmProxy = await startFaultProxy({ target: fakes.fcm.url });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { SEVERAL_PROCESSES, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
 import { runCli, startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 import { createIsolatedDatabase } from '../harness/isolated-database.ts';
 import { eventually } from '../harness/wait-for.ts';
@@ -58,7 +58,7 @@ describe.runIf(postgresUrl)('two API replicas and a worker on PostgreSQL (compos
 
   beforeAll(async () => {
     database = await createIsolatedDatabase();
-    fakes = await startFakeProviders();
+    fakes = await startFakeProviders(SEVERAL_PROCESSES);
     env = {
       ...fakes.providerEnv,
       CLARION_DATABASE_URL: database.url,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildApnsLiveActivityPayload } from '../../src/delivery/apns/apns-live-activity-payload.ts';
-import { buildFcmLiveActivityData } from '../../src/delivery/fcm/fcm-live-activity-data.ts';
+import { buildFcmLiveActivityData, fcmLiveActivityOptions } from '../../src/delivery/fcm/fcm-live-activity-data.ts';
+import { buildFcmDataMessage } from '../../src/delivery/fcm/fcm-message.ts';
 import type { LiveActivityEvent, LiveActivityPush } from '../../src/delivery/live-activities/live-activity-push.ts';
 import { templateAttributesTypes, templateNames, templateSchemas, type TemplateName } from '../../src/domain/live-activity-templates.ts';
 
@@ -34,9 +35,10 @@ describe('docs/live-activities.md', () => {
     }
   });
 
-  it('shows the Android message exactly as the builder makes it', () => {
+  it('shows the Android message exactly as the builder makes it, sent when its event was made', () => {
     const message = blocks('json').map((text) => JSON.parse(text) as { message?: { data: Record<string, string> } }).find((item) => item.message)!.message!;
     const data = message.data;
+    const start = blocks('json').map((text) => JSON.parse(text) as { aps?: Record<string, any> }).find((payload) => payload.aps?.event === 'start')!.aps!;
     const push: LiveActivityPush = {
       activityId: data.activityId!,
       template: data.template as TemplateName,
@@ -47,10 +49,10 @@ describe('docs/live-activities.md', () => {
       staleAt: null,
       dismissAt: null,
       relevanceScore: null,
-      expiresAt: 0,
+      expiresAt: start.timestamp * 1000 + 8 * 3600_000,
     };
     expect(buildFcmLiveActivityData(push)).toEqual(data);
-    expect(message).toMatchObject({ android: { priority: 'HIGH', collapse_key: data.activityId } });
+    expect(message).toEqual(buildFcmDataMessage('<FCM token>', data, fcmLiveActivityOptions(push), push.timestamp).message);
   });
 
   it("declares each template's ActivityAttributes with the published name and the schema's fields", () => {

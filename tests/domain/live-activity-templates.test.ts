@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultStartAlert } from '../../src/domain/live-activity-alert.ts';
-import { effectiveStatus, nextPushTimestamp } from '../../src/domain/live-activity-lifecycle.ts';
+import { apnsTimestampSeconds, effectiveStatus, nextPushTimestamp, pushTimestampMs } from '../../src/domain/live-activity-lifecycle.ts';
 import { mergeTemplateFields, templateAttributesTypes, templateNames, validateTemplateFields, type TemplateName } from '../../src/domain/live-activity-templates.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -79,12 +79,31 @@ describe('defaultStartAlert', () => {
 
 describe('Live Activity time rules', () => {
   it.each([
-    ['the current second for the first push', 0, NOW + 999, NOW / 1000],
-    ['the current second when the last is older', NOW / 1000 - 5, NOW, NOW / 1000],
-    ['one more than the last in the same second', NOW / 1000, NOW + 500, NOW / 1000 + 1],
-    ['one more than a last that ran ahead of the clock', NOW / 1000 + 3, NOW, NOW / 1000 + 4],
+    ['the current millisecond for the first push', 0, NOW + 999, NOW + 999],
+    ['the current millisecond when the last is older', NOW - 5, NOW, NOW],
+    ['one more than the last in the same millisecond', NOW, NOW, NOW + 1],
+    ['one more than a last a few events ahead of the clock', NOW + 3, NOW, NOW + 4],
+    ['the current millisecond after a last still in seconds', NOW / 1000 + 3, NOW, NOW],
   ])('nextPushTimestamp: %s', (_name, last, now, expected) => {
     expect(nextPushTimestamp(last, now)).toBe(expected);
+  });
+
+  it('stays within a second of the clock under 10 events a second for an hour (iOS drops timestamps 8 hours ahead)', () => {
+    let last = 0;
+    let now = NOW;
+    for (let n = 0; n < 36_000; n += 1) {
+      now += 100;
+      last = nextPushTimestamp(last, now);
+    }
+    expect(apnsTimestampSeconds(last)).toBe(Math.floor(now / 1000));
+  });
+
+  it.each([
+    ['milliseconds', NOW + 1_500, NOW / 1000 + 1, NOW + 1_500],
+    ['seconds, as recorded before', NOW / 1000 + 7, NOW / 1000 + 7, NOW + 7_000],
+  ])('reads an event timestamp in %s', (_name, value, seconds, ms) => {
+    expect(apnsTimestampSeconds(value)).toBe(seconds);
+    expect(pushTimestampMs(value)).toBe(ms);
   });
 
   it.each<[string, { status: 'active' | 'ended'; ended_at: number | null }, number, { status: string; endedAt: number | null }]>([

@@ -3,6 +3,7 @@ import { resolveSecretKey } from '../../src/config/secret-key.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import type { Plan } from '../../src/domain/plans.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { createApnsProviderTokens, type ApnsProviderTokens } from '../../src/delivery/apns/apns-provider-token.ts';
 import { JobQueue } from '../../src/queue/job-queue.ts';
 import type { ClarionApp } from '../../src/http/app-types.ts';
 import { createAccount, setAccountPlan } from '../../src/store/accounts-store.ts';
@@ -21,6 +22,8 @@ export interface TestApp {
   databaseUrl: string | undefined;
   /** The instance key that seals secrets, generated into the test data dir (so `clarion serve` processes on it agree). */
   secretKey: Buffer;
+  /** The APNs provider tokens the app's Test credentials signs with; a worker of the same test shares them, as in src/server.ts. */
+  providerTokens: ApnsProviderTokens;
   /** A fresh account with a secret and a publishable key (all channels) and, optionally, channels. */
   newAccount(options?: NewAccountOptions): Promise<TestAccount>;
   close(): Promise<void>;
@@ -62,7 +65,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { i
   const clock = new ManualClock(Date.now());
   const queue = JobQueue.forStore(testStore.store, clock, testStore.databaseUrl);
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
-  const app = await buildApp({ store: testStore.store, config, clock, queue, secretKey });
+  const providerTokens = createApnsProviderTokens(clock);
+  const app = await buildApp({ store: testStore.store, config, clock, queue, secretKey, providerTokens });
   await app.ready();
   const store = testStore.store;
 
@@ -74,6 +78,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { i
     config,
     databaseUrl: testStore.databaseUrl,
     secretKey,
+    providerTokens,
     async newAccount(options = {}) {
       const now = clock.now();
       const account = await createAccount(store.db, { name: 'Test account', plan: options.plan ?? 'business', now });

@@ -82,9 +82,9 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
     expect(response.body).toBe('{"reason":"ExpiredProviderToken"}');
   });
 
-  it('answers 429 TooManyProviderTokenUpdates for a newer token within 20 minutes on the same connection', async () => {
+  it('answers 429 TooManyProviderTokenUpdates for a newer token of a key within 20 minutes, on any connection', async () => {
     const clock = new ManualClock();
-    const { push, key, apns } = await apnsFixture({ clock });
+    const { push, key, apns, jwt } = await apnsFixture({ clock });
     const second = (offsetSeconds: number) => apnsProviderToken(key, { iat: Math.floor(clock.now() / 1000) + offsetSeconds });
     expect((await push()).status).toBe(200);
 
@@ -93,13 +93,17 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
     expect(early.status).toBe(429);
     expect(early.body).toBe('{"reason":"TooManyProviderTokenUpdates"}');
 
-    // The same early token on a fresh connection is fine: the rule is per connection (docs/protocols.md 1.2).
+    // A fresh connection changes nothing: the rule is the key's ("refresh your token no more than once every 20 minutes").
     const other = await openSession(apns.url);
     const fresh = await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await second(0)}`, 'apns-topic': BUNDLE }, ALERT);
-    expect(fresh.status).toBe(200);
+    expect(fresh.status).toBe(429);
+    // The token in use keeps working everywhere.
+    expect((await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE }, ALERT)).status).toBe(200);
 
     clock.advance(10 * 60_000);
-    expect((await push(DEVICE, { authorization: `bearer ${await second(0)}` })).status).toBe(200);
+    const renewed = await second(0);
+    expect((await push(DEVICE, { authorization: `bearer ${renewed}` })).status).toBe(200);
+    expect((await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${renewed}`, 'apns-topic': BUNDLE }, ALERT)).status).toBe(200);
   });
 
   it('makes the refresh interval configurable', async () => {

@@ -3,6 +3,8 @@ import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import type { PushContent } from '../../src/delivery/push-content.ts';
 import { createApnsSigningKey, startFakeApnsHosts, type FakeApnsHosts } from '../../tools/fakes/index.ts';
+import { h2Request, openSession } from './h2-test-client.ts';
+import { apnsProviderToken } from './jwt-signers.ts';
 
 /** The sandbox and production fakes: each accepts its own tokens and answers BadDeviceToken to the other's, like Apple. */
 const key = createApnsSigningKey();
@@ -35,5 +37,24 @@ describe('fake APNs hosts', () => {
     } finally {
       await Promise.all([production.close(), sandbox.close()]);
     }
+  });
+
+  it('hold a key to one new provider token per 20 minutes across both hosts', async () => {
+    hosts.issueToken(token(4), 'production');
+    hosts.issueToken(token(5), 'sandbox');
+    const push = async (url: string, device: string, jwt: string) => {
+      const session = await openSession(url);
+      const body = JSON.stringify({ aps: { alert: 'hi' } });
+      return h2Request(session, { ':path': `/3/device/${device}`, authorization: `bearer ${jwt}`, 'apns-topic': TOPIC, 'apns-push-type': 'alert' }, body);
+    };
+    const iat = () => Math.floor(clock.now() / 1000);
+    const first = await apnsProviderToken(key, { iat: iat() });
+    expect((await push(hosts.production.url, token(4), first)).status).toBe(200);
+    clock.advance(5 * 60_000);
+    const early = await push(hosts.sandbox.url, token(5), await apnsProviderToken(key, { iat: iat() }));
+    expect([early.status, early.body]).toEqual([429, '{"reason":"TooManyProviderTokenUpdates"}']);
+    expect((await push(hosts.sandbox.url, token(5), first)).status).toBe(200);
+    clock.advance(15 * 60_000);
+    expect((await push(hosts.sandbox.url, token(5), await apnsProviderToken(key, { iat: iat() }))).status).toBe(200);
   });
 });

@@ -44,6 +44,26 @@ describe('fake APNs: Live Activities', () => {
     ]);
   });
 
+  it('applies an update as new as the last one, and drops one more than 8 hours ahead of the device clock', async () => {
+    const { push, apns } = await apnsFixture();
+    const now = Math.floor(Date.now() / 1000);
+    await push(PUSH_TO_START, liveActivity, start({ timestamp: now }));
+    const [activity] = apns.liveActivities.activities;
+    await push(activity!.updateToken, liveActivity, event('update', now, { progress: 0.3 }));
+    expect(activity!.contentState).toEqual({ progress: 0.3 });
+    await push(activity!.updateToken, liveActivity, event('update', now + 8 * 3600 + 60, { progress: 0.9 }));
+    expect(activity!.contentState).toEqual({ progress: 0.3 });
+    await push(activity!.updateToken, liveActivity, event('update', now + 60, { progress: 0.4 }));
+    expect(activity!.events.map((item) => [item.timestamp! - now, item.applied])).toEqual([
+      [0, true],
+      [0, true],
+      [8 * 3600 + 60, false],
+      [60, true],
+    ]);
+    expect((await push('e5'.repeat(40), liveActivity, start({ timestamp: now + 9 * 3600 }))).status).toBe(200);
+    expect(apns.liveActivities.refusedStarts.map((refused) => refused.problem)).toEqual(['aps.timestamp is more than 8 hours ahead']);
+  });
+
   it("answers 410 Unregistered for an ended activity's token, and for a token rotated away", async () => {
     const { push, apns } = await apnsFixture();
     await push(PUSH_TO_START, liveActivity, start());

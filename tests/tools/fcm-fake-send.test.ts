@@ -120,4 +120,25 @@ describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
     expect(response.status).toBe(404);
     expect(JSON.parse(response.body).error.status).toBe('NOT_FOUND');
   });
+
+  it("answers 429 RESOURCE_EXHAUSTED once the project's messages of the last minute reach its quota, counting 4xx but not 429", async () => {
+    const clock = new ManualClock();
+    const { send } = await fcmFixture({ clock, messagesPerMinutePerProject: 3 });
+    expect((await send(tokenMessage())).status).toBe(200);
+    expect((await send(tokenMessage({ data: { n: 1 } }))).status).toBe(400);
+    clock.advance(30_000);
+    expect((await send(tokenMessage())).status).toBe(200);
+    const refused = await send(tokenMessage());
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body).error).toMatchObject({
+      status: 'RESOURCE_EXHAUSTED',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED', metadata: { quota_limit: 'SendsPerMinutePerProject', quota_unit: '1/min/{project}' } }],
+    });
+    expect((await send(tokenMessage())).status).toBe(429);
+    // The first two messages leave the minute; the 429s never counted.
+    clock.advance(30_000);
+    expect((await send(tokenMessage())).status).toBe(200);
+    expect((await send(tokenMessage())).status).toBe(200);
+    expect((await send(tokenMessage())).status).toBe(429);
+  });
 });

@@ -14,7 +14,7 @@ export {
 export { startFakeApns, type FakeApns, type FakeApnsOptions } from './apns/apns-server.ts';
 export { startFakeApnsHosts, type FakeApnsHosts } from './apns/apns-hosts.ts';
 export { FakeApnsDevices } from './apns/apns-devices.ts';
-export type { FakeApnsKey, ApnsEnvironment } from './apns/apns-provider-token.ts';
+export { FakeApnsKeyTokens, type FakeApnsKey, type ApnsEnvironment } from './apns/apns-provider-token.ts';
 export type { ApnsOutcome, ApnsLatencyContext } from './apns/apns-behaviour.ts';
 export type { ApnsRequestRecord, ApnsSessionRecord } from './apns/apns-record.ts';
 export { FakeLiveActivities, type FakeLiveActivity, type FakeLiveActivityEvent, type FakeRefusedStart } from './apns/apns-live-activities.ts';
@@ -22,6 +22,7 @@ export { reportLiveActivityTokens, type TokenReport, type TokenReporter, type To
 export { apnsReasons, type ApnsReason } from './apns/apns-reasons.ts';
 export { startFakeFcm, type FakeFcm, type FakeFcmOptions } from './fcm/fcm-server.ts';
 export type { FcmOutcome, FcmLatencyContext } from './fcm/fcm-behaviour.ts';
+export { FakeFcmDevices, type FcmDeviceDelivery } from './fcm/fcm-devices.ts';
 export type { FcmSendRecord, FcmTokenRequestRecord } from './fcm/fcm-record.ts';
 export { fcmErrorCodes, type FcmErrorCode } from './fcm/fcm-errors.ts';
 export { startFakeWebPush, type FakeWebPush, type FakeWebPushOptions, type FakeSubscription } from './web-push/web-push-server.ts';

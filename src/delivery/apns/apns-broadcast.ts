@@ -6,7 +6,7 @@ import { createHttp2Pool, silentLogger, type DeliveryLogger, type Http2Pool, typ
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { buildApnsBroadcastHeaders, serializeApnsLiveActivityPayload } from './apns-live-activity-payload.ts';
-import { createApnsProviderToken } from './apns-provider-token.ts';
+import { createApnsProviderTokens, type ApnsProviderTokens } from './apns-provider-token.ts';
 import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
 
 /**
@@ -53,6 +53,8 @@ export interface ApnsBroadcastConnectionOptions {
   topic: string;
   environment: ApnsEnvironment;
   clock: Clock;
+  /** The process's provider tokens, one per key (apns-provider-token.ts); absent: a token of this connection's own. */
+  providerTokens?: ApnsProviderTokens;
   ca?: string | Buffer;
   logger?: DeliveryLogger;
 }
@@ -64,7 +66,7 @@ export function apnsEnvironmentOf(pushUrl: string): ApnsEnvironment {
 
 export function createApnsBroadcastConnection(options: ApnsBroadcastConnectionOptions): ApnsBroadcastConnection {
   const key = options.keyPem !== undefined ? parseApnsSigningKey(options.keyPem) : readApnsSigningKey(options.keyFile ?? '');
-  const tokens = createApnsProviderToken({ key, keyId: options.keyId, teamId: options.teamId, clock: options.clock });
+  const tokens = (options.providerTokens ?? createApnsProviderTokens(options.clock)).forKey({ key, keyId: options.keyId, teamId: options.teamId });
   const logger = options.logger ?? silentLogger;
   const pool = (origin: string, name: string): Http2Pool =>
     createHttp2Pool({ origin, clock: options.clock, name, logger, maxSessions: 1, ...(options.ca !== undefined ? { ca: options.ca } : {}) });

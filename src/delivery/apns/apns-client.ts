@@ -4,7 +4,7 @@ import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { APNS_MAX_PAYLOAD_BYTES, type ApnsPayloadOptions, buildApnsHeaders, serializeApnsPayload } from './apns-payload.ts';
-import { type ApnsProviderToken, createApnsProviderToken } from './apns-provider-token.ts';
+import { type ApnsProviderToken, type ApnsProviderTokens, createApnsProviderTokens } from './apns-provider-token.ts';
 import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
 import { requestFailureOutcome } from '../http2-request-failure.ts';
 import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
@@ -26,6 +26,8 @@ export interface ApnsClientOptions {
   /** CLARION_APNS_TOPIC, the bundle id. */
   topic: string;
   clock: Clock;
+  /** The process's provider tokens, one per key (apns-provider-token.ts); absent: a token of this client's own. */
+  providerTokens?: ApnsProviderTokens;
   /** Extra CA to trust (tests); otherwise the process's CAs, including NODE_EXTRA_CA_CERTS. */
   ca?: string | Buffer;
   logger?: DeliveryLogger;
@@ -68,7 +70,7 @@ const CLOCK_FIX =
 export function createApnsClient(options: ApnsClientOptions): ApnsClient {
   const key = options.keyPem !== undefined ? parseApnsSigningKey(options.keyPem) : readApnsSigningKey(requireKeyFile(options.keyFile));
   const log = options.logger ?? silentLogger;
-  const tokens: ApnsProviderToken = createApnsProviderToken({ key, keyId: options.keyId, teamId: options.teamId, clock: options.clock });
+  const tokens: ApnsProviderToken = (options.providerTokens ?? createApnsProviderTokens(options.clock)).forKey({ key, keyId: options.keyId, teamId: options.teamId });
   const pool = createHttp2Pool({
     origin: options.url,
     clock: options.clock,

@@ -1,4 +1,5 @@
 import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
+import { apnsTimestampSeconds } from '../../domain/live-activity-lifecycle.ts';
 import { templateAttributesTypes } from '../../domain/live-activity-templates.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { apnsLiveActivityTopic } from './apns-client.ts';
@@ -24,7 +25,7 @@ export type ApnsLiveActivityPayload = { aps: Record<string, unknown> };
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export function buildApnsLiveActivityPayload(push: LiveActivityPush): ApnsLiveActivityPayload {
-  const aps: Record<string, unknown> = { timestamp: push.timestamp, event: push.event, 'content-state': push.fields };
+  const aps: Record<string, unknown> = { timestamp: apnsTimestampSeconds(push.timestamp), event: push.event, 'content-state': push.fields };
   if (push.event === 'start') {
     // The app's ActivityAttributes type by name, its static attributes (the Clarion id, so the app can report the
     // activity's update token for it), and the request that the system mint that token (input-push-token, iOS 18+).

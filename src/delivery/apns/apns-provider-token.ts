@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../domain/clock.ts';
 
@@ -9,8 +9,10 @@ import type { Clock } from '../../domain/clock.ts';
  * - APNs refuses an `iat` older than 60 minutes with 403 ExpiredProviderToken, so the token must be renewed at least
  *   hourly. We renew after 50 minutes (sideshow/apns2 uses 3000 s too): 10 minutes of slack for clock skew between us
  *   and Apple, and for requests already in flight with the old token.
- * - APNs answers 429 TooManyProviderTokenUpdates when a connection sees a new token sooner than 20 minutes after the
- *   previous one, so no two tokens are ever signed less than 20 minutes apart.
+ * - APNs answers 429 TooManyProviderTokenUpdates when a key's token is refreshed more often than once every 20 minutes,
+ *   so no two tokens of a key are ever signed less than 20 minutes apart. The rule is the key's, not a connection's:
+ *   every client of a process that signs with one key (production, sandbox, broadcast, each app's, "Test credentials")
+ *   takes the same token from the process's ApnsProviderTokens below instead of signing its own.
  *
  * Renewal is lazy (checked on each `current()`), so there is no timer to keep a process alive or to clean up.
  */
@@ -103,5 +105,31 @@ export function createApnsProviderToken(options: ApnsProviderTokenOptions): Apns
       return { renewed: true, token: (await sign()).token };
     },
     issuedAt: () => cached?.issuedAt ?? null,
+  };
+}
+
+/**
+ * The provider tokens of one process, one per key (team, key id and key bytes): the clients of a key share its token,
+ * so it is renewed once per 50 minutes whatever the number of clients, connections or hosts using it. A worker thread
+ * (CLARION_WORKER_THREAD) is a process of its own here: it has its own, so its key is renewed on its own schedule.
+ */
+export interface ApnsProviderTokens {
+  forKey(input: { key: KeyObject; keyId: string; teamId: string }): ApnsProviderToken;
+}
+
+export function createApnsProviderTokens(clock: Clock): ApnsProviderTokens {
+  const tokens = new Map<string, ApnsProviderToken>();
+  return {
+    forKey({ key, keyId, teamId }) {
+      // The key's bytes too: a replaced key under the same id (a new upload) must not reuse the old key's token.
+      const fingerprint = createHash('sha256').update(key.export({ format: 'der', type: 'pkcs8' })).digest('base64url');
+      const id = `${teamId}:${keyId}:${fingerprint}`;
+      let token = tokens.get(id);
+      if (!token) {
+        token = createApnsProviderToken({ key, keyId, teamId, clock });
+        tokens.set(id, token);
+      }
+      return token;
+    },
   };
 }

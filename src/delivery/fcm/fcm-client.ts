@@ -6,7 +6,7 @@ import type { PushContent } from '../push-content.ts';
 import { type ParsedFcmServiceAccount, parseFcmServiceAccount, readFcmServiceAccount } from '../provider-credentials.ts';
 import { type FcmAccessToken, FcmTokenError, createFcmAccessToken } from './fcm-access-token.ts';
 import { type FcmDataOptions, type FcmSendBody, buildFcmDataMessage, buildFcmMessage } from './fcm-message.ts';
-import { mapFcmResponse } from './fcm-response.ts';
+import { type FcmProjectQuota, mapFcmResponse } from './fcm-response.ts';
 
 /**
  * The FCM HTTP v1 client: OAuth access token (fcm-access-token.ts), HTTP/2 to `${url}/v1/projects/{project_id}/
@@ -63,8 +63,16 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
     ...(options.pingIdleMs !== undefined ? { pingIdleMs: options.pingIdleMs } : {}),
   });
   const path = `/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`;
+  /**
+   * Until when the project's quota is out (a `project_quota` answer, fcm-response.ts): every message of this client,
+   * so every batch of its app in this process, waits that long without a request. Other processes learn it from their
+   * own first 429.
+   */
+  let quotaPause = { until: 0, reason: '' };
 
   async function post(json: string): Promise<DeliveryOutcome> {
+    const now = options.clock.now();
+    if (now < quotaPause.until) return { kind: 'retry', reason: quotaPause.reason, retryAfterMs: quotaPause.until - now };
     // At most two attempts: the second only after a 401 made us drop the cached access token.
     for (let attempt = 1; ; attempt += 1) {
       let token = accessToken.fresh();
@@ -82,6 +90,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
       } catch (error) {
         return logged(requestFailureOutcome(error, 'fcm', 'CLARION_FCM_URL'));
       }
+      if (outcome.kind === 'project_quota') return pauseForQuota(outcome);
       if (outcome.kind !== 'refresh_token') return logged(outcome);
       log.info({ provider: 'fcm' }, 'FCM refused the access token; refreshing it and retrying once');
       accessToken.invalidate(token);
@@ -98,6 +107,15 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
       requestHeaders = { token, headers: { ':method': 'POST', ':path': path, authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' } };
     }
     return requestHeaders.headers;
+  }
+
+  function pauseForQuota(outcome: FcmProjectQuota): DeliveryOutcome {
+    const until = options.clock.now() + outcome.retryAfterMs;
+    if (until > quotaPause.until) {
+      if (quotaPause.until <= options.clock.now()) log.warn({ provider: 'fcm', projectId: account.projectId, retryAfterMs: outcome.retryAfterMs }, "FCM answered 429 for the project's quota: holding back every message of the project");
+      quotaPause = { until, reason: outcome.reason };
+    }
+    return { kind: 'retry', reason: outcome.reason, retryAfterMs: quotaPause.until - options.clock.now() };
   }
 
   function logged(outcome: DeliveryOutcome): DeliveryOutcome {
@@ -123,7 +141,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   return {
     projectId: account.projectId,
     send: (token, content) => post(serialize(token, content)),
-    sendData: (token, data, dataOptions) => post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions))),
+    sendData: (token, data, dataOptions) => post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions, options.clock.now()))),
     stats: () => pool.stats(),
     close: () => pool.close(),
   };

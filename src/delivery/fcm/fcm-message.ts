@@ -70,15 +70,19 @@ export function buildFcmMessage(token: string, content: PushContent, options: { 
   return { message };
 }
 
-/** A data-only message (the app's FirebaseMessagingService handles it), e.g. for Android ongoing progress. */
+/**
+ * A data-only message (the app's FirebaseMessagingService handles it), e.g. for Android ongoing progress. Never
+ * collapsible: FCM delays collapsible messages past a burst of 20 per app and device (docs/protocols.md 3.5).
+ */
 export interface FcmDataOptions {
   priority?: 'normal' | 'high';
-  ttlSeconds?: number | null;
-  /** android.collapse_key: a newer message replaces an undelivered older one with the same key. */
-  collapseKey?: string;
+  /** Epoch ms past which the message is not worth delivering: android.ttl is the time left until then. */
+  expiresAt?: number | null;
 }
 
-export function buildFcmDataMessage(token: string, data: Record<string, string>, options: FcmDataOptions = {}): FcmSendBody {
+/** `now` (epoch ms) turns `expiresAt` into the TTL left; required with it. */
+export function buildFcmDataMessage(token: string, data: Record<string, string>, options: FcmDataOptions = {}, now?: number): FcmSendBody {
+  const expiresAt = options.expiresAt ?? null;
   return {
     message: {
       token,
@@ -86,8 +90,7 @@ export function buildFcmDataMessage(token: string, data: Record<string, string>,
       android: {
         // HIGH so the app is woken to update its notification (docs/protocols.md 3.6); FCM's own default for data is NORMAL.
         priority: options.priority === 'normal' ? 'NORMAL' : 'HIGH',
-        ...fcmTtl(options.ttlSeconds ?? null),
-        ...(options.collapseKey !== undefined ? { collapse_key: options.collapseKey } : {}),
+        ...fcmTtl(expiresAt === null ? null : secondsLeft(expiresAt, requireNow(now, 'buildFcmDataMessage: pass now with expiresAt'))),
       },
     },
   };
@@ -99,8 +102,17 @@ export function buildFcmDataMessage(token: string, data: Record<string, string>,
  */
 function remainingTtlSeconds(content: PushContent, now: number | undefined): number | null {
   if (content.ttlSeconds === 0 || content.expiresAt === undefined || content.expiresAt === null) return content.ttlSeconds;
-  if (now === undefined) throw new Error('buildFcmMessage: pass options.now for content with expiresAt');
-  return Math.max(1, Math.ceil((content.expiresAt - now) / 1000));
+  return secondsLeft(content.expiresAt, requireNow(now, 'buildFcmMessage: pass options.now for content with expiresAt'));
+}
+
+/** Whole seconds from `now` to `deadline`, rounded up, at least 1 (0 would mean "now or never" to FCM). */
+function secondsLeft(deadline: number, now: number): number {
+  return Math.max(1, Math.ceil((deadline - now) / 1000));
+}
+
+function requireNow(now: number | undefined, error: string): number {
+  if (now === undefined) throw new Error(error);
+  return now;
 }
 
 /**

@@ -14,7 +14,18 @@ export interface FcmRefreshToken {
   reason: string;
 }
 
-export type FcmResponseOutcome = DeliveryOutcome | FcmRefreshToken;
+/**
+ * A 429 for the project's quota (docs/protocols.md 3.5: per project and minute; FCM answers 429 to every message of the
+ * project "until the quota is refilled in the following minute"): the client holds back every message of the project
+ * until `retryAfterMs` has passed, whichever batch it belongs to, instead of letting each one meet the same 429.
+ */
+export interface FcmProjectQuota {
+  kind: 'project_quota';
+  reason: string;
+  retryAfterMs: number;
+}
+
+export type FcmResponseOutcome = DeliveryOutcome | FcmRefreshToken | FcmProjectQuota;
 
 export interface FcmResponse {
   status: number;
@@ -31,6 +42,12 @@ export interface FcmErrorBody {
   message: string;
   /** google.rpc.BadRequest fieldViolations[].field, e.g. "message.token", "message.data[0].value". */
   violatedFields: string[];
+  /**
+   * Whose quota a google.rpc.ErrorInfo names (metadata quota_unit "1/min/{project}", quota_limit
+   * "SendsPerMinutePerProject", as in a real answer quoted in https://github.com/firebase/firebase-admin-go/issues/719):
+   * 'project', 'other' for another unit, null without one.
+   */
+  quotaScope: 'project' | 'other' | null;
 }
 
 /** docs/protocols.md 3.5: 429 without Retry-After → wait 60 s (and at least a minute for the message-rate quota). */
@@ -41,7 +58,7 @@ export const FCM_SERVER_ERROR_MIN_RETRY_MS = 10_000;
 const ACCOUNT_FILE = 'CLARION_FCM_SERVICE_ACCOUNT_FILE';
 
 export function parseFcmError(body: string): FcmErrorBody {
-  const result: FcmErrorBody = { errorCode: null, status: null, message: '', violatedFields: [] };
+  const result: FcmErrorBody = { errorCode: null, status: null, message: '', violatedFields: [], quotaScope: null };
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -55,9 +72,15 @@ export function parseFcmError(body: string): FcmErrorBody {
   if (typeof message === 'string') result.message = message;
   for (const detail of Array.isArray(details) ? (details as unknown[]) : []) {
     if (typeof detail !== 'object' || detail === null) continue;
-    const { '@type': type, errorCode, fieldViolations } = detail as Record<string, unknown>;
+    const { '@type': type, errorCode, fieldViolations, metadata } = detail as Record<string, unknown>;
     if (typeof type !== 'string') continue;
     if (type.endsWith('google.firebase.fcm.v1.FcmError') && typeof errorCode === 'string') result.errorCode = errorCode;
+    if (type.endsWith('google.rpc.ErrorInfo') && typeof metadata === 'object' && metadata !== null) {
+      const { quota_unit: unit, quota_limit: limit } = metadata as Record<string, unknown>;
+      if (typeof unit === 'string' || typeof limit === 'string') {
+        result.quotaScope = String(unit ?? '').includes('{project}') || /PerProject$/.test(String(limit ?? '')) ? 'project' : 'other';
+      }
+    }
     if (type.endsWith('google.rpc.BadRequest') && Array.isArray(fieldViolations)) {
       for (const violation of fieldViolations as Array<{ field?: unknown }>) {
         if (typeof violation?.field === 'string') result.violatedFields.push(violation.field);
@@ -76,6 +99,17 @@ export function parseFcmError(body: string): FcmErrorBody {
 export function isTokenProblem(error: FcmErrorBody): boolean {
   if (error.violatedFields.some((field) => field === 'message.token')) return true;
   return error.violatedFields.length === 0 && /registration token/i.test(error.message);
+}
+
+/**
+ * The project's quota, not one target's: an ErrorInfo naming the per-project limit, or a bare RESOURCE_EXHAUSTED (the
+ * answer docs/protocols.md 3.5 gives for the project quota). An FcmError QUOTA_EXCEEDED without the per-project limit
+ * is "the message target"'s limit (a device's or a topic's rate, https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode):
+ * that token alone waits.
+ */
+function isProjectQuota(error: FcmErrorBody): boolean {
+  if (error.quotaScope !== null) return error.quotaScope === 'project';
+  return error.errorCode === null;
 }
 
 export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
@@ -99,7 +133,7 @@ export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
       return isTokenProblem(error) ? { kind: 'token_dead', reason: 'token_invalid', providerReason: code } : { kind: 'rejected', reason };
     case 'QUOTA_EXCEEDED':
     case 'RESOURCE_EXHAUSTED':
-      return retry(FCM_QUOTA_DEFAULT_RETRY_MS);
+      return isProjectQuota(error) ? { kind: 'project_quota', reason, retryAfterMs: response.retryAfterMs ?? FCM_QUOTA_DEFAULT_RETRY_MS } : retry(FCM_QUOTA_DEFAULT_RETRY_MS);
     case 'UNAVAILABLE':
     case 'INTERNAL':
       return retry(FCM_SERVER_ERROR_MIN_RETRY_MS);

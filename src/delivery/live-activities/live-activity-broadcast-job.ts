@@ -1,11 +1,15 @@
 import { JobRetryError } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import { attachBroadcastChannel, countLiveBroadcastChannels } from '../../store/apns-broadcast-channels-store.ts';
+import { attachBroadcastChannel, countLiveBroadcastChannels, markBroadcastChannelDeleted } from '../../store/apns-broadcast-channels-store.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
-import { APNS_CHANNELS_PER_APP, createBroadcastChannel, deleteBroadcastChannel, sendBroadcast } from '../apns/apns-broadcast.ts';
+import { APNS_CHANNELS_PER_APP, createBroadcastChannel, deleteBroadcastChannel, sendBroadcast, type ApnsBroadcastConnection } from '../apns/apns-broadcast.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
-import { broadcastLiveActivityJob, scheduleChannelDeletion } from './live-activity-jobs.ts';
+import type { JobRow } from '../../queue/job-types.ts';
+import { startAlertOf } from './live-activity-catch-up.ts';
+import { broadcastLiveActivityJob, dispatchLiveActivityJob, scheduleChannelDeletion } from './live-activity-jobs.ts';
+import type { LiveActivityPush } from './live-activity-push.ts';
+import { liveActivityPushOf } from './live-activity-snapshot.ts';
 
 /**
  * iOS 18 broadcast delivery of a Live Activity (docs/live-activities.md, "Broadcast"):
@@ -13,7 +17,12 @@ import { broadcastLiveActivityJob, scheduleChannelDeletion } from './live-activi
  *   start the broadcast part of the audience with `input-push-channel` instead of `input-push-token`;
  * - every update and the end is then ONE request on the channel (this job), whatever the number of devices on it;
  * - after the end went out, the channel is deleted (live-activity-channel-jobs.ts), so the app stays under Apple's
- *   10,000 channels.
+ *   10,000 channels;
+ * - a channel APNs no longer knows (ChannelNotRegistered: deleted by someone else) reaches nobody, so the activity
+ *   leaves it and goes per token: an update restarts the devices that joined the channel by push-to-start with
+ *   `input-push-token`, carrying the current state, and they report tokens like any per-token device
+ *   (lostChannel in live-activity-dispatch-job.ts). An end has nothing to fall back to: those devices' activities
+ *   can take no more pushes and end at their 8 hours.
  */
 type Dependencies = SendDependencies;
 
@@ -66,6 +75,10 @@ export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
       const outcome = await sendBroadcast(connection, channelId, push);
       if (outcome.kind === 'retry') throw new JobRetryError(`broadcast on the APNs channel: ${outcome.reason}`, outcome.retryAfterMs);
       const log = { liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, channelId, outcome };
+      if (outcome.kind === 'token_dead' && outcome.providerReason === 'ChannelNotRegistered') {
+        deps.logger.warn(log, 'APNs no longer knows the Live Activity broadcast channel: the activity goes per token');
+        return leaveLostChannel(deps, { push, channelId, connection, job, owner });
+      }
       if (outcome.kind === 'delivered') deps.logger.info(log, 'live activity broadcast sent');
       else deps.logger.error(log, 'live activity broadcast failed');
     }
@@ -74,5 +87,38 @@ export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
       await scheduleChannelDeletion(trx, deps.queue, channelId);
       await deps.queue.complete(trx, job, owner);
     });
+  });
+}
+
+/**
+ * The activity leaves a channel APNs does not know (its record says per token from now on, and the channel is marked
+ * deleted, as it is at APNs); an update restarts the channel's audience per token, in the transaction that completes
+ * the job.
+ */
+async function leaveLostChannel(
+  deps: Dependencies,
+  input: { push: LiveActivityPush; channelId: string; connection: ApnsBroadcastConnection; job: JobRow; owner: string },
+): Promise<void> {
+  const { push, channelId, connection, job, owner } = input;
+  await deps.store.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const activity = await trx
+      .updateTable('live_activities')
+      .set({ apns_channel_id: null, broadcast_count: 0 })
+      .where('id', '=', push.activityId)
+      .where('apns_channel_id', '=', channelId)
+      .returningAll()
+      .executeTakeFirst();
+    await markBroadcastChannelDeleted(trx, { channelId, now });
+    if (activity && push.event === 'update' && effectiveStatus(activity, now).status === 'active') {
+      const restart = liveActivityPushOf(activity, 'start', startAlertOf(activity));
+      await dispatchLiveActivityJob.enqueue(
+        deps.queue,
+        trx,
+        { push: restart, platforms: ['ios'], lostChannel: { channelId, environment: connection.environment } },
+        { uniqueKey: `live_activity.dispatch:${push.activityId}:lost:${channelId}` },
+      );
+    }
+    await deps.queue.complete(trx, job, owner);
   });
 }

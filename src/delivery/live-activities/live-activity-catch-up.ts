@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
-import { LIVE_ACTIVITY_MAX_MS } from '../../domain/live-activity-lifecycle.ts';
+import { LIVE_ACTIVITY_MAX_MS, pushTimestampMs } from '../../domain/live-activity-lifecycle.ts';
 import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
 import type { LiveActivityRow } from '../../store/live-activities-store.ts';
@@ -36,7 +36,7 @@ export async function startLateJoiner(trx: Kysely<Database>, queue: JobQueue, su
   for (const activity of running) {
     const eligible = await trx.selectFrom('subscribers').select('id').where('id', '=', subscriber.id).where(hasPushToStartTokenFor(activity.template)).executeTakeFirst();
     if (!eligible) continue;
-    const push = liveActivityPushOf(activity, 'start', alertOf(activity));
+    const push = liveActivityPushOf(activity, 'start', startAlertOf(activity));
     await sendLiveActivityJob.enqueue(queue, trx, { push, platform: 'ios', subscriberIds: [subscriber.id], round: 0 }, { uniqueKey: `live_activity.catch_up_start:${activity.id}:${subscriber.id}` });
     started += 1;
   }
@@ -45,15 +45,15 @@ export async function startLateJoiner(trx: Kysely<Database>, queue: JobQueue, su
 
 /** Sends the current state to a device that just reported its activity token, when anything changed since the start. */
 export async function updateLateJoiner(trx: Kysely<Database>, queue: JobQueue, activity: LiveActivityRow, subscriberId: string): Promise<boolean> {
-  // The start's own timestamp: the device shows that state already.
-  if (activity.push_timestamp <= Math.floor(activity.created_at / 1000)) return false;
+  // The start's own timestamp (its creation time): the device shows that state already.
+  if (pushTimestampMs(activity.push_timestamp) <= activity.created_at) return false;
   const push = liveActivityPushOf(activity, 'update', null, 'high');
   await sendLiveActivityJob.enqueue(queue, trx, { push, platform: 'ios', subscriberIds: [subscriberId], round: 0 }, { uniqueKey: `live_activity.catch_up:${activity.id}:${subscriberId}:${activity.push_timestamp}` });
   return true;
 }
 
 /** A start needs an alert: the latest one the activity showed, else the one made from its fields. */
-function alertOf(activity: LiveActivityRow): LiveActivityAlert {
+export function startAlertOf(activity: LiveActivityRow): LiveActivityAlert {
   if (activity.alert) return JSON.parse(activity.alert) as LiveActivityAlert;
   return defaultStartAlert(activity.template as TemplateName, JSON.parse(activity.fields) as TemplateFields);
 }

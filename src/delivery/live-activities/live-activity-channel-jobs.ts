@@ -19,11 +19,12 @@ import { deleteLiveActivityChannelJob, sweepLiveActivityChannelsJob } from './li
  * - `live_activity.delete_channel` deletes the channel of an activity that ended (scheduled by the end's broadcast,
  *   or by the 8-hour expiry) and marks it deleted;
  * - `live_activity.sweep_channels` (every SWEEP_INTERVAL_MS, src/worker.ts) deletes what a crash left: recorded
- *   channels whose activity ended without its deletion running, channels recorded without an activity, and channels
- *   APNs lists that Clarion has no record of (a process that died between APNs' answer and recording it). Those are
- *   recorded when first seen and deleted on a later sweep, once older than the grace period, so a dispatch that is
- *   between the two steps right now is never cut short. The sweeper treats every channel of the app in that
- *   environment as Clarion's (docs/live-activities.md says so).
+ *   channels whose activity ended without its deletion running, and channels recorded without an activity (a repeated
+ *   dispatch's second one). Channels APNs lists that Clarion has no record of may be another backend's for the same
+ *   bundle id (Apple keeps a channel until its owner deletes it), so by default they are only counted in the log. With
+ *   CLARION_APNS_DELETE_UNKNOWN_CHANNELS they are taken as Clarion's own, created by a process that died between APNs'
+ *   answer and recording it: recorded when first seen and deleted on a later sweep, once older than the grace period,
+ *   so a dispatch that is between the two steps right now is never cut short.
  * Each channel is deleted with the credentials of the app that created it (its activity's channel's app, docs/apps.md);
  * the sweeper visits the built-in app and every app with iOS credentials whose bundle id has channels recorded.
  */
@@ -44,28 +45,37 @@ export function deleteLiveActivityChannelHandler(deps: Dependencies): JobHandler
   });
 }
 
-export function sweepLiveActivityChannelsHandler(deps: Dependencies): JobHandler {
+/** `deleteUnknownChannels`: CLARION_APNS_DELETE_UNKNOWN_CHANNELS. */
+export interface SweepOptions {
+  deleteUnknownChannels: boolean;
+}
+
+export function sweepLiveActivityChannelsHandler(deps: Dependencies, options: SweepOptions): JobHandler {
   return sweepLiveActivityChannelsJob.handler(async () => {
     const connections = [deps.providers.ios.liveActivityBroadcast];
     if (deps.providersFor) {
       for (const appId of await appIdsWithBroadcastChannels(deps.store.db)) connections.push((await deps.providersFor(appId)).ios.liveActivityBroadcast);
     }
     for (const connection of connections) {
-      if (connection) await sweepBroadcastChannels(deps, connection);
+      if (connection) await sweepBroadcastChannels(deps, connection, options);
     }
   });
 }
 
-/** One sweep over one app and environment: the connection says which (per-app clients can call it for each). */
-export async function sweepBroadcastChannels(deps: DeliveryDependencies, connection: ApnsBroadcastConnection): Promise<{ deleted: number; discovered: number }> {
+/** One sweep over one app and environment: the connection says which. */
+async function sweepBroadcastChannels(deps: DeliveryDependencies, connection: ApnsBroadcastConnection, options: SweepOptions): Promise<void> {
   const scope = { environment: connection.environment, topic: connection.topic };
   let discovered = 0;
   const listed = await listBroadcastChannels(connection);
   if (listed.ok) {
     const known = await knownBroadcastChannelIds(deps.store.db, listed.channelIds);
     const unknown = listed.channelIds.filter((id) => !known.has(id));
-    await recordUnknownBroadcastChannels(deps.store.db, { ...scope, channelIds: unknown, now: deps.clock.now() });
-    discovered = unknown.length;
+    if (options.deleteUnknownChannels) {
+      await recordUnknownBroadcastChannels(deps.store.db, { ...scope, channelIds: unknown, now: deps.clock.now() });
+      discovered = unknown.length;
+    } else if (unknown.length > 0) {
+      deps.logger.info({ ...scope, unknown: unknown.length }, 'APNs lists broadcast channels Clarion did not create; left alone (CLARION_APNS_DELETE_UNKNOWN_CHANNELS=true deletes them)');
+    }
   } else {
     deps.logger.warn({ outcome: listed.outcome }, 'listing the APNs broadcast channels failed; sweeping the recorded ones only');
   }
@@ -75,7 +85,6 @@ export async function sweepBroadcastChannels(deps: DeliveryDependencies, connect
     if (await deleteOne(deps, connection, channel.channel_id, { retry: false })) deleted += 1;
   }
   if (deleted > 0 || discovered > 0) deps.logger.info({ deleted, discovered }, 'APNs broadcast channels swept');
-  return { deleted, discovered };
 }
 
 async function deleteOne(deps: DeliveryDependencies, connection: ApnsBroadcastConnection, channelId: string, options = { retry: true }): Promise<boolean> {

@@ -1,10 +1,15 @@
 import type { JobHandler } from '../../queue/worker-pool.ts';
+import type { Kysely } from 'kysely';
+import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
+import { findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
+import type { Database } from '../../store/schema.ts';
 import { pageLiveActivityTargets } from '../../store/live-activity-targets-store.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
 import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';
 import { broadcastLiveActivityJob, dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
+import { joinsChannel } from './live-activity-send-job.ts';
 
 /**
  * Fan-out of one lifecycle event, step one (the notification dispatch's shape, same page and batch sizes): pages
@@ -16,15 +21,18 @@ import { broadcastLiveActivityJob, dispatchLiveActivityJob, sendJobKey, sendLive
  * enqueued a no-op. If subscribers left in between, pages can shift and a few devices get the event twice, which
  * is harmless here: the repeat has the same `timestamp` and content (iOS keeps the newer state; the Android app
  * re-posts the same notification).
+ *
+ * A dispatch with `lostChannel` is the restart of a broadcast channel's audience per token (live-activity-broadcast-job.ts):
+ * an iOS start to those of the start's targets that joined that channel and have no activity token of their own.
  */
 export function dispatchLiveActivityHandler(deps: SendDependencies): JobHandler {
-  return dispatchLiveActivityJob.handler(async ({ push, platforms }, _job, { signal }) => {
+  return dispatchLiveActivityJob.handler(async ({ push, platforms, lostChannel }, _job, { signal }) => {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);
     if (!activity) return;
     // Broadcast (iOS 18): the start needs the channel before any device is started on it; every later event is one
     // request on the channel besides the per-token pages (live-activity-broadcast-job.ts).
-    if (push.event === 'start' && platforms.includes('ios') && needsChannel(activity)) await ensureBroadcastChannel(deps, activity);
+    if (push.event === 'start' && platforms.includes('ios') && !lostChannel && needsChannel(activity)) await ensureBroadcastChannel(deps, activity);
     if (push.event !== 'start' && platforms.includes('ios') && activity.apns_channel_id) {
       const channelId = activity.apns_channel_id;
       await db.transaction().execute((trx) => broadcastLiveActivityJob.enqueue(deps.queue, trx, { push, channelId }, { uniqueKey: `live_activity.broadcast:${push.activityId}:${push.timestamp}` }));
@@ -36,19 +44,28 @@ export function dispatchLiveActivityHandler(deps: SendDependencies): JobHandler 
         if (signal.aborted) throw new Error('worker is shutting down; the dispatch pages again from the start');
         const page = await pageLiveActivityTargets(db, { activity, event: push.event, platform, after, limit: DISPATCH_PAGE_SIZE });
         if (page.length === 0) break;
+        const targets = lostChannel ? await onLostChannel(db, activity, page, lostChannel.environment) : page;
         await db.transaction().execute(async (trx) => {
-          for (let start = 0; start < page.length; start += SEND_BATCH_SIZE) {
-            const subscriberIds = page.slice(start, start + SEND_BATCH_SIZE);
+          for (let start = 0; start < targets.length; start += SEND_BATCH_SIZE) {
+            const subscriberIds = targets.slice(start, start + SEND_BATCH_SIZE);
             const payload: LiveActivitySendPayload = { push, platform, subscriberIds, round: 0 };
             await sendLiveActivityJob.enqueue(deps.queue, trx, payload, { uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0) });
           }
         });
-        enqueued += page.length;
+        enqueued += targets.length;
         after = page[page.length - 1]!;
       }
     }
     deps.logger.info({ liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued }, 'live activity dispatch finished');
   });
+}
+
+/** Of one page of iOS start targets, those the lost channel's start reached: on it, and without an activity token. */
+async function onLostChannel(db: Kysely<Database>, activity: LiveActivityRow, ids: string[], environment: ApnsEnvironment): Promise<string[]> {
+  const subscribers = await db.selectFrom('subscribers').select(['id', 'os_version', 'apns_environment']).where('id', 'in', ids).execute();
+  const withToken = new Set((await findLiveActivityTokens(db, activity.id, ids)).map((row) => row.subscriber_id));
+  const reached = new Set(subscribers.filter((subscriber) => joinsChannel(activity, subscriber, environment) && !withToken.has(subscriber.id)).map((subscriber) => subscriber.id));
+  return ids.filter((id) => reached.has(id));
 }
 
 /** `broadcast` always gets a channel (devices may join it themselves); `auto` when some iOS device supports it. */

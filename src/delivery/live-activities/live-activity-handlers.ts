@@ -3,7 +3,7 @@ import type { SendDependencies } from '../channel-providers.ts';
 import { dispatchLiveActivityHandler } from './live-activity-dispatch-job.ts';
 import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
 import { broadcastLiveActivityHandler } from './live-activity-broadcast-job.ts';
-import { deleteLiveActivityChannelHandler, sweepLiveActivityChannelsHandler } from './live-activity-channel-jobs.ts';
+import { deleteLiveActivityChannelHandler, sweepLiveActivityChannelsHandler, type SweepOptions } from './live-activity-channel-jobs.ts';
 import {
   BROADCAST_LIVE_ACTIVITY,
   DELETE_LIVE_ACTIVITY_CHANNEL,
@@ -15,13 +15,13 @@ import {
 import { sendLiveActivityHandler } from './live-activity-send-job.ts';
 
 /** The Live Activity job handlers, for the delivery worker's pool (src/worker.ts). */
-export function liveActivityHandlers(deps: SendDependencies): Record<string, JobHandler> {
+export function liveActivityHandlers(deps: SendDependencies, sweep: SweepOptions): Record<string, JobHandler> {
   return {
     [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),
     [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(deps),
     [EXPIRE_LIVE_ACTIVITY]: expireLiveActivityHandler(deps),
     [BROADCAST_LIVE_ACTIVITY]: broadcastLiveActivityHandler(deps),
     [DELETE_LIVE_ACTIVITY_CHANNEL]: deleteLiveActivityChannelHandler(deps),
-    [SWEEP_LIVE_ACTIVITY_CHANNELS]: sweepLiveActivityChannelsHandler(deps),
+    [SWEEP_LIVE_ACTIVITY_CHANNELS]: sweepLiveActivityChannelsHandler(deps, sweep),
   };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { defineJob } from '../../queue/job-definition.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
 import type { Database } from '../../store/schema.ts';
@@ -17,6 +18,11 @@ export interface LiveActivityDispatchPayload {
   push: LiveActivityPush;
   /** Which platforms get this event: all three, or Android and the web for the 8-hour end iOS has already applied itself. */
   platforms: LiveActivityPlatform[];
+  /**
+   * A start, per token, for the audience of this broadcast channel only: APNs no longer knows the channel
+   * (live-activity-broadcast-job.ts), so the devices started on it are started again on tokens of their own.
+   */
+  lostChannel?: { channelId: string; environment: ApnsEnvironment };
 }
 
 export interface LiveActivitySendPayload {

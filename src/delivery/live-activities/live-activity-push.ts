@@ -12,7 +12,10 @@ export interface LiveActivityPush {
   activityId: string;
   template: TemplateName;
   event: LiveActivityEvent;
-  /** APNs `aps.timestamp`: epoch seconds, strictly increasing per activity (live-activity-lifecycle.ts). */
+  /**
+   * When the event was made: epoch ms, strictly increasing per activity (live-activity-lifecycle.ts nextPushTimestamp;
+   * seconds in a job queued by a version that counted in seconds: read it with pushTimestampMs).
+   */
   timestamp: number;
   /** The template's fields after this event: APNs `content-state`. */
   fields: TemplateFields;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { supportsBroadcast } from '../../domain/ios-version.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
@@ -8,7 +9,7 @@ import { findLiveActivityById, type LiveActivityRow } from '../../store/live-act
 import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
 import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-store.ts';
 import type { Database } from '../../store/schema.ts';
-import { unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
+import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
 import { settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
 import { sendEach } from '../batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from '../batch-settle.ts';
@@ -100,7 +101,6 @@ async function sendBatch(
   const channelStart = platform === 'ios' && push.event === 'start' && activity.apns_channel_id ? { ...push, inputPushChannel: activity.apns_channel_id } : null;
   // The channel exists in one APNs environment (the push host's); a device known to be in the other can't join it.
   const channelEnvironment = sender.liveActivityBroadcast?.environment ?? 'production';
-  const inChannelEnvironment = (subscriber: Subscriber) => subscriber.apns_environment === null || subscriber.apns_environment === channelEnvironment;
   const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome | null> => {
     const subscriber = byId.get(id);
     // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
@@ -108,7 +108,7 @@ async function sendBatch(
     if (!subscriber || token === null) return null;
     sentTo[id] = token;
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-    const devicePush = channelStart && startsOnChannel(activity, subscriber) && inChannelEnvironment(subscriber) ? channelStart : push;
+    const devicePush = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
     return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale }, subscriber.apns_environment);
   });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
@@ -128,6 +128,8 @@ function settlement(
   return async (trx) => {
     const now = deps.clock.now();
     if (!(await deps.queue.complete(trx, lease.job, lease.owner))) throw new LeaseLostError();
+    // The host that took a push for a subscriber of unknown environment: the app build's, for every later push too.
+    await rememberApnsEnvironments(trx, settled.learned);
     for (const { id, reason } of settled.dead) {
       const subscriber = byId.get(id);
       const token = recorded.tokens?.[id];
@@ -157,8 +159,16 @@ function isOutdated(push: LiveActivityPush, activity: LiveActivityRow, round: nu
 }
 
 /** `broadcast`: every iOS device; `auto`: those that reported iOS 18 or later (docs/live-activities.md, "Broadcast"). */
-export function startsOnChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version'>): boolean {
+function startsOnChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version'>): boolean {
   return activity.delivery === 'broadcast' || (activity.delivery === 'auto' && supportsBroadcast(subscriber.os_version));
+}
+
+/**
+ * Whether the start puts this device on the activity's channel: it starts on a channel, and is not known to be in the
+ * other APNs environment than the channel's (such a device is started per token from its own host).
+ */
+export function joinsChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version' | 'apns_environment'>, channelEnvironment: ApnsEnvironment): boolean {
+  return startsOnChannel(activity, subscriber) && (subscriber.apns_environment === null || subscriber.apns_environment === channelEnvironment);
 }
 
 /** Android and web: the subscriber's own token; iOS: the push-to-start or activity token found for the event. */

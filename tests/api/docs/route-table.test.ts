@@ -75,7 +75,7 @@ describe('the route table (src/http/routes.ts)', () => {
 
   it('leaves no /api/v1 route to a default: registering one without an auth fails', async () => {
     const app = Fastify() as unknown as ClarionApp;
-    registerAuth(app, { config: t.config, clock: t.clock, store: t.store, queue: t.queue, secretKey: t.secretKey, accepts: new GroupCommit(t.store), metrics: new ClarionMetrics() });
+    registerAuth(app, { config: t.config, clock: t.clock, store: t.store, queue: t.queue, secretKey: t.secretKey, accepts: new GroupCommit(t.store), metrics: new ClarionMetrics(), providerClients: { apnsClient: () => null, fcmClient: () => null } });
     app.get('/healthz-like', async () => ({}));
     await expect(async () => {
       app.get('/api/v1/unstated', async () => ({}));

@@ -113,7 +113,7 @@ describe('POST /api/v1/live-activities → 201', () => {
     }
   });
 
-  it('enqueues the start push and the 8-hour end in the same transaction, with the first APNs timestamp', async () => {
+  it('enqueues the start push and the 8-hour end in the same transaction, with the first event timestamp', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const data = expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), relevanceScore: 10 }), 201);
     const jobs = await t.store.db.selectFrom('jobs').selectAll().where('unique_key', 'like', `live_activity.%:${data.id}%`).orderBy('kind').execute();
@@ -127,7 +127,7 @@ describe('POST /api/v1/live-activities → 201', () => {
       activityId: data.id,
       template: 'progress',
       event: 'start',
-      timestamp: Math.floor(t.clock.now() / 1000),
+      timestamp: t.clock.now(),
       fields: { title: 'Order #42', progress: 0.45, status: 'Packing' },
       alert: { title: 'Your order', body: 'is being packed' },
       staleAt: null,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../../src/store/subscribers-store.ts';
+import { createApnsSigningKey } from '../../../tools/fakes/index.ts';
 import { post } from '../../harness/requests.ts';
 import { finalNotification, iosToken, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
@@ -76,5 +77,24 @@ describe('APNs environment per token', () => {
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'many', title: 'All debug' });
     expect(await finalNotification(h, account.secretKey, sent.body.data.id)).toMatchObject({ status: 'sent', stats: { delivered: 12, failed: 0 } });
     for (const id of ids) expect(await findSubscriber(h.store.db, account.id, id)).toMatchObject({ status: 'active', apns_environment: 'sandbox' });
+  });
+
+  it('tries the sandbox when production refuses a key limited to the sandbox (BadEnvironmentKeyIdInToken), and learns it', async () => {
+    const account = await h.newAccount();
+    // Keys created since February 2025 work in one environment only: this one in the sandbox.
+    const key = createApnsSigningKey();
+    for (const fake of [h.apns, h.apnsSandbox]) fake.addKey({ ...key, environment: 'sandbox', topics: ['com.debug.only'] });
+    const app = await post(h.app, '/api/v1/apps', account.secretKey, { name: 'Debug', ios: { key: key.privateKeyPem, keyId: key.keyId, teamId: key.teamId, bundleId: 'com.debug.only' } });
+    expect(app.statusCode).toBe(201);
+    expect((await post(h.app, '/api/v1/channels', account.secretKey, { code: 'debug-key' })).statusCode).toBe(201);
+    const token = iosToken(7301);
+    h.apns.devices.issue(token, 'sandbox');
+    const id = await registerSubscriber(h, account.publishableKey, 'debug-key', 'ios', token);
+
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'debug-key', title: 'Sandbox key' });
+    expect(await finalNotification(h, account.secretKey, sent.body.data.id)).toMatchObject({ status: 'sent', stats: { delivered: 1, failed: 0 } });
+    expect(h.apns.requests.filter((r) => r.token === token).map((r) => r.reason)).toEqual(['BadEnvironmentKeyIdInToken']);
+    expect(h.apnsSandbox.requests.filter((r) => r.token === token).map((r) => r.status)).toEqual([200]);
+    expect(await findSubscriber(h.store.db, account.id, id)).toMatchObject({ status: 'active', apns_environment: 'sandbox' });
   });
 });

@@ -4,7 +4,7 @@ import { startServeProcess, type ServerProcess } from '../../harness/cli-process
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { seedSubscribers, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
+import { seedSubscribers, SEVERAL_PROCESSES, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
 
 /**
  * Nothing is lost when a worker dies mid fan-out: a `clarion serve --worker` process is killed with SIGKILL while a
@@ -21,7 +21,7 @@ const workers: ServerProcess[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
-  fakes = await startFakeProviders();
+  fakes = await startFakeProviders(SEVERAL_PROCESSES);
 });
 afterAll(async () => {
   for (const worker of workers) await worker.stop('SIGKILL');

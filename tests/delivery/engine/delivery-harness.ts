@@ -36,6 +36,12 @@ export interface DeliveryHarness extends TestApp {
   providerEnv: Record<string, string>;
 }
 
+/**
+ * For fakes serving several Clarion processes: each holds its own provider token of the key (docs/delivery.md), which
+ * is not what such a test is about, so the fake takes every process's token.
+ */
+export const SEVERAL_PROCESSES: FakeApnsOptions = { providerTokenMinRefreshSeconds: 0 };
+
 export interface FakeProviders {
   /** The production host (CLARION_APNS_URL); `apns.devices` says which tokens each host knows. */
   apns: FakeApns;
@@ -48,13 +54,21 @@ export interface FakeProviders {
   close(): Promise<void>;
 }
 
-/** Fake APNs (knowing one generated key, for APNS_TOPIC) and fake FCM (knowing one service account), with credential files. */
+/**
+ * Fake APNs (knowing one generated key, for APNS_TOPIC) and fake FCM (knowing one service account), with credential
+ * files. Tests that run several Clarion processes on the key pass `SEVERAL_PROCESSES`: each process signs its own
+ * provider token (one per key and process), which the fake otherwise holds to one new token per 20 minutes.
+ */
 export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Promise<FakeProviders> {
   const key = createApnsSigningKey();
   const credentials = mkdtempSync(join(tmpdir(), 'clarion-credentials-'));
   const apns = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...apnsOptions });
   // Tokens the production host refuses are tried here once (src/delivery/apns/apns-environment-sender.ts).
-  const apnsSandbox = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...(apnsOptions.clock ? { clock: apnsOptions.clock } : {}), environment: 'sandbox', devices: apns.devices });
+  const shared = {
+    ...(apnsOptions.clock ? { clock: apnsOptions.clock } : {}),
+    ...(apnsOptions.providerTokenMinRefreshSeconds !== undefined ? { providerTokenMinRefreshSeconds: apnsOptions.providerTokenMinRefreshSeconds } : {}),
+  };
+  const apnsSandbox = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...shared, environment: 'sandbox', devices: apns.devices, keyTokens: apns.keyTokens });
   const fcm = await startFakeFcm(apnsOptions.clock ? { clock: apnsOptions.clock } : {});
   const account = fcm.createServiceAccount(FCM_PROJECT);
   const providerEnv = {
@@ -106,10 +120,13 @@ export async function startDeliveryHarness(
   // The fake Web Push service listens on loopback: the API must accept its endpoints as the worker must reach them.
   const allowPrivateAddresses = options.configure?.allowPrivateAddresses ?? true;
   const base = await startTestApp({ allowPrivateAddresses }, { isolatedDatabase: options.isolatedDatabase ?? true });
+  // The API's APNs provider tokens (Test credentials) for the worker too, as src/server.ts shares them.
+  const { providerTokens } = base;
   const { apns, apnsSandbox, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });
+  // The API was built before the fakes existed (they run on its clock): its Test credentials reach them too.
+  Object.assign(base.config, fakeProviderConfig(providerEnv));
   const config: Config = {
     ...base.config,
-    ...fakeProviderConfig(providerEnv),
     queuePollInterval: 50,
     allowPrivateAddresses,
     ...options.configure,
@@ -117,8 +134,8 @@ export async function startDeliveryHarness(
   const webPush = await startFakeWebPush({ clock: base.clock });
   const vapidKeys = await resolveVapidKeys(base.store.db, base.secretKey, config, base.clock.now());
   const { logger, logs } = capturingLogger();
-  const providers = createPushProviders(config, base.clock, logger, vapidKeys);
-  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey, metrics: options.metrics });
+  const providers = createPushProviders(config, base.clock, logger, vapidKeys, providerTokens);
+  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey, metrics: options.metrics, providerTokens });
   return {
     ...base,
     config,

@@ -160,10 +160,10 @@ describe('FCM client against the fake FCM', () => {
   });
 
   it('sends data-only messages', async () => {
-    const { fcm } = client();
-    expect(await fcm.sendData(token(6), { progress: '0.4' }, { ttlSeconds: 60, collapseKey: 'lva_1' })).toEqual({ kind: 'delivered' });
+    const { fcm, clock } = client();
+    expect(await fcm.sendData(token(6), { progress: '0.4' }, { expiresAt: clock.now() + 60_000 })).toEqual({ kind: 'delivered' });
     const [request] = await fake.waitForRequests(1);
-    expect(request?.message).toEqual({ token: token(6), data: { progress: '0.4' }, android: { priority: 'HIGH', ttl: '60s', collapse_key: 'lva_1' } });
+    expect(request?.message).toEqual({ token: token(6), data: { progress: '0.4' }, android: { priority: 'HIGH', ttl: '60s' } });
   });
 
   it('reconnects after GOAWAY', async () => {

@@ -8,7 +8,7 @@ const base: LiveActivityPush = {
   activityId: 'lva_01jhx0000000000000000000000',
   template: 'score',
   event: 'start',
-  timestamp: CREATED / 1000,
+  timestamp: CREATED,
   fields: { title: 'Match', home: { name: 'A', score: 0 }, away: { name: 'B', score: 0 } },
   alert: { title: 'Kick-off' },
   staleAt: CREATED + 60_000,
@@ -20,12 +20,13 @@ const common = { clarion: 'live_activity', activityId: base.activityId, template
 
 describe('buildFcmLiveActivityData', () => {
   it.each<[string, LiveActivityPush, Record<string, string>]>([
-    ['start', base, { ...common, event: 'start', timestamp: String(CREATED / 1000), alert: '{"title":"Kick-off"}', staleAt: '2026-01-15T12:01:00.000Z' }],
-    ['silent update', { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED / 1000 + 1) }],
+    ['start', base, { ...common, event: 'start', timestamp: String(CREATED), alert: '{"title":"Kick-off"}', staleAt: '2026-01-15T12:01:00.000Z' }],
+    ['silent update', { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED + 1) }],
+    ['an update queued in seconds', { ...base, event: 'update', timestamp: CREATED / 1000 + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED + 1000) }],
     [
       'end with dismissAt (no staleAt on an end)',
       { ...base, event: 'end', timestamp: base.timestamp + 2, alert: null, dismissAt: CREATED + 600_000 },
-      { ...common, event: 'end', timestamp: String(CREATED / 1000 + 2), dismissAt: '2026-01-15T12:10:00.000Z' },
+      { ...common, event: 'end', timestamp: String(CREATED + 2), dismissAt: '2026-01-15T12:10:00.000Z' },
     ],
   ])('%s: string values only', (_name, push, data) => {
     const built = buildFcmLiveActivityData(push);
@@ -33,14 +34,23 @@ describe('buildFcmLiveActivityData', () => {
     expect(Object.values(built).every((value) => typeof value === 'string')).toBe(true);
   });
 
-  it('is a HIGH-priority data message collapsed per activity, without a notification block', () => {
-    const message = buildFcmDataMessage('token-1', buildFcmLiveActivityData(base), fcmLiveActivityOptions(base)).message;
-    expect(message).toEqual({ token: 'token-1', data: expect.any(Object), android: { priority: 'HIGH', collapse_key: base.activityId } });
+  it('is a HIGH-priority data message, never collapsible, without a notification block', () => {
+    const message = buildFcmDataMessage('token-1', buildFcmLiveActivityData(base), fcmLiveActivityOptions(base), CREATED).message;
+    expect(message).toEqual({ token: 'token-1', data: expect.any(Object), android: { priority: 'HIGH', ttl: `${8 * 3600}s` } });
   });
 
-  it("counts keys and values the way FCM's 4 KB limit does", () => {
+  it.each<[string, LiveActivityPush, number, string]>([
+    ['a start, at once', base, CREATED, `${8 * 3600}s`],
+    ['an update 3 hours in', { ...base, event: 'update' }, CREATED + 3 * 3600_000, `${5 * 3600}s`],
+    ['an end 3 hours in: 4 hours past the 8', { ...base, event: 'end' }, CREATED + 3 * 3600_000, `${9 * 3600}s`],
+    ['the 8-hour end', { ...base, event: 'end' }, CREATED + 8 * 3600_000, `${4 * 3600}s`],
+  ])('lives at FCM as long as it is worth delivering: %s', (_name, push, now, ttl) => {
+    expect(buildFcmDataMessage('token-1', {}, fcmLiveActivityOptions(push), now).message.android?.ttl).toBe(ttl);
+  });
+
+  it("counts keys and values the way FCM's 4 KB limit does, with the longest TTL", () => {
     const data = buildFcmLiveActivityData(base);
-    const expected = Object.entries(data).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value), 0) + 'priorityHIGHcollapse_key'.length + base.activityId.length;
+    const expected = Object.entries(data).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value), 0) + 'priorityHIGHttl2419200s'.length;
     expect(fcmLiveActivityPayloadBytes(base)).toBe(expected);
   });
 });

@@ -62,13 +62,10 @@ describe('buildFcmMessage', () => {
 });
 
 describe('buildFcmDataMessage', () => {
-  it('is data-only, HIGH by default, with optional ttl and collapse key', () => {
+  it('is data-only, HIGH by default, never collapsible, with the TTL left until its expiry', () => {
     expect(buildFcmDataMessage('tok', { progress: '0.5' })).toEqual({ message: { token: 'tok', data: { progress: '0.5' }, android: { priority: 'HIGH' } } });
-    expect(buildFcmDataMessage('tok', { a: 'b' }, { priority: 'normal', ttlSeconds: 60, collapseKey: 'lva_1' }).message.android).toEqual({
-      priority: 'NORMAL',
-      ttl: '60s',
-      collapse_key: 'lva_1',
-    });
+    expect(buildFcmDataMessage('tok', { a: 'b' }, { priority: 'normal', expiresAt: 1_060_500 }, 1_000_000).message.android).toEqual({ priority: 'NORMAL', ttl: '61s' });
+    expect(() => buildFcmDataMessage('tok', {}, { expiresAt: 1 })).toThrow(/pass now with expiresAt/);
   });
 });
 

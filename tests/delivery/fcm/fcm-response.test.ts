@@ -35,8 +35,16 @@ const table: Case[] = [
   ],
   ['INVALID_ARGUMENT too big', 400, body('INVALID_ARGUMENT', 'Message is too big', [fcm('INVALID_ARGUMENT')]), null, { kind: 'rejected', reason: 'fcm:INVALID_ARGUMENT' }],
   ['SENDER_ID_MISMATCH', 403, body('PERMISSION_DENIED', 'SenderId mismatch', [fcm('SENDER_ID_MISMATCH')]), null, { kind: 'token_dead', reason: 'token_invalid', providerReason: 'SENDER_ID_MISMATCH' }],
-  ['QUOTA_EXCEEDED with Retry-After', 429, body('RESOURCE_EXHAUSTED', 'Quota exceeded', [fcm('QUOTA_EXCEEDED')]), 120_000, { kind: 'retry', reason: 'fcm:QUOTA_EXCEEDED', retryAfterMs: 120_000 }],
-  ['QUOTA_EXCEEDED without Retry-After: 60 s', 429, body('RESOURCE_EXHAUSTED', 'Quota exceeded', [fcm('QUOTA_EXCEEDED')]), null, { kind: 'retry', retryAfterMs: 60_000 }],
+  ['QUOTA_EXCEEDED (the target’s) with Retry-After', 429, body('RESOURCE_EXHAUSTED', 'Quota exceeded', [fcm('QUOTA_EXCEEDED')]), 120_000, { kind: 'retry', reason: 'fcm:QUOTA_EXCEEDED', retryAfterMs: 120_000 }],
+  ['QUOTA_EXCEEDED (the target’s) without Retry-After: 60 s', 429, body('RESOURCE_EXHAUSTED', 'Quota exceeded', [fcm('QUOTA_EXCEEDED')]), null, { kind: 'retry', retryAfterMs: 60_000 }],
+  [
+    "the project's quota: the whole project waits, 60 s without Retry-After",
+    429,
+    body('RESOURCE_EXHAUSTED', "Quota exceeded for quota metric 'Send requests'", [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED', metadata: { quota_unit: '1/min/{project}', quota_limit: 'SendsPerMinutePerProject' } }]),
+    null,
+    { kind: 'project_quota', reason: 'fcm:RESOURCE_EXHAUSTED', retryAfterMs: 60_000 },
+  ],
+  ['a bare RESOURCE_EXHAUSTED: the project’s quota, with its Retry-After', 429, body('RESOURCE_EXHAUSTED', 'Quota exceeded'), 90_000, { kind: 'project_quota', reason: 'fcm:RESOURCE_EXHAUSTED', retryAfterMs: 90_000 }],
   ['UNAVAILABLE with Retry-After', 503, body('UNAVAILABLE', 'unavailable', [fcm('UNAVAILABLE')]), 7_000, { kind: 'retry', reason: 'fcm:UNAVAILABLE', retryAfterMs: 7_000 }],
   ['UNAVAILABLE without Retry-After: 10 s', 503, body('UNAVAILABLE', 'unavailable', [fcm('UNAVAILABLE')]), null, { kind: 'retry', retryAfterMs: 10_000 }],
   ['INTERNAL', 500, body('INTERNAL', 'internal', [fcm('INTERNAL')]), null, { kind: 'retry', reason: 'fcm:INTERNAL', retryAfterMs: 10_000 }],
@@ -79,10 +87,18 @@ describe('parseFcmError', () => {
       status: 'NOT_FOUND',
       message: 'gone',
       violatedFields: ['message.token'],
+      quotaScope: null,
     });
   });
 
+  it("reads whose quota an ErrorInfo names: the project's, or another", () => {
+    const info = (metadata: Record<string, string>) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED', metadata });
+    expect(parseFcmError(body('RESOURCE_EXHAUSTED', 'q', [info({ quota_unit: '1/min/{project}', quota_limit: 'SendsPerMinutePerProject' })])).quotaScope).toBe('project');
+    expect(parseFcmError(body('RESOURCE_EXHAUSTED', 'q', [info({ quota_limit: 'SendsPerMinutePerProject' })])).quotaScope).toBe('project');
+    expect(parseFcmError(body('RESOURCE_EXHAUSTED', 'q', [info({ quota_unit: '1/min/{device}', quota_limit: 'SendsPerMinutePerDevice' })])).quotaScope).toBe('other');
+  });
+
   it.each(['', 'nonsense', '{"error":"string"}', '[]', 'null'])('tolerates %s', (text) => {
-    expect(parseFcmError(text)).toEqual({ errorCode: null, status: null, message: '', violatedFields: [] });
+    expect(parseFcmError(text)).toEqual({ errorCode: null, status: null, message: '', violatedFields: [], quotaScope: null });
   });
 });

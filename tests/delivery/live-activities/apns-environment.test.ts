@@ -122,4 +122,20 @@ describe('Live Activity pushes in the subscriber’s APNs environment', () => {
     expect((sandboxStart!.payload as { aps: Record<string, unknown> }).aps['input-push-channel']).toBeUndefined();
     expect(h.apnsPushes(production.pushToStartToken!)[0]).toMatchObject({ status: 200, payload: { aps: { event: 'start', 'input-push-channel': expect.any(String) } } });
   });
+
+  it('tries the sandbox for a subscriber of unknown environment that production refuses, and remembers it', async () => {
+    const account = await h.newAccount({ channels: ['orders'] });
+    const device = await sandboxSubscriber(account, undefined);
+    const activityToken = await startUpdateEnd(account, device);
+    expect(events(h.apns.requests, device.pushToStartToken)).toEqual([[400, 'start']]);
+    expect(events(h.apnsSandbox.requests, device.pushToStartToken)).toEqual([[200, 'start']]);
+    // Learned with the start: the update and end go straight to the sandbox.
+    expect(events(h.apnsSandbox.requests, activityToken)).toEqual([
+      [200, 'update'],
+      [200, 'end'],
+    ]);
+    expect(events(h.apns.requests, activityToken)).toEqual([]);
+    const row = await h.store.db.selectFrom('subscribers').select(['apns_environment', 'status']).where('id', '=', device.subscriberId).executeTakeFirstOrThrow();
+    expect(row).toEqual({ apns_environment: 'sandbox', status: 'active' });
+  });
 });

@@ -8,11 +8,12 @@ import { startLiveActivityHarness, type LiveActivityHarness } from './live-activ
 /**
  * Broadcast per app (docs/apps.md, docs/live-activities.md "Broadcast"): a channel bound to an app creates its APNs
  * channel, broadcasts and deletes it with that app's key and bundle id, never the instance's; the sweeper visits the
- * app's channels too.
+ * app's channels too. This file's instance opts in to deleting channels it has no record of
+ * (CLARION_APNS_DELETE_UNKNOWN_CHANNELS); broadcast.test.ts runs with the default, which leaves them alone.
  */
 let h: LiveActivityHarness;
 beforeAll(async () => {
-  h = await startLiveActivityHarness();
+  h = await startLiveActivityHarness({ configure: { apnsDeleteUnknownChannels: true } });
 });
 afterAll(async () => h?.close());
 
@@ -74,7 +75,7 @@ describe('Live Activity broadcast on a channel bound to an app', () => {
     expect(h.apns.channels.list(APNS_TOPIC).map((channel) => channel.id)).not.toContain(channelId);
   });
 
-  it("the sweeper deletes an app's orphaned channels with the app's key", async () => {
+  it("the sweeper deletes an app's orphaned channels with the app's key, unknown ones too when told to", async () => {
     const { account, key, bundleId } = await accountWithApp(2);
     await h.iosDevice(account, 'match', { osVersion: '18.2' });
     const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields, delivery: 'broadcast' });

@@ -6,8 +6,14 @@ import { randomBytes } from 'node:crypto';
  * - a delivered `event: start` with `input-push-token: 1` starts an activity on the device that owns the
  *   push-to-start token, and the system mints a per-activity update token, which listeners hear about (a device app
  *   reads `pushTokenUpdates` and reports it to its server; see apns-live-activity-reporter.ts);
- * - `update` and `end` pushes to that update token apply when their `timestamp` is newer than the last applied one
- *   and are ignored otherwise, as iOS does ("an update older than the last one is ignored");
+ * - `update` and `end` pushes to that update token apply unless their `timestamp` is older than the last applied one:
+ *   "If this is older than a previous update or push payload, the system ignores this update"
+ *   (https://developer.apple.com/documentation/activitykit/activity/update(_:alertconfiguration:timestamp:)), so an
+ *   equal one applies, in the order it arrives;
+ * - a `timestamp` more than 8 hours ahead of the device's clock is dropped, start, update or end: "timestamps beyond
+ *   8 hours (the max lifetime of a Live Activity) will also be dropped" (an Apple engineer,
+ *   https://developer.apple.com/forums/thread/776165, about
+ *   https://developer.apple.com/documentation/activitykit/starting-and-updating-live-activities-with-activitykit-push-notifications);
  * - once an activity has ended (an `end` push, or endActivity(): the user dismissed it, or the system's 8 hours), or
  *   its token rotated (rotateUpdateToken()), pushes to the old update token answer 410 Unregistered.
  * - iOS 18 broadcast: a start carrying `input-push-channel` instead subscribes the activity to that channel (no
@@ -51,12 +57,17 @@ export interface FakeRefusedStart {
 
 /** Live Activity update tokens are longer than device tokens (docs/protocols.md 1.3 notes on length): 80 bytes here. */
 const UPDATE_TOKEN_BYTES = 80;
+/** How far ahead of the device's clock a `timestamp` may be (the forum answer above). */
+const MAX_TIMESTAMP_LEAD_SECONDS = 8 * 3600;
 
 export class FakeLiveActivities {
   readonly activities: FakeLiveActivity[] = [];
   readonly refusedStarts: FakeRefusedStart[] = [];
   private readonly byToken = new Map<string, FakeLiveActivity>();
   private readonly listeners = new Set<(activity: FakeLiveActivity) => void>();
+
+  /** `now`: the devices' clock (epoch ms), the fake server's. */
+  constructor(private readonly now: () => number = () => Date.now()) {}
 
   /** True when `token` is an update token whose activity ended or rotated away: APNs answers 410 Unregistered. */
   isGone(token: string): boolean {
@@ -132,7 +143,7 @@ export class FakeLiveActivities {
   }
 
   private start(token: string, aps: Record<string, unknown>): FakeLiveActivity | null {
-    const problem = startProblem(aps);
+    const problem = startProblem(aps) ?? (this.farAhead(aps.timestamp as number) ? 'aps.timestamp is more than 8 hours ahead' : null);
     if (problem) {
       this.refusedStarts.push({ token, problem, aps });
       return null;
@@ -162,7 +173,7 @@ export class FakeLiveActivities {
   private apply(activity: FakeLiveActivity, aps: Record<string, unknown>): void {
     const timestamp = typeof aps.timestamp === 'number' ? aps.timestamp : null;
     const known = aps.event === 'update' || aps.event === 'end';
-    if (activity.state !== 'active' || timestamp === null || timestamp <= activity.timestamp || !known) {
+    if (activity.state !== 'active' || timestamp === null || timestamp < activity.timestamp || this.farAhead(timestamp) || !known) {
       activity.events.push({ event: String(aps.event), timestamp, applied: false, aps });
       return;
     }
@@ -173,6 +184,10 @@ export class FakeLiveActivities {
       activity.state = 'ended';
       activity.dismissalDate = typeof aps['dismissal-date'] === 'number' ? aps['dismissal-date'] : null;
     }
+  }
+
+  private farAhead(timestamp: number): boolean {
+    return timestamp > this.now() / 1000 + MAX_TIMESTAMP_LEAD_SECONDS;
   }
 
   private require(updateToken: string): FakeLiveActivity {

@@ -16,7 +16,12 @@ export interface FakeApnsKey {
   publicKey: KeyObject | string | JsonWebKey;
   /** A topic-specific key: the bundle ids it may push to (Feb 2025 key scoping). Omitted: the team's topics. */
   topics?: string[];
-  /** A key limited to one environment; a token from it on the other one → 403 BadEnvironmentKeyIdInToken. */
+  /**
+   * A key limited to one environment, as every key created since February 2025 is ("Team-scoped keys are limited to
+   * Sandbox or Production"; https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns);
+   * a token from it on the other environment's host → 403 BadEnvironmentKeyIdInToken
+   * (https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns).
+   */
   environment?: ApnsEnvironment;
   /** The one related key whose tokens may share a connection with this key's (docs/protocols.md 1.2). */
   relatedKeyId?: string;
@@ -25,7 +30,7 @@ export interface FakeApnsKey {
 export interface ProviderTokenRules {
   /** `iat` older than this → 403 ExpiredProviderToken. Apple: one hour. */
   maxAgeSeconds: number;
-  /** A newer token on the same connection sooner than this after the last → 429 TooManyProviderTokenUpdates. Apple: 20 min. */
+  /** A newer token of a key sooner than this after its last → 429 TooManyProviderTokenUpdates. Apple: 20 min. */
   minRefreshSeconds: number;
   environment: ApnsEnvironment;
   /** Which spelling to answer with (docs/protocols.md 1.5 notes; open question 1). */
@@ -38,15 +43,34 @@ export interface ProviderTokenClaims {
   iat: number | null;
 }
 
-/** What APNs remembers per connection: the team it is bound to and the current token of each key used on it. */
+/** What APNs remembers per connection: the team it is bound to, its first key, and the tokens it already verified. */
 export interface ConnectionAuthState {
   teamId: string | null;
   firstKeyId: string | null;
-  currentTokens: Map<string, { jwt: string; iat: number; acceptedAt: number }>;
+  verified: Map<string, string>;
 }
 
 export function newConnectionAuthState(): ConnectionAuthState {
-  return { teamId: null, firstKeyId: null, currentTokens: new Map() };
+  return { teamId: null, firstKeyId: null, verified: new Map() };
+}
+
+/**
+ * The current provider token of each key, whatever connection, host or client brought it: Apple's rule is about
+ * refreshing "your token", "no more than once every 20 minutes" (429 TooManyProviderTokenUpdates otherwise;
+ * https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns), so a
+ * provider's clients that each sign their own token for one key run into it. Share one between the production and the
+ * sandbox fake (startFakeApnsHosts) to hold both hosts to it.
+ */
+export class FakeApnsKeyTokens {
+  private readonly current = new Map<string, { jwt: string; iat: number; acceptedAt: number }>();
+
+  get(keyId: string): { jwt: string; iat: number; acceptedAt: number } | undefined {
+    return this.current.get(keyId);
+  }
+
+  set(keyId: string, token: { jwt: string; iat: number; acceptedAt: number }): void {
+    this.current.set(keyId, token);
+  }
 }
 
 export type ProviderTokenResult =
@@ -57,6 +81,7 @@ export async function checkProviderToken(
   authorization: string | undefined,
   keys: ReadonlyMap<string, FakeApnsKey>,
   connection: ConnectionAuthState,
+  keyTokens: FakeApnsKeyTokens,
   rules: ProviderTokenRules,
   nowMs: number,
 ): Promise<ProviderTokenResult> {
@@ -77,8 +102,7 @@ export async function checkProviderToken(
   // ES256 only: an unsigned token or another algorithm is InvalidProviderToken (docs/protocols.md 1.2).
   if (!key || header.alg !== 'ES256' || claims.iss === null || claims.iat === null) return invalid;
 
-  const known = connection.currentTokens.get(key.keyId);
-  if (known?.jwt !== jwt) {
+  if (connection.verified.get(key.keyId) !== jwt) {
     try {
       await compactVerify(jwt, toKeyObject(key.publicKey), { algorithms: ['ES256'] });
     } catch {
@@ -94,14 +118,17 @@ export async function checkProviderToken(
   if (key.environment && key.environment !== rules.environment) return { ok: false, reason: rules.environmentMismatchReason, claims };
   if ((claims.iat + rules.maxAgeSeconds) * 1000 < nowMs) return { ok: false, reason: 'ExpiredProviderToken', claims };
 
-  // What counts as a token update: a different token for the same key with a later `iat`. An older token still in
-  // flight after a refresh is accepted and changes nothing, so a client's rotation with requests queued is not punished.
+  // What counts as a token update: a different token for the same key with a later `iat`, on any connection. An older
+  // token still in flight after a refresh is accepted and changes nothing, so a client's rotation with requests queued
+  // is not punished.
+  const known = keyTokens.get(key.keyId);
   if (known && known.jwt !== jwt && claims.iat > known.iat) {
     if (nowMs - known.acceptedAt < rules.minRefreshSeconds * 1000) return { ok: false, reason: 'TooManyProviderTokenUpdates', claims };
-    connection.currentTokens.set(key.keyId, { jwt, iat: claims.iat, acceptedAt: nowMs });
+    keyTokens.set(key.keyId, { jwt, iat: claims.iat, acceptedAt: nowMs });
   } else if (!known) {
-    connection.currentTokens.set(key.keyId, { jwt, iat: claims.iat, acceptedAt: nowMs });
+    keyTokens.set(key.keyId, { jwt, iat: claims.iat, acceptedAt: nowMs });
   }
+  connection.verified.set(key.keyId, jwt);
   connection.teamId ??= key.teamId;
   connection.firstKeyId ??= key.keyId;
   return { ok: true, key, claims };

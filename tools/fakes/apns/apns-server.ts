@@ -9,6 +9,7 @@ import {
   type ApnsEnvironment,
   type ConnectionAuthState,
   type FakeApnsKey,
+  FakeApnsKeyTokens,
   type ProviderTokenRules,
   checkProviderToken,
   newConnectionAuthState,
@@ -40,8 +41,13 @@ export interface FakeApnsOptions extends ListenOptions {
   unauthenticatedMaxConcurrentStreams?: number;
   /** Default 3600: Apple rejects an `iat` older than one hour. */
   providerTokenMaxAgeSeconds?: number;
-  /** Default 1200: Apple allows a new token no more than once every 20 minutes (per connection, per key). */
+  /** Default 1200: Apple allows a new token of a key no more than once every 20 minutes (apns-provider-token.ts). */
   providerTokenMinRefreshSeconds?: number;
+  /**
+   * The current token of each key (apns-provider-token.ts FakeApnsKeyTokens). Share one between a sandbox and a
+   * production fake (`startFakeApnsHosts`) so the 20-minute rule spans both. Default: one of its own.
+   */
+  keyTokens?: FakeApnsKeyTokens;
   environmentMismatchReason?: ProviderTokenRules['environmentMismatchReason'];
   /** Time source for JWT age, token-update spacing, 410 timestamps and the record. Default: system clock. */
   clock?: Clock;
@@ -66,6 +72,8 @@ export interface FakeApns {
   readonly environment: ApnsEnvironment;
   /** The device tokens this host knows (shared with the other host when started by startFakeApnsHosts). */
   readonly devices: FakeApnsDevices;
+  /** The current provider token of each key (shared with the other host when started by startFakeApnsHosts). */
+  readonly keyTokens: FakeApnsKeyTokens;
   /** The channel management API (create, read, list, delete broadcast channels), on a listener of its own. */
   readonly managementUrl: string;
   /** The broadcast channels of this environment (apns-broadcast-channels.ts); `setLimit` to provoke the limit. */
@@ -121,7 +129,8 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   for (const key of options.keys ?? []) addKey(key);
   const behaviour = new ApnsBehaviour();
   const devices = options.devices ?? new FakeApnsDevices();
-  const liveActivities = new FakeLiveActivities();
+  const keyTokens = options.keyTokens ?? new FakeApnsKeyTokens();
+  const liveActivities = new FakeLiveActivities(() => clock.now());
   const channels = new FakeBroadcastChannels();
   const requests = new FakeRecord<ApnsRequestRecord>(options.keepRequests ?? true);
   const sessionRecords: ApnsSessionRecord[] = [];
@@ -231,7 +240,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
 
   /** The provider token (JWT) checks of every request, on both hosts (docs/protocols.md 1.2). */
   async function authenticate(headers: IncomingHttpHeaders, state: SessionState, session: Http2Session, now: number) {
-    const auth = await checkProviderToken(single(headers.authorization), keys, state.auth, rules, now);
+    const auth = await checkProviderToken(single(headers.authorization), keys, state.auth, keyTokens, rules, now);
     if (!auth.ok) return auth;
     state.record.teamId = state.auth.teamId;
     if (!state.unlocked) {
@@ -329,6 +338,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     port: listener.port,
     environment,
     devices,
+    keyTokens,
     managementUrl: management.url,
     channels,
     requests: requests.entries,

@@ -85,3 +85,32 @@ export function permissionDenied(projectId: string): GoogleErrorAnswer {
 export function notFound(path: string): GoogleErrorAnswer {
   return googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
 }
+
+/**
+ * The project's per-minute quota used up (fcm-project-quota.ts): 429 RESOURCE_EXHAUSTED with a google.rpc.ErrorInfo
+ * naming the per-project limit and no FcmError, as a real answer quoted in
+ * https://github.com/firebase/firebase-admin-go/issues/719 reads (secondary: no Google page shows the body).
+ */
+export function projectQuotaExceeded(projectId: string, perMinute: number): GoogleErrorAnswer {
+  return googleError(
+    429,
+    'RESOURCE_EXHAUSTED',
+    `Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:${projectId}'.`,
+    [
+      {
+        '@type': ERROR_INFO_TYPE,
+        reason: 'RATE_LIMIT_EXCEEDED',
+        domain: 'googleapis.com',
+        metadata: {
+          quota_limit_value: String(perMinute),
+          consumer: `projects/${projectId}`,
+          quota_metric: 'fcm.googleapis.com/send_requests',
+          quota_unit: '1/min/{project}',
+          service: 'fcm.googleapis.com',
+          quota_location: 'global',
+          quota_limit: 'SendsPerMinutePerProject',
+        },
+      },
+    ],
+  );
+}

@@ -7,7 +7,9 @@ import { type FcmServiceAccount, createFcmServiceAccount } from '../fake-credent
 import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { FcmBehaviour, type FcmLatencyContext, type FcmOutcome, answerFor } from './fcm-behaviour.ts';
-import { type GoogleErrorAnswer, googleError, notFound, permissionDenied, unauthenticated } from './fcm-errors.ts';
+import { type GoogleErrorAnswer, googleError, notFound, permissionDenied, projectQuotaExceeded, unauthenticated } from './fcm-errors.ts';
+import { FakeFcmProjectQuota } from './fcm-project-quota.ts';
+import { FakeFcmDevices } from './fcm-devices.ts';
 import { checkSendBody } from './fcm-message-rules.ts';
 import { AccessTokenStore, type TokenExchange, exchangeAssertion, readAssertionClaims } from './fcm-oauth.ts';
 import type { FcmSendRecord, FcmTokenRequestRecord } from './fcm-record.ts';
@@ -25,6 +27,8 @@ export interface FakeFcmOptions extends ListenOptions {
   clock?: Clock;
   /** Default true. false: `requests` stays empty (listeners still see each one), for long benchmark runs. */
   keepRequests?: boolean;
+  /** Messages per minute per project before 429 (fcm-project-quota.ts). Default FCM's 600,000. */
+  messagesPerMinutePerProject?: number;
 }
 
 export interface FakeFcm {
@@ -33,6 +37,8 @@ export interface FakeFcm {
   /** `${url}/token`: what a service account's token_uri must be for this fake. */
   readonly tokenUri: string;
   readonly requests: readonly FcmSendRecord[];
+  /** The Android devices behind the registration tokens: what each app received, held or lost (fcm-devices.ts). */
+  readonly devices: FakeFcmDevices;
   readonly tokenRequests: readonly FcmTokenRequestRecord[];
   waitForRequests(count: number, timeoutMs?: number): Promise<FcmSendRecord[]>;
   waitForRequest(predicate: (request: FcmSendRecord) => boolean, timeoutMs?: number): Promise<FcmSendRecord>;
@@ -50,9 +56,11 @@ export interface FakeFcm {
   setTokenOutcome(token: string, outcome: FcmOutcome | null): void;
   failNext(count: number, outcome: FcmOutcome): void;
   setLatency(latency: number | ((request: FcmLatencyContext) => number)): void;
+  /** Changes the per-project quota of messages per minute (fcm-project-quota.ts). */
+  setMessagesPerMinutePerProject(perMinute: number): void;
   /** Sends GOAWAY on every open HTTP/2 connection, then closes each once its streams finish. */
   goAway(options?: { errorCode?: number }): number;
-  /** Forgets recorded requests and configured behaviour; accounts, issued tokens and connections stay. */
+  /** Forgets recorded requests, configured behaviour and the devices' state; accounts, issued tokens and connections stay. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -72,6 +80,8 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
   const requests = new FakeRecord<FcmSendRecord>(options.keepRequests ?? true);
   const tokenRequests = new FakeRecord<FcmTokenRequestRecord>();
   const connectionOf = connectionNumbering();
+  const devices = new FakeFcmDevices(() => clock.now());
+  const quota = new FakeFcmProjectQuota(options.messagesPerMinutePerProject);
   let messageCount = 0;
 
   const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
@@ -163,6 +173,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     else if (grant === 'unknown') answer = unauthenticated('ACCESS_TOKEN_TYPE_UNSUPPORTED');
     else if (grant === 'expired') answer = unauthenticated('ACCESS_TOKEN_EXPIRED');
     else if (grant.projectId !== projectId) answer = permissionDenied(projectId);
+    else if (quota.exhausted(projectId, clock.now())) answer = projectQuotaExceeded(projectId, quota.perMinute);
     else if (size > RECORD_BODY_BYTES) answer = googleError(413, 'INVALID_ARGUMENT', 'Request payload size exceeds the limit.');
     else if (parsed && !parsed.ok) answer = parsed.error;
     else if (parsed?.ok) {
@@ -180,7 +191,10 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
       const id = draft.validateOnly ? 'fake_message_id' : `0:${clock.now() * 1000 + (messageCount++ % 1000)}%${randomBytes(8).toString('hex')}`;
       name = `projects/${projectId}/messages/${id}`;
       answer = { httpStatus: 200, body: JSON.stringify({ name }), headers: { 'content-type': 'application/json; charset=UTF-8' } };
+      if (!draft.validateOnly && draft.target?.kind === 'token' && parsed?.ok) devices.accept(draft.target.value, name, parsed.value.message);
     }
+    // The quota counts every message a project's credentials sent, 4xx answers too, except 429 (fcm-project-quota.ts).
+    if (grant !== null && typeof grant === 'object' && grant.projectId === projectId && answer.httpStatus !== 429) quota.count(projectId, clock.now());
     const delayMs = behaviour.latencyFor({ endpoint: 'send', projectId, token: draft.target?.kind === 'token' ? draft.target.value : null });
     if (delayMs > 0) await listener.delay(delayMs);
     const answered = !clientGone(request);
@@ -193,6 +207,7 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     port,
     tokenUri: `${listener.url}/token`,
     requests: requests.entries,
+    devices,
     tokenRequests: tokenRequests.entries,
     waitForRequests: (count, timeoutMs) => requests.waitForCount(count, timeoutMs),
     waitForRequest: (predicate, timeoutMs) => requests.waitForMatch(predicate, timeoutMs),
@@ -210,6 +225,9 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     setTokenOutcome: (token, outcome) => behaviour.setTokenOutcome(token, outcome),
     failNext: (count, outcome) => behaviour.failNext(count, outcome),
     setLatency: (latency) => behaviour.setLatency(latency),
+    setMessagesPerMinutePerProject: (perMinute) => {
+      quota.perMinute = perMinute;
+    },
     goAway: ({ errorCode = http2.constants.NGHTTP2_NO_ERROR } = {}) => {
       const sessions = listener.openSessions();
       for (const session of sessions) {
@@ -220,6 +238,8 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     },
     reset: () => {
       behaviour.reset();
+      devices.reset();
+      quota.reset();
       requests.clear();
       tokenRequests.clear();
     },

@@ -30,7 +30,7 @@ export function testAppCredentialsHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const app = await loadApp(deps, request.auth!, request.params.id);
-      const check = await checkAppCredentials({ app, secretKey: deps.secretKey, config: deps.config, clock: deps.clock });
+      const check = await checkAppCredentials({ app, clients: deps.providerClients });
       return { success: true as const, data: { appId: app.id, ...check } };
     },
   );
