@@ -5,6 +5,7 @@ import { createApnsClient } from './apns/apns-client.ts';
 import { openAppCredentials } from './app-credentials.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { createFcmClient } from './fcm/fcm-client.ts';
+import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
 import type { PushContent } from './push-content.ts';
 
 /**
@@ -62,7 +63,7 @@ export async function checkAppCredentials(input: { app: App; secretKey: Buffer; 
     credentials.fcm
       ? (async () => {
           try {
-            const client = createFcmClient({ url: config.fcmUrl, serviceAccount: credentials.fcm!.serviceAccount, clock, requestTimeoutMs: 10_000 });
+            const client = createFcmClient({ url: config.fcmUrl, serviceAccount: credentials.fcm!.serviceAccount, tokenUri: uploadedTokenUriPolicy(config), clock, requestTimeoutMs: 10_000 });
             try {
               return judge(await client.send(IMPOSSIBLE_FCM_TOKEN, probe), 'FCM issued an access token for the service account and accepted it for this project.');
             } finally {

@@ -4,7 +4,8 @@
  * - APNs: a revoked, foreign or wrong-environment key, or a bundle id the key may not push to
  *   (apns/apns-response.ts; Apple's table in docs/protocols.md 1.5).
  * - FCM: APNs/Web Push auth configured in the Firebase project is refused (THIRD_PARTY_AUTH_ERROR, APNS_AUTH_ERROR), or
- *   the service account itself is refused (401 UNAUTHENTICATED after a fresh token, 403 PERMISSION_DENIED).
+ *   the service account itself is refused (401 UNAUTHENTICATED after a fresh token, 403 PERMISSION_DENIED), or its
+ *   token_uri is not one Clarion sends a token request to (fcm/fcm-token-uri.ts).
  */
 const CREDENTIAL_REASONS = new Set([
   'apns:InvalidProviderToken',
@@ -19,6 +20,7 @@ const CREDENTIAL_REASONS = new Set([
   'fcm:PERMISSION_DENIED',
   'fcm:HTTP401',
   'fcm:HTTP403',
+  'fcm:token_uri_refused',
 ]);
 
 export function isCredentialFailure(reason: string): boolean {

@@ -10,6 +10,7 @@ import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
 import { sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { openAppCredentials } from './app-credentials.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
+import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { unconfiguredSender, type PushProviders } from './push-sender.ts';
 import { vapidSubject } from './web-push/vapid-keys.ts';
@@ -139,7 +140,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
           close: async () => {},
         }
       : unconfiguredSender('apns_not_configured', `app ${app.id} has no iOS credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``);
-    const fcmClient = () => use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, clock, logger }) })).client;
+    const fcmClient = () => use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, tokenUri: uploadedTokenUriPolicy(config), clock, logger }) })).client;
     const android = app.fcm_sealed_service_account
       ? {
           send: (token: string, content: Parameters<PushProviders['android']['send']>[1]) => fcmClient().send(token, content),

@@ -126,7 +126,7 @@ export interface paths {
         put?: never;
         /**
          * Create an app with its own iOS, Android and web credentials (private keys are never shown again)
-         * @description The .p8 key must be a P-256 key and the service account must have what FCM needs; without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.
+         * @description The .p8 key must be a P-256 key and the service account must have what FCM needs, with `token_uri` https://oauth2.googleapis.com/token (any https URL when the operator allows private addresses); without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.
          */
         post: {
             parameters: {
