@@ -5805,7 +5805,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a person: remove all their subscribers, tokens and delivery records
-         * @description Secret key without a channel scope. Removes every subscriber with this externalId in every channel, with their device tokens, tags, failure records and Live Activity tokens, and blanks the externalId in earlier events; reports `subscriber.deleted` for each. Not reversible. 404 when no subscriber has that externalId.
+         * @description Secret key without a channel scope. Removes every subscriber with this externalId in every channel, with their device tokens, push-to-start tokens, tags, failure records and Live Activity tokens, blanks the externalId in earlier events and webhook messages, and takes it out of the `externalIds` audiences of notifications and Live Activities; reports `subscriber.deleted` for each subscriber. Not reversible. 404 when nothing in the account names that externalId.
          */
         delete: {
             parameters: {
