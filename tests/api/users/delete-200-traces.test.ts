@@ -57,7 +57,7 @@ async function personWithEverything() {
   ).id;
   const onlyThem = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'For them', externalIds: [externalId] }), 201).id;
   const activity = expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, { ...progressActivity('news'), externalIds: [externalId] }), 201).id;
-  expectSuccess(await post(t.app, `/api/v1/live-activities/${activity}/tokens`, account.publishableKey, { subscriberId: phone, token: secrets.activity }), 201);
+  expectSuccess(await post(t.app, `/api/v1/live-activities/${activity}/tokens`, account.publishableKey, { subscriberId: phone, token: secrets.activity, deviceToken: secrets.ios }), 201);
   // subscriber.created events become webhook messages; a receiver that echoes the body leaves it in the attempt.
   while ((await relayEvents({ store: t.store, queue: t.queue, clock: t.clock, schedule: TEST_SCHEDULE })) > 0) {
     // until every event is relayed
