@@ -59,21 +59,30 @@ export async function subscribe({ baseUrl, publishableKey, channelCode, serviceW
 }
 
 /**
- * Unsubscribes this browser from a channel (POST /api/v1/subscribers/{id}/unsubscribe). The browser's push
+ * Unsubscribes this browser from a channel (POST /api/v1/subscribers/{id}/unsubscribe), sending the browser's push
+ * subscription as proof that the subscriber is this browser's: a publishable key is public, so Clarion unsubscribes
+ * with one only the subscriber whose registration it can show (docs/api.md, "Subscribers"). The browser's push
  * subscription itself is dropped only when no other channel of this Clarion instance still uses it, since one
  * subscription serves every channel joined through the same service worker. Resolves with true when there was a
  * subscriber to unsubscribe.
+ *
+ * A browser whose push subscription is already gone (the user blocked notifications, the browser expired it) has
+ * nothing to prove with and needs nothing: the push service answers 404 or 410 to the next push, and Clarion
+ * unsubscribes it then. A subscriber that Clarion no longer knows by this subscription (404) is not an error either.
  */
 export async function unsubscribe({ baseUrl, publishableKey, channelCode, serviceWorker = DEFAULT_SERVICE_WORKER, scope } = {}) {
   requireOptions({ baseUrl, publishableKey, channelCode });
   const id = subscriberId({ baseUrl, channelCode });
-  if (id) await callApi(baseUrl, 'POST', `/api/v1/subscribers/${encodeURIComponent(id)}/unsubscribe`, publishableKey);
-  forget(baseUrl, channelCode);
-  if (isSupported() && !joinedChannels(baseUrl).length) {
-    const registration = await navigator.serviceWorker.getRegistration(scope ?? serviceWorker);
-    const subscription = registration ? await registration.pushManager.getSubscription() : null;
-    if (subscription) await subscription.unsubscribe();
+  const subscription = isSupported() ? await currentSubscription(scope ?? serviceWorker) : null;
+  if (id && subscription) {
+    try {
+      await callApi(baseUrl, 'POST', `/api/v1/subscribers/${encodeURIComponent(id)}/unsubscribe`, publishableKey, { token: subscription.toJSON() });
+    } catch (error) {
+      if (error.code !== 'not_found') throw error;
+    }
   }
+  forget(baseUrl, channelCode);
+  if (subscription && !joinedChannels(baseUrl).length) await subscription.unsubscribe();
   return id !== null;
 }
 
@@ -89,6 +98,12 @@ function requireOptions(options) {
   for (const [name, value] of Object.entries(options)) {
     if (typeof value !== 'string' || value === '') throw new ClarionError('invalid_options', `Clarion: "${name}" is required.`);
   }
+}
+
+/** The browser's push subscription under the service worker registered for `scopeOrScript`, or null. */
+async function currentSubscription(scopeOrScript) {
+  const registration = await navigator.serviceWorker.getRegistration(scopeOrScript);
+  return registration ? registration.pushManager.getSubscription() : null;
 }
 
 /** The registration with an active worker: pushManager.subscribe() refuses a registration whose worker is still installing. */

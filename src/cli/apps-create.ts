@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveSecretKey } from '../config/secret-key.ts';
 import { sealAppCredentials } from '../delivery/app-credentials.ts';
+import { uploadedTokenUriPolicy } from '../delivery/fcm/fcm-token-uri.ts';
 import { newId } from '../domain/ids.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
 import { findAccount } from '../store/accounts-store.ts';
@@ -27,7 +28,7 @@ export function addAppsCreate(apps: Command): void {
         if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
         const now = Date.now();
         const id = newId('app', now);
-        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), id, input, true);
+        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), id, input, true, uploadedTokenUriPolicy(config));
         if (!sealed.ok) throw credentialProblems(sealed.problems);
         return insertApp(store.db, { id, accountId: options.account, name, sealed: sealed.columns, now });
       });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveSecretKey } from '../config/secret-key.ts';
 import { sealAppCredentials } from '../delivery/app-credentials.ts';
+import { uploadedTokenUriPolicy } from '../delivery/fcm/fcm-token-uri.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
 import { findApp, updateApp } from '../store/apps-store.ts';
 import { addAppCredentialOptions, credentialInput, credentialProblems, type AppCredentialOptions } from './app-credential-options.ts';
@@ -30,7 +31,7 @@ export function addAppsUpdate(apps: Command): void {
       const app = await withStore(async (store, config) => {
         const existing = await findApp(store.db, options.account, options.app);
         if (!existing) throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
-        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), existing.id, input, false);
+        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), existing.id, input, false, uploadedTokenUriPolicy(config));
         if (!sealed.ok) throw credentialProblems(sealed.problems);
         const replaced = Object.keys(sealed.columns).length > 0;
         return (await updateApp(store.db, options.account, existing.id, {

@@ -1,6 +1,7 @@
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import type { FieldProblem } from '../domain/schema-errors.ts';
 import type { App, AppCredentialColumns } from '../store/apps-store.ts';
+import { tokenUriRefusal, type TokenUriPolicy } from './fcm/fcm-token-uri.ts';
 import { parseApnsSigningKey, parseFcmServiceAccount, ProviderCredentialsError } from './provider-credentials.ts';
 import { generateVapidKeyPair, vapidPublicKeyOf } from './web-push/vapid-keys.ts';
 import { vapidSubjectProblem } from './web-push/vapid-subject.ts';
@@ -8,7 +9,7 @@ import { vapidSubjectProblem } from './web-push/vapid-subject.ts';
 /**
  * An app's credentials as uploaded (API body, CLI files) → the columns stored: validated with the same parsers the
  * provider clients use (provider-credentials.ts: the .p8 is a P-256 key, the service account has what FCM's OAuth
- * needs), secrets sealed with the instance key and bound to the app and platform (secret-box.ts), fingerprints kept in
+ * needs, and its token_uri is one the policy allows: fcm/fcm-token-uri.ts), secrets sealed with the instance key and bound to the app and platform (secret-box.ts), fingerprints kept in
  * clear for the API. And the reverse for the delivery worker: the stored row → what a provider client needs.
  */
 export interface IosCredentialsInput {
@@ -47,12 +48,16 @@ const BUNDLE_ID = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 
 const context = (appId: string, part: 'apns' | 'fcm' | 'vapid') => `${appId}:${part}`;
 
-/** The columns to store for `input`, or the problems that refuse it (field names as the API body has them). */
+/**
+ * The columns to store for `input`, or the problems that refuse it (field names as the API body has them).
+ * `tokenUri`: where an uploaded service account's token request may go (uploadedTokenUriPolicy of the config).
+ */
 export function sealAppCredentials(
   secretKey: Buffer,
   appId: string,
   input: AppCredentialsInput,
   creating: boolean,
+  tokenUri: TokenUriPolicy,
 ): { ok: true; columns: AppCredentialColumns } | { ok: false; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const columns: AppCredentialColumns = {};
@@ -83,6 +88,8 @@ export function sealAppCredentials(
     if (json !== null) {
       try {
         const account = parseFcmServiceAccount(json, 'android.serviceAccount');
+        const refusal = tokenUriRefusal(account.tokenUri, tokenUri);
+        if (refusal !== null) throw new ProviderCredentialsError(`android.serviceAccount: ${refusal}`);
         Object.assign(columns, {
           fcm_project_id: account.projectId,
           fcm_client_email: account.clientEmail,

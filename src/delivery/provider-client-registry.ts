@@ -11,6 +11,7 @@ import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns
 import { openAppCredentials } from './app-credentials.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
 import type { DeliveryLogger } from './http2-session-pool.ts';
+import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
 import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { unconfiguredSender, type PushProviders } from './push-sender.ts';
 import { vapidSubject } from './web-push/vapid-subject.ts';
@@ -123,7 +124,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
 
   function fcmClient(app: App): FcmClient | null {
     if (!app.fcm_sealed_service_account) return null;
-    return use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, clock, logger }) })).client;
+    return use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, tokenUri: uploadedTokenUriPolicy(config), clock, logger }) })).client;
   }
 
   /**

@@ -22,6 +22,16 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * After an erasure has committed (src/store/user-erasure-store.ts): makes the deleted rows unreadable in the
+   * database's own files where the engine can. SQLite: every connection runs with secure_delete, so the pages the
+   * erasure wrote hold zeros where the rows were; the WAL still holds the earlier versions of those pages until it is
+   * copied into the database file and truncated, which this does (wal_checkpoint(TRUNCATE)). False when that could not
+   * complete now (another connection was reading the WAL): the frames are then overwritten by later writes and dropped
+   * at the next truncation. PostgreSQL has no such setting: dead rows stay in the table files until VACUUM reuses
+   * their space, and in WAL segments until they are recycled (docs/api.md, "Users"); true at once.
+   */
+  forgetDeleted(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -55,7 +65,7 @@ export function openStore(options: StoreOptions): Store {
 
 function openPostgres(url: string, size: number, onConnectionLost: StoreOptions['onConnectionLost']): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool({ url, size, onConnectionLost }) }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', forgetDeleted: async () => true, close: () => db.destroy() };
 }
 
 function openSqlite(options: StoreOptions): Store {
@@ -76,6 +86,11 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  // Deleted content is overwritten with zeros instead of left in free space and free pages, where it stays readable in
+  // the file (https://www.sqlite.org/pragma.html#pragma_secure_delete): an erased person's tokens and id must not
+  // outlive DELETE /users/{externalId}. Per connection, so every process and thread that opens the file sets it.
+  // Measured on the accept path: bench/README.md, "secure_delete".
+  database.pragma('secure_delete = ON');
   const checkpointer = options.checkpointIntervalMs && file !== ':memory:' ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError) : null;
   if (checkpointer) database.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
   const turns = options.sqliteWriteTurns ? new SqliteWriteTurns(options.sqliteWriteTurns) : null;
@@ -83,6 +98,12 @@ function openSqlite(options: StoreOptions): Store {
   return {
     db,
     dialect: 'sqlite',
+    async forgetDeleted() {
+      if (file === ':memory:') return true;
+      // [busy, WAL frames, frames checkpointed]: busy = 1 when a reader kept the checkpoint from completing.
+      const [result] = database.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      return result?.busy === 0;
+    },
     async close() {
       await checkpointer?.stop();
       await db.destroy();

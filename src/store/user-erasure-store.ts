@@ -1,20 +1,23 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { parseAudience } from '../domain/audience.ts';
 import { recordEvents } from './events-store.ts';
 import type { Database } from './schema.ts';
 
 /**
  * Erasing a person (DELETE /users/{externalId}, docs/api.md "Users"): every subscriber of the account with that
  * external id is removed with what names it — its row (token, push-to-start token, external id), its tags, its
- * per-notification failure rows and its Live Activity tokens — and the external id is blanked in the account's
- * earlier events and webhook messages about those subscribers (`subscriber.created` carries it). One
- * `subscriber.deleted` event per subscriber tells webhooks; it names the subscriber id and channel, never the person.
- * Send jobs still holding a removed subscriber's id find it gone and count it as skipped (send-batch-job.ts).
- * Runs inside the caller's transaction.
+ * per-template push-to-start tokens, its per-notification failure rows and its Live Activity tokens — the external id
+ * is blanked in the account's earlier events and webhook messages about those subscribers (`subscriber.created`
+ * carries it), with what receivers answered to those messages, and it is taken out of the `externalIds` audiences of
+ * the account's notifications and Live Activities. One `subscriber.deleted` event per subscriber tells webhooks; it
+ * names the subscriber id and channel, never the person. Send jobs still holding a removed subscriber's id find it gone
+ * and count it as skipped (send-batch-job.ts). Runs inside the caller's transaction; what the database files keep of
+ * the deleted rows is the store's part (Store.forgetDeleted, src/store/database.ts).
  */
 export async function eraseUser(
   trx: Kysely<Database>,
   input: { accountId: string; externalId: string; now: number },
-): Promise<Array<{ id: string; channelCode: string; platform: string }>> {
+): Promise<UserErasure> {
   const subscribers = await trx
     .selectFrom('subscribers')
     .innerJoin('channels', 'channels.id', 'subscribers.channel_id')
@@ -23,10 +26,12 @@ export async function eraseUser(
     .where('subscribers.external_id', '=', input.externalId)
     .orderBy('subscribers.id')
     .execute();
-  if (subscribers.length === 0) return [];
+  const audiences = await removeFromAudiences(trx, input.accountId, input.externalId);
+  if (subscribers.length === 0) return { subscribers, audiences };
   const ids = subscribers.map((subscriber) => subscriber.id);
 
   await trx.deleteFrom('subscriber_tags').where('subscriber_id', 'in', ids).execute();
+  await trx.deleteFrom('push_to_start_tokens').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('delivery_failures').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('live_activity_tokens').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('subscribers').where('id', 'in', ids).execute();
@@ -41,11 +46,45 @@ export async function eraseUser(
       now: input.now,
     })),
   );
-  return subscribers;
+  return { subscribers, audiences };
+}
+
+export interface UserErasure {
+  /** The subscribers removed. */
+  subscribers: Array<{ id: string; channelCode: string; platform: string }>;
+  /** How many notifications and Live Activities named the person in their `externalIds` audience. */
+  audiences: number;
 }
 
 /**
- * Events (and the webhook messages made from them) that carry the external id of one of `subscriberIds`: the id is
+ * Takes `externalId` out of the `externalIds` audiences (src/domain/audience.ts) of the account's notifications and
+ * Live Activities; the others they name stay targeted, and an audience left empty targets nobody
+ * (src/store/audience-filter.ts). Audiences are stored as JSON.stringify'd text, so the id appears in them exactly as
+ * JSON.stringify writes it: LIKE on that (its wildcards escaped) narrows the rows, the parsed audience decides.
+ */
+async function removeFromAudiences(trx: Kysely<Database>, accountId: string, externalId: string): Promise<number> {
+  const pattern = `%${JSON.stringify(externalId).replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  let changed = 0;
+  for (const table of ['notifications', 'live_activities'] as const) {
+    const rows = await trx
+      .selectFrom(table)
+      .select(['id', 'audience'])
+      .where('account_id', '=', accountId)
+      .where(sql<boolean>`audience like ${pattern} escape '\\'`)
+      .execute();
+    for (const row of rows) {
+      const audience = parseAudience(row.audience);
+      if (audience === null || !('externalIds' in audience) || !audience.externalIds.includes(externalId)) continue;
+      const rest = { externalIds: audience.externalIds.filter((id) => id !== externalId) };
+      await trx.updateTable(table).set({ audience: JSON.stringify(rest) }).where('id', '=', row.id).execute();
+      changed += 1;
+    }
+  }
+  return changed;
+}
+
+/**
+ * Events (and the webhook messages made from them, with their attempts' answers) that carry the external id of one of `subscriberIds`: the id is
  * replaced by null, the rest of the event kept. Ids contain only letters, digits and "_", so they are safe in LIKE.
  */
 async function blankExternalIdInEvents(trx: Kysely<Database>, accountId: string, subscriberIds: string[]): Promise<void> {
@@ -64,6 +103,8 @@ async function blankExternalIdInEvents(trx: Kysely<Database>, accountId: string,
       for (const message of messages) {
         const body = JSON.parse(message.payload) as { data: Record<string, unknown> };
         await trx.updateTable('webhook_messages').set({ payload: JSON.stringify({ ...body, data: { ...body.data, externalId: null } }) }).where('id', '=', message.id).execute();
+        // A receiver may have echoed the body, and its answer's first 1 KiB is kept with the attempt.
+        await trx.updateTable('webhook_attempts').set({ response_excerpt: null }).where('message_id', '=', message.id).execute();
       }
     }
   }

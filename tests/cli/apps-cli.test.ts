@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -48,6 +48,13 @@ describe('clarion apps', () => {
     const unknownApp = runCli(['channels', 'create', '--account', accountId, '--code', 'other', '--app', 'app_nope', '--json'], env);
     expect(unknownApp.status).not.toBe(0);
     expect(unknownApp.json.error.code).toBe('not_found');
+
+    // A service account whose token_uri is not Google's endpoint is refused, and no app is made.
+    const foreignFile = join(dataDir, 'foreign-token-uri.json');
+    writeFileSync(foreignFile, JSON.stringify({ ...serviceAccount.json, token_uri: 'http://127.0.0.1:8080/token' }));
+    const foreign = runCli(['apps', 'create', '--account', accountId, '--name', 'Foreign', '--fcm-service-account-file', foreignFile, '--json'], env);
+    expect(foreign.status).not.toBe(0);
+    expect(foreign.json.error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('--fcm-service-account-file: "token_uri" must be Google\'s token endpoint https://oauth2.googleapis.com/token') });
 
     const list = runCli(['apps', 'list', '--account', accountId, '--json'], env);
     expect(list.json.apps.map((app: any) => app.id)).toEqual([appId]);

@@ -33,8 +33,10 @@ export interface RouteCase extends RegisteredRoute {
   auth: RouteAuth;
   /** A concrete URL to call. */
   path: string;
-  /** A valid body for the route (POST routes that need one). */
+  /** A valid body for the route (POST routes that need one, or take one). */
   body?: unknown;
+  /** The body may be left out (an empty body is none): POST /subscribers/{id}/unsubscribe with a secret key. */
+  bodyOptional?: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export function routeCases(channelCode: string, ids: { notification?: string; su
     { method: 'GET', url: '/api/v1/live-activities/:id', path: `/api/v1/live-activities/${liveActivity}` },
     { method: 'POST', url: '/api/v1/live-activities/:id/tokens', path: `/api/v1/live-activities/${liveActivity}/tokens`, body: { subscriberId: ids.iosSubscriber ?? subscriber, token: tokens.ios() } },
     { method: 'POST', url: '/api/v1/subscribers', path: '/api/v1/subscribers', body: { channelCode, platform: 'android', token: tokens.android() } },
-    { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', path: `/api/v1/subscribers/${subscriber}/unsubscribe` },
+    { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', path: `/api/v1/subscribers/${subscriber}/unsubscribe`, body: { token: tokens.android() }, bodyOptional: true },
     { method: 'GET', url: '/api/v1/subscribers', path: '/api/v1/subscribers' },
     { method: 'GET', url: '/api/v1/subscribers/:id', path: `/api/v1/subscribers/${subscriber}` },
     { method: 'PATCH', url: '/api/v1/subscribers/:id', path: `/api/v1/subscribers/${subscriber}`, body: { tags: ['beta'] } },
@@ -107,16 +109,12 @@ export const PUBLIC_ROUTES = new Set([
 ]);
 
 /**
- * What a publishable key may do (docs/design.md 2.2): register and unsubscribe subscribers, and report Live Activity
- * tokens. Every other authenticated route must answer 403 forbidden to a publishable key.
+ * What a publishable key may do (docs/design.md 2.2): register subscribers; unsubscribe, change and report Live
+ * Activity tokens for the subscriber it registered, proven with that registration's token (tests/api/subscribers/
+ * unsubscribe-403.test.ts, update-403.test.ts, tests/api/live-activities/tokens-403.test.ts). Every other
+ * authenticated route must answer 403 forbidden to a publishable key.
  */
-export const PUBLISHABLE_ROUTES = new Set([
-  'POST /api/v1/subscribers',
-  'POST /api/v1/subscribers/:id/unsubscribe',
-  // Only the subscriber it registered, proven with that registration's token (tests/api/subscribers/update-403.test.ts).
-  'PATCH /api/v1/subscribers/:id',
-  'POST /api/v1/live-activities/:id/tokens',
-]);
+export const PUBLISHABLE_ROUTES = new Set(['POST /api/v1/subscribers', 'POST /api/v1/subscribers/:id/unsubscribe', 'PATCH /api/v1/subscribers/:id', 'POST /api/v1/live-activities/:id/tokens']);
 
 export const routeName = (route: RegisteredRoute) => `${route.method} ${route.url}`;
 

@@ -14,6 +14,8 @@ export interface Operation {
   body: JsonSchema | undefined;
   /** Who may call it: anyone, a dashboard session only, or an API key (or a session acting like a secret key). */
   auth: 'none' | 'session' | 'key';
+  /** The media types the document gives each response status, e.g. {'200': ['image/svg+xml'], '404': ['application/json']}. */
+  responseTypes: Record<string, string[]>;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function loadOperations(app: ClarionApp): Promise<Operation[]> {
           .map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {}, required: parameter.required === true })),
         body: operation.requestBody?.content?.['application/json']?.schema,
         auth: security === undefined ? 'key' : security.length === 0 ? 'none' : security.some((entry) => 'session' in entry) ? 'session' : 'key',
+        responseTypes: Object.fromEntries(Object.entries<any>(operation.responses ?? {}).map(([status, response]) => [status, Object.keys(response?.content ?? {})])),
       });
     }
   }

@@ -8,6 +8,8 @@ import { waitFor } from './wait-for.ts';
  * browser's at the fake push service (tools/fakes/web-push/), and records what the page asked for. Everything else is
  * Chromium's own: permissions, the service worker's registration and life cycle, and showing notifications, with push
  * events delivered to the real service worker through the DevTools protocol (ServiceWorker.deliverPushMessage).
+ * As in a real browser, the subscription outlives a reload (the origin's localStorage keeps its key) until
+ * unsubscribe().
  */
 export async function injectPushManager(context: BrowserContext, subscription: PushSubscriptionJson): Promise<void> {
   await context.addInitScript((json: PushSubscriptionJson) => {
@@ -16,20 +18,28 @@ export async function injectPushManager(context: BrowserContext, subscription: P
     const state: { calls: Array<{ userVisibleOnly: boolean; applicationServerKey: string }>; current: unknown; unsubscribed: number } = { calls: [], current: null, unsubscribed: 0 };
     scope.__pushManager = state;
     const base64Url = (bytes: Uint8Array) => scope.btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    scope.PushManager.prototype.subscribe = async function subscribe(options: { userVisibleOnly: boolean; applicationServerKey: Uint8Array }) {
-      const key = new Uint8Array(options.applicationServerKey);
-      state.calls.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64Url(key) });
-      state.current = {
+    const KEPT = '__fakePushSubscriptionKey';
+    const subscriptionWith = (key: Uint8Array) => {
+      scope.localStorage.setItem(KEPT, JSON.stringify([...key]));
+      return {
         endpoint: json.endpoint,
         expirationTime: null,
-        options: { userVisibleOnly: options.userVisibleOnly, applicationServerKey: key.buffer },
+        options: { userVisibleOnly: true, applicationServerKey: key.buffer },
         toJSON: () => json,
         unsubscribe: async () => {
           state.unsubscribed += 1;
           state.current = null;
+          scope.localStorage.removeItem(KEPT);
           return true;
         },
       };
+    };
+    const kept = scope.localStorage.getItem(KEPT);
+    if (kept) state.current = subscriptionWith(new Uint8Array(JSON.parse(kept)));
+    scope.PushManager.prototype.subscribe = async function subscribe(options: { userVisibleOnly: boolean; applicationServerKey: Uint8Array }) {
+      const key = new Uint8Array(options.applicationServerKey);
+      state.calls.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64Url(key) });
+      state.current = subscriptionWith(key);
       return state.current;
     };
     scope.PushManager.prototype.getSubscription = async function getSubscription() {

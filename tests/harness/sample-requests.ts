@@ -26,6 +26,23 @@ export async function subscribe(app: ClarionApp, key: string, channelCode: strin
   return response.body.data.id;
 }
 
+/**
+ * Registers a subscriber through the API and returns its id with the token it registered: what a publishable key
+ * sends as proof to change, unsubscribe or report Live Activity tokens for it (docs/api.md, "Subscribers").
+ */
+export async function subscribeDevice<P extends keyof typeof tokens = 'android'>(
+  app: ClarionApp,
+  key: string,
+  channelCode: string,
+  platform: P = 'android' as P,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; token: ReturnType<(typeof tokens)[P]> }> {
+  const token = tokens[platform]() as ReturnType<(typeof tokens)[P]>;
+  const response = await post(app, '/api/v1/subscribers', key, { channelCode, platform, token, ...extra });
+  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+  return { id: response.body.data.id as string, token };
+}
+
 /** Sends a notification through the API and returns its id. */
 export async function send(app: ClarionApp, key: string, channelCode: string, extra: Record<string, unknown> = {}): Promise<string> {
   const response = await post(app, '/api/v1/notifications', key, { channelCode, title: 'Hello', ...extra });

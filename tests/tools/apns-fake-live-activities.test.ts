@@ -120,7 +120,7 @@ describe('fake APNs: Live Activities', () => {
     closeAfterTest(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const reporter = reportLiveActivityTokens(apns.liveActivities, {
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      deviceFor: (token) => (token === PUSH_TO_START ? { subscriberId: 'sub_1', publishableKey: 'clr_pk_test' } : undefined),
+      deviceFor: (token) => (token === PUSH_TO_START ? { subscriberId: 'sub_1', deviceToken: 'ab'.repeat(32), publishableKey: 'clr_pk_test' } : undefined),
     });
     closeAfterTest(async () => reporter.stop());
 
@@ -130,8 +130,8 @@ describe('fake APNs: Live Activities', () => {
     apns.liveActivities.rotateUpdateToken(activity!.updateToken);
     await reporter.settled();
     expect(received).toEqual([
-      { url: '/api/v1/live-activities/lva_1/tokens', authorization: 'Bearer clr_pk_test', body: { subscriberId: 'sub_1', token: expect.stringMatching(/^[0-9a-f]{160}$/) } },
-      { url: '/api/v1/live-activities/lva_1/tokens', authorization: 'Bearer clr_pk_test', body: { subscriberId: 'sub_1', token: activity!.updateToken } },
+      { url: '/api/v1/live-activities/lva_1/tokens', authorization: 'Bearer clr_pk_test', body: { subscriberId: 'sub_1', token: expect.stringMatching(/^[0-9a-f]{160}$/), deviceToken: 'ab'.repeat(32) } },
+      { url: '/api/v1/live-activities/lva_1/tokens', authorization: 'Bearer clr_pk_test', body: { subscriberId: 'sub_1', token: activity!.updateToken, deviceToken: 'ab'.repeat(32) } },
     ]);
     expect(reporter.reports.map((report) => report.status)).toEqual([201, 200]);
   });

@@ -15,7 +15,8 @@ let browser: Browser;
 
 beforeAll(async () => {
   fakes = await startFakeProviders();
-  t = await startTestApp(fakeProviderConfig(fakes.providerEnv));
+  // Private addresses allowed: the uploaded service account names the fake token endpoint on loopback.
+  t = await startTestApp({ ...fakeProviderConfig(fakes.providerEnv), allowPrivateAddresses: true });
   ({ base, browser } = await startBrowserOn(t.app));
 });
 afterAll(async () => {
@@ -50,6 +51,14 @@ describe('the Apps page', { timeout: 90_000 }, () => {
 
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Apps' }).waitFor();
+      // A service account whose token_uri is plain http is refused with what to fix, and no app is made.
+      await page.getByLabel('Name').fill('Foreign app');
+      const foreign = { ...serviceAccount.json, token_uri: 'http://127.0.0.1:8080/token' };
+      await page.getByLabel('Service-account JSON').setInputFiles({ name: 'service-account.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(foreign)) });
+      await page.getByRole('button', { name: 'Add app' }).click();
+      await page.getByRole('alert').getByText('android.serviceAccount: "token_uri" must be an https URL').waitFor();
+      expect(await page.getByRole('table', { name: 'Apps and their credential fingerprints' }).count()).toBe(0);
+
       await page.getByLabel('Name').fill('Dash app');
       await page.getByLabel('.p8 key file').setInputFiles({ name: `AuthKey_${key.keyId}.p8`, mimeType: 'application/octet-stream', buffer: Buffer.from(key.privateKeyPem) });
       await page.getByLabel('Key ID').fill(key.keyId);

@@ -152,7 +152,7 @@ describe('the webhook relay', () => {
     await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/api' });
     t.clock.advance(1);
     const registered = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'android', token: 'fcm-token-relay-test-0000000000' });
-    await post(t.app, `/api/v1/subscribers/${registered.body.data.id}/unsubscribe`, account.publishableKey);
+    await post(t.app, `/api/v1/subscribers/${registered.body.data.id}/unsubscribe`, account.secretKey);
     await drain();
     const payloads = (await messagesOf(account.id)).map((message) => JSON.parse(message.payload));
     expect(payloads.map((payload) => [payload.type, payload.data.subscriberId])).toEqual([

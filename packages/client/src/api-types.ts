@@ -126,7 +126,7 @@ export interface paths {
         put?: never;
         /**
          * Create an app with its own iOS, Android and web credentials (private keys are never shown again)
-         * @description The .p8 key must be a P-256 key and the service account must have what FCM needs; without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.
+         * @description The .p8 key must be a P-256 key and the service account must have what FCM needs, with `token_uri` https://oauth2.googleapis.com/token (any https URL when the operator allows private addresses); without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.
          */
         post: {
             parameters: {
@@ -3314,7 +3314,7 @@ export interface paths {
         put?: never;
         /**
          * Report an iOS device's update token for a Live Activity
-         * @description Publishable or secret key. The app sends each value of the activity's `pushTokenUpdates` with its own subscriber id (from POST /subscribers). 201 for the subscriber's first token for the activity, 200 when it replaces an earlier one. The id is in the activity's `attributes.activityId` (docs/live-activities.md).
+         * @description Publishable or secret key. The app sends each value of the activity's `pushTokenUpdates` with its own subscriber id (from POST /subscribers) and, with a publishable key, the device token it registered that subscriber with as `deviceToken` (403 without it, 404 with another). 201 for the subscriber's first token for the activity, 200 when it replaces an earlier one. The id is in the activity's `attributes.activityId` (docs/live-activities.md).
          */
         post: {
             parameters: {
@@ -3329,6 +3329,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Required with a publishable key: the APNs device token (hex) this subscriber registered with (POST /subscribers `token`). */
+                        deviceToken?: string;
                         /** @description sub_… id of the device, as POST /subscribers returned it. */
                         subscriberId: string;
                         /** @description The activity's push token in hex. */
@@ -3408,6 +3410,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5380,7 +5391,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe a subscriber (idempotent)
-         * @description Publishable or secret key. The subscriber stops receiving notifications; `subscriber.unsubscribed` is reported with reason `requested`.
+         * @description Publishable or secret key. A publishable key (inside an app, on a join page) may unsubscribe only the subscriber it registered: it proves that with `token`, the same token it registered (403 without it, 404 with another). The subscriber stops receiving notifications; `subscriber.unsubscribed` is reported with reason `requested`.
          */
         post: {
             parameters: {
@@ -5392,7 +5403,22 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with. */
+                        token?: string | {
+                            /** @description https URL of the browser push service. */
+                            endpoint: string;
+                            expirationTime?: number | null;
+                            keys: {
+                                auth: string;
+                                p256dh: string;
+                            };
+                        };
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -5436,6 +5462,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5805,7 +5840,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a person: remove all their subscribers, tokens and delivery records
-         * @description Secret key without a channel scope. Removes every subscriber with this externalId in every channel, with their device tokens, tags, failure records and Live Activity tokens, and blanks the externalId in earlier events; reports `subscriber.deleted` for each. Not reversible. 404 when no subscriber has that externalId.
+         * @description Secret key without a channel scope. Removes every subscriber with this externalId in every channel, with their device tokens, push-to-start tokens, tags, failure records and Live Activity tokens, blanks the externalId in earlier events and webhook messages, and takes it out of the `externalIds` audiences of notifications and Live Activities; reports `subscriber.deleted` for each subscriber. Not reversible. 404 when nothing in the account names that externalId.
          */
         delete: {
             parameters: {

@@ -5,6 +5,7 @@ import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
 import { type ParsedFcmServiceAccount, parseFcmServiceAccount, readFcmServiceAccount } from '../provider-credentials.ts';
 import { type FcmAccessToken, FcmTokenError, createFcmAccessToken } from './fcm-access-token.ts';
+import { tokenUriRefusal, type TokenUriPolicy } from './fcm-token-uri.ts';
 import { type FcmDataOptions, type FcmSendBody, buildFcmDataMessage, buildFcmMessage } from './fcm-message.ts';
 import { type FcmProjectQuota, mapFcmResponse } from './fcm-response.ts';
 
@@ -20,6 +21,12 @@ export interface FcmClientOptions {
   /** The parsed service-account JSON, or CLARION_FCM_SERVICE_ACCOUNT_FILE in serviceAccountFile. */
   serviceAccount?: unknown;
   serviceAccountFile?: string;
+  /**
+   * Where the token request may go (fcm-token-uri.ts). Default: 'google' for `serviceAccount` (an account's upload),
+   * 'any' for `serviceAccountFile` (the operator's own). A token_uri the policy refuses fails every push with
+   * fcm:token_uri_refused, and no request is sent.
+   */
+  tokenUri?: TokenUriPolicy;
   clock: Clock;
   /** Extra CA to trust for both the FCM URL and token_uri (tests); otherwise the process's CAs. */
   ca?: string | Buffer;
@@ -46,6 +53,15 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   const account: ParsedFcmServiceAccount =
     options.serviceAccount !== undefined ? parseFcmServiceAccount(options.serviceAccount) : readFcmServiceAccount(requireFile(options.serviceAccountFile));
   const log = options.logger ?? silentLogger;
+  const refusal = tokenUriRefusal(account.tokenUri, options.tokenUri ?? (options.serviceAccount !== undefined ? 'google' : 'any'));
+  const refused: DeliveryOutcome | null =
+    refusal === null
+      ? null
+      : {
+          kind: 'fatal',
+          reason: 'fcm:token_uri_refused',
+          fix: `The service account's ${refusal}, so Clarion sends it no token request. Upload a key file from the Firebase console (Project settings → Service accounts → Generate new private key) as it was downloaded.`,
+        };
   const accessToken: FcmAccessToken = createFcmAccessToken({
     account,
     clock: options.clock,
@@ -71,6 +87,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   let quotaPause = { until: 0, reason: '' };
 
   async function post(json: string): Promise<DeliveryOutcome> {
+    if (refused) return logged(refused);
     const now = options.clock.now();
     if (now < quotaPause.until) return { kind: 'retry', reason: quotaPause.reason, retryAfterMs: quotaPause.until - now };
     // At most two attempts: the second only after a 401 made us drop the cached access token.

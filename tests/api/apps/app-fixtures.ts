@@ -1,3 +1,6 @@
+import { sealAppCredentials } from '../../../src/delivery/app-credentials.ts';
+import { newId } from '../../../src/domain/ids.ts';
+import { insertApp } from '../../../src/store/apps-store.ts';
 import { createApnsSigningKey, createFcmServiceAccount } from '../../../tools/fakes/index.ts';
 import { post } from '../../harness/requests.ts';
 import type { TestApp } from '../../harness/test-app.ts';
@@ -33,4 +36,17 @@ export async function send(t: TestApp, method: 'PATCH' | 'DELETE', url: string, 
     // not JSON
   }
   return Object.assign(response, { body: parsed });
+}
+
+/**
+ * An app whose stored service account names `tokenUri`, written straight to the database as an older Clarion, which
+ * took any token_uri on upload, may have stored it: the upload's check is skipped, the send and test paths must
+ * still refuse it.
+ */
+export async function storeAppWithTokenUri(t: Pick<TestApp, 'store' | 'secretKey' | 'clock'>, accountId: string, serviceAccount: object, tokenUri: string): Promise<string> {
+  const id = newId('app', t.clock.now());
+  const sealed = sealAppCredentials(t.secretKey, id, { android: { serviceAccount: { ...serviceAccount, token_uri: tokenUri } } }, true, 'any');
+  if (!sealed.ok) throw new Error(JSON.stringify(sealed.problems));
+  await insertApp(t.store.db, { id, accountId, name: 'Stored', sealed: sealed.columns, now: t.clock.now() });
+  return id;
 }

@@ -9,7 +9,8 @@ let t: TestApp;
 let fakes: FakeProviders;
 beforeAll(async () => {
   fakes = await startFakeProviders();
-  t = await startTestApp(fakeProviderConfig(fakes.providerEnv));
+  // Private addresses allowed: the uploaded service account names the fake token endpoint on loopback.
+  t = await startTestApp({ ...fakeProviderConfig(fakes.providerEnv), allowPrivateAddresses: true });
 });
 afterAll(async () => {
   await t?.close();

@@ -3,7 +3,7 @@ import { accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { concretePath, PUBLIC_ROUTES, PUBLISHABLE_ROUTES, rawRequest, registeredApiRoutes, routeName } from '../../harness/api-routes.ts';
 import { post } from '../../harness/requests.ts';
-import { send, subscribe, tokens } from '../../harness/sample-requests.ts';
+import { send, subscribeDevice, tokens } from '../../harness/sample-requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
@@ -28,12 +28,14 @@ describe('publishable keys → 403 forbidden on every route not meant for them',
     expect(await accountState(t, account.id)).toEqual(before);
   });
 
-  it('a publishable key may register and unsubscribe subscribers', async () => {
+  it('a publishable key may register subscribers, and unsubscribe one only with the token it registered', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const registered = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'web', token: tokens.web() });
+    const token = tokens.web();
+    const registered = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'web', token });
     expect(registered.statusCode).toBe(201);
-    expect((await post(t.app, `/api/v1/subscribers/${registered.body.data.id}/unsubscribe`, account.publishableKey)).statusCode).toBe(200);
-    const other = await subscribe(t.app, account.secretKey, 'news');
-    expect((await post(t.app, `/api/v1/subscribers/${other}/unsubscribe`, account.publishableKey)).statusCode).toBe(200);
+    expect((await post(t.app, `/api/v1/subscribers/${registered.body.data.id}/unsubscribe`, account.publishableKey, { token })).statusCode).toBe(200);
+    const other = await subscribeDevice(t.app, account.secretKey, 'news');
+    expectError(await post(t.app, `/api/v1/subscribers/${other.id}/unsubscribe`, account.publishableKey), 'forbidden');
+    expect((await post(t.app, `/api/v1/subscribers/${other.id}/unsubscribe`, account.publishableKey, { token: other.token })).statusCode).toBe(200);
   });
 });

@@ -22,7 +22,7 @@ const otherBodies: Record<string, (body: Record<string, unknown>) => unknown> = 
   '/api/v1/live-activities/:id/end': (body) => ({ ...body, fields: { progress: 0.9 } }),
   '/api/v1/live-activities/:id/tokens': (body) => ({ ...body, token: tokens.ios() }),
   '/api/v1/subscribers': (body) => ({ ...body, token: tokens.android() }),
-  '/api/v1/subscribers/:id/unsubscribe': () => ({ reason: 'another body' }),
+  '/api/v1/subscribers/:id/unsubscribe': () => ({ token: tokens.android() }),
   '/api/v1/channels': (body) => ({ ...body, name: 'Another name' }),
   '/api/v1/channels/:code/update': (body) => ({ ...body, name: 'Another name' }),
 };

@@ -19,9 +19,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** A publishable-key call from one device: unsubscribing an unknown subscriber is cheap and answers 404. */
+/** A publishable-key call from one device: unsubscribing an unknown subscriber (with a token) is cheap and answers 404. */
 const fromDevice = (app: TestApp['app'], key: string, address: string) =>
-  post(app, '/api/v1/subscribers/sub_01h00000000000000000000000/unsubscribe', key, undefined, { 'x-forwarded-for': address });
+  post(app, '/api/v1/subscribers/sub_01h00000000000000000000000/unsubscribe', key, { token: 'fcm-unknown-device' }, { 'x-forwarded-for': address });
 
 const address = (i: number) => `203.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
 

@@ -40,8 +40,9 @@ describe('per-key rate limit → 429 rate_limited', () => {
     expectError(await usage(account.secretKey), 'rate_limited');
     const other = await account.key({ name: 'other' });
     expect((await usage(other.value)).statusCode).toBe(200);
-    for (let i = 0; i < 2; i += 1) expect((await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey)).statusCode).toBe(404);
-    expectError(await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey), 'rate_limited');
+    const unknownDevice = { token: 'fcm-unknown-device' };
+    for (let i = 0; i < 2; i += 1) expect((await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey, unknownDevice)).statusCode).toBe(404);
+    expectError(await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey, unknownDevice), 'rate_limited');
   });
 
   it('refuses a rate-limited send before doing anything: nothing stored, no quota used', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
-import { progressActivity, subscribe, tokens } from '../../harness/sample-requests.ts';
+import { progressActivity, subscribeDevice, tokens } from '../../harness/sample-requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
@@ -48,11 +48,11 @@ describe('Idempotency-Key: the same key and body replay the first response', () 
 
   it('replays an unsubscribe with the response of the first call', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const id = await subscribe(t.app, account.publishableKey, 'news');
+    const { id, token } = await subscribeDevice(t.app, account.publishableKey, 'news');
     const headers = key('unsubscribe');
-    const first = await post(t.app, `/api/v1/subscribers/${id}/unsubscribe`, account.publishableKey, undefined, headers);
+    const first = await post(t.app, `/api/v1/subscribers/${id}/unsubscribe`, account.publishableKey, { token }, headers);
     t.clock.advance(5000);
-    const again = await post(t.app, `/api/v1/subscribers/${id}/unsubscribe`, account.publishableKey, undefined, headers);
+    const again = await post(t.app, `/api/v1/subscribers/${id}/unsubscribe`, account.publishableKey, { token }, headers);
     expect({ status: again.statusCode, replay: again.headers['idempotency-replay'], body: again.body }).toEqual({ status: 200, replay: 'true', body: first.body });
   });
 

@@ -34,7 +34,7 @@ describe('GET /readyz → 503 unavailable', () => {
     // Request 1 sends its headers but holds back its 2-byte body: the connection stays busy, so close() must drain it.
     socket.write(
       `POST /api/v1/subscribers/sub_x/unsubscribe HTTP/1.1\r\nHost: clarion\r\nAuthorization: Bearer ${account.publishableKey}\r\n` +
-        'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n',
+        'Content-Type: application/json\r\nContent-Length: 13\r\n\r\n',
     );
     // Its auth hook has run once the key's last use is recorded.
     await eventually(async () => expect((await findApiKeyByValue(t.store.db, account.publishableKey))?.last_used_at).not.toBeNull());
@@ -42,7 +42,7 @@ describe('GET /readyz → 503 unavailable', () => {
     const closed = t.app.close();
     await eventually(() => expect(t.app.server.listening).toBe(false));
     // Finish request 1 and pipeline request 2 behind it on the same connection.
-    socket.write('{}GET /readyz HTTP/1.1\r\nHost: clarion\r\n\r\n');
+    socket.write('{"token":"x"}GET /readyz HTTP/1.1\r\nHost: clarion\r\n\r\n');
     await ended;
     await closed;
     await t.close();

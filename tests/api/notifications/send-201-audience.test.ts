@@ -18,7 +18,7 @@ describe('POST /api/v1/notifications with an audience → 201', () => {
     await subscribe(t.app, account.publishableKey, 'news', 'android', { externalId: 'bob' });
     await subscribe(t.app, account.publishableKey, 'sport', 'android', { externalId: 'alice' });
     const gone = await subscribe(t.app, account.publishableKey, 'news', 'web', { externalId: 'alice' });
-    expectSuccess(await post(t.app, `/api/v1/subscribers/${gone}/unsubscribe`, account.publishableKey), 200);
+    expectSuccess(await post(t.app, `/api/v1/subscribers/${gone}/unsubscribe`, account.secretKey), 200);
     expectSuccess(await patch(t.app, `/api/v1/subscribers/${alice}`, account.secretKey, { tags: ['vip'] }), 200);
     const usedBefore = expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200).used;
 

@@ -79,7 +79,7 @@ describe('POST /api/v1/notifications → 201', () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     for (const platform of ['ios', 'android', 'web'] as const) await subscribe(t.app, account.publishableKey, 'news', platform);
     const gone = await subscribe(t.app, account.publishableKey, 'news');
-    await post(t.app, `/api/v1/subscribers/${gone}/unsubscribe`, account.publishableKey);
+    await post(t.app, `/api/v1/subscribers/${gone}/unsubscribe`, account.secretKey);
     await subscribe(t.app, account.publishableKey, 'sport');
     const data = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 201);
     expect(data.recipientCount).toBe(3);

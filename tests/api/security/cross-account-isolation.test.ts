@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
-import { progressActivity, send, subscribe, tokens } from '../../harness/sample-requests.ts';
+import { progressActivity, send, subscribe, subscribeDevice, tokens } from '../../harness/sample-requests.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
 let a: TestAccount;
 let b: TestAccount;
 let aNotification: string;
-let aSubscriber: string;
+let aSubscriber: { id: string; token: string };
 beforeAll(async () => {
   t = await startTestApp();
   a = await t.newAccount({ channels: ['a-only', 'shared-code'] });
   b = await t.newAccount({ channels: ['shared-code'] });
-  aSubscriber = await subscribe(t.app, a.publishableKey, 'a-only');
+  aSubscriber = await subscribeDevice(t.app, a.publishableKey, 'a-only');
   await subscribe(t.app, a.publishableKey, 'shared-code');
   await subscribe(t.app, a.publishableKey, 'shared-code');
   aNotification = await send(t.app, a.secretKey, 'a-only');
@@ -26,9 +26,9 @@ describe("account B's keys see nothing of account A", () => {
     expectError(await get(t.app, `/api/v1/notifications/${aNotification}`, b.secretKey), 'not_found');
   });
 
-  it.each(['publishableKey', 'secretKey'] as const)("by id: unsubscribe with B's %s → not_found, and A's subscriber stays active", async (which) => {
+  it.each(['publishableKey', 'secretKey'] as const)("by id: unsubscribe with B's %s, even with the device's token → not_found, and A's subscriber stays active", async (which) => {
     const before = await accountState(t, a.id);
-    expectError(await post(t.app, `/api/v1/subscribers/${aSubscriber}/unsubscribe`, b[which]), 'not_found');
+    expectError(await post(t.app, `/api/v1/subscribers/${aSubscriber.id}/unsubscribe`, b[which], { token: aSubscriber.token }), 'not_found');
     expect(await accountState(t, a.id)).toEqual(before);
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
-import { progressActivity, send, subscribe, tokens } from '../../harness/sample-requests.ts';
+import { progressActivity, send, subscribeDevice, tokens } from '../../harness/sample-requests.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
@@ -63,15 +63,15 @@ describe('keys scoped to channels', () => {
   it('get not_found for resources by id in channels outside their scope', async () => {
     const notification = await send(t.app, account.secretKey, 'sport');
     expectError(await get(t.app, `/api/v1/notifications/${notification}`, secret), 'not_found');
-    const subscriber = await subscribe(t.app, account.publishableKey, 'sport');
+    const subscriber = await subscribeDevice(t.app, account.publishableKey, 'sport');
     const before = await accountState(t, account.id);
-    for (const key of [secret, publishable]) expectError(await post(t.app, `/api/v1/subscribers/${subscriber}/unsubscribe`, key), 'not_found');
+    for (const key of [secret, publishable]) expectError(await post(t.app, `/api/v1/subscribers/${subscriber.id}/unsubscribe`, key, { token: subscriber.token }), 'not_found');
     expect(await accountState(t, account.id)).toEqual(before);
   });
 
   it('may unsubscribe subscribers of their own channel', async () => {
-    const subscriber = await subscribe(t.app, account.publishableKey, 'news');
-    expect(expectSuccess(await post(t.app, `/api/v1/subscribers/${subscriber}/unsubscribe`, publishable), 200).status).toBe('unsubscribed');
+    const subscriber = await subscribeDevice(t.app, account.publishableKey, 'news');
+    expect(expectSuccess(await post(t.app, `/api/v1/subscribers/${subscriber.id}/unsubscribe`, publishable, { token: subscriber.token }), 200).status).toBe('unsubscribed');
   });
 
   it('with an empty scope may use no channel at all', async () => {

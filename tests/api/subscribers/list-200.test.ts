@@ -38,7 +38,7 @@ describe('GET /api/v1/subscribers → 200', () => {
     const bob = await subscribe(t.app, account.publishableKey, 'news', 'android', { externalId: 'bob' });
     t.clock.advance(1000);
     const carol = await subscribe(t.app, account.publishableKey, 'sport', 'android', { externalId: 'carol' });
-    expectSuccess(await post(t.app, `/api/v1/subscribers/${bob}/unsubscribe`, account.publishableKey), 200);
+    expectSuccess(await post(t.app, `/api/v1/subscribers/${bob}/unsubscribe`, account.secretKey), 200);
     expectSuccess(await patch(t.app, `/api/v1/subscribers/${carol}`, account.secretKey, { tags: ['beta'] }), 200);
     const ids = async (query: string) => expectSuccess(await get(t.app, `/api/v1/subscribers?${query}`, account.secretKey), 200).map((row: any) => row.id);
     expect(await ids('channelCode=news')).toEqual([bob, alice]);

@@ -71,7 +71,7 @@ describe('POST /api/v1/subscribers → 201', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const token = tokens.android();
     const first = expectSuccess(await register(account.publishableKey, { channelCode: 'news', platform: 'android', token }), 201);
-    expectSuccess(await post(t.app, `/api/v1/subscribers/${first.id}/unsubscribe`, account.publishableKey), 200);
+    expectSuccess(await post(t.app, `/api/v1/subscribers/${first.id}/unsubscribe`, account.publishableKey, { token }), 200);
     const again = expectSuccess(await register(account.publishableKey, { channelCode: 'news', platform: 'android', token }), 201);
     expect(again).toMatchObject({ id: first.id, status: 'active', unsubscribeReason: null, unsubscribedAt: null });
     expect((await listEvents(t.store.db, account.id)).map((event) => event.type)).toEqual(['subscriber.created', 'subscriber.unsubscribed', 'subscriber.created']);

@@ -36,7 +36,7 @@ describe('DELETE /api/v1/users/:externalId → 200', () => {
     const notification = await send(t.app, account.secretKey, 'news');
     await t.store.db.insertInto('delivery_failures').values({ notification_id: notification, subscriber_id: phone, platform: 'ios', reason: 'token_invalid', created_at: t.clock.now() }).execute();
     const activity = expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('news')), 201).id;
-    expectSuccess(await post(t.app, `/api/v1/live-activities/${activity}/tokens`, account.publishableKey, { subscriberId: phone, token: tokens.ios() }), 201);
+    expectSuccess(await post(t.app, `/api/v1/live-activities/${activity}/tokens`, account.publishableKey, { subscriberId: phone, token: tokens.ios(), deviceToken: iosToken }), 201);
     const before = await everyRow();
     expect(before.some((row) => row.includes(externalId))).toBe(true);
 

@@ -21,7 +21,7 @@ describe('notification counts', () => {
     const sendAt = new Date(h.clock.now() + 60_000).toISOString();
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'later', title: 'Soon', sendAt });
     expect(sent.body.data).toMatchObject({ recipientCount: 3, stats: { delivered: 0, failed: 0, skipped: 0, pending: 3 } });
-    expect((await post(h.app, `/api/v1/subscribers/${ids[1]}/unsubscribe`, account.publishableKey)).statusCode).toBe(200);
+    expect((await post(h.app, `/api/v1/subscribers/${ids[1]}/unsubscribe`, account.secretKey)).statusCode).toBe(200);
     h.clock.advance(60_000);
     h.worker.pool.wake();
     const final = await finalNotification(h, account.secretKey, sent.body.data.id);
@@ -44,7 +44,7 @@ describe('notification counts', () => {
     expect(during).toMatchObject({ status: 'sending', stats: { delivered: 1, failed: 0, skipped: 0, pending: 1 } });
     expect(addsUp(during)).toBe(true);
 
-    expect((await post(h.app, `/api/v1/subscribers/${waitingId}/unsubscribe`, account.publishableKey)).statusCode).toBe(200);
+    expect((await post(h.app, `/api/v1/subscribers/${waitingId}/unsubscribe`, account.secretKey)).statusCode).toBe(200);
     h.fcm.setTokenOutcome(waiting, null);
     h.clock.advance(91_000);
     h.worker.pool.wake();

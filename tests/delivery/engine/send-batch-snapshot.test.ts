@@ -47,7 +47,8 @@ function readsOfNotifications(): KyselyPlugin {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({}, { isolatedDatabase: true });
+  // Private addresses allowed: the apps' service accounts name the fake token endpoint on loopback.
+  t = await startTestApp({ allowPrivateAddresses: true }, { isolatedDatabase: true });
   fakes = await startFakeProviders({ clock: t.clock });
   const config = { ...t.config, ...fakeProviderConfig(fakes.providerEnv) };
   providers = createPushProviders(config, t.clock, logger);

@@ -35,7 +35,8 @@ const clients: FcmClient[] = [];
 function client(overrides: Partial<Parameters<typeof createFcmClient>[0]> = {}): { fcm: FcmClient; clock: ManualClock } {
   const clock = new ManualClock(fakeClock.now());
   // No `ca`: vitest.config.ts sets NODE_EXTRA_CA_CERTS, so global fetch and node:http2 trust the fake like production.
-  const fcm = createFcmClient({ url: fake.url, serviceAccount: account.json, clock, ...overrides });
+  // tokenUri 'https': the fake's token endpoint is on loopback, as CLARION_ALLOW_PRIVATE_ADDRESSES allows.
+  const fcm = createFcmClient({ url: fake.url, serviceAccount: account.json, tokenUri: 'https', clock, ...overrides });
   clients.push(fcm);
   return { fcm, clock };
 }
@@ -192,6 +193,15 @@ describe('FCM client against the fake FCM', () => {
   it('retries later when token_uri cannot be reached', async () => {
     const { fcm } = client({ serviceAccount: { ...account.json, token_uri: 'https://127.0.0.1:1/token' } });
     expect(await fcm.send(token(11), content)).toEqual({ kind: 'retry', reason: 'fcm:token_exchange_failed', retryAfterMs: null });
+  });
+
+  it("fails every push, sending nothing, when the service account's token_uri is not one its policy allows", async () => {
+    const { fcm } = client({ tokenUri: 'google' });
+    for (const outcome of [await fcm.send(token(12), content), await fcm.sendData(token(12), { progress: '0.5' })]) {
+      expect(outcome).toMatchObject({ kind: 'fatal', reason: 'fcm:token_uri_refused', fix: expect.stringContaining('https://oauth2.googleapis.com/token') });
+    }
+    expect(fake.tokenRequests).toEqual([]);
+    expect(fake.requests).toEqual([]);
   });
 
   it('refuses an unusable service-account file when the client is created', () => {

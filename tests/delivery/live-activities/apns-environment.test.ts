@@ -36,7 +36,7 @@ async function sandboxSubscriber(account: Awaited<ReturnType<typeof h.newAccount
   return { subscriberId: registered.body.data.id as string, token, pushToStartToken };
 }
 
-async function startUpdateEnd(account: Awaited<ReturnType<typeof h.newAccount>>, device: { subscriberId: string }) {
+async function startUpdateEnd(account: Awaited<ReturnType<typeof h.newAccount>>, device: { subscriberId: string; token: string }) {
   const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'orders', template: 'progress', fields, delivery: 'tokens' });
   expect(started.statusCode).toBe(201);
   const id = started.body.data.id as string;
@@ -44,7 +44,7 @@ async function startUpdateEnd(account: Awaited<ReturnType<typeof h.newAccount>>,
   // The app reports the activity's update token (a sandbox one too).
   const activityToken = randomBytes(40).toString('hex');
   h.apns.devices.issue(activityToken, 'sandbox');
-  const reported = await post(h.app, `/api/v1/live-activities/${id}/tokens`, account.publishableKey, { subscriberId: device.subscriberId, token: activityToken });
+  const reported = await post(h.app, `/api/v1/live-activities/${id}/tokens`, account.publishableKey, { subscriberId: device.subscriberId, token: activityToken, deviceToken: device.token });
   expect(reported.statusCode).toBeLessThan(300);
   await h.settle();
   for (const [path, body] of [

@@ -55,7 +55,8 @@ describe('late joiners', () => {
     const account = await h.newAccount({ channels: ['match'] });
     // Registered without the harness, so nobody reports its token on its own.
     const pushToStartToken = randomBytes(40).toString('hex');
-    const registered = await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'match', platform: 'ios', token: randomBytes(32).toString('hex'), pushToStartToken });
+    const deviceToken = randomBytes(32).toString('hex');
+    const registered = await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'match', platform: 'ios', token: deviceToken, pushToStartToken });
     const subscriberId = registered.body.data.id as string;
     const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
     const id = started.body.data.id as string;
@@ -66,7 +67,7 @@ describe('late joiners', () => {
     const activity = h.apns.liveActivities.find((candidate) => candidate.pushToStartToken === pushToStartToken && candidate.attributes.activityId === id)!;
     expect(activity.contentState).toEqual(fields);
 
-    const reported = await post(h.app, `/api/v1/live-activities/${id}/tokens`, account.publishableKey, { subscriberId, token: activity.updateToken });
+    const reported = await post(h.app, `/api/v1/live-activities/${id}/tokens`, account.publishableKey, { subscriberId, token: activity.updateToken, deviceToken });
     expect(reported.statusCode).toBe(201);
     await h.settle();
     expect(activity.contentState).toEqual(current);

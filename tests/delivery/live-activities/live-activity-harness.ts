@@ -43,7 +43,7 @@ export async function startLiveActivityHarness(options: Parameters<typeof startD
   // A database of its own on PostgreSQL: these tests move their clock (8 hours, Retry-After), and on the shared one
   // other files' workers would claim these jobs and push them to their own fakes, and this worker theirs.
   const h = await startDeliveryHarness({ ...options, isolatedDatabase: true });
-  const devices = new Map<string, { subscriberId: string; publishableKey: string }>();
+  const devices = new Map<string, { subscriberId: string; deviceToken: string; publishableKey: string }>();
   const reporter = reportLiveActivityTokens(h.apns.liveActivities, { deviceFor: (token) => devices.get(token), post: injectPoster(h.app) });
 
   const register = async (account: TestAccount, body: Record<string, unknown>) => {
@@ -66,7 +66,7 @@ export async function startLiveActivityHarness(options: Parameters<typeof startD
         ...(options.template ? { template: options.template } : {}),
         ...(options.osVersion ? { osVersion: options.osVersion } : {}),
       });
-      if (pushToStartToken) devices.set(pushToStartToken, { subscriberId, publishableKey: account.publishableKey });
+      if (pushToStartToken) devices.set(pushToStartToken, { subscriberId, deviceToken: token, publishableKey: account.publishableKey });
       return { subscriberId, token, pushToStartToken, osVersion: options.osVersion ?? null };
     },
     async addPushToStartToken(account, channelCode, device, template) {
@@ -80,7 +80,7 @@ export async function startLiveActivityHarness(options: Parameters<typeof startD
         ...(device.osVersion ? { osVersion: device.osVersion } : {}),
       });
       expect(response.statusCode).toBe(200);
-      devices.set(pushToStartToken, { subscriberId: device.subscriberId, publishableKey: account.publishableKey });
+      devices.set(pushToStartToken, { subscriberId: device.subscriberId, deviceToken: device.token, publishableKey: account.publishableKey });
       return pushToStartToken;
     },
     async androidDevice(account, channelCode) {

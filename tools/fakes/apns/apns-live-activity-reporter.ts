@@ -5,14 +5,16 @@ import type { FakeLiveActivities, FakeLiveActivity } from './apns-live-activitie
  * (start with `input-push-token: 1`, or a rotation), the "app" reports it to Clarion's public endpoint with its
  * publishable key, exactly as docs/live-activities.md tells apps to:
  *
- *   POST /api/v1/live-activities/{attributes.activityId}/tokens   {"subscriberId": "sub_…", "token": "<hex>"}
+ *   POST /api/v1/live-activities/{attributes.activityId}/tokens
+ *   {"subscriberId": "sub_…", "token": "<hex>", "deviceToken": "<the APNs device token it registered with>"}
  *
- * The device knows its own subscriber id (POST /subscribers returned it) and its app's publishable key, so the caller
- * maps push-to-start tokens to both. `post` defaults to fetch against `baseUrl`; tests pass one that uses inject().
+ * The device knows its own subscriber id (POST /subscribers returned it), the device token it registered with (the
+ * proof a publishable key must send, docs/api.md "Subscribers") and its app's publishable key, so the caller maps
+ * push-to-start tokens to all three. `post` defaults to fetch against `baseUrl`; tests pass one that uses inject().
  */
 export interface TokenReporterOptions {
   /** The device that owns a push-to-start token: its subscriber id and app key; undefined: this device stays silent. */
-  deviceFor(pushToStartToken: string): { subscriberId: string; publishableKey: string } | undefined;
+  deviceFor(pushToStartToken: string): { subscriberId: string; deviceToken: string; publishableKey: string } | undefined;
   /** Clarion's base URL, e.g. http://localhost:3000 (with the default `post`). */
   baseUrl?: string;
   post?: (path: string, body: unknown, headers: Record<string, string>) => Promise<{ status: number }>;
@@ -43,12 +45,12 @@ export function reportLiveActivityTokens(liveActivities: FakeLiveActivities, opt
     const device = options.deviceFor(activity.pushToStartToken);
     const liveActivityId = activity.attributes.activityId;
     if (device === undefined || typeof liveActivityId !== 'string') return;
-    const { subscriberId, publishableKey } = device;
+    const { subscriberId, deviceToken, publishableKey } = device;
     const entry: TokenReport = { liveActivityId, subscriberId, token: activity.updateToken, status: 0 };
     try {
       const response = await post(
         `/api/v1/live-activities/${encodeURIComponent(liveActivityId)}/tokens`,
-        { subscriberId, token: activity.updateToken },
+        { subscriberId, token: activity.updateToken, deviceToken },
         { authorization: `Bearer ${publishableKey}`, 'content-type': 'application/json' },
       );
       entry.status = response.status;

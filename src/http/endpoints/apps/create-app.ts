@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { sealAppCredentials } from '../../../delivery/app-credentials.ts';
+import { uploadedTokenUriPolicy } from '../../../delivery/fcm/fcm-token-uri.ts';
 import { newId } from '../../../domain/ids.ts';
 import { insertApp } from '../../../store/apps-store.ts';
 import { validationFailed } from '../../api-error.ts';
@@ -16,7 +17,7 @@ export function createAppHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Create an app with its own iOS, Android and web credentials (private keys are never shown again)',
         description:
-          'The .p8 key must be a P-256 key and the service account must have what FCM needs; without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.',
+          'The .p8 key must be a P-256 key and the service account must have what FCM needs, with `token_uri` https://oauth2.googleapis.com/token (any https URL when the operator allows private addresses); without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.',
         tags: ['apps'],
         body: Type.Object(
           { name: AppName, ios: Type.Optional(IosCredentials), android: Type.Optional(AndroidCredentials), web: Type.Optional(WebCredentials) },
@@ -31,7 +32,7 @@ export function createAppHandler(deps: AppDependencies): Endpoint {
       const now = deps.clock.now();
       const id = newId('app', now);
       const { name, ...credentials } = request.body;
-      const sealed = sealAppCredentials(deps.secretKey, id, credentials, true);
+      const sealed = sealAppCredentials(deps.secretKey, id, credentials, true, uploadedTokenUriPolicy(deps.config));
       if (!sealed.ok) throw validationFailed(sealed.problems);
       if (name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
       const app = await insertApp(deps.store.db, { id, accountId: auth.accountId, name: name.trim(), sealed: sealed.columns, now });

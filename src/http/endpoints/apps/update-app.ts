@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { sealAppCredentials } from '../../../delivery/app-credentials.ts';
+import { uploadedTokenUriPolicy } from '../../../delivery/fcm/fcm-token-uri.ts';
 import { updateApp } from '../../../store/apps-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
@@ -34,7 +35,7 @@ export function updateAppHandler(deps: AppDependencies): Endpoint {
       // An empty body (allowed with Content-Type: application/json) changes nothing.
       const { name, ...credentials } = request.body ?? {};
       if (name !== undefined && name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
-      const sealed = sealAppCredentials(deps.secretKey, app.id, credentials, false);
+      const sealed = sealAppCredentials(deps.secretKey, app.id, credentials, false, uploadedTokenUriPolicy(deps.config));
       if (!sealed.ok) throw validationFailed(sealed.problems);
       const replaced = Object.keys(sealed.columns).length > 0;
       const updated = await updateApp(deps.store.db, auth.accountId, app.id, {

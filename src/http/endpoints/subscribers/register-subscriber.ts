@@ -15,16 +15,8 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
+import { RegistrationToken } from './registration-token.ts';
 import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
-
-const WebPushSubscription = Type.Object(
-  {
-    endpoint: Type.String({ description: 'https URL of the browser push service.' }),
-    expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
-    keys: Type.Object({ p256dh: Type.String(), auth: Type.String() }),
-  },
-  { title: 'WebPushSubscription', description: 'PushSubscription.toJSON() from the browser.' },
-);
 
 export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -38,10 +30,7 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
           {
             channelCode: ChannelCode,
             platform: StringEnum(platforms),
-            token: Type.Union([Type.String({ maxLength: 4096 }), WebPushSubscription], {
-              description: 'iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object.',
-              hint: 'must be the device token string (iOS, Android) or the PushSubscription object (web)',
-            }),
+            token: RegistrationToken('iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object.'),
             pushToStartToken: Type.Optional(Type.String({ maxLength: 400, description: 'iOS 17.2+: the Live Activity push-to-start token (hex).' })),
             template: Type.Optional(
               StringEnum(templateNames, {

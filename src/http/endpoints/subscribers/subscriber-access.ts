@@ -1,4 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { normalizeToken } from '../../../domain/device-token.ts';
 import { findChannelById } from '../../../store/channels-store.ts';
 import type { Database } from '../../../store/schema.ts';
 import { channelCodesOf, lastFailureOf, recentFailuresOf, tagsOf } from '../../../store/subscriber-directory-store.ts';
@@ -17,6 +19,33 @@ export async function loadSubscriber(db: Kysely<Database>, auth: AuthContext, id
   const channel = subscriber ? await findChannelById(db, subscriber.channel_id) : undefined;
   if (!subscriber || !channel || !isChannelInScope(auth, channel.code)) throw new ApiError('not_found', { message: 'No subscriber with that id.' });
   return { subscriber, channelCode: channel.code };
+}
+
+/**
+ * A publishable key is public (it ships inside every app, and a join page shows it), so holding it proves nothing
+ * about a subscriber; holding the device token the subscriber registered with does. The routes where a publishable key
+ * acts on one subscriber (PATCH /subscribers/{id}, POST /subscribers/{id}/unsubscribe, POST
+ * /live-activities/{id}/tokens) demand it in `field`: without it, 403 forbidden, checked before any lookup so the
+ * answer does not tell whether the subscriber exists. Secret keys and dashboard sessions need no proof.
+ */
+export function requireRegistrationProof(auth: AuthContext, proof: unknown, field: string, action: string): void {
+  if (auth.kind === 'publishable' && proof === undefined) {
+    throw new ApiError('forbidden', { message: `A publishable key may ${action} only the subscriber it registered: send its registration token as \`${field}\`.` });
+  }
+}
+
+/**
+ * For a publishable key: `proof` must be the token `subscriber` registered with (the same string, or for the web the
+ * same PushSubscription: its identity is the endpoint). The hashes are compared in constant time. A token that does
+ * not match answers like an id that is not there (404 with `notFound`).
+ */
+export function assertRegisteredWith(auth: AuthContext, subscriber: Subscriber, proof: unknown, notFound: () => ApiError): void {
+  if (auth.kind !== 'publishable') return;
+  const normalized = normalizeToken(subscriber.platform, proof);
+  const presented = normalized.ok ? normalized.value.tokenHash : Buffer.alloc(0);
+  const expected = subscriber.token_hash;
+  const same = presented.length === expected.length && timingSafeEqual(presented, expected);
+  if (!same) throw notFound();
 }
 
 /** One subscriber as GET /subscribers/{id} shows it: with its tags and last failure. */

@@ -1,16 +1,14 @@
-import { timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
-import { isLocale, normalizeToken } from '../../../domain/device-token.ts';
+import { isLocale } from '../../../domain/device-token.ts';
 import { isTimeZone, TIME_ZONE_PROBLEM } from '../../../domain/time-zone.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { MAX_TAGS_PER_SUBSCRIBER, normalizeTags, TAG_PATTERN } from '../../../domain/subscriber-tags.ts';
 import { updateSubscriberDetails, type SubscriberChanges } from '../../../store/subscriber-directory-store.ts';
-import type { Subscriber } from '../../../store/subscribers-store.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Nullable, Success } from '../../schemas.ts';
-import { loadSubscriber, subscriberDetail } from './subscriber-access.ts';
+import { assertRegisteredWith, loadSubscriber, requireRegistrationProof, subscriberDetail } from './subscriber-access.ts';
 import { SubscriberDetailSchema } from './subscriber-detail-view.ts';
 
 const Tag = Type.String({ pattern: TAG_PATTERN, description: 'Letters, digits and _ : . - (up to 64), starting with a letter or digit.', hint: 'must be 1–64 letters, digits or _ : . - starting with a letter or digit' });
@@ -44,10 +42,7 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const body = request.body;
-      // Checked before any lookup: the answer does not depend on whether the subscriber exists.
-      if (auth.kind === 'publishable' && body.token === undefined) {
-        throw new ApiError('forbidden', { message: 'A publishable key may change only the subscriber it registered: send its token.' });
-      }
+      requireRegistrationProof(auth, body.token, 'token', 'change');
       const problems: FieldProblem[] = [];
       if (body.timezone != null && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
       if (body.locale != null && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
@@ -63,24 +58,11 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
       const now = deps.clock.now();
       const updated = await deps.store.db.transaction().execute(async (trx) => {
         const { subscriber } = await loadSubscriber(trx, auth, request.params.id);
-        if (auth.kind === 'publishable') assertRegisteredWith(subscriber, body.token);
+        assertRegisteredWith(auth, subscriber, body.token, () => new ApiError('not_found', { message: 'No subscriber with that id.' }));
         await updateSubscriberDetails(trx, subscriber.id, changes, now);
         return loadSubscriber(trx, auth, subscriber.id);
       });
       return { success: true as const, data: await subscriberDetail(deps.store.db, updated.subscriber, updated.channelCode) };
     },
   );
-}
-
-/**
- * A publishable key is public (it ships inside the app), so holding it proves nothing about a subscriber; holding the
- * device token it registered with does. The hashes are compared in constant time. A token that does not match
- * answers 404, as for an id that is not there.
- */
-function assertRegisteredWith(subscriber: Subscriber, token: unknown): void {
-  const normalized = normalizeToken(subscriber.platform, token);
-  const presented = normalized.ok ? normalized.value.tokenHash : Buffer.alloc(0);
-  const expected = subscriber.token_hash;
-  const same = presented.length === expected.length && timingSafeEqual(presented, expected);
-  if (!same) throw new ApiError('not_found', { message: 'No subscriber with that id.' });
 }
