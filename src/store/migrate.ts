@@ -1,95 +1,42 @@
+import { readdirSync } from 'node:fs';
 import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Dialect, Store } from './database.ts';
-import { statements as postgresCore } from './migrations/postgres/0001-core.ts';
-import { statements as postgresJobs } from './migrations/postgres/0002-jobs.ts';
-import { statements as postgresWebhooks } from './migrations/postgres/0003-webhooks.ts';
-import { statements as postgresLiveActivities } from './migrations/postgres/0004-live-activities.ts';
-import { statements as postgresDashboard } from './migrations/postgres/0005-dashboard.ts';
-import { statements as postgresScheduling } from './migrations/postgres/0006-scheduling.ts';
-import { statements as postgresIdempotencyPrincipal } from './migrations/postgres/0007-idempotency-principal.ts';
-import { statements as postgresWebPush } from './migrations/postgres/0008-web-push.ts';
-import { statements as postgresJoinPages } from './migrations/postgres/0009-join-pages.ts';
-import { statements as postgresSubscriberDispatchIndex } from './migrations/postgres/0010-subscriber-dispatch-index.ts';
-import { statements as postgresNotificationIcon } from './migrations/postgres/0011-notification-icon.ts';
-import { statements as postgresApps } from './migrations/postgres/0012-apps.ts';
-import { statements as postgresAudience } from './migrations/postgres/0013-audience.ts';
-import { statements as postgresLiveActivityBroadcast } from './migrations/postgres/0014-live-activity-broadcast.ts';
-import { statements as postgresLastDelivered } from './migrations/postgres/0016-last-delivered.ts';
-import { statements as postgresBinaryTokenHash } from './migrations/postgres/0017-binary-token-hash.ts';
-import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
-import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
-import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
-import { statements as sqliteLiveActivities } from './migrations/sqlite/0004-live-activities.ts';
-import { statements as sqliteDashboard } from './migrations/sqlite/0005-dashboard.ts';
-import { statements as sqliteScheduling } from './migrations/sqlite/0006-scheduling.ts';
-import { statements as sqliteIdempotencyPrincipal } from './migrations/sqlite/0007-idempotency-principal.ts';
-import { statements as sqliteWebPush } from './migrations/sqlite/0008-web-push.ts';
-import { statements as sqliteJoinPages } from './migrations/sqlite/0009-join-pages.ts';
-import { statements as sqliteSubscriberDispatchIndex } from './migrations/sqlite/0010-subscriber-dispatch-index.ts';
-import { statements as sqliteNotificationIcon } from './migrations/sqlite/0011-notification-icon.ts';
-import { statements as sqliteApps } from './migrations/sqlite/0012-apps.ts';
-import { statements as sqliteAudience } from './migrations/sqlite/0013-audience.ts';
-import { statements as sqliteLiveActivityBroadcast } from './migrations/sqlite/0014-live-activity-broadcast.ts';
-import { statements as sqliteLastDelivered } from './migrations/sqlite/0016-last-delivered.ts';
-import { statements as sqliteBinaryTokenHash } from './migrations/sqlite/0017-binary-token-hash.ts';
 
 /**
- * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
- * listed here in order. Kysely's Migrator records what ran and holds a lock, so several processes starting at once
- * against one PostgreSQL database apply each migration exactly once.
+ * Migrations are plain SQL per dialect: src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`, found
+ * by reading the folder (tests/store/migration-folders.test.ts keeps the two folders to the same names). The names
+ * only order them: a gap in the numbers (there is no 0015) means nothing. Kysely's Migrator records what ran and
+ * holds a lock, so several processes starting at once against one PostgreSQL database apply each migration exactly
+ * once.
  */
-const migrations: Record<Dialect, Record<string, string[]>> = {
-  sqlite: {
-    '0001-core': sqliteCore,
-    '0002-jobs': sqliteJobs,
-    '0003-webhooks': sqliteWebhooks,
-    '0004-live-activities': sqliteLiveActivities,
-    '0005-dashboard': sqliteDashboard,
-    '0006-scheduling': sqliteScheduling,
-    '0007-idempotency-principal': sqliteIdempotencyPrincipal,
-    '0008-web-push': sqliteWebPush,
-    '0009-join-pages': sqliteJoinPages,
-    '0010-subscriber-dispatch-index': sqliteSubscriberDispatchIndex,
-    '0011-notification-icon': sqliteNotificationIcon,
-    '0012-apps': sqliteApps,
-    '0013-audience': sqliteAudience,
-    '0014-live-activity-broadcast': sqliteLiveActivityBroadcast,
-    '0016-last-delivered': sqliteLastDelivered,
-    '0017-binary-token-hash': sqliteBinaryTokenHash,
-  },
-  postgres: {
-    '0001-core': postgresCore,
-    '0002-jobs': postgresJobs,
-    '0003-webhooks': postgresWebhooks,
-    '0004-live-activities': postgresLiveActivities,
-    '0005-dashboard': postgresDashboard,
-    '0006-scheduling': postgresScheduling,
-    '0007-idempotency-principal': postgresIdempotencyPrincipal,
-    '0008-web-push': postgresWebPush,
-    '0009-join-pages': postgresJoinPages,
-    '0010-subscriber-dispatch-index': postgresSubscriberDispatchIndex,
-    '0011-notification-icon': postgresNotificationIcon,
-    '0012-apps': postgresApps,
-    '0013-audience': postgresAudience,
-    '0014-live-activity-broadcast': postgresLiveActivityBroadcast,
-    '0016-last-delivered': postgresLastDelivered,
-    '0017-binary-token-hash': postgresBinaryTokenHash,
-  },
-};
+const MIGRATION_FILE = /^(\d{4}-[a-z0-9-]+)\.(?:ts|js)$/;
+
+/** The migration names of a dialect's folder, in order, with the file each comes from (.ts from src/, .js from dist/). */
+export function migrationFiles(dialect: Dialect): Array<{ name: string; url: URL }> {
+  const folder = new URL(`./migrations/${dialect}/`, import.meta.url);
+  return readdirSync(folder)
+    .flatMap((file) => {
+      const match = MIGRATION_FILE.exec(file);
+      return match ? [{ name: match[1]!, url: new URL(file, folder) }] : [];
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
 
 class SqlMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return Object.fromEntries(
-      Object.entries(migrations[this.dialect]).map(([name, statements]) => [
-        name,
-        {
+    const entries = await Promise.all(
+      migrationFiles(this.dialect).map(async ({ name, url }) => {
+        const { statements } = (await import(url.href)) as { statements: string[] };
+        const migration: Migration = {
           async up(db) {
             for (const statement of statements) await sql.raw(statement).execute(db);
           },
-        } satisfies Migration,
-      ]),
+        };
+        return [name, migration] as const;
+      }),
     );
+    return Object.fromEntries(entries);
   }
 }
 
