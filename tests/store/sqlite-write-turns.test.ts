@@ -42,8 +42,9 @@ describe('SqliteWriteTurns', () => {
     turns.take();
     const taker = startTaker(buffer, marks);
     await taker.next('taking');
-    // Time for the thread to reach its wait: had it not waited, it would read the mark before it is set.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Until the thread sleeps in its wait: only then does a notify wake a waiter (which finds the turn still held and
+    // waits again). Had the thread not waited for the turn, it would read the mark before it is set.
+    while (Atomics.notify(new Int32Array(buffer), 0, 1) === 0) await new Promise((resolve) => setImmediate(resolve));
     Atomics.store(new Int32Array(marks), 0, 1);
     turns.give();
     expect(await taker.next('took')).toEqual({ type: 'took', markWhenTaken: 1 });

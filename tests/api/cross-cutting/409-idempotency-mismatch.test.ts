@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts, accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { callRoute, routeCases } from '../../harness/api-routes.ts';
 import { post } from '../../harness/requests.ts';
@@ -51,7 +51,7 @@ describe('Idempotency-Key → 409 idempotency_mismatch', () => {
     const headers = { 'idempotency-key': 'cross-endpoint' };
     expect((await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers)).statusCode).toBe(201);
     expectError(await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: 'Hi' }, headers), 'idempotency_mismatch');
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
   });
 
   it('keeps refusing the other body while replaying the first', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts, accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -52,7 +52,7 @@ describe('per-key rate limit → 429 rate_limited', () => {
     const before = await accountState(t, account.id);
     expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: '3' }), 'rate_limited');
     expect(await accountState(t, account.id)).toEqual(before);
-    expect(before).toMatchObject({ notifications: 2, quotaUsed: 2 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 2, quotaUsed: 2 });
   });
 
   it('does not spend a key’s tokens on requests without a valid key', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { sessionCall, signIn, signUp } from '../../harness/dashboard-session.ts';
 import { post } from '../../harness/requests.ts';
@@ -40,7 +40,7 @@ describe('Idempotency-Key: each caller has its own keys', () => {
     const replay = await post(t.app, '/api/v1/notifications', scoped.value, body, headers);
     expectError(replay, 'channel_not_allowed');
     expect(replay.headers['idempotency-replay']).toBeUndefined();
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
   });
 
   it('a publishable key gets no replay of a secret key\'s request: it runs its own (and may not send at all)', async () => {

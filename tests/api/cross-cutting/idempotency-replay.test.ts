@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import { progressActivity, subscribeDevice, tokens } from '../../harness/sample-requests.ts';
@@ -26,7 +26,7 @@ describe('Idempotency-Key: the same key and body replay the first response', () 
     expect(again.headers['idempotency-replay']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
     expect(expectSuccess(await get(t.app, '/api/v1/notifications', account.secretKey), 200).map((item: { id: string }) => item.id)).toEqual([data.id]);
   });
 
@@ -43,7 +43,7 @@ describe('Idempotency-Key: the same key and body replay the first response', () 
     expect(first.statusCode).toBe(status);
     const again = await post(t.app, url, account.secretKey, body, headers);
     expect({ status: again.statusCode, replay: again.headers['idempotency-replay'], body: again.body }).toEqual({ status, replay: 'true', body: first.body });
-    expect(await accountState(t, account.id)).toMatchObject(stored);
+    expect(await accountCounts(t, account.id)).toMatchObject(stored);
   });
 
   it('replays an unsubscribe with the response of the first call', async () => {
@@ -65,7 +65,7 @@ describe('Idempotency-Key: the same key and body replay the first response', () 
     const retried = await post(t.app, '/api/v1/notifications', account.secretKey, body, headers);
     expectSuccess(retried, 201);
     expect(retried.headers['idempotency-replay']).toBeUndefined();
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
   });
 
   it('does not burn the key on a validation failure or a quota refusal', async () => {
@@ -86,7 +86,7 @@ describe('Idempotency-Key: the same key and body replay the first response', () 
     const b = await post(t.app, '/api/v1/notifications', second.secretKey, { channelCode: 'news', title: 'B' }, headers);
     expect(expectSuccess(b, 201).id).not.toBe(a.id);
     expect(b.headers['idempotency-replay']).toBeUndefined();
-    expect(await accountState(t, second.id)).toMatchObject({ notifications: 1 });
+    expect(await accountCounts(t, second.id)).toMatchObject({ notifications: 1 });
   });
 
   it('forgets a key after 24 hours', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import { progressActivity, send } from '../../harness/sample-requests.ts';
@@ -25,7 +25,7 @@ describe('quota race: concurrent requests for the last unit', () => {
     for (const response of responses.filter((item) => item.statusCode !== 201)) {
       expect(expectError(response, 'quota_exceeded').details).toMatchObject({ plan: 'starter', limit, used: limit });
     }
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: limit, quotaUsed: limit });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: limit, quotaUsed: limit });
     expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200)).toMatchObject({ used: limit, remaining: 0 });
     expect(expectSuccess(await get(t.app, '/api/v1/notifications?limit=100', account.secretKey), 200)).toHaveLength(limit);
   });
@@ -41,7 +41,7 @@ describe('quota race: concurrent requests for the last unit', () => {
     );
     expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(1);
     expect(responses.filter((response) => response.statusCode === 429)).toHaveLength(9);
-    const state = await accountState(t, account.id);
+    const state = await accountCounts(t, account.id);
     expect(state.notifications + state.live_activities).toBe(1);
     expect(state.quotaUsed).toBe(1);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { accountSlug, embeddedJoinKey, switchJoinPage } from '../../harness/join-pages.ts';
 import { post } from '../../harness/requests.ts';
@@ -24,7 +24,7 @@ describe('registration from a join page is rate-limited → 429 rate_limited', (
       post(t.app, '/api/v1/subscribers', key, { channelCode: 'news', platform: 'web', token: tokens.web() }, { 'x-forwarded-for': address });
     for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1) expect((await register('203.0.113.7')).statusCode).toBe(201);
     expectError(await register('203.0.113.7'), 'rate_limited');
-    expect((await accountState(t, account.id)).activeSubscribers).toBe(LIMITS.publishableRateLimitBurst);
+    expect((await accountCounts(t, account.id)).activeSubscribers).toBe(LIMITS.publishableRateLimitBurst);
     // Another visitor is not held up by the first.
     expect((await register('203.0.113.8')).statusCode).toBe(201);
   });

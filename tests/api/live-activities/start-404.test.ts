@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts, accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { progressActivity } from '../../harness/sample-requests.ts';
@@ -23,6 +23,6 @@ describe('POST /api/v1/live-activities → 404 channel_not_found', () => {
     const owner = await t.newAccount({ channels: ['their-orders'] });
     const other = await t.newAccount();
     expectError(await post(t.app, '/api/v1/live-activities', other.secretKey, progressActivity('their-orders')), 'channel_not_found');
-    expect(await accountState(t, owner.id)).toMatchObject({ live_activities: 0 });
+    expect(await accountCounts(t, owner.id)).toMatchObject({ live_activities: 0 });
   });
 });

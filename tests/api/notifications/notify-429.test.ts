@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -17,6 +17,6 @@ describe('POST /api/v1/notify → 429 quota_exceeded', () => {
     expect((await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: '2' })).statusCode).toBe(201);
     const response = await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: '3' });
     expect(expectError(response, 'quota_exceeded').details).toMatchObject({ plan: 'pro', limit: 2, used: 2 });
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 2, quotaUsed: 2 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 2, quotaUsed: 2 });
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts, accountState } from '../../harness/account-state.ts';
 import { expectError, expectValidation } from '../../harness/api-expect.ts';
 import { rawRequest } from '../../harness/api-routes.ts';
 import { post } from '../../harness/requests.ts';
@@ -66,7 +66,7 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, { 'idempotency-key': 'has spaces' });
     expectValidation(response, ['Idempotency-Key']);
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 });
 
@@ -82,7 +82,7 @@ describe('POST /api/v1/notifications → 400 invalid_json', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const response = await rawRequest(t.app, 'POST', '/api/v1/notifications', account.secretKey, payload, { 'content-type': 'application/json' });
     expectError(response, 'invalid_json');
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 
   it('answers invalid_json for a POST without any body', async () => {

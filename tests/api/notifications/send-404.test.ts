@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts, accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -23,6 +23,6 @@ describe('POST /api/v1/notifications → 404 channel_not_found', () => {
     const owner = await t.newAccount({ channels: ['owner-only'] });
     const other = await t.newAccount();
     expectError(await post(t.app, '/api/v1/notifications', other.secretKey, { channelCode: 'owner-only', title: 'Hi' }), 'channel_not_found');
-    expect(await accountState(t, owner.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
+    expect(await accountCounts(t, owner.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 });

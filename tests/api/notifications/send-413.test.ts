@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -15,7 +15,7 @@ describe('POST /api/v1/notifications → 413 payload_too_large', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi', body: 'x'.repeat(65 * 1024) });
     expect(expectError(response, 'payload_too_large').details).toEqual({ limit: 'request_body', limitBytes: 65_536 });
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 
   // docs/design.md 2.7: platform payloads are checked against APNs 4 KB / FCM 4 KB before accepting. Every field here is
@@ -29,6 +29,6 @@ describe('POST /api/v1/notifications → 413 payload_too_large', () => {
       expect(error.details).toEqual({ limit: 'platform_payload', platform: expect.stringMatching(/^(ios|android|web)$/), payloadBytes: expect.any(Number), limitBytes: 4096 });
       expect(error.details.payloadBytes).toBeGreaterThan(4096);
     }
-    expect(await accountState(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
+    expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 });

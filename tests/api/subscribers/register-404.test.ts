@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountState } from '../../harness/account-state.ts';
+import { accountCounts, accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { tokens } from '../../harness/sample-requests.ts';
@@ -24,6 +24,6 @@ describe('POST /api/v1/subscribers → 404 channel_not_found', () => {
     const owner = await t.newAccount({ channels: ['theirs'] });
     const other = await t.newAccount();
     expectError(await post(t.app, '/api/v1/subscribers', other.publishableKey, { channelCode: 'theirs', platform: 'android', token: tokens.android() }), 'channel_not_found');
-    expect(await accountState(t, owner.id)).toMatchObject({ subscribers: 0 });
+    expect(await accountCounts(t, owner.id)).toMatchObject({ subscribers: 0 });
   });
 });
