@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { JobRow } from '../queue/job-types.ts';
-import { retryDelayMs } from '../queue/retry-policy.ts';
 import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
 import { recordBatchOutcomes } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
 import type { Database } from '../store/schema.ts';
 import { findBatchSubscribers, markDelivered, rememberApnsEnvironments, subscriberRegistrationTimes, unsubscribeSubscriber, type BatchSubscriber } from '../store/subscribers-store.ts';
-import { settleBatch, type BatchSettlement } from './batch-outcomes.ts';
+import { retryGroupDelayMs, settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
@@ -180,12 +179,12 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
         now,
       });
     }
-    if (settled.retry.length > 0) {
+    for (const group of settled.retry) {
       const { sent: _sent, ...rest } = payload;
-      const next: SendBatchPayload = { ...rest, subscriberIds: settled.retry, round: payload.round + 1 };
+      const next: SendBatchPayload = { ...rest, subscriberIds: group.ids, round: payload.round + 1 };
       await sendBatchJob.enqueue(deps.queue, trx, next, {
-        runAt: now + retryDelayMs(next.round, Math.random, settled.retryAfterMs),
-        uniqueKey: `send:${notification.id}:${payload.platform}:${settled.retry[0]}:${next.round}`,
+        runAt: now + retryGroupDelayMs(group, next.round),
+        uniqueKey: `send:${notification.id}:${payload.platform}:${group.ids[0]}:${next.round}`,
       });
     }
     await completeNotificationIfDone(trx, notification.id, now);

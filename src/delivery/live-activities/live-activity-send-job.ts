@@ -2,14 +2,13 @@ import type { Kysely } from 'kysely';
 import { supportsBroadcast } from '../../domain/ios-version.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
-import { retryDelayMs } from '../../queue/retry-policy.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
 import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
 import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-store.ts';
 import type { Database } from '../../store/schema.ts';
 import { unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
-import { settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
+import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
 import { sendEach } from '../batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from '../batch-settle.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
@@ -66,7 +65,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
     const failed: Record<string, number> = {};
     for (const { reason } of settled.failed) failed[reason] = (failed[reason] ?? 0) + 1;
     deps.logger.info(
-      { liveActivityId: push.activityId, event: push.event, platform, round: payload.round, delivered: settled.delivered.length, dead: settled.dead.length, retry: settled.retry.length, failed },
+      { liveActivityId: push.activityId, event: push.event, platform, round: payload.round, delivered: settled.delivered.length, dead: settled.dead.length, retry: settled.retry.reduce((sum, group) => sum + group.ids.length, 0), failed },
       'live activity batch sent',
     );
   });
@@ -130,12 +129,12 @@ function settlement(
       else if (push.event === 'start') await forgetPushToStartToken(trx, { subscriberId: id, token, now });
       else await dropLiveActivityToken(trx, { liveActivityId: push.activityId, subscriberId: id, token });
     }
-    if (settled.retry.length > 0) {
+    for (const group of settled.retry) {
       const { sent: _sent, ...rest } = payload;
-      const next: LiveActivitySendPayload = { ...rest, subscriberIds: settled.retry, round: payload.round + 1 };
+      const next: LiveActivitySendPayload = { ...rest, subscriberIds: group.ids, round: payload.round + 1 };
       await sendLiveActivityJob.enqueue(deps.queue, trx, next, {
-        runAt: now + retryDelayMs(next.round, Math.random, settled.retryAfterMs),
-        uniqueKey: sendJobKey(push, platform, settled.retry[0]!, next.round),
+        runAt: now + retryGroupDelayMs(group, next.round),
+        uniqueKey: sendJobKey(push, platform, group.ids[0]!, next.round),
       });
     }
   };

@@ -269,7 +269,11 @@ describe('HTTP/2 session pool under network faults', () => {
     const results = await Promise.allSettled(inFlight);
     // Answered, retried elsewhere, or failed as connection_lost for the engine to retry: never left to time out.
     for (const result of results) {
-      if (result.status === 'rejected') expect(result.reason).toMatchObject({ kind: 'connection_lost' });
+      if (result.status === 'rejected') {
+        expect(result.reason).toMatchObject({ kind: 'connection_lost' });
+        // Sent again at once on a new connection (batch-outcomes.ts), not after the backoff of other retries.
+        expect(requestFailureOutcome(result.reason, 'apns', 'CLARION_APNS_URL')).toEqual({ kind: 'retry', reason: 'apns:connection_lost', retryAfterMs: null, connectionLost: true });
+      }
     }
     const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
