@@ -105,6 +105,11 @@ interface Pending {
   reject(error: Http2RequestError): void;
 }
 
+/** The defaults of Http2PoolOptions: together they bound how long a dead connection can go unnoticed. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_PING_TIMEOUT_MS = 10_000;
+
 const MAX_REDISPATCH = 3;
 /**
  * close() lets in-flight streams finish this long, all sessions at once, then cuts them. A push is answered in tens
@@ -122,7 +127,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   const log = options.logger ?? silentLogger;
   const name = options.name ?? 'http2';
   const maxSessions = options.maxSessions ?? 4;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const pingIdleMs = options.pingIdleMs ?? 5 * 60_000;
   const sessionOptions: PoolSessionOptions = {
     origin,
@@ -131,8 +136,8 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     name,
     ...(options.ca ? { ca: options.ca } : {}),
     maxStreams: options.maxStreamsPerSession ?? 1000,
-    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-    pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    pingTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
   };
   /** The sessions that may take streams (or soon will: connecting, or suspect until their PING answers). */
   const sessions = new Set<PoolSession>();

@@ -35,12 +35,12 @@ import { NotificationSnapshots, type NotificationSnapshot } from './notification
 export function sendBatchHandler(deps: SendDependencies): JobHandler {
   const backlog = new SettleBacklog();
   const notifications = new NotificationSnapshots();
-  return sendBatchJob.handler(async (payload, job, { owner }) => {
+  return sendBatchJob.handler(async (payload, job, { owner, progressed }) => {
     // A partly canceled local-time notification (status canceled) still finishes the zones already dispatched.
     const notification = await notifications.sendable(deps.store.db, payload.notificationId);
     if (!notification) return;
     const appId = payload.appId !== undefined ? payload.appId : await appOfChannel(deps, notification.channel_id);
-    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: deps.providersFor ? appId : null };
+    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: deps.providersFor ? appId : null, progressed };
     try {
       await sendAndSettle(batch);
       return COMPLETED_BY_HANDLER;
@@ -72,6 +72,8 @@ interface Batch {
   job: JobRow;
   owner: string;
   notification: NotificationSnapshot;
+  /** Each answered push is progress for the worker (worker-pool.ts, STALLED_AFTER_MS). */
+  progressed: (() => void) | undefined;
 }
 
 async function sendAndSettle(batch: Batch): Promise<void> {
@@ -100,7 +102,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
       if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
       if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
       return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
-    });
+    }, { onAnswer: batch.progressed });
     outcomes = sent;
     recorded = () => ({ sentAt, outcomes: Object.fromEntries(sent) });
   }

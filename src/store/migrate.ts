@@ -16,6 +16,7 @@ import { statements as postgresAudience } from './migrations/postgres/0013-audie
 import { statements as postgresLiveActivityBroadcast } from './migrations/postgres/0014-live-activity-broadcast.ts';
 import { statements as postgresLastDelivered } from './migrations/postgres/0016-last-delivered.ts';
 import { statements as postgresBinaryTokenHash } from './migrations/postgres/0017-binary-token-hash.ts';
+import { statements as postgresJobLanes } from './migrations/postgres/0018-job-lanes.ts';
 import { statements as sqliteCore } from './migrations/sqlite/0001-core.ts';
 import { statements as sqliteJobs } from './migrations/sqlite/0002-jobs.ts';
 import { statements as sqliteWebhooks } from './migrations/sqlite/0003-webhooks.ts';
@@ -32,6 +33,7 @@ import { statements as sqliteAudience } from './migrations/sqlite/0013-audience.
 import { statements as sqliteLiveActivityBroadcast } from './migrations/sqlite/0014-live-activity-broadcast.ts';
 import { statements as sqliteLastDelivered } from './migrations/sqlite/0016-last-delivered.ts';
 import { statements as sqliteBinaryTokenHash } from './migrations/sqlite/0017-binary-token-hash.ts';
+import { statements as sqliteJobLanes } from './migrations/sqlite/0018-job-lanes.ts';
 
 /**
  * Migrations are plain SQL per dialect (src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`),
@@ -56,6 +58,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0014-live-activity-broadcast': sqliteLiveActivityBroadcast,
     '0016-last-delivered': sqliteLastDelivered,
     '0017-binary-token-hash': sqliteBinaryTokenHash,
+    '0018-job-lanes': sqliteJobLanes,
   },
   postgres: {
     '0001-core': postgresCore,
@@ -74,6 +77,7 @@ const migrations: Record<Dialect, Record<string, string[]>> = {
     '0014-live-activity-broadcast': postgresLiveActivityBroadcast,
     '0016-last-delivered': postgresLastDelivered,
     '0017-binary-token-hash': postgresBinaryTokenHash,
+    '0018-job-lanes': postgresJobLanes,
   },
 };
 

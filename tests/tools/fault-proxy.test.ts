@@ -141,6 +141,22 @@ describe('fault proxy', () => {
     expect(proxy.acceptedConnections).toBe(2);
   });
 
+  it('swallow(n) holds the next n new connections silent for good; later ones are forwarded', async () => {
+    const echo = await echoServer();
+    const proxy = await proxyTo(echo);
+    proxy.swallow(1);
+    const swallowed = await client(proxy.port);
+    await new Promise<void>((resolve) => swallowed.socket.write('lost', () => resolve()));
+    const next = await client(proxy.port);
+    next.socket.write('b');
+    await waitFor(() => next.text() === 'b', 5_000, 'an echo on the next connection');
+    expect(echo.received).toEqual(['b']);
+    expect(swallowed.text()).toBe('');
+    expect(swallowed.closed()).toBe(false);
+    await proxy.close();
+    await waitFor(() => swallowed.closed(), 5_000, 'the swallowed connection to close with the proxy');
+  });
+
   it('drip(ms) sends the next chunk towards the client at once, then one byte every ms', async () => {
     const echo = await echoServer();
     const proxy = await proxyTo(echo);

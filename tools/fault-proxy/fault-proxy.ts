@@ -13,6 +13,8 @@ import { FaultLane } from './fault-lane.ts';
  *   only the client's leg (the upstream leg is closed with a FIN, as a proxy that lost its client does);
  * - refuse(count): the next `count` new connections (all, by default, until refuse(0)) are cut with an RST as soon
  *   as they are accepted, before a byte of TLS: a reconnect that is refused;
+ * - swallow(count): the next `count` new connections are accepted and then never forwarded, either way, until the
+ *   proxy closes: a TLS handshake that never completes;
  * - stall() / resume(): a black hole. Nothing is forwarded either way, on open connections and on new ones (which
  *   are accepted but never reach the upstream until resume()), so the client sees no error, only silence.
  *   stall({ newConnections: false }) black-holes only the open ones: a NAT entry that expired, or a peer gone
@@ -46,6 +48,8 @@ export interface FaultProxy {
   reset(side?: ResetSide): number;
   /** Cuts the next `count` new connections with an RST as soon as they are accepted; 0 stops refusing. */
   refuse(count?: number): void;
+  /** Accepts the next `count` new connections and forwards nothing on them, ever; 0 stops swallowing. */
+  swallow(count?: number): void;
   /** Black-holes every open connection, and every new one unless `newConnections` is false, until resume(). */
   stall(options?: { newConnections?: boolean }): void;
   resume(): void;
@@ -69,13 +73,14 @@ interface Link {
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const target = typeof options.target === 'string' ? hostAndPort(options.target) : options.target;
   const links = new Set<Link>();
-  /** Client legs left open and silent by reset('upstream'), until the client closes them or the proxy closes. */
+  /** Client legs left open and silent (reset('upstream'), swallow()), until the client closes them or the proxy closes. */
   const silent = new Set<Socket>();
   const listeners = new Set<(accepted: number) => void>();
   let stalled = false;
   let delayMs = 0;
   let dripMs = 0;
   let refusing = 0;
+  let swallowing = 0;
   let accepted = 0;
 
   const server: Server = createServer({ pauseOnConnect: true }, (client) => {
@@ -84,6 +89,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       refusing -= 1;
       client.on('error', () => {});
       client.resetAndDestroy();
+      for (const listener of listeners) listener(accepted);
+      return;
+    }
+    if (swallowing > 0) {
+      swallowing -= 1;
+      keepSilent(client);
       for (const listener of listeners) listener(accepted);
       return;
     }
@@ -106,6 +117,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     for (const lane of link.lanes) lane.slow(delayMs);
     link.lanes[1]!.drip(dripMs);
     link.client.resume();
+  }
+
+  /** Leaves `client` open with nothing read from it or written to it: its writes back up unanswered. */
+  function keepSilent(client: Socket): void {
+    client.pause();
+    client.on('error', () => {});
+    silent.add(client);
+    client.once('close', () => silent.delete(client));
   }
 
   /** One side gone: the other goes too, abruptly (a proxy that lost one leg has nothing to forward). */
@@ -141,12 +160,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         // Out of `links` first: the legs' close handlers then leave the other leg alone (teardown()).
         links.delete(link);
         for (const lane of link.lanes) lane.dispose();
-        if (side === 'upstream') {
-          // Open, but nothing is read from it or written to it again: the client's writes back up unanswered.
-          link.client.pause();
-          silent.add(link.client);
-          link.client.once('close', () => silent.delete(link.client));
-        } else link.client.resetAndDestroy();
+        if (side === 'upstream') keepSilent(link.client);
+        else link.client.resetAndDestroy();
         if (link.upstream && !link.upstream.destroyed) {
           // An upstream still connecting cannot be reset; destroying it is the same to the server.
           if (side === 'client' || link.upstream.connecting) link.upstream.destroy();
@@ -157,6 +172,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     },
     refuse(count = Number.POSITIVE_INFINITY) {
       refusing = Math.max(0, count);
+    },
+    swallow(count = Number.POSITIVE_INFINITY) {
+      swallowing = Math.max(0, count);
     },
     stall({ newConnections = true } = {}) {
       stalled = newConnections;

@@ -32,7 +32,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  */
 export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
   const backlog = new SettleBacklog();
-  return sendLiveActivityJob.handler(async (payload, job, { owner }) => {
+  return sendLiveActivityJob.handler(async (payload, job, { owner, progressed }) => {
     const { push, platform } = payload;
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);
@@ -46,7 +46,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
       // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
       if (!recorded) {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
-        recorded = await sendBatch(deps, payload, byId, activity);
+        recorded = await sendBatch(deps, payload, byId, activity, progressed);
       }
       settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round });
       if (settled.fatal) {
@@ -76,6 +76,8 @@ async function sendBatch(
   payload: LiveActivitySendPayload,
   byId: Map<string, Subscriber>,
   activity: LiveActivityRow,
+  /** Each answered push is progress for the worker (worker-pool.ts, STALLED_AFTER_MS). */
+  progressed: (() => void) | undefined,
 ): Promise<RecordedOutcomes> {
   const { push, platform } = payload;
   // iOS: a start goes to the push-to-start token of the activity's template, an update or end to the activity's own token.
@@ -103,7 +105,7 @@ async function sendBatch(
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
     const devicePush = channelStart && startsOnChannel(activity, subscriber) && inChannelEnvironment(subscriber) ? channelStart : push;
     return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale }, subscriber.apns_environment);
-  });
+  }, { onAnswer: progressed });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
 
