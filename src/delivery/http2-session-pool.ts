@@ -26,9 +26,10 @@ import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.t
  * - a session that errors, is destroyed or fails a PING leaves the pool the same moment, its socket is cut and its
  *   in-flight requests are settled (resent or `connection_lost`) without waiting for node:http2's 'close' event,
  *   which a black-holed connection never delivers (http2-pool-session.ts); the queue moves to a new session;
- * - a session idle for `pingIdleMs`, or one where a request just timed out, gets a PING (Apple: "use HTTP/2 PING to
- *   check health", docs/protocols.md 1.6); after a timeout it takes no new streams until the PING is answered, and a
- *   replacement may open meanwhile; no answer within `pingTimeoutMs` drops it;
+ * - a session idle for `pingIdleMs`, one where a request just timed out, or one that has heard nothing for
+ *   SILENT_AFTER_MS while requests are in flight on it, gets a PING (Apple: "use HTTP/2 PING to check health",
+ *   docs/protocols.md 1.6); after a timeout or such a silence it takes no new streams until the PING is answered, and
+ *   a replacement may open meanwhile; no answer within `pingTimeoutMs` drops it;
  * - close() gives in-flight streams 2 s, all sessions at once, then cuts them: no handle stays open, and no stuck
  *   connection holds up shutdown.
  *
@@ -105,8 +106,8 @@ interface Pending {
   reject(error: Http2RequestError): void;
 }
 
-/** The defaults of Http2PoolOptions: together they bound how long a dead connection can go unnoticed. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+/** The defaults of Http2PoolOptions; with SILENT_AFTER_MS they bound how long a dead connection goes unnoticed. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_PING_TIMEOUT_MS = 10_000;
 
@@ -116,6 +117,16 @@ const MAX_REDISPATCH = 3;
  * of milliseconds; one still open after 2 s is stuck, and `clarion serve` must be gone within 5 s of SIGTERM.
  */
 const CLOSE_GRACE_MS = 2_000;
+/**
+ * A session with requests in flight that has heard nothing from the server (no answer, no PING answer) for this long
+ * gets a health PING, checked every SILENCE_CHECK_MS. APNs and FCM answer in tens of milliseconds, so 2 s of silence
+ * under load means a dead or silent connection: a peer gone quiet, or a reset that the socket never reported because
+ * nothing was being read or written on it then (node:http2 stops reading while it waits; a write, such as this PING,
+ * finds the reset at once). Waiting for the first request's timeout instead kept every push of the connection, and
+ * every worker slot sending on it, for 15 s and more after a reset. Real time: it must pass in tests too.
+ */
+export const SILENT_AFTER_MS = 2_000;
+export const SILENCE_CHECK_MS = 500;
 /** After a failed connect while other sessions still serve, wait this long before trying another one. */
 const RECONNECT_BACKOFF_MS = 1_000;
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
@@ -154,6 +165,8 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   let connectBackoffUntil = 0;
   const pingTimer = setInterval(() => checkIdleSessions(), Math.min(pingIdleMs, 30_000));
   pingTimer.unref();
+  const silenceTimer = setInterval(() => checkSilentSessions(), SILENCE_CHECK_MS);
+  silenceTimer.unref();
 
   const events: PoolSessionEvents = { onReady: () => pump(), onLeave: sessionLeft };
 
@@ -333,6 +346,21 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     }
   }
 
+  /** Busy sessions that fell silent get a health PING (SILENT_AFTER_MS). */
+  function checkSilentSessions(): void {
+    const now = performance.now();
+    let suspected = false;
+    for (const s of sessions) {
+      if (s.active > 0 && !s.pingOutstanding && now - s.lastHeardAt >= SILENT_AFTER_MS) {
+        log.debug({ provider: name, origin, activeStreams: s.active }, 'nothing heard on a busy provider session; checking it with a PING');
+        s.ping(true);
+        suspected = true;
+      }
+    }
+    // The queue may move to a replacement while the PING is out.
+    if (suspected) pump();
+  }
+
   return {
     request(headers, body) {
       return new Promise<Http2Response>((resolve, reject) => {
@@ -355,6 +383,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     async close() {
       closed = true;
       clearInterval(pingTimer);
+      clearInterval(silenceTimer);
       deadlines.stop();
       for (const pending of queue.splice(0)) settle(pending, new Http2RequestError('closed', `${name}: client closed`));
       // All at once, each bounded by the grace period: no session, however stuck, holds up shutdown longer.

@@ -21,14 +21,15 @@ export const COMPLETED_BY_HANDLER = 'completed-by-handler';
 /**
  * A running job of a lane (`jobs.lane`: what it waits on outside the process, a send job's platform) that has not
  * called `progressed()` for this long is stalled: APNs and FCM answer in tens of milliseconds, so a send job that has
- * heard nothing for 2 s while its pushes are out is waiting on a connection that stopped answering (until the HTTP/2
- * pool's request timeout and PING deadline give up on it, 15 + 10 s: http2-session-pool.ts). A stalled job stops
+ * heard nothing for 1 s while its pushes are out is waiting on a connection that stopped answering (until the HTTP/2
+ * pool gives up on it: http2-session-pool.ts). Looked for every quarter of it, so a stalled job's slot is free for
+ * another lane within 1.25 s plus a claim. A stalled job stops
  * counting against the concurrency, and its lane's other jobs are not claimed while it is stalled, so due jobs of
  * other lanes run beside it: a silent APNs holds up no Android push. Running jobs stay bounded: beyond the
  * concurrency, only jobs of lanes with no stalled job, at most one extra per stalled job. Mistaking a slow job for a
  * stalled one (a starved event loop) only lets another lane's job start beside it.
  */
-export const STALLED_AFTER_MS = 2_000;
+export const STALLED_AFTER_MS = 1_000;
 
 export interface JobContext {
   /** The worker's lease owner id, for `queue.complete(trx, job, owner)` inside the handler's own transaction. */
@@ -114,7 +115,7 @@ export class WorkerPool {
     this.timers.push(setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(this.options.leaseMs / 3))));
     this.timers.push(setInterval(() => void this.rescue(), this.options.rescueIntervalMs));
     // Due jobs of other lanes may be waiting behind a job that just stalled: look again then, not only at the poll.
-    this.timers.push(setInterval(() => this.wakeIfStalled(), STALLED_AFTER_MS / 2));
+    this.timers.push(setInterval(() => this.wakeIfStalled(), STALLED_AFTER_MS / 4));
     this.loop = this.run();
   }
 

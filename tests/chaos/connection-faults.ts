@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_PING_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../src/delivery/http2-session-pool.ts';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_PING_TIMEOUT_MS, SILENCE_CHECK_MS, SILENT_AFTER_MS } from '../../src/delivery/http2-session-pool.ts';
 import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { FaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
@@ -24,8 +24,8 @@ import {
  * real clock; chaos-harness.ts, startServeWorkerHarness), beside the API on one event loop and on its own thread.
  * What must hold after any fault (docs/delivery.md, "After a connection fault"): the first push on a new connection
  * goes out within RECOVERY_BOUND_MS of the moment the fault can be known — at once for a reset or a refused
- * connection, once a request's timeout and then its PING's have passed for a silent peer, once the connect timeout
- * has passed for a TLS handshake that never completes — and the fan-out completes with nothing lost, a push repeated
+ * connection, at the deadline of the PING that a busy connection gets once it has heard nothing for 2 s for a silent
+ * peer, once the connect timeout has passed for a TLS handshake that never completes — and the fan-out completes with nothing lost, a push repeated
  * only when its first copy rode a connection the fault broke.
  */
 const RECOVERY_BOUND_MS = 5_000;
@@ -33,7 +33,8 @@ const RECOVERY_BOUND_MS = 5_000;
 const FAULT_AT_PUSHES = Math.round(SUBSCRIBERS * 0.225);
 /** Pushes the default worker has in flight at most: CLARION_WORKER_CONCURRENCY send jobs of SEND_BATCH_SIZE. */
 const IN_FLIGHT = loadConfig({}).workerConcurrency * SEND_BATCH_SIZE;
-const SILENCE_NOTICED_MS = DEFAULT_REQUEST_TIMEOUT_MS + DEFAULT_PING_TIMEOUT_MS;
+/** A busy connection that hears nothing is PINGed within SILENT_AFTER_MS (checked every SILENCE_CHECK_MS); then the PING's deadline. */
+const SILENCE_NOTICED_MS = SILENT_AFTER_MS + SILENCE_CHECK_MS + DEFAULT_PING_TIMEOUT_MS;
 
 interface Fault {
   name: string;
@@ -66,13 +67,7 @@ const FAULTS: Fault[] = [
   { name: 'a silent peer (the open connections black-holed)', strike: (proxy) => proxy.stall({ newConnections: false }), noticedAfterMs: SILENCE_NOTICED_MS },
 ];
 
-const MODES: WorkerMode[] = ['one event loop', 'worker thread'];
-
 let h: ServeWorkerHarness | null = null;
-afterEach(async () => {
-  await h?.close();
-  h = null;
-});
 
 /** Each provider's connections at the fault: fake APNs numbers its sessions, fake FCM its connections, from 1 up. */
 interface FaultMark {
@@ -103,52 +98,62 @@ function expectRepeatsOnlyFromBrokenConnections(harness: ServeWorkerHarness, rep
   }
 }
 
-describe.each(MODES)('chaos: one connection fault with the default worker settings (%s)', (mode) => {
-  it.each(FAULTS)(`$name: pushes resume within ${RECOVERY_BOUND_MS} ms of the fault being noticeable, and all ${SUBSCRIBERS} arrive`, async (fault) => {
-    const harness = (h = await startServeWorkerHarness(mode));
-    const fanOut = await startFanOut(harness);
-    let mark: FaultMark | null = null;
-    await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
-      mark = markOf(harness);
-      fault.strike(harness.apnsProxy);
-      fault.strike(harness.fcmProxy);
-    });
-    const struck = mark! as FaultMark;
-    const final = await waitUntilSent(harness, fanOut);
-    const repeated = expectEveryPushDelivered(final, receivedCounts(harness.apns, harness.fcm, fanOut), fanOut, IN_FLIGHT);
-    expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
-    const first = firstPushesAfter(harness, fanOut, struck);
-    const boundMs = fault.noticedAfterMs + RECOVERY_BOUND_MS;
-    expect(first.ios, 'an iOS push on a new connection').not.toBeNull();
-    expect(first.android, 'an Android push on a new connection').not.toBeNull();
-    expect(first.ios! - struck.at, `ms from the fault to the first iOS push on a new connection (bound ${boundMs})`).toBeLessThanOrEqual(boundMs);
-    expect(first.android! - struck.at, `ms from the fault to the first Android push on a new connection (bound ${boundMs})`).toBeLessThanOrEqual(boundMs);
-  }, SCENARIO_TIMEOUT_MS);
+/**
+ * The scenarios for one way of running the worker; a test file per way (connection-faults-*.test.ts), so the two run
+ * side by side on the suite's two workers.
+ */
+export function describeConnectionFaults(mode: WorkerMode): void {
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+  describe(`chaos: one connection fault with the default worker settings (${mode})`, () => {
+    it.each(FAULTS)(`$name: pushes resume within ${RECOVERY_BOUND_MS} ms of the fault being noticeable, and all ${SUBSCRIBERS} arrive`, async (fault) => {
+      const harness = (h = await startServeWorkerHarness(mode));
+      const fanOut = await startFanOut(harness);
+      let mark: FaultMark | null = null;
+      await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
+        mark = markOf(harness);
+        fault.strike(harness.apnsProxy);
+        fault.strike(harness.fcmProxy);
+      });
+      const struck = mark! as FaultMark;
+      const final = await waitUntilSent(harness, fanOut);
+      const repeated = expectEveryPushDelivered(final, receivedCounts(harness.apns, harness.fcm, fanOut), fanOut, IN_FLIGHT);
+      expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
+      const first = firstPushesAfter(harness, fanOut, struck);
+      const boundMs = fault.noticedAfterMs + RECOVERY_BOUND_MS;
+      expect(first.ios, 'an iOS push on a new connection').not.toBeNull();
+      expect(first.android, 'an Android push on a new connection').not.toBeNull();
+      expect(first.ios! - struck.at, `ms from the fault to the first iOS push on a new connection (bound ${boundMs})`).toBeLessThanOrEqual(boundMs);
+      expect(first.android! - struck.at, `ms from the fault to the first Android push on a new connection (bound ${boundMs})`).toBeLessThanOrEqual(boundMs);
+    }, SCENARIO_TIMEOUT_MS);
 
-  it(`a silent APNs holds up no Android push: they go on, never ${RECOVERY_BOUND_MS} ms apart, while every APNs connection stays silent`, async () => {
-    const harness = (h = await startServeWorkerHarness(mode));
-    const fanOut = await startFanOut(harness);
-    const androidTokens = [...fanOut.tokens.keys()].filter((token) => !/^[0-9a-f]{64}$/.test(token));
-    let mark: FaultMark | null = null;
-    await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
-      mark = markOf(harness);
-      // A partition in front of APNs alone: open connections and new ones hear nothing.
-      harness.apnsProxy.stall();
-    });
-    const struck = mark! as FaultMark;
-    await waitFor(() => androidTokens.every((token) => receivedCounts(harness.apns, harness.fcm, fanOut).has(token)), RECOVERY_DEADLINE_MS, 'every Android push while APNs is silent');
-    // Each Android push after the fault came within the bound of the one before it (or of the fault).
-    let previous = struck.at;
-    let longestGap = 0;
-    for (const request of harness.fcm.requests) {
-      if (request.status !== 200 || request.at < struck.at) continue;
-      longestGap = Math.max(longestGap, request.at - previous);
-      previous = request.at;
-    }
-    expect(longestGap, 'the longest wait between Android pushes while APNs was silent (ms)').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
-    harness.apnsProxy.resume();
-    const final = await waitUntilSent(harness, fanOut);
-    const repeated = expectEveryPushDelivered(final, receivedCounts(harness.apns, harness.fcm, fanOut), fanOut, IN_FLIGHT);
-    expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
-  }, SCENARIO_TIMEOUT_MS);
-});
+    it(`a silent APNs holds up no Android push: they go on, never ${RECOVERY_BOUND_MS} ms apart, while every APNs connection stays silent`, async () => {
+      const harness = (h = await startServeWorkerHarness(mode));
+      const fanOut = await startFanOut(harness);
+      const androidTokens = [...fanOut.tokens.keys()].filter((token) => !/^[0-9a-f]{64}$/.test(token));
+      let mark: FaultMark | null = null;
+      await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
+        mark = markOf(harness);
+        // A partition in front of APNs alone: open connections and new ones hear nothing.
+        harness.apnsProxy.stall();
+      });
+      const struck = mark! as FaultMark;
+      await waitFor(() => androidTokens.every((token) => receivedCounts(harness.apns, harness.fcm, fanOut).has(token)), RECOVERY_DEADLINE_MS, 'every Android push while APNs is silent');
+      // Each Android push after the fault came within the bound of the one before it (or of the fault).
+      let previous = struck.at;
+      let longestGap = 0;
+      for (const request of harness.fcm.requests) {
+        if (request.status !== 200 || request.at < struck.at) continue;
+        longestGap = Math.max(longestGap, request.at - previous);
+        previous = request.at;
+      }
+      expect(longestGap, 'the longest wait between Android pushes while APNs was silent (ms)').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+      harness.apnsProxy.resume();
+      const final = await waitUntilSent(harness, fanOut);
+      const repeated = expectEveryPushDelivered(final, receivedCounts(harness.apns, harness.fcm, fanOut), fanOut, IN_FLIGHT);
+      expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
+    }, SCENARIO_TIMEOUT_MS);
+  });
+}
