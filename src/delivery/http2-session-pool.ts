@@ -120,10 +120,10 @@ const CLOSE_GRACE_MS = 2_000;
 /**
  * A session with requests in flight that has heard nothing from the server (no answer, no PING answer) for this long
  * gets a health PING, checked every SILENCE_CHECK_MS. APNs and FCM answer in tens of milliseconds, so 2 s of silence
- * under load means a dead or silent connection: a peer gone quiet, or a reset that the socket never reported because
- * nothing was being read or written on it then (node:http2 stops reading while it waits; a write, such as this PING,
- * finds the reset at once). Waiting for the first request's timeout instead kept every push of the connection, and
- * every worker slot sending on it, for 15 s and more after a reset. Real time: it must pass in tests too.
+ * under load means a dead or silent connection: a peer gone quiet, or a reset that the socket did not report (the
+ * chaos suite sees one now and then: tests/chaos/connection-faults.ts); a write, such as this PING, meets the reset.
+ * Waiting for the first request's timeout instead held every push on the connection, and the send jobs waiting on
+ * them, for 15 s after the fault. Real time, not the injected clock: it must pass in tests too.
  */
 export const SILENT_AFTER_MS = 2_000;
 export const SILENCE_CHECK_MS = 500;
