@@ -1,6 +1,7 @@
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { MAX_SEND_ROUNDS } from './job-kinds.ts';
+import { reconnectRetryDelayMs, retryDelayMs } from '../queue/retry-policy.ts';
 
 /**
  * What one sent batch's outcomes imply, for both send jobs (notifications and Live Activities). Pure: the per-token
@@ -12,10 +13,12 @@ export interface BatchSettlement {
   failed: Array<{ id: string; reason: string }>;
   /** Tokens the provider called dead: the caller unsubscribes the subscriber (or drops that Live Activity token). */
   dead: Array<{ id: string; reason: 'token_unregistered' | 'token_invalid' }>;
-  /** To send again in the next round. */
-  retry: string[];
-  /** The longest Retry-After (or provider minimum) among `retry`; null when none gave one. */
-  retryAfterMs: number | null;
+  /**
+   * To send again in the next round, in at most two groups, each a follow-up job of its own: the pushes lost with
+   * their connection first, then the rest. Apart, so that a push lost in a reset never waits behind a wait another
+   * push's answer asked for (APNs' 15 minutes after a 5xx).
+   */
+  retry: RetryGroup[];
   /** Our configuration is wrong: every push not delivered failed with this reason, and no token was called dead. */
   fatal: { reason: string; fix: string } | null;
   /**
@@ -25,6 +28,19 @@ export interface BatchSettlement {
   misconfiguredOrigins: Array<{ origin: string; reason: string; fix: string }>;
   /** iOS tokens whose APNs environment a delivery just learned (apns/apns-environment-sender.ts), to store. */
   learned: Array<{ id: string; environment: ApnsEnvironment }>;
+}
+
+export interface RetryGroup {
+  ids: string[];
+  /** The longest Retry-After (or provider minimum) among them; null when none gave one. */
+  retryAfterMs: number | null;
+  /** Lost with their connection: sent again at once on a new one (retry-policy.ts, reconnectRetryDelayMs). */
+  connectionLost: boolean;
+}
+
+/** How long after settling a group's follow-up job is due; `round` is the follow-up's (the batch's round + 1). */
+export function retryGroupDelayMs(group: RetryGroup, round: number, random: () => number = Math.random): number {
+  return group.connectionLost ? reconnectRetryDelayMs(round, random) : retryDelayMs(round, random, group.retryAfterMs);
 }
 
 export interface SettleOptions {
@@ -50,7 +66,9 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
   const fatal = firstFatal(outcomes) ?? (options.originOf ? null : guardAgainstMisconfiguration(outcomes));
   const byOrigin = fatal === null && options.originOf ? guardEachOrigin(outcomes, options.originOf) : null;
   const misconfiguredOrigins = byOrigin ? [...byOrigin.verdicts].map(([origin, verdict]) => ({ origin, ...verdict })) : [];
-  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal, misconfiguredOrigins, learned: [] };
+  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], fatal, misconfiguredOrigins, learned: [] };
+  const lost: RetryGroup = { ids: [], retryAfterMs: null, connectionLost: true };
+  const waited: RetryGroup = { ids: [], retryAfterMs: null, connectionLost: false };
   for (const [id, outcome] of outcomes) {
     const misconfigured = byOrigin?.verdictOf(id);
     if (outcome.kind === 'delivered') {
@@ -66,11 +84,13 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
     } else if (outcome.kind === 'retry') {
       if (options.round + 1 >= maxRounds) result.failed.push({ id, reason: 'retry_exhausted' });
       else {
-        result.retry.push(id);
-        if (outcome.retryAfterMs !== null) result.retryAfterMs = Math.max(result.retryAfterMs ?? 0, outcome.retryAfterMs);
+        const group = outcome.connectionLost === true ? lost : waited;
+        group.ids.push(id);
+        if (outcome.retryAfterMs !== null) group.retryAfterMs = Math.max(group.retryAfterMs ?? 0, outcome.retryAfterMs);
       }
     } else result.failed.push({ id, reason: outcome.reason });
   }
+  result.retry = [lost, waited].filter((group) => group.ids.length > 0);
   return result;
 }
 

@@ -21,12 +21,14 @@ export const SEND_SLICE_MS = 4;
  * The send loop of both send jobs: `sendOne` for each id, at most `concurrency` at a time, and one outcome per id
  * (in the order of `ids`). `sendOne` answers null for an id with nothing to send (its token gone since the dispatch).
  * A thrown error is a failure of the connection rather than an answer, so that token is retried in the next round.
+ * `onAnswer` is called as each push settles: the send job's progress for the worker (worker-pool.ts, STALLED_AFTER_MS).
  */
 export function sendEach(
   ids: readonly string[],
   sendOne: (id: string) => Promise<DeliveryOutcome | null>,
-  concurrency = SEND_CONCURRENCY,
+  options: { concurrency?: number; onAnswer?: () => void } = {},
 ): Promise<Map<string, DeliveryOutcome>> {
+  const { concurrency = SEND_CONCURRENCY, onAnswer } = options;
   // Callbacks on each push's promise rather than `concurrency` async lanes that await it: no async function, lane
   // promise and Map entry per push, one array slot instead (bench/fanout-cpu.ts, issue 11).
   return new Promise((resolve) => {
@@ -46,6 +48,7 @@ export function sendEach(
       resolve(outcomes);
     };
     const settle = (index: number, answer: DeliveryOutcome | null) => {
+      onAnswer?.();
       answers[index] = answer;
       inFlight -= 1;
       answered += 1;

@@ -10,8 +10,12 @@ export type DeliveryOutcome =
    * known yet (apns/apns-environment-sender.ts), for the settling transaction to remember on the subscriber.
    */
   | { kind: 'delivered'; apnsEnvironment?: ApnsEnvironment }
-  /** Transient: try this token again later; `retryAfterMs` from the provider's Retry-After when it gave one. */
-  | { kind: 'retry'; reason: string; retryAfterMs: number | null }
+  /**
+   * Transient: try this token again later; `retryAfterMs` from the provider's Retry-After when it gave one.
+   * `connectionLost`: no answer came because the connection died under the push: it is sent again at once on a new
+   * connection (batch-outcomes.ts), never behind another push's wait.
+   */
+  | { kind: 'retry'; reason: string; retryAfterMs: number | null; connectionLost?: boolean }
   /**
    * The token will never work again: unsubscribe the subscriber with this reason. `invalidSince` (epoch ms): APNs 410's
    * `timestamp`, when the token was last known invalid; a subscriber that registered the token after it is kept.

@@ -51,6 +51,11 @@ export class PoolSession {
   goawayLastStreamId: number | null = null;
   active = 0;
   lastActivity: number;
+  /**
+   * performance.now() when it last heard from the server (SETTINGS, an answer, a PING's): real time, not the injected
+   * clock, for the pool's check of busy connections that fell silent (http2-session-pool.ts, SILENT_AFTER_MS).
+   */
+  lastHeardAt = performance.now();
   private pinging = false;
   private lastError: unknown = null;
   private readonly connectTimer: NodeJS.Timeout;
@@ -86,6 +91,7 @@ export class PoolSession {
       // otherwise count as "connecting" forever, and the pool opens one connection at a time.
       clearTimeout(this.connectTimer);
       this.settingsReceived = true;
+      this.lastHeardAt = performance.now();
       options.logger.debug({ provider: options.name, maxConcurrentStreams: settings.maxConcurrentStreams }, 'provider session settings');
       this.events.onReady(this);
     });
@@ -103,6 +109,11 @@ export class PoolSession {
       clearTimeout(this.connectTimer);
       this.leave('closed');
     });
+  }
+
+  /** A PING is out and unanswered. */
+  get pingOutstanding(): boolean {
+    return this.pinging;
   }
 
   /** True while it may take new streams. */
@@ -127,7 +138,10 @@ export class PoolSession {
   streamClosed(answered: boolean): void {
     this.active -= 1;
     this.lastActivity = this.options.clock.now();
-    if (answered) this.established = true;
+    if (answered) {
+      this.established = true;
+      this.lastHeardAt = performance.now();
+    }
   }
 
   /**
@@ -149,6 +163,7 @@ export class PoolSession {
       this.pinging = false;
       // Counts as activity: the next idle PING is due one interval later.
       this.lastActivity = this.options.clock.now();
+      if (!error) this.lastHeardAt = performance.now();
       if (error) return this.drop('ping_timeout', error);
       if (this.suspect) {
         this.suspect = false;

@@ -26,9 +26,10 @@ import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.t
  * - a session that errors, is destroyed or fails a PING leaves the pool the same moment, its socket is cut and its
  *   in-flight requests are settled (resent or `connection_lost`) without waiting for node:http2's 'close' event,
  *   which a black-holed connection never delivers (http2-pool-session.ts); the queue moves to a new session;
- * - a session idle for `pingIdleMs`, or one where a request just timed out, gets a PING (Apple: "use HTTP/2 PING to
- *   check health", docs/protocols.md 1.6); after a timeout it takes no new streams until the PING is answered, and a
- *   replacement may open meanwhile; no answer within `pingTimeoutMs` drops it;
+ * - a session idle for `pingIdleMs`, one where a request just timed out, or one that has heard nothing for
+ *   SILENT_AFTER_MS while requests are in flight on it, gets a PING (Apple: "use HTTP/2 PING to check health",
+ *   docs/protocols.md 1.6); after a timeout or such a silence it takes no new streams until the PING is answered, and
+ *   a replacement may open meanwhile; no answer within `pingTimeoutMs` drops it;
  * - close() gives in-flight streams 2 s, all sessions at once, then cuts them: no handle stays open, and no stuck
  *   connection holds up shutdown.
  *
@@ -105,12 +106,27 @@ interface Pending {
   reject(error: Http2RequestError): void;
 }
 
+/** The defaults of Http2PoolOptions; with SILENT_AFTER_MS they bound how long a dead connection goes unnoticed. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_PING_TIMEOUT_MS = 10_000;
+
 const MAX_REDISPATCH = 3;
 /**
  * close() lets in-flight streams finish this long, all sessions at once, then cuts them. A push is answered in tens
  * of milliseconds; one still open after 2 s is stuck, and `clarion serve` must be gone within 5 s of SIGTERM.
  */
 const CLOSE_GRACE_MS = 2_000;
+/**
+ * A session with requests in flight that has heard nothing from the server (no answer, no PING answer) for this long
+ * gets a health PING, checked every SILENCE_CHECK_MS. APNs and FCM answer in tens of milliseconds, so 2 s of silence
+ * under load means a dead or silent connection: a peer gone quiet, or a reset that the socket did not report (the
+ * chaos suite sees one now and then: tests/chaos/connection-faults.ts); a write, such as this PING, meets the reset.
+ * Waiting for the first request's timeout instead held every push on the connection, and the send jobs waiting on
+ * them, for 15 s after the fault. Real time, not the injected clock: it must pass in tests too.
+ */
+export const SILENT_AFTER_MS = 2_000;
+export const SILENCE_CHECK_MS = 500;
 /** After a failed connect while other sessions still serve, wait this long before trying another one. */
 const RECONNECT_BACKOFF_MS = 1_000;
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
@@ -122,7 +138,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   const log = options.logger ?? silentLogger;
   const name = options.name ?? 'http2';
   const maxSessions = options.maxSessions ?? 4;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const pingIdleMs = options.pingIdleMs ?? 5 * 60_000;
   const sessionOptions: PoolSessionOptions = {
     origin,
@@ -131,8 +147,8 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     name,
     ...(options.ca ? { ca: options.ca } : {}),
     maxStreams: options.maxStreamsPerSession ?? 1000,
-    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-    pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    pingTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
   };
   /** The sessions that may take streams (or soon will: connecting, or suspect until their PING answers). */
   const sessions = new Set<PoolSession>();
@@ -149,6 +165,8 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   let connectBackoffUntil = 0;
   const pingTimer = setInterval(() => checkIdleSessions(), Math.min(pingIdleMs, 30_000));
   pingTimer.unref();
+  const silenceTimer = setInterval(() => checkSilentSessions(), SILENCE_CHECK_MS);
+  silenceTimer.unref();
 
   const events: PoolSessionEvents = { onReady: () => pump(), onLeave: sessionLeft };
 
@@ -328,6 +346,21 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     }
   }
 
+  /** Busy sessions that fell silent get a health PING (SILENT_AFTER_MS). */
+  function checkSilentSessions(): void {
+    const now = performance.now();
+    let suspected = false;
+    for (const s of sessions) {
+      if (s.active > 0 && !s.pingOutstanding && now - s.lastHeardAt >= SILENT_AFTER_MS) {
+        log.debug({ provider: name, origin, activeStreams: s.active }, 'nothing heard on a busy provider session; checking it with a PING');
+        s.ping(true);
+        suspected = true;
+      }
+    }
+    // The queue may move to a replacement while the PING is out.
+    if (suspected) pump();
+  }
+
   return {
     request(headers, body) {
       return new Promise<Http2Response>((resolve, reject) => {
@@ -350,6 +383,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     async close() {
       closed = true;
       clearInterval(pingTimer);
+      clearInterval(silenceTimer);
       deadlines.stop();
       for (const pending of queue.splice(0)) settle(pending, new Http2RequestError('closed', `${name}: client closed`));
       // All at once, each bounded by the grace period: no session, however stuck, holds up shutdown longer.

@@ -43,7 +43,8 @@ export interface SendBatchPayload {
 }
 
 export const dispatchNotificationJob = defineJob<DispatchPayload>('notification.dispatch');
-export const sendBatchJob = defineJob<SendBatchPayload>('notification.send');
+/** Its lane is its platform: a silent APNs stalls the iOS batches only (src/queue/worker-pool.ts). */
+export const sendBatchJob = defineJob<SendBatchPayload>('notification.send', { lane: (payload) => payload.platform });
 export const DISPATCH_NOTIFICATION = dispatchNotificationJob.kind;
 export const SEND_BATCH = sendBatchJob.kind;
 

@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { JobRow } from '../queue/job-types.ts';
-import { retryDelayMs } from '../queue/retry-policy.ts';
 import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
 import { recordBatchOutcomes } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
 import type { Database } from '../store/schema.ts';
 import { findBatchSubscribers, markDelivered, rememberApnsEnvironments, subscriberRegistrationTimes, unsubscribeSubscriber, type BatchSubscriber } from '../store/subscribers-store.ts';
-import { settleBatch, type BatchSettlement } from './batch-outcomes.ts';
+import { retryGroupDelayMs, settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
@@ -37,12 +36,12 @@ import { NotificationSnapshots, type NotificationSnapshot } from './notification
 export function sendBatchHandler(deps: SendDependencies): JobHandler {
   const backlog = new SettleBacklog();
   const notifications = new NotificationSnapshots();
-  return sendBatchJob.handler(async (payload, job, { owner }) => {
+  return sendBatchJob.handler(async (payload, job, { owner, progressed }) => {
     // A partly canceled local-time notification (status canceled) still finishes the zones already dispatched.
     const notification = await notifications.sendable(deps.store.db, payload.notificationId);
     if (!notification) return;
     const appId = payload.appId !== undefined ? payload.appId : await appOfChannel(deps, notification.channel_id);
-    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: deps.providersFor ? appId : null };
+    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: deps.providersFor ? appId : null, progressed };
     try {
       await sendAndSettle(batch);
       return COMPLETED_BY_HANDLER;
@@ -74,6 +73,8 @@ interface Batch {
   job: JobRow;
   owner: string;
   notification: NotificationSnapshot;
+  /** Each answered push is progress for the worker (worker-pool.ts, STALLED_AFTER_MS). */
+  progressed: (() => void) | undefined;
 }
 
 async function sendAndSettle(batch: Batch): Promise<void> {
@@ -102,7 +103,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
       if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
       if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
       return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
-    });
+    }, { onAnswer: batch.progressed });
     outcomes = sent;
     recorded = () => ({ sentAt, outcomes: Object.fromEntries(sent) });
   }
@@ -191,12 +192,12 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
         now,
       });
     }
-    if (settled.retry.length > 0) {
+    for (const group of settled.retry) {
       const { sent: _sent, ...rest } = payload;
-      const next: SendBatchPayload = { ...rest, subscriberIds: settled.retry, round: payload.round + 1 };
+      const next: SendBatchPayload = { ...rest, subscriberIds: group.ids, round: payload.round + 1 };
       await sendBatchJob.enqueue(deps.queue, trx, next, {
-        runAt: now + retryDelayMs(next.round, Math.random, settled.retryAfterMs),
-        uniqueKey: `send:${notification.id}:${payload.platform}:${settled.retry[0]}:${next.round}`,
+        runAt: now + retryGroupDelayMs(group, next.round),
+        uniqueKey: `send:${notification.id}:${payload.platform}:${group.ids[0]}:${next.round}`,
       });
     }
     await completeNotificationIfDone(trx, notification.id, now);

@@ -9,6 +9,8 @@ export interface ClaimInput {
   limit: number;
   now: number;
   leaseMs: number;
+  /** Lanes whose jobs are not claimed now (worker-pool.ts): a job of no lane always may be. */
+  skipLanes: readonly string[];
 }
 
 /**
@@ -18,8 +20,8 @@ export interface ClaimInput {
  * both, so it needs no transaction around it (JobQueue.claim).
  */
 export async function claimDueJobs(db: Kysely<Database>, input: ClaimInput, skipLocked: boolean): Promise<JobRow[]> {
-  const { owner, kinds, limit, now, leaseMs } = input;
-  const rows = await claimStatement(db, { owner, kinds, limit, now, leaseExpiresAt: now + leaseMs, skipLocked });
+  const { owner, kinds, limit, now, leaseMs, skipLanes } = input;
+  const rows = await claimStatement(db, { owner, kinds, limit, now, leaseExpiresAt: now + leaseMs, skipLocked, skipLanes });
   // RETURNING gives no order guarantee; hand jobs out oldest first.
   return rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : 1));
 }
@@ -27,16 +29,18 @@ export async function claimDueJobs(db: Kysely<Database>, input: ClaimInput, skip
 /**
  * Compiled once per worker's set of kinds (src/store/prepared-query.ts), and a named statement on PostgreSQL: it runs
  * at least once per job that is not started leased (a small notification's dispatch; bench/README.md, "Session 6").
- * The kinds are the statement's constants: a worker's kinds never change, and each set is a shape of its own.
+ * The kinds are the statement's constants: a worker's kinds never change, and each set is a shape of its own. So are
+ * the skipped lanes: none nearly always, else one of a few platforms at a time.
  */
 const claimStatement = preparedQuery(
-  (db, param, values: { owner: string; kinds: string[]; limit: number; now: number; leaseExpiresAt: number; skipLocked: boolean }) => {
+  (db, param, values: { owner: string; kinds: string[]; limit: number; now: number; leaseExpiresAt: number; skipLocked: boolean; skipLanes: readonly string[] }) => {
     const statement = sql<JobRow>`
     UPDATE jobs
     SET state = 'running', attempt = attempt + 1, lease_owner = ${param('owner')}, lease_expires_at = ${param('leaseExpiresAt')}, updated_at = ${param('now')}
     WHERE id IN (
       SELECT id FROM jobs
       WHERE state = 'available' AND run_at <= ${param('now')} AND kind IN (${sql.join(values.kinds)})
+      ${values.skipLanes.length > 0 ? sql`AND (lane IS NULL OR lane NOT IN (${sql.join([...values.skipLanes])}))` : sql``}
       ORDER BY run_at, id
       LIMIT ${param('limit')}
       ${values.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``}
@@ -44,5 +48,5 @@ const claimStatement = preparedQuery(
     RETURNING *`;
     return { compile: () => statement.compile(db) };
   },
-  (values) => `${values.skipLocked}:${values.kinds.join('\u0000')}`,
+  (values) => `${values.skipLocked}:${values.kinds.join('\u0000')}:${values.skipLanes.join('\u0000')}`,
 );

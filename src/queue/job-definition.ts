@@ -23,15 +23,20 @@ export interface JobDefinition<Payload> {
   payloadOf(job: Pick<JobRow, 'payload'>): Payload;
 }
 
-type JobOptions = Omit<EnqueueInput, 'kind' | 'payload'>;
+type JobOptions = Omit<EnqueueInput, 'kind' | 'payload' | 'lane'>;
 
-export function defineJob<Payload>(kind: string): JobDefinition<Payload> {
+/**
+ * `lane`: what a job of this kind waits on outside the process, from its payload (a send job: its platform), so the
+ * worker can let other lanes run beside jobs of one that stopped making progress (worker-pool.ts).
+ */
+export function defineJob<Payload>(kind: string, options: { lane?: (payload: Payload) => string } = {}): JobDefinition<Payload> {
   // The one cast: the queue stores what enqueue() was given as JSON, and only enqueue() writes this kind.
   const payloadOf = (job: Pick<JobRow, 'payload'>) => JSON.parse(job.payload) as Payload;
+  const laneOf = (payload: Payload) => (options.lane ? { lane: options.lane(payload) } : {});
   return {
     kind,
-    enqueue: (queue, db, payload, options = {}) => queue.enqueue(db, { ...options, kind, payload }),
-    enqueueLeased: (queue, db, payload, lease, options = {}) => queue.enqueueLeased(db, { ...options, kind, payload }, lease),
+    enqueue: (queue, db, payload, jobOptions = {}) => queue.enqueue(db, { ...jobOptions, ...laneOf(payload), kind, payload }),
+    enqueueLeased: (queue, db, payload, lease, jobOptions = {}) => queue.enqueueLeased(db, { ...jobOptions, ...laneOf(payload), kind, payload }, lease),
     updatePayload: (queue, db, job, owner, payload) => queue.updatePayload(db, job, owner, payload),
     handler: (run) => (job, context) => run(payloadOf(job), job, context),
     payloadOf,

@@ -95,6 +95,7 @@ export class JobQueue {
       lease_expires_at: null,
       errors: '[]',
       unique_key: input.uniqueKey ?? null,
+      lane: input.lane ?? null,
       created_at: now,
       updated_at: now,
       finalized_at: null,
@@ -115,9 +116,10 @@ export class JobQueue {
    * write per statement was ~31 % of the PostgreSQL worker's CPU, and 27 → 22 statements per one-push notification
    * with them compiled once and named took its CPU from 15.2–15.8 to 10.1–10.5 ms (busy machine).
    */
-  async claim(input: { owner: string; kinds: string[]; limit: number; leaseMs: number }): Promise<JobRow[]> {
+  /** Claims up to `limit` due jobs of `kinds`, none of the lanes in `skipLanes` (worker-pool.ts). */
+  async claim(input: { owner: string; kinds: string[]; limit: number; leaseMs: number; skipLanes?: readonly string[] }): Promise<JobRow[]> {
     if (input.limit <= 0 || input.kinds.length === 0) return [];
-    return this.driver.claim(this.store.db, { ...input, now: this.clock.now() });
+    return this.driver.claim(this.store.db, { ...input, skipLanes: input.skipLanes ?? [], now: this.clock.now() });
   }
 
   /** Marks a running job completed; false when the lease was lost (the job belongs to someone else now). */
@@ -244,6 +246,7 @@ const insertJob = preparedQuery((db, param, _row: Insertable<JobsTable>) =>
       lease_expires_at: param('lease_expires_at'),
       errors: param('errors'),
       unique_key: param('unique_key'),
+      lane: param('lane'),
       created_at: param('created_at'),
       updated_at: param('updated_at'),
       finalized_at: param('finalized_at'),

@@ -11,6 +11,8 @@ export interface EnqueueInput {
   maxAttempts?: number;
   /** At most one job with this key exists; enqueueing it again does nothing and returns the existing job's id. */
   uniqueKey?: string;
+  /** What the job waits on outside the process, for the worker's stall rule (worker-pool.ts); none by default. */
+  lane?: string;
 }
 
 /** What a handler may report besides success. */

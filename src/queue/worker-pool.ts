@@ -21,6 +21,19 @@ export type JobHandler = (job: JobRow, context: JobContext) => Promise<void | ty
  */
 export const COMPLETED_BY_HANDLER = 'completed-by-handler';
 
+/**
+ * A running job of a lane (`jobs.lane`: what it waits on outside the process, a send job's platform) that has not
+ * called `progressed()` for this long is stalled: APNs and FCM answer in tens of milliseconds, so a send job that has
+ * heard nothing for 1 s while its pushes are out is waiting on a connection that stopped answering (until the HTTP/2
+ * pool gives up on it: http2-session-pool.ts). Looked for every quarter of it, so a stalled job's slot is free for
+ * another lane within 1.25 s plus a claim. A stalled job stops counting against the concurrency, and its lane's other
+ * jobs are not claimed while it is stalled, so due jobs of other lanes run beside it: a silent APNs holds up no Android
+ * push. Running jobs stay bounded: beyond the concurrency, only jobs of lanes with no stalled job, at most one extra
+ * per stalled job. Mistaking a slow job for a stalled one (a starved event loop) only lets another lane's job start
+ * beside it.
+ */
+export const STALLED_AFTER_MS = 1_000;
+
 export interface JobContext {
   /** The worker's lease owner id, for `queue.complete(trx, job, owner)` inside the handler's own transaction. */
   owner: string;
@@ -28,6 +41,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** Set by the worker pool; absent where a test runs a handler by hand and claims the jobs it enqueues itself. */
   leased?: LeasedJobRunner;
+  /** A job of a lane calls this whenever it makes progress (a push answered): see STALLED_AFTER_MS. */
+  progressed?: () => void;
 }
 
 /**
@@ -61,6 +76,13 @@ export interface WorkerPoolOptions {
   metrics?: ClarionMetrics;
 }
 
+interface RunningJob {
+  job: JobRow;
+  done: Promise<void>;
+  /** performance.now() when it started or last called `progressed()` (STALLED_AFTER_MS). */
+  progressedAt: number;
+}
+
 /**
  * Pauses between attempts to record a job's failure while the database is unavailable (see `untilRecorded`): doubling
  * from the first to the last, so a job is back in the queue within RECORD_RETRY_MAX_MS of the database's return.
@@ -74,7 +96,7 @@ const RECORD_RETRY_MAX_MS = 4_000;
  */
 export class WorkerPool {
   readonly owner = `${hostname()}:${process.pid}:${newId('job').slice(4, 14)}`;
-  private readonly running = new Map<string, { job: JobRow; done: Promise<void> }>();
+  private readonly running = new Map<string, RunningJob>();
   private readonly abort = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
@@ -112,6 +134,8 @@ export class WorkerPool {
     this.timers.push(setInterval(wake, this.options.pollIntervalMs));
     this.timers.push(setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(this.options.leaseMs / 3))));
     this.timers.push(setInterval(() => void this.rescue(), this.options.rescueIntervalMs));
+    // Due jobs of other lanes may be waiting behind a job that just stalled: look again then, not only at the poll.
+    this.timers.push(setInterval(() => this.wakeIfStalled(), STALLED_AFTER_MS / 4));
     this.loop = this.run();
   }
 
@@ -157,6 +181,15 @@ export class WorkerPool {
     return idle;
   }
 
+  /** Wakes the loop when jobs wait for a slot (backlogged) and a running job of a lane has stalled. */
+  private wakeIfStalled(): void {
+    if (!this.backlogged) return;
+    const now = performance.now();
+    for (const entry of this.running.values()) {
+      if (entry.job.lane !== null && now - entry.progressedAt > STALLED_AFTER_MS) return this.wake();
+    }
+  }
+
   /** How many jobs this worker is running now (for tests and metrics). */
   get activeCount(): number {
     return this.running.size;
@@ -168,13 +201,22 @@ export class WorkerPool {
       this.wakeRequested = false;
       // Only waiters registered before this claim began may be told "idle" by it (whenIdle).
       const idleWaiters = this.idleWaiters.splice(0);
-      const free = this.options.concurrency - this.running.size;
+      // Stalled jobs hold no slot, and their lanes are skipped (STALLED_AFTER_MS).
+      const now = performance.now();
+      const skipLanes = new Set<string>();
+      let stalled = 0;
+      for (const entry of this.running.values()) {
+        if (entry.job.lane === null || now - entry.progressedAt <= STALLED_AFTER_MS) continue;
+        stalled += 1;
+        skipLanes.add(entry.job.lane);
+      }
+      const free = this.options.concurrency - (this.running.size - stalled);
       const wasIdle = this.running.size === 0;
       let claimed: JobRow[] = [];
       let claimFoundNothing = false;
       if (free > 0) {
         try {
-          claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs });
+          claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs, skipLanes: [...skipLanes] });
           this.outage.succeeded();
           claimFoundNothing = claimed.length === 0;
           this.backlogged = claimed.length === free;
@@ -200,8 +242,9 @@ export class WorkerPool {
   private execute(job: JobRow): void {
     const handler = this.options.handlers[job.kind]!;
     const leased: LeasedJobRunner = { leaseMs: this.options.leaseMs, run: (jobs) => jobs.forEach((leasedJob) => this.execute(leasedJob)) };
-    const context: JobContext = { owner: this.owner, signal: this.abort.signal, leased };
-    const done = (async () => {
+    const entry: RunningJob = { job, done: Promise.resolve(), progressedAt: performance.now() };
+    const context: JobContext = { owner: this.owner, signal: this.abort.signal, leased, progressed: () => void (entry.progressedAt = performance.now()) };
+    entry.done = (async () => {
       try {
         const result = await handler(job, context);
         if (result !== COMPLETED_BY_HANDLER) await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
@@ -213,7 +256,7 @@ export class WorkerPool {
         if (this.backlogged || this.idleWaiters.length > 0) this.wake();
       }
     })();
-    this.running.set(job.id, { job, done });
+    this.running.set(job.id, entry);
   }
 
   private async handleFailure(job: JobRow, error: unknown): Promise<void> {

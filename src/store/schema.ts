@@ -247,6 +247,8 @@ export interface JobsTable {
   /** JSON array of {attempt, at, message}. */
   errors: string;
   unique_key: string | null;
+  /** What the job waits on outside the process (a send job: its platform), or null (src/queue/worker-pool.ts). */
+  lane: string | null;
   created_at: number;
   updated_at: number;
   finalized_at: number | null;

@@ -1,11 +1,16 @@
 import { expect } from 'vitest';
+import type { Config } from '../../src/config/load-config.ts';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
+import { createPushProviders } from '../../src/delivery/push-providers.ts';
 import { unconfiguredSender, type PushProviders } from '../../src/delivery/push-sender.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import { JobQueue } from '../../src/queue/job-queue.ts';
+import { startWorkerThread } from '../../src/worker-thread.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
 import { type FaultProxy, startFaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
 import { type FakeApns, type FakeFcm } from '../../tools/fakes/index.ts';
-import { seedSubscribers, startFakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { fakeProviderConfig, seedSubscribers, startFakeProviders } from '../delivery/engine/delivery-harness.ts';
 import { get, post } from '../harness/requests.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../harness/test-app.ts';
 import { capturingLogger } from '../harness/captured-logs.ts';
@@ -85,6 +90,69 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
       clearInterval(ticker);
       await worker.stop(1_000);
       await Promise.all(Object.values(providers).map((provider) => provider.close()));
+      await Promise.all([apnsProxy.close(), fcmProxy.close()]);
+      await closeFakes();
+      await base.close();
+    },
+  };
+}
+
+/**
+ * How `clarion serve` runs its worker with both roles in one process: beside the API on one event loop (the
+ * default), or on a thread of its own (CLARION_WORKER_THREAD=true, src/worker-thread.ts).
+ */
+export type WorkerMode = 'one event loop' | 'worker thread';
+
+export interface ServeWorkerHarness extends TestApp {
+  apns: FakeApns;
+  fcm: FakeFcm;
+  apnsProxy: FaultProxy;
+  fcmProxy: FaultProxy;
+  /** What the worker logged, parsed ('one event loop' only: the thread logs nothing here). */
+  logs: Array<Record<string, unknown>>;
+}
+
+/**
+ * The worker as an operator runs it: the default settings (CLARION_WORKER_CONCURRENCY 2, a 60 s lease, the 1 s
+ * poll), the provider clients built from the configuration as `clarion serve` builds them (their default timeouts),
+ * and the real clock (the fakes check JWTs against it too), so every wait in a scenario is the one production has.
+ * APNs and FCM are reached through fault proxies. The API runs in the test process on its manual clock (set to the
+ * real time at start) and wakes the worker as `clarion serve` does.
+ */
+export async function startServeWorkerHarness(mode: WorkerMode): Promise<ServeWorkerHarness> {
+  const base = await startTestApp({}, { isolatedDatabase: true });
+  const { apns, fcm, providerEnv, close: closeFakes } = await startFakeProviders();
+  const apnsProxy = await startFaultProxy({ target: apns.url });
+  const fcmProxy = await startFaultProxy({ target: fcm.url });
+  const config: Config = { ...base.config, databaseUrl: base.databaseUrl, ...fakeProviderConfig(providerEnv), apnsUrl: apnsProxy.url, fcmUrl: fcmProxy.url, logLevel: 'silent' };
+  const { logger, logs } = capturingLogger();
+  let stopWorker: () => Promise<void>;
+  if (mode === 'worker thread') {
+    const thread = await startWorkerThread(config, null);
+    const offWake = base.queue.onWake(() => setImmediate(() => thread.wake()));
+    stopWorker = async () => {
+      offWake();
+      await thread.stop(1_000);
+    };
+  } else {
+    const queue = JobQueue.forStore(base.store, systemClock, base.databaseUrl);
+    const providers = createPushProviders(config, systemClock, logger, null);
+    const worker = await startDeliveryWorker({ store: base.store, queue, clock: systemClock, config, logger, providers, secretKey: base.secretKey });
+    const offWake = base.queue.onWake(() => worker.pool.wake());
+    stopWorker = async () => {
+      offWake();
+      await Promise.all([worker.stop(1_000), ...Object.values(providers).map((provider) => provider.close())]);
+    };
+  }
+  return {
+    ...base,
+    apns,
+    fcm,
+    apnsProxy,
+    fcmProxy,
+    logs,
+    async close() {
+      await stopWorker();
       await Promise.all([apnsProxy.close(), fcmProxy.close()]);
       await closeFakes();
       await base.close();

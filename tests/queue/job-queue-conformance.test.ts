@@ -32,6 +32,21 @@ describe(`job queue conformance (${testDialect})`, () => {
     expect(new Set(seen).size).toBe(200);
   });
 
+  it('skips jobs of the lanes it is told to, and always claims jobs of no lane', async () => {
+    const kind = f.kind('lanes');
+    const { db } = f.testStore.store;
+    const ios = await f.queue.enqueue(db, { kind, payload: null, lane: 'ios' });
+    const android = await f.queue.enqueue(db, { kind, payload: null, lane: 'android' });
+    const none = await f.queue.enqueue(db, { kind, payload: null });
+    const claimed = await f.queue.claim({ owner: 'w', kinds: [kind], limit: 10, skipLanes: ['ios'], ...lease });
+    expect(claimed.map((job) => [job.id, job.lane])).toEqual([
+      [android, 'android'],
+      [none, null],
+    ]);
+    const [later] = await f.queue.claim({ owner: 'w', kinds: [kind], limit: 10, ...lease });
+    expect(later).toMatchObject({ id: ios, lane: 'ios' });
+  });
+
   it('does not claim a job before its run_at', async () => {
     const kind = f.kind('run-at');
     const id = await f.queue.enqueue(f.testStore.store.db, { kind, payload: null, runAt: f.clock.now() + 60_000 });

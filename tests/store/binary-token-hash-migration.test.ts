@@ -56,7 +56,8 @@ describe('migration 0017: subscribers.token_hash as 32 bytes', () => {
     await sql`INSERT INTO push_to_start_tokens (subscriber_id, template, token, created_at, updated_at)
       VALUES ('sub_01jbinaryhashios0000000000', 'delivery', ${'cd'.repeat(32)}, ${now}, ${now})`.execute(store.db);
 
-    expect((await migrateToLatest(store)).applied).toEqual(['0017-binary-token-hash']);
+    // This one, and any later migration.
+    expect((await migrateToLatest(store)).applied[0]).toBe('0017-binary-token-hash');
 
     const rows = await store.db.selectFrom('subscribers').select(['id', 'platform', 'token_hash', 'external_id']).where('channel_id', '=', channel.id).orderBy('id').execute();
     expect(rows).toEqual([

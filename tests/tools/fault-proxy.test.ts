@@ -89,6 +89,96 @@ describe('fault proxy', () => {
     await waitFor(() => c.text() === 'again', 5_000, 'an echo on a new connection');
   });
 
+  it("reset('upstream') cuts only the upstream leg: the client's connection stays open and hears nothing", async () => {
+    const echo = await echoServer();
+    const upstreamErrors: string[] = [];
+    echo.server.on('connection', (socket) => socket.on('error', (error: NodeJS.ErrnoException) => upstreamErrors.push(error.code ?? '')));
+    const proxy = await proxyTo(echo);
+    const c = await client(proxy.port);
+    c.socket.write('a');
+    await waitFor(() => c.text() === 'a', 5_000, 'the first echo');
+    expect(proxy.reset('upstream')).toBe(1);
+    await waitFor(() => echo.sockets.size === 0, 5_000, 'the upstream leg to be reset');
+    expect(upstreamErrors).toEqual(['ECONNRESET']);
+    await new Promise<void>((resolve) => c.socket.write('unheard', () => resolve()));
+    // A barrier: a round trip straight to the echo server completes while the client's leg stays silent.
+    const direct = await client(echo.port);
+    direct.socket.write('direct');
+    await waitFor(() => direct.text() === 'direct', 5_000, 'the direct echo');
+    expect(c.text()).toBe('a');
+    expect(c.closed()).toBe(false);
+    expect(echo.received).not.toContain('unheard');
+    // close() ends the silent leg too.
+    await proxy.close();
+    await waitFor(() => c.closed(), 5_000, 'the silent client leg to close with the proxy');
+  });
+
+  it("reset('client') cuts only the client's leg with an RST; the upstream leg is closed", async () => {
+    const echo = await echoServer();
+    const upstreamErrors: string[] = [];
+    echo.server.on('connection', (socket) => socket.on('error', (error: NodeJS.ErrnoException) => upstreamErrors.push(error.code ?? '')));
+    const proxy = await proxyTo(echo);
+    const c = await client(proxy.port);
+    c.socket.write('a');
+    await waitFor(() => c.text() === 'a' && echo.sockets.size === 1, 5_000, 'the first echo');
+    expect(proxy.reset('client')).toBe(1);
+    await waitFor(() => c.closed() && echo.sockets.size === 0, 5_000, 'both legs to close');
+    expect(c.error()?.code).toBe('ECONNRESET');
+    expect(upstreamErrors).toEqual([]);
+  });
+
+  it('refuse(n) cuts the next n new connections with an RST; later ones are forwarded', async () => {
+    const echo = await echoServer();
+    const proxy = await proxyTo(echo);
+    proxy.refuse(1);
+    // Cut before the client may even see its connect: only the error is awaited.
+    const refused = connect(proxy.port, '127.0.0.1');
+    const error = await new Promise<NodeJS.ErrnoException>((resolve) => refused.once('error', resolve));
+    expect(error.code).toBe('ECONNRESET');
+    const next = await client(proxy.port);
+    next.socket.write('b');
+    await waitFor(() => next.text() === 'b', 5_000, 'an echo on the next connection');
+    expect(proxy.acceptedConnections).toBe(2);
+  });
+
+  it('swallow(n) holds the next n new connections silent for good; later ones are forwarded', async () => {
+    const echo = await echoServer();
+    const proxy = await proxyTo(echo);
+    proxy.swallow(1);
+    const swallowed = await client(proxy.port);
+    await new Promise<void>((resolve) => swallowed.socket.write('lost', () => resolve()));
+    const next = await client(proxy.port);
+    next.socket.write('b');
+    await waitFor(() => next.text() === 'b', 5_000, 'an echo on the next connection');
+    expect(echo.received).toEqual(['b']);
+    expect(swallowed.text()).toBe('');
+    expect(swallowed.closed()).toBe(false);
+    await proxy.close();
+    await waitFor(() => swallowed.closed(), 5_000, 'the swallowed connection to close with the proxy');
+  });
+
+  it('drip(ms) sends the next chunk towards the client at once, then one byte every ms', async () => {
+    const echo = await echoServer();
+    const proxy = await proxyTo(echo);
+    const c = await client(proxy.port);
+    proxy.drip(100);
+    c.socket.write('head');
+    await waitFor(() => c.text() === 'head', 5_000, 'the first chunk, whole');
+    const started = Date.now();
+    const seen: string[] = [];
+    c.socket.on('data', (chunk) => seen.push(chunk.toString()));
+    c.socket.write('abc');
+    await waitFor(() => c.text() === 'headabc', 5_000, 'the dripped bytes');
+    expect(seen).toEqual(['a', 'b', 'c']);
+    // An injected delay is a lower bound: three bytes, each at least 100 ms after the one before.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    // The other direction is not slowed.
+    expect(echo.received.join('')).toBe('headabc');
+    proxy.drip(0);
+    c.socket.write('fast');
+    await waitFor(() => c.text() === 'headabcfast', 5_000, 'the echo once dripping is off');
+  });
+
   it('stall() black-holes open and new connections until resume()', async () => {
     const echo = await echoServer();
     const proxy = await proxyTo(echo);

@@ -54,7 +54,7 @@ export const dispatchLiveActivityJob = defineJob<LiveActivityDispatchPayload>('l
 export const broadcastLiveActivityJob = defineJob<LiveActivityBroadcastPayload>('live_activity.broadcast');
 export const deleteLiveActivityChannelJob = defineJob<LiveActivityChannelDeletePayload>('live_activity.delete_channel');
 export const sweepLiveActivityChannelsJob = defineJob<Record<string, never>>('live_activity.sweep_channels');
-export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_activity.send');
+export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_activity.send', { lane: (payload) => payload.platform });
 export const expireLiveActivityJob = defineJob<LiveActivityExpirePayload>('live_activity.expire');
 export const DISPATCH_LIVE_ACTIVITY = dispatchLiveActivityJob.kind;
 export const SEND_LIVE_ACTIVITY = sendLiveActivityJob.kind;

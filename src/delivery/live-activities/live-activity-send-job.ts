@@ -3,14 +3,13 @@ import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { supportsBroadcast } from '../../domain/ios-version.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
-import { retryDelayMs } from '../../queue/retry-policy.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
 import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
 import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-store.ts';
 import type { Database } from '../../store/schema.ts';
 import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
-import { settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
+import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
 import { sendEach } from '../batch-send.ts';
 import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from '../batch-settle.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
@@ -35,7 +34,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  */
 export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
   const backlog = new SettleBacklog();
-  return sendLiveActivityJob.handler(async (payload, job, { owner }) => {
+  return sendLiveActivityJob.handler(async (payload, job, { owner, progressed }) => {
     const { push, platform } = payload;
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);
@@ -49,7 +48,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
       // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
       if (!recorded) {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
-        recorded = await sendBatch(deps, payload, byId, activity);
+        recorded = await sendBatch(deps, payload, byId, activity, progressed);
       }
       // Web: each push service judged alone by the misconfiguration guard, as for a notification (send-batch-job.ts).
       const originOf = (id: string) => subscriptionOrigin(byId.get(id)?.token);
@@ -73,7 +72,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
     const failed: Record<string, number> = {};
     for (const { reason } of settled.failed) failed[reason] = (failed[reason] ?? 0) + 1;
     deps.logger.info(
-      { liveActivityId: push.activityId, event: push.event, platform, round: payload.round, delivered: settled.delivered.length, dead: settled.dead.length, retry: settled.retry.length, failed },
+      { liveActivityId: push.activityId, event: push.event, platform, round: payload.round, delivered: settled.delivered.length, dead: settled.dead.length, retry: settled.retry.reduce((sum, group) => sum + group.ids.length, 0), failed },
       'live activity batch sent',
     );
   });
@@ -84,6 +83,8 @@ async function sendBatch(
   payload: LiveActivitySendPayload,
   byId: Map<string, Subscriber>,
   activity: LiveActivityRow,
+  /** Each answered push is progress for the worker (worker-pool.ts, STALLED_AFTER_MS). */
+  progressed: (() => void) | undefined,
 ): Promise<RecordedOutcomes> {
   const { push, platform } = payload;
   // iOS: a start goes to the push-to-start token of the activity's template, an update or end to the activity's own token.
@@ -110,7 +111,7 @@ async function sendBatch(
     if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
     const devicePush = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
     return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale }, subscriber.apns_environment);
-  });
+  }, { onAnswer: progressed });
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
 
@@ -138,12 +139,12 @@ function settlement(
       else if (push.event === 'start') await forgetPushToStartToken(trx, { subscriberId: id, token, now });
       else await dropLiveActivityToken(trx, { liveActivityId: push.activityId, subscriberId: id, token });
     }
-    if (settled.retry.length > 0) {
+    for (const group of settled.retry) {
       const { sent: _sent, ...rest } = payload;
-      const next: LiveActivitySendPayload = { ...rest, subscriberIds: settled.retry, round: payload.round + 1 };
+      const next: LiveActivitySendPayload = { ...rest, subscriberIds: group.ids, round: payload.round + 1 };
       await sendLiveActivityJob.enqueue(deps.queue, trx, next, {
-        runAt: now + retryDelayMs(next.round, Math.random, settled.retryAfterMs),
-        uniqueKey: sendJobKey(push, platform, settled.retry[0]!, next.round),
+        runAt: now + retryGroupDelayMs(group, next.round),
+        uniqueKey: sendJobKey(push, platform, group.ids[0]!, next.round),
       });
     }
   };

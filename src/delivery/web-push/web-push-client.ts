@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock } from '../../domain/clock.ts';
 import { guardedLookup, hostOf, refuseLiteralHost, systemResolver, type ResolveHost } from '../../webhooks/webhook-url-guard.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
@@ -26,7 +26,8 @@ import { parseStoredSubscription } from './web-push-subscription.ts';
  * connections instead of opening 1,000. Concurrency per origin is bounded by OriginLanes.
  *
  * Endpoints are chosen by whoever registers a subscription, so: https only, the SSRF guard at connect, no redirects,
- * short timeouts, at most RESPONSE_EXCERPT_BYTES of an answer read, and an unresponsive origin paused (OriginLanes).
+ * a total deadline per push, at most RESPONSE_EXCERPT_BYTES of an answer read, and an unresponsive origin paused
+ * (OriginLanes).
  */
 export interface WebPushClientOptions {
   keys: VapidKeys;
@@ -35,9 +36,9 @@ export interface WebPushClientOptions {
   allowPrivate: boolean;
   resolve?: ResolveHost;
   logger?: DeliveryLogger;
-  /** Time allowed to connect, and then for the answer's headers; defaults below. */
+  /** Time allowed to connect; and for the whole push (WEB_PUSH_DEADLINE_MS); defaults below. */
   connectTimeoutMs?: number;
-  answerTimeoutMs?: number;
+  deadlineMs?: number;
 }
 
 export interface WebPushClient {
@@ -49,7 +50,13 @@ export interface WebPushClient {
 const CONNECTIONS_PER_ORIGIN = 32;
 /** Push services answer in well under a second; an endpoint silent this long is treated as unresponsive. */
 const CONNECT_TIMEOUT_MS = 5_000;
-const ANSWER_TIMEOUT_MS = 10_000;
+/**
+ * The whole push, from the connection to the end of the answer's excerpt, as the webhook sender's 10 s
+ * (src/webhooks/webhook-sender.ts): a total, not undici's headers and body timeouts, which restart with every byte, so
+ * an endpoint that answers at once and then drips a byte every few seconds held its push, its batch of up to 500 and a
+ * worker slot for over an hour. The status counts once it has come: a body cut off at the deadline keeps it.
+ */
+export const WEB_PUSH_DEADLINE_MS = 10_000;
 /** How long an origin that timed out is left alone before it is tried again. */
 const UNRESPONSIVE_PAUSE_MS = 60_000;
 /** Enough of an error answer for the log and the service's JSON reason (web-push-response.ts). */
@@ -58,13 +65,14 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 export function createWebPushClient(options: WebPushClientOptions): WebPushClient {
   const log = options.logger ?? silentLogger;
-  const answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+  const deadlineMs = options.deadlineMs ?? WEB_PUSH_DEADLINE_MS;
   const policy = { allowPrivate: options.allowPrivate, resolve: options.resolve ?? systemResolver };
   const agent = new Agent({
     connections: CONNECTIONS_PER_ORIGIN,
     pipelining: 1,
-    headersTimeout: answerTimeoutMs,
-    bodyTimeout: answerTimeoutMs,
+    // Never sooner than the deadline below, which bounds the whole push; these only stop undici's own 300 s defaults.
+    headersTimeout: deadlineMs,
+    bodyTimeout: deadlineMs,
     keepAliveTimeout: 30_000,
     connect: { lookup: guardedLookup(policy), timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS },
   });
@@ -85,22 +93,29 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   };
 
   async function post(endpoint: URL, headers: Record<string, string>, body: Buffer): Promise<DeliveryOutcome> {
+    const deadline = AbortSignal.timeout(deadlineMs);
+    let response: Dispatcher.ResponseData;
     try {
-      const response = await request(endpoint, { method: 'POST', headers, body, dispatcher: agent });
-      const excerpt = await readExcerpt(response.body);
-      const outcome = mapWebPushResponse(response.statusCode, parseRetryAfterMs(response.headers['retry-after'], options.clock.now()), excerpt);
-      if (outcome.kind !== 'delivered' && outcome.kind !== 'retry') log.debug({ provider: 'web-push', origin: endpoint.origin, status: response.statusCode, answer: excerpt }, 'push service refused a push');
-      return outcome;
+      response = await request(endpoint, { method: 'POST', headers, body, dispatcher: agent, signal: deadline });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
       if (code === 'EWEBHOOKREFUSED') return { kind: 'rejected', reason: 'endpoint_refused' };
-      if (TIMEOUT_CODES.has(code)) {
+      if (TIMEOUT_CODES.has(code) || deadline.aborted) {
         lanes.pause(endpoint.origin);
-        log.warn({ provider: 'web-push', origin: endpoint.origin, code }, 'push service did not answer in time; pausing its origin');
+        log.warn({ provider: 'web-push', origin: endpoint.origin, code: code || 'deadline' }, 'push service did not answer in time; pausing its origin');
         return { kind: 'retry', reason: `web-push:timeout`, retryAfterMs: UNRESPONSIVE_PAUSE_MS };
       }
       throw error;
     }
+    const excerpt = await readExcerpt(response.body);
+    if (excerpt.cutOff) {
+      // Answered, then too slow to finish: the push stands as answered, and the origin's other pushes wait a while.
+      lanes.pause(endpoint.origin);
+      log.warn({ provider: 'web-push', origin: endpoint.origin, status: response.statusCode }, 'push service did not finish its answer in time; pausing its origin');
+    }
+    const outcome = mapWebPushResponse(response.statusCode, parseRetryAfterMs(response.headers['retry-after'], options.clock.now()), excerpt.text);
+    if (outcome.kind !== 'delivered' && outcome.kind !== 'retry') log.debug({ provider: 'web-push', origin: endpoint.origin, status: response.statusCode, answer: excerpt.text }, 'push service refused a push');
+    return outcome;
   }
 
   return {
@@ -126,17 +141,25 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   };
 }
 
-/** The first RESPONSE_EXCERPT_BYTES of an answer; the rest is not read (the connection is dropped if there is more). */
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+/**
+ * The first RESPONSE_EXCERPT_BYTES of an answer; the rest is not read (the connection is dropped if there is more).
+ * `cutOff`: the body failed before it ended, which the push's deadline does to one that drips (its signal aborts it).
+ */
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<{ text: string; cutOff: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_EXCERPT_BYTES) {
-      body.destroy();
-      break;
+  let cutOff = false;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_EXCERPT_BYTES) {
+        body.destroy();
+        break;
+      }
     }
+  } catch {
+    cutOff = true;
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  return { text: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'), cutOff };
 }

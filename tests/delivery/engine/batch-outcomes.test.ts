@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { guardAgainstMisconfiguration, MISCONFIGURATION_MIN_BATCH, settleBatch, type BatchSettlement, type SettleOptions } from '../../../src/delivery/batch-outcomes.ts';
+import { guardAgainstMisconfiguration, MISCONFIGURATION_MIN_BATCH, retryGroupDelayMs, settleBatch, type BatchSettlement, type SettleOptions } from '../../../src/delivery/batch-outcomes.ts';
+import { APNS_SERVER_ERROR_RETRY_MS } from '../../../src/delivery/apns/apns-response.ts';
+import { RECONNECT_RETRY_CAP_MS } from '../../../src/queue/retry-policy.ts';
 import type { DeliveryOutcome } from '../../../src/delivery/delivery-outcome.ts';
 import { MAX_SEND_ROUNDS } from '../../../src/delivery/job-kinds.ts';
 
@@ -7,10 +9,11 @@ const delivered: DeliveryOutcome = { kind: 'delivered' };
 const unregistered = (invalidSince?: number): DeliveryOutcome => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered', ...(invalidSince === undefined ? {} : { invalidSince }) });
 const badToken: DeliveryOutcome = { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
 const retry = (retryAfterMs: number | null = null): DeliveryOutcome => ({ kind: 'retry', reason: 'apns:TooManyRequests', retryAfterMs });
+const lost: DeliveryOutcome = { kind: 'retry', reason: 'apns:connection_lost', retryAfterMs: null, connectionLost: true };
 const rejected: DeliveryOutcome = { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
 const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderToken', fix: 'check the key' };
 
-const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], retryAfterMs: null, fatal: null, misconfiguredOrigins: [], learned: [] };
+const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], fatal: null, misconfiguredOrigins: [], learned: [] };
 
 /** One row per rule: outcomes by subscriber id, options, and the settlement expected. */
 const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
@@ -36,8 +39,14 @@ const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Part
     { failed: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_unregistered' }, { id: 'c', reason: 'token_unregistered' }], dead: [{ id: 'b', reason: 'token_unregistered' }, { id: 'c', reason: 'token_unregistered' }] },
   ],
   ['410 with a timestamp but no known registration unsubscribes', { a: unregistered(1_000) }, { round: 0, registeredAt: () => null }, { failed: [{ id: 'a', reason: 'token_unregistered' }], dead: [{ id: 'a', reason: 'token_unregistered' }] }],
-  ['retries go to the next round with the longest Retry-After', { a: retry(5_000), b: retry(90_000), c: retry() }, { round: 0 }, { retry: ['a', 'b', 'c'], retryAfterMs: 90_000 }],
-  ['retries without Retry-After leave the backoff to the queue', { a: retry() }, { round: 3 }, { retry: ['a'], retryAfterMs: null }],
+  ['retries go to the next round with the longest Retry-After', { a: retry(5_000), b: retry(90_000), c: retry() }, { round: 0 }, { retry: [{ ids: ['a', 'b', 'c'], retryAfterMs: 90_000, connectionLost: false }] }],
+  ['retries without Retry-After leave the backoff to the queue', { a: retry() }, { round: 3 }, { retry: [{ ids: ['a'], retryAfterMs: null, connectionLost: false }] }],
+  [
+    "pushes lost with their connection are retried apart, never behind another push's wait (an APNs 5xx's 15 minutes)",
+    { a: retry(APNS_SERVER_ERROR_RETRY_MS), b: lost, c: lost },
+    { round: 0 },
+    { retry: [{ ids: ['b', 'c'], retryAfterMs: null, connectionLost: true }, { ids: ['a'], retryAfterMs: APNS_SERVER_ERROR_RETRY_MS, connectionLost: false }] },
+  ],
   ['the last round turns retries into retry_exhausted', { a: retry(), b: delivered }, { round: MAX_SEND_ROUNDS - 1 }, { delivered: ['b'], failed: [{ id: 'a', reason: 'retry_exhausted' }] }],
   ['maxRounds is respected', { a: retry() }, { round: 1, maxRounds: 2 }, { failed: [{ id: 'a', reason: 'retry_exhausted' }] }],
   [
@@ -55,6 +64,18 @@ const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Part
 describe('settleBatch', () => {
   it.each(table)('%s', (_name, outcomes, options, expected) => {
     expect(settleBatch(new Map(Object.entries(outcomes)), options)).toEqual({ ...none, ...expected });
+  });
+
+  it('sends pushes lost with their connection again at once, then after a small jittered backoff that stays small', () => {
+    const lostGroup = { ids: ['a'], retryAfterMs: null, connectionLost: true };
+    expect(retryGroupDelayMs(lostGroup, 1, () => 0.999)).toBe(0);
+    const delays = [2, 3, 5, 8, 14].map((round) => retryGroupDelayMs(lostGroup, round, () => 0.999));
+    for (const delay of delays) expect(delay).toBeLessThanOrEqual(RECONNECT_RETRY_CAP_MS);
+    expect(delays.at(-1)).toBeGreaterThan(delays[0]!);
+    // Jittered: spread between 0 and the round's ceiling.
+    expect(retryGroupDelayMs(lostGroup, 5, () => 0)).toBe(0);
+    // Any other retry keeps the queue's exponential backoff and the provider's wait.
+    expect(retryGroupDelayMs({ ids: ['b'], retryAfterMs: APNS_SERVER_ERROR_RETRY_MS, connectionLost: false }, 1, () => 0.5)).toBe(APNS_SERVER_ERROR_RETRY_MS);
   });
 
   it('treats a whole batch answering BadDeviceToken as our misconfiguration', () => {

@@ -43,7 +43,7 @@ describe('sendEach', () => {
         inFlight -= 1;
         return delivered;
       },
-      7,
+      { concurrency: 7 },
     );
     expect(most).toBe(7);
     expect(sent).toEqual(ids);

@@ -259,6 +259,22 @@ describe('HTTP/2 session pool under network faults', () => {
     await waitFor(() => client.stats().sessions === 1 && proxy.acceptedConnections === 2, 10_000, 'one session left, on the second connection');
   });
 
+  it('PINGs a connection that falls silent under requests in flight without waiting for their timeout, drops it, and goes on on a new one', async () => {
+    const { proxy } = await serverBehindProxy();
+    // Request timeouts far beyond the test: only hearing nothing on a busy connection may set off its PING.
+    const requestTimeoutMs = 60_000;
+    const client = pool(proxy.url, new ManualClock(), { requestTimeoutMs, pingTimeoutMs: 500 });
+    expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
+    // A reset the socket never reports looks the same from here: nothing comes back, whatever is sent.
+    proxy.stall({ newConnections: false });
+    const started = performance.now();
+    const stuck = await Promise.allSettled([client.request({ ':path': '/a' }, 'x'), client.request({ ':path': '/b' }, 'x')]);
+    expect(stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered'))).toEqual(['connection_lost', 'connection_lost']);
+    expect(performance.now() - started).toBeLessThan(requestTimeoutMs);
+    expect((await client.request({ ':path': '/after' }, 'x')).status).toBe(200);
+    expect(proxy.acceptedConnections).toBe(2);
+  });
+
   it('settles every in-flight request when all connections are reset, and goes on on new ones', async () => {
     const { proxy } = await serverBehindProxy(200);
     const client = pool(proxy.url, new ManualClock(), { maxSessions: 2, requestTimeoutMs: 20_000 });
@@ -269,7 +285,11 @@ describe('HTTP/2 session pool under network faults', () => {
     const results = await Promise.allSettled(inFlight);
     // Answered, retried elsewhere, or failed as connection_lost for the engine to retry: never left to time out.
     for (const result of results) {
-      if (result.status === 'rejected') expect(result.reason).toMatchObject({ kind: 'connection_lost' });
+      if (result.status === 'rejected') {
+        expect(result.reason).toMatchObject({ kind: 'connection_lost' });
+        // Sent again at once on a new connection (batch-outcomes.ts), not after the backoff of other retries.
+        expect(requestFailureOutcome(result.reason, 'apns', 'CLARION_APNS_URL')).toEqual({ kind: 'retry', reason: 'apns:connection_lost', retryAfterMs: null, connectionLost: true });
+      }
     }
     const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));

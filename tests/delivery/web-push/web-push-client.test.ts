@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 function client(options: { allowPrivate?: boolean; timeoutMs?: number } = {}): WebPushClient {
-  const timeouts = options.timeoutMs ? { connectTimeoutMs: options.timeoutMs, answerTimeoutMs: options.timeoutMs } : {};
+  const timeouts = options.timeoutMs ? { connectTimeoutMs: options.timeoutMs, deadlineMs: options.timeoutMs } : {};
   const created = createWebPushClient({ keys, clock, allowPrivate: options.allowPrivate ?? true, ...timeouts });
   clients.push(created);
   return created;
@@ -103,6 +103,30 @@ describe('Web Push client: endpoint safety', () => {
     const acceptedBefore = accepted;
     expect(await c.send(token(`https://127.0.0.1:${port}/push/b`), content)).toMatchObject({ kind: 'retry', reason: 'web-push:origin_unresponsive', retryAfterMs: 60_000 });
     expect(accepted).toBe(acceptedBefore);
+  });
+});
+
+describe('Web Push client: a total deadline per push', () => {
+  it('gives up an endpoint that answers at once and then drips its body at the deadline, keeps its status, and pauses its origin', async () => {
+    // Each byte comes well inside the deadline: a timeout that restarts with every byte would wait for ever.
+    const slow = await startFakeWebPush({ clock });
+    try {
+      const dripping = slow.subscribe();
+      slow.setSubscriptionOutcome(dripping.id, { status: 201, dripBodyMs: 100 });
+      const c = client({ timeoutMs: 600 });
+      const started = performance.now();
+      // The push went out and was accepted: what the status says counts, whatever the body does after it.
+      expect(await c.send(JSON.stringify(dripping.json), content)).toEqual({ kind: 'delivered' });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(600);
+      // The origin is paused: its other subscriptions answer "retry later" at once, without a connection.
+      const other = slow.subscribe();
+      expect(await c.send(JSON.stringify(other.json), content)).toMatchObject({ kind: 'retry', reason: 'web-push:origin_unresponsive' });
+      expect(slow.messages.filter((message) => message.subscriptionId === other.id)).toHaveLength(0);
+      // Other origins are not.
+      expect(await c.send(JSON.stringify(fake.subscribe().json), content)).toEqual({ kind: 'delivered' });
+    } finally {
+      await slow.close();
+    }
   });
 });
 

@@ -95,6 +95,7 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
   const messages = new FakeRecord<WebPushRecord>();
   const connectionOf = connectionNumbering();
   let messageCount = 0;
+  let closed = false;
 
   const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
     server.on('request', (request: AnyRequest, response: AnyResponse) => {
@@ -157,6 +158,12 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
         draft.urgency = rules.value.urgency;
         draft.topic = rules.value.topic;
         const injected = behaviour.takeInjectedFailure() ?? behaviour.tokenOutcome(subscriptionId!);
+        if (injected?.dripBodyMs !== undefined) {
+          draft.injected = true;
+          decryptInto(draft, subscription.browser, body);
+          messages.add({ ...draft, at: clock.now(), status: injected.status, answered: !clientGone(request) });
+          return drip(request, response, injected.status, injected.dripBodyMs);
+        }
         if (injected) {
           draft.injected = true;
           refusal = {
@@ -205,6 +212,17 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     const subscription = subscriptions.get(id);
     if (!subscription) throw new Error(`no subscription ${id}`);
     return subscription;
+  }
+
+  /** Headers now, then a byte of body every `everyMs`, until the client goes or the fake closes (its delays end then). */
+  async function drip(request: AnyRequest, response: AnyResponse, status: number, everyMs: number): Promise<void> {
+    response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    // Both response types write a string; the first byte sends the headers with it.
+    const body = response as unknown as { write(chunk: string): boolean; destroyed: boolean };
+    while (!closed && !clientGone(request) && !body.destroyed) {
+      body.write('.');
+      await listener.delay(everyMs);
+    }
   }
 
   function subscribe({ applicationServerKey }: { applicationServerKey?: string } = {}): FakeSubscription {
@@ -257,6 +275,7 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
       messages.clear();
     },
     close: async () => {
+      closed = true;
       messages.abortWaits('the fake Web Push service was closed');
       await listener.close();
     },
