@@ -1,4 +1,4 @@
-// Accept-path CPU in one process (issue 11, goal 1), for comparing code changes on a busy machine: the app is built
+// Accept-path CPU in one process, for comparing code changes on a busy machine: the app is built
 // in this process and driven through inject() — no HTTP, no load generator, no other process — in waves of 50
 // concurrent POST /api/v1/notifications (so SQLite's group commit shares transactions as under load). It reports
 // this process's CPU time (user + system) per accepted request and the SQL statements per request; with --postgres

@@ -1,4 +1,4 @@
-// Accept path with the worker in the same process (issue 11, goals 1 and 4): `clarion serve` with both roles, the
+// Accept path with the worker in the same process: `clarion serve` with both roles, the
 // fake APNs and FCM in a process of their own.
 //   1. Latency to first push: POST /api/v1/notifications to a one-subscriber channel, for each 201 the time until
 //      the fake first receives that notification (p50, p99, max): at 20 req/s (the pipeline alone, no backlog) and
@@ -7,7 +7,7 @@
 //      --subscribers (100,000), against the same load with only those one-push notifications to deliver. Beside it,
 //      the floor: `GET /healthz` (no database, no worker code) at the same rate during the same fan-out; if the
 //      floor is as high as the accepts, requests wait for the API's event loop or for a core, not for the accept's
-//      own work (bench/README.md, "Session 8": on one loop, the worker's work held the loop).
+//      own work (docs/performance.md, "The worker thread": on one loop, the worker's work holds the loop).
 //   Every load is open-loop at an even rate, each request timed from when it was due (bench/harness/open-loop-load.ts).
 //   Each phase also reports the API thread's event-loop delay (monitorEventLoopDelay through prom-client's default
 //   metrics, read from /metrics before and after the phase: each scrape resets it) and how busy the machine's cores

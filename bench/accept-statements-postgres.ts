@@ -1,4 +1,4 @@
-// PostgreSQL's own CPU for the accept path's statements (issue 11, goal 1), statement by statement: the statements the
+// PostgreSQL's own CPU for the accept path's statements, statement by statement: the statements the
 // app sends for one POST /api/v1/notifications are captured at node-postgres (text, name, parameters), then replayed
 // in a loop on connections of this script's own, as named prepared statements like the app sends them, with fresh ids
 // each time; the CPU counted is that of this benchmark database's backends and the server's background processes

@@ -1,4 +1,4 @@
-// Accept-path benchmark (issue 11, goal 1): what POST /api/v1/notifications costs, on SQLite and (with --postgres)
+// Accept-path benchmark: what POST /api/v1/notifications costs, on SQLite and (with --postgres)
 // on PostgreSQL.
 //   1. SQL statements per accepted notification, counted at the drivers (BEGIN/COMMIT included), with and without
 //      an Idempotency-Key, the app in this process (inject).

@@ -1,4 +1,4 @@
-// The yardstick of goal 2 (issue 11): a bare node:http2 client sending the same pushes Clarion sends for one
+// The yardstick of the fan-out's CPU per push: a bare node:http2 client sending the same pushes Clarion sends for one
 // notification to the same fakes — APNs alert requests with the same headers and body, FCM v1 messages with the same
 // fields, to the same tokens (bench/harness/fanout-channel.ts benchDevice) — with one signed JWT and one OAuth token, no database and
 // no bookkeeping. Its CPU per push is the floor Clarion's is compared with (bench/fanout-cpu.ts).

@@ -1,10 +1,10 @@
-// Goal 2 of issue 11: Clarion's CPU per push against a bare node:http2 client sending the same pushes to the same fakes,
+// Clarion's CPU per push against a bare node:http2 client sending the same pushes to the same fakes,
 // in the same run, interleaved. The fakes run in their own process (tools/run-fakes.ts, with simulated provider latency),
 // Clarion in one `clarion serve --worker` process; CPU is read per process from /proc, so neither the fakes nor this
 // driver count. The database is SQLite in the worker's process (its CPU counts as Clarion's), or PostgreSQL (--postgres,
 // whose server CPU is reported apart).
 //
-// Issue 12: `--platforms ios,android,web` spreads the channel in thirds over the platforms listed (subscriber n on
+// `--platforms ios,android,web` spreads the channel in thirds over the platforms listed (subscriber n on
 // platforms[n % count]); the web subscriptions are made at the fake Web Push service, which decrypts each push in its
 // own process. The bare client has no web equivalent, so it runs (and the ratio is given) only for the default
 // `ios,android` mix; otherwise the figures are Clarion's alone, per push of that mix.

@@ -1,4 +1,4 @@
-// Goal 2 of issue 11, "the database work per push ≤ 10 µs": the delivery worker runs in this process against SQLite
+// The database work per push (target: ≤ 10 µs): the delivery worker runs in this process against SQLite
 // (or PostgreSQL with --postgres) with a Kysely plugin that times every statement from before it is compiled to its
 // result, and counts them by kind. The fakes run in their own process. On SQLite the statements run synchronously in
 // this process, so their time is CPU time; on PostgreSQL it includes the round trip.

@@ -1,4 +1,4 @@
-// Goal 3 of issue 11: one notification to a channel of N subscribers (default 100,000, 300,000 and 1,000,000), each size
+// Memory and time of a fan-out: one notification to a channel of N subscribers (default 100,000, 300,000 and 1,000,000), each size
 // with a fresh database and a fresh `clarion serve --worker` process, so its peak RSS (VmHWM) belongs to that size alone.
 // Time should grow linearly in N and the peak should not grow with it. The fakes run in their own process with
 // simulated provider latency.

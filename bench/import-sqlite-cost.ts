@@ -1,4 +1,4 @@
-// Goal 3 of issue 11, bulk import: where SQLite's time goes per new subscriber. Each variant inserts the same N
+// Bulk import: where SQLite's time goes per new subscriber. Each variant inserts the same N
 // subscribers (and, where named, one `subscriber.created` event each) into a fresh copy of a migrated SQLite file with
 // raw better-sqlite3 one-row statements (the cheapest way SQLite offers), in transactions of 5,000 rows as
 // `clarion subscribers import` commits, with the import connection's pragmas (src/cli/subscribers-import.ts). A

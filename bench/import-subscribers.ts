@@ -1,4 +1,4 @@
-// Goal 3 of issue 11, bulk import: `clarion subscribers import` of an NDJSON file of N subscribers (half iOS with a time
+// Bulk import: `clarion subscribers import` of an NDJSON file of N subscribers (half iOS with a time
 // zone, half Android) into a fresh channel, then the same file again (every line an update), each as the operator runs
 // it: a separate process, start-up included. Reports the command's own rows/s (wall time from its start to its last
 // commit) and rows per CPU-second of the process (user + system, from /usr/bin/time), which a busy machine disturbs less.

@@ -1,4 +1,4 @@
-// Issue 16: one Live Activity update to N iOS devices, per token against on an APNs broadcast channel (iOS 18). The
+// One Live Activity update to N iOS devices, per token against on an APNs broadcast channel (iOS 18). The
 // fakes run in their own process (tools/run-fakes.ts, every answer 20–50 ms later), Clarion in one
 // `clarion serve --worker` process on a SQLite file (or --postgres). For each mode the script seeds a channel of N iOS
 // subscribers and an active activity (per token: N reported update tokens; broadcast: a channel created at the fake's

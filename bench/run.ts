@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark of issue 11 in one command, nothing built by hand. Each script in the table below
+// `npm run bench`: the benchmarks in one command, nothing built by hand. Each script in the table below
 // runs in a child process of its own (it starts its own fakes, servers and load) and ends with one stdout line
 // `BENCH_RESULT <json>` (bench/harness/bench-result.ts); the rounds are interleaved (A B C, A B C, …) so a noisy
 // neighbour spreads over all of them, and the table gives each figure's median and range over the rounds.
@@ -16,15 +16,15 @@ import { BENCH_RESULT_PREFIX, median } from './harness/bench-result.ts';
  * The benchmarks, in running order. A script listed here must run alone, accept `--quick` (and `--postgres URL`
  * when `postgres` is set) and print BENCH_RESULT last. Scripts not (yet) in the tree are skipped with a note.
  */
-const benchmarks: Array<{ script: string; args?: string[]; goal: string; postgres: boolean }> = [
-  { script: 'accept-throughput.ts', goal: '1: accept path', postgres: true },
-  { script: 'accept-cpu.ts', goal: '1: accept path CPU per request, in one process (inject)', postgres: true },
-  { script: 'accept-delivery.ts', goal: '1 and 4: accept beside a fan-out, latency to first push', postgres: true },
-  { script: 'fanout-cpu.ts', goal: '2: CPU per push against a bare client', postgres: true },
-  { script: 'fanout-cpu.ts', args: ['--platforms', 'ios,android,web'], goal: 'issue 12: CPU per push with a third of the channel on the web', postgres: true },
-  { script: 'fanout-db-time.ts', goal: '2: database work per push', postgres: false },
-  { script: 'live-activity-broadcast.ts', goal: 'issue 16: one Live Activity update, per token against one broadcast channel', postgres: true },
-  { script: 'sqlite-drivers.ts', goal: 'the SQLite drivers this Node offers, on the accept and fan-out statements', postgres: false },
+const benchmarks: Array<{ script: string; args?: string[]; measures: string; postgres: boolean }> = [
+  { script: 'accept-throughput.ts', measures: 'accept path: statements, requests per CPU-second, p99 at 1,000 req/s', postgres: true },
+  { script: 'accept-cpu.ts', measures: 'accept path CPU per request, in one process (inject)', postgres: true },
+  { script: 'accept-delivery.ts', measures: 'accept beside a fan-out, latency to first push', postgres: true },
+  { script: 'fanout-cpu.ts', measures: 'fan-out CPU per push against a bare client', postgres: true },
+  { script: 'fanout-cpu.ts', args: ['--platforms', 'ios,android,web'], measures: 'fan-out CPU per push with a third of the channel on the web', postgres: true },
+  { script: 'fanout-db-time.ts', measures: 'database work per push', postgres: false },
+  { script: 'live-activity-broadcast.ts', measures: 'one Live Activity update, per token against one broadcast channel', postgres: true },
+  { script: 'sqlite-drivers.ts', measures: 'the SQLite drivers this Node offers, on the accept and fan-out statements', postgres: false },
 ];
 
 /** A benchmark's name in the table: its script, and its arguments when it runs more than once. */
@@ -33,10 +33,10 @@ function labelOf(benchmark: (typeof benchmarks)[number]): string {
 }
 
 /**
- * Ratios of the issue's goals, from the medians of the figures they divide: [label, benchmark, numerator, denominator].
+ * Ratios worth a row of their own, from the medians of the figures they divide: [label, benchmark, numerator, denominator].
  * (Accept req/s per core is a figure of accept-throughput.ts itself.)
  */
-const ratios: Array<[string, string, string, string]> = [['Clarion / bare client CPU per push (goal ≤ 1.1)', 'fanout-cpu.ts', 'clarionCpuUsPerPush', 'bareCpuUsPerPush']];
+const ratios: Array<[string, string, string, string]> = [['Clarion / bare client CPU per push (target ≤ 1.1)', 'fanout-cpu.ts', 'clarionCpuUsPerPush', 'bareCpuUsPerPush']];
 
 const { values } = parseArgs({
   options: {

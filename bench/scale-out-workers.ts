@@ -1,4 +1,4 @@
-// Goal 5 of issue 11: the same fan-out with 1, 2 and 4 `clarion serve --worker` processes sharing one PostgreSQL
+// Scale-out: the same fan-out with 1, 2 and 4 `clarion serve --worker` processes sharing one PostgreSQL
 // database: pushes/s, Clarion CPU per push (all workers), each process's share, and what the other parties spent per push
 // (the PostgreSQL server's processes, the fakes' process) — which shows where the curve flattens and why.
 //

@@ -1,4 +1,4 @@
-// The worker's cost of one small notification (issue 11, goal 4: first push < 1 s p99 under load), in one process
+// The worker's cost of one small notification (what the latency to first push under load depends on), in one process
 // for comparing code changes on a busy machine: SQL statements (BEGIN and COMMIT included) and this process's CPU
 // time per notification delivered, from the dispatch job's claim to the settle of its one push. The fakes run in a
 // process of their own (tools/run-fakes.ts), so only Clarion's work counts.

@@ -1,4 +1,4 @@
-// Issue 11, goal 2 ("the database work per push ≤ 10 µs"): what SQLite itself costs per row for a send batch's two
+// What SQLite itself costs per row for a send batch's two
 // per-row statements (src/store/subscribers-store.ts: the batch read and the last-delivered UPDATE), measured in
 // isolation on a seeded channel, without Kysely, the queue or the network: the floor that bench/fanout-db-time.ts's
 // per-push figure cannot go under while a batch reads and updates one subscriber row per push. Process CPU time, best

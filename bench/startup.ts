@@ -1,5 +1,5 @@
-// Start-up time to a ready `/readyz` and idle memory of `clarion serve` (issue 15, part 3): the TypeScript sources
-// through tsx (how `npm start` ran before the compiled build) against the compiled build in dist/, interleaved, each
+// Start-up time to a ready `/readyz` and idle memory of `clarion serve`: the TypeScript sources
+// through tsx (what `clarion` runs while dist/ is stale) against the compiled build in dist/, interleaved, each
 // start on a fresh SQLite data directory (so every start also creates the database and runs all migrations).
 //
 //   node --import tsx bench/startup.ts [--runs 5] [--idle-seconds 5] [--quick]
