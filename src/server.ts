@@ -130,7 +130,7 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
   const metrics = new ClarionMetrics({ processMetrics: true });
   watchQueue(metrics, store, clock);
   // Before the roles start: a taken port stops start-up with nothing else left running.
-  // On by default (issue 15): CLARION_METRICS_PORT when set, else DEFAULT_METRICS_PORT on CLARION_METRICS_HOST
+  // On by default: CLARION_METRICS_PORT when set, else DEFAULT_METRICS_PORT on CLARION_METRICS_HOST
   // (127.0.0.1). A port the operator chose that is taken stops start-up; the default one taken (a second process on
   // the host) only costs this process its listener, with a warning, so several processes on one host still start.
   let metricsListener: MetricsListener | null = null;
@@ -169,7 +169,7 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
   let host: string | null = null;
   if (roles.api) {
     // Loaded only for the API role: a `serve --worker` process never imports the HTTP stack (Fastify, schemas,
-    // OpenAPI, the dashboard): 156 MiB resident when idle instead of 160–169 (bench/README.md, "Memory and time").
+    // OpenAPI, the dashboard), and idles in less memory (docs/performance.md, "Start-up and idle memory").
     const { buildApp } = await import('./http/app.ts');
     // Test credentials goes through the worker's app clients when it runs on this event loop, else through the app's own.
     app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger, providerTokens, ...(worker ? { providerClients: worker.providerClients } : {}) });
@@ -190,7 +190,7 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
       // The provider clients close together with the worker, not after it: they refuse new pushes and give the ones
       // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
       // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
-      // connection_lost, retried by a follow-up job) at once and commits its batch (issue 9 item 1).
+      // connection_lost, retried by a follow-up job) at once and commits its batch.
       await Promise.all([app?.close(), metricsListener?.close(), worker?.stop(graceMs), workerThread?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
       await store.close();
     },

@@ -36,11 +36,11 @@ function threadEntry(): URL {
  * The delivery worker on a thread of its own, for `clarion serve` running both roles in one process
  * (CLARION_WORKER_THREAD=true): the API keeps an event loop to itself, so a big fan-out does not queue accepted
  * requests behind send batches. Measured on a quiet 2-core machine with requests arriving at an even rate
- * (bench/README.md, "Session 8", bench/accept-delivery.ts): beside a 100,000-subscriber fan-out, accept p99 11–17 ms
+ * (docs/performance.md, "The worker thread", bench/accept-delivery.ts): beside a 100,000-subscriber fan-out, accept p99 11–17 ms
  * with the thread against 64–84 ms on one loop (SQLite, 100–500 req/s), 19–27 ms against 67–71 ms on PostgreSQL
  * (100 req/s); on one loop `/healthz` was as slow as the accepts, so what the thread removes is the worker's own work
  * (HTTP/2 answers and request starts, GC, SQLite) holding the API's loop. Off by default all the same, for what it
- * costs: 1.4 s to ready against 0.9 s and 187 against 135 MiB idle (compiled, session 7), and on SQLite the worker
+ * costs: 1.4 s to ready against 0.9 s and 187 against 135 MiB idle (compiled), and on SQLite the worker
  * falls behind sooner under many small notifications (500 a second: first-push p99 0.4–1.4 s against 66 ms on one
  * loop). A thread rather than a second process keeps `clarion serve` one process to run, stop and watch. It has its
  * own database connection: on SQLite the two connections hand the write lock over through shared turns

@@ -46,7 +46,7 @@ const { values: flags } = parseArgs({
     dir: { type: 'string', default: process.env.CLARION_FAKES_DIR ?? join(repoRoot, '.cache/fakes') },
     quiet: { type: 'boolean', default: false },
     // Simulated provider latency per answer, e.g. 35 or 20-50 (ms, uniform): real APNs/FCM answer in tens of ms, so a
-    // sender must keep hundreds of streams in flight to reach 10,000 pushes/s (bench/README.md).
+    // sender must keep hundreds of streams in flight to reach 10,000 pushes/s (docs/performance.md, "Fan-out CPU per push").
     latency: { type: 'string', default: process.env.CLARION_FAKE_LATENCY ?? '0' },
     // Keep no request records (the fakes' memory stays flat over millions of pushes); counts go to stderr on exit.
     forget: { type: 'boolean', default: false },

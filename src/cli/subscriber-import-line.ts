@@ -116,7 +116,7 @@ function templatedPushToStartTokens(platform: Platform, value: unknown, problems
 /**
  * isTimeZone builds an Intl.DateTimeFormat, about 60 µs: a third of the import's CPU before this memo (a file has few
  * distinct zones); isLocale (Intl.getCanonicalLocales) was still ~5% of a 100,000-row import's CPU profile
- * (bench/README.md, "Subscriber import"). Bounded, so a file of made-up values cannot grow them without end.
+ * (docs/performance.md, "Subscriber import"). Bounded, so a file of made-up values cannot grow them without end.
  */
 const knownTimeZone = memoized(isTimeZone);
 const knownLocale = memoized(isLocale);

@@ -119,7 +119,7 @@ async function importFile(
  * later than the event. On SQLite the transaction holds the database's only write lock (BEGIN IMMEDIATE), so an account
  * without any endpoint (whatever its status or event types: it may be re-enabled or subscribed later) at this point
  * cannot gain one created no later than these events: they would never be sent, and skipping them saves ~10 µs of
- * SQLite CPU per new subscriber, a fifth of the import (bench/README.md, "Session 6: import"). On PostgreSQL an
+ * SQLite CPU per new subscriber, a fifth of the import (docs/performance.md, "Subscriber import"). On PostgreSQL an
  * endpoint created concurrently, stamped before this transaction's `now` but not committed yet, would be invisible
  * here and still eligible, so the events are always written there.
  */

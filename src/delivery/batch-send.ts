@@ -9,10 +9,10 @@ const SEND_CONCURRENCY = 500;
 
 /**
  * The longest stretch, in milliseconds, that a send loop runs without letting the event loop turn. Starting 500
- * pushes is one synchronous run of ~500 `session.request()` calls (tens of ms on the 2-core machine, bench/README.md
+ * pushes is one synchronous run of ~500 `session.request()` calls (tens of ms on the 2-core machine, docs/performance.md,
  * "Accept path"), during which the API in the same process answers nothing; past this budget the loop waits for the
  * event loop's next turn (setImmediate: pending I/O first, then the rest of the sends). Exported for its test
- * (tests/delivery/engine/batch-send.test.ts). Measured against no slicing in bench/README.md, "Session 6": not
+ * (tests/delivery/engine/batch-send.test.ts). Measured against no slicing (docs/performance.md, "Levers tried and not kept"): not
  * separable on a saturated machine; kept because it bounds this stretch by construction.
  */
 export const SEND_SLICE_MS = 4;
@@ -30,7 +30,7 @@ export function sendEach(
 ): Promise<Map<string, DeliveryOutcome>> {
   const { concurrency = SEND_CONCURRENCY, onAnswer } = options;
   // Callbacks on each push's promise rather than `concurrency` async lanes that await it: no async function, lane
-  // promise and Map entry per push, one array slot instead (bench/fanout-cpu.ts, issue 11).
+  // promise and Map entry per push, one array slot instead (bench/fanout-cpu.ts).
   return new Promise((resolve) => {
     const limit = Math.max(1, concurrency);
     const answers = new Array<DeliveryOutcome | null | undefined>(ids.length);

@@ -12,7 +12,7 @@ import type { DeliveryOutcome } from './delivery-outcome.ts';
  *
  * A send job sends first and then commits what the answers imply in one transaction that also completes the job. If
  * that transaction fails (disk full, a read-only or failed-over database, a deadlock), failing the job would make its
- * next attempt send the whole batch again: 1,500 duplicate pushes in the full-disk test of issue 9, without any crash.
+ * next attempt send the whole batch again: 1,500 duplicate pushes in a full-disk test, without any crash.
  * So, in order:
  * 1. the transaction is retried in memory with backoff (SETTLE_RETRY_DELAYS_MS), which rides out lock waits, a
  *    failover and a checkpoint freeing WAL space;
@@ -78,7 +78,7 @@ export interface SettleSentBatch<Payload extends { sent?: RecordedOutcomes }> {
   payload: Payload;
   /**
    * The answers, needed only when the transaction fails: a function builds them then, so a batch that settles (nearly
-   * all) never turns its 500 answers into an object (~0.9 KB of garbage per push in bench/fanout-cpu.ts, issue 11).
+   * all) never turns its 500 answers into an object (~0.9 KB of garbage per push in bench/fanout-cpu.ts).
    */
   recorded: RecordedOutcomes | (() => RecordedOutcomes);
   backlog: SettleBacklog;

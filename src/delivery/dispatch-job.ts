@@ -32,8 +32,8 @@ class LeaseLostError extends Error {}
  * last page it enqueued and no page is ever enqueued twice. A dispatch that runs after its notification's
  * ttlSeconds has passed (the server was down at the due time) records its subscribers as failed with `expired`.
  *
- * The small notification (most of them: one user's devices) is the latency path of issue 11, goal 4, where each
- * transaction counted (bench/README.md, "latency to first push"): a page shorter than the page size is the last, so
+ * The small notification (most of them: one user's devices) is the latency path, where each
+ * transaction counted (docs/performance.md, "Latency to first push"): a page shorter than the page size is the last, so
  * its transaction also completes and finishes the dispatch (no second read, no cursor, no second commit), and a last
  * page of at most one send batch per platform has its send jobs enqueued already leased to this worker, which runs
  * them once that transaction commits: no claim, no wait for one (at most one job per platform beyond the worker's
@@ -124,7 +124,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
  * is fixed and, unless send jobs of this transaction will settle later (`settlesLater`), the notification completes
  * if every recipient already has an outcome. Each settle checks completion after its own outcomes
  * (send-batch-job.ts), so with send jobs freshly enqueued by this transaction the check here could never succeed: they
- * are the pushes still pending. Skipping it is one statement fewer per small notification (bench/README.md, "Session 6").
+ * are the pushes still pending. Skipping it is one statement fewer per small notification (docs/performance.md, "Latency to first push").
  */
 async function finish(
   deps: DeliveryDependencies,

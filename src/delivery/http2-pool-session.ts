@@ -13,7 +13,7 @@ import type { DeliveryLogger } from './http2-session-pool.ts';
  * PING, is refused by the server (GOAWAY), or closes — whichever comes first. The pool must not wait for the 'close'
  * event: node:http2 emits it only after its last write to the socket completed, and on a black-holed connection
  * (NAT entry dropped, peer gone without a FIN) that write never completes, so a destroyed session could sit in the
- * pool forever and, with FCM's single session, no other would ever open (issue 9 item 1). For the same reason the
+ * pool forever and, with FCM's single session, no other would ever open. For the same reason the
  * TLS socket is created here (`createConnection`): node:http2 refuses `session.socket.destroy()`, and destroying the
  * socket ourselves is what releases a session stuck on such a write.
  */

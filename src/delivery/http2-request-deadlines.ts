@@ -3,7 +3,7 @@
  *
  * Every deadline of a pool is "now + the same timeout", so deadlines arrive in order and a FIFO with a single timer
  * for its head holds them all. A per-request setTimeout/clearTimeout pair was one of the costs a push had over a bare
- * node:http2 client in bench/fanout-cpu.ts (issue 11). A deadline is cancelled by moving the request's own `deadline`
+ * node:http2 client in bench/fanout-cpu.ts. A deadline is cancelled by moving the request's own `deadline`
  * (settling it, or arming it again): the queue skips entries that no longer match when it reaches them.
  */
 export interface Deadlined {

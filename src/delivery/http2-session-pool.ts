@@ -184,7 +184,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
 
   /**
    * Asked after every answer while requests wait (most of a large fan-out), so it allocates nothing: the array
-   * version of these checks showed up in bench/fanout-cpu.ts profiles (issue 11).
+   * version of these checks showed up in bench/fanout-cpu.ts profiles.
    */
   function shouldOpenSession(): boolean {
     if (closed) return false;
@@ -369,7 +369,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
         queue.push(pending);
         pump();
         // The wait for a stream is timed only when there is a wait: most requests go out at once, and one timer fewer
-        // per push was measurable (bench/fanout-cpu.ts, issue 11).
+        // per push was measurable (bench/fanout-cpu.ts).
         if (!pending.stream && !pending.settled) armTimeout(pending);
       });
     },

@@ -129,7 +129,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
 
 /**
  * The batch's push contexts, one per APNs environment a subscriber can have, shared by its pushes: a new object per
- * push (`{ ...context, apnsEnvironment }`) was garbage on the path bench/fanout-cpu.ts measures (issue 11).
+ * push (`{ ...context, apnsEnvironment }`) was garbage on the path bench/fanout-cpu.ts measures.
  */
 function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown', PushContext> {
   return {

@@ -71,7 +71,7 @@ function identity(token: string): NormalizedToken {
 /** The 32-byte SHA-256 `subscribers.token_hash` stores (seeding scripts make their rows' hashes with it too). */
 export function deviceTokenHash(value: string): Buffer {
   // One-shot hash(): no Hash object per token. createHash().update().digest() was ~6% of a bulk import's CPU profile,
-  // twice per line (bench/README.md, "Session 6: import").
+  // twice per line (docs/performance.md, "Subscriber import").
   return hash('sha256', value, 'buffer');
 }
 

@@ -27,7 +27,7 @@ export type IdKind = keyof typeof idPrefixes;
 
 /**
  * ulid's own generator asks the system for one random byte per character, 16 calls per id; a request that accepts a
- * notification makes three ids, and those calls were 3 % of its CPU (bench/README.md, "Accept path"). The same
+ * notification makes three ids, and those calls were 3 % of its CPU (docs/performance.md, "Accept path"). The same
  * cryptographic bytes, fetched 4 KiB at a time. A byte / 256 picks one of 32 characters with equal odds.
  */
 const randomPool = Buffer.alloc(4096);

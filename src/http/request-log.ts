@@ -2,7 +2,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * One log line per request, written when it is answered, instead of Fastify's two ("incoming request" with the
- * request, then "request completed" with the status). Measured on the accept path (bench/README.md, "Accept path"):
+ * request, then "request completed" with the status). Measured on the accept path (docs/performance.md, "Accept path"):
  * formatting and writing the second line cost about as much as one of its SQL statements. The line keeps what both
  * said: request id (pino's child binding), method, URL, client address, status and time.
  */

@@ -2,7 +2,7 @@ import { instanceHasAccounts } from '../store/accounts-store.ts';
 import type { AppDependencies } from './app-types.ts';
 
 /**
- * Who may create an account from the dashboard (issue 15, part 2), as GET /api/v1/auth/session reports it:
+ * Who may create an account from the dashboard, as GET /api/v1/auth/session reports it:
  * - `open` (CLARION_SIGNUP=open): anyone who reaches the instance gets a Free account that sends through the
  *   operator's APNs, FCM and Web Push credentials — the reason it is not the default.
  * - `closed` (the default): accounts come from the CLI (`clarion accounts create`) …

@@ -28,7 +28,7 @@ export async function claimDueJobs(db: Kysely<Database>, input: ClaimInput, skip
 
 /**
  * Compiled once per worker's set of kinds (src/store/prepared-query.ts), and a named statement on PostgreSQL: it runs
- * at least once per job that is not started leased (a small notification's dispatch; bench/README.md, "Session 6").
+ * at least once per job that is not started leased (a small notification's dispatch; docs/performance.md, "Latency to first push").
  * The kinds are the statement's constants: a worker's kinds never change, and each set is a shape of its own. So are
  * the skipped lanes: none nearly always, else one of a few platforms at a time.
  */

@@ -43,7 +43,7 @@ export class JobQueue {
     let inserted = false;
     try {
       // RETURNING tells a fresh insert from a known unique key in the same statement: only the latter needs the
-      // lookup below (one statement fewer on every accepted notification, bench/README.md "Accept path").
+      // lookup below (one statement fewer on every accepted notification, docs/performance.md, "Accept path").
       const [returned] = await insertJob(db, row);
       inserted = returned !== undefined;
     } catch (error) {
@@ -112,7 +112,7 @@ export class JobQueue {
 
   /**
    * One statement, atomic by itself on both databases, so no transaction around it: BEGIN and COMMIT were two of the
-   * claim's three round trips. Measured with the worker's other statements (bench/README.md, "Session 6"): a socket
+   * claim's three round trips. Measured with the worker's other statements (docs/performance.md, "Latency to first push"): a socket
    * write per statement was ~31 % of the PostgreSQL worker's CPU, and 27 → 22 statements per one-push notification
    * with them compiled once and named took its CPU from 15.2–15.8 to 10.1–10.5 ms (busy machine).
    */

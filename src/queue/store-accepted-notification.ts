@@ -33,14 +33,14 @@ export interface AcceptedNotification {
  * its dispatch jobs, all or nothing. Returns the quota's new count and the recipient count. `db` is the caller's
  * transaction, or on PostgreSQL the database itself when the caller has nothing else to write with it (see below).
  *
- * On PostgreSQL, where every statement is a round trip (measured, bench/README.md "Accept path": 7 statements and
+ * On PostgreSQL, where every statement is a round trip (measured, docs/performance.md, "Accept path": 7 statements and
  * ~1.2 ms of server CPU plus ~1.6 ms of database CPU per accepted notification, most of it the client's and the
  * server's work per message, not SQL execution), the usual single dispatch goes as ONE statement with data-modifying
  * CTEs: the quota upsert, the notification INSERT, the job INSERT and the `pg_notify` that wakes the workers. Each
  * write after the quota's depends on the one before it (`WHERE EXISTS` on its RETURNING), so a refused charge stores
  * nothing and notifies no one, and the statement is complete by itself: run outside a transaction it is its own, and
- * the caller saves the BEGIN and COMMIT round trips (src/http/endpoints/notifications/accept-notification.ts; "PostgreSQL,
- * session 5" in bench/README.md). Durable when it returns, as PostgreSQL commits synchronously. On SQLite each
+ * the caller saves the BEGIN and COMMIT round trips (src/http/endpoints/notifications/accept-notification.ts; docs/performance.md,
+ * "Accept path"). Durable when it returns, as PostgreSQL commits synchronously. On SQLite each
  * statement is a function call in this process, a one-statement form saves nothing, and the group commit
  * (src/store/group-commit.ts) already shares BEGIN and COMMIT; local-time notifications (several dispatches) and
  * targeted sends take the same path, in a transaction.

@@ -17,7 +17,7 @@ export type JobHandler = (job: JobRow, context: JobContext) => Promise<void | ty
 
 /**
  * What a handler resolves to when its own committed transaction completed the job: the worker then skips its own
- * `complete`, a statement (and on SQLite a commit) that would change nothing (bench/README.md, goal 4).
+ * `complete`, a statement (and on SQLite a commit) that would change nothing (docs/performance.md, "Latency to first push").
  */
 export const COMPLETED_BY_HANDLER = 'completed-by-handler';
 
@@ -47,7 +47,7 @@ export interface JobContext {
 
 /**
  * Jobs a handler enqueues already leased to this worker (`queue.enqueueLeased`) and hands back to it to run, without
- * a claim: the claim is a transaction, plus the wait for the worker's loop to make it (bench/README.md, goal 4).
+ * a claim: the claim is a transaction, plus the wait for the worker's loop to make it (docs/performance.md, "Latency to first push").
  */
 export interface LeasedJobRunner {
   /** The lease to enqueue them with. */
@@ -105,7 +105,7 @@ export class WorkerPool {
    * Due jobs may be waiting that the last claim could not take (it took as many as it had room for, or there was no
    * room when a wake-up came): a job that finishes then looks for more. Otherwise a finishing job does not claim:
    * new work wakes the worker when it is enqueued (in-process, LISTEN, or the poll), and a claim that finds nothing
-   * costs a transaction per job on the small-notification path (bench/README.md, goal 4).
+   * costs a transaction per job on the small-notification path (docs/performance.md, "Latency to first push").
    */
   private backlogged = false;
   private wakeup: (() => void) | null = null;

@@ -89,7 +89,7 @@ function openSqlite(options: StoreOptions): Store {
   // Deleted content is overwritten with zeros instead of left in free space and free pages, where it stays readable in
   // the file (https://www.sqlite.org/pragma.html#pragma_secure_delete): an erased person's tokens and id must not
   // outlive DELETE /users/{externalId}. Per connection, so every process and thread that opens the file sets it.
-  // Measured on the accept path: bench/README.md, "secure_delete".
+  // Measured on the accept path: docs/performance.md, "Accept path".
   database.pragma('secure_delete = ON');
   const checkpointer = options.checkpointIntervalMs && file !== ':memory:' ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError) : null;
   if (checkpointer) database.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
@@ -117,7 +117,7 @@ const STATEMENT_CACHE_SIZE = 500;
 /**
  * Kysely's SQLite driver prepares every statement anew, each time it runs: parsing and planning SQL against a schema
  * of 20 tables. Measured on the accept path (2026-11-23, 11 statements per POST /notifications, 2,000 requests
- * through inject() in one process): 2.6 ms per request before, 0.85 ms with this cache (bench/README.md, "Accept
+ * through inject() in one process): 2.6 ms per request before, 0.85 ms with this cache (docs/performance.md, "Accept
  * path"). better-sqlite3 statements can be run again with new parameters, so the
  * connection keeps the most recently used ones by their SQL text (least recently used dropped past the limit; texts
  * with a variable number of `?`, like `IN (…)` lists, are simply several entries). Safe because Kysely runs one

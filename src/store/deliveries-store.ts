@@ -53,7 +53,7 @@ const channelPageQuery = preparedQuery(pageQuery, (values) => `${values.timezone
 /**
  * Adds to a notification's per-platform counters: one upsert per platform, compiled once (src/store/prepared-query.ts)
  * and a named statement on PostgreSQL, as are the other statements of a small notification below: they run in the
- * dispatch's and each send batch's transaction. Measured (bench/README.md, "Session 6"): building them with Kysely was
+ * dispatch's and each send batch's transaction. Measured (docs/performance.md, "Latency to first push"): building them with Kysely was
  * 17 % of the PostgreSQL worker's CPU, 3 % once compiled; PostgreSQL's own CPU per notification fell 30–39 %.
  */
 async function bumpPlatformStats(
@@ -86,7 +86,7 @@ const bumpPlatformStatsStatement = preparedQuery((db, param, _values: { notifica
  * The status of a notification whose dispatch has committed a page or finished: queued and scheduled become
  * `sending`, anything else (a partly canceled local-time notification) stays. Folded into the dispatch's own UPDATEs
  * of the row rather than a statement of its own before them (one statement and, on SQLite, one commit fewer per
- * notification: bench/README.md, goal 4); the send jobs that need `sending` commit in the same transaction.
+ * notification: docs/performance.md, "Latency to first push"); the send jobs that need `sending` commit in the same transaction.
  */
 const SENDING_ONCE_DISPATCHED = sql<NotificationRow['status']>`CASE WHEN status IN ('queued', 'scheduled') THEN 'sending' ELSE status END`;
 
@@ -94,7 +94,7 @@ const SENDING_ONCE_DISPATCHED = sql<NotificationRow['status']>`CASE WHEN status 
  * Records one dispatched page's per-platform targeted counts and marks the notification sending, the notification
  * row first (lock order as in recordBatchOutcomes). The dispatch's last page (`last`, possibly empty: an empty
  * audience) also counts the dispatch finished, in the same UPDATE of the row: one statement fewer than a status
- * update and a finishing update (bench/README.md, "Session 6"). Returns true when that was the last dispatch
+ * update and a finishing update (docs/performance.md, "Latency to first push"). Returns true when that was the last dispatch
  * pending (local-time delivery has one per time zone): the number targeted is then to be fixed (fixTargetedCount).
  */
 export async function recordDispatchedPage(

@@ -29,8 +29,8 @@ export async function recordEvent(db: Kysely<Database>, input: NewEvent): Promis
 
 /**
  * One event: every notification's `notification.delivered`, in its last settle. A prepared query rather than the
- * batch's (below) so that PostgreSQL keeps it as a named statement (src/store/prepared-query.ts; bench/README.md,
- * "Session 6"); the batch's texts, one per number of rows, are not named.
+ * batch's (below) so that PostgreSQL keeps it as a named statement (src/store/prepared-query.ts; docs/performance.md,
+ * "Latency to first push"); the batch's texts, one per number of rows, are not named.
  */
 const insertEvent = preparedQuery((db, param, _row: Insertable<EventsTable>) =>
   db.insertInto('events').values({ id: param('id'), account_id: param('account_id'), type: param('type'), data: param('data'), created_at: param('created_at') }),

@@ -20,7 +20,7 @@ interface Pending {
  * Group commit for short transactions on SQLite: units of work submitted in the same turn of the event loop run in
  * ONE transaction, each inside a savepoint of its own, and each caller's promise settles once that transaction has
  * committed (or with its own error, its savepoint rolled back and the others unaffected). One COMMIT — the WAL append,
- * ~100 µs, the largest single cost of accepting a notification (bench/README.md, "Accept path") — then pays for all
+ * ~100 µs, the largest single cost of accepting a notification (docs/performance.md, "Accept path") — then pays for all
  * of them. A unit must use only the `trx` it is given. If the COMMIT itself fails, every unit of the group fails
  * with that error and nothing of it is stored.
  *

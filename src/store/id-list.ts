@@ -7,7 +7,7 @@ import type { Param } from './prepared-query.ts';
  * `= any($1::text[])` on PostgreSQL, `IN (SELECT value FROM json_each(?))` on SQLite. The statement text is then the
  * same for every batch, so it is built and compiled once (prepared-query.ts) and prepared once by each connection,
  * instead of Kysely building, and the driver binding, 500 parameters per statement: ~100 µs of Kysely per statement
- * and batch measured for `where('id', 'in', ids)` with 500 ids (bench/README.md, "Fan-out CPU per push").
+ * and batch measured for `where('id', 'in', ids)` with 500 ids (docs/performance.md, "Database work per push").
  */
 export function inIdList(db: Kysely<Database>, column: string, param: Param): RawBuilder<SqlBool> {
   return isPostgres(db)

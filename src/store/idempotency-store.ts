@@ -39,7 +39,7 @@ export async function claimIdempotencyKey(
   for (let round = 0; round < 2; round += 1) {
     // One statement claims a new key or takes over one older than the window (no longer counts): the upsert only
     // overwrites a record that old, and returns a row exactly when the claim is ours. (It was a DELETE of the old
-    // record, then an INSERT: one statement fewer per request with a key, bench/README.md "Accept path".)
+    // record, then an INSERT: one statement fewer per request with a key, docs/performance.md, "Accept path".)
     const claimed = await db
       .insertInto('idempotency_keys')
       .values(claim)

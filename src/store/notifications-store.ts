@@ -11,7 +11,7 @@ export const notificationStatuses = ['scheduled', 'queued', 'sending', 'sent', '
 /**
  * Stores a new notification with its recipient count taken in the same statement, and returns that count: by
  * default the channel's active subscribers, or `recipientCount` (a one-column query) when the caller counts another
- * audience. One statement instead of a count then an insert on every accepted notification (bench/README.md,
+ * audience. One statement instead of a count then an insert on every accepted notification (docs/performance.md,
  * "Accept path"). The default form is a prepared query (src/store/prepared-query.ts): building this INSERT with
  * Kysely cost ~29 µs of CPU per request, running the compiled text ~4 µs.
  */
@@ -47,7 +47,7 @@ const insertCountingChannel = preparedQuery(
 
 /**
  * A notification by id, for the delivery jobs (each dispatch and send job reads its notification first): compiled once
- * and a named statement on PostgreSQL (src/store/prepared-query.ts, bench/README.md "Session 6").
+ * and a named statement on PostgreSQL (src/store/prepared-query.ts, docs/performance.md, "Latency to first push").
  */
 export async function findNotificationById(db: Kysely<Database>, id: string): Promise<NotificationRow | undefined> {
   const [row] = await notificationById(db, { id });

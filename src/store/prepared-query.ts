@@ -13,8 +13,7 @@ const serverStatementNames = new Map<string, string>();
  * The name under which a PostgreSQL connection keeps this statement parsed and planned, if it is one of the hot
  * statements compiled by `preparedQuery`; undefined for every other statement. src/store/database.ts sends these as
  * node-postgres named statements (`{ name, text, values }`): each connection parses the text once and then only binds
- * new values to it. Measured with pgbench on the accept path's statements (bench/README.md, "Accept path",
- * "PostgreSQL, session 5"): PostgreSQL's CPU per accepted notification roughly halved, parse and plan being most of
+ * new values to it. Measured with pgbench on the accept path's statements (docs/performance.md, "Accept path"): PostgreSQL's CPU per accepted notification roughly halved, parse and plan being most of
  * it. A name stands for one text in this process, so two texts never meet under one name on a connection; the
  * names are as many as the statements compiled here (tens).
  */
@@ -31,7 +30,7 @@ interface Compiled {
 /**
  * A statement of a hot path, built with Kysely's query builder ONCE per dialect and then run with new parameter values.
  *
- * Building and compiling a statement is most of Kysely's cost: measured on the accept path (bench/README.md,
+ * Building and compiling a statement is most of Kysely's cost: measured on the accept path (docs/performance.md,
  * "Accept path"), ~29 µs of CPU for the notification INSERT against ~4 µs for running the same text, and Kysely was
  * the largest item of a CPU profile of POST /api/v1/notifications. So `build` runs on the first call for each
  * dialect (and `shape`, see below) with every value replaced by `param('name')` — a placeholder that Kysely turns

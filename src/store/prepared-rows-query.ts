@@ -16,7 +16,7 @@ interface Compiled {
  * gets stand-in rows whose every field is a placeholder, and a run fills the compiled statement's parameters straight
  * from the batch's rows by (row, field).
  *
- * Measured on `clarion subscribers import` (bench/README.md, "Subscriber import"): building and compiling its
+ * Measured on `clarion subscribers import` (docs/performance.md, "Subscriber import"): building and compiling its
  * 1,000-row INSERT (18,000 values) with Kysely on every chunk was ~10% of the import's CPU, more than filling the
  * parameters of the already-compiled text. The text is then the same string every time, which the SQLite connection's
  * prepared-statement cache (src/store/database.ts) and PostgreSQL both reuse.

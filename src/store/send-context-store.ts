@@ -16,7 +16,7 @@ export interface SendContext {
  * One statement for the account's plan, the key's standing and the channel (by code), run first inside the accept
  * transaction. Reading the key here is what lets src/http/auth.ts serve the accept path from its short key cache and
  * still refuse a key revoked or rotated a moment ago, by any process, on the very next request: the revocation is
- * seen in the same round trip that reads the plan anyway (bench/README.md, "Accept path": three statements became
+ * seen in the same round trip that reads the plan anyway (docs/performance.md, "Accept path": three statements became
  * this one).
  */
 export async function readSendContext(trx: Kysely<Database>, input: { accountId: string; keyId: string | null; channelCode: string }): Promise<SendContext> {

@@ -18,7 +18,7 @@ export const SERVING_AUTOCHECKPOINT_PAGES = 4_000;
 
 /**
  * The thread runs one pragma in a loop and allocates next to nothing: small heaps keep its share of the process's
- * idle RSS down (issue 15).
+ * idle RSS down.
  */
 const THREAD_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 };
 
@@ -56,7 +56,7 @@ parentPort.on('message', () => {
  *
  * better-sqlite3 is synchronous: with SQLite's default automatic checkpoint the COMMIT that takes the WAL past 1,000
  * pages copies them into the database file and fsyncs both files while the whole event loop waits. Measured on the
- * accept path with strace (bench/README.md, "Accept latency on SQLite, session 5"): at 1,000 req/s that was one
+ * accept path with strace (docs/performance.md, "Accept latency on SQLite"): at 1,000 req/s that was one
  * checkpoint a second on the main thread, 10–20 ms with its fsyncs (up to 90 ms on the busy machine), every request
  * arriving meanwhile waiting too — the size of the p99 target itself. A PASSIVE checkpoint from another connection
  * takes no write lock: commits go on appending to the WAL while it copies. The serving connection keeps an automatic

@@ -11,7 +11,7 @@ const STALE_TURN_MS = 5_000;
  * tries (sqliteDefaultBusyCallback in sqlite3.c), so a waiter often sleeps on long after the holder committed, and a
  * holder that commits and begins again at once can take the lock back before the sleeper wakes. Here a thread takes
  * its turn before BEGIN IMMEDIATE and gives it back after COMMIT or ROLLBACK; a waiter sleeps in Atomics.wait and is
- * woken at the release, so the lock passes without the busy handler's sleeps. Measured in bench/README.md ("Session 8").
+ * woken at the release, so the lock passes without the busy handler's sleeps. Measured in docs/performance.md ("The worker thread").
  *
  * The turn is advisory: SQLite's own lock still decides (other processes, the checkpoint thread, statements outside a
  * transaction take it without a turn), and a waiter that waited STALE_TURN_MS takes the turn over.

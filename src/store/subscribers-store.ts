@@ -137,7 +137,7 @@ const rememberApnsEnvironmentStatement = preparedQuery((db, param, _values: IdLi
 
 /**
  * Records when the subscribers' pushes were accepted: ONE statement for a whole send batch (≤ 500 ids), inside its
- * settling transaction, so "last delivered" costs the fan-out a statement per batch, not per push (bench/README.md).
+ * settling transaction, so "last delivered" costs the fan-out a statement per batch, not per push (docs/performance.md, "Database work per push").
  */
 export async function markDelivered(trx: Kysely<Database>, ids: readonly string[], at: number): Promise<void> {
   if (ids.length > 0) await markDeliveredStatement(trx, { at, ...idListValues(trx, ids) });
@@ -158,7 +158,7 @@ export type BatchSubscriber = Pick<Subscriber, 'id' | 'token' | 'status' | 'apns
  * One SELECT for a whole send batch (≤ 500 ids), only the columns every push uses; one statement text for every batch.
  * Measured with bench/fanout-db-time.ts (SQLite, 30,000 subscribers, busy machine, 2026-11-24): this read's SQLite
  * time went from 5.3–6.3 to 4.1–4.2 µs per push when account_id, platform and updated_at were dropped from it; much of
- * the cost is making each row's values (bench/README.md, "Session 6: fan-out per push").
+ * the cost is making each row's values (docs/performance.md, "Database work per push").
  */
 export function findBatchSubscribers(db: Kysely<Database>, ids: readonly string[]): Promise<BatchSubscriber[]> {
   return ids.length === 0 ? Promise.resolve([]) : batchSubscribersQuery(db, idListValues(db, ids));
@@ -342,7 +342,7 @@ export async function importSubscribers(
       last_delivered_at: null,
     }));
     // In index order, (platform, token hash): the INSERT then walks the (channel, platform, token hash) index from one
-    // end to the other instead of jumping to a random page for every row (bench/README.md, "Subscriber import"). Ids
+    // end to the other instead of jumping to a random page for every row (docs/performance.md, "Subscriber import"). Ids
     // and events keep the file's order. Sorted by the keys' strings (latin1: byte order): Buffer.compare, a call into
     // C++ per comparison, was 3% of the import's CPU profile.
     const order = keys.map((_, index) => index).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));

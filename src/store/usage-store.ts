@@ -11,7 +11,7 @@ export type QuotaResult = { taken: true; used: number } | { taken: false; used: 
  * cannot both take the last unit: PostgreSQL re-evaluates the conflict's WHERE after waiting for the row lock, and
  * SQLite runs it under its single write lock. Call it inside the transaction that stores what the units pay for, so
  * a rollback returns them. (It was an INSERT … DO NOTHING and then a conditional UPDATE: one statement fewer on
- * every accepted notification, bench/README.md "Accept path".)
+ * every accepted notification, docs/performance.md, "Accept path".)
  */
 export async function takeQuota(
   trx: Kysely<Database>,

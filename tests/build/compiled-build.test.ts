@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The compiled build (issue 15, part 3) in a copy of the repository, so building and touching sources here never
+// The compiled build in a copy of the repository, so building and touching sources here never
 // changes what the rest of the suite runs: `npm run build` writes dist/, `clarion serve` then runs it (the dashboard,
 // the web SDK and the migrations still found from dist/, the worker thread compiled too), and a source newer than the
 // build sends the command back to the sources through tsx instead of running stale code.

@@ -15,7 +15,7 @@ import {
 } from './chaos-harness.ts';
 
 /**
- * Issue 9 item 1: connections reset or black-holed in the middle of a fan-out. Before the fix a destroyed session
+ * Connections reset or black-holed in the middle of a fan-out. Before the fix a destroyed session
  * stayed in the pool and, with FCM's single session, nothing reached Android again until a restart. Now every push
  * is delivered within a bounded time after the last fault, the stats are exact, and a push is repeated only when
  * its first copy was in flight at a fault (answered by the fake, but the answer lost with the connection).

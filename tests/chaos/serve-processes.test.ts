@@ -16,7 +16,7 @@ import { SCENARIO_TIMEOUT_MS, SUBSCRIBERS, atPushes, expectEveryPushDelivered, r
 const WORKER_CONCURRENCY = 4;
 /** Tokens one worker has in flight at most: the pushes a stop or a kill may repeat. */
 const IN_FLIGHT = WORKER_CONCURRENCY * SEND_BATCH_SIZE;
-/** issue 9 item 1: a stop with stuck connections must still be graceful and quick. */
+/** A stop with stuck connections must still be graceful and quick. */
 const SIGTERM_DEADLINE_MS = 5_000;
 
 let t: TestApp;

@@ -6,7 +6,7 @@ import { createApnsSigningKey, createFcmServiceAccount, writeCredentialFile } fr
 import { runCli } from '../harness/cli-process.ts';
 import { createIsolatedDatabase } from '../harness/isolated-database.ts';
 
-/** `clarion apps create|update|list|delete` and `clarion channels create --app`, as pinned in issue 13. */
+/** `clarion apps create|update|list|delete` and `clarion channels create --app`, as docs/cli.md gives them. */
 const dataDir = mkdtempSync(join(tmpdir(), 'clarion-apps-cli-'));
 const env: Record<string, string | undefined> = { CLARION_DATA_DIR: dataDir, CLARION_LOG_LEVEL: 'warn' };
 let ownDatabase: { url: string; drop(): Promise<void> } | null = null;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 
 /**
- * `clarion backup` and `clarion restore` (issue 15, part 5), as an operator runs them: the backup is taken while
+ * `clarion backup` and `clarion restore`, as an operator runs them: the backup is taken while
  * `clarion serve` runs and writes, and restored into a fresh data directory, where a new server serves the same keys,
  * subscribers and VAPID key pair. SQLite only, whatever the dialect of the run: on PostgreSQL the commands point at
  * pg_dump, which the last test checks.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLARION_BIN, runCli, startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 
 /**
- * What `clarion serve` says at start about the choices that matter for safety (issue 15, part 2): who can create
+ * What `clarion serve` says at start about the choices that matter for safety: who can create
  * accounts, and which variable to change when the port is taken. On SQLite in a data directory of its own: the
  * messages do not depend on the dialect, and a fresh directory is an instance without accounts.
  */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 
 /**
- * The Dockerfile and compose.yaml at the repository root (issue 15, part 4). No container runtime can build or pull
+ * The Dockerfile and compose.yaml at the repository root. No container runtime can build or pull
  * images on the test machines, so this checks what can be checked without one: hadolint when it is installed, and
  * always a parse of both files asserting the properties docs/deploy.md promises. The compose topology itself runs
  * as processes in replicas.test.ts.

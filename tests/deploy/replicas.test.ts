@@ -13,7 +13,7 @@ import { createIsolatedDatabase } from '../harness/isolated-database.ts';
 import { eventually } from '../harness/wait-for.ts';
 
 /**
- * compose.yaml's topology as processes (issue 15, part 4): PostgreSQL, `clarion migrate` once, two
+ * compose.yaml's topology as processes: PostgreSQL, `clarion migrate` once, two
  * `clarion serve --api` replicas behind a round-robin proxy that sets X-Forwarded-For (as Caddy does), and one
  * `clarion serve --worker`, all with one CLARION_SECRET_KEY. Subscribers registered through one replica are sent to
  * through the other, and the worker delivers to the fake providers. PostgreSQL only: it is the layout's database.

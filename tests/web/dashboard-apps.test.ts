@@ -7,7 +7,7 @@ import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 
-/** Issue 13: the Apps page in Chromium: upload credentials, see the fingerprints, test them against the fake providers. */
+/** The Apps page in Chromium: upload credentials, see the fingerprints, test them against the fake providers. */
 let t: TestApp;
 let fakes: FakeProviders;
 let base: string;

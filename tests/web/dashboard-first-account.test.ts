@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 
 /**
- * A new instance in the browser (issue 15, part 2): with sign-up at its default (closed) and no account yet, the
+ * A new instance in the browser: with sign-up at its default (closed) and no account yet, the
  * dashboard opens on the form for the operator's first account; once it exists, sign-up is closed to everyone else.
  */
 let t: TestApp;

@@ -126,7 +126,7 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
   /**
    * Body and headers built once per content object, i.e. once per send job: the job passes the same PushContent for
    * each of its 500 tokens, and only `:path` differs between them. Building them per push cost ~6 µs of the ~150 µs
-   * a push cost in bench/fanout-cpu.ts (issue 11). apns-expiration is computed when the batch starts: it is an
+   * a push cost in bench/fanout-cpu.ts. apns-expiration is computed when the batch starts: it is an
    * absolute moment (or 30 days ahead), so the seconds a batch takes change nothing that matters.
    */
   const prepared = new WeakMap<PushContent, { threadId: string | null; body: string; tooLarge: boolean; headers: Record<string, string> }>();

@@ -30,7 +30,7 @@ export function sendToApnsEnvironment(
   known: ApnsEnvironment | null | undefined,
 ): Promise<DeliveryOutcome> {
   // Not async: a known environment (every push after a token's first) returns the client's own promise, one promise
-  // and its microtask turns fewer per iOS push (bench/fanout-cpu.ts, issue 11).
+  // and its microtask turns fewer per iOS push (bench/fanout-cpu.ts).
   if (known) return clientFor(known).send(token, content, options);
   return learnApnsEnvironment((environment) => clientFor(environment).send(token, content, options));
 }

@@ -45,7 +45,7 @@ export interface ApnsProviderToken {
   current(): Promise<string>;
   /**
    * The current token when it needs no signing (the case of every push but one per 50 minutes), else null: lets the
-   * client skip an await per push (bench/fanout-cpu.ts, issue 11).
+   * client skip an await per push (bench/fanout-cpu.ts).
    */
   fresh(): string | null;
   /**

@@ -47,7 +47,7 @@ export interface FcmAccessToken {
   get(): Promise<string>;
   /**
    * The cached token while it needs no exchange (every push but one per ~55 minutes), else null: lets the client skip
-   * an await per push, as the APNs provider token does (apns-provider-token.ts; bench/fanout-cpu.ts, issue 11).
+   * an await per push, as the APNs provider token does (apns-provider-token.ts; bench/fanout-cpu.ts).
    */
   fresh(): string | null;
   /**

@@ -116,7 +116,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
 
   /**
    * One headers object per access token, shared by every push until the token changes (node:http2 copies what it is
-   * given): a new object and `Bearer …` string per push were ~0.5 KB of garbage each (bench/fanout-cpu.ts, issue 11).
+   * given): a new object and `Bearer …` string per push were ~0.5 KB of garbage each (bench/fanout-cpu.ts).
    */
   let requestHeaders = { token: '', headers: {} as Record<string, string> };
   function headersFor(token: string): Record<string, string> {
@@ -143,7 +143,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   /**
    * The message serialised once per content object (once per send job, whose 500 tokens share it), with the token
    * spliced in per push: re-serialising the whole message per token was ~5 µs of the ~150 µs a push cost in
-   * bench/fanout-cpu.ts (issue 11). The TTL left is computed when the batch starts, seconds before its last push.
+   * bench/fanout-cpu.ts. The TTL left is computed when the batch starts, seconds before its last push.
    */
   const prepared = new WeakMap<PushContent, (token: string) => string>();
   function serialize(token: string, content: PushContent): string {

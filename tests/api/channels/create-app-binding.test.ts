@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** Issue 13, part 2: a channel names its app; default the account's first app, else the built-in one (null). */
+/** A channel names its app; default the account's first app, else the built-in one (null). */
 describe('POST /api/v1/channels with apps', () => {
   it('binds to the built-in app without apps, to the first app by default, and to the app named', async () => {
     const account = await t.newAccount();

@@ -7,7 +7,7 @@ import { startFaultyApp, type FaultyApp } from '../../harness/faulty-app.ts';
 import type { TestApp } from '../../harness/test-app.ts';
 import { diskFullError, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
 
-/** Issue 9.2: a full disk or a read-only database is the operator's outage: 503 unavailable (callers retry), not 500. */
+/** A full disk or a read-only database is the operator's outage: 503 unavailable (callers retry), not 500. */
 let t: TestApp;
 let faulty: FaultyStore;
 let app: ClarionApp;

@@ -6,7 +6,7 @@ import { startFaultyApp, type FaultyApp } from '../../harness/faulty-app.ts';
 import type { TestApp } from '../../harness/test-app.ts';
 import { diskFullError, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
 
-/** Issue 9.2: a store that answers reads but cannot store is not ready. The driver's error is injected on writes. */
+/** A store that answers reads but cannot store is not ready. The driver's error is injected on writes. */
 let t: TestApp;
 let faulty: FaultyStore;
 let app: ClarionApp;

@@ -107,7 +107,7 @@ describe('apnsExpiration', () => {
     expect(apnsExpiration(ttl, NOW + 999)).toBe(expected);
   });
 
-  it('keeps the deadline fixed from the due time when a push is retried later (issue 9.3)', () => {
+  it('keeps the deadline fixed from the due time when a push is retried later', () => {
     // ttl 60 due at NOW, retried two hours later... (it is not sent then: push-expiry.ts); retried after 30 s, 30 s are left.
     const expiresAt = NOW + 60_000;
     expect(apnsExpiration(60, NOW + 30_000, expiresAt)).toBe(String(NOW_S + 60));

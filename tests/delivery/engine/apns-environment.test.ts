@@ -5,7 +5,7 @@ import { post } from '../../harness/requests.ts';
 import { finalNotification, iosToken, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
 /**
- * Issue 13, part 3: iOS tokens keep their APNs environment. The fake production host (CLARION_APNS_URL) and sandbox host
+ * iOS tokens keep their APNs environment. The fake production host (CLARION_APNS_URL) and sandbox host
  * (CLARION_APNS_SANDBOX_URL) share one registry of issued tokens and refuse the other's with 400 BadDeviceToken, as
  * Apple's do; a made-up token is refused by both.
  */

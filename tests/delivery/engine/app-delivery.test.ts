@@ -6,7 +6,7 @@ import { waitFor } from '../../harness/wait-for.ts';
 import { androidToken, finalNotification, iosToken, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
 /**
- * Issue 13, parts 4 and 5: each account's channel is delivered with its own app's credentials, against the fakes: the
+ * Each account's channel is delivered with its own app's credentials, against the fakes: the
  * JWT iss/kid and apns-topic of its key and bundle, the OAuth token of its own service account. A key revoked at Apple
  * marks the app failing and sends `app.credentials_failed`; no credential reaches a response or a log line.
  */

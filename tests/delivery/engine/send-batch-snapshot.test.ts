@@ -16,7 +16,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../harness/test
 import { fakeProviderConfig, seedSubscribers, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
 
 /**
- * Issue 11, goal 2 (session 6): a send job reads only its subscribers per batch. The notification is read once per
+ * A send job reads only its subscribers per batch. The notification is read once per
  * worker and kept (its content cannot change after acceptance), and the channel's app comes in the job's payload,
  * fixed by the dispatch. The jobs run one at a time, as the worker pool runs them, so the moment between two batches
  * of one notification is explicit. A database of its own, so no other file's jobs are claimed.

@@ -14,7 +14,7 @@ import { androidToken, fakeProviderConfig, iosToken, startFakeProviders, type Fa
 import { faultyStore, isSubscriberRead, type FaultyStore } from './store-faults.ts';
 
 /**
- * Issue 9.2: when the pushes are out but the transaction that settles them fails (here: SQLITE_FULL / disk_full on the
+ * When the pushes are out but the transaction that settles them fails (here: SQLITE_FULL / disk_full on the
  * counters' UPDATE, injected where the driver raises it), the batch is settled later from its kept answers and never
  * sent again; and a send job that fails its last attempt still brings the notification to a final status.
  *

@@ -12,7 +12,7 @@ import { testDialect } from '../../harness/test-dialect.ts';
 import { androidToken, finalNotification, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
 /**
- * What the worker sends to the database for one small notification (issue 11, goal 4; bench/README.md, "Session 6"),
+ * What the worker sends to the database for one small notification (docs/performance.md, "Latency to first push"),
  * counted at the drivers: every better-sqlite3 statement run, every node-postgres `Client.query`, BEGIN and COMMIT
  * included. The counters are installed before the harness connects: src/store/database.ts wraps each PostgreSQL client's
  * `query` when it connects, so that the hot statements go as named statements, and a counter installed later would

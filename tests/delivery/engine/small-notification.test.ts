@@ -4,7 +4,7 @@ import { post } from '../../harness/requests.ts';
 import { androidToken, finalNotification, iosToken, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
 
 /**
- * The small notification's path (issue 11, goal 4, src/delivery/dispatch-job.ts): an audience that fits in one page
+ * The small notification's path (src/delivery/dispatch-job.ts): an audience that fits in one page
  * is dispatched in one transaction, and with at most one send batch per platform its send jobs run on the worker that
  * dispatched it, leased to it from the start instead of claimed.
  */

@@ -41,7 +41,7 @@ describe('buildFcmMessage', () => {
     expect(buildFcmMessage('tok', content(overrides)).message).toMatchObject(expected);
   });
 
-  it('sends what is left of the TTL fixed from the due time, so a retry keeps the deadline (issue 9.3)', () => {
+  it('sends what is left of the TTL fixed from the due time, so a retry keeps the deadline', () => {
     const dueAt = 1_780_000_000_000;
     const expiring = content({ ttlSeconds: 60, expiresAt: dueAt + 60_000 });
     expect(buildFcmMessage('tok', expiring, { now: dueAt }).message.android?.ttl).toBe('60s');

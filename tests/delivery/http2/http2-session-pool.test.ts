@@ -56,7 +56,7 @@ async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer
 /**
  * A server behind the fault proxy (tools/fault-proxy/) that answers after `delayMs` and grants huge flow-control
  * windows, so request bodies fill the socket buffers: on a black-holed connection node:http2 then has a write that
- * never completes, which is what keeps its 'close' event from ever coming (issue 9 item 1).
+ * never completes, which is what keeps its 'close' event from ever coming.
  */
 async function serverBehindProxy(delayMs = 20): Promise<{ server: RawServer; proxy: FaultProxy }> {
   const server = await rawServer(

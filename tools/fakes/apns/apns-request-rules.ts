@@ -103,7 +103,7 @@ export function checkApnsHeaders(headers: IncomingHttpHeaders): Checked<ApnsHead
 /**
  * Topic rules with token auth: required (400 MissingTopic); a bundle-id-like string (400 BadTopic); the suffix the
  * push type needs, e.g. `<bundle>.push-type.liveactivity` (400 TopicDisallowed, the reason reported when a voip push
- * lacked `.voip`, node-apn issue 635). Returns the bundle id the topic belongs to.
+ * lacked `.voip`, https://github.com/node-apn/node-apn/issues/635). Returns the bundle id the topic belongs to.
  */
 export function checkTopic(topic: string | undefined, pushType: ApnsPushType | null): Checked<{ topic: string; bundleId: string }> {
   if (topic === undefined || topic === '') return reject('MissingTopic');

@@ -26,7 +26,7 @@ import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
  * notification with its recipient count and enqueue its dispatch. A 201 therefore means it is stored; a 429 means
  * nothing was.
  *
- * Measured (bench/README.md, "Accept path"): 11 SQL statements per accepted notification became 6 on SQLite —
+ * Measured (docs/performance.md, "Accept path"): 11 SQL statements per accepted notification became 6 on SQLite —
  * BEGIN, the context read (which also re-checks a key that src/http/auth.ts took from its cache), the quota upsert,
  * the INSERT that counts the recipients, the job INSERT, COMMIT — and the API key and channel lookups before the
  * transaction are gone; 12 on PostgreSQL became 2 — the context read, and one statement, its own transaction, for the

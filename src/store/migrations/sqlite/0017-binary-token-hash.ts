@@ -2,7 +2,7 @@
  * `subscribers.token_hash` as the 32 bytes of the SHA-256 (BLOB) instead of its 64 hex characters (TEXT): the
  * (channel_id, platform, token_hash) unique index is the costliest B-tree of a bulk import (~14.5 µs of SQLite CPU per
  * new row, written at a random position); halving the hash's part of its key saved ~1–2 µs of that, near the noise —
- * the cost is where rows land more than key length (bench/import-sqlite-cost.ts, bench/README.md "Session 6: import").
+ * the cost is where rows land more than key length (bench/import-sqlite-cost.ts, docs/performance.md, "Subscriber import").
  * Every place that computes or compares the hash uses the bytes (src/domain/device-token.ts).
  *
  * A STRICT table cannot change a column's type, so the table is rebuilt the way SQLite documents
