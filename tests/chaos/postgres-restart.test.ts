@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../src/store/channels-store.ts';
-import { seedSubscribers, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
+import { seedSubscribers, SEVERAL_PROCESSES, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
 import { startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 import { postgresServerBin, startPrivatePostgres, type PrivatePostgres } from '../harness/private-postgres.ts';
 import { testDialect } from '../harness/test-dialect.ts';
@@ -48,8 +48,9 @@ describe.skipIf(skipReason !== null)(`chaos: a PostgreSQL crash under load${skip
   beforeAll(async () => {
     cluster = await startPrivatePostgres(bin!);
     t = await startTestApp({}, { databaseUrl: cluster.url });
-    // The process runs on the real clock; the fakes check JWTs against it too.
-    fakes = await startFakeProviders();
+    // The process runs on the real clock; the fakes check JWTs against it too. Each scenario starts a `clarion serve`
+    // of its own, which signs its own APNs provider token for the one key: the fakes take a new token at once.
+    fakes = await startFakeProviders(SEVERAL_PROCESSES);
   });
   afterEach(async () => {
     await serve?.stop('SIGKILL');
