@@ -27,9 +27,19 @@ const common = {
  * tests (tests/tools/h2-test-client.ts registers its cleanup hook at import; fake-tls.test.ts sets process.env), and
  * the leak check's own test. A new folder is isolated until it is added to SHARED on purpose.
  */
-const SHARED = ['api', 'config', 'docs', 'domain', 'house', 'queue', 'webhooks', 'delivery/apns', 'delivery/fcm', 'delivery/http2', 'delivery/live-activities'].map(
-  (folder) => `tests/${folder}/**/*.test.ts`,
-);
+const SHARED = [
+  'api',
+  'config',
+  'docs',
+  'domain',
+  'house',
+  'queue',
+  'webhooks',
+  'delivery/apns',
+  'delivery/fcm',
+  'delivery/http2',
+  'delivery/live-activities',
+].map((folder) => `tests/${folder}/**/*.test.ts`);
 
 /**
  * The crash test's `clarion serve --worker` processes work the run's shared PostgreSQL database (every other file
@@ -40,8 +50,18 @@ const LAST = ['tests/delivery/engine/crash-recovery.test.ts', 'tests/tools/**/*.
 
 const projects: TestProjectInlineConfiguration[] = [
   { test: { ...common, name: `shared (${dialect})`, include: SHARED, isolate: false } },
-  { test: { ...common, name: `isolated (${dialect})`, include: ['tests/**/*.test.ts'], exclude: [...SHARED, ...LAST], isolate: true } },
-  { test: { ...common, name: `isolated, last (${dialect})`, include: LAST, isolate: true, sequence: { groupOrder: 1 } } },
+  {
+    test: {
+      ...common,
+      name: `isolated (${dialect})`,
+      include: ['tests/**/*.test.ts'],
+      exclude: [...SHARED, ...LAST],
+      isolate: true,
+    },
+  },
+  {
+    test: { ...common, name: `isolated, last (${dialect})`, include: LAST, isolate: true, sequence: { groupOrder: 1 } },
+  },
 ];
 
 export default defineConfig({

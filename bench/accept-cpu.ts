@@ -9,14 +9,25 @@
 //
 //   node --import tsx bench/accept-cpu.ts [--quick] [--postgres postgres://…] [--requests 6000] [--rounds 3]
 import { parseArgs } from 'node:util';
-import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
+import {
+  benchDialects,
+  createBenchDatabase,
+  ONE_PUSH_NOTIFICATION,
+  seedAccount,
+  seedOnePushChannel,
+} from './harness/bench-database.ts';
 import { median, printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, requests: { type: 'string' }, rounds: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    postgres: { type: 'string' },
+    requests: { type: 'string' },
+    rounds: { type: 'string' },
+  },
 });
 const requests = Number(values.requests ?? (values.quick ? 200 : 6000));
 const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
@@ -32,7 +43,8 @@ for (const dialect of benchDialects(values.postgres)) {
     await seedOnePushChannel(database.store, account.accountId);
     const { app, send } = await inProcessAcceptApp(database, account.secretKey, body);
     const run = async (count: number) => {
-      for (let sent = 0; sent < count; sent += wave) await Promise.all(Array.from({ length: Math.min(wave, count - sent) }, send));
+      for (let sent = 0; sent < count; sent += wave)
+        await Promise.all(Array.from({ length: Math.min(wave, count - sent) }, send));
     };
     await send();
     counter.reset();
@@ -47,7 +59,8 @@ for (const dialect of benchDialects(values.postgres)) {
       await run(requests);
       const used = process.cpuUsage(before);
       serverUs.push((used.user + used.system) / requests);
-      if (database.databaseUrl) databaseUs.push((((await postgresDatabaseCpuSeconds(database.databaseUrl)) - databaseBefore) * 1e6) / requests);
+      if (database.databaseUrl)
+        databaseUs.push((((await postgresDatabaseCpuSeconds(database.databaseUrl)) - databaseBefore) * 1e6) / requests);
     }
     await app.close();
     figures[`${dialect} server CPU per request (µs)`] = round(median(serverUs));

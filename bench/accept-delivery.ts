@@ -27,7 +27,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedChannel, seedOnePushChannel } from './harness/bench-database.ts';
+import {
+  createBenchDatabase,
+  ONE_PUSH_NOTIFICATION,
+  seedAccount,
+  seedChannel,
+  seedOnePushChannel,
+} from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
 import { startFakes } from './harness/fakes-process.ts';
@@ -36,7 +42,17 @@ import { machineBusyCores } from './harness/process-usage.ts';
 import { phaseLatency, routeBuckets } from './harness/server-latency.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, 'fakes-nice': { type: 'string' }, connections: { type: 'string' }, subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'loop-probe': { type: 'boolean', default: false } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    postgres: { type: 'string' },
+    'fakes-nice': { type: 'string' },
+    connections: { type: 'string' },
+    subscribers: { type: 'string' },
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'loop-probe': { type: 'boolean', default: false },
+  },
 });
 const subscribers = Number(values.subscribers ?? (values.quick ? 1000 : 100_000));
 const rate = Number(values.rate ?? (values.quick ? 100 : 500));
@@ -49,21 +65,32 @@ const ACCEPT_ROUTE = { method: 'POST', url: '/api/v1/notifications', status: 201
 const HEALTHZ_ROUTE = { method: 'GET', url: '/healthz', status: 200 };
 
 const database = await createBenchDatabase(values.postgres);
-const fakes = await startFakes({ reportPushes: true, ...(values['fakes-nice'] ? { nice: Number(values['fakes-nice']) } : {}) });
+const fakes = await startFakes({
+  reportPushes: true,
+  ...(values['fakes-nice'] ? { nice: Number(values['fakes-nice']) } : {}),
+});
 const figures: BenchFigures = {};
 try {
   const account = await seedAccount(database.store);
   await seedOnePushChannel(database.store, account.accountId);
   await seedChannel(database.store, account.accountId, { code: 'big', subscribers, platform: 'mixed' });
   const metricsToken = 'bench-metrics-token-0123456789';
-  const probeFile = values['loop-probe'] ? join(mkdtempSync(join(tmpdir(), 'clarion-loop-probe-')), 'turns.json') : null;
+  const probeFile = values['loop-probe']
+    ? join(mkdtempSync(join(tmpdir(), 'clarion-loop-probe-')), 'turns.json')
+    : null;
   const nodeArgs = [
     ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
     ...(probeFile ? ['--import', new URL('./harness/loop-probe.mjs', import.meta.url).href] : []),
   ];
   const server = await startClarion({
     roles: ['api', 'worker'],
-    env: { ...database.env, ...fakes.env, CLARION_LOG_LEVEL: 'info', CLARION_METRICS_TOKEN: metricsToken, ...(probeFile ? { BENCH_LOOP_PROBE_FILE: probeFile } : {}) },
+    env: {
+      ...database.env,
+      ...fakes.env,
+      CLARION_LOG_LEVEL: 'info',
+      CLARION_METRICS_TOKEN: metricsToken,
+      ...(probeFile ? { BENCH_LOOP_PROBE_FILE: probeFile } : {}),
+    },
     nodeArgs,
   });
   try {
@@ -79,9 +106,21 @@ try {
       },
     };
     const steadyLoad = (requestsPerSecond: number, duration: number) =>
-      openLoopLoad({ url: server.url, rate: requestsPerSecond, seconds: duration, connections, request: acceptRequest });
+      openLoopLoad({
+        url: server.url,
+        rate: requestsPerSecond,
+        seconds: duration,
+        connections,
+        request: acceptRequest,
+      });
     const healthzLoad = (requestsPerSecond: number, duration: number) =>
-      openLoopLoad({ url: server.url, rate: requestsPerSecond, seconds: duration, connections, request: { method: 'GET', path: '/healthz' } });
+      openLoopLoad({
+        url: server.url,
+        rate: requestsPerSecond,
+        seconds: duration,
+        connections,
+        request: { method: 'GET', path: '/healthz' },
+      });
     /** The loop probe's turns since the previous call (null without --loop-probe). */
     const probeTurns = async (): Promise<Record<string, number> | null> => {
       if (!probeFile) return null;
@@ -97,7 +136,8 @@ try {
      * cores over the phase.
      */
     const measured = async <T>(name: string, phase: () => Promise<T>) => {
-      const bucketsOf = (text: string, route = ACCEPT_ROUTE) => routeBuckets(text, route.method, route.url, route.status);
+      const bucketsOf = (text: string, route = ACCEPT_ROUTE) =>
+        routeBuckets(text, route.method, route.url, route.status);
       const textBefore = await scrapeMetrics(server.url, metricsToken);
       await probeTurns();
       // On the profile's clock (CLOCK_MONOTONIC, µs), to cut the phase out of it with loop-stretches.ts --from/--to.
@@ -130,8 +170,11 @@ try {
       acceptedAt.clear();
       const pushed = () => accepted.filter((id) => fakes.firstPushAt.has(id)).length;
       const deadline = Date.now() + 30_000;
-      while (pushed() < accepted.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      const latencies = accepted.map((id) => fakes.firstPushAt.get(id)! - times.get(id)!).filter((value) => Number.isFinite(value));
+      while (pushed() < accepted.length && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const latencies = accepted
+        .map((id) => fakes.firstPushAt.get(id)! - times.get(id)!)
+        .filter((value) => Number.isFinite(value));
       return { latencies: latencies.sort((a, b) => a - b), missing: accepted.length - latencies.length };
     };
 
@@ -148,7 +191,9 @@ try {
     const accepted = acceptedAt.size;
     const loaded = await firstPushLatencies();
     // After every push of the phase arrived, so the CPU includes delivering all of them.
-    figures['server CPU per notification, accepted and delivered (µs)'] = round(((server.cpuSeconds() - cpuBefore) / accepted) * 1e6);
+    figures['server CPU per notification, accepted and delivered (µs)'] = round(
+      ((server.cpuSeconds() - cpuBefore) / accepted) * 1e6,
+    );
     figures['accept p99 at steady rate, worker idle (ms)'] = idle.latency.p99;
     figures['first push p50 after 201 at steady rate (ms)'] = percentile(loaded.latencies, 0.5);
     figures['first push p99 after 201 at steady rate (ms)'] = percentile(loaded.latencies, 0.99);
@@ -158,13 +203,19 @@ try {
 
     // 2: the same load while the worker fans one notification out to the big channel.
     const pushesBefore = fakes.pushCount();
-    const big = await fetch(`${server.url}/api/v1/notifications`, { method: 'POST', headers, body: JSON.stringify({ channelCode: 'big', title: 'Sale', body: 'Everything must go.' }) });
+    const big = await fetch(`${server.url}/api/v1/notifications`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ channelCode: 'big', title: 'Sale', body: 'Everything must go.' }),
+    });
     if (big.status !== 201) throw new Error(`the big notification got ${big.status}`);
     const fanoutStarted = Date.now();
     // Beside the accepts, the floor: the same rate of GET /healthz (no database, no worker code) at the same moments of
     // the same fan-out. Run after the accepts instead, it would miss the fan-out once the machine pushes 100,000 in
     // under 20 s.
-    const busyPhase = await measured('fan-out', () => Promise.all([steadyLoad(rate, seconds), healthzLoad(rate, seconds)]));
+    const busyPhase = await measured('fan-out', () =>
+      Promise.all([steadyLoad(rate, seconds), healthzLoad(rate, seconds)]),
+    );
     const [busy, floor] = busyPhase.result;
     const pushesDuring = fakes.pushCount() - pushesBefore;
     const busySeconds = (Date.now() - fanoutStarted) / 1000;
@@ -185,8 +236,10 @@ try {
     await fakes.waitForPushes(pushesBefore + subscribers, values.quick ? 30_000 : 300_000);
     figures['fan-out seconds (load during the first part)'] = round((Date.now() - fanoutStarted) / 1000);
     const tailPushed = fakes.pushCount() - tailPushes;
-    figures['pushes/s after the loads'] = tailPushed > 1000 ? round(tailPushed / ((Date.now() - tailStarted) / 1000)) : null;
-    figures['server CPU per push after the loads (µs)'] = tailPushed > 1000 ? round(((server.cpuSeconds() - tailCpu) / tailPushed) * 1e6) : null;
+    figures['pushes/s after the loads'] =
+      tailPushed > 1000 ? round(tailPushed / ((Date.now() - tailStarted) / 1000)) : null;
+    figures['server CPU per push after the loads (µs)'] =
+      tailPushed > 1000 ? round(((server.cpuSeconds() - tailCpu) / tailPushed) * 1e6) : null;
   } finally {
     await server.stop();
     if (probeFile) rmSync(dirname(probeFile), { recursive: true, force: true });
@@ -201,7 +254,14 @@ printBenchResult(figures);
 /** A phase's event-loop delay and busy cores, and the loop probe's figures when it ran. */
 function phaseFigures(
   phase: string,
-  measured: { result: OpenLoopResult; turns: Record<string, number> | null; loop: { p99: number | null; max: number | null }; serverSide: ReturnType<typeof phaseLatency>; serverCores: number; machineCores: number },
+  measured: {
+    result: OpenLoopResult;
+    turns: Record<string, number> | null;
+    loop: { p99: number | null; max: number | null };
+    serverSide: ReturnType<typeof phaseLatency>;
+    serverCores: number;
+    machineCores: number;
+  },
 ): void {
   figures[`load generator's send lag p99 ${phase} (ms)`] = measured.result.sendLagP99;
   figures[`server-side p99 at most ${phase} (ms)`] = measured.serverSide.p99AtMostMs;
@@ -219,7 +279,9 @@ function loopTurnFigures(phase: string, turns: Record<string, number> | null): v
   if (!turns) return;
   figures[`API thread CPU per loop turn p99 ${phase} (ms)`] = turns.cpuP99Ms;
   figures[`API thread CPU per loop turn max ${phase} (ms)`] = turns.cpuMaxMs;
-  figures[`API thread share of its CPU in turns over 10 ms ${phase}`] = turns.cpuMsInAll ? round(turns.cpuMsInTurnsOver10Ms! / turns.cpuMsInAll) : null;
+  figures[`API thread share of its CPU in turns over 10 ms ${phase}`] = turns.cpuMsInAll
+    ? round(turns.cpuMsInTurnsOver10Ms! / turns.cpuMsInAll)
+    : null;
   figures[`API thread cores ${phase}`] = turns.threadCores;
 }
 

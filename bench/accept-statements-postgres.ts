@@ -13,26 +13,47 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { JOBS_CHANNEL } from '../src/queue/postgres-queue-driver.ts';
-import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
+import {
+  createBenchDatabase,
+  ONE_PUSH_NOTIFICATION,
+  seedAccount,
+  seedOnePushChannel,
+} from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { inProcessAcceptApp } from './harness/in-process-accept.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, accepts: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, 'what-if': { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    postgres: { type: 'string' },
+    accepts: { type: 'string' },
+    clients: { type: 'string' },
+    rounds: { type: 'string' },
+    'what-if': { type: 'string' },
+  },
 });
 if (!values.postgres) throw new Error('--postgres postgres://… is required');
 const accepts = Number(values.accepts ?? (values.quick ? 200 : 3000));
 const clients = Number(values.clients ?? 4);
 const rounds = Number(values.rounds ?? (values.quick ? 1 : 2));
 
-interface Captured { text: string; name?: string; values: unknown[] }
+interface Captured {
+  text: string;
+  name?: string;
+  values: unknown[];
+}
 const captured: Captured[] = [];
 const clientPrototype = pg.Client.prototype as unknown as { query(...args: unknown[]): unknown };
 const query = clientPrototype.query;
 clientPrototype.query = function (this: unknown, ...args: unknown[]) {
   const config = args[0] as string | { text: string; name?: string; values?: unknown[] };
-  if (typeof config === 'object') captured.push({ text: config.text, name: config.name, values: [...(config.values ?? (args[1] as unknown[]) ?? [])] });
+  if (typeof config === 'object')
+    captured.push({
+      text: config.text,
+      name: config.name,
+      values: [...(config.values ?? (args[1] as unknown[]) ?? [])],
+    });
   else captured.push({ text: config, values: [...((args[1] as unknown[]) ?? [])] });
   return query.apply(this, args);
 };
@@ -51,17 +72,28 @@ try {
   const second = captured.splice(0);
   await app.close();
   clientPrototype.query = query;
-  if (first.length !== 2 || second.length !== 2) throw new Error(`expected 2 statements per accept, captured ${first.length}: ${first.map((c) => c.text).join('\n')}`);
+  if (first.length !== 2 || second.length !== 2)
+    throw new Error(
+      `expected 2 statements per accept, captured ${first.length}: ${first.map((c) => c.text).join('\n')}`,
+    );
   const [context, accept] = first as [Captured, Captured];
   // String parameters that differ between two requests are the per-request ids (and keys made of them): made unique
   // on every replay. Times that differ are left as captured.
   const varying = accept.values.map((value, index) => typeof value === 'string' && value !== second[1]!.values[index]);
-  const withoutNotify = { ...accept, name: `${accept.name}-no-notify`, text: accept.text.replace(/pg_notify\((\$\d+), ''\)/, '$1::text') };
+  const withoutNotify = {
+    ...accept,
+    name: `${accept.name}-no-notify`,
+    text: accept.text.replace(/pg_notify\((\$\d+), ''\)/, '$1::text'),
+  };
   if (withoutNotify.text === accept.text) throw new Error('no pg_notify in the accept statement');
   let serial = 0;
   const fresh = (statement: Captured) => {
     serial += 1;
-    return { name: statement.name, text: statement.text, values: statement.values.map((value, index) => (varying[index] ? `${String(value)}-${serial}` : value)) };
+    return {
+      name: statement.name,
+      text: statement.text,
+      values: statement.values.map((value, index) => (varying[index] ? `${String(value)}-${serial}` : value)),
+    };
   };
   // A schema change to measure before making it (e.g. an index made partial), run after the statements are captured.
   if (values['what-if']) await sql.raw(values['what-if']).execute(database.store.db);
@@ -73,7 +105,11 @@ try {
     { label: 'context read alone', statements: [context] },
     { label: 'a round trip alone (SELECT 1)', statements: [roundTrip] },
     // Measured only, never shipped: a 201 must mean stored. What it leaves out is the commit's WAL flush.
-    { label: 'accept statement alone, synchronous_commit off', statements: [accept], setting: 'SET synchronous_commit = off' },
+    {
+      label: 'accept statement alone, synchronous_commit off',
+      statements: [accept],
+      setting: 'SET synchronous_commit = off',
+    },
   ];
   const pool = await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -108,7 +144,9 @@ try {
         const micros = await measure(statements, setting);
         const key = `round ${r}, ${listen ? 'a worker LISTENing' : 'no listener'}: ${label}`;
         figures[`${key}, database CPU per accept (µs)`] = micros;
-        console.error(`${key}: ${micros} µs of database CPU per accept (load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]})`);
+        console.error(
+          `${key}: ${micros} µs of database CPU per accept (load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]})`,
+        );
       }
       await listener?.end();
     }

@@ -13,7 +13,14 @@
 //   BENCH_CLARION_BIN=/path/to/other/checkout/bin/clarion.js …   # the same load against another build (before/after)
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { benchDialects, createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel, type BenchDatabase } from './harness/bench-database.ts';
+import {
+  benchDialects,
+  createBenchDatabase,
+  ONE_PUSH_NOTIFICATION,
+  seedAccount,
+  seedOnePushChannel,
+  type BenchDatabase,
+} from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startClarion } from './harness/clarion-process.ts';
 import { inProcessAcceptApp } from './harness/in-process-accept.ts';
@@ -21,7 +28,9 @@ import { openLoopLoad } from './harness/open-loop-load.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } },
+});
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 const counter = countStatements();
 const figures: BenchFigures = {};
@@ -33,7 +42,8 @@ for (const dialect of benchDialects(values.postgres)) {
     const account = await seedAccount(database.store);
     await seedOnePushChannel(database.store, account.accountId);
     // Statements are counted in this process, on this checkout's code: not when the server is another checkout's.
-    if (!process.env.BENCH_CLARION_BIN) Object.assign(figures, await countPerNotification(database, account.secretKey, dialect));
+    if (!process.env.BENCH_CLARION_BIN)
+      Object.assign(figures, await countPerNotification(database, account.secretKey, dialect));
     Object.assign(figures, await measureServer(database, account.secretKey, dialect));
   } finally {
     await database.drop();
@@ -41,7 +51,11 @@ for (const dialect of benchDialects(values.postgres)) {
 }
 printBenchResult(figures);
 
-async function countPerNotification(database: BenchDatabase, secretKey: string, dialect: string): Promise<BenchFigures> {
+async function countPerNotification(
+  database: BenchDatabase,
+  secretKey: string,
+  dialect: string,
+): Promise<BenchFigures> {
   const { app, send } = await inProcessAcceptApp(database, secretKey, body);
   // The first request fills what is filled once (the key's last use, caches); the steady state is what counts.
   await send();
@@ -49,7 +63,8 @@ async function countPerNotification(database: BenchDatabase, secretKey: string, 
   counter.reset();
   for (let n = 0; n < requests; n += 1) await send();
   const plain = counter.count() / requests;
-  if (process.env.BENCH_PRINT_STATEMENTS) console.error(counter.statements.slice(0, counter.count() / requests).join('\n'));
+  if (process.env.BENCH_PRINT_STATEMENTS)
+    console.error(counter.statements.slice(0, counter.count() / requests).join('\n'));
   counter.reset();
   for (let n = 0; n < requests; n += 1) await send(`bench-${Date.now()}-${n}`);
   const idempotent = counter.count() / requests;
@@ -58,7 +73,9 @@ async function countPerNotification(database: BenchDatabase, secretKey: string, 
   await Promise.all(Array.from({ length: 50 }, () => send()));
   const together = counter.count() / 50;
   await app.close();
-  console.error(`${dialect}: ${plain} statements per accepted notification one at a time, ${together} 50 at once, ${idempotent} with an Idempotency-Key`);
+  console.error(
+    `${dialect}: ${plain} statements per accepted notification one at a time, ${together} 50 at once, ${idempotent} with an Idempotency-Key`,
+  );
   return {
     [`${dialect} statements per notification`]: plain,
     [`${dialect} statements per notification, 50 at once`]: together,
@@ -82,14 +99,27 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
     const flat = await load({ connections: 50, duration: seconds });
     const cpu = server.cpuSeconds() - cpuBefore;
     const dbCpu = database.databaseUrl ? (await postgresDatabaseCpuSeconds(database.databaseUrl)) - dbBefore : 0;
-    if (flat.non2xx > 0 || flat.errors > 0) throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
+    if (flat.non2xx > 0 || flat.errors > 0)
+      throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
     const accepted = flat['2xx'];
     // An even 1,000 req/s, each request timed from when it was due (bench/harness/open-loop-load.ts).
-    const paced = await openLoopLoad({ url: server.url, rate: 1000, seconds, connections: 50, request: { method: 'POST', path: '/api/v1/notifications', headers: loadOptions.headers, body } });
+    const paced = await openLoopLoad({
+      url: server.url,
+      rate: 1000,
+      seconds,
+      connections: 50,
+      request: { method: 'POST', path: '/api/v1/notifications', headers: loadOptions.headers, body },
+    });
     if (paced.statuses['201'] !== paced.sent) throw new Error(`at 1,000 req/s: ${JSON.stringify(paced.statuses)}`);
     // The floor for that p99: the same load on a route that does nothing (no database, no body), so what the
     // machine, the load generator in this process and Fastify give any request is told apart from the accept path.
-    const floor = await openLoopLoad({ url: server.url, rate: 1000, seconds, connections: 50, request: { method: 'GET', path: '/healthz' } });
+    const floor = await openLoopLoad({
+      url: server.url,
+      rate: 1000,
+      seconds,
+      connections: 50,
+      request: { method: 'GET', path: '/healthz' },
+    });
     const result: BenchFigures = {
       [`${dialect} accept req/s (50 connections)`]: round(accepted / flat.duration),
       [`${dialect} accept req per server CPU-second (req/s per core)`]: round(accepted / cpu),

@@ -20,12 +20,21 @@ import { benchDevice } from './harness/fanout-channel.ts';
 import { startFakes } from './harness/fakes-process.ts';
 import { printBenchResult } from './harness/bench-result.ts';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, latency: { type: 'string', default: '20-50' }, quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '20000' },
+    latency: { type: 'string', default: '20-50' },
+    quick: { type: 'boolean', default: false },
+  },
+});
 if (!process.env.CLARION_APNS_URL) {
   // Run alone: start the fakes in their own process and run again with their environment (their CA must be trusted
   // from the start of the process).
   const fakes = await startFakes({ latency: values.latency! });
-  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...fakes.env } });
+  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, ...fakes.env },
+  });
   await fakes.stop();
   process.exit(rerun.status ?? 1);
 }
@@ -41,7 +50,12 @@ const apnsJwt = await new SignJWT({})
   .setIssuer(env('CLARION_APNS_TEAM_ID'))
   .setIssuedAt()
   .sign(createPrivateKey(readFileSync(env('CLARION_APNS_KEY_FILE'), 'utf8')));
-const account = JSON.parse(readFileSync(env('CLARION_FCM_SERVICE_ACCOUNT_FILE'), 'utf8')) as { client_email: string; private_key: string; token_uri: string; project_id: string };
+const account = JSON.parse(readFileSync(env('CLARION_FCM_SERVICE_ACCOUNT_FILE'), 'utf8')) as {
+  client_email: string;
+  private_key: string;
+  token_uri: string;
+  project_id: string;
+};
 const assertion = await new SignJWT({ scope: 'https://www.googleapis.com/auth/firebase.messaging' })
   .setProtectedHeader({ alg: 'RS256' })
   .setIssuer(account.client_email)
@@ -57,7 +71,9 @@ const tokenAnswer = await fetch(account.token_uri, {
 const accessToken = ((await tokenAnswer.json()) as { access_token: string }).access_token;
 
 const notificationId = 'ntf_01bench0000000000000000000';
-const apnsBody = JSON.stringify({ aps: { alert: { title: 'Bench', body: 'Fan-out benchmark' }, 'thread-id': 'bench' } });
+const apnsBody = JSON.stringify({
+  aps: { alert: { title: 'Bench', body: 'Fan-out benchmark' }, 'thread-id': 'bench' },
+});
 const apnsHeaders = {
   ':method': 'POST',
   'apns-push-type': 'alert',
@@ -68,7 +84,12 @@ const apnsHeaders = {
   authorization: `bearer ${apnsJwt}`,
 };
 const fcmPath = `/v1/projects/${encodeURIComponent(account.project_id)}/messages:send`;
-const fcmHeaders = { ':method': 'POST', ':path': fcmPath, authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' };
+const fcmHeaders = {
+  ':method': 'POST',
+  ':path': fcmPath,
+  authorization: `Bearer ${accessToken}`,
+  'content-type': 'application/json; charset=utf-8',
+};
 
 const apns = await connect(env('CLARION_APNS_URL'));
 const fcm = await connect(env('CLARION_FCM_URL'));
@@ -137,4 +158,10 @@ const cpu = process.cpuUsage(cpuBefore);
 const cpuMs = (cpu.user + cpu.system) / 1000;
 apns.close();
 fcm.close();
-printBenchResult({ pushes: count, ok: iosOk + androidOk, seconds: Number(seconds.toFixed(3)), cpuMs: Math.round(cpuMs), cpuUsPerPush: Number(((cpuMs * 1000) / count).toFixed(1)) });
+printBenchResult({
+  pushes: count,
+  ok: iosOk + androidOk,
+  seconds: Number(seconds.toFixed(3)),
+  cpuMs: Math.round(cpuMs),
+  cpuUsPerPush: Number(((cpuMs * 1000) / count).toFixed(1)),
+});

@@ -43,7 +43,8 @@ const { values } = parseArgs({
 const size = values.quick ? 2000 : Number(values.subscribers);
 const runs = values.quick ? 1 : Number(values.runs);
 const platforms = values.platforms!.split(',').map((name) => name.trim()) as Platform[];
-for (const name of platforms) if (!knownPlatforms.includes(name)) throw new Error(`--platforms: unknown platform ${name}`);
+for (const name of platforms)
+  if (!knownPlatforms.includes(name)) throw new Error(`--platforms: unknown platform ${name}`);
 /** The bare client sends benchDevice's iOS and Android pushes: comparable only to a channel of exactly those. */
 const withBareClient = platforms.join(',') === 'ios,android';
 const warmUpSize = Math.min(size, 4000);
@@ -58,7 +59,13 @@ const workerEnv = {
   ...fakes.env,
   ...bench.env,
   ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}),
-  ...(vapid ? { CLARION_VAPID_PUBLIC_KEY: vapid.publicKey, CLARION_VAPID_PRIVATE_KEY: vapid.privateKey, CLARION_VAPID_SUBJECT: 'mailto:bench@example.com' } : {}),
+  ...(vapid
+    ? {
+        CLARION_VAPID_PUBLIC_KEY: vapid.publicKey,
+        CLARION_VAPID_PRIVATE_KEY: vapid.privateKey,
+        CLARION_VAPID_SUBJECT: 'mailto:bench@example.com',
+      }
+    : {}),
 };
 const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
 const worker = await startWorkerProcess(workerEnv, profile);
@@ -77,11 +84,20 @@ try {
     const dbBefore = bench.databaseUrl ? 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl)) : null;
     const delivery = await deliverNotification(bench, channel);
     const cpuMs = 1000 * processCpuSeconds(worker.pid) - cpuBefore;
-    const dbMs = dbBefore === null || !bench.databaseUrl ? null : 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl)) - dbBefore;
-    if (delivery.delivered !== size) throw new Error(`run ${run}: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
-    clarion.push({ cpuUsPerPush: (cpuMs * 1000) / size, pushesPerSecond: size / delivery.seconds, dbCpuUsPerPush: dbMs === null ? null : (dbMs * 1000) / size });
+    const dbMs =
+      dbBefore === null || !bench.databaseUrl
+        ? null
+        : 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl)) - dbBefore;
+    if (delivery.delivered !== size)
+      throw new Error(`run ${run}: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
+    clarion.push({
+      cpuUsPerPush: (cpuMs * 1000) / size,
+      pushesPerSecond: size / delivery.seconds,
+      dbCpuUsPerPush: dbMs === null ? null : (dbMs * 1000) / size,
+    });
     const bareResult = withBareClient ? await runBareClient() : null;
-    if (bareResult) bare.push({ cpuUsPerPush: bareResult.cpuUsPerPush, pushesPerSecond: bareResult.pushes / bareResult.seconds });
+    if (bareResult)
+      bare.push({ cpuUsPerPush: bareResult.cpuUsPerPush, pushesPerSecond: bareResult.pushes / bareResult.seconds });
     process.stderr.write(
       `run ${run} (${platforms.join(',')}): Clarion ${roundTo(clarion.at(-1)!.cpuUsPerPush)} µs/push, ${Math.round(clarion.at(-1)!.pushesPerSecond)} pushes/s` +
         `${dbMs === null ? '' : `, PostgreSQL ${roundTo((dbMs * 1000) / size)} µs/push`}` +
@@ -105,13 +121,22 @@ printBenchResult({
   runs,
   latencyMs: values.latency,
   pushesPerSecond: Math.round(median(clarion.map((run) => run.pushesPerSecond))),
-  pushesPerSecondRange: [Math.round(Math.min(...clarion.map((run) => run.pushesPerSecond))), Math.round(Math.max(...clarion.map((run) => run.pushesPerSecond)))],
+  pushesPerSecondRange: [
+    Math.round(Math.min(...clarion.map((run) => run.pushesPerSecond))),
+    Math.round(Math.max(...clarion.map((run) => run.pushesPerSecond))),
+  ],
   clarionCpuUsPerPush: roundTo(clarionCpu),
-  clarionCpuUsPerPushRange: [roundTo(Math.min(...clarion.map((run) => run.cpuUsPerPush))), roundTo(Math.max(...clarion.map((run) => run.cpuUsPerPush)))],
+  clarionCpuUsPerPushRange: [
+    roundTo(Math.min(...clarion.map((run) => run.cpuUsPerPush))),
+    roundTo(Math.max(...clarion.map((run) => run.cpuUsPerPush))),
+  ],
   ...(withBareClient
     ? {
         bareCpuUsPerPush: roundTo(bareCpu),
-        bareCpuUsPerPushRange: [roundTo(Math.min(...bare.map((run) => run.cpuUsPerPush))), roundTo(Math.max(...bare.map((run) => run.cpuUsPerPush)))],
+        bareCpuUsPerPushRange: [
+          roundTo(Math.min(...bare.map((run) => run.cpuUsPerPush))),
+          roundTo(Math.max(...bare.map((run) => run.cpuUsPerPush))),
+        ],
         barePushesPerSecond: Math.round(median(bare.map((run) => run.pushesPerSecond))),
         ratio: roundTo(clarionCpu / bareCpu, 2),
       }
@@ -122,11 +147,15 @@ printBenchResult({
 
 function runBareClient(): Promise<{ pushes: number; seconds: number; cpuUsPerPush: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/fanout-bare-client.ts'), '--count', String(size)], {
-      env: { ...process.env, ...fakes.env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: repoRoot,
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'bench/fanout-bare-client.ts'), '--count', String(size)],
+      {
+        env: { ...process.env, ...fakes.env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        cwd: repoRoot,
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {

@@ -17,7 +17,14 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { SqliteDatabase } from '../src/store/sqlite-driver.ts';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { resolveSecretKey } from '../src/config/secret-key.ts';
@@ -35,7 +42,10 @@ import { startFakes } from './harness/fakes-process.ts';
 // The provider clients run in this process, so it must trust the fakes' CA from its start: re-run with it.
 const caPath = ensureFakeTls().caCertPath;
 if (process.env.NODE_EXTRA_CA_CERTS !== caPath) {
-  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, NODE_EXTRA_CA_CERTS: caPath } });
+  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: caPath },
+  });
   process.exit(rerun.status ?? 1);
 }
 
@@ -96,7 +106,7 @@ function ownerOfKind(kind: string): Owner {
 /** "select subscribers", "update jobs", "raw" (sql`` statements: the claim, NOTIFY). */
 function kindOf(node: RootOperationNode): string {
   const table = (from: unknown): string => {
-    const found = JSON.stringify(from ?? "").match(/"name":"(\w+)"/);
+    const found = JSON.stringify(from ?? '').match(/"name":"(\w+)"/);
     return found ? found[1]! : '?';
   };
   switch (node.kind) {
@@ -121,7 +131,10 @@ function kindOf(node: RootOperationNode): string {
 const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<string, { ms: number; count: number }>() };
 {
   const probe = new SqliteDatabase(':memory:');
-  const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
   probe.close();
   for (const method of ['run', 'all', 'get', 'iterate'] as const) {
     const original = statementPrototype[method]!;
@@ -136,7 +149,9 @@ const sqliteExecution = { ms: 0, count: 0, counting: false, bySql: new Map<strin
         const ms = (spent.user + spent.system) / 1000;
         sqliteExecution.ms += ms;
         sqliteExecution.count += 1;
-        const key = String((this as { source?: string }).source).replace(/\s+/g, ' ').trim();
+        const key = String((this as { source?: string }).source)
+          .replace(/\s+/g, ' ')
+          .trim();
         const entry = sqliteExecution.bySql.get(key) ?? { ms: 0, count: 0 };
         entry.ms += ms;
         entry.count += 1;
@@ -160,7 +175,15 @@ const config = {
 const logger = pino({ level: 'warn' });
 const providers = createPushProviders(config, systemClock, logger);
 const queue = JobQueue.forStore(timedStore, systemClock, bench.databaseUrl);
-const worker = await startDeliveryWorker({ store: timedStore, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+const worker = await startDeliveryWorker({
+  store: timedStore,
+  queue,
+  clock: systemClock,
+  config,
+  logger,
+  providers,
+  secretKey: resolveSecretKey(config.secretKey, config.dataDir),
+});
 let result: Record<string, unknown>;
 try {
   await deliverNotification(bench, warmUp);
@@ -188,14 +211,19 @@ try {
   const productStatements = productKinds.reduce((sum, [, entry]) => sum + entry.count, 0);
   const usPerPush = (ms: number) => `${((ms * 1000) / size).toFixed(2).padStart(6)} µs/push`;
   for (const [kind, entry] of kinds) {
-    process.stderr.write(`${ownerOfKind(kind).padEnd(10)} ${kind.padEnd(34)} ${String(entry.count).padStart(7)} statements ${entry.ms.toFixed(0).padStart(7)} ms ${usPerPush(entry.ms)}\n`);
+    process.stderr.write(
+      `${ownerOfKind(kind).padEnd(10)} ${kind.padEnd(34)} ${String(entry.count).padStart(7)} statements ${entry.ms.toFixed(0).padStart(7)} ms ${usPerPush(entry.ms)}\n`,
+    );
   }
   // SQLite's own time by statement text and owner: every product statement, so a batch's costs add up here.
   const sqliteByOwner = new Map<Owner, number>();
   for (const [text, { ms, count }] of [...sqliteExecution.bySql].sort((a, b) => b[1].ms - a[1].ms)) {
     const owner = ownerOfSql(text);
     sqliteByOwner.set(owner, (sqliteByOwner.get(owner) ?? 0) + ms);
-    if (ms >= 0.5) process.stderr.write(`sqlite ${owner.padEnd(10)} ${String(count).padStart(5)}× ${ms.toFixed(1).padStart(7)} ms ${usPerPush(ms)}  ${text.slice(0, 90)}\n`);
+    if (ms >= 0.5)
+      process.stderr.write(
+        `sqlite ${owner.padEnd(10)} ${String(count).padStart(5)}× ${ms.toFixed(1).padStart(7)} ms ${usPerPush(ms)}  ${text.slice(0, 90)}\n`,
+      );
   }
   const perSecond = (ms: number) => roundTo(ms / delivery.seconds, 2);
   process.stderr.write(
@@ -210,7 +238,9 @@ try {
     delivered: delivery.delivered,
     deliverySeconds: roundTo(delivery.seconds, 2),
     statementUsPerPush: roundTo((totalMs * 1000) / size, 2),
-    ...(bench.store.dialect === 'sqlite' ? { sqliteExecutionUsPerPush: roundTo((sqliteExecution.ms * 1000) / size, 2) } : {}),
+    ...(bench.store.dialect === 'sqlite'
+      ? { sqliteExecutionUsPerPush: roundTo((sqliteExecution.ms * 1000) / size, 2) }
+      : {}),
     statementsPerPush: roundTo(statements / size, 4),
     productStatementUsPerPush: roundTo((productMs * 1000) / size, 2),
     ...(bench.store.dialect === 'sqlite'

@@ -27,7 +27,15 @@ const { values } = parseArgs({
 const sizes = values.quick ? [2000, 6000] : values.subscribers!.split(',').map(Number);
 
 const fakes = await startFakes({ latency: values.latency! });
-const results: Array<{ subscribers: number; seconds: number; pushesPerSecond: number; idleRssMb: number; peakRssMb: number; cpuUsPerPush: number; seedSeconds: number }> = [];
+const results: Array<{
+  subscribers: number;
+  seconds: number;
+  pushesPerSecond: number;
+  idleRssMb: number;
+  peakRssMb: number;
+  cpuUsPerPush: number;
+  seedSeconds: number;
+}> = [];
 try {
   for (const size of sizes) {
     const bench = await createBenchDatabase(values.postgres);
@@ -35,13 +43,18 @@ try {
       const seedStarted = performance.now();
       const channel = await seedFanoutChannel(bench.store, size);
       const seedSeconds = (performance.now() - seedStarted) / 1000;
-      const worker = await startWorkerProcess({ ...fakes.env, ...bench.env, ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}) });
+      const worker = await startWorkerProcess({
+        ...fakes.env,
+        ...bench.env,
+        ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}),
+      });
       try {
         const idleRssMb = processRssMb(worker.pid);
         const cpuBefore = 1000 * processCpuSeconds(worker.pid);
         const delivery = await deliverNotification(bench, channel);
         const cpuMs = 1000 * processCpuSeconds(worker.pid) - cpuBefore;
-        if (delivery.delivered !== size) throw new Error(`${size}: ${delivery.delivered} delivered, ${delivery.failed} failed`);
+        if (delivery.delivered !== size)
+          throw new Error(`${size}: ${delivery.delivered} delivered, ${delivery.failed} failed`);
         const result = {
           subscribers: size,
           seconds: roundTo(delivery.seconds, 2),

@@ -65,13 +65,21 @@ const variants: Variant[] = [
   { name: 'subscribers, hex TEXT hash (before 0017), no events', setup: hex, events: false },
   { name: '… without subscribers_dispatch', setup: [...hex, 'DROP INDEX subscribers_dispatch'], events: false },
   { name: '… without subscribers_external_id', setup: [...hex, 'DROP INDEX subscribers_external_id'], events: false },
-  { name: '… without the (channel, platform, token_hash) unique index', setup: subscribersTable('TEXT', ''), events: false },
+  {
+    name: '… without the (channel, platform, token_hash) unique index',
+    setup: subscribersTable('TEXT', ''),
+    events: false,
+  },
   { name: '… token hash as 32-byte BLOB (0017)', setup: [], events: false, binaryHash: true },
   { name: '… foreign_keys off', setup: hex, events: false, foreignKeys: false },
   { name: 'subscribers + events, hex TEXT hash', setup: hex, events: true },
   { name: '… events without events_account', setup: [...hex, 'DROP INDEX events_account'], events: true },
   { name: '… events without events_unrelayed', setup: [...hex, 'DROP INDEX events_unrelayed'], events: true },
-  { name: '… events without both', setup: [...hex, 'DROP INDEX events_account', 'DROP INDEX events_unrelayed'], events: true },
+  {
+    name: '… events without both',
+    setup: [...hex, 'DROP INDEX events_account', 'DROP INDEX events_unrelayed'],
+    events: true,
+  },
 ];
 
 const chosen = values.only ? values.only.split(',').map((position) => variants[Number(position)]!) : variants;
@@ -127,13 +135,23 @@ function timeVariant(
   const now = Date.now();
   const accountId = newId('account', now);
   const channelId = newId('channel', now);
-  db.prepare(`INSERT INTO accounts (id, name, plan, created_at, slug) VALUES (?, 'a', 'business', ?, ?)`).run(accountId, now, accountId.slice(4));
-  db.prepare(`INSERT INTO channels (id, account_id, code, name, created_at) VALUES (?, ?, 'c', 'c', ?)`).run(channelId, accountId, now);
+  db.prepare(`INSERT INTO accounts (id, name, plan, created_at, slug) VALUES (?, 'a', 'business', ?, ?)`).run(
+    accountId,
+    now,
+    accountId.slice(4),
+  );
+  db.prepare(`INSERT INTO channels (id, account_id, code, name, created_at) VALUES (?, ?, 'c', 'c', ?)`).run(
+    channelId,
+    accountId,
+    now,
+  );
   const insertSubscriber = db.prepare(
     `INSERT INTO subscribers (id, account_id, channel_id, platform, token, token_hash, timezone, locale, external_id, status, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
   );
-  const insertEvent = db.prepare(`INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, 'subscriber.created', ?, ?)`);
+  const insertEvent = db.prepare(
+    `INSERT INTO events (id, account_id, type, data, created_at) VALUES (?, ?, 'subscriber.created', ?, ?)`,
+  );
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const started = process.cpuUsage();
@@ -153,7 +171,13 @@ function timeVariant(
       now,
       now,
     );
-    if (variant.events) insertEvent.run(newId('event', now), accountId, `{"subscriberId":"${id}","channelCode":"c","platform":"${device.platform}","externalId":null,"createdAt":"x"}`, now);
+    if (variant.events)
+      insertEvent.run(
+        newId('event', now),
+        accountId,
+        `{"subscriberId":"${id}","channelCode":"c","platform":"${device.platform}","externalId":null,"createdAt":"x"}`,
+        now,
+      );
     if ((device.n + 1) % ROWS_PER_TRANSACTION === 0) {
       commit.run();
       begin.run();

@@ -35,26 +35,64 @@ const rows = values.quick ? 5000 : Number(values.rows);
 const TIME = '/usr/bin/time';
 
 const bench = await createBenchDatabase(values.postgres);
-const result: Record<string, unknown> = { dialect: bench.store.dialect, rows, events: !values['no-events'], webhook: values.webhook };
+const result: Record<string, unknown> = {
+  dialect: bench.store.dialect,
+  rows,
+  events: !values['no-events'],
+  webhook: values.webhook,
+};
 try {
   const now = Date.now();
   const account = await createAccount(bench.store.db, { name: 'import', plan: 'business', now });
-  await createChannel(bench.store.db, { accountId: account.id, code: 'imported', name: 'imported', description: null, now });
+  await createChannel(bench.store.db, {
+    accountId: account.id,
+    code: 'imported',
+    name: 'imported',
+    description: null,
+    now,
+  });
   if (values.webhook) {
-    await createWebhookEndpoint(bench.store.db, { id: newId('webhook', now), accountId: account.id, url: 'https://hooks.example.com/', description: null, eventTypes: ['*'], sealedSecret: 'unused', now });
+    await createWebhookEndpoint(bench.store.db, {
+      id: newId('webhook', now),
+      accountId: account.id,
+      url: 'https://hooks.example.com/',
+      description: null,
+      eventTypes: ['*'],
+      sealedSecret: 'unused',
+      now,
+    });
   }
   const file = join(bench.env.CLARION_DATA_DIR!, 'subscribers.ndjson');
   const lines: string[] = [];
   for (let n = 0; n < rows; n += 1) {
     const device = benchDevice(n);
-    lines.push(JSON.stringify({ channel: 'imported', ...device, ...(device.platform === 'ios' ? { timezone: 'Europe/Berlin', locale: 'de-DE' } : { externalId: `user-${n}` }) }));
+    lines.push(
+      JSON.stringify({
+        channel: 'imported',
+        ...device,
+        ...(device.platform === 'ios' ? { timezone: 'Europe/Berlin', locale: 'de-DE' } : { externalId: `user-${n}` }),
+      }),
+    );
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
   for (const run of ['first', 'again'] as const) {
-    const args = [...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(repoRoot, 'bin/clarion.js'), 'subscribers', 'import', file, '--account', account.id, '--json', ...(values['no-events'] ? ['--no-events'] : [])];
+    const args = [
+      ...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      join(repoRoot, 'bin/clarion.js'),
+      'subscribers',
+      'import',
+      file,
+      '--account',
+      account.id,
+      '--json',
+      ...(values['no-events'] ? ['--no-events'] : []),
+    ];
     const timed = existsSync(TIME);
     const child = timed
-      ? spawnSync(TIME, ['-f', 'CPU %U %S', process.execPath, ...args], { env: { ...process.env, ...bench.env }, encoding: 'utf8' })
+      ? spawnSync(TIME, ['-f', 'CPU %U %S', process.execPath, ...args], {
+          env: { ...process.env, ...bench.env },
+          encoding: 'utf8',
+        })
       : spawnSync(process.execPath, args, { env: { ...process.env, ...bench.env }, encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`import failed:\n${child.stdout}\n${child.stderr}`);
     const output = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { rowsPerSecond: number; seconds: number };
@@ -63,7 +101,9 @@ try {
     result[`${run}RowsPerSecond`] = output.rowsPerSecond;
     result[`${run}Seconds`] = output.seconds;
     result[`${run}RowsPerCpuSecond`] = cpuSeconds === null ? null : Math.round(rows / cpuSeconds);
-    process.stderr.write(`${run}: ${output.rowsPerSecond} rows/s over ${output.seconds} s; process CPU ${cpuSeconds ?? '?'} s\n`);
+    process.stderr.write(
+      `${run}: ${output.rowsPerSecond} rows/s over ${output.seconds} s; process CPU ${cpuSeconds ?? '?'} s\n`,
+    );
   }
 } finally {
   await bench.drop();

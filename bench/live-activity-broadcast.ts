@@ -42,7 +42,13 @@ try {
   const account = await seedAccount(bench.store);
   const broadcast = await measure('broadcast', account.accountId);
   const tokens = await measure('tokens', account.accountId);
-  const result = { devices, latencyMs: values.latency, store: values.postgres ? 'postgres' : 'sqlite', tokens, broadcast };
+  const result = {
+    devices,
+    latencyMs: values.latency,
+    store: values.postgres ? 'postgres' : 'sqlite',
+    tokens,
+    broadcast,
+  };
   process.stderr.write(`${JSON.stringify(result, null, 2)}\n`);
   printBenchResult(result);
 } finally {
@@ -51,7 +57,10 @@ try {
   await bench.drop();
 }
 
-async function measure(mode: 'tokens' | 'broadcast', accountId: string): Promise<{ seconds: number; providerRequests: number; seedSeconds: number }> {
+async function measure(
+  mode: 'tokens' | 'broadcast',
+  accountId: string,
+): Promise<{ seconds: number; providerRequests: number; seedSeconds: number }> {
   const seeding = performance.now();
   const activity = await seedActivity(bench, fakes, accountId, mode);
   const seedSeconds = (performance.now() - seeding) / 1000;
@@ -63,7 +72,11 @@ async function measure(mode: 'tokens' | 'broadcast', accountId: string): Promise
     const now = Date.now();
     const row = await trx
       .updateTable('live_activities')
-      .set({ push_timestamp: Math.floor(now / 1000) + 1, fields: JSON.stringify({ title: 'Bench', progress: 0.5 }), updated_at: now })
+      .set({
+        push_timestamp: Math.floor(now / 1000) + 1,
+        fields: JSON.stringify({ title: 'Bench', progress: 0.5 }),
+        updated_at: now,
+      })
       .where('id', '=', activity.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -82,7 +95,11 @@ async function measure(mode: 'tokens' | 'broadcast', accountId: string): Promise
   }
   const seconds = (performance.now() - started) / 1000;
   await settled(fakes);
-  return { seconds: roundTo(seconds, 3), providerRequests: fakes.pushCount() - before, seedSeconds: roundTo(seedSeconds, 1) };
+  return {
+    seconds: roundTo(seconds, 3),
+    providerRequests: fakes.pushCount() - before,
+    seedSeconds: roundTo(seedSeconds, 1),
+  };
 }
 
 /** The fakes report their count once a second: wait until two reports agree. */
@@ -96,7 +113,12 @@ async function settled(fakesProcess: FakesProcess): Promise<void> {
   }
 }
 
-async function seedActivity(database: BenchDatabase, fakesProcess: FakesProcess, accountId: string, mode: 'tokens' | 'broadcast'): Promise<LiveActivityRow> {
+async function seedActivity(
+  database: BenchDatabase,
+  fakesProcess: FakesProcess,
+  accountId: string,
+  mode: 'tokens' | 'broadcast',
+): Promise<LiveActivityRow> {
   const { db } = database.store;
   const now = Date.now() - 1_000;
   const code = `live-${mode}`;
@@ -121,10 +143,26 @@ async function seedActivity(database: BenchDatabase, fakesProcess: FakesProcess,
     apnsChannelId = created.channelId;
   }
   const activity: LiveActivityRow = {
-    id: newId('liveActivity', now), account_id: accountId, channel_id: channel.id, channel_code: code, template: 'progress',
-    fields: JSON.stringify({ title: 'Bench', progress: 0.1 }), alert: null, stale_at: null, relevance_score: null, status: 'active',
-    recipient_count: devices, created_at: now, updated_at: now, ended_at: null, dismiss_at: null, push_timestamp: Math.floor(now / 1000),
-    delivery: mode, apns_channel_id: apnsChannelId, broadcast_count: mode === 'broadcast' ? devices : 0, audience: null,
+    id: newId('liveActivity', now),
+    account_id: accountId,
+    channel_id: channel.id,
+    channel_code: code,
+    template: 'progress',
+    fields: JSON.stringify({ title: 'Bench', progress: 0.1 }),
+    alert: null,
+    stale_at: null,
+    relevance_score: null,
+    status: 'active',
+    recipient_count: devices,
+    created_at: now,
+    updated_at: now,
+    ended_at: null,
+    dismiss_at: null,
+    push_timestamp: Math.floor(now / 1000),
+    delivery: mode,
+    apns_channel_id: apnsChannelId,
+    broadcast_count: mode === 'broadcast' ? devices : 0,
+    audience: null,
   };
   await db.insertInto('live_activities').values(activity).execute();
   for (let start = 0; start < devices; start += ROWS_PER_INSERT) {
@@ -134,12 +172,32 @@ async function seedActivity(database: BenchDatabase, fakesProcess: FakesProcess,
       const token = `${mode === 'tokens' ? 'a1' : 'b2'}${n.toString(16).padStart(62, '0')}`;
       const id = newId('subscriber', now);
       subscribers.push({
-        id, account_id: accountId, channel_id: channel.id, platform: 'ios' as const, token, token_hash: deviceTokenHash(token), push_to_start_token: null,
-        os_version: '18.2', timezone: null, locale: null, external_id: null, status: 'active' as const, unsubscribe_reason: null,
-        created_at: now, updated_at: now, unsubscribed_at: null,
+        id,
+        account_id: accountId,
+        channel_id: channel.id,
+        platform: 'ios' as const,
+        token,
+        token_hash: deviceTokenHash(token),
+        push_to_start_token: null,
+        os_version: '18.2',
+        timezone: null,
+        locale: null,
+        external_id: null,
+        status: 'active' as const,
+        unsubscribe_reason: null,
+        created_at: now,
+        updated_at: now,
+        unsubscribed_at: null,
       });
       // Per token, every device has reported its activity's update token; on the channel, none needs one.
-      if (mode === 'tokens') tokens.push({ live_activity_id: activity.id, subscriber_id: id, token: `c3${n.toString(16).padStart(158, '0')}`, created_at: now, updated_at: now });
+      if (mode === 'tokens')
+        tokens.push({
+          live_activity_id: activity.id,
+          subscriber_id: id,
+          token: `c3${n.toString(16).padStart(158, '0')}`,
+          created_at: now,
+          updated_at: now,
+        });
     }
     await db.insertInto('subscribers').values(subscribers).execute();
     if (tokens.length > 0) await db.insertInto('live_activity_tokens').values(tokens).execute();

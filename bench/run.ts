@@ -17,14 +17,31 @@ import { BENCH_RESULT_PREFIX, median } from './harness/bench-result.ts';
  * when `postgres` is set) and print BENCH_RESULT last. Scripts not (yet) in the tree are skipped with a note.
  */
 const benchmarks: Array<{ script: string; args?: string[]; measures: string; postgres: boolean }> = [
-  { script: 'accept-throughput.ts', measures: 'accept path: statements, requests per CPU-second, p99 at 1,000 req/s', postgres: true },
+  {
+    script: 'accept-throughput.ts',
+    measures: 'accept path: statements, requests per CPU-second, p99 at 1,000 req/s',
+    postgres: true,
+  },
   { script: 'accept-cpu.ts', measures: 'accept path CPU per request, in one process (inject)', postgres: true },
   { script: 'accept-delivery.ts', measures: 'accept beside a fan-out, latency to first push', postgres: true },
   { script: 'fanout-cpu.ts', measures: 'fan-out CPU per push against a bare client', postgres: true },
-  { script: 'fanout-cpu.ts', args: ['--platforms', 'ios,android,web'], measures: 'fan-out CPU per push with a third of the channel on the web', postgres: true },
+  {
+    script: 'fanout-cpu.ts',
+    args: ['--platforms', 'ios,android,web'],
+    measures: 'fan-out CPU per push with a third of the channel on the web',
+    postgres: true,
+  },
   { script: 'fanout-db-time.ts', measures: 'database work per push', postgres: false },
-  { script: 'live-activity-broadcast.ts', measures: 'one Live Activity update, per token against one broadcast channel', postgres: true },
-  { script: 'sqlite-drivers.ts', measures: 'the SQLite drivers this Node offers, on the accept and fan-out statements', postgres: false },
+  {
+    script: 'live-activity-broadcast.ts',
+    measures: 'one Live Activity update, per token against one broadcast channel',
+    postgres: true,
+  },
+  {
+    script: 'sqlite-drivers.ts',
+    measures: 'the SQLite drivers this Node offers, on the accept and fan-out statements',
+    postgres: false,
+  },
 ];
 
 /** A benchmark's name in the table: its script, and its arguments when it runs more than once. */
@@ -36,7 +53,9 @@ function labelOf(benchmark: (typeof benchmarks)[number]): string {
  * Ratios worth a row of their own, from the medians of the figures they divide: [label, benchmark, numerator, denominator].
  * (Accept req/s per core is a figure of accept-throughput.ts itself.)
  */
-const ratios: Array<[string, string, string, string]> = [['Clarion / bare client CPU per push (target ≤ 1.1)', 'fanout-cpu.ts', 'clarionCpuUsPerPush', 'bareCpuUsPerPush']];
+const ratios: Array<[string, string, string, string]> = [
+  ['Clarion / bare client CPU per push (target ≤ 1.1)', 'fanout-cpu.ts', 'clarionCpuUsPerPush', 'bareCpuUsPerPush'],
+];
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +69,8 @@ const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const selected = benchmarks.filter((benchmark) => (values.only ? benchmark.script.includes(values.only) : true));
 const present = selected.filter((benchmark) => existsSync(join(benchDir, benchmark.script)));
-for (const missing of selected.filter((benchmark) => !present.includes(benchmark))) console.error(`bench: ${missing.script} is not in this tree; skipped`);
+for (const missing of selected.filter((benchmark) => !present.includes(benchmark)))
+  console.error(`bench: ${missing.script} is not in this tree; skipped`);
 
 const results = new Map<string, Array<Record<string, unknown>>>();
 const failures: string[] = [];
@@ -69,7 +89,9 @@ for (let round = 1; round <= rounds; round += 1) {
 }
 
 const lines: string[] = [];
-lines.push(`Benchmarks, ${new Date().toISOString()}, node ${process.version}, ${rounds} round(s)${values.quick ? ' (--quick)' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+lines.push(
+  `Benchmarks, ${new Date().toISOString()}, node ${process.version}, ${rounds} round(s)${values.quick ? ' (--quick)' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
 lines.push('');
 lines.push('| benchmark | figure | median | range | runs |');
 lines.push('|---|---|---|---|---|');
@@ -80,17 +102,22 @@ for (const benchmark of present) {
   const runs = results.get(label) ?? [];
   const names = [...new Set(runs.flatMap((run) => Object.keys(run)))];
   for (const name of names) {
-    const numbers = runs.map((run) => run[name]).filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+    const numbers = runs
+      .map((run) => run[name])
+      .filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
     if (numbers.length === 0) continue;
     const middle = median(numbers);
     medians.set(`${label} ${name}`, middle);
-    lines.push(`| ${label} | ${name} | ${format(middle)} | ${format(Math.min(...numbers))}–${format(Math.max(...numbers))} | ${numbers.length} |`);
+    lines.push(
+      `| ${label} | ${name} | ${format(middle)} | ${format(Math.min(...numbers))}–${format(Math.max(...numbers))} | ${numbers.length} |`,
+    );
   }
 }
 for (const [label, benchmark, numerator, denominator] of ratios) {
   const top = medians.get(`${benchmark} ${numerator}`);
   const bottom = medians.get(`${benchmark} ${denominator}`);
-  if (top !== undefined && bottom !== undefined && bottom !== 0) lines.push(`| ratio | ${label} | ${format(top / bottom)} | | |`);
+  if (top !== undefined && bottom !== undefined && bottom !== 0)
+    lines.push(`| ratio | ${label} | ${format(top / bottom)} | | |`);
 }
 console.log(lines.join('\n'));
 if (failures.length > 0) {

@@ -17,7 +17,10 @@ import { startWorkerProcess, type WorkerProcess } from './harness/worker-process
 
 const { values } = parseArgs({
   options: {
-    postgres: { type: 'string', default: process.env.CLARION_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    postgres: {
+      type: 'string',
+      default: process.env.CLARION_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    },
     subscribers: { type: 'string', default: '100000' },
     workers: { type: 'string', default: '1,2,4' },
     latency: { type: 'string', default: '20-50' },
@@ -35,7 +38,11 @@ try {
   const channel = await seedFanoutChannel(bench.store, size);
   const warmUp = await seedFanoutChannel(bench.store, Math.min(size, 4000));
   for (const count of counts) {
-    const env = { ...fakes.env, ...bench.env, ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}) };
+    const env = {
+      ...fakes.env,
+      ...bench.env,
+      ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}),
+    };
     const workers: WorkerProcess[] = await Promise.all(Array.from({ length: count }, () => startWorkerProcess(env)));
     try {
       // Every process opens its provider connections and signs its tokens on its first batch: not part of the figure.
@@ -47,7 +54,8 @@ try {
       const spent = workers.map((worker, index) => 1000 * processCpuSeconds(worker.pid) - before[index]!);
       const postgresMs = 1000 * (await postgresDatabaseCpuSeconds(bench.databaseUrl!)) - postgresBefore;
       const fakesMs = 1000 * processCpuSeconds(fakes.pid) - fakesBefore;
-      if (delivery.delivered !== size) throw new Error(`${count} workers: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
+      if (delivery.delivered !== size)
+        throw new Error(`${count} workers: ${delivery.delivered} of ${size} delivered, ${delivery.failed} failed`);
       const clarionMs = spent.reduce((sum, ms) => sum + ms, 0);
       const run = {
         workers: count,

@@ -23,14 +23,25 @@ import { resolveVapidKeys } from '../src/delivery/web-push/vapid-keys.ts';
 import { buildApp } from '../src/http/app.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { startDeliveryWorker } from '../src/worker.ts';
-import { createBenchDatabase, ONE_PUSH_NOTIFICATION, seedAccount, seedOnePushChannel } from './harness/bench-database.ts';
+import {
+  createBenchDatabase,
+  ONE_PUSH_NOTIFICATION,
+  seedAccount,
+  seedOnePushChannel,
+} from './harness/bench-database.ts';
 import { printBenchResult, round, type BenchFigures } from './harness/bench-result.ts';
 import { startFakes } from './harness/fakes-process.ts';
 import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, notifications: { type: 'string' }, statements: { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    postgres: { type: 'string' },
+    notifications: { type: 'string' },
+    statements: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
 });
 const backlogSize = Number(values.notifications ?? (values.quick ? 200 : 2000));
 const trickleSize = values.quick ? 20 : 200;
@@ -40,10 +51,14 @@ const trickleSize = values.quick ? 20 : 200;
 if (!process.env.BENCH_FAKES_ENV) {
   const fakes = await startFakes();
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-      env: { ...process.env, ...fakes.env, BENCH_FAKES_ENV: JSON.stringify(fakes.env) },
-      stdio: 'inherit',
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+      {
+        env: { ...process.env, ...fakes.env, BENCH_FAKES_ENV: JSON.stringify(fakes.env) },
+        stdio: 'inherit',
+      },
+    );
     process.exitCode = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
   } finally {
     await fakes.stop();
@@ -59,13 +74,24 @@ async function measure(fakesEnv: Record<string, string>): Promise<void> {
   try {
     const account = await seedAccount(database.store);
     await seedOnePushChannel(database.store, account.accountId);
-    const config = loadConfig({ ...database.env, ...fakesEnv, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000', CLARION_LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...database.env,
+      ...fakesEnv,
+      CLARION_RATE_LIMIT_PER_SECOND: '100000',
+      CLARION_RATE_LIMIT_BURST: '100000',
+      CLARION_LOG_LEVEL: 'silent',
+    });
     const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
     const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
     const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey });
     await app.ready();
     const logger = pino({ level: 'warn' });
-    const providers = createPushProviders(config, systemClock, logger, await resolveVapidKeys(database.store.db, secretKey, config, systemClock.now()));
+    const providers = createPushProviders(
+      config,
+      systemClock,
+      logger,
+      await resolveVapidKeys(database.store.db, secretKey, config, systemClock.now()),
+    );
     const accept = async () => {
       const response = await app.inject({
         method: 'POST',
@@ -78,7 +104,15 @@ async function measure(fakesEnv: Record<string, string>): Promise<void> {
     // The poll's own statement is marked, and left out of the counts.
     const POLL_MARK = 'bench-poll';
     const sentCount = async () =>
-      Number((await sql<{ n: number }>`SELECT count(*) AS n /* ${sql.raw(POLL_MARK)} */ FROM notifications WHERE status = 'sent'`.execute(database.store.db)).rows[0]!.n);
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*) AS n /* ${sql.raw(POLL_MARK)} */ FROM notifications WHERE status = 'sent'`.execute(
+            database.store.db,
+          )
+        ).rows[0]!.n,
+      );
     const waitForSent = async (count: number) => {
       // A poll every 10 ms: its CPU stays a small part of what is measured.
       while ((await sentCount()) < count) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -86,16 +120,27 @@ async function measure(fakesEnv: Record<string, string>): Promise<void> {
     const workerStatements = () => counter.statements.filter((text) => !text.includes(POLL_MARK)).length;
 
     // Backlog: accepted with the worker stopped, then delivered all at once.
-    for (let n = 0; n < backlogSize; n += 50) await Promise.all(Array.from({ length: Math.min(50, backlogSize - n) }, accept));
+    for (let n = 0; n < backlogSize; n += 50)
+      await Promise.all(Array.from({ length: Math.min(50, backlogSize - n) }, accept));
     counter.reset();
     const profiler = values['cpu-prof'] ? await startProfiler() : null;
     // The backends of this run's database (the pool's and the LISTEN connection), without the server's background
     // processes, which every database on a shared server uses.
     const backends = { backgroundProcesses: false };
-    const databaseBefore = database.databaseUrl ? await postgresDatabaseCpuSeconds(database.databaseUrl, backends) : null;
+    const databaseBefore = database.databaseUrl
+      ? await postgresDatabaseCpuSeconds(database.databaseUrl, backends)
+      : null;
     const before = process.cpuUsage();
     const started = performance.now();
-    const worker = await startDeliveryWorker({ store: database.store, queue, clock: systemClock, config, logger, providers, secretKey });
+    const worker = await startDeliveryWorker({
+      store: database.store,
+      queue,
+      clock: systemClock,
+      config,
+      logger,
+      providers,
+      secretKey,
+    });
     await waitForSent(backlogSize);
     const used = process.cpuUsage(before);
     if (databaseBefore !== null && database.databaseUrl) {
@@ -104,8 +149,16 @@ async function measure(fakesEnv: Record<string, string>): Promise<void> {
     }
     figures['backlog: worker statements per notification'] = round(workerStatements() / backlogSize);
     figures['backlog: worker CPU per notification (µs)'] = round((used.user + used.system) / backlogSize);
-    figures['backlog: notifications delivered per second'] = round(backlogSize / ((performance.now() - started) / 1000));
-    if (values.statements) console.error(histogram(counter.statements.filter((text) => !text.includes(POLL_MARK)), backlogSize));
+    figures['backlog: notifications delivered per second'] = round(
+      backlogSize / ((performance.now() - started) / 1000),
+    );
+    if (values.statements)
+      console.error(
+        histogram(
+          counter.statements.filter((text) => !text.includes(POLL_MARK)),
+          backlogSize,
+        ),
+      );
 
     // Trickle: the worker idle between notifications; the statements include the accept's.
     let delivered = backlogSize;
@@ -125,8 +178,11 @@ async function measure(fakesEnv: Record<string, string>): Promise<void> {
     if (profiler) await profiler.stop(values['cpu-prof']!);
     const acceptTotal = acceptStatements.reduce((sum, count) => sum + count, 0);
     figures['trickle: worker statements per notification'] = round((workerStatements() - acceptTotal) / trickleSize);
-    figures['trickle: CPU per notification, accepted and delivered (µs)'] = round((trickleUsed.user + trickleUsed.system) / trickleSize);
-    if (values.statements) console.error(firstTrickle.map((text) => text.replace(/\s+/g, ' ').slice(0, 160)).join('\n'));
+    figures['trickle: CPU per notification, accepted and delivered (µs)'] = round(
+      (trickleUsed.user + trickleUsed.system) / trickleSize,
+    );
+    if (values.statements)
+      console.error(firstTrickle.map((text) => text.replace(/\s+/g, ' ').slice(0, 160)).join('\n'));
     await worker.stop(1_000);
     await Promise.all(Object.values(providers).map((provider) => provider.close()));
     await app.close();
@@ -159,5 +215,8 @@ function histogram(statements: string[], notifications: number): string {
     const key = text.replace(/\s+/g, ' ').trim().slice(0, 70);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${(count / notifications).toFixed(2).padStart(6)}  ${key}`).join('\n');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, count]) => `${(count / notifications).toFixed(2).padStart(6)}  ${key}`)
+    .join('\n');
 }

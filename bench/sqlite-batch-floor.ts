@@ -16,7 +16,13 @@ import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { seedFanoutChannel } from './harness/fanout-channel.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, subscribers: { type: 'string' }, batch: { type: 'string', default: '500' } } });
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    subscribers: { type: 'string' },
+    batch: { type: 'string', default: '500' },
+  },
+});
 const size = Number(values.subscribers ?? (values.quick ? 2000 : 30000));
 const batchSize = Number(values.batch);
 
@@ -28,7 +34,10 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 
 // The batches a dispatch makes: ids in order (src/delivery/dispatch-job.ts pages by id), one platform per batch.
-const ids = db.prepare('SELECT id FROM subscribers WHERE channel_id = ? ORDER BY platform, id').pluck().all(channel.channelId) as string[];
+const ids = db
+  .prepare('SELECT id FROM subscribers WHERE channel_id = ? ORDER BY platform, id')
+  .pluck()
+  .all(channel.channelId) as string[];
 const rowidOf = db.prepare('SELECT rowid FROM subscribers WHERE id = ?').pluck();
 const batches: string[][] = [];
 for (let start = 0; start < ids.length; start += batchSize) batches.push(ids.slice(start, start + batchSize));
@@ -52,9 +61,13 @@ const read = db.prepare(`SELECT ${COLUMNS} FROM subscribers WHERE id IN (SELECT 
 const idToRowid = db.prepare('SELECT rowid FROM subscribers WHERE id IN (SELECT value FROM json_each(?))');
 const readByRowid = db.prepare(`SELECT ${COLUMNS} FROM subscribers WHERE rowid IN (SELECT value FROM json_each(?))`);
 const jsonEach = db.prepare('SELECT value FROM json_each(?)');
-const boundList = db.prepare(`SELECT ${COLUMNS} FROM subscribers WHERE id IN (${Array.from({ length: batchSize }, () => '?').join(', ')})`);
+const boundList = db.prepare(
+  `SELECT ${COLUMNS} FROM subscribers WHERE id IN (${Array.from({ length: batchSize }, () => '?').join(', ')})`,
+);
 const update = db.prepare('UPDATE subscribers SET last_delivered_at = ? WHERE id IN (SELECT value FROM json_each(?))');
-const updateByRowid = db.prepare('UPDATE subscribers SET last_delivered_at = ? WHERE rowid IN (SELECT value FROM json_each(?))');
+const updateByRowid = db.prepare(
+  'UPDATE subscribers SET last_delivered_at = ? WHERE rowid IN (SELECT value FROM json_each(?))',
+);
 let at = Date.now();
 
 for (const text of [read.source, idToRowid.source]) {
@@ -95,7 +108,11 @@ const result = {
   readByRowidUsPerRow: perRow(() => rowidJson.forEach((list) => readByRowid.all(list))),
   jsonEachUsPerRow: perRow(() => idJson.forEach((list) => jsonEach.all(list))),
   // Full batches only (the statement has batchSize parameters), per row of those.
-  boundListReadUsPerRow: roundTo((perRow(() => fullBatches.forEach((batch) => boundList.all(...batch))) * ids.length) / (fullBatches.length * batchSize), 3),
+  boundListReadUsPerRow: roundTo(
+    (perRow(() => fullBatches.forEach((batch) => boundList.all(...batch))) * ids.length) /
+      (fullBatches.length * batchSize),
+    3,
+  ),
   lastDeliveredUpdateUsPerRow: byId.update,
   commitUsPerRow: byId.commit,
   updateByRowidUsPerRow: byRowid.update,

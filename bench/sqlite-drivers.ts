@@ -85,13 +85,16 @@ function cpuMicros(work: () => void): number {
   return spent.user + spent.system;
 }
 
-async function measure(open: (file: string) => Driver | Promise<Driver | null>): Promise<Record<string, number | null> | null> {
+async function measure(
+  open: (file: string) => Driver | Promise<Driver | null>,
+): Promise<Record<string, number | null> | null> {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-sqlite-drivers-'));
   try {
     const file = join(dir, 'bench.db');
     const driver = await open(file);
     if (!driver) return null;
-    for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON']) driver.exec(`pragma ${pragma}`);
+    for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON'])
+      driver.exec(`pragma ${pragma}`);
     driver.exec(`
       create table notifications (id text primary key, account_id text not null, channel_id text not null, content text not null, created_at integer not null);
       create table jobs (id integer primary key, kind text not null, payload text not null, run_at integer not null, state text not null);
@@ -102,7 +105,11 @@ async function measure(open: (file: string) => Driver | Promise<Driver | null>):
     const insertNotification = driver.prepare('insert into notifications values (?, ?, ?, ?, ?)');
     const insertJob = driver.prepare('insert into jobs (kind, payload, run_at, state) values (?, ?, ?, ?)');
     const charge = driver.prepare('update usage set used = used + 1 where account_id = ?');
-    const content = JSON.stringify({ title: 'Order #42 shipped', body: 'Your parcel is on its way and arrives tomorrow.', url: 'https://example.com/orders/42' });
+    const content = JSON.stringify({
+      title: 'Order #42 shipped',
+      body: 'Your parcel is on its way and arrives tomorrow.',
+      url: 'https://example.com/orders/42',
+    });
     const acceptMicros = cpuMicros(() => {
       for (let index = 0; index < accepts; index += 1) {
         driver.exec('begin immediate');
@@ -115,13 +122,30 @@ async function measure(open: (file: string) => Driver | Promise<Driver | null>):
 
     const insertSubscriber = driver.prepare('insert into subscribers values (?, ?, ?, ?, null)');
     driver.exec('begin');
-    for (let index = 0; index < subscribers; index += 1) insertSubscriber.run(`sub_${String(index).padStart(8, '0')}`, 'chn_1', `token-${index}-${'x'.repeat(140)}`, 'active');
+    for (let index = 0; index < subscribers; index += 1)
+      insertSubscriber.run(
+        `sub_${String(index).padStart(8, '0')}`,
+        'chn_1',
+        `token-${index}-${'x'.repeat(140)}`,
+        'active',
+      );
     driver.exec('commit');
-    const read = driver.prepare('select id, token, status from subscribers where id in (select value from json_each(?))');
-    const markDelivered = driver.prepare('update subscribers set last_delivered_at = ? where id in (select value from json_each(?))');
+    const read = driver.prepare(
+      'select id, token, status from subscribers where id in (select value from json_each(?))',
+    );
+    const markDelivered = driver.prepare(
+      'update subscribers set last_delivered_at = ? where id in (select value from json_each(?))',
+    );
     const batches: string[] = [];
     for (let start = 0; start < subscribers; start += BATCH) {
-      batches.push(JSON.stringify(Array.from({ length: Math.min(BATCH, subscribers - start) }, (_, offset) => `sub_${String(start + offset).padStart(8, '0')}`)));
+      batches.push(
+        JSON.stringify(
+          Array.from(
+            { length: Math.min(BATCH, subscribers - start) },
+            (_, offset) => `sub_${String(start + offset).padStart(8, '0')}`,
+          ),
+        ),
+      );
     }
     const fanoutMicros = cpuMicros(() => {
       for (const batch of batches) {

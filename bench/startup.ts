@@ -85,7 +85,9 @@ for (let run = 0; run < runs; run += 1) {
   for (const variant of Object.keys(variants) as Variant[]) {
     const sample = await measureOnce(variant);
     samples[variant].push(sample);
-    console.log(`${variant} run ${run + 1}: ready in ${Math.round(sample.readyMs)} ms (${Math.round(sample.readyCpuMs)} ms CPU), idle RSS ${roundTo(sample.idleRssMb)} MiB`);
+    console.log(
+      `${variant} run ${run + 1}: ready in ${Math.round(sample.readyMs)} ms (${Math.round(sample.readyCpuMs)} ms CPU), idle RSS ${roundTo(sample.idleRssMb)} MiB`,
+    );
   }
 }
 const figures: Record<string, number> = {};

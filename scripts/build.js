@@ -18,7 +18,9 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  console.warn('clarion build: TypeScript is not installed (npm ci --omit=dev?); `clarion` will run the sources through tsx');
+  console.warn(
+    'clarion build: TypeScript is not installed (npm ci --omit=dev?); `clarion` will run the sources through tsx',
+  );
   process.exit(0);
 }
 
@@ -28,7 +30,9 @@ rmSync(join(root, 'packages/client/dist'), { recursive: true, force: true });
 for (const project of ['tsconfig.build.json', 'packages/client/tsconfig.build.json']) {
   const result = spawnSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error(`clarion build: tsc -p ${project} failed; \`clarion\` will run the sources through tsx until a build succeeds`);
+    console.error(
+      `clarion build: tsc -p ${project} failed; \`clarion\` will run the sources through tsx until a build succeeds`,
+    );
     process.exit(result.status ?? 1);
   }
 }

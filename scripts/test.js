@@ -38,7 +38,14 @@ function runVitest(dialect) {
   const outputFile = join(reportDir, `${dialect}.json`);
   const result = spawnSync(
     process.execPath,
-    ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${outputFile}`, ...extraArgs],
+    [
+      'node_modules/vitest/vitest.mjs',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${outputFile}`,
+      ...extraArgs,
+    ],
     { stdio: 'inherit', env: { ...process.env, CLARION_TEST_DIALECT: dialect } },
   );
   let counts = { passed: 0, failed: 0, skipped: 0 };
@@ -47,8 +54,14 @@ function runVitest(dialect) {
     const report = JSON.parse(readFileSync(outputFile, 'utf8'));
     // A file can fail with every test passed (an afterAll error such as the leak check's, or an import error): each
     // such file counts as one failure, so the last line never says 0 failed for a red run.
-    const fileFailures = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
-    counts = { passed: report.numPassedTests, failed: report.numFailedTests + fileFailures, skipped: report.numPendingTests + report.numTodoTests };
+    const fileFailures = report.testResults.filter(
+      (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+    ).length;
+    counts = {
+      passed: report.numPassedTests,
+      failed: report.numFailedTests + fileFailures,
+      skipped: report.numPendingTests + report.numTodoTests,
+    };
     failures = failedTests(report);
   } catch {
     counts.failed += 1; // no report: the run itself broke
@@ -72,7 +85,10 @@ function failedTests(report) {
 }
 
 function firstLine(text) {
-  const line = String(text ?? '').split('\n').find((part) => part.trim() !== '') ?? '';
+  const line =
+    String(text ?? '')
+      .split('\n')
+      .find((part) => part.trim() !== '') ?? '';
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
@@ -88,7 +104,10 @@ if (!only || only === 'postgres') {
 
 const results = dialects.map(runVitest);
 rmSync(reportDir, { recursive: true, force: true });
-const total = results.reduce((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const total = results.reduce(
+  (sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 console.log('');
 for (const r of results) {
   for (const failure of r.failures) console.log(`FAILED (${r.dialect}) ${failure}`);

@@ -13,7 +13,12 @@ import { SecretBoxError } from './domain/secret-box.ts';
 import type { Store } from './store/database.ts';
 import type { ClarionApp } from './http/app-types.ts';
 import { ClarionMetrics } from './metrics/clarion-metrics.ts';
-import { DEFAULT_METRICS_PORT, MetricsPortInUseError, startMetricsListener, type MetricsListener } from './metrics/metrics-listener.ts';
+import {
+  DEFAULT_METRICS_PORT,
+  MetricsPortInUseError,
+  startMetricsListener,
+  type MetricsListener,
+} from './metrics/metrics-listener.ts';
 import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
@@ -59,7 +64,13 @@ export interface ListenOptions {
  * it is logged, and web pushes fail loudly (`web_push_not_configured`) until the keys agree. Bad CLARION_VAPID_*
  * values stop start-up like any other configuration error.
  */
-async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, now: number, logger: Logger): Promise<VapidKeys | null> {
+async function loadVapidKeys(
+  store: Store,
+  secretKey: Buffer,
+  config: Config,
+  now: number,
+  logger: Logger,
+): Promise<VapidKeys | null> {
   try {
     const keys = await resolveVapidKeys(store.db, secretKey, config, now);
     logger.info({ source: keys.source, publicKey: keys.publicKey, subject: keys.subject }, 'Web Push VAPID keys ready');
@@ -68,7 +79,10 @@ async function loadVapidKeys(store: Store, secretKey: Buffer, config: Config, no
     return keys;
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    logger.error({ err: error }, 'the stored VAPID private key does not open with this CLARION_SECRET_KEY: web pushes will fail until every process on this database has the same CLARION_SECRET_KEY');
+    logger.error(
+      { err: error },
+      'the stored VAPID private key does not open with this CLARION_SECRET_KEY: web pushes will fail until every process on this database has the same CLARION_SECRET_KEY',
+    );
     return null;
   }
 }
@@ -99,7 +113,11 @@ function logSignupPolicy(config: Config, logger: Logger, listening: { host: stri
 }
 
 /** Opens storage, migrates it, and starts the roles asked for. The only place that listens on a port. */
-export async function startServer(config: Config, roles: ServeRoles, listen: ListenOptions = { hostGiven: true }): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  roles: ServeRoles,
+  listen: ListenOptions = { hostGiven: true },
+): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const threaded = roles.worker && roles.api && config.workerThread;
@@ -113,12 +131,21 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
     sqliteWriteTurns,
     onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE),
     ...(roles.api
-      ? { checkpointIntervalMs: CHECKPOINT_INTERVAL_MS, onCheckpointError: (error: string) => logger.warn({ error }, 'SQLite checkpoint thread failed; the serving connection checkpoints alone') }
+      ? {
+          checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
+          onCheckpointError: (error: string) =>
+            logger.warn({ error }, 'SQLite checkpoint thread failed; the serving connection checkpoints alone'),
+        }
       : {}),
   });
   const { applied } = await migrateToLatest(store);
   logger.info(
-    { dialect: store.dialect, database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir, applied, code: RUNNING_FROM },
+    {
+      dialect: store.dialect,
+      database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir,
+      applied,
+      code: RUNNING_FROM,
+    },
     'storage ready',
   );
   const clock = systemClock;
@@ -137,13 +164,19 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
   const metricsPort = config.metricsPort ?? DEFAULT_METRICS_PORT;
   try {
     metricsListener = await startMetricsListener(metrics, { host: config.metricsHost, port: metricsPort });
-    logger.info({ address: metricsListener.address }, 'metrics listener ready: GET /metrics (no token; keep this address private)');
+    logger.info(
+      { address: metricsListener.address },
+      'metrics listener ready: GET /metrics (no token; keep this address private)',
+    );
   } catch (error) {
     if (config.metricsPort !== undefined || !(error instanceof MetricsPortInUseError)) {
       await store.close();
       throw error;
     }
-    logger.warn({ port: metricsPort, host: config.metricsHost }, 'metrics listener not started: the default port is taken (another clarion on this host?); set CLARION_METRICS_PORT to give this process its own');
+    logger.warn(
+      { port: metricsPort, host: config.metricsHost },
+      'metrics listener not started: the default port is taken (another clarion on this host?); set CLARION_METRICS_PORT to give this process its own',
+    );
   }
 
   // One APNs provider token per key for every client of this thread: the built-in ones, the apps', Test credentials.
@@ -158,10 +191,23 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
     // The queue wakes its listeners from inside the enqueueing transaction; passed on after the current turn, the
     // message finds that transaction committed, so the thread's claim does not wait on SQLite's write lock for it.
     queue.onWake(() => setImmediate(() => workerThread!.wake()));
-    logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true }, 'delivery worker started');
+    logger.info(
+      { concurrency: config.workerConcurrency, leaseMs: config.jobLease, thread: true },
+      'delivery worker started',
+    );
   } else if (roles.worker) {
     providers = createPushProviders(config, clock, logger, vapidKeys, providerTokens);
-    worker = await startDeliveryWorker({ store, queue, clock, config, logger, providers, secretKey, metrics, providerTokens });
+    worker = await startDeliveryWorker({
+      store,
+      queue,
+      clock,
+      config,
+      logger,
+      providers,
+      secretKey,
+      metrics,
+      providerTokens,
+    });
     logger.info({ concurrency: config.workerConcurrency, leaseMs: config.jobLease }, 'delivery worker started');
   }
   let app: ClarionApp | null = null;
@@ -172,7 +218,17 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
     // OpenAPI, the dashboard), and idles in less memory (docs/performance.md, "Start-up and idle memory").
     const { buildApp } = await import('./http/app.ts');
     // Test credentials goes through the worker's app clients when it runs on this event loop, else through the app's own.
-    app = await buildApp({ store, config, clock, queue, secretKey, metrics, loggerInstance: logger, providerTokens, ...(worker ? { providerClients: worker.providerClients } : {}) });
+    app = await buildApp({
+      store,
+      config,
+      clock,
+      queue,
+      secretKey,
+      metrics,
+      loggerInstance: logger,
+      providerTokens,
+      ...(worker ? { providerClients: worker.providerClients } : {}),
+    });
     const firstAccountOpen = config.signup !== 'open' && !(await instanceHasAccounts(store.db));
     host = listenHost(config, { hostGiven: listen.hostGiven, firstAccountOpen });
     address = await listenOn(app, { port: config.port, host });
@@ -191,7 +247,13 @@ export async function startServer(config: Config, roles: ServeRoles, listen: Lis
       // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
       // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
       // connection_lost, retried by a follow-up job) at once and commits its batch.
-      await Promise.all([app?.close(), metricsListener?.close(), worker?.stop(graceMs), workerThread?.stop(graceMs), ...(providers ? Object.values(providers).map((provider) => provider.close()) : [])]);
+      await Promise.all([
+        app?.close(),
+        metricsListener?.close(),
+        worker?.stop(graceMs),
+        workerThread?.stop(graceMs),
+        ...(providers ? Object.values(providers).map((provider) => provider.close()) : []),
+      ]);
       await store.close();
     },
   };

@@ -18,11 +18,20 @@ import { startDeliveryWorker } from './worker.ts';
  * clients and event loop. The main thread has already migrated the database. Messages: 'wake' (a job was enqueued
  * by the API in this process), 'stop' (answered with 'stopped' once jobs are handed back and everything is closed).
  */
-const { config, vapidKeys, sqliteWriteTurns } = workerData as { config: Config; vapidKeys: VapidKeys | null; sqliteWriteTurns: SharedArrayBuffer | undefined };
+const { config, vapidKeys, sqliteWriteTurns } = workerData as {
+  config: Config;
+  vapidKeys: VapidKeys | null;
+  sqliteWriteTurns: SharedArrayBuffer | undefined;
+};
 const port = parentPort!;
 // Written straight to fd 1, as the main thread's logger does, rather than relayed through the main thread.
 const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true })).child({ thread: 'worker' });
-const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriteTurns, onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE) });
+const store = openStore({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  sqliteWriteTurns,
+  onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE),
+});
 const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
 // The thread's APNs provider tokens, one per key for its built-in and app clients (the main thread has its own).
 const providerTokens = createApnsProviderTokens(systemClock);
@@ -30,16 +39,32 @@ const providers = createPushProviders(config, systemClock, logger, vapidKeys, pr
 // The worker's own counters; the main thread adds them to its scrape ('metrics' messages). No process metrics and no
 // queue gauges here: the main thread reports those once for the whole process.
 const metrics = new ClarionMetrics();
-const worker = await startDeliveryWorker({ store, queue, clock: systemClock, config, logger, providers, secretKey: resolveSecretKey(config.secretKey, config.dataDir), metrics, providerTokens });
+const worker = await startDeliveryWorker({
+  store,
+  queue,
+  clock: systemClock,
+  config,
+  logger,
+  providers,
+  secretKey: resolveSecretKey(config.secretKey, config.dataDir),
+  metrics,
+  providerTokens,
+});
 
 port.on('message', (message: WorkerThreadMessage) => {
   if (message.type === 'wake') worker.pool.wake();
   else if (message.type === 'metrics') {
-    void metrics.registry.getMetricsAsJSON().then((json) => port.postMessage({ type: 'metrics-answer', id: message.id, metrics: json } satisfies WorkerThreadMessage));
-  }
-  else if (message.type === 'stop') {
+    void metrics.registry
+      .getMetricsAsJSON()
+      .then((json) =>
+        port.postMessage({ type: 'metrics-answer', id: message.id, metrics: json } satisfies WorkerThreadMessage),
+      );
+  } else if (message.type === 'stop') {
     void (async () => {
-      await Promise.all([worker.stop(message.graceMs), ...Object.values(providers).map((provider) => provider.close())]);
+      await Promise.all([
+        worker.stop(message.graceMs),
+        ...Object.values(providers).map((provider) => provider.close()),
+      ]);
       await store.close();
       port.postMessage({ type: 'stopped' } satisfies WorkerThreadMessage);
     })();

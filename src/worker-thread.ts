@@ -29,7 +29,9 @@ const METRICS_ANSWER_MS = 2_000;
  * the entry beside it is plain JavaScript; from the sources, bin/worker-thread.js registers tsx in the thread first.
  */
 function threadEntry(): URL {
-  return import.meta.url.endsWith('.js') ? new URL('./worker-thread-entry.js', import.meta.url) : new URL('../bin/worker-thread.js', import.meta.url);
+  return import.meta.url.endsWith('.js')
+    ? new URL('./worker-thread-entry.js', import.meta.url)
+    : new URL('../bin/worker-thread.js', import.meta.url);
 }
 
 /**
@@ -47,7 +49,11 @@ function threadEntry(): URL {
  * (src/store/sqlite-write-turns.ts, `sqliteWriteTurns`), and a claim woken by 'wake' waits for the enqueueing
  * transaction to commit.
  */
-export async function startWorkerThread(config: Config, vapidKeys: VapidKeys | null, sqliteWriteTurns?: SharedArrayBuffer): Promise<WorkerThread> {
+export async function startWorkerThread(
+  config: Config,
+  vapidKeys: VapidKeys | null,
+  sqliteWriteTurns?: SharedArrayBuffer,
+): Promise<WorkerThread> {
   const thread = new Worker(threadEntry(), { workerData: { config, vapidKeys, sqliteWriteTurns } });
   const messages = (type: WorkerThreadMessage['type']) =>
     new Promise<void>((resolve, reject) => {

@@ -71,7 +71,10 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
       [SEND_BATCH]: sendBatchHandler({ ...delivery, providers, providersFor: registry.providersFor }),
-      ...liveActivityHandlers({ ...delivery, providers, providersFor: registry.providersFor }, { deleteUnknownChannels: deps.config.apnsDeleteUnknownChannels }),
+      ...liveActivityHandlers(
+        { ...delivery, providers, providersFor: registry.providersFor },
+        { deleteUnknownChannels: deps.config.apnsDeleteUnknownChannels },
+      ),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),
     },
     concurrency: deps.config.workerConcurrency,
@@ -84,7 +87,9 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
   await pool.start();
   const webhookRelay = startWebhookRelayLoop({ ...delivery, config: deps.config, secretKey });
   const cleaner = setInterval(() => {
-    deps.queue.deleteFinished(FINISHED_JOB_RETENTION_MS).catch((error: unknown) => deps.logger.warn({ err: error }, 'job cleaner failed'));
+    deps.queue
+      .deleteFinished(FINISHED_JOB_RETENTION_MS)
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'job cleaner failed'));
   }, CLEAN_INTERVAL_MS);
   cleaner.unref();
   // One sweep per interval across every worker: the slot number makes the job's unique key.

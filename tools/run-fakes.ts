@@ -154,11 +154,23 @@ process.stderr.write(
 );
 
 if (!flags.quiet) {
-  apnsSandbox.onRequest((r) => log(`APNs sandbox ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`));
-  apns.onRequest((r) => log(`APNs ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`));
+  apnsSandbox.onRequest((r) =>
+    log(
+      `APNs sandbox ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`,
+    ),
+  );
+  apns.onRequest((r) =>
+    log(`APNs ${r.status} ${r.reason ?? 'OK'} ${r.method} ${r.path} topic=${r.topic ?? '-'} type=${r.pushType ?? '-'}`),
+  );
   fcm.onTokenRequest((r) => log(`FCM token ${r.status} ${r.error ?? 'OK'} iss=${r.claims?.iss ?? '-'}`));
-  fcm.onRequest((r) => log(`FCM send ${r.status} ${r.errorCode ?? 'OK'} ${r.target ? `${r.target.kind}=${r.target.value}` : '-'}`));
-  webPush.onMessage((r) => log(`Web Push ${r.status} ${r.reason ?? 'OK'} ${r.subscriptionId ?? '-'} TTL=${r.ttl ?? '-'} ${r.clearText ?? r.decryptError ?? ''}`));
+  fcm.onRequest((r) =>
+    log(`FCM send ${r.status} ${r.errorCode ?? 'OK'} ${r.target ? `${r.target.kind}=${r.target.value}` : '-'}`),
+  );
+  webPush.onMessage((r) =>
+    log(
+      `Web Push ${r.status} ${r.reason ?? 'OK'} ${r.subscriptionId ?? '-'} TTL=${r.ttl ?? '-'} ${r.clearText ?? r.decryptError ?? ''}`,
+    ),
+  );
 }
 
 let stopping = false;
@@ -166,7 +178,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`fakes answered ${answered.apns} APNs, ${answered.fcm} FCM and ${answered.webPush} Web Push pushes\n`);
+    process.stderr.write(
+      `fakes answered ${answered.apns} APNs, ${answered.fcm} FCM and ${answered.webPush} Web Push pushes\n`,
+    );
     Promise.all([apns.close(), apnsSandbox.close(), fcm.close(), webPush.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
@@ -185,7 +199,11 @@ function reportPushes(): void {
     process.stdout.write(`PUSH ${notificationId} ${Date.now()}\n`);
   };
   apns.onRequest((request) => firstPush(request.collapseId));
-  fcm.onRequest((request) => firstPush((request.message as { android?: { notification?: { tag?: string } } } | null)?.android?.notification?.tag));
+  fcm.onRequest((request) =>
+    firstPush(
+      (request.message as { android?: { notification?: { tag?: string } } } | null)?.android?.notification?.tag,
+    ),
+  );
   setInterval(() => process.stdout.write(`COUNT ${pushes}\n`), 1000).unref();
 }
 
@@ -194,7 +212,12 @@ function loadApnsKey(): ApnsSigningKey | null {
   try {
     const privateKeyPem = readFileSync(apnsKeyPath, 'utf8');
     const ids = JSON.parse(readFileSync(apnsIdsPath, 'utf8')) as { keyId: string; teamId: string };
-    return { keyId: ids.keyId, teamId: ids.teamId, privateKeyPem, publicKey: createPublicKey(createPrivateKey(privateKeyPem)) };
+    return {
+      keyId: ids.keyId,
+      teamId: ids.teamId,
+      privateKeyPem,
+      publicKey: createPublicKey(createPrivateKey(privateKeyPem)),
+    };
   } catch {
     return null;
   }

@@ -23,16 +23,22 @@
       image: text(message.image),
       tag: text(message.tag),
       // Where a click goes, and the caller's own data (notification.data.data) for a site's own handlers.
-      data: { clarion: true, url: text(message.url) ?? null, data: message.data && typeof message.data === 'object' ? message.data : {} },
+      data: {
+        clarion: true,
+        url: text(message.url) ?? null,
+        data: message.data && typeof message.data === 'object' ? message.data : {},
+      },
     };
     // Without renotify a notification that replaces one with the same tag does so silently: right for a silent Live
     // Activity update, and for a repeated delivery of the same notification. A Live Activity event that carries an
     // alert (data.alerting) alerts again; so does a payload that asks with renotify.
     const liveActivity = options.data.data.clarion === 'live_activity';
-    if (options.tag && (message.renotify === true || (liveActivity && options.data.data.alerting === 'true'))) options.renotify = true;
+    if (options.tag && (message.renotify === true || (liveActivity && options.data.data.alerting === 'true')))
+      options.renotify = true;
     if (message.silent === true) options.silent = true;
     // A timer's end is the notification's time (browsers that show it then say "in 12 minutes").
-    const endsAt = liveActivity && typeof options.data.data.endsAt === 'string' ? Date.parse(options.data.data.endsAt) : NaN;
+    const endsAt =
+      liveActivity && typeof options.data.data.endsAt === 'string' ? Date.parse(options.data.data.endsAt) : NaN;
     if (typeof message.timestamp === 'number') options.timestamp = message.timestamp;
     else if (!Number.isNaN(endsAt)) options.timestamp = endsAt;
     for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
@@ -52,7 +58,8 @@
   /** A payload's `badge` is a count for the app badge (not the notification's badge image), where the browser has one. */
   function setAppBadge(payload) {
     const badge = payload && payload.badge;
-    if (typeof badge !== 'number' || !self.navigator || typeof self.navigator.setAppBadge !== 'function') return Promise.resolve();
+    if (typeof badge !== 'number' || !self.navigator || typeof self.navigator.setAppBadge !== 'function')
+      return Promise.resolve();
     return self.navigator.setAppBadge(badge).catch(() => undefined);
   }
 

@@ -24,7 +24,9 @@ export class ClarionError extends Error {
 
 /** Whether this browser can receive Web Push at all (on iOS and iPadOS only from a Home Screen web app, 16.4+). */
 export function isSupported() {
-  return typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+  return (
+    typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window
+  );
 }
 
 /**
@@ -32,12 +34,28 @@ export function isSupported() {
  * Resolves with {subscriberId, subscription}; rejects with a ClarionError: `unsupported`, `permission_denied`,
  * `service_worker_failed`, `network_error`, or the API's own error code (e.g. `channel_not_allowed`, `rate_limited`).
  */
-export async function subscribe({ baseUrl, publishableKey, channelCode, serviceWorker = DEFAULT_SERVICE_WORKER, scope, externalId } = {}) {
+export async function subscribe({
+  baseUrl,
+  publishableKey,
+  channelCode,
+  serviceWorker = DEFAULT_SERVICE_WORKER,
+  scope,
+  externalId,
+} = {}) {
   requireOptions({ baseUrl, publishableKey, channelCode });
-  if (!isSupported()) throw new ClarionError('unsupported', 'This browser cannot receive push notifications here (on iPhone and iPad: add the site to the Home Screen first, iOS 16.4 or later).');
+  if (!isSupported())
+    throw new ClarionError(
+      'unsupported',
+      'This browser cannot receive push notifications here (on iPhone and iPad: add the site to the Home Screen first, iOS 16.4 or later).',
+    );
   const permission = await Notification.requestPermission();
   if (permission !== 'granted') {
-    throw new ClarionError('permission_denied', permission === 'denied' ? 'Notifications are blocked for this site: allow them in the browser’s site settings, then try again.' : 'Notifications were not allowed.');
+    throw new ClarionError(
+      'permission_denied',
+      permission === 'denied'
+        ? 'Notifications are blocked for this site: allow them in the browser’s site settings, then try again.'
+        : 'Notifications were not allowed.',
+    );
   }
   const registration = await activeRegistration(serviceWorker, scope);
   const { publicKey } = await callApi(baseUrl, 'GET', '/api/v1/web-push/public-key', publishableKey);
@@ -51,7 +69,12 @@ export async function subscribe({ baseUrl, publishableKey, channelCode, serviceW
     // A browser may report a zone or language Clarion does not know ("Etc/Unknown"): register without them rather
     // than not at all (they only serve local-time delivery and text in the reader's language).
     const fields = error.details?.fields ?? [];
-    if (error.code !== 'validation_failed' || fields.length === 0 || !fields.every((problem) => problem.field === 'timezone' || problem.field === 'locale')) throw error;
+    if (
+      error.code !== 'validation_failed' ||
+      fields.length === 0 ||
+      !fields.every((problem) => problem.field === 'timezone' || problem.field === 'locale')
+    )
+      throw error;
     subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, body);
   }
   remember(baseUrl, channelCode, subscriber.id);
@@ -70,13 +93,21 @@ export async function subscribe({ baseUrl, publishableKey, channelCode, serviceW
  * nothing to prove with and needs nothing: the push service answers 404 or 410 to the next push, and Clarion
  * unsubscribes it then. A subscriber that Clarion no longer knows by this subscription (404) is not an error either.
  */
-export async function unsubscribe({ baseUrl, publishableKey, channelCode, serviceWorker = DEFAULT_SERVICE_WORKER, scope } = {}) {
+export async function unsubscribe({
+  baseUrl,
+  publishableKey,
+  channelCode,
+  serviceWorker = DEFAULT_SERVICE_WORKER,
+  scope,
+} = {}) {
   requireOptions({ baseUrl, publishableKey, channelCode });
   const id = subscriberId({ baseUrl, channelCode });
   const subscription = isSupported() ? await currentSubscription(scope ?? serviceWorker) : null;
   if (id && subscription) {
     try {
-      await callApi(baseUrl, 'POST', `/api/v1/subscribers/${encodeURIComponent(id)}/unsubscribe`, publishableKey, { token: subscription.toJSON() });
+      await callApi(baseUrl, 'POST', `/api/v1/subscribers/${encodeURIComponent(id)}/unsubscribe`, publishableKey, {
+        token: subscription.toJSON(),
+      });
     } catch (error) {
       if (error.code !== 'not_found') throw error;
     }
@@ -96,7 +127,8 @@ export default Clarion;
 
 function requireOptions(options) {
   for (const [name, value] of Object.entries(options)) {
-    if (typeof value !== 'string' || value === '') throw new ClarionError('invalid_options', `Clarion: "${name}" is required.`);
+    if (typeof value !== 'string' || value === '')
+      throw new ClarionError('invalid_options', `Clarion: "${name}" is required.`);
   }
 }
 
@@ -112,14 +144,18 @@ async function activeRegistration(serviceWorker, scope) {
   try {
     registration = await navigator.serviceWorker.register(serviceWorker, scope ? { scope } : undefined);
   } catch (error) {
-    throw new ClarionError('service_worker_failed', `The service worker ${serviceWorker} could not be registered: ${error.message}`);
+    throw new ClarionError(
+      'service_worker_failed',
+      `The service worker ${serviceWorker} could not be registered: ${error.message}`,
+    );
   }
   if (registration.active) return registration;
   const worker = registration.installing ?? registration.waiting;
   await new Promise((resolve, reject) => {
     const check = () => {
       if (worker.state === 'activated') resolve();
-      else if (worker.state === 'redundant') reject(new ClarionError('service_worker_failed', `The service worker ${serviceWorker} failed to install.`));
+      else if (worker.state === 'redundant')
+        reject(new ClarionError('service_worker_failed', `The service worker ${serviceWorker} failed to install.`));
     };
     worker.addEventListener('statechange', check);
     check();
@@ -132,7 +168,9 @@ async function pushSubscription(registration, publicKey) {
   const key = base64UrlToBytes(publicKey);
   const existing = await registration.pushManager.getSubscription();
   if (existing) {
-    const existingKey = existing.options?.applicationServerKey ? new Uint8Array(existing.options.applicationServerKey) : null;
+    const existingKey = existing.options?.applicationServerKey
+      ? new Uint8Array(existing.options.applicationServerKey)
+      : null;
     if (existingKey && sameBytes(existingKey, key)) return existing;
     // Made for another key (the instance's key was rotated, or another service used this worker): a push service
     // refuses pushes signed with any key but the one a subscription was made with.
@@ -141,7 +179,10 @@ async function pushSubscription(registration, publicKey) {
   try {
     return await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
   } catch (error) {
-    throw new ClarionError(error.name === 'NotAllowedError' ? 'permission_denied' : 'subscribe_failed', `The browser could not subscribe to push: ${error.message}`);
+    throw new ClarionError(
+      error.name === 'NotAllowedError' ? 'permission_denied' : 'subscribe_failed',
+      `The browser could not subscribe to push: ${error.message}`,
+    );
   }
 }
 
@@ -153,7 +194,10 @@ async function callApi(baseUrl, method, path, publishableKey, body) {
       method,
       // No cookies: the key is the credential, and Clarion's CORS answer allows no credentialed requests.
       credentials: 'omit',
-      headers: { authorization: `Bearer ${publishableKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${publishableKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -162,7 +206,11 @@ async function callApi(baseUrl, method, path, publishableKey, body) {
   const payload = await response.json().catch(() => null);
   if (response.ok && payload?.success === true) return payload.data;
   const error = payload?.error;
-  throw new ClarionError(error?.code ?? 'unexpected_response', error?.message ?? `Clarion answered ${response.status}.`, { status: response.status, details: error?.details ?? null });
+  throw new ClarionError(
+    error?.code ?? 'unexpected_response',
+    error?.message ?? `Clarion answered ${response.status}.`,
+    { status: response.status, details: error?.details ?? null },
+  );
 }
 
 function base64UrlToBytes(text) {

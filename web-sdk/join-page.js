@@ -26,7 +26,8 @@ function say(text, tone = 'info') {
 
 /** iPhone and iPad deliver Web Push only to a web app on the Home Screen (iOS 16.4+), never to a Safari tab. */
 function needsHomeScreen() {
-  const ios = /iPad|iPhone|iPod/.test(navigator.userAgent) || (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
+  const ios =
+    /iPad|iPhone|iPod/.test(navigator.userAgent) || (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
   const standalone = navigator.standalone === true || window.matchMedia('(display-mode: standalone)').matches;
   return ios && !standalone;
 }

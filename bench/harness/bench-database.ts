@@ -67,7 +67,13 @@ export async function seedAccount(store: Store): Promise<BenchAccount> {
   const now = Date.now();
   const account = await createAccount(store.db, { name: 'bench', plan: 'business', now });
   await setAccountPlan(store.db, account.id, 'business', 1_000_000_000);
-  const key = await createApiKey(store.db, { accountId: account.id, name: 'bench', kind: 'secret', channels: null, now });
+  const key = await createApiKey(store.db, {
+    accountId: account.id,
+    name: 'bench',
+    kind: 'secret',
+    channels: null,
+    now,
+  });
   return { accountId: account.id, secretKey: key.value };
 }
 
@@ -75,7 +81,11 @@ export async function seedAccount(store: Store): Promise<BenchAccount> {
 export const ONE_PUSH_CHANNEL = 'one';
 
 /** The notification those benchmarks send, as an order-shipped event would be sent. */
-export const ONE_PUSH_NOTIFICATION = { channelCode: ONE_PUSH_CHANNEL, title: 'Order shipped', body: 'Your order #1234 is on its way.' };
+export const ONE_PUSH_NOTIFICATION = {
+  channelCode: ONE_PUSH_CHANNEL,
+  title: 'Order shipped',
+  body: 'Your order #1234 is on its way.',
+};
 
 /** Seeds the one-subscriber channel the accept-path benchmarks send to. */
 export function seedOnePushChannel(store: Store, accountId: string): Promise<string> {
@@ -91,18 +101,43 @@ export function benchDialects(postgresUrl: string | undefined): ReadonlyArray<'s
  * A channel with `subscribers` active subscribers, inserted 500 rows per statement. `platform` 'mixed' alternates
  * iOS and Android; tokens are unique across channels (the code is part of each).
  */
-export async function seedChannel(store: Store, accountId: string, input: { code: string; subscribers: number; platform: 'android' | 'mixed' }): Promise<string> {
+export async function seedChannel(
+  store: Store,
+  accountId: string,
+  input: { code: string; subscribers: number; platform: 'android' | 'mixed' },
+): Promise<string> {
   const now = Date.now();
-  const channel = await createChannel(store.db, { accountId, code: input.code, name: input.code, description: null, now });
+  const channel = await createChannel(store.db, {
+    accountId,
+    code: input.code,
+    name: input.code,
+    description: null,
+    now,
+  });
   for (let start = 0; start < input.subscribers; start += 500) {
     const rows = [];
     for (let n = start; n < Math.min(input.subscribers, start + 500); n += 1) {
       const platform = input.platform === 'mixed' && n % 2 === 0 ? ('ios' as const) : ('android' as const);
-      const token = platform === 'ios' ? `${Buffer.from(input.code).toString('hex')}${n.toString(16)}`.padStart(64, '0') : `${input.code}-token-${n}`;
+      const token =
+        platform === 'ios'
+          ? `${Buffer.from(input.code).toString('hex')}${n.toString(16)}`.padStart(64, '0')
+          : `${input.code}-token-${n}`;
       rows.push({
-        id: newId('subscriber', now), account_id: accountId, channel_id: channel.id, platform, token, token_hash: deviceTokenHash(token),
-        push_to_start_token: null, timezone: null, locale: null, external_id: null, status: 'active' as const, unsubscribe_reason: null,
-        created_at: now, updated_at: now, unsubscribed_at: null,
+        id: newId('subscriber', now),
+        account_id: accountId,
+        channel_id: channel.id,
+        platform,
+        token,
+        token_hash: deviceTokenHash(token),
+        push_to_start_token: null,
+        timezone: null,
+        locale: null,
+        external_id: null,
+        status: 'active' as const,
+        unsubscribe_reason: null,
+        created_at: now,
+        updated_at: now,
+        unsubscribed_at: null,
       });
     }
     await store.db.insertInto('subscribers').values(rows).execute();

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { processCpuSeconds } from './process-usage.ts';
 
 // BENCH_CLARION_BIN runs another checkout's `clarion` (e.g. the commit before a change) against the same load.
-const clarionBin = process.env.BENCH_CLARION_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '../../bin/clarion.js');
+const clarionBin =
+  process.env.BENCH_CLARION_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '../../bin/clarion.js');
 
 export interface ClarionProcess {
   url: string;
@@ -21,19 +22,27 @@ export interface ClarionProcess {
  * port, with every API rate limit raised out of the way. Resolves once /healthz answers. Its log goes nowhere:
  * pino still formats every line, as in production, but no disk takes part in the figures.
  */
-export async function startClarion(input: { roles: Array<'api' | 'worker'>; env: Record<string, string>; nodeArgs?: string[] }): Promise<ClarionProcess> {
+export async function startClarion(input: {
+  roles: Array<'api' | 'worker'>;
+  env: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<ClarionProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(input.nodeArgs ?? []), clarionBin, 'serve', ...input.roles.map((role) => `--${role}`)], {
-    env: {
-      ...process.env,
-      CLARION_PORT: String(port),
-      CLARION_HOST: '127.0.0.1',
-      CLARION_RATE_LIMIT_PER_SECOND: '100000',
-      CLARION_RATE_LIMIT_BURST: '100000',
-      ...input.env,
+  const child = spawn(
+    process.execPath,
+    [...(input.nodeArgs ?? []), clarionBin, 'serve', ...input.roles.map((role) => `--${role}`)],
+    {
+      env: {
+        ...process.env,
+        CLARION_PORT: String(port),
+        CLARION_HOST: '127.0.0.1',
+        CLARION_RATE_LIMIT_PER_SECOND: '100000',
+        CLARION_RATE_LIMIT_BURST: '100000',
+        ...input.env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;

@@ -15,7 +15,11 @@ export interface Delivery {
  * Accepts one notification to the channel the way POST /notifications does (row + dispatch job in one transaction) and
  * waits until the workers have settled every subscriber. `onTick` runs on every poll (peak sampling).
  */
-export async function deliverNotification(bench: BenchDatabase, channel: BenchChannel, onTick: () => void = () => {}): Promise<Delivery> {
+export async function deliverNotification(
+  bench: BenchDatabase,
+  channel: BenchChannel,
+  onTick: () => void = () => {},
+): Promise<Delivery> {
   const { store } = bench;
   const queue = JobQueue.forStore(store, systemClock, bench.databaseUrl);
   const notificationId = newId('notification', Date.now());
@@ -25,19 +29,48 @@ export async function deliverNotification(bench: BenchDatabase, channel: BenchCh
     await trx
       .insertInto('notifications')
       .values({
-        id: notificationId, account_id: channel.accountId, channel_id: channel.channelId, channel_code: channel.code, title: 'Bench', body: 'Fan-out benchmark',
-        url: null, data: null, image_url: null, sound: null, badge: null, priority: 'high', ttl_seconds: null, status: 'queued', send_at: null,
-        recipient_count: channel.size, delivered_count: 0, failed_count: 0, targeted_count: null, dispatches_pending: 1, deliver_at_local_time: null,
-        canceled_at: null, failure_reason: null, created_at: now, updated_at: now,
+        id: notificationId,
+        account_id: channel.accountId,
+        channel_id: channel.channelId,
+        channel_code: channel.code,
+        title: 'Bench',
+        body: 'Fan-out benchmark',
+        url: null,
+        data: null,
+        image_url: null,
+        sound: null,
+        badge: null,
+        priority: 'high',
+        ttl_seconds: null,
+        status: 'queued',
+        send_at: null,
+        recipient_count: channel.size,
+        delivered_count: 0,
+        failed_count: 0,
+        targeted_count: null,
+        dispatches_pending: 1,
+        deliver_at_local_time: null,
+        canceled_at: null,
+        failure_reason: null,
+        created_at: now,
+        updated_at: now,
       })
       .execute();
     await queue.enqueue(trx, { kind: DISPATCH_NOTIFICATION, payload: { notificationId } });
   });
   for (;;) {
     onTick();
-    const row = await store.db.selectFrom('notifications').select(['status', 'delivered_count', 'failed_count']).where('id', '=', notificationId).executeTakeFirstOrThrow();
+    const row = await store.db
+      .selectFrom('notifications')
+      .select(['status', 'delivered_count', 'failed_count'])
+      .where('id', '=', notificationId)
+      .executeTakeFirstOrThrow();
     if (row.status === 'sent' || row.status === 'failed') {
-      return { seconds: (performance.now() - started) / 1000, delivered: Number(row.delivered_count), failed: Number(row.failed_count) };
+      return {
+        seconds: (performance.now() - started) / 1000,
+        delivered: Number(row.delivered_count),
+        failed: Number(row.failed_count),
+      };
     }
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 25));
   }

@@ -28,9 +28,30 @@ export interface FakesProcess {
  * starts it below Clarion's priority (nice(1)): the fakes stand for providers whose CPU is not this machine's, and on 2
  * cores their share otherwise comes out of the server's.
  */
-export async function startFakes(options: { latency?: string; reportPushes?: boolean; nice?: number } = {}): Promise<FakesProcess> {
+export async function startFakes(
+  options: { latency?: string; reportPushes?: boolean; nice?: number } = {},
+): Promise<FakesProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-bench-fakes-'));
-  const args = ['--apns-port', '0', '--apns-sandbox-port', '0', '--apns-management-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet', '--forget', '--latency', options.latency ?? '0', '--apns-topic', 'com.example.bench'];
+  const args = [
+    '--apns-port',
+    '0',
+    '--apns-sandbox-port',
+    '0',
+    '--apns-management-port',
+    '0',
+    '--fcm-port',
+    '0',
+    '--web-push-port',
+    '0',
+    '--dir',
+    dir,
+    '--quiet',
+    '--forget',
+    '--latency',
+    options.latency ?? '0',
+    '--apns-topic',
+    'com.example.bench',
+  ];
   if (options.reportPushes) args.push('--report-pushes');
   const command = [process.execPath, '--import', 'tsx', join(repoRoot, 'tools/run-fakes.ts'), ...args];
   // nice(1) execs the command: the child's pid is the fakes' own, and every thread it starts inherits the nice value.
@@ -63,7 +84,9 @@ export async function startFakes(options: { latency?: string; reportPushes?: boo
       for (const listener of countListeners) listener();
     }
   });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the fakes exited (${code}) before starting`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the fakes exited (${code}) before starting`))),
+  );
   const env = await Promise.race([ready, exited]);
   return {
     env,

@@ -37,19 +37,37 @@ export async function seedFanoutChannel(store: Store, size: number, mix: FanoutM
   const webSubscriptions = mix.webSubscriptions ?? [];
   const now = Date.now();
   const account = await createAccount(store.db, { name: 'bench', plan: 'business', now });
-  const channel = await createChannel(store.db, { accountId: account.id, code: 'bench', name: 'bench', description: null, now });
+  const channel = await createChannel(store.db, {
+    accountId: account.id,
+    code: 'bench',
+    name: 'bench',
+    description: null,
+    now,
+  });
   let web = 0;
   for (let start = 0; start < size; start += 5000) {
     const rows: SubscriberImport[] = [];
     for (let n = start; n < Math.min(size, start + 5000); n += 1) {
       const platform = platforms[n % platforms.length]!;
       const raw = platform === 'web' ? webSubscriptions[web++] : benchToken(platform, n);
-      if (platform === 'web' && raw === undefined) throw new Error(`only ${webSubscriptions.length} web subscriptions for ${size} subscribers`);
+      if (platform === 'web' && raw === undefined)
+        throw new Error(`only ${webSubscriptions.length} web subscriptions for ${size} subscribers`);
       const token = normalizeToken(platform, raw);
       if (!token.ok) throw new Error(`bench token ${n} is invalid`);
       rows.push({ platform, ...token.value, pushToStartToken: null, timezone: null, locale: null, externalId: null });
     }
-    await store.db.transaction().execute((trx) => importSubscribers(trx, { accountId: account.id, channelId: channel.id, channelCode: channel.code, rows, events: false, now }));
+    await store.db
+      .transaction()
+      .execute((trx) =>
+        importSubscribers(trx, {
+          accountId: account.id,
+          channelId: channel.id,
+          channelCode: channel.code,
+          rows,
+          events: false,
+          now,
+        }),
+      );
   }
   return { accountId: account.id, channelId: channel.id, code: channel.code, size };
 }

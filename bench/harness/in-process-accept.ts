@@ -12,13 +12,32 @@ import type { BenchDatabase } from './bench-database.ts';
  * What the in-process accept benchmarks drive (accept-cpu.ts, accept-statements-postgres.ts, and accept-throughput.ts's
  * statement count), on an account and channel they seed (bench-database.ts).
  */
-export async function inProcessAcceptApp(database: BenchDatabase, secretKey: string, body: string): Promise<{ app: ClarionApp; send: (idempotencyKey?: string) => Promise<void> }> {
-  const config = loadConfig({ ...database.env, CLARION_RATE_LIMIT_PER_SECOND: '100000', CLARION_RATE_LIMIT_BURST: '100000', CLARION_LOG_LEVEL: 'silent' });
+export async function inProcessAcceptApp(
+  database: BenchDatabase,
+  secretKey: string,
+  body: string,
+): Promise<{ app: ClarionApp; send: (idempotencyKey?: string) => Promise<void> }> {
+  const config = loadConfig({
+    ...database.env,
+    CLARION_RATE_LIMIT_PER_SECOND: '100000',
+    CLARION_RATE_LIMIT_BURST: '100000',
+    CLARION_LOG_LEVEL: 'silent',
+  });
   const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
-  const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey: resolveSecretKey(config.secretKey, config.dataDir) });
+  const app = await buildApp({
+    store: database.store,
+    config,
+    clock: systemClock,
+    queue,
+    secretKey: resolveSecretKey(config.secretKey, config.dataDir),
+  });
   await app.ready();
   const send = async (idempotencyKey?: string) => {
-    const headers = { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) };
+    const headers = {
+      authorization: `Bearer ${secretKey}`,
+      'content-type': 'application/json',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    };
     const response = await app.inject({ method: 'POST', url: '/api/v1/notifications', headers, payload: body });
     if (response.statusCode !== 201) throw new Error(`expected 201, got ${response.statusCode}: ${response.body}`);
   };

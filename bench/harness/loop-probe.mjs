@@ -31,8 +31,17 @@ if (isMainThread && file) {
     const wall = performance.now();
     const sortedCpu = [...cpuTurns].sort((a, b) => a - b);
     const sortedWall = [...wallTurns].sort((a, b) => a - b);
-    const at = (sorted, fraction) => (sorted.length ? Number(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))].toFixed(2)) : null);
-    const over = (limit) => Number(cpuTurns.filter((value) => value > limit).reduce((sum, value) => sum + value, 0).toFixed(0));
+    const at = (sorted, fraction) =>
+      sorted.length
+        ? Number(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))].toFixed(2))
+        : null;
+    const over = (limit) =>
+      Number(
+        cpuTurns
+          .filter((value) => value > limit)
+          .reduce((sum, value) => sum + value, 0)
+          .toFixed(0),
+      );
     writeFileSync(
       file,
       JSON.stringify({

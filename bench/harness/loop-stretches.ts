@@ -56,7 +56,9 @@ function labelOf(id: number): string {
   }
   if (label === null) {
     const url = leaf.callFrame.url;
-    label = url ? url.replace(/^.*node_modules\//, '').replace(/^node:internal\//, 'node:') : leaf.callFrame.functionName;
+    label = url
+      ? url.replace(/^.*node_modules\//, '').replace(/^node:internal\//, 'node:')
+      : leaf.callFrame.functionName;
   }
   labelCache.set(id, label);
   return label;
@@ -91,9 +93,11 @@ if (current) stretches.push(current);
 const windowMs = Math.min(toMs, at) - fromMs;
 const busyMs = stretches.reduce((sum, stretch) => sum + stretch.ms, 0);
 const sorted = [...stretches].sort((a, b) => a.ms - b.ms);
-const quantile = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]?.ms ?? 0;
+const quantile = (fraction: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]?.ms ?? 0;
 // Time-weighted: the share of busy time spent in stretches at least this long (what a request arriving at a random busy moment meets).
-const busyIn = (minMs: number) => stretches.filter((stretch) => stretch.ms >= minMs).reduce((sum, stretch) => sum + stretch.ms, 0) / busyMs;
+const busyIn = (minMs: number) =>
+  stretches.filter((stretch) => stretch.ms >= minMs).reduce((sum, stretch) => sum + stretch.ms, 0) / busyMs;
 console.log(
   JSON.stringify({
     windowMs: Math.round(windowMs),
@@ -116,6 +120,8 @@ for (const stretch of [...stretches].sort((a, b) => b.ms - a.ms).slice(0, top)) 
 
 /** Total busy time by label over the window, for the whole picture. */
 const totals = new Map<string, number>();
-for (const stretch of stretches) for (const [label, ms] of stretch.labels) totals.set(label, (totals.get(label) ?? 0) + ms);
+for (const stretch of stretches)
+  for (const [label, ms] of stretch.labels) totals.set(label, (totals.get(label) ?? 0) + ms);
 console.log('busy time by label (ms):');
-for (const [label, ms] of [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms.toFixed(0).padStart(7)} ${label}`);
+for (const [label, ms] of [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`  ${ms.toFixed(0).padStart(7)} ${label}`);

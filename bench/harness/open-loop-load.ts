@@ -43,12 +43,19 @@ export interface OpenLoopResult {
  * nothing. Its p99 was the wait at the back of that burst — the queue the load itself made — not what a request
  * arriving at 100 req/s meets (on one server at 100 req/s: a p99 of 99–114 ms from those bursts, 5–6 ms from this load).
  */
-export async function openLoopLoad(options: { url: string; rate: number; seconds: number; connections: number; request: LoadRequest }): Promise<OpenLoopResult> {
+export async function openLoopLoad(options: {
+  url: string;
+  rate: number;
+  seconds: number;
+  connections: number;
+  request: LoadRequest;
+}): Promise<OpenLoopResult> {
   const { rate, seconds, connections } = options;
   const target = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const { method, path, headers = {}, body, onResponse } = options.request;
-  const requestHeaders = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  const requestHeaders =
+    body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   const times: number[] = [];
   const lags: number[] = [];
   const statuses: Record<string, number> = {};
@@ -57,19 +64,22 @@ export async function openLoopLoad(options: { url: string; rate: number; seconds
   const send = (dueAt: number) =>
     new Promise<void>((resolve) => {
       lags.push(performance.now() - dueAt);
-      const outgoing = request({ host: target.hostname, port: target.port, method, path, headers: requestHeaders, agent }, (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => {
-          if (onResponse) chunks.push(chunk);
-        });
-        answer.on('end', () => {
-          const status = answer.statusCode ?? 0;
-          count(String(status));
-          if (status >= 200 && status < 300) times.push(performance.now() - dueAt);
-          onResponse?.(status, Buffer.concat(chunks).toString('utf8'));
-          resolve();
-        });
-      });
+      const outgoing = request(
+        { host: target.hostname, port: target.port, method, path, headers: requestHeaders, agent },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => {
+            if (onResponse) chunks.push(chunk);
+          });
+          answer.on('end', () => {
+            const status = answer.statusCode ?? 0;
+            count(String(status));
+            if (status >= 200 && status < 300) times.push(performance.now() - dueAt);
+            onResponse?.(status, Buffer.concat(chunks).toString('utf8'));
+            resolve();
+          });
+        },
+      );
       outgoing.on('error', () => {
         count('error');
         resolve();
@@ -111,10 +121,13 @@ export async function openLoopLoad(options: { url: string; rate: number; seconds
 
 function warmUp(target: URL, agent: Agent): Promise<void> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: target.hostname, port: target.port, method: 'GET', path: '/healthz', agent }, (answer) => {
-      answer.resume();
-      answer.on('end', resolve);
-    });
+    const outgoing = request(
+      { host: target.hostname, port: target.port, method: 'GET', path: '/healthz', agent },
+      (answer) => {
+        answer.resume();
+        answer.on('end', resolve);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end();
   });
@@ -123,7 +136,12 @@ function warmUp(target: URL, agent: Agent): Promise<void> {
 function percentiles(times: number[]): OpenLoopLatency {
   if (times.length === 0) return { answers: 0, p50: null, p99: null, max: null };
   const sorted = times.sort((a, b) => a - b);
-  return { answers: sorted.length, p50: roundTo(at(sorted, 0.5)!), p99: roundTo(at(sorted, 0.99)!), max: roundTo(sorted.at(-1)!) };
+  return {
+    answers: sorted.length,
+    p50: roundTo(at(sorted, 0.5)!),
+    p99: roundTo(at(sorted, 0.99)!),
+    max: roundTo(sorted.at(-1)!),
+  };
 }
 
 /** The nearest-rank percentile of sorted values. */

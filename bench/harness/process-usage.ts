@@ -24,7 +24,10 @@ export function processCpuSeconds(pid: number): number {
  * Read twice and subtract: a backend that connects in between counts from zero, one that disconnects drops out. The
  * reading's own connection is not counted, and its statement is not one of the connection under measurement.
  */
-export async function postgresDatabaseCpuSeconds(databaseUrl: string, { backgroundProcesses = true } = {}): Promise<number> {
+export async function postgresDatabaseCpuSeconds(
+  databaseUrl: string,
+  { backgroundProcesses = true } = {},
+): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -20,7 +20,10 @@ export function routeBuckets(metricsText: string, method: string, route: string,
 }
 
 /** Between two readings: how many answers, the share within each bound, and the smallest bound holding the p99 (ms). */
-export function phaseLatency(before: BucketCounts, after: BucketCounts): { answers: number; p99AtMostMs: number | null; shareWithinMs: Record<string, number> } {
+export function phaseLatency(
+  before: BucketCounts,
+  after: BucketCounts,
+): { answers: number; p99AtMostMs: number | null; shareWithinMs: Record<string, number> } {
   const bounds = [...after.keys()].sort((a, b) => a - b);
   const inPhase = (bound: number) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0);
   const answers = bounds.length > 0 ? inPhase(Infinity) : 0;

@@ -10,7 +10,10 @@ export function countStatements(): { count(): number; statements: string[]; rese
   const statements: string[] = [];
   // Statements are prepared once and run many times (src/store/database.ts keeps them): count the runs.
   const probe = new SqliteDatabase(':memory:');
-  const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
   probe.close();
   for (const method of ['run', 'get', 'all', 'iterate']) {
     const original = statementPrototype[method]!;

@@ -10,7 +10,10 @@ export interface WorkerProcess {
 }
 
 /** `clarion serve --worker`, resolved once it logged that its worker started. */
-export async function startWorkerProcess(env: Record<string, string>, extraNodeArgs: string[] = []): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  extraNodeArgs: string[] = [],
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...extraNodeArgs, CLARION_BIN, 'serve', '--worker'], {
     env: { ...process.env, CLARION_LOG_LEVEL: 'info', CLARION_QUEUE_POLL_INTERVAL: '100ms', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -26,7 +29,9 @@ export async function startWorkerProcess(env: Record<string, string>, extraNodeA
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before starting:\n${output.slice(-4000)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the worker exited (${code}) before starting:\n${output.slice(-4000)}`)),
+    );
   });
   child.stdout!.on('data', (chunk: Buffer) => {
     const text = chunk.toString();

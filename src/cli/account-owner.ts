@@ -13,7 +13,8 @@ export interface OwnerFlags {
 
 /** The email's form, checked before anything is opened. */
 export function checkOwnerEmail(email: string, flags: OwnerFlags): void {
-  if (!isEmailAddress(email)) throw new CliError(`${flags.email} is not an email address, like ada@example.com`, 'validation_failed');
+  if (!isEmailAddress(email))
+    throw new CliError(`${flags.email} is not an email address, like ada@example.com`, 'validation_failed');
 }
 
 /**
@@ -37,7 +38,11 @@ export async function ownerUser(
     }
     return { user: { id: existing.id, email: existing.email }, created: false };
   }
-  if (password === undefined) throw new CliError(`${flags.password} is required for a new user (no user has the email ${email})`, 'validation_failed');
+  if (password === undefined)
+    throw new CliError(
+      `${flags.password} is required for a new user (no user has the email ${email})`,
+      'validation_failed',
+    );
   const problem = passwordProblem(password);
   if (problem) throw new CliError(`${flags.password}: ${problem}`, 'validation_failed');
   const user = await createUser(trx, { email, passwordHash: await hashPassword(password), now: input.now });

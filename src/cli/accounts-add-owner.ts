@@ -28,7 +28,12 @@ export function addAccountsAddOwner(accounts: Command): void {
           const account = await findAccount(trx, options.account);
           if (!account) throw new CliError(`no account ${options.account}`, 'not_found');
           const now = Date.now();
-          const { user, created } = await ownerUser(trx, { email: options.email, password: options.password, now, flags: FLAGS });
+          const { user, created } = await ownerUser(trx, {
+            email: options.email,
+            password: options.password,
+            now,
+            flags: FLAGS,
+          });
           const memberships = created ? [] : await listUserAccounts(trx, user.id);
           if (memberships.some((membership) => membership.accountId === account.id && membership.role === 'owner')) {
             throw new CliError(`${user.email} is already an owner of ${account.id}`, 'conflict');

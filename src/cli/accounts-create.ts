@@ -24,17 +24,32 @@ export function addAccountsCreate(accounts: Command): void {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', `plan: ${planNames.join(', ')}`, 'free')
     .option('--owner-email <email>', 'email of the owner (a new user, or an existing one who joins this account)')
-    .option('--owner-password <password>', 'password for a new owner (at least 10 characters); not for an existing user')
+    .option(
+      '--owner-password <password>',
+      'password for a new owner (at least 10 characters); not for an existing user',
+    )
     .option('--json', 'print one JSON object')
     .action(async (options: Options) => {
-      if (!isPlan(options.plan)) throw new CliError(`--plan must be one of ${planNames.join(', ')}`, 'validation_failed');
-      if (options.name.trim() === '' || options.name.length > 100) throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
+      if (!isPlan(options.plan))
+        throw new CliError(`--plan must be one of ${planNames.join(', ')}`, 'validation_failed');
+      if (options.name.trim() === '' || options.name.length > 100)
+        throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
       if (options.ownerEmail !== undefined) checkOwnerEmail(options.ownerEmail, FLAGS);
       const plan: Plan = options.plan;
       const result = await withStore(async (store) => {
         const now = Date.now();
         return store.db.transaction().execute(async (trx) => {
-          const owner = options.ownerEmail === undefined ? null : (await ownerUser(trx, { email: options.ownerEmail, password: options.ownerPassword, now, flags: FLAGS })).user;
+          const owner =
+            options.ownerEmail === undefined
+              ? null
+              : (
+                  await ownerUser(trx, {
+                    email: options.ownerEmail,
+                    password: options.ownerPassword,
+                    now,
+                    flags: FLAGS,
+                  })
+                ).user;
           const account = await createAccount(trx, { name: options.name.trim(), plan, now });
           if (owner) await addMembership(trx, { accountId: account.id, userId: owner.id, role: 'owner', now });
           return {

@@ -19,7 +19,15 @@ export function addAccountsSetPlan(accounts: Command): void {
       const limit = options.limit === undefined ? null : parseWholeNumber('--limit', options.limit, 0, 1_000_000_000);
       const account = await withStore((store) => setAccountPlan(store.db, options.account, plan, limit));
       if (!account) throw new CliError(`no account ${options.account}`, 'not_found');
-      const result = { id: account.id, name: account.name, plan, limit: monthlyLimit(plan, limit), limitOverride: limit };
-      printResult(options, result, [`Account ${account.id} is on the ${plan} plan: ${countOf(result.limit, 'notification')} a month.`]);
+      const result = {
+        id: account.id,
+        name: account.name,
+        plan,
+        limit: monthlyLimit(plan, limit),
+        limitOverride: limit,
+      };
+      printResult(options, result, [
+        `Account ${account.id} is on the ${plan} plan: ${countOf(result.limit, 'notification')} a month.`,
+      ]);
     });
 }

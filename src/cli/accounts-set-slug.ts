@@ -14,18 +14,35 @@ export function addAccountsSetSlug(accounts: Command): void {
     .command('set-slug')
     .description('set the name the account has in its public join page addresses (/join/<slug>/<channel>)')
     .requiredOption('--account <id>', 'account id (acc_…)')
-    .requiredOption('--slug <slug>', 'lower-case letters, digits and "-", starting with a letter or digit, at most 63 long')
+    .requiredOption(
+      '--slug <slug>',
+      'lower-case letters, digits and "-", starting with a letter or digit, at most 63 long',
+    )
     .option('--json', 'print one JSON object')
     .action(async (options: { account: string; slug: string; json?: boolean }) => {
-      if (!isAccountSlug(options.slug)) throw new CliError(`--slug must match ${ACCOUNT_SLUG_PATTERN}: lower-case letters, digits and "-", like acme-news`, 'validation_failed');
+      if (!isAccountSlug(options.slug))
+        throw new CliError(
+          `--slug must match ${ACCOUNT_SLUG_PATTERN}: lower-case letters, digits and "-", like acme-news`,
+          'validation_failed',
+        );
       const result = await withStore(async (store) => {
-        const before = await store.db.selectFrom('accounts').select('slug').where('id', '=', options.account).executeTakeFirst();
+        const before = await store.db
+          .selectFrom('accounts')
+          .select('slug')
+          .where('id', '=', options.account)
+          .executeTakeFirst();
         if (!before) return undefined;
         try {
-          const account = await store.db.updateTable('accounts').set({ slug: options.slug }).where('id', '=', options.account).returningAll().executeTakeFirstOrThrow();
+          const account = await store.db
+            .updateTable('accounts')
+            .set({ slug: options.slug })
+            .where('id', '=', options.account)
+            .returningAll()
+            .executeTakeFirstOrThrow();
           return { account, previous: before.slug };
         } catch (error) {
-          if (isUniqueViolation(error)) throw new CliError(`the slug "${options.slug}" is taken by another account`, 'conflict');
+          if (isUniqueViolation(error))
+            throw new CliError(`the slug "${options.slug}" is taken by another account`, 'conflict');
           throw error;
         }
       });
@@ -34,7 +51,9 @@ export function addAccountsSetSlug(accounts: Command): void {
       const changed = previous !== account.slug;
       printResult(options, { id: account.id, name: account.name, slug: account.slug, previousSlug: previous }, [
         `Account ${account.id} has the slug ${account.slug}: its join pages are at /join/${account.slug}/<channel code>.`,
-        ...(changed ? [`Addresses under /join/${previous}/ no longer work: share the new links and print new QR codes.`] : []),
+        ...(changed
+          ? [`Addresses under /join/${previous}/ no longer work: share the new links and print new QR codes.`]
+          : []),
       ]);
     });
 }

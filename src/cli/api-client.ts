@@ -25,7 +25,10 @@ export interface ApiOptions {
 export function withApiOptions(command: Command): Command {
   return command
     .option('--server <url>', `Clarion's address (default: $${URL_VARIABLE}, else ${DEFAULT_URL})`)
-    .option('--api-key <key>', `a secret key, clr_sk_… (default: $${API_KEY_VARIABLE}; prefer the variable: flags show in the process list)`)
+    .option(
+      '--api-key <key>',
+      `a secret key, clr_sk_… (default: $${API_KEY_VARIABLE}; prefer the variable: flags show in the process list)`,
+    )
     .option('--json', 'print one JSON object');
 }
 
@@ -38,16 +41,19 @@ interface ApiConnection {
 
 export async function connect(options: ApiOptions, env: NodeJS.ProcessEnv = process.env): Promise<ApiConnection> {
   const apiKey = options.apiKey ?? env[API_KEY_VARIABLE];
-  if (!apiKey) throw new ConfigError(`${API_KEY_VARIABLE} is not set: set it to a secret key (clr_sk_…) or pass --api-key`);
+  if (!apiKey)
+    throw new ConfigError(`${API_KEY_VARIABLE} is not set: set it to a secret key (clr_sk_…) or pass --api-key`);
   const baseUrl = options.server ?? env[URL_VARIABLE] ?? DEFAULT_URL;
-  const source = options.server !== undefined ? '--server' : env[URL_VARIABLE] !== undefined ? URL_VARIABLE : 'the default URL';
+  const source =
+    options.server !== undefined ? '--server' : env[URL_VARIABLE] !== undefined ? URL_VARIABLE : 'the default URL';
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
     throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${source} must be an http(s) URL like ${DEFAULT_URL}, not "${baseUrl}"`);
   const { createClarionClient, ClarionApiError, ClarionConnectionError } = await loadClientPackage();
   return {
     client: createClarionClient({ baseUrl, apiKey }),
@@ -69,13 +75,20 @@ export async function callApi<T>(connection: ApiConnection, call: (client: CliCl
       const request = error.requestId ? ` (request ${error.requestId})` : '';
       throw new CliError(`${error.code}: ${error.message}${request}${fieldProblems(error.details)}`, error.code, {
         // --json gets the API's own message, status, request id and details as members of their own.
-        extra: { message: error.message, status: error.status, requestId: error.requestId, ...(error.details ? { details: error.details } : {}) },
+        extra: {
+          message: error.message,
+          status: error.status,
+          requestId: error.requestId,
+          ...(error.details ? { details: error.details } : {}),
+        },
       });
     }
     if (connection.isConnectionError(error)) {
       // The client retried already (packages/client/README.md, "Retries and idempotency"); say what the last attempt met.
       const attempts = countOf(error.attempts, 'attempt');
-      const what = error.timedOut ? `no answer from ${connection.baseUrl} in time` : `cannot reach ${connection.baseUrl}${systemCause(error.cause)}`;
+      const what = error.timedOut
+        ? `no answer from ${connection.baseUrl} in time`
+        : `cannot reach ${connection.baseUrl}${systemCause(error.cause)}`;
       throw new CliError(`${what} (${attempts})`, 'unreachable', { exitCode: EXIT_UNREACHABLE });
     }
     throw error;
@@ -92,7 +105,11 @@ function systemCause(failure: unknown): string {
 function fieldProblems(details: Record<string, unknown> | undefined): string {
   const fields = details?.fields;
   if (!Array.isArray(fields)) return '';
-  return fields.map((problem: { field?: unknown; message?: unknown }) => `\n  ${String(problem.field)}: ${String(problem.message)}`).join('');
+  return fields
+    .map(
+      (problem: { field?: unknown; message?: unknown }) => `\n  ${String(problem.field)}: ${String(problem.message)}`,
+    )
+    .join('');
 }
 
 /** `--fields '{"title": "Order #42", "progress": 0.1}'`: a JSON object, refused before any request otherwise. */
@@ -101,8 +118,12 @@ export function parseJsonObject(flag: string, text: string): Record<string, unkn
   try {
     value = JSON.parse(text);
   } catch {
-    throw new CliError(`${flag} must be a JSON object, like '{"title": "Order #42", "progress": 0.1}'`, 'validation_failed');
+    throw new CliError(
+      `${flag} must be a JSON object, like '{"title": "Order #42", "progress": 0.1}'`,
+      'validation_failed',
+    );
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`${flag} must be a JSON object`, 'validation_failed');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${flag} must be a JSON object`, 'validation_failed');
   return value as Record<string, unknown>;
 }

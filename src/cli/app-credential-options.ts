@@ -23,7 +23,10 @@ export function addAppCredentialOptions(command: Command): Command {
     .option('--apns-team-id <team>', 'the 10-character Apple Team ID')
     .option('--apns-topic <bundle>', "the app's bundle id")
     .option('--fcm-service-account-file <file>', 'the Firebase service-account JSON')
-    .option('--vapid-public-key <key>', 'Web Push VAPID public key (base64url), with --vapid-private-key; default: a generated pair')
+    .option(
+      '--vapid-public-key <key>',
+      'Web Push VAPID public key (base64url), with --vapid-private-key; default: a generated pair',
+    )
     .option('--vapid-private-key <key>', 'Web Push VAPID private key (base64url)')
     .option('--vapid-subject <url>', 'mailto: or https: contact sent to push services');
 }
@@ -33,11 +36,25 @@ export function credentialInput(options: AppCredentialOptions): AppCredentialsIn
   const input: AppCredentialsInput = {};
   const apns = [options.apnsKeyFile, options.apnsKeyId, options.apnsTeamId, options.apnsTopic];
   if (apns.some((value) => value !== undefined)) {
-    if (apns.some((value) => value === undefined)) throw new CliError('--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together', 'validation_failed');
-    input.ios = { key: readFile(options.apnsKeyFile!, '--apns-key-file'), keyId: options.apnsKeyId!, teamId: options.apnsTeamId!, bundleId: options.apnsTopic! };
+    if (apns.some((value) => value === undefined))
+      throw new CliError(
+        '--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together',
+        'validation_failed',
+      );
+    input.ios = {
+      key: readFile(options.apnsKeyFile!, '--apns-key-file'),
+      keyId: options.apnsKeyId!,
+      teamId: options.apnsTeamId!,
+      bundleId: options.apnsTopic!,
+    };
   }
-  if (options.fcmServiceAccountFile !== undefined) input.android = { serviceAccount: readFile(options.fcmServiceAccountFile, '--fcm-service-account-file') };
-  if (options.vapidPublicKey !== undefined || options.vapidPrivateKey !== undefined || options.vapidSubject !== undefined) {
+  if (options.fcmServiceAccountFile !== undefined)
+    input.android = { serviceAccount: readFile(options.fcmServiceAccountFile, '--fcm-service-account-file') };
+  if (
+    options.vapidPublicKey !== undefined ||
+    options.vapidPrivateKey !== undefined ||
+    options.vapidSubject !== undefined
+  ) {
     input.web = {
       ...(options.vapidPublicKey !== undefined ? { publicKey: options.vapidPublicKey } : {}),
       ...(options.vapidPrivateKey !== undefined ? { privateKey: options.vapidPrivateKey } : {}),
@@ -61,13 +78,19 @@ const OPTION_OF_FIELD: Record<string, string> = {
 };
 
 export function credentialProblems(problems: FieldProblem[]): CliError {
-  return new CliError(problems.map((problem) => `${OPTION_OF_FIELD[problem.field] ?? problem.field}: ${problem.message}`).join('; '), 'validation_failed');
+  return new CliError(
+    problems.map((problem) => `${OPTION_OF_FIELD[problem.field] ?? problem.field}: ${problem.message}`).join('; '),
+    'validation_failed',
+  );
 }
 
 function readFile(path: string, option: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`${option}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'validation_failed');
+    throw new CliError(
+      `${option}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      'validation_failed',
+    );
   }
 }

@@ -6,7 +6,12 @@ import { newId } from '../domain/ids.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
 import { findAccount } from '../store/accounts-store.ts';
 import { insertApp } from '../store/apps-store.ts';
-import { addAppCredentialOptions, credentialInput, credentialProblems, type AppCredentialOptions } from './app-credential-options.ts';
+import {
+  addAppCredentialOptions,
+  credentialInput,
+  credentialProblems,
+  type AppCredentialOptions,
+} from './app-credential-options.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 
@@ -22,13 +27,21 @@ export function addAppsCreate(apps: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (options: AppCredentialOptions & { account: string; name: string; json?: boolean }) => {
       const name = options.name.trim();
-      if (name === '' || name.length > 100) throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
+      if (name === '' || name.length > 100)
+        throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
       const input = credentialInput(options);
       const app = await withStore(async (store, config) => {
-        if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
+        if (!(await findAccount(store.db, options.account)))
+          throw new CliError(`no account ${options.account}`, 'not_found');
         const now = Date.now();
         const id = newId('app', now);
-        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), id, input, true, uploadedTokenUriPolicy(config));
+        const sealed = sealAppCredentials(
+          resolveSecretKey(config.secretKey, config.dataDir),
+          id,
+          input,
+          true,
+          uploadedTokenUriPolicy(config),
+        );
         if (!sealed.ok) throw credentialProblems(sealed.problems);
         return insertApp(store.db, { id, accountId: options.account, name, sealed: sealed.columns, now });
       });

@@ -13,9 +13,11 @@ export function addAppsDelete(apps: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { account: string; app: string; json?: boolean }) => {
       await withStore(async (store) => {
-        if (!(await findApp(store.db, options.account, options.app))) throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
+        if (!(await findApp(store.db, options.account, options.app)))
+          throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
         const channels = await channelsOfApp(store.db, options.app);
-        if (channels.length > 0) throw new CliError(`channels still deliver through this app: ${channels.join(', ')}`, 'conflict');
+        if (channels.length > 0)
+          throw new CliError(`channels still deliver through this app: ${channels.join(', ')}`, 'conflict');
         await deleteApp(store.db, options.account, options.app);
       });
       printResult(options, { id: options.app, deleted: true }, [`Deleted app ${options.app}.`]);

@@ -12,14 +12,19 @@ export function addAppsList(apps: Command): void {
     .requiredOption('--account <id>', 'account id (acc_…)')
     .option('--json', 'print one JSON object')
     .action(async (options: { account: string; json?: boolean }) => {
-      const rows = await withStore((store) => listApps(store.db, { accountId: options.account, after: null, limit: 1_000 }));
+      const rows = await withStore((store) =>
+        listApps(store.db, { accountId: options.account, after: null, limit: 1_000 }),
+      );
       const views = rows.map(appView);
       printResult(
         options,
         { apps: views },
         views.length === 0
           ? ['No apps: channels use the built-in default app (CLARION_APNS_*, CLARION_FCM_*).']
-          : views.map((app) => `${app.id}  ${app.credentials.status.padEnd(7)}  ${app.ios?.bundleId ?? '-'}  ${app.android?.projectId ?? '-'}  ${app.name}`),
+          : views.map(
+              (app) =>
+                `${app.id}  ${app.credentials.status.padEnd(7)}  ${app.ios?.bundleId ?? '-'}  ${app.android?.projectId ?? '-'}  ${app.name}`,
+            ),
       );
     });
 }

@@ -4,7 +4,12 @@ import { sealAppCredentials } from '../delivery/app-credentials.ts';
 import { uploadedTokenUriPolicy } from '../delivery/fcm/fcm-token-uri.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
 import { findApp, updateApp } from '../store/apps-store.ts';
-import { addAppCredentialOptions, credentialInput, credentialProblems, type AppCredentialOptions } from './app-credential-options.ts';
+import {
+  addAppCredentialOptions,
+  credentialInput,
+  credentialProblems,
+  type AppCredentialOptions,
+} from './app-credential-options.ts';
 import { fingerprintLines } from './apps-create.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
@@ -14,7 +19,7 @@ export function addAppsUpdate(apps: Command): void {
   addAppCredentialOptions(
     apps
       .command('update')
-      .description("rename an app or replace its credentials")
+      .description('rename an app or replace its credentials')
       .requiredOption('--account <id>', 'account id (acc_…)')
       .requiredOption('--app <id>', 'app id (app_…)')
       .option('--name <name>', 'new display name'),
@@ -22,26 +27,46 @@ export function addAppsUpdate(apps: Command): void {
     .option('--remove-ios', 'remove the iOS credentials')
     .option('--remove-android', 'remove the Android credentials')
     .option('--json', 'print one JSON object')
-    .action(async (options: AppCredentialOptions & { account: string; app: string; name?: string; removeIos?: boolean; removeAndroid?: boolean; json?: boolean }) => {
-      const name = options.name?.trim();
-      if (name !== undefined && (name === '' || name.length > 100)) throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
-      const input = credentialInput(options);
-      if (options.removeIos) input.ios = null;
-      if (options.removeAndroid) input.android = null;
-      const app = await withStore(async (store, config) => {
-        const existing = await findApp(store.db, options.account, options.app);
-        if (!existing) throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
-        const sealed = sealAppCredentials(resolveSecretKey(config.secretKey, config.dataDir), existing.id, input, false, uploadedTokenUriPolicy(config));
-        if (!sealed.ok) throw credentialProblems(sealed.problems);
-        const replaced = Object.keys(sealed.columns).length > 0;
-        return (await updateApp(store.db, options.account, existing.id, {
-          ...sealed.columns,
-          ...(name !== undefined ? { name } : {}),
-          ...(replaced ? { credentials_status: 'ok' as const, credentials_error: null, credentials_failed_at: null } : {}),
-          updated_at: Date.now(),
-        }))!;
-      });
-      const view = appView(app);
-      printResult(options, view, [`Updated app ${app.name} (${app.id}).`, ...fingerprintLines(view)]);
-    });
+    .action(
+      async (
+        options: AppCredentialOptions & {
+          account: string;
+          app: string;
+          name?: string;
+          removeIos?: boolean;
+          removeAndroid?: boolean;
+          json?: boolean;
+        },
+      ) => {
+        const name = options.name?.trim();
+        if (name !== undefined && (name === '' || name.length > 100))
+          throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
+        const input = credentialInput(options);
+        if (options.removeIos) input.ios = null;
+        if (options.removeAndroid) input.android = null;
+        const app = await withStore(async (store, config) => {
+          const existing = await findApp(store.db, options.account, options.app);
+          if (!existing) throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
+          const sealed = sealAppCredentials(
+            resolveSecretKey(config.secretKey, config.dataDir),
+            existing.id,
+            input,
+            false,
+            uploadedTokenUriPolicy(config),
+          );
+          if (!sealed.ok) throw credentialProblems(sealed.problems);
+          const replaced = Object.keys(sealed.columns).length > 0;
+          return (await updateApp(store.db, options.account, existing.id, {
+            ...sealed.columns,
+            ...(name !== undefined ? { name } : {}),
+            ...(replaced
+              ? { credentials_status: 'ok' as const, credentials_error: null, credentials_failed_at: null }
+              : {}),
+            updated_at: Date.now(),
+          }))!;
+        });
+        const view = appView(app);
+        printResult(options, view, [`Updated app ${app.name} (${app.id}).`, ...fingerprintLines(view)]);
+      },
+    );
 }

@@ -31,8 +31,11 @@ export function addBackup(program: Command): void {
         const { pages } = await writeSqliteBackup({ dataDir: config.dataDir, file, secretKey, now: new Date() });
         const keyNote = carriesKey
           ? 'It holds the secret key: keep it as safe as the key itself.'
-          : `It does not hold the secret key: keep ${config.secretKey ? 'CLARION_SECRET_KEY' : 'the data directory\'s secret.key'} with it, restore needs it.`;
-        printResult(options, { file, pages, secretKeyIncluded: carriesKey }, [`Backed up ${config.dataDir} to ${file} (${countOf(pages, 'page')}).`, keyNote]);
+          : `It does not hold the secret key: keep ${config.secretKey ? 'CLARION_SECRET_KEY' : "the data directory's secret.key"} with it, restore needs it.`;
+        printResult(options, { file, pages, secretKeyIncluded: carriesKey }, [
+          `Backed up ${config.dataDir} to ${file} (${countOf(pages, 'page')}).`,
+          keyNote,
+        ]);
       } catch (error) {
         if (error instanceof BackupError) throw new CliError(error.message, 'backup_failed');
         throw error;

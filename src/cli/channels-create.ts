@@ -15,32 +15,54 @@ export function addChannelsCreate(channels: Command): void {
     .requiredOption('--code <code>', 'the code API requests use (lower-case letters, digits, _ and -)')
     .option('--name <name>', 'display name (defaults to the code)')
     .option('--description <text>', 'description')
-    .option('--app <id>', "the app (app_…) whose credentials deliver the channel's pushes; default: the account's first app, else the built-in one")
+    .option(
+      '--app <id>',
+      "the app (app_…) whose credentials deliver the channel's pushes; default: the account's first app, else the built-in one",
+    )
     .option('--json', 'print one JSON object')
-    .action(async (options: { account: string; code: string; name?: string; description?: string; app?: string; json?: boolean }) => {
-      if (!isChannelCode(options.code)) throw new CliError(`--code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
-      if (options.name !== undefined && (options.name.trim() === '' || options.name.length > 100)) {
-        throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
-      }
-      const channel = await withStore(async (store) => {
-        if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
-        const app = await appForNewChannel(store.db, options.account, options.app);
-        if (app === 'not_found') throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
-        try {
-          return await createChannel(store.db, {
-            accountId: options.account,
-            code: options.code,
-            name: options.name?.trim() ?? options.code,
-            description: options.description ?? null,
-            appId: app.appId,
-            now: Date.now(),
-          });
-        } catch (error) {
-          if (error instanceof ChannelCodeTakenError) throw new CliError(error.message, 'conflict');
-          throw error;
+    .action(
+      async (options: {
+        account: string;
+        code: string;
+        name?: string;
+        description?: string;
+        app?: string;
+        json?: boolean;
+      }) => {
+        if (!isChannelCode(options.code)) throw new CliError(`--code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
+        if (options.name !== undefined && (options.name.trim() === '' || options.name.length > 100)) {
+          throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
         }
-      });
-      const result = { id: channel.id, accountId: channel.account_id, code: channel.code, name: channel.name, description: channel.description, appId: channel.app_id, createdAt: toIso(channel.created_at) };
-      printResult(options, result, [`Created channel ${channel.code} (${channel.id}).`]);
-    });
+        const channel = await withStore(async (store) => {
+          if (!(await findAccount(store.db, options.account)))
+            throw new CliError(`no account ${options.account}`, 'not_found');
+          const app = await appForNewChannel(store.db, options.account, options.app);
+          if (app === 'not_found')
+            throw new CliError(`no app ${options.app} in account ${options.account}`, 'not_found');
+          try {
+            return await createChannel(store.db, {
+              accountId: options.account,
+              code: options.code,
+              name: options.name?.trim() ?? options.code,
+              description: options.description ?? null,
+              appId: app.appId,
+              now: Date.now(),
+            });
+          } catch (error) {
+            if (error instanceof ChannelCodeTakenError) throw new CliError(error.message, 'conflict');
+            throw error;
+          }
+        });
+        const result = {
+          id: channel.id,
+          accountId: channel.account_id,
+          code: channel.code,
+          name: channel.name,
+          description: channel.description,
+          appId: channel.app_id,
+          createdAt: toIso(channel.created_at),
+        };
+        printResult(options, result, [`Created channel ${channel.code} (${channel.id}).`]);
+      },
+    );
 }

@@ -7,7 +7,10 @@ import { migrateToLatest } from '../store/migrate.ts';
  * brings it to the latest schema, runs `work` and closes it. SQLite's WAL mode and busy timeout let this run
  * beside a live server.
  */
-export async function withStore<T>(work: (store: Store, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+export async function withStore<T>(
+  work: (store: Store, config: Config) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
   const config = loadConfig();
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {

@@ -35,13 +35,27 @@ export interface ApiErrorLike extends Error {
 
 export interface CliClient {
   send(notification: Json & { channelCode: string }, options?: { idempotencyKey?: string }): Promise<NotificationView>;
-  startLiveActivity(activity: Json & { channelCode: string; template: string; fields: Json }): Promise<LiveActivityView>;
+  startLiveActivity(
+    activity: Json & { channelCode: string; template: string; fields: Json },
+  ): Promise<LiveActivityView>;
   updateLiveActivity(id: string, update: Json & { fields: Json }): Promise<LiveActivityView>;
   endLiveActivity(id: string, end?: Json): Promise<LiveActivityView>;
 }
 
-export type NotificationView = Json & { id: string; channelCode: string; status: string; recipientCount: number; sendAt: string | null };
-export type LiveActivityView = Json & { id: string; template: string; status: string; recipientCount: number; fields: Json };
+export type NotificationView = Json & {
+  id: string;
+  channelCode: string;
+  status: string;
+  recipientCount: number;
+  sendAt: string | null;
+};
+export type LiveActivityView = Json & {
+  id: string;
+  template: string;
+  status: string;
+  recipientCount: number;
+  fields: Json;
+};
 
 /**
  * The client package, loaded when an HTTP command runs rather than when any `clarion` command starts.
@@ -56,7 +70,10 @@ export async function loadClientPackage(): Promise<ClientPackage> {
   if (import.meta.url.endsWith('.ts')) return import(SOURCES.href);
   if (existsSync(COMPILED)) return import(COMPILED.href);
   if (!existsSync(SOURCES)) {
-    throw new CliError('the client package (packages/client) is missing from this installation: build it with `npx tsc -p packages/client/tsconfig.build.json`', 'client_missing');
+    throw new CliError(
+      'the client package (packages/client) is missing from this installation: build it with `npx tsc -p packages/client/tsconfig.build.json`',
+      'client_missing',
+    );
   }
   const { register } = await import('tsx/esm/api');
   register();

@@ -15,30 +15,42 @@ export function addKeysCreate(keys: Command): void {
     .option('--channels <codes>', 'comma-separated channel codes the key is limited to (default: every channel)')
     .option('--publishable', 'a publishable key (clr_pk_…) for apps: may only register and unsubscribe subscribers')
     .option('--json', 'print one JSON object')
-    .action(async (options: { account: string; name: string; channels?: string; publishable?: boolean; json?: boolean }) => {
-      if (options.name.trim() === '' || options.name.length > 100) throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
-      const channels = options.channels === undefined ? null : options.channels.split(',').map((code) => code.trim()).filter(Boolean);
-      if (channels !== null) {
-        if (channels.length === 0) throw new CliError('--channels needs at least one channel code', 'validation_failed');
-        const bad = channels.find((code) => !isChannelCode(code));
-        if (bad !== undefined) throw new CliError(`--channels: "${bad}" is not a channel code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
-      }
-      const created = await withStore(async (store) => {
-        if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
-        return createApiKey(store.db, {
-          accountId: options.account,
-          name: options.name.trim(),
-          kind: options.publishable ? 'publishable' : 'secret',
-          channels,
-          now: Date.now(),
+    .action(
+      async (options: { account: string; name: string; channels?: string; publishable?: boolean; json?: boolean }) => {
+        if (options.name.trim() === '' || options.name.length > 100)
+          throw new CliError('--name must be 1 to 100 characters', 'validation_failed');
+        const channels =
+          options.channels === undefined
+            ? null
+            : options.channels
+                .split(',')
+                .map((code) => code.trim())
+                .filter(Boolean);
+        if (channels !== null) {
+          if (channels.length === 0)
+            throw new CliError('--channels needs at least one channel code', 'validation_failed');
+          const bad = channels.find((code) => !isChannelCode(code));
+          if (bad !== undefined)
+            throw new CliError(`--channels: "${bad}" is not a channel code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
+        }
+        const created = await withStore(async (store) => {
+          if (!(await findAccount(store.db, options.account)))
+            throw new CliError(`no account ${options.account}`, 'not_found');
+          return createApiKey(store.db, {
+            accountId: options.account,
+            name: options.name.trim(),
+            kind: options.publishable ? 'publishable' : 'secret',
+            channels,
+            now: Date.now(),
+          });
         });
-      });
-      printResult(options, apiKeyOutput(created.row, created.value), [
-        `Created ${created.row.kind} key ${created.row.id} "${created.row.name}"${channels ? ` for channels ${channels.join(', ')}` : ' for every channel'}.`,
-        '',
-        `  ${created.value}`,
-        '',
-        'Store it now: it is shown only this once.',
-      ]);
-    });
+        printResult(options, apiKeyOutput(created.row, created.value), [
+          `Created ${created.row.kind} key ${created.row.id} "${created.row.name}"${channels ? ` for channels ${channels.join(', ')}` : ' for every channel'}.`,
+          '',
+          `  ${created.value}`,
+          '',
+          'Store it now: it is shown only this once.',
+        ]);
+      },
+    );
 }

@@ -18,7 +18,10 @@ export function addKeysList(keys: Command): void {
         { keys: rows.map((row) => ({ ...apiKeyOutput(row), active: isApiKeyActive(row, now) })) },
         rows.length === 0
           ? ['No keys.']
-          : rows.map((row) => `${row.id}  ${row.key_start}…  ${row.kind.padEnd(11)}  ${isApiKeyActive(row, now) ? 'active ' : 'inactive'}  ${row.name}`),
+          : rows.map(
+              (row) =>
+                `${row.id}  ${row.key_start}…  ${row.kind.padEnd(11)}  ${isApiKeyActive(row, now) ? 'active ' : 'inactive'}  ${row.name}`,
+            ),
       );
     });
 }

@@ -24,17 +24,29 @@ export function addKeysRotate(keys: Command): void {
       const result = await withStore(async (store) => {
         const now = Date.now();
         const created = await rotateApiKey(store.db, options.keyId, { graceMs, now });
-        if (!created) throw new CliError(`no active key ${options.keyId}: unknown, revoked, expired, or already rotated`, 'not_found');
+        if (!created)
+          throw new CliError(
+            `no active key ${options.keyId}: unknown, revoked, expired, or already rotated`,
+            'not_found',
+          );
         const old = (await findApiKey(store.db, options.keyId))!;
         return { created, old };
       });
       const oldExpiresAt = toIso(result.old.expires_at!);
-      printResult(options, { ...apiKeyOutput(result.created.row, result.created.value), replaces: result.old.id, oldKeyExpiresAt: oldExpiresAt }, [
-        `Rotated key "${result.created.row.name}": new key ${result.created.row.id}; the old one stops working at ${oldExpiresAt}.`,
-        '',
-        `  ${result.created.value}`,
-        '',
-        'Store it now: it is shown only this once.',
-      ]);
+      printResult(
+        options,
+        {
+          ...apiKeyOutput(result.created.row, result.created.value),
+          replaces: result.old.id,
+          oldKeyExpiresAt: oldExpiresAt,
+        },
+        [
+          `Rotated key "${result.created.row.name}": new key ${result.created.row.id}; the old one stops working at ${oldExpiresAt}.`,
+          '',
+          `  ${result.created.value}`,
+          '',
+          'Store it now: it is shown only this once.',
+        ],
+      );
     });
 }

@@ -16,6 +16,9 @@ export function alertFrom(flags: AlertFlags): { alert?: { title: string; body?: 
 }
 
 /** One readable line about a Live Activity, after any of the three commands. */
-export function describeActivity(verb: string, activity: { id: string; template: string; status: string; recipientCount: number; fields: Record<string, unknown> }): string {
+export function describeActivity(
+  verb: string,
+  activity: { id: string; template: string; status: string; recipientCount: number; fields: Record<string, unknown> },
+): string {
   return `${verb} Live Activity ${activity.id} (${activity.template}, ${activity.status}, ${countOf(activity.recipientCount, 'subscriber')}): ${JSON.stringify(activity.fields)}`;
 }

@@ -16,7 +16,10 @@ export function addLiveEnd(live: Command): void {
       .description('end a Live Activity, over HTTP with an API key')
       .argument('<id>', 'the Live Activity (lva_…)')
       .option('--fields <json>', 'final fields as a JSON object, merged like an update')
-      .option('--dismiss-at <time>', 'ISO 8601 time when the ended activity leaves the Lock Screen (a past time: at once)'),
+      .option(
+        '--dismiss-at <time>',
+        'ISO 8601 time when the ended activity leaves the Lock Screen (a past time: at once)',
+      ),
   ).action(async (id: string, options: EndOptions) => {
     const end = {
       ...(options.fields !== undefined ? { fields: parseJsonObject('--fields', options.fields) } : {}),

@@ -18,7 +18,10 @@ export function addLiveStart(live: Command): void {
       .description('start a Live Activity on every subscriber of a channel, over HTTP with an API key')
       .requiredOption('--channel <code>', 'the channel code')
       .requiredOption('--template <name>', 'progress, timer, score or steps')
-      .requiredOption('--fields <json>', `the template's fields as a JSON object, e.g. '{"title": "Order #42", "progress": 0.1}'`)
+      .requiredOption(
+        '--fields <json>',
+        `the template's fields as a JSON object, e.g. '{"title": "Order #42", "progress": 0.1}'`,
+      )
       .option('--alert-title <text>', 'alert shown with the start (default: made from the fields)')
       .option('--alert-body <text>', 'alert text')
       .option('--stale-at <time>', 'ISO 8601 time when the content goes stale'),

@@ -15,12 +15,22 @@ export function addLiveUpdate(live: Command): void {
       .command('update')
       .description('update a Live Activity, over HTTP with an API key')
       .argument('<id>', 'the Live Activity (lva_…)')
-      .requiredOption('--fields <json>', `fields to change as a JSON object, e.g. '{"progress": 0.6}' (null removes an optional one)`)
-      .option('--alert-title <text>', 'makes the update alerting (the screen lights up); without it the update is silent')
+      .requiredOption(
+        '--fields <json>',
+        `fields to change as a JSON object, e.g. '{"progress": 0.6}' (null removes an optional one)`,
+      )
+      .option(
+        '--alert-title <text>',
+        'makes the update alerting (the screen lights up); without it the update is silent',
+      )
       .option('--alert-body <text>', 'alert text')
       .option('--stale-at <time>', 'ISO 8601 time when this content goes stale'),
   ).action(async (id: string, options: UpdateOptions) => {
-    const update = { fields: parseJsonObject('--fields', options.fields), ...alertFrom(options), ...(options.staleAt !== undefined ? { staleAt: options.staleAt } : {}) };
+    const update = {
+      fields: parseJsonObject('--fields', options.fields),
+      ...alertFrom(options),
+      ...(options.staleAt !== undefined ? { staleAt: options.staleAt } : {}),
+    };
     const updated = await callApi(await connect(options), (client) => client.updateLiveActivity(id, update));
     printResult(options, updated, [describeActivity('Updated', updated)]);
   });

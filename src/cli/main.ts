@@ -29,11 +29,16 @@ import { addSubscribersList } from './subscribers-list.ts';
 import { addWebPushRotateKeys } from './web-push-rotate-keys.ts';
 
 /** The `clarion` command line (docs/design.md 3.1): one file per command, each taking --json. */
-const program = new Command('clarion').description('Clarion push notification service').showHelpAfterError().exitOverride();
+const program = new Command('clarion')
+  .description('Clarion push notification service')
+  .showHelpAfterError()
+  .exitOverride();
 
 // The program's own options: --version, with --json like every command. Positional, so a command's own --json after
 // its name stays the command's. The package.json beside src/ and dist/ (both one level below the root).
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 program
   .enablePositionalOptions()
   .allowExcessArguments()

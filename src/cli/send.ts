@@ -20,7 +20,9 @@ const CONTENT_FIELDS = {
   priority: 'priority',
 } as const;
 
-type SendOptions = ApiOptions & { channel: string; idempotencyKey?: string } & { [flag in keyof typeof CONTENT_FIELDS]?: unknown };
+type SendOptions = ApiOptions & { channel: string; idempotencyKey?: string } & {
+  [flag in keyof typeof CONTENT_FIELDS]?: unknown;
+};
 
 /** `--data key=value`, repeatable, into the notification's data object. */
 function collectData(pair: string, data: Record<string, string> = {}): Record<string, string> {
@@ -45,10 +47,17 @@ export function addSend(program: Command): void {
       .option('--send-at <time>', 'ISO 8601 time with offset: schedules it')
       .option('--local-time <HH:MM>', "deliver at this time of day in each subscriber's own time zone")
       .option('--sound <name>', 'sound name; "default" for the platform sound')
-      .option('--badge <n>', 'iOS app icon badge number', (text: string) => parseWholeNumber('--badge', text, 0, 99_999))
-      .option('--ttl <seconds>', 'how long the platform may hold it for an offline device', (text: string) => parseWholeNumber('--ttl', text, 0, MAX_TTL_SECONDS))
+      .option('--badge <n>', 'iOS app icon badge number', (text: string) =>
+        parseWholeNumber('--badge', text, 0, 99_999),
+      )
+      .option('--ttl <seconds>', 'how long the platform may hold it for an offline device', (text: string) =>
+        parseWholeNumber('--ttl', text, 0, MAX_TTL_SECONDS),
+      )
       .option('--priority <priority>', 'high (default) or normal')
-      .option('--idempotency-key <key>', 'repeat the command with the same key and it sends once (default: a new key each run)'),
+      .option(
+        '--idempotency-key <key>',
+        'repeat the command with the same key and it sends once (default: a new key each run)',
+      ),
   ).action(async (options: SendOptions) => {
     const notification: Record<string, unknown> & { channelCode: string } = { channelCode: options.channel };
     for (const [flag, field] of Object.entries(CONTENT_FIELDS)) {
@@ -56,8 +65,12 @@ export function addSend(program: Command): void {
       if (value !== undefined) notification[field] = value;
     }
     const connection = await connect(options);
-    const sent = await callApi(connection, (client) => client.send(notification, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}));
+    const sent = await callApi(connection, (client) =>
+      client.send(notification, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+    );
     const when = sent.sendAt && sent.status === 'scheduled' ? `, scheduled for ${sent.sendAt}` : '';
-    printResult(options, sent, [`Sent notification ${sent.id} to ${countOf(sent.recipientCount, 'subscriber')} of ${sent.channelCode} (${sent.status}${when}).`]);
+    printResult(options, sent, [
+      `Sent notification ${sent.id} to ${countOf(sent.recipientCount, 'subscriber')} of ${sent.channelCode} (${sent.status}${when}).`,
+    ]);
   });
 }

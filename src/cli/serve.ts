@@ -15,9 +15,16 @@ export function addServe(program: Command): void {
       const config = loadConfig();
       // Loaded here, not at the top: the other commands need none of the HTTP stack and start faster without it.
       const { startServer } = await import('../server.ts');
-      const server = await startServer(config, { api: both || Boolean(options.api), worker: both || Boolean(options.worker) }, { hostGiven: optionGiven('CLARION_HOST') });
+      const server = await startServer(
+        config,
+        { api: both || Boolean(options.api), worker: both || Boolean(options.worker) },
+        { hostGiven: optionGiven('CLARION_HOST') },
+      );
       if (server.address) {
-        server.logger.info({ host: server.host }, `Clarion is listening on ${server.address} — dashboard at ${config.baseUrl}/, API docs at ${config.baseUrl}/docs`);
+        server.logger.info(
+          { host: server.host },
+          `Clarion is listening on ${server.address} — dashboard at ${config.baseUrl}/, API docs at ${config.baseUrl}/docs`,
+        );
       }
       let stopping = false;
       const stop = (signal: string) => {

@@ -13,9 +13,21 @@ import type { SubscriberImportRow } from '../store/subscribers-store.ts';
  *
  *   {"channel":"news","platform":"ios","token":"a1b2…","timezone":"Europe/Berlin","locale":"de-DE","externalId":"u-17"}
  */
-export type ImportLine = { ok: true; channelCode: string; row: SubscriberImportRow } | { ok: false; problems: string[] };
+export type ImportLine =
+  { ok: true; channelCode: string; row: SubscriberImportRow } | { ok: false; problems: string[] };
 
-const FIELDS = new Set(['channel', 'platform', 'token', 'pushToStartToken', 'pushToStartTokens', 'environment', 'osVersion', 'timezone', 'locale', 'externalId']);
+const FIELDS = new Set([
+  'channel',
+  'platform',
+  'token',
+  'pushToStartToken',
+  'pushToStartTokens',
+  'environment',
+  'osVersion',
+  'timezone',
+  'locale',
+  'externalId',
+]);
 
 /** The same limits as POST /subscribers: osVersion at most 16 characters, a push-to-start token at most 400. */
 const OS_VERSION_MAX_LENGTH = 16;
@@ -28,10 +40,12 @@ export function parseImportLine(text: string): ImportLine {
   } catch {
     return { ok: false, problems: ['not a JSON object (one subscriber per line)'] };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problems: ['not a JSON object (one subscriber per line)'] };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, problems: ['not a JSON object (one subscriber per line)'] };
   const line = value as Record<string, unknown>;
   const problems: string[] = [];
-  for (const key of Object.keys(line)) if (!FIELDS.has(key)) problems.push(`${key}: unknown field (expected ${[...FIELDS].join(', ')})`);
+  for (const key of Object.keys(line))
+    if (!FIELDS.has(key)) problems.push(`${key}: unknown field (expected ${[...FIELDS].join(', ')})`);
   const channel = line.channel;
   if (typeof channel !== 'string' || !isChannelCode(channel)) problems.push('channel: must be a channel code');
   const platform = line.platform;
@@ -45,20 +59,27 @@ export function parseImportLine(text: string): ImportLine {
   if (line.pushToStartToken !== undefined && line.pushToStartToken !== null) {
     const normalized = platform === 'ios' ? normalizeToken('ios', line.pushToStartToken, 'pushToStartToken') : null;
     if (!normalized) problems.push('pushToStartToken: only iOS subscribers have a push-to-start token');
-    else if (!normalized.ok) problems.push(...normalized.problems.map((problem) => `${problem.field}: ${problem.message}`));
+    else if (!normalized.ok)
+      problems.push(...normalized.problems.map((problem) => `${problem.field}: ${problem.message}`));
     else pushToStartToken = normalized.value.token;
   }
   const pushToStartTokens = templatedPushToStartTokens(platform as Platform, line.pushToStartTokens, problems);
   let apnsEnvironment: ApnsEnvironment | null = null;
   if (line.environment !== undefined && line.environment !== null) {
     if (platform !== 'ios') problems.push('environment: only iOS tokens have an APNs environment');
-    else if (!apnsEnvironments.includes(line.environment as ApnsEnvironment)) problems.push(`environment: must be one of ${apnsEnvironments.join(', ')}`);
+    else if (!apnsEnvironments.includes(line.environment as ApnsEnvironment))
+      problems.push(`environment: must be one of ${apnsEnvironments.join(', ')}`);
     else apnsEnvironment = line.environment as ApnsEnvironment;
   }
   let osVersion: string | null = null;
   if (line.osVersion !== undefined && line.osVersion !== null) {
     if (platform !== 'ios') problems.push('osVersion: only iOS subscribers report an osVersion');
-    else if (typeof line.osVersion !== 'string' || line.osVersion.length > OS_VERSION_MAX_LENGTH || parseOsVersion(line.osVersion) === null) problems.push('osVersion: must be an iOS version like 18.2');
+    else if (
+      typeof line.osVersion !== 'string' ||
+      line.osVersion.length > OS_VERSION_MAX_LENGTH ||
+      parseOsVersion(line.osVersion) === null
+    )
+      problems.push('osVersion: must be an iOS version like 18.2');
     else osVersion = line.osVersion;
   }
   const timezone = optionalText(line, 'timezone', 64, problems);
@@ -89,24 +110,33 @@ export function parseImportLine(text: string): ImportLine {
  * `pushToStartTokens: {template: token}`: what POST /subscribers takes one at a time as `pushToStartToken` with
  * `template` (iOS issues one token per ActivityAttributes type), each checked as that endpoint checks it.
  */
-function templatedPushToStartTokens(platform: Platform, value: unknown, problems: string[]): Record<TemplateName, string> | null {
+function templatedPushToStartTokens(
+  platform: Platform,
+  value: unknown,
+  problems: string[],
+): Record<TemplateName, string> | null {
   if (value === undefined || value === null) return null;
   if (platform !== 'ios') {
     problems.push('pushToStartTokens: only iOS subscribers have push-to-start tokens');
     return null;
   }
   if (typeof value !== 'object' || Array.isArray(value)) {
-    problems.push(`pushToStartTokens: must be an object of template name to token (templates: ${templateNames.join(', ')})`);
+    problems.push(
+      `pushToStartTokens: must be an object of template name to token (templates: ${templateNames.join(', ')})`,
+    );
     return null;
   }
   const tokens: Partial<Record<TemplateName, string>> = {};
   for (const [template, token] of Object.entries(value as Record<string, unknown>)) {
     const field = `pushToStartTokens.${template}`;
-    if (!templateNames.includes(template as TemplateName)) problems.push(`${field}: not a template (expected one of ${templateNames.join(', ')})`);
-    else if (typeof token === 'string' && token.length > PUSH_TO_START_TOKEN_MAX_LENGTH) problems.push(`${field}: must be at most ${PUSH_TO_START_TOKEN_MAX_LENGTH} characters`);
+    if (!templateNames.includes(template as TemplateName))
+      problems.push(`${field}: not a template (expected one of ${templateNames.join(', ')})`);
+    else if (typeof token === 'string' && token.length > PUSH_TO_START_TOKEN_MAX_LENGTH)
+      problems.push(`${field}: must be at most ${PUSH_TO_START_TOKEN_MAX_LENGTH} characters`);
     else {
       const normalized = normalizeToken('ios', token, field);
-      if (!normalized.ok) problems.push(...normalized.problems.map((problem) => `${problem.field}: ${problem.message}`));
+      if (!normalized.ok)
+        problems.push(...normalized.problems.map((problem) => `${problem.field}: ${problem.message}`));
       else tokens[template as TemplateName] = normalized.value.token;
     }
   }
@@ -133,7 +163,12 @@ function memoized(check: (value: string) => boolean): (value: string) => boolean
   };
 }
 
-function optionalText(line: Record<string, unknown>, field: string, maxLength: number, problems: string[]): string | null {
+function optionalText(
+  line: Record<string, unknown>,
+  field: string,
+  maxLength: number,
+  problems: string[],
+): string | null {
   const value = line[field];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {

@@ -24,8 +24,13 @@ const MAX_LISTED_PROBLEMS = 20;
 export function addSubscribersImport(subscribers: Command): void {
   subscribers
     .command('import')
-    .description('register many devices from an NDJSON file (one subscriber per line), as POST /api/v1/subscribers would')
-    .argument('<file>', 'NDJSON file: {"channel", "platform", "token", "pushToStartToken"?, "timezone"?, "locale"?, "externalId"?} per line')
+    .description(
+      'register many devices from an NDJSON file (one subscriber per line), as POST /api/v1/subscribers would',
+    )
+    .argument(
+      '<file>',
+      'NDJSON file: {"channel", "platform", "token", "pushToStartToken"?, "timezone"?, "locale"?, "externalId"?} per line',
+    )
     .requiredOption('--account <id>', 'account id (acc_…) whose channels the lines name')
     .option('--no-events', 'record no subscriber.created events (devices your webhook receivers already know)')
     .option('--json', 'print one JSON object')
@@ -44,7 +49,8 @@ export function addSubscribersImport(subscribers: Command): void {
       if (problems.length > 0) throw new CliError(problemList(file, problems), 'validation_failed');
 
       const totals = await withStore(async (store) => {
-        if (!(await findAccount(store.db, options.account))) throw new CliError(`no account ${options.account}`, 'not_found');
+        if (!(await findAccount(store.db, options.account)))
+          throw new CliError(`no account ${options.account}`, 'not_found');
         const channels = new Map<string, Channel>();
         const missing: string[] = [];
         for (const [code, line] of firstUse) {
@@ -67,7 +73,13 @@ export function addSubscribersImport(subscribers: Command): void {
         return totals;
       });
       const seconds = (performance.now() - started) / 1000;
-      const result = { file, lines, ...totals, seconds: Number(seconds.toFixed(3)), rowsPerSecond: Math.round(lines / seconds) };
+      const result = {
+        file,
+        lines,
+        ...totals,
+        seconds: Number(seconds.toFixed(3)),
+        rowsPerSecond: Math.round(lines / seconds),
+      };
       printResult(options, result, [
         `Imported ${countOf(lines, 'line')} from ${file} in ${result.seconds} s (${result.rowsPerSecond}/s): ${totals.created} created, ${totals.reactivated} reactivated, ${totals.updated} updated.`,
       ]);
@@ -92,7 +104,14 @@ async function importFile(
       const events = input.events && (await eventsCanReachWebhooks(store, trx, input.accountId));
       for (const [code, rows] of batch) {
         const channel = input.channels.get(code)!;
-        const done = await importSubscribers(trx, { accountId: input.accountId, channelId: channel.id, channelCode: code, rows, events, now });
+        const done = await importSubscribers(trx, {
+          accountId: input.accountId,
+          channelId: channel.id,
+          channelCode: code,
+          rows,
+          events,
+          now,
+        });
         totals.created += done.created;
         totals.reactivated += done.reactivated;
         totals.updated += done.updated;

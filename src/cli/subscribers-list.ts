@@ -40,14 +40,18 @@ export function addSubscribersList(subscribers: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (options: ListOptions) => {
       const limit = parseWholeNumber('--limit', options.limit, 1, PAGE_LIMIT_MAX);
-      if (options.platform !== undefined && !platforms.includes(options.platform as Platform)) throw new CliError('--platform must be ios, android or web', 'validation_failed');
-      if (options.status !== undefined && options.status !== 'active' && options.status !== 'unsubscribed') throw new CliError('--status must be active or unsubscribed', 'validation_failed');
-      if (options.cursor !== undefined && !isId('subscriber', options.cursor)) throw new CliError('--cursor must be the nextCursor of a previous page', 'validation_failed');
+      if (options.platform !== undefined && !platforms.includes(options.platform as Platform))
+        throw new CliError('--platform must be ios, android or web', 'validation_failed');
+      if (options.status !== undefined && options.status !== 'active' && options.status !== 'unsubscribed')
+        throw new CliError('--status must be active or unsubscribed', 'validation_failed');
+      if (options.cursor !== undefined && !isId('subscriber', options.cursor))
+        throw new CliError('--cursor must be the nextCursor of a previous page', 'validation_failed');
       const { rows, nextCursor } = await withStore(async (store) => {
         let channelIds: string[] | null = null;
         if (options.channel !== undefined) {
           const channel = await findChannelByCode(store.db, options.account, options.channel);
-          if (!channel) throw new CliError(`no channel "${options.channel}" in account ${options.account}`, 'channel_not_found');
+          if (!channel)
+            throw new CliError(`no channel "${options.channel}" in account ${options.account}`, 'channel_not_found');
           channelIds = [channel.id];
         }
         const found = await listSubscribers(store.db, {
@@ -63,7 +67,10 @@ export function addSubscribersList(subscribers: Command): void {
           limit: limit + 1,
         });
         const page = found.slice(0, limit);
-        return { rows: await subscriberDetails(store.db, page), nextCursor: found.length > limit ? page[page.length - 1]!.id : null };
+        return {
+          rows: await subscriberDetails(store.db, page),
+          nextCursor: found.length > limit ? page[page.length - 1]!.id : null,
+        };
       });
       printResult(
         options,
@@ -71,7 +78,10 @@ export function addSubscribersList(subscribers: Command): void {
         rows.length === 0
           ? ['No subscribers.']
           : [
-              ...rows.map((row) => `${row.id}  ${row.channelCode.padEnd(16)}  ${row.platform.padEnd(7)}  ${row.status.padEnd(12)}  ${row.externalId ?? '-'}  ${row.tags.join(',')}`),
+              ...rows.map(
+                (row) =>
+                  `${row.id}  ${row.channelCode.padEnd(16)}  ${row.platform.padEnd(7)}  ${row.status.padEnd(12)}  ${row.externalId ?? '-'}  ${row.tags.join(',')}`,
+              ),
               ...(nextCursor ? [`More: --cursor ${nextCursor}`] : []),
             ],
       );

@@ -22,7 +22,10 @@ export function addWebPushRotateKeys(webPush: Command): void {
       if (!options.yes) throw new CliError(`refusing without --yes. ${WARNING}`, 'confirmation_required');
       const publicKey = await withStore(async (store, config) => {
         if (config.vapidPublicKey || config.vapidPrivateKey) {
-          throw new CliError('the VAPID keys come from CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY: change them there', 'validation_failed');
+          throw new CliError(
+            'the VAPID keys come from CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY: change them there',
+            'validation_failed',
+          );
         }
         return rotateVapidKeys(store.db, resolveSecretKey(config.secretKey, config.dataDir), Date.now());
       });

@@ -9,7 +9,10 @@ export function parseDuration(text: string): number {
 
 /** Parses a comma-separated list of durations ("0s,5s,5m") into milliseconds. */
 export function parseDurationList(text: string): number[] {
-  const parts = text.split(',').map((part) => part.trim()).filter(Boolean);
+  const parts = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new Error('must list at least one duration');
   return parts.map(parseDuration);
 }

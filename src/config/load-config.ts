@@ -28,12 +28,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = config as Config;
   parsed.dataDir = resolve(parsed.dataDir);
   if (parsed.databaseUrl && !/^postgres(ql)?:\/\//.test(parsed.databaseUrl)) {
-    throw new ConfigError(`CLARION_DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(parsed.databaseUrl)}")`);
+    throw new ConfigError(
+      `CLARION_DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(parsed.databaseUrl)}")`,
+    );
   }
   if (parsed.trustProxy !== undefined) checkTrustProxy(parsed.trustProxy);
   // The token guards /metrics on the public port and is checked without a rate limit: too short a one could be guessed.
   if (parsed.metricsToken !== undefined && parsed.metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
-    throw new ConfigError(`CLARION_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. the output of \`openssl rand -hex 32\`); the one given has ${parsed.metricsToken.length}`);
+    throw new ConfigError(
+      `CLARION_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. the output of \`openssl rand -hex 32\`); the one given has ${parsed.metricsToken.length}`,
+    );
   }
   return parsed;
 }
@@ -62,9 +66,12 @@ const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 function checkTrustProxy(value: string): void {
   for (const entry of value.split(',').map((part) => part.trim())) {
     const [address = '', prefix] = entry.split('/');
-    const ok = TRUST_PROXY_NAMES.has(entry) || (isIP(address) !== 0 && (prefix === undefined || /^\d{1,3}$/.test(prefix)));
+    const ok =
+      TRUST_PROXY_NAMES.has(entry) || (isIP(address) !== 0 && (prefix === undefined || /^\d{1,3}$/.test(prefix)));
     if (!ok) {
-      throw new ConfigError(`CLARION_TRUST_PROXY: "${entry}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`);
+      throw new ConfigError(
+        `CLARION_TRUST_PROXY: "${entry}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`,
+      );
     }
   }
 }

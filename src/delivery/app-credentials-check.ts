@@ -46,22 +46,43 @@ const probe: PushContent = {
   ttlSeconds: 0,
 };
 
-export async function checkAppCredentials(input: { app: App; clients: Pick<ProviderClientRegistry, 'apnsClient' | 'fcmClient'> }): Promise<AppCredentialsCheck> {
+export async function checkAppCredentials(input: {
+  app: App;
+  clients: Pick<ProviderClientRegistry, 'apnsClient' | 'fcmClient'>;
+}): Promise<AppCredentialsCheck> {
   const { app, clients } = input;
-  const [ios, android] = await Promise.all([app.apns_sealed_key ? checkApns(app, clients) : null, app.fcm_sealed_service_account ? checkFcm(app, clients) : null]);
-  return { ios, android, web: { ok: true, providerAnswer: 'none', message: 'The VAPID key pair is valid; push services check the signature on the first push to a subscribed browser.' } };
+  const [ios, android] = await Promise.all([
+    app.apns_sealed_key ? checkApns(app, clients) : null,
+    app.fcm_sealed_service_account ? checkFcm(app, clients) : null,
+  ]);
+  return {
+    ios,
+    android,
+    web: {
+      ok: true,
+      providerAnswer: 'none',
+      message:
+        'The VAPID key pair is valid; push services check the signature on the first push to a subscribed browser.',
+    },
+  };
 }
 
 async function checkApns(app: App, clients: Pick<ProviderClientRegistry, 'apnsClient'>): Promise<PlatformCheck> {
   const production = await clients.apnsClient(app, 'production')!.send(IMPOSSIBLE_APNS_TOKEN, probe);
   if (!isKeyOfOtherEnvironment(production)) return judge(production, 'APNs accepted the key, Team ID and bundle id.');
   const sandbox = await clients.apnsClient(app, 'sandbox')!.send(IMPOSSIBLE_APNS_TOKEN, probe);
-  return judge(sandbox, 'APNs accepted the key, Team ID and bundle id in the sandbox: the key is limited to the sandbox, so it reaches development builds only.');
+  return judge(
+    sandbox,
+    'APNs accepted the key, Team ID and bundle id in the sandbox: the key is limited to the sandbox, so it reaches development builds only.',
+  );
 }
 
 async function checkFcm(app: App, clients: Pick<ProviderClientRegistry, 'fcmClient'>): Promise<PlatformCheck> {
   try {
-    return judge(await clients.fcmClient(app)!.send(IMPOSSIBLE_FCM_TOKEN, probe), 'FCM issued an access token for the service account and accepted it for this project.');
+    return judge(
+      await clients.fcmClient(app)!.send(IMPOSSIBLE_FCM_TOKEN, probe),
+      'FCM issued an access token for the service account and accepted it for this project.',
+    );
   } catch (error) {
     return { ok: false, providerAnswer: 'fcm:error', message: (error as Error).message };
   }
@@ -76,7 +97,11 @@ function judge(outcome: DeliveryOutcome, good: string): PlatformCheck {
     case 'fatal':
       return { ok: false, providerAnswer: outcome.reason, message: outcome.fix };
     case 'retry':
-      return { ok: false, providerAnswer: outcome.reason, message: 'The provider could not be reached or is busy; try again in a minute.' };
+      return {
+        ok: false,
+        providerAnswer: outcome.reason,
+        message: 'The provider could not be reached or is busy; try again in a minute.',
+      };
     case 'rejected':
       // The made-up token refused as a malformed request: the credentials themselves were accepted.
       return { ok: true, providerAnswer: outcome.reason, message: good };

@@ -61,7 +61,8 @@ export function sealAppCredentials(
 ): { ok: true; columns: AppCredentialColumns } | { ok: false; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const columns: AppCredentialColumns = {};
-  if (input.ios === null) Object.assign(columns, { apns_key_id: null, apns_team_id: null, apns_topic: null, apns_sealed_key: null });
+  if (input.ios === null)
+    Object.assign(columns, { apns_key_id: null, apns_team_id: null, apns_topic: null, apns_sealed_key: null });
   else if (input.ios !== undefined) {
     const ios = input.ios;
     try {
@@ -69,12 +70,21 @@ export function sealAppCredentials(
     } catch (error) {
       problems.push({ field: 'ios.key', message: messageOf(error, 'ios.key') });
     }
-    if (!APPLE_ID.test(ios.keyId)) problems.push({ field: 'ios.keyId', message: 'must be the 10-character Key ID of the .p8 key, e.g. ABC123DEFG' });
-    if (!APPLE_ID.test(ios.teamId)) problems.push({ field: 'ios.teamId', message: 'must be the 10-character Apple Team ID, e.g. DEF123GHIJ' });
-    if (!BUNDLE_ID.test(ios.bundleId) || ios.bundleId.length > 155) problems.push({ field: 'ios.bundleId', message: "must be the app's bundle id, e.g. com.example.app" });
-    Object.assign(columns, { apns_key_id: ios.keyId, apns_team_id: ios.teamId, apns_topic: ios.bundleId, apns_sealed_key: sealSecret(secretKey, ios.key, context(appId, 'apns')) });
+    if (!APPLE_ID.test(ios.keyId))
+      problems.push({ field: 'ios.keyId', message: 'must be the 10-character Key ID of the .p8 key, e.g. ABC123DEFG' });
+    if (!APPLE_ID.test(ios.teamId))
+      problems.push({ field: 'ios.teamId', message: 'must be the 10-character Apple Team ID, e.g. DEF123GHIJ' });
+    if (!BUNDLE_ID.test(ios.bundleId) || ios.bundleId.length > 155)
+      problems.push({ field: 'ios.bundleId', message: "must be the app's bundle id, e.g. com.example.app" });
+    Object.assign(columns, {
+      apns_key_id: ios.keyId,
+      apns_team_id: ios.teamId,
+      apns_topic: ios.bundleId,
+      apns_sealed_key: sealSecret(secretKey, ios.key, context(appId, 'apns')),
+    });
   }
-  if (input.android === null) Object.assign(columns, { fcm_project_id: null, fcm_client_email: null, fcm_sealed_service_account: null });
+  if (input.android === null)
+    Object.assign(columns, { fcm_project_id: null, fcm_client_email: null, fcm_sealed_service_account: null });
   else if (input.android !== undefined) {
     let json: unknown = input.android.serviceAccount;
     if (typeof json === 'string') {
@@ -82,7 +92,10 @@ export function sealAppCredentials(
         json = JSON.parse(json);
       } catch {
         json = null;
-        problems.push({ field: 'android.serviceAccount', message: 'is not valid JSON: upload the service-account key file from the Firebase console' });
+        problems.push({
+          field: 'android.serviceAccount',
+          message: 'is not valid JSON: upload the service-account key file from the Firebase console',
+        });
       }
     }
     if (json !== null) {
@@ -104,16 +117,23 @@ export function sealAppCredentials(
   if (web !== undefined) {
     let pair: { publicKey: string; privateKey: string } | null = null;
     if (web.publicKey === undefined && web.privateKey === undefined) pair = generateVapidKeyPair();
-    else if (web.publicKey === undefined || web.privateKey === undefined) problems.push({ field: 'web', message: 'give both publicKey and privateKey, or neither to generate a pair' });
+    else if (web.publicKey === undefined || web.privateKey === undefined)
+      problems.push({ field: 'web', message: 'give both publicKey and privateKey, or neither to generate a pair' });
     else {
       const derived = vapidPublicKeyOf(web.privateKey);
-      if (derived === null) problems.push({ field: 'web.privateKey', message: 'must be a P-256 private key: 32 bytes, base64url' });
-      else if (derived !== web.publicKey.replace(/=+$/, '')) problems.push({ field: 'web.publicKey', message: 'does not belong to web.privateKey' });
+      if (derived === null)
+        problems.push({ field: 'web.privateKey', message: 'must be a P-256 private key: 32 bytes, base64url' });
+      else if (derived !== web.publicKey.replace(/=+$/, ''))
+        problems.push({ field: 'web.publicKey', message: 'does not belong to web.privateKey' });
       else pair = { publicKey: derived, privateKey: Buffer.from(web.privateKey, 'base64url').toString('base64url') };
     }
     const subjectProblem = web.subject === undefined || web.subject === null ? null : vapidSubjectProblem(web.subject);
     if (subjectProblem !== null) problems.push({ field: 'web.subject', message: subjectProblem });
-    if (pair) Object.assign(columns, { vapid_public_key: pair.publicKey, vapid_sealed_private_key: sealSecret(secretKey, pair.privateKey, context(appId, 'vapid')) });
+    if (pair)
+      Object.assign(columns, {
+        vapid_public_key: pair.publicKey,
+        vapid_sealed_private_key: sealSecret(secretKey, pair.privateKey, context(appId, 'vapid')),
+      });
     if (web.subject !== undefined) columns.vapid_subject = web.subject;
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, columns };
@@ -129,10 +149,25 @@ export interface OpenedAppCredentials {
 export function openAppCredentials(secretKey: Buffer, app: App): OpenedAppCredentials {
   const apns =
     app.apns_sealed_key && app.apns_key_id && app.apns_team_id && app.apns_topic
-      ? { keyPem: openSecret(secretKey, app.apns_sealed_key, context(app.id, 'apns')), keyId: app.apns_key_id, teamId: app.apns_team_id, topic: app.apns_topic }
+      ? {
+          keyPem: openSecret(secretKey, app.apns_sealed_key, context(app.id, 'apns')),
+          keyId: app.apns_key_id,
+          teamId: app.apns_team_id,
+          topic: app.apns_topic,
+        }
       : null;
-  const fcm = app.fcm_sealed_service_account ? { serviceAccount: JSON.parse(openSecret(secretKey, app.fcm_sealed_service_account, context(app.id, 'fcm'))) as unknown } : null;
-  const vapid = { publicKey: app.vapid_public_key, privateKey: openSecret(secretKey, app.vapid_sealed_private_key, context(app.id, 'vapid')), subject: app.vapid_subject };
+  const fcm = app.fcm_sealed_service_account
+    ? {
+        serviceAccount: JSON.parse(
+          openSecret(secretKey, app.fcm_sealed_service_account, context(app.id, 'fcm')),
+        ) as unknown,
+      }
+    : null;
+  const vapid = {
+    publicKey: app.vapid_public_key,
+    privateKey: openSecret(secretKey, app.vapid_sealed_private_key, context(app.id, 'vapid')),
+    subject: app.vapid_subject,
+  };
   return { apns, fcm, vapid };
 }
 

@@ -65,8 +65,18 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
   const maxRounds = options.maxRounds ?? MAX_SEND_ROUNDS;
   const fatal = firstFatal(outcomes) ?? (options.originOf ? null : guardAgainstMisconfiguration(outcomes));
   const byOrigin = fatal === null && options.originOf ? guardEachOrigin(outcomes, options.originOf) : null;
-  const misconfiguredOrigins = byOrigin ? [...byOrigin.verdicts].map(([origin, verdict]) => ({ origin, ...verdict })) : [];
-  const result: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], fatal, misconfiguredOrigins, learned: [] };
+  const misconfiguredOrigins = byOrigin
+    ? [...byOrigin.verdicts].map(([origin, verdict]) => ({ origin, ...verdict }))
+    : [];
+  const result: BatchSettlement = {
+    delivered: [],
+    failed: [],
+    dead: [],
+    retry: [],
+    fatal,
+    misconfiguredOrigins,
+    learned: [],
+  };
   const lost: RetryGroup = { ids: [], retryAfterMs: null, connectionLost: true };
   const waited: RetryGroup = { ids: [], retryAfterMs: null, connectionLost: false };
   for (const [id, outcome] of outcomes) {
@@ -95,7 +105,8 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
 }
 
 function firstFatal(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: string; fix: string } | null {
-  for (const outcome of outcomes.values()) if (outcome.kind === 'fatal') return { reason: outcome.reason, fix: outcome.fix };
+  for (const outcome of outcomes.values())
+    if (outcome.kind === 'fatal') return { reason: outcome.reason, fix: outcome.fix };
   return null;
 }
 
@@ -116,9 +127,11 @@ const webPushRequestFix = (where: string) =>
 const MISCONFIGURATION_REASONS: Record<string, string> = {
   // Only a token both hosts refused is BadDeviceToken (apns/apns-environment-sender.ts), or one registered with an
   // environment that turned out wrong: a whole batch of them is a wrong host URL or a wrong app.
-  BadDeviceToken: 'both APNs hosts refused every token: check CLARION_APNS_URL (production) and CLARION_APNS_SANDBOX_URL (sandbox), that the environment apps register with is right, and that the tokens come from this app',
+  BadDeviceToken:
+    'both APNs hosts refused every token: check CLARION_APNS_URL (production) and CLARION_APNS_SANDBOX_URL (sandbox), that the environment apps register with is right, and that the tokens come from this app',
   DeviceTokenNotForTopic: "check CLARION_APNS_TOPIC: it must be the app's bundle id",
-  SENDER_ID_MISMATCH: 'check CLARION_FCM_SERVICE_ACCOUNT_FILE: it must belong to the Firebase project the app registers with',
+  SENDER_ID_MISMATCH:
+    'check CLARION_FCM_SERVICE_ACCOUNT_FILE: it must belong to the Firebase project the app registers with',
 };
 export const MISCONFIGURATION_MIN_BATCH = 10;
 
@@ -140,7 +153,9 @@ function guardedReason(outcome: DeliveryOutcome): string | null {
 }
 
 /** The fatal outcome a whole batch of one misconfiguration answer amounts to, or null. */
-export function guardAgainstMisconfiguration(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: string; fix: string } | null {
+export function guardAgainstMisconfiguration(
+  outcomes: ReadonlyMap<string, DeliveryOutcome>,
+): { reason: string; fix: string } | null {
   return guardOf([...outcomes.values()]);
 }
 
@@ -161,7 +176,10 @@ function guardOf(outcomes: readonly DeliveryOutcome[], where?: string): { reason
 function guardEachOrigin(
   outcomes: ReadonlyMap<string, DeliveryOutcome>,
   originOf: (id: string) => string | null,
-): { verdicts: Map<string, { reason: string; fix: string }>; verdictOf: (id: string) => { reason: string; fix: string } | undefined } {
+): {
+  verdicts: Map<string, { reason: string; fix: string }>;
+  verdictOf: (id: string) => { reason: string; fix: string } | undefined;
+} {
   const verdicts = new Map<string, { reason: string; fix: string }>();
   const none = { verdicts, verdictOf: () => undefined };
   let candidates = 0;

@@ -81,7 +81,8 @@ export function sendEach(
         }
         answer.then(
           (outcome) => settle(index, outcome),
-          (error: unknown) => settle(index, { kind: 'retry', reason: `network: ${(error as Error).message}`, retryAfterMs: null }),
+          (error: unknown) =>
+            settle(index, { kind: 'retry', reason: `network: ${(error as Error).message}`, retryAfterMs: null }),
         );
       }
     }

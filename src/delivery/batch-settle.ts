@@ -88,7 +88,9 @@ export interface SettleSentBatch<Payload extends { sent?: RecordedOutcomes }> {
 }
 
 /** Commits `write` (see above); when it cannot, keeps the answers and throws JobRetryError so the job is tried again. */
-export async function settleSentBatch<Payload extends { sent?: RecordedOutcomes }>(input: SettleSentBatch<Payload>): Promise<void> {
+export async function settleSentBatch<Payload extends { sent?: RecordedOutcomes }>(
+  input: SettleSentBatch<Payload>,
+): Promise<void> {
   const { store, job, logger } = input;
   const delays = input.delaysMs ?? SETTLE_RETRY_DELAYS_MS;
   let failure: unknown;
@@ -101,7 +103,10 @@ export async function settleSentBatch<Payload extends { sent?: RecordedOutcomes 
       if (error instanceof LeaseLostError) throw error;
       failure = error;
       if (attempt >= delays.length) break;
-      logger.warn({ err: error, jobId: job.id, kind: job.kind, retryInMs: delays[attempt] }, 'settling a sent batch failed; trying again');
+      logger.warn(
+        { err: error, jobId: job.id, kind: job.kind, retryInMs: delays[attempt] },
+        'settling a sent batch failed; trying again',
+      );
       await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
     }
   }
@@ -111,9 +116,15 @@ export async function settleSentBatch<Payload extends { sent?: RecordedOutcomes 
   let durable = input.payload.sent !== undefined;
   if (!durable) {
     try {
-      durable = await input.definition.updatePayload(input.queue, store.db, job, input.owner, { ...input.payload, sent: recorded });
+      durable = await input.definition.updatePayload(input.queue, store.db, job, input.owner, {
+        ...input.payload,
+        sent: recorded,
+      });
     } catch (error) {
-      logger.warn({ err: error, jobId: job.id }, 'could not record the sent batch in its job either; keeping it in memory');
+      logger.warn(
+        { err: error, jobId: job.id },
+        'could not record the sent batch in its job either; keeping it in memory',
+      );
     }
   }
   const message = failure instanceof Error ? failure.message : String(failure);
@@ -121,7 +132,9 @@ export async function settleSentBatch<Payload extends { sent?: RecordedOutcomes 
     { err: failure, jobId: job.id, kind: job.kind, attempt: job.attempt, kept: durable ? 'job payload' : 'memory' },
     'settling a sent batch failed; its answers are kept and the next attempt settles them without sending again',
   );
-  throw new JobRetryError(`settling the sent batch failed (${message}); kept in ${durable ? 'the job payload' : 'memory'}, to settle without sending again`);
+  throw new JobRetryError(
+    `settling the sent batch failed (${message}); kept in ${durable ? 'the job payload' : 'memory'}, to settle without sending again`,
+  );
 }
 
 /** This attempt is the job's last: if it fails, the queue fails the job for good. */
@@ -133,8 +146,12 @@ export function isLastAttempt(job: Pick<JobRow, 'attempt' | 'max_attempts'>): bo
  * What a send job that is giving up (its last attempt failed) settles: the answers it has, with no further round, and
  * `attempts_exhausted` for every push it has no answer for, so the notification still reaches a final status.
  */
-export function givenUpOutcomes(subscriberIds: readonly string[], recorded: RecordedOutcomes | undefined): Map<string, DeliveryOutcome> {
+export function givenUpOutcomes(
+  subscriberIds: readonly string[],
+  recorded: RecordedOutcomes | undefined,
+): Map<string, DeliveryOutcome> {
   const outcomes = new Map<string, DeliveryOutcome>();
-  for (const id of subscriberIds) outcomes.set(id, recorded?.outcomes[id] ?? { kind: 'rejected', reason: 'attempts_exhausted' });
+  for (const id of subscriberIds)
+    outcomes.set(id, recorded?.outcomes[id] ?? { kind: 'rejected', reason: 'attempts_exhausted' });
   return outcomes;
 }

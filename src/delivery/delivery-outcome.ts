@@ -20,7 +20,12 @@ export type DeliveryOutcome =
    * The token will never work again: unsubscribe the subscriber with this reason. `invalidSince` (epoch ms): APNs 410's
    * `timestamp`, when the token was last known invalid; a subscriber that registered the token after it is kept.
    */
-  | { kind: 'token_dead'; reason: 'token_unregistered' | 'token_invalid'; providerReason: string; invalidSince?: number | null }
+  | {
+      kind: 'token_dead';
+      reason: 'token_unregistered' | 'token_invalid';
+      providerReason: string;
+      invalidSince?: number | null;
+    }
   /** This one message is wrong for the provider (e.g. too large) and retrying cannot help. */
   | { kind: 'rejected'; reason: string }
   /**

@@ -6,11 +6,24 @@ import type { JobQueue } from '../queue/job-queue.ts';
 import type { Kysely } from 'kysely';
 import type { JobRow } from '../queue/job-types.ts';
 import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
-import { fixTargetedCount, pageDispatchTargets, recordBatchOutcomes, recordDispatchedPage, type DispatchTarget } from '../store/deliveries-store.ts';
+import {
+  fixTargetedCount,
+  pageDispatchTargets,
+  recordBatchOutcomes,
+  recordDispatchedPage,
+  type DispatchTarget,
+} from '../store/deliveries-store.ts';
 import type { Store } from '../store/database.ts';
 import { findNotificationWithChannelApp } from '../store/notifications-store.ts';
 import type { Database } from '../store/schema.ts';
-import { DISPATCH_PAGE_SIZE, dispatchNotificationJob, SEND_BATCH_SIZE, sendBatchJob, type DispatchPayload, type SendBatchPayload } from './job-kinds.ts';
+import {
+  DISPATCH_PAGE_SIZE,
+  dispatchNotificationJob,
+  SEND_BATCH_SIZE,
+  sendBatchJob,
+  type DispatchPayload,
+  type SendBatchPayload,
+} from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
 
@@ -68,38 +81,73 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
       });
       const last = page.length < DISPATCH_PAGE_SIZE;
       const groups = groupByPlatform(page);
-      const sendHere = leased && last && !expired && [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE) ? leased : null;
+      const sendHere =
+        leased && last && !expired && [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE)
+          ? leased
+          : null;
       const next: DispatchPayload = { ...payload, cursor: page.at(-1)?.id ?? payload.cursor ?? null };
       const outcome = await db
         .transaction()
         .execute(async (trx) => {
-          const owned = last ? await deps.queue.complete(trx, job, owner) : await dispatchNotificationJob.updatePayload(deps.queue, trx, job, owner, next);
+          const owned = last
+            ? await deps.queue.complete(trx, job, owner)
+            : await dispatchNotificationJob.updatePayload(deps.queue, trx, job, owner, next);
           if (!owned) throw new LeaseLostError();
           const now = deps.clock.now();
           const sendNow: JobRow[] = [];
-          const allDispatched = await recordDispatchedPage(trx, { notificationId: notification.id, targeted: countByPlatform(page), now, last });
+          const allDispatched = await recordDispatchedPage(trx, {
+            notificationId: notification.id,
+            targeted: countByPlatform(page),
+            now,
+            last,
+          });
           if (expired) {
             await recordBatchOutcomes(trx, {
               notificationId: notification.id,
               delivered: new Map(),
-              failures: page.map((target) => ({ subscriberId: target.id, platform: target.platform, reason: 'expired' })),
+              failures: page.map((target) => ({
+                subscriberId: target.id,
+                platform: target.platform,
+                reason: 'expired',
+              })),
               now,
             });
           } else {
             for (const [platform, ids] of groups) {
               for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
                 const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
-                const batch: SendBatchPayload = { notificationId: notification.id, platform, subscriberIds, round: 0, expiresAt, appId };
+                const batch: SendBatchPayload = {
+                  notificationId: notification.id,
+                  platform,
+                  subscriberIds,
+                  round: 0,
+                  expiresAt,
+                  appId,
+                };
                 const uniqueKey = `send:${notification.id}:${platform}:${subscriberIds[0]}:0`;
                 if (!sendHere) await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey });
                 else {
-                  const leasedJob = await sendBatchJob.enqueueLeased(deps.queue, trx, batch, { owner, leaseMs: sendHere.leaseMs }, { uniqueKey });
+                  const leasedJob = await sendBatchJob.enqueueLeased(
+                    deps.queue,
+                    trx,
+                    batch,
+                    { owner, leaseMs: sendHere.leaseMs },
+                    { uniqueKey },
+                  );
                   if (leasedJob) sendNow.push(leasedJob);
                 }
               }
             }
           }
-          if (last) await finish(deps, trx, { notificationId: notification.id, timezone: payload.timezone, expired, allDispatched, settlesLater: sendNow.length > 0, now });
+          if (last)
+            await finish(deps, trx, {
+              notificationId: notification.id,
+              timezone: payload.timezone,
+              expired,
+              allDispatched,
+              settlesLater: sendNow.length > 0,
+              now,
+            });
           return { sendNow };
         })
         .catch((error: unknown) => {
@@ -107,7 +155,10 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
           throw error;
         });
       if (outcome === 'lease_lost') {
-        deps.logger.warn({ notificationId: notification.id, jobId: job.id }, 'dispatch lease lost; another worker continues it');
+        deps.logger.warn(
+          { notificationId: notification.id, jobId: job.id },
+          'dispatch lease lost; another worker continues it',
+        );
         return;
       }
       if (last) {
@@ -129,10 +180,22 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
 async function finish(
   deps: DeliveryDependencies,
   trx: Kysely<Database>,
-  input: { notificationId: string; timezone: string | null | undefined; expired: boolean; allDispatched: boolean; settlesLater: boolean; now: number },
+  input: {
+    notificationId: string;
+    timezone: string | null | undefined;
+    expired: boolean;
+    allDispatched: boolean;
+    settlesLater: boolean;
+    now: number;
+  },
 ): Promise<void> {
   const { notificationId, expired, now } = input;
-  if (expired) await trx.updateTable('notifications').set({ failure_reason: 'expired' }).where('id', '=', notificationId).execute();
+  if (expired)
+    await trx
+      .updateTable('notifications')
+      .set({ failure_reason: 'expired' })
+      .where('id', '=', notificationId)
+      .execute();
   const targeted = input.allDispatched ? await fixTargetedCount(trx, notificationId, now) : null;
   if (targeted !== null && !input.settlesLater) await completeNotificationIfDone(trx, notificationId, now);
   deps.logger.info({ notificationId, timezone: input.timezone, expired, targeted }, 'dispatch finished');

@@ -72,13 +72,25 @@ export class PoolSession {
       settings: { enablePush: false },
       createConnection: () => {
         // What node:http2 does by default (ALPN h2, SNI unless an IP), keeping the socket so drop() can cut it.
-        this.socket = tlsConnect({ host, port, ALPNProtocols: ['h2'], ...(isIP(host) ? {} : { servername: host }), ...(options.ca ? { ca: options.ca } : {}) });
+        this.socket = tlsConnect({
+          host,
+          port,
+          ALPNProtocols: ['h2'],
+          ...(isIP(host) ? {} : { servername: host }),
+          ...(options.ca ? { ca: options.ca } : {}),
+        });
         return this.socket;
       },
     });
     const session = this.session;
     this.connectTimer = setTimeout(
-      () => this.drop('connect_timeout', Object.assign(new Error(`no HTTP/2 SETTINGS within ${options.connectTimeoutMs} ms of connecting`), { code: 'ETIMEDOUT' })),
+      () =>
+        this.drop(
+          'connect_timeout',
+          Object.assign(new Error(`no HTTP/2 SETTINGS within ${options.connectTimeoutMs} ms of connecting`), {
+            code: 'ETIMEDOUT',
+          }),
+        ),
       options.connectTimeoutMs,
     );
     session.on('connect', () => {
@@ -92,12 +104,18 @@ export class PoolSession {
       clearTimeout(this.connectTimer);
       this.settingsReceived = true;
       this.lastHeardAt = performance.now();
-      options.logger.debug({ provider: options.name, maxConcurrentStreams: settings.maxConcurrentStreams }, 'provider session settings');
+      options.logger.debug(
+        { provider: options.name, maxConcurrentStreams: settings.maxConcurrentStreams },
+        'provider session settings',
+      );
       this.events.onReady(this);
     });
     session.on('goaway', (errorCode: number, lastStreamId: number, data: Buffer) => {
       this.goawayLastStreamId = lastStreamId;
-      options.logger.warn({ provider: options.name, errorCode, lastStreamId, reason: data?.toString('utf8') || undefined }, 'provider sent GOAWAY; reconnecting');
+      options.logger.warn(
+        { provider: options.name, errorCode, lastStreamId, reason: data?.toString('utf8') || undefined },
+        'provider sent GOAWAY; reconnecting',
+      );
       this.leave('goaway');
     });
     session.on('error', (error: unknown) => {
@@ -123,7 +141,9 @@ export class PoolSession {
 
   /** Streams it may carry at once now: the server's current limit, capped by ours; 0 when not usable. */
   limit(): number {
-    return this.usable && this.settingsReceived ? Math.min(this.session.remoteSettings.maxConcurrentStreams ?? this.options.maxStreams, this.options.maxStreams) : 0;
+    return this.usable && this.settingsReceived
+      ? Math.min(this.session.remoteSettings.maxConcurrentStreams ?? this.options.maxStreams, this.options.maxStreams)
+      : 0;
   }
 
   /** Opens a stream; throws what session.request() throws. */
@@ -154,7 +174,10 @@ export class PoolSession {
     if (this.pinging) return; // the answer to the PING already out clears `suspect` too
     this.pinging = true;
     const timer = setTimeout(() => {
-      this.options.logger.warn({ provider: this.options.name, origin: this.options.origin }, `no PING answer within ${this.options.pingTimeoutMs} ms; dropping the session`);
+      this.options.logger.warn(
+        { provider: this.options.name, origin: this.options.origin },
+        `no PING answer within ${this.options.pingTimeoutMs} ms; dropping the session`,
+      );
       this.drop('ping_timeout');
     }, this.options.pingTimeoutMs);
     timer.unref();

@@ -52,12 +52,17 @@ export function requestFailureOutcome(error: unknown, provider: 'apns' | 'fcm', 
     };
   }
   if (error.kind === 'connect' && code === 'ENOTFOUND') {
-    return { kind: 'fatal', reason: `${provider}:host_not_found`, fix: `The host in ${urlVariable} does not resolve (ENOTFOUND): check the URL.` };
+    return {
+      kind: 'fatal',
+      reason: `${provider}:host_not_found`,
+      fix: `The host in ${urlVariable} does not resolve (ENOTFOUND): check the URL.`,
+    };
   }
   // Node refused to send it (a malformed header from a sendRaw caller): retrying cannot help.
   if (error.kind === 'invalid_request') return { kind: 'rejected', reason: `${provider}:invalid_request` };
   // The connection died under the push: a new one is likely fine at once (a reset, a dropped silent peer, a GOAWAY).
-  if (error.kind === 'connection_lost') return { kind: 'retry', reason: `${provider}:connection_lost`, retryAfterMs: null, connectionLost: true };
+  if (error.kind === 'connection_lost')
+    return { kind: 'retry', reason: `${provider}:connection_lost`, retryAfterMs: null, connectionLost: true };
   // Refused, unreachable, or no answer in time: the provider may be down or overloaded, so the queue's backoff.
   const reason = error.kind === 'connect' ? 'connect_failed' : error.kind;
   return { kind: 'retry', reason: `${provider}:${reason}`, retryAfterMs: null };

@@ -2,7 +2,12 @@ import http2 from 'node:http2';
 import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.ts';
-import { type LeaveReason, PoolSession, type PoolSessionEvents, type PoolSessionOptions } from './http2-pool-session.ts';
+import {
+  type LeaveReason,
+  PoolSession,
+  type PoolSessionEvents,
+  type PoolSessionOptions,
+} from './http2-pool-session.ts';
 import { Http2RequestError, describeError } from './http2-request-failure.ts';
 import { RequestDeadlines } from './http2-request-deadlines.ts';
 import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.ts';
@@ -131,7 +136,12 @@ export const SILENCE_CHECK_MS = 500;
 const RECONNECT_BACKOFF_MS = 1_000;
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
 /** session.request() errors that mean the session can take no more streams (Node's codes). */
-const SESSION_GONE_CODES = new Set(['ERR_HTTP2_INVALID_SESSION', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_OUT_OF_STREAMS', 'ERR_HTTP2_STREAM_CANCEL']);
+const SESSION_GONE_CODES = new Set([
+  'ERR_HTTP2_INVALID_SESSION',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_OUT_OF_STREAMS',
+  'ERR_HTTP2_STREAM_CANCEL',
+]);
 
 export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   const origin = new URL(options.origin).origin;
@@ -226,7 +236,11 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       connectBackoffUntil = performance.now() + RECONNECT_BACKOFF_MS;
       if (![...sessions].some((other) => other.settingsReceived)) {
         // Could not connect and nothing else can serve the queue: fail fast instead of reconnecting in a loop.
-        const failure = new Http2RequestError('connect', `cannot connect to ${origin}: ${describeError(lastError)}`, lastError);
+        const failure = new Http2RequestError(
+          'connect',
+          `cannot connect to ${origin}: ${describeError(lastError)}`,
+          lastError,
+        );
         for (const pending of queue.splice(0)) settle(pending, failure);
       }
     }
@@ -238,7 +252,15 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     for (const pending of [...(inFlight.get(s) ?? [])]) {
       const stream = pending.stream;
       if (stream && wasUnprocessed(stream, s)) requeueOrFail(pending, lastError ?? new Error(`session ${reason}`));
-      else settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request (${reason}): ${describeError(lastError ?? reason)}`, lastError ?? undefined));
+      else
+        settle(
+          pending,
+          new Http2RequestError(
+            'connection_lost',
+            `${name}: connection lost mid-request (${reason}): ${describeError(lastError ?? reason)}`,
+            lastError ?? undefined,
+          ),
+        );
       stream?.close(NGHTTP2_CANCEL);
     }
     // Cuts the socket too: a session destroyed with a write pending never closes by itself.
@@ -254,7 +276,14 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     } catch (error) {
       if (!SESSION_GONE_CODES.has((error as NodeJS.ErrnoException).code ?? '')) {
         // A header Node refuses (ERR_HTTP2_INVALID_HEADER_VALUE, …): this request is wrong, not the session.
-        settle(pending, new Http2RequestError('invalid_request', `${name}: request refused by node:http2: ${describeError(error)}`, error));
+        settle(
+          pending,
+          new Http2RequestError(
+            'invalid_request',
+            `${name}: request refused by node:http2: ${describeError(error)}`,
+            error,
+          ),
+        );
         return;
       }
       // The session went away between the check and the request: nothing was sent.
@@ -275,11 +304,23 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
         if (result.answered) {
           const { status, headers, body } = result;
           const retryAfter = headers['retry-after'];
-          settle(pending, { status, headers, body, retryAfterMs: retryAfter === undefined ? null : parseRetryAfterMs(retryAfter, options.clock.now()) });
+          settle(pending, {
+            status,
+            headers,
+            body,
+            retryAfterMs: retryAfter === undefined ? null : parseRetryAfterMs(retryAfter, options.clock.now()),
+          });
         } else if (result.status === 0 && wasUnprocessed(stream, s)) {
           requeueOrFail(pending, result.error ?? new Error(`stream refused (rst ${result.rstCode})`));
         } else {
-          settle(pending, new Http2RequestError('connection_lost', `${name}: connection lost mid-request: ${describeError(result.error ?? `rst ${result.rstCode}`)}`, result.error));
+          settle(
+            pending,
+            new Http2RequestError(
+              'connection_lost',
+              `${name}: connection lost mid-request: ${describeError(result.error ?? `rst ${result.rstCode}`)}`,
+              result.error,
+            ),
+          );
         }
       }
       pump();
@@ -301,7 +342,14 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     pending.stream = null;
     pending.session = null;
     if (closed || pending.redispatches >= MAX_REDISPATCH) {
-      settle(pending, new Http2RequestError(closed ? 'closed' : 'connection_lost', `${name}: request not processed: ${describeError(cause)}`, cause));
+      settle(
+        pending,
+        new Http2RequestError(
+          closed ? 'closed' : 'connection_lost',
+          `${name}: request not processed: ${describeError(cause)}`,
+          cause,
+        ),
+      );
       return;
     }
     pending.redispatches += 1;
@@ -326,7 +374,15 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     const index = queue.indexOf(pending);
     if (index >= 0) queue.splice(index, 1);
     const { stream, session } = pending;
-    settle(pending, new Http2RequestError('timeout', stream ? `${name}: no response within ${requestTimeoutMs} ms` : `${name}: no free stream within ${requestTimeoutMs} ms`));
+    settle(
+      pending,
+      new Http2RequestError(
+        'timeout',
+        stream
+          ? `${name}: no response within ${requestTimeoutMs} ms`
+          : `${name}: no free stream within ${requestTimeoutMs} ms`,
+      ),
+    );
     stream?.close(NGHTTP2_CANCEL);
     // A slow answer may mean a dead connection: check it now rather than at the next idle PING, and send
     // nothing more over it until it answers.
@@ -352,7 +408,10 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     let suspected = false;
     for (const s of sessions) {
       if (s.active > 0 && !s.pingOutstanding && now - s.lastHeardAt >= SILENT_AFTER_MS) {
-        log.debug({ provider: name, origin, activeStreams: s.active }, 'nothing heard on a busy provider session; checking it with a PING');
+        log.debug(
+          { provider: name, origin, activeStreams: s.active },
+          'nothing heard on a busy provider session; checking it with a PING',
+        );
         s.ping(true);
         suspected = true;
       }
@@ -365,7 +424,17 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     request(headers, body) {
       return new Promise<Http2Response>((resolve, reject) => {
         if (closed) return reject(new Http2RequestError('closed', `${name}: client is closed`));
-        const pending: Pending = { headers, body, redispatches: 0, settled: false, stream: null, session: null, resolve, reject, deadline: 0 };
+        const pending: Pending = {
+          headers,
+          body,
+          redispatches: 0,
+          settled: false,
+          stream: null,
+          session: null,
+          resolve,
+          reject,
+          deadline: 0,
+        };
         queue.push(pending);
         pump();
         // The wait for a stream is timed only when there is a wait: most requests go out at once, and one timer fewer
@@ -387,7 +456,9 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
       deadlines.stop();
       for (const pending of queue.splice(0)) settle(pending, new Http2RequestError('closed', `${name}: client closed`));
       // All at once, each bounded by the grace period: no session, however stuck, holds up shutdown longer.
-      await Promise.all([...sessions, ...leaving].map((s) => s.close(CLOSE_GRACE_MS).then(() => abandon(s, 'closed', null))));
+      await Promise.all(
+        [...sessions, ...leaving].map((s) => s.close(CLOSE_GRACE_MS).then(() => abandon(s, 'closed', null))),
+      );
     },
   };
 }

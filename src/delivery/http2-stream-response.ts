@@ -42,7 +42,8 @@ export function readStreamResponse(stream: ClientHttp2Stream, onClose: (result: 
   stream.on('close', () => {
     const answered = status > 0 && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && error === null;
     // Most answers (APNs 200) have no body at all: no buffer to build for them.
-    const body = !answered || chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
+    const body =
+      !answered || chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
     onClose({ answered, status, headers, body, error, rstCode: stream.rstCode });
   });
 }

@@ -7,11 +7,18 @@ import type { Database } from '../store/schema.ts';
  * Moves a notification to sent/failed once every targeted subscriber has an outcome, and records
  * `notification.delivered` with the totals and per-platform counts — in the caller's transaction, exactly once.
  */
-export async function completeNotificationIfDone(trx: Kysely<Database>, notificationId: string, now: number): Promise<boolean> {
+export async function completeNotificationIfDone(
+  trx: Kysely<Database>,
+  notificationId: string,
+  now: number,
+): Promise<boolean> {
   const finished = await finishIfComplete(trx, notificationId, now);
   if (!finished) return false;
   const platforms = Object.fromEntries(
-    (await platformStats(trx, notificationId)).map((stats) => [stats.platform, { delivered: stats.delivered, failed: stats.failed }]),
+    (await platformStats(trx, notificationId)).map((stats) => [
+      stats.platform,
+      { delivered: stats.delivered, failed: stats.failed },
+    ]),
   );
   await recordEvent(trx, {
     accountId: finished.account_id,

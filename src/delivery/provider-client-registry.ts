@@ -4,7 +4,11 @@ import type { Clock } from '../domain/clock.ts';
 import { findAppById, type App } from '../store/apps-store.ts';
 import type { Store } from '../store/database.ts';
 import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
-import { apnsEnvironmentOf, createApnsBroadcastConnection, type ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
+import {
+  apnsEnvironmentOf,
+  createApnsBroadcastConnection,
+  type ApnsBroadcastConnection,
+} from './apns/apns-broadcast.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
 import { createApnsProviderTokens, type ApnsProviderTokens } from './apns/apns-provider-token.ts';
 import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
@@ -12,7 +16,11 @@ import { openAppCredentials } from './app-credentials.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
 import type { DeliveryLogger } from './http2-session-pool.ts';
 import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
-import { sendApnsLiveActivity, sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
+import {
+  sendApnsLiveActivity,
+  sendFcmLiveActivity,
+  sendWebLiveActivity,
+} from './live-activities/live-activity-senders.ts';
 import { unconfiguredSender, type PushProviders } from './push-sender.ts';
 import { vapidSubject } from './web-push/vapid-subject.ts';
 import { createWebPushClient, type WebPushClient } from './web-push/web-push-client.ts';
@@ -88,7 +96,9 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
   const closing = new Set<Promise<void>>();
 
   function closeEntry(entry: Entry): void {
-    const done = entry.client.client.close().catch((error: unknown) => logger.warn({ err: error }, 'closing an app provider client failed'));
+    const done = entry.client.client
+      .close()
+      .catch((error: unknown) => logger.warn({ err: error }, 'closing an app provider client failed'));
     closing.add(done);
     void done.finally(() => closing.delete(done));
   }
@@ -119,12 +129,24 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
   function apnsClient(app: App, environment: ApnsEnvironment): ApnsClient | null {
     if (!app.apns_sealed_key) return null;
     const url = environment === 'production' ? config.apnsUrl : config.apnsSandboxUrl;
-    return use(keyOf(app, `ios:${environment}`), () => ({ kind: 'apns' as const, client: createApnsClient({ url, ...opened(app).apns!, clock, providerTokens, logger }) })).client;
+    return use(keyOf(app, `ios:${environment}`), () => ({
+      kind: 'apns' as const,
+      client: createApnsClient({ url, ...opened(app).apns!, clock, providerTokens, logger }),
+    })).client;
   }
 
   function fcmClient(app: App): FcmClient | null {
     if (!app.fcm_sealed_service_account) return null;
-    return use(keyOf(app, 'android'), () => ({ kind: 'fcm' as const, client: createFcmClient({ url: config.fcmUrl, serviceAccount: opened(app).fcm!.serviceAccount, tokenUri: uploadedTokenUriPolicy(config), clock, logger }) })).client;
+    return use(keyOf(app, 'android'), () => ({
+      kind: 'fcm' as const,
+      client: createFcmClient({
+        url: config.fcmUrl,
+        serviceAccount: opened(app).fcm!.serviceAccount,
+        tokenUri: uploadedTokenUriPolicy(config),
+        clock,
+        logger,
+      }),
+    })).client;
   }
 
   /**
@@ -139,38 +161,91 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     const connection = () =>
       use(keyOf(app, `ios-broadcast:${environment}`), () => ({
         kind: 'apns-broadcast' as const,
-        client: createApnsBroadcastConnection({ pushUrl: config.apnsUrl, managementUrl, ...opened(app).apns!, environment, clock, providerTokens, logger }),
+        client: createApnsBroadcastConnection({
+          pushUrl: config.apnsUrl,
+          managementUrl,
+          ...opened(app).apns!,
+          environment,
+          clock,
+          providerTokens,
+          logger,
+        }),
       })).client;
-    return { topic: app.apns_topic!, environment, request: (host, headers, body) => connection().request(host, headers, body), close: async () => {} };
+    return {
+      topic: app.apns_topic!,
+      environment,
+      request: (host, headers, body) => connection().request(host, headers, body),
+      close: async () => {},
+    };
   }
 
   function providersOf(app: App): PushProviders {
     const ios = app.apns_sealed_key
       ? {
-          send: (token: string, content: Parameters<PushProviders['ios']['send']>[1], context: Parameters<PushProviders['ios']['send']>[2]) =>
-            sendToApnsEnvironment((environment) => apnsClient(app, environment)!, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
-          sendLiveActivity: (token: string, push: Parameters<typeof sendApnsLiveActivity>[2], _reader: unknown, apnsEnvironment?: ApnsEnvironment | null) =>
-            sendLiveActivityToApnsEnvironment((environment) => apnsClient(app, environment)!, token, push, apnsEnvironment),
+          send: (
+            token: string,
+            content: Parameters<PushProviders['ios']['send']>[1],
+            context: Parameters<PushProviders['ios']['send']>[2],
+          ) =>
+            sendToApnsEnvironment(
+              (environment) => apnsClient(app, environment)!,
+              token,
+              content,
+              { threadId: context.channelCode },
+              context.apnsEnvironment,
+            ),
+          sendLiveActivity: (
+            token: string,
+            push: Parameters<typeof sendApnsLiveActivity>[2],
+            _reader: unknown,
+            apnsEnvironment?: ApnsEnvironment | null,
+          ) =>
+            sendLiveActivityToApnsEnvironment(
+              (environment) => apnsClient(app, environment)!,
+              token,
+              push,
+              apnsEnvironment,
+            ),
           liveActivityBroadcast: broadcastConnection(app),
           close: async () => {},
         }
-      : unconfiguredSender('apns_not_configured', `app ${app.id} has no iOS credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``);
+      : unconfiguredSender(
+          'apns_not_configured',
+          `app ${app.id} has no iOS credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``,
+        );
     const android = app.fcm_sealed_service_account
       ? {
-          send: (token: string, content: Parameters<PushProviders['android']['send']>[1]) => fcmClient(app)!.send(token, content),
-          sendLiveActivity: (token: string, push: Parameters<typeof sendFcmLiveActivity>[2]) => sendFcmLiveActivity(fcmClient(app)!, token, push),
+          send: (token: string, content: Parameters<PushProviders['android']['send']>[1]) =>
+            fcmClient(app)!.send(token, content),
+          sendLiveActivity: (token: string, push: Parameters<typeof sendFcmLiveActivity>[2]) =>
+            sendFcmLiveActivity(fcmClient(app)!, token, push),
           close: async () => {},
         }
-      : unconfiguredSender('fcm_not_configured', `app ${app.id} has no Android credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``);
+      : unconfiguredSender(
+          'fcm_not_configured',
+          `app ${app.id} has no Android credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``,
+        );
     const webClient = () =>
       use(keyOf(app, 'web'), () => {
         const { vapid } = opened(app);
-        const keys = { publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: vapid.subject ?? vapidSubject(config), source: 'database' as const };
-        return { kind: 'web' as const, client: createWebPushClient({ keys, clock, allowPrivate: allowsPrivateAddresses(config), logger }) };
+        const keys = {
+          publicKey: vapid.publicKey,
+          privateKey: vapid.privateKey,
+          subject: vapid.subject ?? vapidSubject(config),
+          source: 'database' as const,
+        };
+        return {
+          kind: 'web' as const,
+          client: createWebPushClient({ keys, clock, allowPrivate: allowsPrivateAddresses(config), logger }),
+        };
       }).client;
     const web = {
       send: (token: string, content: Parameters<PushProviders['web']['send']>[1]) => webClient().send(token, content),
-      sendLiveActivity: (token: string, push: Parameters<typeof sendWebLiveActivity>[2], reader: Parameters<typeof sendWebLiveActivity>[3]) => sendWebLiveActivity(webClient(), token, push, reader),
+      sendLiveActivity: (
+        token: string,
+        push: Parameters<typeof sendWebLiveActivity>[2],
+        reader: Parameters<typeof sendWebLiveActivity>[3],
+      ) => sendWebLiveActivity(webClient(), token, push, reader),
       close: async () => {},
     };
     return { ios, android, web };

@@ -20,10 +20,14 @@ export function parseApnsSigningKey(pem: string, source = 'CLARION_APNS_KEY_FILE
   try {
     key = createPrivateKey({ key: pem, format: 'pem' });
   } catch (error) {
-    throw new ProviderCredentialsError(`${source}: not a PEM private key (expected the .p8 file from Apple: "-----BEGIN PRIVATE KEY-----"): ${(error as Error).message}`);
+    throw new ProviderCredentialsError(
+      `${source}: not a PEM private key (expected the .p8 file from Apple: "-----BEGIN PRIVATE KEY-----"): ${(error as Error).message}`,
+    );
   }
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new ProviderCredentialsError(`${source}: APNs keys are P-256 EC keys (ES256), this one is ${describeKey(key)}`);
+    throw new ProviderCredentialsError(
+      `${source}: APNs keys are P-256 EC keys (ES256), this one is ${describeKey(key)}`,
+    );
   }
   return key;
 }
@@ -50,13 +54,19 @@ export interface ParsedFcmServiceAccount {
   privateKey: KeyObject;
 }
 
-export function parseFcmServiceAccount(json: unknown, source = 'CLARION_FCM_SERVICE_ACCOUNT_FILE'): ParsedFcmServiceAccount {
-  if (typeof json !== 'object' || json === null) throw new ProviderCredentialsError(`${source}: not a service-account JSON object`);
+export function parseFcmServiceAccount(
+  json: unknown,
+  source = 'CLARION_FCM_SERVICE_ACCOUNT_FILE',
+): ParsedFcmServiceAccount {
+  if (typeof json !== 'object' || json === null)
+    throw new ProviderCredentialsError(`${source}: not a service-account JSON object`);
   const account = json as Record<string, unknown>;
   const field = (name: keyof FcmServiceAccount): string => {
     const value = account[name];
     if (typeof value !== 'string' || value === '') {
-      throw new ProviderCredentialsError(`${source}: "${name}" is missing; download the key again (Firebase console → Project settings → Service accounts → Generate new private key)`);
+      throw new ProviderCredentialsError(
+        `${source}: "${name}" is missing; download the key again (Firebase console → Project settings → Service accounts → Generate new private key)`,
+      );
     }
     return value;
   };
@@ -70,10 +80,14 @@ export function parseFcmServiceAccount(json: unknown, source = 'CLARION_FCM_SERV
   try {
     privateKey = createPrivateKey({ key: field('private_key'), format: 'pem' });
   } catch (error) {
-    throw new ProviderCredentialsError(`${source}: "private_key" is not a PEM private key: ${(error as Error).message}`);
+    throw new ProviderCredentialsError(
+      `${source}: "private_key" is not a PEM private key: ${(error as Error).message}`,
+    );
   }
   if (privateKey.asymmetricKeyType !== 'rsa') {
-    throw new ProviderCredentialsError(`${source}: "private_key" must be an RSA key (RS256), this one is ${describeKey(privateKey)}`);
+    throw new ProviderCredentialsError(
+      `${source}: "private_key" must be an RSA key (RS256), this one is ${describeKey(privateKey)}`,
+    );
   }
   const keyId = account.private_key_id;
   return {
@@ -101,7 +115,9 @@ function readCredentialFile(path: string, variable: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ProviderCredentialsError(`${variable}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ProviderCredentialsError(
+      `${variable}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 

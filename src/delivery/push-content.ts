@@ -29,9 +29,15 @@ export interface PushContent {
 }
 
 /** The columns of a stored notification that make its content. */
-type ContentColumns = Pick<NotificationRow, 'title' | 'body' | 'url' | 'data' | 'image_url' | 'icon_url' | 'sound' | 'badge' | 'priority' | 'ttl_seconds'>;
+type ContentColumns = Pick<
+  NotificationRow,
+  'title' | 'body' | 'url' | 'data' | 'image_url' | 'icon_url' | 'sound' | 'badge' | 'priority' | 'ttl_seconds'
+>;
 
-export function pushContentOf(row: ContentColumns & Pick<NotificationRow, 'id'>, expiresAt: number | null = null): PushContent {
+export function pushContentOf(
+  row: ContentColumns & Pick<NotificationRow, 'id'>,
+  expiresAt: number | null = null,
+): PushContent {
   return { notificationId: row.id, ...notificationContent(row), expiresAt };
 }
 

@@ -14,7 +14,12 @@ export function pushExpiresAt(ttlSeconds: number | null, dueAt: number): number 
  * A push past its expiry is not sent (it fails as `expired`). ttlSeconds 0 is "now or never" for the providers
  * (apns-expiration 0, FCM "0s"): the first round goes out whenever the dispatch runs, and nothing is retried.
  */
-export function isPushExpired(input: { expiresAt: number | null; ttlSeconds: number | null; round: number; now: number }): boolean {
+export function isPushExpired(input: {
+  expiresAt: number | null;
+  ttlSeconds: number | null;
+  round: number;
+  now: number;
+}): boolean {
   if (input.expiresAt === null || input.ttlSeconds === null) return false;
   if (input.ttlSeconds === 0) return input.round > 0;
   return input.now > input.expiresAt;

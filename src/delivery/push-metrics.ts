@@ -29,7 +29,11 @@ interface Tally {
  * hashes its labels every time). Measured with a loop (docs/ops.md, "What metrics cost"). The HTTP/2 pools' counters
  * are read at scrape time from the clients' `stats()`.
  */
-export function instrumentProviders(providers: PushProviders, metrics: ClarionMetrics, instrument = pushInstrumentation(metrics)): PushProviders {
+export function instrumentProviders(
+  providers: PushProviders,
+  metrics: ClarionMetrics,
+  instrument = pushInstrumentation(metrics),
+): PushProviders {
   const wrapped = instrument(providers);
   metrics.onScrape(() => {
     for (const [platform, sender] of Object.entries(providers) as [Platform, PushSender][]) {
@@ -132,5 +136,9 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
     };
   };
 
-  return (providers) => ({ ios: wrap('ios', providers.ios), android: wrap('android', providers.android), web: wrap('web', providers.web) });
+  return (providers) => ({
+    ios: wrap('ios', providers.ios),
+    android: wrap('android', providers.android),
+    web: wrap('web', providers.web),
+  });
 }

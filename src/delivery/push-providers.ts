@@ -14,7 +14,12 @@ import type { VapidKeys } from './web-push/vapid-keys.ts';
 import { createWebPushClient } from './web-push/web-push-client.ts';
 import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
 
-const APNS_VARIABLES = ['CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION_APNS_TEAM_ID', 'CLARION_APNS_TOPIC'] as const;
+const APNS_VARIABLES = [
+  'CLARION_APNS_KEY_FILE',
+  'CLARION_APNS_KEY_ID',
+  'CLARION_APNS_TEAM_ID',
+  'CLARION_APNS_TOPIC',
+] as const;
 
 /**
  * The provider clients for the worker, from the configuration. A platform without credentials gets a sender that
@@ -29,7 +34,11 @@ export function createPushProviders(
   vapidKeys: VapidKeys | null = null,
   providerTokens: ApnsProviderTokens = createApnsProviderTokens(clock),
 ): PushProviders {
-  return { ios: apnsSender(config, clock, logger, providerTokens), android: fcmSender(config, clock, logger), web: webSender(config, clock, logger, vapidKeys) };
+  return {
+    ios: apnsSender(config, clock, logger, providerTokens),
+    android: fcmSender(config, clock, logger),
+    web: webSender(config, clock, logger, vapidKeys),
+  };
 }
 
 function apnsSender(config: Config, clock: Clock, logger: Logger, providerTokens: ApnsProviderTokens): PushSender {
@@ -43,12 +52,22 @@ function apnsSender(config: Config, clock: Clock, logger: Logger, providerTokens
     const missing = APNS_VARIABLES.filter((_, index) => !values[index]);
     throw new ConfigError(`APNs needs all of ${APNS_VARIABLES.join(', ')}; missing ${missing.join(', ')}`);
   }
-  const options = { keyFile: config.apnsKeyFile!, keyId: config.apnsKeyId!, teamId: config.apnsTeamId!, topic: config.apnsTopic!, clock, providerTokens, logger };
+  const options = {
+    keyFile: config.apnsKeyFile!,
+    keyId: config.apnsKeyId!,
+    teamId: config.apnsTeamId!,
+    topic: config.apnsTopic!,
+    clock,
+    providerTokens,
+    logger,
+  };
   // Production at start, so a bad key file stops start-up; the sandbox client on its first push (apns-environment-sender.ts).
   const production = withCredentialErrors(() => createApnsClient({ ...options, url: config.apnsUrl }));
   let sandbox: ApnsClient | null = null;
   const clientFor = (environment: ApnsEnvironment): ApnsClient =>
-    environment === 'production' ? production : (sandbox ??= createApnsClient({ ...options, url: config.apnsSandboxUrl }));
+    environment === 'production'
+      ? production
+      : (sandbox ??= createApnsClient({ ...options, url: config.apnsSandboxUrl }));
   // Broadcast channels live in the push host's environment: the sandbox management host for the sandbox.
   const environment = apnsEnvironmentOf(config.apnsUrl);
   const broadcast = withCredentialErrors(() =>
@@ -60,13 +79,21 @@ function apnsSender(config: Config, clock: Clock, logger: Logger, providerTokens
     }),
   );
   return {
-    send: (token, content, context) => sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
+    send: (token, content, context) =>
+      sendToApnsEnvironment(clientFor, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
     // In the subscriber's known environment (given at registration or learned), else learned as for notifications.
-    sendLiveActivity: (token, push, _reader, apnsEnvironment) => sendLiveActivityToApnsEnvironment(clientFor, token, push, apnsEnvironment),
+    sendLiveActivity: (token, push, _reader, apnsEnvironment) =>
+      sendLiveActivityToApnsEnvironment(clientFor, token, push, apnsEnvironment),
     liveActivityBroadcast: broadcast,
     stats: () => {
       const [live, learning] = [production.stats(), sandbox?.stats()];
-      return learning ? { sessions: live.sessions + learning.sessions, activeStreams: live.activeStreams + learning.activeStreams, queued: live.queued + learning.queued } : live;
+      return learning
+        ? {
+            sessions: live.sessions + learning.sessions,
+            activeStreams: live.activeStreams + learning.activeStreams,
+            queued: live.queued + learning.queued,
+          }
+        : live;
     },
     close: async () => {
       await Promise.all([production.close(), sandbox?.close(), broadcast.close()]);
@@ -79,7 +106,9 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
     logger.warn('FCM is not configured: Android pushes will fail with fcm_not_configured');
     return unconfiguredSender('fcm_not_configured', 'set CLARION_FCM_SERVICE_ACCOUNT_FILE to deliver to Android');
   }
-  const client = withCredentialErrors(() => createFcmClient({ url: config.fcmUrl, serviceAccountFile: config.fcmServiceAccountFile!, clock, logger }));
+  const client = withCredentialErrors(() =>
+    createFcmClient({ url: config.fcmUrl, serviceAccountFile: config.fcmServiceAccountFile!, clock, logger }),
+  );
   return {
     send: (token, content) => client.send(token, content),
     sendLiveActivity: (token, push) => sendFcmLiveActivity(client, token, push),
@@ -93,7 +122,11 @@ function fcmSender(config: Config, clock: Clock, logger: Logger): PushSender {
  * them (the stored private key did not open, or a caller built the providers without), web pushes fail loudly.
  */
 function webSender(config: Config, clock: Clock, logger: Logger, vapidKeys: VapidKeys | null): PushSender {
-  if (!vapidKeys) return unconfiguredSender('web_push_not_configured', 'the worker has no VAPID keys: see its start-up log (every process on one database needs the same CLARION_SECRET_KEY, or set CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY)');
+  if (!vapidKeys)
+    return unconfiguredSender(
+      'web_push_not_configured',
+      'the worker has no VAPID keys: see its start-up log (every process on one database needs the same CLARION_SECRET_KEY, or set CLARION_VAPID_PUBLIC_KEY / CLARION_VAPID_PRIVATE_KEY)',
+    );
   const client = createWebPushClient({ keys: vapidKeys, clock, allowPrivate: allowsPrivateAddresses(config), logger });
   return {
     send: (token, content) => client.send(token, content),

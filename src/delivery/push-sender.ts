@@ -22,7 +22,12 @@ export interface PushSender {
    * `apnsEnvironment` (iOS): the subscriber's APNs environment when known, and then that host only; unknown, it is
    * learned as for notifications (apns/apns-environment-sender.ts).
    */
-  sendLiveActivity?(token: string, push: LiveActivityPush, reader: ReaderPlace, apnsEnvironment?: ApnsEnvironment | null): Promise<DeliveryOutcome>;
+  sendLiveActivity?(
+    token: string,
+    push: LiveActivityPush,
+    reader: ReaderPlace,
+    apnsEnvironment?: ApnsEnvironment | null,
+  ): Promise<DeliveryOutcome>;
   /** The HTTP/2 pool's counters (APNs, FCM), read when metrics are scraped (src/delivery/push-metrics.ts). */
   stats?(): { sessions: number; activeStreams: number; queued: number };
   /**

@@ -4,10 +4,24 @@ import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
 import { recordBatchOutcomes } from '../store/deliveries-store.ts';
 import { recordEvent } from '../store/events-store.ts';
 import type { Database } from '../store/schema.ts';
-import { findBatchSubscribers, markDelivered, rememberApnsEnvironments, subscriberRegistrationTimes, unsubscribeSubscriber, type BatchSubscriber } from '../store/subscribers-store.ts';
+import {
+  findBatchSubscribers,
+  markDelivered,
+  rememberApnsEnvironments,
+  subscriberRegistrationTimes,
+  unsubscribeSubscriber,
+  type BatchSubscriber,
+} from '../store/subscribers-store.ts';
 import { retryGroupDelayMs, settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
-import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from './batch-settle.ts';
+import {
+  givenUpOutcomes,
+  isLastAttempt,
+  LeaseLostError,
+  settleSentBatch,
+  SettleBacklog,
+  type RecordedOutcomes,
+} from './batch-settle.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { MAX_SEND_ROUNDS, sendBatchJob, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
@@ -41,16 +55,31 @@ export function sendBatchHandler(deps: SendDependencies): JobHandler {
     const notification = await notifications.sendable(deps.store.db, payload.notificationId);
     if (!notification) return;
     const appId = payload.appId !== undefined ? payload.appId : await appOfChannel(deps, notification.channel_id);
-    const batch: Batch = { deps, backlog, payload, job, owner, notification, appId: deps.providersFor ? appId : null, progressed };
+    const batch: Batch = {
+      deps,
+      backlog,
+      payload,
+      job,
+      owner,
+      notification,
+      appId: deps.providersFor ? appId : null,
+      progressed,
+    };
     try {
       await sendAndSettle(batch);
       return COMPLETED_BY_HANDLER;
     } catch (error) {
       if (!isLastAttempt(job) || error instanceof LeaseLostError) throw error;
-      deps.logger.error({ err: error, jobId: job.id, notificationId: notification.id }, 'send job failed its last attempt; settling what it has, the rest fails as attempts_exhausted');
+      deps.logger.error(
+        { err: error, jobId: job.id, notificationId: notification.id },
+        'send job failed its last attempt; settling what it has, the rest fails as attempts_exhausted',
+      );
       const outcomes = givenUpOutcomes(payload.subscriberIds, payload.sent ?? backlog.recall(job.id));
       const sentAt = deps.clock.now();
-      await settle(batch, await subscribersOf(batch), settleBatch(outcomes, { round: MAX_SEND_ROUNDS }), () => ({ sentAt, outcomes: Object.fromEntries(outcomes) }));
+      await settle(batch, await subscribersOf(batch), settleBatch(outcomes, { round: MAX_SEND_ROUNDS }), () => ({
+        sentAt,
+        outcomes: Object.fromEntries(outcomes),
+      }));
       return COMPLETED_BY_HANDLER;
     }
   });
@@ -90,20 +119,33 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   } else {
     const sentAt = deps.clock.now();
     const dueAt = notification.send_at ?? notification.created_at;
-    const expiresAt = payload.expiresAt !== undefined ? payload.expiresAt : pushExpiresAt(notification.ttl_seconds, dueAt);
-    const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: payload.round, now: sentAt });
+    const expiresAt =
+      payload.expiresAt !== undefined ? payload.expiresAt : pushExpiresAt(notification.ttl_seconds, dueAt);
+    const expired = isPushExpired({
+      expiresAt,
+      ttlSeconds: notification.ttl_seconds,
+      round: payload.round,
+      now: sentAt,
+    });
     const content = pushContentOf(notification, expiresAt);
     // The app the dispatch found; if it was deleted since (possible only once the channel moved away from it), the
     // channel's app now, rather than the built-in credentials.
-    const providers = deps.providersFor ? await deps.providersFor(batch.appId, () => appIdOfChannel(deps.store.db, notification.channel_id)) : deps.providers;
+    const providers = deps.providersFor
+      ? await deps.providersFor(batch.appId, () => appIdOfChannel(deps.store.db, notification.channel_id))
+      : deps.providers;
     const sender = providers[payload.platform];
     const contexts = pushContextsOf(notification.channel_code);
-    const sent = await sendEach(payload.subscriberIds, (id): Promise<DeliveryOutcome> => {
-      const subscriber = byId.get(id);
-      if (!subscriber || subscriber.status !== 'active') return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
-      if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
-      return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
-    }, { onAnswer: batch.progressed });
+    const sent = await sendEach(
+      payload.subscriberIds,
+      (id): Promise<DeliveryOutcome> => {
+        const subscriber = byId.get(id);
+        if (!subscriber || subscriber.status !== 'active')
+          return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
+        if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
+        return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
+      },
+      { onAnswer: batch.progressed },
+    );
     outcomes = sent;
     recorded = () => ({ sentAt, outcomes: Object.fromEntries(sent) });
   }
@@ -117,12 +159,20 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   });
   if (settlement.fatal) {
     deps.logger.error(
-      { notificationId: notification.id, platform: payload.platform, reason: settlement.fatal.reason, fix: settlement.fatal.fix },
+      {
+        notificationId: notification.id,
+        platform: payload.platform,
+        reason: settlement.fatal.reason,
+        fix: settlement.fatal.fix,
+      },
       `${payload.platform} push failed for the whole batch: ${settlement.fatal.fix}`,
     );
   }
   for (const { origin, reason, fix } of settlement.misconfiguredOrigins) {
-    deps.logger.error({ notificationId: notification.id, platform: payload.platform, origin, reason, fix }, `${payload.platform} push failed for every browser at ${origin}: ${fix}`);
+    deps.logger.error(
+      { notificationId: notification.id, platform: payload.platform, origin, reason, fix },
+      `${payload.platform} push failed for every browser at ${origin}: ${fix}`,
+    );
   }
   await settle(batch, byId, settlement, recorded);
 }
@@ -155,33 +205,61 @@ async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>
  * When the subscribers an APNs 410 called dead last registered: read only for those (a few per batch at most), not
  * with every push's row (subscribers-store.ts, findBatchSubscribers).
  */
-function registrationTimesOf(batch: Batch, outcomes: ReadonlyMap<string, DeliveryOutcome>): Promise<Map<string, number>> {
+function registrationTimesOf(
+  batch: Batch,
+  outcomes: ReadonlyMap<string, DeliveryOutcome>,
+): Promise<Map<string, number>> {
   const ids: string[] = [];
   for (const [id, outcome] of outcomes) if (outcome.kind === 'token_dead' && outcome.invalidSince != null) ids.push(id);
   return subscriberRegistrationTimes(batch.deps.store.db, ids);
 }
 
 /** The one transaction of the batch, committed by settleSentBatch (retried, and the answers kept when it cannot). */
-async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled: BatchSettlement, recorded: () => RecordedOutcomes): Promise<void> {
+async function settle(
+  batch: Batch,
+  byId: Map<string, BatchSubscriber>,
+  settled: BatchSettlement,
+  recorded: () => RecordedOutcomes,
+): Promise<void> {
   const { deps, payload, job, owner, notification } = batch;
   const write = async (trx: Kysely<Database>) => {
     const now = deps.clock.now();
     if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
-    const failures = settled.failed.filter(({ reason }) => reason !== LEFT_SINCE_DISPATCH).map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
+    const failures = settled.failed
+      .filter(({ reason }) => reason !== LEFT_SINCE_DISPATCH)
+      .map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
     const skipped = settled.failed.length - failures.length;
-    await recordBatchOutcomes(trx, { notificationId: notification.id, delivered: new Map([[payload.platform, settled.delivered.length]]), failures, skipped, now });
+    await recordBatchOutcomes(trx, {
+      notificationId: notification.id,
+      delivered: new Map([[payload.platform, settled.delivered.length]]),
+      failures,
+      skipped,
+      now,
+    });
     await rememberApnsEnvironments(trx, settled.learned);
     await markDelivered(trx, settled.delivered, now);
     for (const refusal of [settled.fatal, ...settled.misconfiguredOrigins]) {
       if (refusal && batch.appId && isCredentialFailure(refusal.reason)) {
-        await markCredentialsFailing(trx, { accountId: notification.account_id, appId: batch.appId, platform: payload.platform, reason: refusal.reason, fix: refusal.fix, now });
+        await markCredentialsFailing(trx, {
+          accountId: notification.account_id,
+          appId: batch.appId,
+          platform: payload.platform,
+          reason: refusal.reason,
+          fix: refusal.fix,
+          now,
+        });
       }
     }
     for (const dead of settled.dead) {
       // The batch's subscribers are all of its notification's channel, so of its account, and of the job's platform.
       if (byId.has(dead.id)) {
         const subscriber = { id: dead.id, account_id: notification.account_id, platform: payload.platform };
-        await unsubscribeSubscriber(trx, { subscriber, channelCode: notification.channel_code, reason: dead.reason, now });
+        await unsubscribeSubscriber(trx, {
+          subscriber,
+          channelCode: notification.channel_code,
+          reason: dead.reason,
+          now,
+        });
       }
     }
     if (failures.length > 0) {
@@ -202,7 +280,16 @@ async function settle(batch: Batch, byId: Map<string, BatchSubscriber>, settled:
     }
     await completeNotificationIfDone(trx, notification.id, now);
   };
-  await settleSentBatch({ ...deps, job, owner, definition: sendBatchJob, payload, recorded, backlog: batch.backlog, write });
+  await settleSentBatch({
+    ...deps,
+    job,
+    owner,
+    definition: sendBatchJob,
+    payload,
+    recorded,
+    backlog: batch.backlog,
+    write,
+  });
 }
 
 /**

@@ -8,9 +8,7 @@ import type { FieldProblem } from './schema-errors.ts';
  * targets the same audience (src/store/audience-filter.ts).
  */
 export type Audience =
-  | { externalIds: string[] }
-  | { subscriberIds: string[] }
-  | { tags: { all?: string[]; any?: string[] } };
+  { externalIds: string[] } | { subscriberIds: string[] } | { tags: { all?: string[]; any?: string[] } };
 
 export interface AudienceInput {
   externalIds?: string[] | undefined;
@@ -19,21 +17,41 @@ export interface AudienceInput {
 }
 
 /** The audience a send asked for (null: the whole channel), or the problems with it. Duplicates count once. */
-export function readAudience(input: AudienceInput): { ok: true; audience: Audience | null } | { ok: false; problems: FieldProblem[] } {
+export function readAudience(
+  input: AudienceInput,
+): { ok: true; audience: Audience | null } | { ok: false; problems: FieldProblem[] } {
   const given = (['externalIds', 'subscriberIds', 'tags'] as const).filter((field) => input[field] !== undefined);
   if (given.length > 1) {
-    return { ok: false, problems: given.map((field) => ({ field, message: 'give one audience: externalIds, subscriberIds or tags, not several' })) };
+    return {
+      ok: false,
+      problems: given.map((field) => ({
+        field,
+        message: 'give one audience: externalIds, subscriberIds or tags, not several',
+      })),
+    };
   }
   if (input.externalIds) return { ok: true, audience: { externalIds: [...new Set(input.externalIds)] } };
   if (input.subscriberIds) {
-    const problems = input.subscriberIds.flatMap((id, index) => (isId('subscriber', id) ? [] : [{ field: `subscriberIds.${index}`, message: 'must be a subscriber id (sub_…)' }]));
+    const problems = input.subscriberIds.flatMap((id, index) =>
+      isId('subscriber', id) ? [] : [{ field: `subscriberIds.${index}`, message: 'must be a subscriber id (sub_…)' }],
+    );
     if (problems.length > 0) return { ok: false, problems: problems.slice(0, 10) };
     return { ok: true, audience: { subscriberIds: [...new Set(input.subscriberIds)] } };
   }
   if (input.tags) {
     const all = input.tags.all ? [...new Set(input.tags.all)].sort() : undefined;
     const any = input.tags.any ? [...new Set(input.tags.any)].sort() : undefined;
-    if (!all?.length && !any?.length) return { ok: false, problems: [{ field: 'tags', message: 'must list tags to match, under "all" (a subscriber needs every one) or "any" (it needs one of them)' }] };
+    if (!all?.length && !any?.length)
+      return {
+        ok: false,
+        problems: [
+          {
+            field: 'tags',
+            message:
+              'must list tags to match, under "all" (a subscriber needs every one) or "any" (it needs one of them)',
+          },
+        ],
+      };
     return { ok: true, audience: { tags: { ...(all?.length ? { all } : {}), ...(any?.length ? { any } : {}) } } };
   }
   return { ok: true, audience: null };
@@ -41,8 +59,7 @@ export function readAudience(input: AudienceInput): { ok: true; audience: Audien
 
 /** How the API shows a stored audience: the selector, and for id lists their size rather than 10,000 ids on every read. */
 export type AudienceSummary =
-  | { type: 'externalIds' | 'subscriberIds'; count: number }
-  | { type: 'tags'; all: string[]; any: string[] };
+  { type: 'externalIds' | 'subscriberIds'; count: number } | { type: 'tags'; all: string[]; any: string[] };
 
 export function summarizeAudience(stored: string | null): AudienceSummary | null {
   if (stored === null) return null;

@@ -28,14 +28,20 @@ const FCM_TOKEN = /^[\x21-\x7e]{1,4096}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
 /** Checks a token against its platform's shape (the schema only knows "string or subscription object"). */
-export function normalizeToken(platform: Platform, token: unknown, field = 'token'): { ok: true; value: NormalizedToken } | { ok: false; problems: FieldProblem[] } {
+export function normalizeToken(
+  platform: Platform,
+  token: unknown,
+  field = 'token',
+): { ok: true; value: NormalizedToken } | { ok: false; problems: FieldProblem[] } {
   const fail = (message: string, at = field) => ({ ok: false as const, problems: [{ field: at, message }] });
   switch (platform) {
     case 'ios':
-      if (typeof token !== 'string' || !APNS_TOKEN.test(token)) return fail('an iOS token is the APNs device token in hex (64 or more hex digits)');
+      if (typeof token !== 'string' || !APNS_TOKEN.test(token))
+        return fail('an iOS token is the APNs device token in hex (64 or more hex digits)');
       return { ok: true, value: identity(token.toLowerCase()) };
     case 'android':
-      if (typeof token !== 'string' || !FCM_TOKEN.test(token)) return fail('an Android token is the FCM registration token (a string without spaces)');
+      if (typeof token !== 'string' || !FCM_TOKEN.test(token))
+        return fail('an Android token is the FCM registration token (a string without spaces)');
       return { ok: true, value: identity(token) };
     case 'web': {
       if (typeof token !== 'object' || token === null || Array.isArray(token)) {
@@ -48,7 +54,8 @@ export function normalizeToken(platform: Platform, token: unknown, field = 'toke
       } catch {
         endpoint = null;
       }
-      if (!endpoint || endpoint.protocol !== 'https:') return fail('must be the https URL of the push service', `${field}.endpoint`);
+      if (!endpoint || endpoint.protocol !== 'https:')
+        return fail('must be the https URL of the push service', `${field}.endpoint`);
       const p256dh = subscription.keys?.p256dh;
       const auth = subscription.keys?.auth;
       // p256dh is an uncompressed P-256 point (65 bytes), auth a 16-byte secret, both base64url (RFC 8291).
@@ -58,7 +65,11 @@ export function normalizeToken(platform: Platform, token: unknown, field = 'toke
       if (typeof auth !== 'string' || !BASE64URL.test(auth) || Buffer.from(auth, 'base64url').length !== 16) {
         return fail('must be the base64url 16-byte auth secret from the subscription', `${field}.keys.auth`);
       }
-      const stored = JSON.stringify({ endpoint: endpoint.toString(), expirationTime: subscription.expirationTime ?? null, keys: { p256dh, auth } });
+      const stored = JSON.stringify({
+        endpoint: endpoint.toString(),
+        expirationTime: subscription.expirationTime ?? null,
+        keys: { p256dh, auth },
+      });
       return { ok: true, value: { token: stored, tokenHash: deviceTokenHash(endpoint.toString()) } };
     }
   }

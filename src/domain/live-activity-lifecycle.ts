@@ -36,7 +36,10 @@ export interface LiveActivityTimes {
  * The status a reader sees: `ended` once ended by a call, or once 8 hours have passed even if the job that records
  * the expiry has not run yet (no worker, or a busy queue), so reads never depend on the queue being on time.
  */
-export function effectiveStatus(activity: LiveActivityTimes, now: number): { status: 'active' | 'ended'; endedAt: number | null } {
+export function effectiveStatus(
+  activity: LiveActivityTimes,
+  now: number,
+): { status: 'active' | 'ended'; endedAt: number | null } {
   if (activity.status === 'ended') return { status: 'ended', endedAt: activity.ended_at };
   const expiresAt = liveActivityExpiresAt(activity.created_at);
   return now >= expiresAt ? { status: 'ended', endedAt: expiresAt } : { status: 'active', endedAt: null };

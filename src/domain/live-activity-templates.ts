@@ -38,9 +38,20 @@ export const templateSchemas = {
   timer: Type.Object(
     {
       title: Title,
-      endsAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the timer reaches zero (ISO 8601).', hint: 'endsAt is an ISO 8601 time with offset, like 2026-05-01T12:30:00Z' })),
+      endsAt: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description: 'When the timer reaches zero (ISO 8601).',
+          hint: 'endsAt is an ISO 8601 time with offset, like 2026-05-01T12:30:00Z',
+        }),
+      ),
       durationSeconds: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: LIVE_ACTIVITY_MAX_SECONDS, description: 'Seconds from now; stored as endsAt.', hint: `durationSeconds is a whole number of seconds from 1 to ${LIVE_ACTIVITY_MAX_SECONDS} (8 hours)` }),
+        Type.Integer({
+          minimum: 1,
+          maximum: LIVE_ACTIVITY_MAX_SECONDS,
+          description: 'Seconds from now; stored as endsAt.',
+          hint: `durationSeconds is a whole number of seconds from 1 to ${LIVE_ACTIVITY_MAX_SECONDS} (8 hours)`,
+        }),
       ),
       status: Type.Optional(Status),
     },
@@ -65,7 +76,12 @@ export const templateSchemas = {
         description: 'The step under way, counting from 1.',
         hint: `currentStep is the step under way, a whole number from 1 to ${MAX_STEPS} (the first step is 1)`,
       }),
-      totalSteps: Type.Integer({ minimum: 1, maximum: MAX_STEPS, description: 'How many steps there are.', hint: `totalSteps is a whole number from 1 to ${MAX_STEPS}` }),
+      totalSteps: Type.Integer({
+        minimum: 1,
+        maximum: MAX_STEPS,
+        description: 'How many steps there are.',
+        hint: `totalSteps is a whole number from 1 to ${MAX_STEPS}`,
+      }),
       status: Type.Optional(Status),
     },
     { additionalProperties: false, title: 'StepsFields' },
@@ -87,9 +103,10 @@ export const templateAttributesTypes: Readonly<Record<TemplateName, string>> = {
   steps: 'ClarionStepsAttributes',
 };
 
-const checkers = Object.fromEntries(
-  templateNames.map((name) => [name, Compile(templateSchemas[name])]),
-) as Record<TemplateName, ReturnType<typeof Compile>>;
+const checkers = Object.fromEntries(templateNames.map((name) => [name, Compile(templateSchemas[name])])) as Record<
+  TemplateName,
+  ReturnType<typeof Compile>
+>;
 
 export type TemplateFields = Record<string, unknown>;
 
@@ -136,7 +153,8 @@ export function mergeTemplateFields(current: TemplateFields, update: TemplateFie
   for (const [key, value] of Object.entries(update)) {
     const previous = merged[key];
     if (value === null) delete merged[key];
-    else merged[key] = isPlainObject(previous) && isPlainObject(value) ? withoutNulls({ ...previous, ...value }) : value;
+    else
+      merged[key] = isPlainObject(previous) && isPlainObject(value) ? withoutNulls({ ...previous, ...value }) : value;
   }
   if (update.durationSeconds !== undefined && update.durationSeconds !== null) delete merged.endsAt;
   return merged;

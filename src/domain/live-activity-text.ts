@@ -13,7 +13,11 @@ export interface ReaderPlace {
  * Used for the alert a start carries by default (live-activity-alert.ts) and for the notification browsers show
  * (src/delivery/live-activities/web-live-activity-message.ts).
  */
-export function liveActivityStateText(template: TemplateName, fields: TemplateFields, place: ReaderPlace | null = null): string {
+export function liveActivityStateText(
+  template: TemplateName,
+  fields: TemplateFields,
+  place: ReaderPlace | null = null,
+): string {
   const status = typeof fields.status === 'string' && fields.status !== '' ? fields.status : null;
   const withStatus = (line: string) => (status ? `${line} · ${status}` : line);
   switch (template) {
@@ -34,11 +38,21 @@ export function liveActivityStateText(template: TemplateName, fields: TemplateFi
 
 /** "14:30" in the reader's zone and language; "14:30 UTC" when the zone is unknown. */
 function clockTime(iso: string, place: ReaderPlace): string {
-  const options: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', timeZone: place.timeZone ?? 'UTC', ...(place.timeZone ? {} : { timeZoneName: 'short' }) };
+  const options: Intl.DateTimeFormatOptions = {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: place.timeZone ?? 'UTC',
+    ...(place.timeZone ? {} : { timeZoneName: 'short' }),
+  };
   try {
     return new Intl.DateTimeFormat(place.locale ?? 'en-GB', options).format(new Date(iso));
   } catch {
     // Both were checked at registration; a runtime without that zone or language still says something true.
-    return new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(new Date(iso));
+    return new Intl.DateTimeFormat('en-GB', {
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone: 'UTC',
+      timeZoneName: 'short',
+    }).format(new Date(iso));
   }
 }

@@ -35,15 +35,26 @@ function formatter(zone: string): Intl.DateTimeFormat {
 
 /** The wall-clock fields of `instant` in `zone`. */
 function wallClock(instant: number, zone: string) {
-  const parts = Object.fromEntries(formatter(zone).formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
-  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+  const parts = Object.fromEntries(
+    formatter(zone)
+      .formatToParts(new Date(instant))
+      .map((part) => [part.type, part.value]),
+  );
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
 }
 
 /** Offset of `zone` from UTC at `instant`, in milliseconds (positive east of Greenwich). */
 export function zoneOffsetMs(instant: number, zone: string): number {
   const wall = wallClock(instant, zone);
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
-  return asUtc - (instant - (instant % 1000 + 1000) % 1000);
+  return asUtc - (instant - (((instant % 1000) + 1000) % 1000));
 }
 
 /**
@@ -52,14 +63,23 @@ export function zoneOffsetMs(instant: number, zone: string): number {
  * earlier instant wins when both do: the first occurrence); a time in a gap maps under neither, and then the
  * offset from before the gap places it after the gap by the same distance.
  */
-export function instantOfLocal(zone: string, local: { year: number; month: number; day: number; hour: number; minute: number }): number {
+export function instantOfLocal(
+  zone: string,
+  local: { year: number; month: number; day: number; hour: number; minute: number },
+): number {
   const naive = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
   const offsetBefore = zoneOffsetMs(naive - 36 * 3_600_000, zone);
   const offsetAfter = zoneOffsetMs(naive + 36 * 3_600_000, zone);
   const candidates = [...new Set([naive - offsetBefore, naive - offsetAfter])].sort((a, b) => a - b);
   for (const candidate of candidates) {
     const wall = wallClock(candidate, zone);
-    if (wall.year === local.year && wall.month === local.month && wall.day === local.day && wall.hour === local.hour && wall.minute === local.minute) {
+    if (
+      wall.year === local.year &&
+      wall.month === local.month &&
+      wall.day === local.day &&
+      wall.hour === local.hour &&
+      wall.minute === local.minute
+    ) {
       return candidate;
     }
   }
@@ -67,11 +87,20 @@ export function instantOfLocal(zone: string, local: { year: number; month: numbe
 }
 
 /** The first instant at or after `notBefore` when `zone` shows `hh:mm`. */
-export function nextLocalOccurrence(localTime: { hour: number; minute: number }, zone: string, notBefore: number): number {
+export function nextLocalOccurrence(
+  localTime: { hour: number; minute: number },
+  zone: string,
+  notBefore: number,
+): number {
   const today = wallClock(notBefore, zone);
   for (let addDays = 0; addDays < 3; addDays += 1) {
     const date = new Date(Date.UTC(today.year, today.month - 1, today.day + addDays));
-    const instant = instantOfLocal(zone, { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), ...localTime });
+    const instant = instantOfLocal(zone, {
+      year: date.getUTCFullYear(),
+      month: date.getUTCMonth() + 1,
+      day: date.getUTCDate(),
+      ...localTime,
+    });
     if (instant >= notBefore) return instant;
   }
   throw new Error(`no occurrence of ${localTime.hour}:${localTime.minute} in ${zone} within 3 days`);

@@ -119,7 +119,8 @@ function describeUnion(branches: SchemaNode[]): string {
   branches.forEach(walk);
   if (types.includes('')) return 'does not have an accepted shape';
   const named = [...new Set(types)].map(article);
-  if (named.length === 0) return values.length === 1 ? `must be ${plain(values[0])}` : `must be one of: ${values.map(plain).join(', ')}`;
+  if (named.length === 0)
+    return values.length === 1 ? `must be ${plain(values[0])}` : `must be one of: ${values.map(plain).join(', ')}`;
   const listed = [...values.map(plain), ...named];
   return `must be ${listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} or ${listed.at(-1)}`}`;
 }

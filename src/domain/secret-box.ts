@@ -49,5 +49,6 @@ export function openSecret(key: Buffer, sealed: string, context = ''): string {
 }
 
 function assertKey(key: Buffer): void {
-  if (key.length !== KEY_BYTES) throw new SecretBoxError(`the secret key must be ${KEY_BYTES} bytes (got ${key.length})`);
+  if (key.length !== KEY_BYTES)
+    throw new SecretBoxError(`the secret key must be ${KEY_BYTES} bytes (got ${key.length})`);
 }

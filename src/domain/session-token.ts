@@ -38,5 +38,8 @@ export function csrfTokenFor(sessionToken: string): string {
 
 /** Constant-time comparison of two secrets of any length (hashing first makes the lengths equal). */
 export function sameSecret(presented: string, expected: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(expected).digest());
+  return timingSafeEqual(
+    createHash('sha256').update(presented).digest(),
+    createHash('sha256').update(expected).digest(),
+  );
 }

@@ -24,7 +24,8 @@ function canonical(): ReadonlySet<string> {
   return canonicalZones;
 }
 
-export const TIME_ZONE_PROBLEM = 'must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted';
+export const TIME_ZONE_PROBLEM =
+  'must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted';
 
 export function isTimeZone(value: string): boolean {
   if (!value.includes('/')) return UNIVERSAL.has(value.toUpperCase());

@@ -74,11 +74,27 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   let providerClients = options.providerClients;
   if (!providerClients) {
-    const own = createProviderClientRegistry({ store, config, clock, logger: app.log, secretKey, ...(options.providerTokens ? { providerTokens: options.providerTokens } : {}) });
+    const own = createProviderClientRegistry({
+      store,
+      config,
+      clock,
+      logger: app.log,
+      secretKey,
+      ...(options.providerTokens ? { providerTokens: options.providerTokens } : {}),
+    });
     app.addHook('onClose', () => own.close());
     providerClients = own;
   }
-  const deps: AppDependencies = { store, config, clock, queue, secretKey, accepts: new GroupCommit(store), metrics, providerClients };
+  const deps: AppDependencies = {
+    store,
+    config,
+    clock,
+    queue,
+    secretKey,
+    accepts: new GroupCommit(store),
+    metrics,
+    providerClients,
+  };
 
   // preClose runs when close() starts, before in-flight requests drain (onClose only runs after they have), so
   // requests still arriving on open connections during the drain get 503 and /readyz turns unready at once.

@@ -53,20 +53,30 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
   // an app shares the key, under a generous ceiling per key (docs/api.md "Rate limit").
   const perCaller = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, clock);
   const perInstall = new RateLimiter(config.publishableRateLimitPerAddress, config.publishableRateLimitBurst, clock);
-  const perPublishableKey = new RateLimiter(config.publishableRateLimit, config.publishableRateLimit * PUBLISHABLE_CEILING_BURST_SECONDS, clock);
+  const perPublishableKey = new RateLimiter(
+    config.publishableRateLimit,
+    config.publishableRateLimit * PUBLISHABLE_CEILING_BURST_SECONDS,
+    clock,
+  );
   sweepWhileOpen(app, [perCaller, perInstall, perPublishableKey]);
   const keyCache = new ApiKeyCache(clock);
 
   const takeRate = (limiter: RateLimiter, id: string, message?: string) => {
     const retryAfter = limiter.take(id);
     if (retryAfter > 0) {
-      throw new ApiError('rate_limited', { ...(message ? { message } : {}), headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
+      throw new ApiError('rate_limited', {
+        ...(message ? { message } : {}),
+        headers: { 'retry-after': String(retryAfter) },
+        details: { retryAfterSeconds: retryAfter },
+      });
     }
   };
 
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/api/v1/') && route.config?.auth === undefined) {
-      throw new Error(`${String(route.method)} ${route.url} does not say whom it takes: give it an auth in src/http/routes.ts`);
+      throw new Error(
+        `${String(route.method)} ${route.url} does not say whom it takes: give it an auth in src/http/routes.ts`,
+      );
     }
   });
 
@@ -80,7 +90,9 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
       const session = await resolveSession(deps, request);
       if (!session) {
         // Ended or unknown: say so, and have the browser drop the cookie.
-        throw unauthorized('Your dashboard session has ended; sign in again.', { 'set-cookie': clearedSessionCookie(isHttps(request)) });
+        throw unauthorized('Your dashboard session has ended; sign in again.', {
+          'set-cookie': clearedSessionCookie(isHttps(request)),
+        });
       }
       assertCsrf(request, session.token);
       request.auth = {
@@ -96,29 +108,49 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
       return;
     }
 
-    if (mode === 'session' && request.headers.authorization === undefined) throw unauthorized('Sign in to the dashboard to do this.');
+    if (mode === 'session' && request.headers.authorization === undefined)
+      throw unauthorized('Sign in to the dashboard to do this.');
     const header = presentedKey(request.headers.authorization);
     if ('problem' in header) throw unauthorized(HEADER_PROBLEMS[header.problem]);
     const presented = header.key;
     const now = deps.clock.now();
     // The cache serves only routes that re-read the key in their own transaction, and not a request with an
     // Idempotency-Key, whose replay (src/http/idempotency.ts) answers before any handler runs.
-    const cacheable = request.routeOptions.config.keyRecheckedInTransaction === true && request.headers['idempotency-key'] === undefined;
+    const cacheable =
+      request.routeOptions.config.keyRecheckedInTransaction === true &&
+      request.headers['idempotency-key'] === undefined;
     const cached = cacheable ? keyCache.get(presented) : undefined;
     const key = cached ?? (await findApiKeyByValue(deps.store.db, presented));
     if (!key || !isApiKeyActive(key, now)) throw unauthorized();
     if (!cached) keyCache.set(key);
     if (mode === 'session') {
       // A leaked secret key must not be able to mint keys that outlive its own revocation, nor widen its scope.
-      throw new ApiError('forbidden', { message: 'Only a signed-in dashboard session may do this (API keys are managed in the dashboard); no API key can.' });
+      throw new ApiError('forbidden', {
+        message:
+          'Only a signed-in dashboard session may do this (API keys are managed in the dashboard); no API key can.',
+      });
     }
     if (mode === 'secret' && key.kind !== 'secret') {
-      throw new ApiError('forbidden', { message: 'A publishable key may only register and unsubscribe subscribers and report Live Activity tokens; use a secret key for this.' });
+      throw new ApiError('forbidden', {
+        message:
+          'A publishable key may only register and unsubscribe subscribers and report Live Activity tokens; use a secret key for this.',
+      });
     }
-    request.auth = { keyId: key.id, accountId: key.account_id, kind: key.kind, channels: channelScopeOf(key), session: null, keyFromCache: cached !== undefined };
+    request.auth = {
+      keyId: key.id,
+      accountId: key.account_id,
+      kind: key.kind,
+      channels: channelScopeOf(key),
+      session: null,
+      keyFromCache: cached !== undefined,
+    };
     if (key.kind === 'publishable') {
       takeRate(perInstall, `${key.id} ${request.ip}`, 'Too many requests from this address with this key; slow down.');
-      takeRate(perPublishableKey, key.id, 'Too many requests with this publishable key from all addresses together; slow down.');
+      takeRate(
+        perPublishableKey,
+        key.id,
+        'Too many requests with this publishable key from all addresses together; slow down.',
+      );
     } else {
       takeRate(perCaller, key.id);
     }
@@ -139,5 +171,8 @@ export async function isCachedKeyStillActive(deps: AppDependencies, request: Fas
 }
 
 export function unauthorized(message?: string, headers: Record<string, string> = {}): ApiError {
-  return new ApiError('unauthorized', { ...(message ? { message } : {}), headers: { 'www-authenticate': 'Bearer', ...headers } });
+  return new ApiError('unauthorized', {
+    ...(message ? { message } : {}),
+    headers: { 'www-authenticate': 'Bearer', ...headers },
+  });
 }

@@ -19,7 +19,9 @@ const PREFLIGHT_MAX_AGE_SECONDS = 7200;
  * real operations: there is no OPTIONS row to register.
  */
 export function registerBrowserCors(app: ClarionApp, routes: readonly Route[]): void {
-  const browserRoutes = routes.filter((route) => route.browser).map((route) => ({ method: route.method, path: pathPattern(route.url) }));
+  const browserRoutes = routes
+    .filter((route) => route.browser)
+    .map((route) => ({ method: route.method, path: pathPattern(route.url) }));
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     const methods = browserRoutes.filter((route) => route.path.test(path)).map((route) => route.method);
@@ -38,6 +40,8 @@ export function registerBrowserCors(app: ClarionApp, routes: readonly Route[]): 
 
 /** Fastify's /a/:id/b as a regular expression for concrete paths: a parameter is one non-empty path segment. */
 function pathPattern(url: string): RegExp {
-  const escaped = url.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const escaped = url
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${escaped.join('/')}/?$`);
 }

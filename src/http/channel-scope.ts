@@ -22,7 +22,11 @@ export function assertChannelInScope(auth: AuthContext, code: string): void {
  * The channels a list endpoint may show: the one named by its `channelCode` filter (403 outside the scope, 404 when
  * unknown), else every channel in the key's scope, else null for all of the account's channels.
  */
-export async function listableChannelIds(db: Kysely<Database>, auth: AuthContext, channelCode: string | undefined): Promise<string[] | null> {
+export async function listableChannelIds(
+  db: Kysely<Database>,
+  auth: AuthContext,
+  channelCode: string | undefined,
+): Promise<string[] | null> {
   if (channelCode !== undefined) {
     assertChannelInScope(auth, channelCode);
     const channel = await findChannelByCode(db, auth.accountId, channelCode);
@@ -30,6 +34,11 @@ export async function listableChannelIds(db: Kysely<Database>, auth: AuthContext
     return [channel.id];
   }
   if (auth.channels === null) return null;
-  const scoped = await listChannels(db, { accountId: auth.accountId, codes: auth.channels, after: null, limit: auth.channels.length });
+  const scoped = await listChannels(db, {
+    accountId: auth.accountId,
+    codes: auth.channels,
+    after: null,
+    limit: auth.channels.length,
+  });
   return scoped.map((channel) => channel.id);
 }

@@ -29,7 +29,10 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   if (socket.writable && !inFlight?.headersSent) {
     const apiError = clientErrorFor(error);
     const requestId = newId('request');
-    const body = JSON.stringify({ success: false, error: { code: apiError.code, message: apiError.message, requestId } });
+    const body = JSON.stringify({
+      success: false,
+      error: { code: apiError.code, message: apiError.message, requestId },
+    });
     socket.write(
       `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

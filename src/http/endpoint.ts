@@ -14,7 +14,16 @@ import type { AppDependencies } from './app-types.ts';
 
 /** Route options an endpoint module may set. Not `config`: whom a route takes is stated in the route table only. */
 type EndpointOptions<S extends FastifySchema> = Omit<
-  RouteShorthandOptions<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RouteGenericInterface, ContextConfigDefault, S, TypeBoxTypeProvider, FastifyBaseLogger>,
+  RouteShorthandOptions<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    RouteGenericInterface,
+    ContextConfigDefault,
+    S,
+    TypeBoxTypeProvider,
+    FastifyBaseLogger
+  >,
   'config'
 >;
 
@@ -43,7 +52,10 @@ export type EndpointFactory = (deps: AppDependencies) => Endpoint;
  * request and reply types from `options.schema` exactly as it does there; the method, url and auth come from the
  * route table.
  */
-export function endpoint<const S extends FastifySchema>(options: EndpointOptions<S>, handler: EndpointHandler<S>): Endpoint {
+export function endpoint<const S extends FastifySchema>(
+  options: EndpointOptions<S>,
+  handler: EndpointHandler<S>,
+): Endpoint {
   // The table holds endpoints of every schema; the types it erases here were checked against the schema above.
   return { options, handler } as unknown as Endpoint;
 }

@@ -26,12 +26,21 @@ export function errorEnvelope(request: FastifyRequest, error: ApiError) {
  * Turns every failure into the envelope. Framework errors (bad JSON, wrong content type, body too large, schema
  * validation) map onto catalog codes; anything unexpected becomes a generic 500 whose cause is only logged.
  */
-export function registerErrorHandling(app: ClarionApp, isCachedKeyStillActive: (request: FastifyRequest) => Promise<boolean>, metrics: ClarionMetrics): void {
+export function registerErrorHandling(
+  app: ClarionApp,
+  isCachedKeyStillActive: (request: FastifyRequest) => Promise<boolean>,
+  metrics: ClarionMetrics,
+): void {
   app.setErrorHandler(async (raw: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let error = toApiError(raw, request);
     // A key served from the cache (src/http/api-key-cache.ts) and revoked since gets the 401 it would have had
     // without the cache, whatever else went wrong first. (If the database cannot say, the first error stands.)
-    if (error.code !== 'unauthorized' && request.auth?.keyFromCache && !(await isCachedKeyStillActive(request).catch(() => true))) error = unauthorized();
+    if (
+      error.code !== 'unauthorized' &&
+      request.auth?.keyFromCache &&
+      !(await isCachedKeyStillActive(request).catch(() => true))
+    )
+      error = unauthorized();
     if (error.status >= 500) {
       request.log.error({ err: raw, requestId: request.id }, 'request failed');
     }

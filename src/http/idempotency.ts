@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type IdempotencyOwner } from '../store/idempotency-store.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  type IdempotencyOwner,
+} from '../store/idempotency-store.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, AuthContext, ClarionApp } from './app-types.ts';
 
@@ -52,9 +57,12 @@ export function registerIdempotency(app: ClarionApp, deps: AppDependencies): voi
       request.idempotencyKey = key;
       return;
     }
-    if (existing.operation !== operation || existing.request_hash !== requestHash) throw new ApiError('idempotency_mismatch');
+    if (existing.operation !== operation || existing.request_hash !== requestHash)
+      throw new ApiError('idempotency_mismatch');
     if (existing.status_code === null) {
-      throw new ApiError('conflict', { message: 'A request with this Idempotency-Key is still being handled; retry shortly.' });
+      throw new ApiError('conflict', {
+        message: 'A request with this Idempotency-Key is still being handled; retry shortly.',
+      });
     }
     if (existing.response_body === null) throw new ApiError('idempotency_not_replayable');
     return reply

@@ -34,7 +34,8 @@ export function jsonBodyProblem(body: unknown): FieldProblem | null {
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (depth >= JSON_MAX_DEPTH) return { field, message: `is nested too deeply: a body has at most ${JSON_MAX_DEPTH} levels` };
+    if (depth >= JSON_MAX_DEPTH)
+      return { field, message: `is nested too deeply: a body has at most ${JSON_MAX_DEPTH} levels` };
     for (const [key, item] of Object.entries(value)) {
       const problem = textProblem(key, 'must not have a key containing');
       if (problem) return { field, message: problem };

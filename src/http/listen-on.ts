@@ -8,7 +8,10 @@ import type { ClarionApp } from './app-types.ts';
  * the operator (src/http/signup-policy.ts); else the option's default, every interface. Decided at start: the
  * process keeps its address until restarted (docs/deploy.md, "Where it listens").
  */
-export function listenHost(config: Pick<Config, 'host'>, input: { hostGiven: boolean; firstAccountOpen: boolean }): string {
+export function listenHost(
+  config: Pick<Config, 'host'>,
+  input: { hostGiven: boolean; firstAccountOpen: boolean },
+): string {
   return !input.hostGiven && input.firstAccountOpen ? LOOPBACK : config.host;
 }
 
@@ -26,9 +29,13 @@ export async function listenOn(app: ClarionApp, config: Pick<Config, 'port' | 'h
     const where = `${config.host}:${config.port}`;
     switch ((error as NodeJS.ErrnoException).code) {
       case 'EADDRINUSE':
-        throw new ConfigError(`address already in use: another process listens on ${where}; set CLARION_PORT to a free port (or stop the other process)`);
+        throw new ConfigError(
+          `address already in use: another process listens on ${where}; set CLARION_PORT to a free port (or stop the other process)`,
+        );
       case 'EACCES':
-        throw new ConfigError(`not allowed to listen on ${where}: ports below 1024 need privileges; set CLARION_PORT to 1024 or above (and put a proxy in front)`);
+        throw new ConfigError(
+          `not allowed to listen on ${where}: ports below 1024 need privileges; set CLARION_PORT to 1024 or above (and put a proxy in front)`,
+        );
       case 'EADDRNOTAVAIL':
         throw new ConfigError(`cannot listen on ${where}: CLARION_HOST is not an address of this machine`);
       default:

@@ -17,7 +17,8 @@ export function registerMetricsRoute(app: ClarionApp, metrics: ClarionMetrics, t
     const header = request.headers.authorization;
     const presented = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : null;
     // Digests of equal length, compared in constant time: neither the token's length nor its first wrong byte leaks.
-    if (presented === null || !timingSafeEqual(digest(presented), expected)) throw unauthorized('Send the metrics token as Authorization: Bearer <CLARION_METRICS_TOKEN>.');
+    if (presented === null || !timingSafeEqual(digest(presented), expected))
+      throw unauthorized('Send the metrics token as Authorization: Bearer <CLARION_METRICS_TOKEN>.');
     return reply.header('content-type', metrics.contentType).send(await metrics.render());
   });
 }

@@ -29,12 +29,17 @@ export async function registerOpenApi(app: ClarionApp, deps: AppDependencies): P
       servers: [{ url: deps.config.baseUrl }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'clr_sk_… (secret) or clr_pk_… (publishable) API key.' },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'clr_sk_… (secret) or clr_pk_… (publishable) API key.',
+          },
           session: {
             type: 'apiKey',
             in: 'cookie',
             name: SESSION_COOKIE,
-            description: 'Dashboard session (docs/dashboard.md): acts like a secret key for every channel; requests that change something also need the X-CSRF-Token header.',
+            description:
+              'Dashboard session (docs/dashboard.md): acts like a secret key for every channel; requests that change something also need the X-CSRF-Token header.',
           },
         },
         schemas: templateComponents as never,

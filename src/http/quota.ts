@@ -51,7 +51,12 @@ export function quotaTerms(account: Pick<Account, 'plan' | 'monthly_limit'> | un
   const plan = planOf(account);
   const limit = monthlyLimit(plan, account.monthly_limit);
   const period = usagePeriod(now);
-  return { plan, limit, period: period.key, state: (used) => ({ plan, limit, used, periodStart: period.start, resetsAt: period.resetsAt }) };
+  return {
+    plan,
+    limit,
+    period: period.key,
+    state: (used) => ({ plan, limit, used, periodStart: period.start, resetsAt: period.resetsAt }),
+  };
 }
 
 /** The 429 for a charge refused with `used` units already taken this period. */

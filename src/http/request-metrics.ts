@@ -11,7 +11,10 @@ import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 export function registerHttpMetrics(app: ClarionApp, metrics: ClarionMetrics): void {
   const histogram = metrics.httpDuration;
   app.addHook('onResponse', (request, reply, done) => {
-    histogram.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode }, reply.elapsedTime / 1000);
+    histogram.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 }

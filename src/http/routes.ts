@@ -82,7 +82,13 @@ export interface Route {
  * (dashboard-static.ts), all public.
  */
 export const routeTable: readonly Route[] = [
-  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler, keyRecheckedInTransaction: true },
+  {
+    method: 'POST',
+    url: '/api/v1/notifications',
+    auth: 'secret',
+    handler: sendNotificationHandler,
+    keyRecheckedInTransaction: true,
+  },
   { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler, keyRecheckedInTransaction: true },
   { method: 'GET', url: '/api/v1/notifications/:id', auth: 'secret', handler: getNotificationHandler },
   { method: 'GET', url: '/api/v1/notifications', auth: 'secret', handler: listNotificationsHandler },
@@ -94,10 +100,21 @@ export const routeTable: readonly Route[] = [
   { method: 'POST', url: '/api/v1/live-activities/:id/end', auth: 'secret', handler: endLiveActivityHandler },
   { method: 'GET', url: '/api/v1/live-activities/:id', auth: 'secret', handler: getLiveActivityHandler },
   { method: 'GET', url: '/api/v1/live-activities', auth: 'secret', handler: listLiveActivitiesHandler },
-  { method: 'POST', url: '/api/v1/live-activities/:id/tokens', auth: 'any-key', handler: reportLiveActivityTokenHandler },
+  {
+    method: 'POST',
+    url: '/api/v1/live-activities/:id/tokens',
+    auth: 'any-key',
+    handler: reportLiveActivityTokenHandler,
+  },
 
   { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', handler: registerSubscriberHandler, browser: true },
-  { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', auth: 'any-key', handler: unsubscribeSubscriberHandler, browser: true },
+  {
+    method: 'POST',
+    url: '/api/v1/subscribers/:id/unsubscribe',
+    auth: 'any-key',
+    handler: unsubscribeSubscriberHandler,
+    browser: true,
+  },
   { method: 'GET', url: '/api/v1/subscribers', auth: 'secret', handler: listSubscribersHandler },
   { method: 'GET', url: '/api/v1/subscribers/:id', auth: 'secret', handler: getSubscriberHandler },
   // A publishable key may change only the subscriber it registered, proven with its token (update-subscriber.ts).
@@ -158,7 +175,14 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
     const { options, handler } = route.handler(deps);
     const security = openApiSecurity[route.auth];
     const schema = security && options.schema ? { ...options.schema, security } : options.schema;
-    app.route({ ...options, schema, method: route.method, url: route.url, config: { auth: route.auth, keyRecheckedInTransaction: route.keyRecheckedInTransaction === true }, handler });
+    app.route({
+      ...options,
+      schema,
+      method: route.method,
+      url: route.url,
+      config: { auth: route.auth, keyRecheckedInTransaction: route.keyRecheckedInTransaction === true },
+      handler,
+    });
   }
 }
 

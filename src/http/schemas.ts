@@ -32,7 +32,9 @@ export const ErrorEnvelope = Type.Object(
       code: StringEnum(errorCodes),
       message: Type.String(),
       details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-      requestId: Type.String({ description: 'Quote this when reporting a problem; it is also in the X-Request-Id header.' }),
+      requestId: Type.String({
+        description: 'Quote this when reporting a problem; it is also in the X-Request-Id header.',
+      }),
     }),
   },
   { $id: 'ErrorEnvelope', title: 'Error' },
@@ -46,7 +48,9 @@ export function SuccessList<T extends TSchema>(item: T) {
   return Type.Object({
     success: Type.Literal(true),
     data: Type.Array(item),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null on the last page.',
+    }),
   });
 }
 
@@ -56,7 +60,14 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT, description: `Items per page, 1–${PAGE_LIMIT_MAX}.` })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: PAGE_LIMIT_MAX,
+      default: PAGE_LIMIT_DEFAULT,
+      description: `Items per page, 1–${PAGE_LIMIT_MAX}.`,
+    }),
+  ),
   cursor: Type.Optional(Type.String({ maxLength: 64, description: 'The nextCursor of the previous page.' })),
 };
 

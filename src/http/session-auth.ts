@@ -36,7 +36,8 @@ export function assertCsrf(request: FastifyRequest, sessionToken: string): void 
   if (SAFE_METHODS.has(request.method)) return;
   assertNotCrossSite(request);
   const presented = request.headers[CSRF_HEADER];
-  if (typeof presented !== 'string' || !sameSecret(presented, csrfTokenFor(sessionToken))) throw new ApiError('csrf_failed');
+  if (typeof presented !== 'string' || !sameSecret(presented, csrfTokenFor(sessionToken)))
+    throw new ApiError('csrf_failed');
 }
 
 /** Sign-in and sign-up have no session yet; they refuse requests a browser marks as sent by another site. */

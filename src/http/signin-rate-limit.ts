@@ -23,11 +23,18 @@ export function emailHashOf(email: string): string {
  * that would let anyone lock its owner out. Checked before the password, so a correct password sent while throttled is
  * refused too and the throttle reveals nothing about it.
  */
-export async function assertSigninAllowed(db: Kysely<Database>, input: { ip: string; emailHash: string | null; now: number }): Promise<void> {
+export async function assertSigninAllowed(
+  db: Kysely<Database>,
+  input: { ip: string; emailHash: string | null; now: number },
+): Promise<void> {
   const fromIp = await recentAttemptsFromIp(db, { ip: input.ip, since: input.now - SIGNIN_WINDOW_MS });
   let wait = signinRetryAfterSeconds(fromIp, SIGNIN_MAX_ATTEMPTS_PER_IP, input.now);
   if (input.emailHash !== null) {
-    const pair = await recentPairFailures(db, { emailHash: input.emailHash, ip: input.ip, since: input.now - SIGNIN_PAIR_WINDOW_MS });
+    const pair = await recentPairFailures(db, {
+      emailHash: input.emailHash,
+      ip: input.ip,
+      since: input.now - SIGNIN_PAIR_WINDOW_MS,
+    });
     wait = Math.max(wait, signinPairRetryAfterSeconds(pair, input.now));
   }
   if (wait > 0) {

@@ -1,4 +1,13 @@
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
 
 /** Seconds buckets for the API's answers: the accept path answers in a few ms, a slow database in seconds. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -38,7 +47,7 @@ export class ClarionMetrics {
   });
   readonly apiErrors = new Counter({
     name: 'clarion_http_errors_total',
-    help: 'Error answers by error code (the envelope\'s error.code, docs/errors.md).',
+    help: "Error answers by error code (the envelope's error.code, docs/errors.md).",
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
@@ -73,7 +82,7 @@ export class ClarionMetrics {
   });
   readonly jobsFinished = new Counter({
     name: 'clarion_jobs_finished_total',
-    help: 'Job attempts ended by this process\'s worker, by job kind and result (completed, retry, failed, released at shutdown).',
+    help: "Job attempts ended by this process's worker, by job kind and result (completed, retry, failed, released at shutdown).",
     labelNames: ['kind', 'result'] as const,
     registers: [this.registry],
   });

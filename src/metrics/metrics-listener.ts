@@ -23,23 +23,37 @@ export interface MetricsListener {
  * Every role serves it, so a `serve --worker` process, which has no HTTP API, can be scraped too. A bare node:http
  * server rather than a second Fastify: one route, and a worker process keeps the HTTP stack unloaded (src/server.ts).
  */
-export async function startMetricsListener(metrics: ClarionMetrics, options: { host: string; port: number }): Promise<MetricsListener> {
+export async function startMetricsListener(
+  metrics: ClarionMetrics,
+  options: { host: string; port: number },
+): Promise<MetricsListener> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: metrics are at GET /metrics\n');
+      response
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Not found: metrics are at GET /metrics\n');
       return;
     }
     metrics.render().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(request.method === 'HEAD' ? undefined : text),
-      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Could not collect the metrics.\n'),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': metrics.contentType })
+          .end(request.method === 'HEAD' ? undefined : text),
+      () =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end('Could not collect the metrics.\n'),
     );
   });
   server.listen(options.port, options.host);
   try {
     await once(server, 'listening');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new MetricsPortInUseError(`CLARION_METRICS_PORT: port ${options.port} is already in use on ${options.host}`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new MetricsPortInUseError(
+        `CLARION_METRICS_PORT: port ${options.port} is already in use on ${options.host}`,
+      );
     throw error;
   }
   const { address, port } = server.address() as AddressInfo;

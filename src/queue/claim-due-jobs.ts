@@ -21,7 +21,15 @@ export interface ClaimInput {
  */
 export async function claimDueJobs(db: Kysely<Database>, input: ClaimInput, skipLocked: boolean): Promise<JobRow[]> {
   const { owner, kinds, limit, now, leaseMs, skipLanes } = input;
-  const rows = await claimStatement(db, { owner, kinds, limit, now, leaseExpiresAt: now + leaseMs, skipLocked, skipLanes });
+  const rows = await claimStatement(db, {
+    owner,
+    kinds,
+    limit,
+    now,
+    leaseExpiresAt: now + leaseMs,
+    skipLocked,
+    skipLanes,
+  });
   // RETURNING gives no order guarantee; hand jobs out oldest first.
   return rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : 1));
 }
@@ -33,7 +41,19 @@ export async function claimDueJobs(db: Kysely<Database>, input: ClaimInput, skip
  * the skipped lanes: none nearly always, else one of a few platforms at a time.
  */
 const claimStatement = preparedQuery(
-  (db, param, values: { owner: string; kinds: string[]; limit: number; now: number; leaseExpiresAt: number; skipLocked: boolean; skipLanes: readonly string[] }) => {
+  (
+    db,
+    param,
+    values: {
+      owner: string;
+      kinds: string[];
+      limit: number;
+      now: number;
+      leaseExpiresAt: number;
+      skipLocked: boolean;
+      skipLanes: readonly string[];
+    },
+  ) => {
     const statement = sql<JobRow>`
     UPDATE jobs
     SET state = 'running', attempt = attempt + 1, lease_owner = ${param('owner')}, lease_expires_at = ${param('leaseExpiresAt')}, updated_at = ${param('now')}

@@ -14,7 +14,13 @@ export interface JobDefinition<Payload> {
   /** Enqueues in `db` (pass the caller's transaction: the outbox); the job's id, or the existing one for a known unique key. */
   enqueue(queue: JobQueue, db: Kysely<Database>, payload: Payload, options?: JobOptions): Promise<string>;
   /** Enqueues in `db` already leased to `lease.owner`, for the caller to run after the commit (JobQueue.enqueueLeased). */
-  enqueueLeased(queue: JobQueue, db: Kysely<Database>, payload: Payload, lease: { owner: string; leaseMs: number }, options?: JobOptions): Promise<JobRow | null>;
+  enqueueLeased(
+    queue: JobQueue,
+    db: Kysely<Database>,
+    payload: Payload,
+    lease: { owner: string; leaseMs: number },
+    options?: JobOptions,
+  ): Promise<JobRow | null>;
   /** Replaces a running job's payload under its lease (progress, or what it must not redo); false when the lease was lost. */
   updatePayload(queue: JobQueue, db: Kysely<Database>, job: JobRow, owner: string, payload: Payload): Promise<boolean>;
   /** The worker pool's handler for this kind, calling `run` with the parsed payload. */
@@ -29,14 +35,19 @@ type JobOptions = Omit<EnqueueInput, 'kind' | 'payload' | 'lane'>;
  * `lane`: what a job of this kind waits on outside the process, from its payload (a send job: its platform), so the
  * worker can let other lanes run beside jobs of one that stopped making progress (worker-pool.ts).
  */
-export function defineJob<Payload>(kind: string, options: { lane?: (payload: Payload) => string } = {}): JobDefinition<Payload> {
+export function defineJob<Payload>(
+  kind: string,
+  options: { lane?: (payload: Payload) => string } = {},
+): JobDefinition<Payload> {
   // The one cast: the queue stores what enqueue() was given as JSON, and only enqueue() writes this kind.
   const payloadOf = (job: Pick<JobRow, 'payload'>) => JSON.parse(job.payload) as Payload;
   const laneOf = (payload: Payload) => (options.lane ? { lane: options.lane(payload) } : {});
   return {
     kind,
-    enqueue: (queue, db, payload, jobOptions = {}) => queue.enqueue(db, { ...jobOptions, ...laneOf(payload), kind, payload }),
-    enqueueLeased: (queue, db, payload, lease, jobOptions = {}) => queue.enqueueLeased(db, { ...jobOptions, ...laneOf(payload), kind, payload }, lease),
+    enqueue: (queue, db, payload, jobOptions = {}) =>
+      queue.enqueue(db, { ...jobOptions, ...laneOf(payload), kind, payload }),
+    enqueueLeased: (queue, db, payload, lease, jobOptions = {}) =>
+      queue.enqueueLeased(db, { ...jobOptions, ...laneOf(payload), kind, payload }, lease),
     updatePayload: (queue, db, job, owner, payload) => queue.updatePayload(db, job, owner, payload),
     handler: (run) => (job, context) => run(payloadOf(job), job, context),
     payloadOf,

@@ -50,7 +50,11 @@ export class JobQueue {
       if (!isUniqueViolation(error)) throw error;
     }
     if (!inserted && input.uniqueKey !== undefined) {
-      const existing = await db.selectFrom('jobs').select('id').where('unique_key', '=', input.uniqueKey).executeTakeFirst();
+      const existing = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('unique_key', '=', input.uniqueKey)
+        .executeTakeFirst();
       if (existing && existing.id !== row.id) return existing.id;
     }
     await this.driver.announce(db);
@@ -65,8 +69,18 @@ export class JobQueue {
    * rescuer once the lease lapses, like any claimed job. Null when a job with its unique key exists (that one runs
    * the usual way).
    */
-  async enqueueLeased(db: Kysely<Database>, input: EnqueueInput, lease: { owner: string; leaseMs: number }): Promise<JobRow | null> {
-    const row: JobRow = { ...this.newJobRow(input), state: 'running', attempt: 1, lease_owner: lease.owner, lease_expires_at: this.clock.now() + lease.leaseMs };
+  async enqueueLeased(
+    db: Kysely<Database>,
+    input: EnqueueInput,
+    lease: { owner: string; leaseMs: number },
+  ): Promise<JobRow | null> {
+    const row: JobRow = {
+      ...this.newJobRow(input),
+      state: 'running',
+      attempt: 1,
+      lease_owner: lease.owner,
+      lease_expires_at: this.clock.now() + lease.leaseMs,
+    };
     try {
       const [returned] = await insertJob(db, row);
       return returned === undefined ? null : row;
@@ -117,7 +131,13 @@ export class JobQueue {
    * with them compiled once and named took its CPU from 15.2–15.8 to 10.1–10.5 ms (busy machine).
    */
   /** Claims up to `limit` due jobs of `kinds`, none of the lanes in `skipLanes` (worker-pool.ts). */
-  async claim(input: { owner: string; kinds: string[]; limit: number; leaseMs: number; skipLanes?: readonly string[] }): Promise<JobRow[]> {
+  async claim(input: {
+    owner: string;
+    kinds: string[];
+    limit: number;
+    leaseMs: number;
+    skipLanes?: readonly string[];
+  }): Promise<JobRow[]> {
     if (input.limit <= 0 || input.kinds.length === 0) return [];
     return this.driver.claim(this.store.db, { ...input, skipLanes: input.skipLanes ?? [], now: this.clock.now() });
   }
@@ -132,9 +152,16 @@ export class JobQueue {
    * Records a failed attempt: back to `available` after the retry delay while attempts remain, else `failed`.
    * `fatal` fails it at once. Returns the new state, or null when the lease was lost.
    */
-  async fail(job: JobRow, owner: string, error: { message: string; retryAfterMs?: number | null; fatal?: boolean }): Promise<'available' | 'failed' | null> {
+  async fail(
+    job: JobRow,
+    owner: string,
+    error: { message: string; retryAfterMs?: number | null; fatal?: boolean },
+  ): Promise<'available' | 'failed' | null> {
     const now = this.clock.now();
-    const errors = [...(JSON.parse(job.errors) as unknown[]), { attempt: job.attempt, at: now, message: error.message.slice(0, 2000) }];
+    const errors = [
+      ...(JSON.parse(job.errors) as unknown[]),
+      { attempt: job.attempt, at: now, message: error.message.slice(0, 2000) },
+    ];
     const exhausted = error.fatal === true || job.attempt >= job.max_attempts;
     const [failed] = await failJob(this.store.db, {
       id: job.id,
@@ -155,7 +182,14 @@ export class JobQueue {
     const now = this.clock.now();
     await this.store.db
       .updateTable('jobs')
-      .set((eb) => ({ state: 'available', attempt: eb('attempt', '-', 1), lease_owner: null, lease_expires_at: null, run_at: now, updated_at: now }))
+      .set((eb) => ({
+        state: 'available',
+        attempt: eb('attempt', '-', 1),
+        lease_owner: null,
+        lease_expires_at: null,
+        run_at: now,
+        updated_at: now,
+      }))
       .where('id', '=', job.id)
       .where('state', '=', 'running')
       .where('lease_owner', '=', owner)
@@ -167,7 +201,12 @@ export class JobQueue {
    * lease owner; false when the lease was lost. Pass the caller's transaction so progress commits with its effects.
    */
   async updatePayload(db: Kysely<Database>, job: JobRow, owner: string, payload: unknown): Promise<boolean> {
-    const [updated] = await updateJobPayload(db, { id: job.id, owner, payload: JSON.stringify(payload), now: this.clock.now() });
+    const [updated] = await updateJobPayload(db, {
+      id: job.id,
+      owner,
+      payload: JSON.stringify(payload),
+      now: this.clock.now(),
+    });
     return updated !== undefined;
   }
 
@@ -193,7 +232,12 @@ export class JobQueue {
     if (kinds.length === 0) return 0;
     const now = this.clock.now();
     // Running jobs whose lease has lapsed; the last attempt's fail for good first, then the rest go back.
-    const expired = () => this.store.db.updateTable('jobs').where('state', '=', 'running').where('kind', 'in', kinds).where('lease_expires_at', '<', now);
+    const expired = () =>
+      this.store.db
+        .updateTable('jobs')
+        .where('state', '=', 'running')
+        .where('kind', 'in', kinds)
+        .where('lease_expires_at', '<', now);
     const failed = await expired()
       .set({ state: 'failed', lease_owner: null, lease_expires_at: null, updated_at: now, finalized_at: now })
       .whereRef('attempt', '>=', 'max_attempts')
@@ -263,25 +307,44 @@ const insertJob = preparedQuery((db, param, _row: Insertable<JobsTable>) =>
 const completeJob = preparedQuery((db, param, _values: { id: string; owner: string; now: number }) =>
   db
     .updateTable('jobs')
-    .set({ state: 'completed', lease_owner: null, lease_expires_at: null, updated_at: param('now'), finalized_at: param('now') })
+    .set({
+      state: 'completed',
+      lease_owner: null,
+      lease_expires_at: null,
+      updated_at: param('now'),
+      finalized_at: param('now'),
+    })
     .where('id', '=', param<string>('id'))
     .where('state', '=', 'running')
     .where('lease_owner', '=', param<string>('owner'))
     .returning('id'),
 );
 
-const updateJobPayload = preparedQuery((db, param, _values: { id: string; owner: string; payload: string; now: number }) =>
-  db
-    .updateTable('jobs')
-    .set({ payload: param('payload'), updated_at: param('now') })
-    .where('id', '=', param<string>('id'))
-    .where('state', '=', 'running')
-    .where('lease_owner', '=', param<string>('owner'))
-    .returning('id'),
+const updateJobPayload = preparedQuery(
+  (db, param, _values: { id: string; owner: string; payload: string; now: number }) =>
+    db
+      .updateTable('jobs')
+      .set({ payload: param('payload'), updated_at: param('now') })
+      .where('id', '=', param<string>('id'))
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', param<string>('owner'))
+      .returning('id'),
 );
 
 const failJob = preparedQuery(
-  (db, param, _values: { id: string; owner: string; state: 'available' | 'failed'; runAt: number; errors: string; now: number; finalizedAt: number | null }) =>
+  (
+    db,
+    param,
+    _values: {
+      id: string;
+      owner: string;
+      state: 'available' | 'failed';
+      runAt: number;
+      errors: string;
+      now: number;
+      finalizedAt: number | null;
+    },
+  ) =>
     db
       .updateTable('jobs')
       .set({

@@ -22,7 +22,11 @@ export function reconnectRetryDelayMs(round: number, random: () => number = Math
   return Math.round(random() * Math.min(RECONNECT_RETRY_CAP_MS, RECONNECT_RETRY_BASE_MS * 2 ** (round - 2)));
 }
 
-export function retryDelayMs(attempt: number, random: () => number = Math.random, retryAfterMs: number | null = null): number {
+export function retryDelayMs(
+  attempt: number,
+  random: () => number = Math.random,
+  retryAfterMs: number | null = null,
+): number {
   const exponential = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempt - 1));
   const jittered = exponential / 2 + random() * (exponential / 2);
   return Math.round(Math.max(jittered, retryAfterMs ?? 0));

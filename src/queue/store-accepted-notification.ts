@@ -45,16 +45,26 @@ export interface AcceptedNotification {
  * (src/store/group-commit.ts) already shares BEGIN and COMMIT; local-time notifications (several dispatches) and
  * targeted sends take the same path, in a transaction.
  */
-export async function storeAcceptedNotification(db: Kysely<Database>, dialect: Dialect, queue: JobQueue, input: AcceptedNotification): Promise<{ used: number; recipientCount: number }> {
+export async function storeAcceptedNotification(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  queue: JobQueue,
+  input: AcceptedNotification,
+): Promise<{ used: number; recipientCount: number }> {
   const { quota } = input;
   const [dispatch, ...more] = input.dispatches;
   if (dialect === 'postgres' && dispatch && more.length === 0 && quota.limit >= 1 && input.audience === null) {
     const job = queue.newJobRow(dispatch);
-    const values: Record<string, unknown> = { quotaAccountId: quota.accountId, quotaPeriod: quota.period, quotaMaxUsedBefore: quota.limit - 1 };
+    const values: Record<string, unknown> = {
+      quotaAccountId: quota.accountId,
+      quotaPeriod: quota.period,
+      quotaMaxUsedBefore: quota.limit - 1,
+    };
     for (const [column, value] of Object.entries(input.notification)) values[column] = value;
     for (const [column, value] of Object.entries(job)) values[`job_${column}`] = value;
     const [row] = await acceptInOneStatement(db, values);
-    if (row?.used === null || row?.used === undefined) throw input.quotaRefused(await usedInPeriod(db, quota.accountId, quota.period));
+    if (row?.used === null || row?.used === undefined)
+      throw input.quotaRefused(await usedInPeriod(db, quota.accountId, quota.period));
     queue.wakeLocalWorkers();
     return { used: Number(row.used), recipientCount: Number(row.recipient_count) };
   }
@@ -62,7 +72,11 @@ export async function storeAcceptedNotification(db: Kysely<Database>, dialect: D
   return storeInStatements(db, queue, input);
 }
 
-async function storeInStatements(trx: Kysely<Database>, queue: JobQueue, input: AcceptedNotification): Promise<{ used: number; recipientCount: number }> {
+async function storeInStatements(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  input: AcceptedNotification,
+): Promise<{ used: number; recipientCount: number }> {
   const charged = await takeQuota(trx, input.quota);
   if (!charged.taken) throw input.quotaRefused(charged.used);
   const recipientCount = await insertNotification(
@@ -81,7 +95,9 @@ async function storeInStatements(trx: Kysely<Database>, queue: JobQueue, input: 
  */
 const acceptInOneStatement = preparedQuery(
   (db, param, values: Record<string, unknown>) => {
-    const notificationColumns = Object.keys(values).filter((key) => !key.startsWith('job_') && !key.startsWith('quota'));
+    const notificationColumns = Object.keys(values).filter(
+      (key) => !key.startsWith('job_') && !key.startsWith('quota'),
+    );
     const jobColumns = Object.keys(values).filter((key) => key.startsWith('job_'));
     return db
       .with('charged', (cte) =>
@@ -125,7 +141,10 @@ const acceptInOneStatement = preparedQuery(
       .selectNoFrom((eb) => [
         eb.selectFrom('charged').select('used').as('used'),
         eb.selectFrom('stored').select('recipient_count').as('recipient_count'),
-        eb.selectFrom('stored').select(sql<string>`pg_notify(${JOBS_CHANNEL}, '')`.as('notified')).as('notified'),
+        eb
+          .selectFrom('stored')
+          .select(sql<string>`pg_notify(${JOBS_CHANNEL}, '')`.as('notified'))
+          .as('notified'),
       ]);
   },
   (values) => Object.keys(values).join(),

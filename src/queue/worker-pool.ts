@@ -216,12 +216,19 @@ export class WorkerPool {
       let claimFoundNothing = false;
       if (free > 0) {
         try {
-          claimed = await this.options.queue.claim({ owner: this.owner, kinds, limit: free, leaseMs: this.options.leaseMs, skipLanes: [...skipLanes] });
+          claimed = await this.options.queue.claim({
+            owner: this.owner,
+            kinds,
+            limit: free,
+            leaseMs: this.options.leaseMs,
+            skipLanes: [...skipLanes],
+          });
           this.outage.succeeded();
           claimFoundNothing = claimed.length === 0;
           this.backlogged = claimed.length === free;
         } catch (error) {
-          if (!this.outage.failed(error)) this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
+          if (!this.outage.failed(error))
+            this.options.logger.error({ err: error }, 'claiming jobs failed; retrying at the next poll');
         }
       } else {
         this.backlogged = true;
@@ -241,13 +248,22 @@ export class WorkerPool {
 
   private execute(job: JobRow): void {
     const handler = this.options.handlers[job.kind]!;
-    const leased: LeasedJobRunner = { leaseMs: this.options.leaseMs, run: (jobs) => jobs.forEach((leasedJob) => this.execute(leasedJob)) };
+    const leased: LeasedJobRunner = {
+      leaseMs: this.options.leaseMs,
+      run: (jobs) => jobs.forEach((leasedJob) => this.execute(leasedJob)),
+    };
     const entry: RunningJob = { job, done: Promise.resolve(), progressedAt: performance.now() };
-    const context: JobContext = { owner: this.owner, signal: this.abort.signal, leased, progressed: () => void (entry.progressedAt = performance.now()) };
+    const context: JobContext = {
+      owner: this.owner,
+      signal: this.abort.signal,
+      leased,
+      progressed: () => void (entry.progressedAt = performance.now()),
+    };
     entry.done = (async () => {
       try {
         const result = await handler(job, context);
-        if (result !== COMPLETED_BY_HANDLER) await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
+        if (result !== COMPLETED_BY_HANDLER)
+          await this.options.queue.complete(this.options.queue.store.db, job, this.owner);
         this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: 'completed' });
       } catch (error) {
         await this.handleFailure(job, error);
@@ -277,11 +293,21 @@ export class WorkerPool {
       );
       if (state === null) this.options.metrics?.leasesLost.inc();
       else this.options.metrics?.jobsFinished.inc({ kind: job.kind, result: state === 'failed' ? 'failed' : 'retry' });
-      const log = { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.max_attempts, state, err: error };
+      const log = {
+        jobId: job.id,
+        kind: job.kind,
+        attempt: job.attempt,
+        maxAttempts: job.max_attempts,
+        state,
+        err: error,
+      };
       if (state === 'failed') logger.error(log, 'job failed for good');
       else logger.warn(log, 'job failed; will retry');
     } catch (failure) {
-      logger.error({ err: failure, jobId: job.id }, 'could not record a job failure; the lease will expire and the rescuer will retry it');
+      logger.error(
+        { err: failure, jobId: job.id },
+        'could not record a job failure; the lease will expire and the rescuer will retry it',
+      );
     }
   }
 

@@ -15,7 +15,10 @@ const SLUG_ATTEMPTS = 5;
  * random suffix ("acme-gmbh-k3x9qa"). The insert skips a taken slug (ON CONFLICT DO NOTHING) instead of failing, so
  * it can run inside the caller's transaction on PostgreSQL too, where a failed statement would abort the transaction.
  */
-export async function createAccount(db: Kysely<Database>, input: { name: string; plan: Plan; now: number }): Promise<Account> {
+export async function createAccount(
+  db: Kysely<Database>,
+  input: { name: string; plan: Plan; now: number },
+): Promise<Account> {
   const base = accountSlugFromName(input.name);
   for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
     const account: Account = {
@@ -51,9 +54,19 @@ export async function findAccount(db: Kysely<Database>, id: string): Promise<Acc
 }
 
 /** Changes the plan; `limit` overrides the plan's quota (null returns to the plan's own). */
-export async function setAccountPlan(db: Kysely<Database>, id: string, plan: Plan, limit: number | null): Promise<Account | undefined> {
+export async function setAccountPlan(
+  db: Kysely<Database>,
+  id: string,
+  plan: Plan,
+  limit: number | null,
+): Promise<Account | undefined> {
   if (!isId('account', id)) return undefined;
-  return db.updateTable('accounts').set({ plan, monthly_limit: limit }).where('id', '=', id).returningAll().executeTakeFirst();
+  return db
+    .updateTable('accounts')
+    .set({ plan, monthly_limit: limit })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**

@@ -14,7 +14,14 @@ export interface CreatedApiKey {
 
 export async function createApiKey(
   db: Kysely<Database>,
-  input: { accountId: string; name: string; kind: ApiKeyKind; channels: string[] | null; now: number; expiresAt?: number | null },
+  input: {
+    accountId: string;
+    name: string;
+    kind: ApiKeyKind;
+    channels: string[] | null;
+    now: number;
+    expiresAt?: number | null;
+  },
 ): Promise<CreatedApiKey> {
   const generated = generateApiKey(input.kind);
   const row: ApiKeyRow = {
@@ -73,7 +80,12 @@ export async function touchApiKey(db: Kysely<Database>, row: ApiKeyRow, now: num
 }
 
 export async function revokeApiKey(db: Kysely<Database>, id: string, now: number): Promise<ApiKeyRow | undefined> {
-  await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
   return findApiKey(db, id);
 }
 
@@ -90,7 +102,11 @@ export const MAX_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
  * commit and then re-checks the condition (READ COMMITTED re-evaluates it on the new row version) and updates
  * nothing; on SQLite BEGIN IMMEDIATE serializes the transactions. The loser rolls its new key back.
  */
-export async function rotateApiKey(db: Kysely<Database>, id: string, input: { graceMs: number; now: number }): Promise<CreatedApiKey | undefined> {
+export async function rotateApiKey(
+  db: Kysely<Database>,
+  id: string,
+  input: { graceMs: number; now: number },
+): Promise<CreatedApiKey | undefined> {
   try {
     return await db.transaction().execute(async (trx) => {
       const old = await findApiKey(trx, id);
@@ -105,7 +121,10 @@ export async function rotateApiKey(db: Kysely<Database>, id: string, input: { gr
       const expiresAt = input.now + input.graceMs;
       const claimed = await trx
         .updateTable('api_keys')
-        .set({ expires_at: old.expires_at === null ? expiresAt : Math.min(old.expires_at, expiresAt), replaced_by: created.row.id })
+        .set({
+          expires_at: old.expires_at === null ? expiresAt : Math.min(old.expires_at, expiresAt),
+          replaced_by: created.row.id,
+        })
         .where('id', '=', id)
         .where('replaced_by', 'is', null)
         .where('revoked_at', 'is', null)
@@ -124,7 +143,10 @@ export async function rotateApiKey(db: Kysely<Database>, id: string, input: { gr
 class LostRotation extends Error {}
 
 /** One page of an account's keys, newest first (the dashboard's list), before the `before` id when given. */
-export async function listApiKeysPage(db: Kysely<Database>, input: { accountId: string; before: string | null; limit: number }): Promise<ApiKeyRow[]> {
+export async function listApiKeysPage(
+  db: Kysely<Database>,
+  input: { accountId: string; before: string | null; limit: number },
+): Promise<ApiKeyRow[]> {
   let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', input.accountId);
   if (input.before) query = query.where('id', '<', input.before);
   return query.orderBy('id', 'desc').limit(input.limit).execute();

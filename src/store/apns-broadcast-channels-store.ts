@@ -17,7 +17,13 @@ export type ApnsBroadcastChannelRow = ApnsBroadcastChannelsTable;
  */
 export async function attachBroadcastChannel(
   trx: Kysely<Database>,
-  input: { liveActivityId: string; channelId: string; environment: 'production' | 'sandbox'; topic: string; now: number },
+  input: {
+    liveActivityId: string;
+    channelId: string;
+    environment: 'production' | 'sandbox';
+    topic: string;
+    now: number;
+  },
 ): Promise<string> {
   const updated = await trx
     .updateTable('live_activities')
@@ -28,27 +34,56 @@ export async function attachBroadcastChannel(
   const attached = Number(updated.numUpdatedRows) > 0;
   await trx
     .insertInto('apns_broadcast_channels')
-    .values({ channel_id: input.channelId, live_activity_id: attached ? input.liveActivityId : null, environment: input.environment, topic: input.topic, created_at: input.now, deleted_at: null })
-    .onConflict((conflict) => conflict.column('channel_id').doUpdateSet({ live_activity_id: attached ? input.liveActivityId : null }))
+    .values({
+      channel_id: input.channelId,
+      live_activity_id: attached ? input.liveActivityId : null,
+      environment: input.environment,
+      topic: input.topic,
+      created_at: input.now,
+      deleted_at: null,
+    })
+    .onConflict((conflict) =>
+      conflict.column('channel_id').doUpdateSet({ live_activity_id: attached ? input.liveActivityId : null }),
+    )
     .execute();
   if (attached) return input.channelId;
-  const activity = await trx.selectFrom('live_activities').select('apns_channel_id').where('id', '=', input.liveActivityId).executeTakeFirstOrThrow();
+  const activity = await trx
+    .selectFrom('live_activities')
+    .select('apns_channel_id')
+    .where('id', '=', input.liveActivityId)
+    .executeTakeFirstOrThrow();
   return activity.apns_channel_id!;
 }
 
 /** Records an id APNs listed that Clarion has no row for (a create whose answer a crash lost), first seen `now`. */
-export async function recordUnknownBroadcastChannels(db: Kysely<Database>, input: { channelIds: string[]; environment: 'production' | 'sandbox'; topic: string; now: number }): Promise<void> {
+export async function recordUnknownBroadcastChannels(
+  db: Kysely<Database>,
+  input: { channelIds: string[]; environment: 'production' | 'sandbox'; topic: string; now: number },
+): Promise<void> {
   if (input.channelIds.length === 0) return;
   await db
     .insertInto('apns_broadcast_channels')
-    .values(input.channelIds.map((channelId) => ({ channel_id: channelId, live_activity_id: null, environment: input.environment, topic: input.topic, created_at: input.now, deleted_at: null })))
+    .values(
+      input.channelIds.map((channelId) => ({
+        channel_id: channelId,
+        live_activity_id: null,
+        environment: input.environment,
+        topic: input.topic,
+        created_at: input.now,
+        deleted_at: null,
+      })),
+    )
     .onConflict((conflict) => conflict.column('channel_id').doNothing())
     .execute();
 }
 
 export async function knownBroadcastChannelIds(db: Kysely<Database>, channelIds: string[]): Promise<Set<string>> {
   if (channelIds.length === 0) return new Set();
-  const rows = await db.selectFrom('apns_broadcast_channels').select('channel_id').where('channel_id', 'in', channelIds).execute();
+  const rows = await db
+    .selectFrom('apns_broadcast_channels')
+    .select('channel_id')
+    .where('channel_id', 'in', channelIds)
+    .execute();
   return new Set(rows.map((row) => row.channel_id));
 }
 
@@ -69,7 +104,10 @@ export async function findSweepableBroadcastChannels(
     .where('apns_broadcast_channels.topic', '=', input.topic)
     .where((eb) =>
       eb.or([
-        eb.and([eb('apns_broadcast_channels.live_activity_id', 'is', null), eb('apns_broadcast_channels.created_at', '<=', input.now - input.orphanGraceMs)]),
+        eb.and([
+          eb('apns_broadcast_channels.live_activity_id', 'is', null),
+          eb('apns_broadcast_channels.created_at', '<=', input.now - input.orphanGraceMs),
+        ]),
         eb('live_activities.status', '=', 'ended'),
         eb('live_activities.created_at', '<=', input.now - LIVE_ACTIVITY_MAX_MS),
       ]),
@@ -79,12 +117,23 @@ export async function findSweepableBroadcastChannels(
     .execute();
 }
 
-export async function markBroadcastChannelDeleted(db: Kysely<Database>, input: { channelId: string; now: number }): Promise<void> {
-  await db.updateTable('apns_broadcast_channels').set({ deleted_at: input.now }).where('channel_id', '=', input.channelId).where('deleted_at', 'is', null).execute();
+export async function markBroadcastChannelDeleted(
+  db: Kysely<Database>,
+  input: { channelId: string; now: number },
+): Promise<void> {
+  await db
+    .updateTable('apns_broadcast_channels')
+    .set({ deleted_at: input.now })
+    .where('channel_id', '=', input.channelId)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 /** Channels recorded and not yet deleted, for the limit check before creating one more. */
-export async function countLiveBroadcastChannels(db: Kysely<Database>, input: { environment: 'production' | 'sandbox'; topic: string }): Promise<number> {
+export async function countLiveBroadcastChannels(
+  db: Kysely<Database>,
+  input: { environment: 'production' | 'sandbox'; topic: string },
+): Promise<number> {
   const row = await db
     .selectFrom('apns_broadcast_channels')
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -112,8 +161,16 @@ export async function appIdOfBroadcastChannel(db: Kysely<Database>, channelId: s
 
 /** The apps with iOS credentials whose bundle id has channels recorded (deleted or not): what the sweeper visits. */
 export async function appIdsWithBroadcastChannels(db: Kysely<Database>): Promise<string[]> {
-  const topics = (await db.selectFrom('apns_broadcast_channels').select('topic').distinct().execute()).map((row) => row.topic);
+  const topics = (await db.selectFrom('apns_broadcast_channels').select('topic').distinct().execute()).map(
+    (row) => row.topic,
+  );
   if (topics.length === 0) return [];
-  const rows = await db.selectFrom('apps').select('id').where('apns_sealed_key', 'is not', null).where('apns_topic', 'in', topics).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('apps')
+    .select('id')
+    .where('apns_sealed_key', 'is not', null)
+    .where('apns_topic', 'in', topics)
+    .orderBy('id')
+    .execute();
   return rows.map((row) => row.id);
 }

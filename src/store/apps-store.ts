@@ -51,7 +51,10 @@ export function findAppById(db: Kysely<Database>, id: string): Promise<App | und
 }
 
 /** Apps of an account in id (creation) order. */
-export async function listApps(db: Kysely<Database>, input: { accountId: string; after: string | null; limit: number }): Promise<App[]> {
+export async function listApps(
+  db: Kysely<Database>,
+  input: { accountId: string; after: string | null; limit: number },
+): Promise<App[]> {
   let query = db.selectFrom('apps').selectAll().where('account_id', '=', input.accountId);
   if (input.after) query = query.where('id', '>', input.after);
   return query.orderBy('id').limit(input.limit).execute();
@@ -61,14 +64,35 @@ export async function listApps(db: Kysely<Database>, input: { accountId: string;
  * The app a new channel is bound to: the one asked for, when it is the account's (else `not_found`: another account's
  * app names nothing); without one asked for, the account's first app, and without apps null, the built-in default app.
  */
-export async function appForNewChannel(db: Kysely<Database>, accountId: string, requested: string | undefined): Promise<{ appId: string | null } | 'not_found'> {
+export async function appForNewChannel(
+  db: Kysely<Database>,
+  accountId: string,
+  requested: string | undefined,
+): Promise<{ appId: string | null } | 'not_found'> {
   if (requested !== undefined) return (await findApp(db, accountId, requested)) ? { appId: requested } : 'not_found';
-  const row = await db.selectFrom('apps').select('id').where('account_id', '=', accountId).orderBy('id').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('apps')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
   return { appId: row?.id ?? null };
 }
 
-export async function updateApp(db: Kysely<Database>, accountId: string, id: string, set: AppCredentialColumns): Promise<App | undefined> {
-  return db.updateTable('apps').set(set).where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst();
+export async function updateApp(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+  set: AppCredentialColumns,
+): Promise<App | undefined> {
+  return db
+    .updateTable('apps')
+    .set(set)
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The app whose credentials deliver a channel (docs/apps.md); null: the built-in one. */
@@ -84,12 +108,22 @@ const appIdOfChannelQuery = preparedQuery((db, param, _values: { channelId: stri
 
 /** Codes of the channels bound to the app: an app in use is not deleted. */
 export async function channelsOfApp(db: Kysely<Database>, appId: string): Promise<string[]> {
-  const rows = await db.selectFrom('channels').select('code').where('app_id', '=', appId).orderBy('code').limit(20).execute();
+  const rows = await db
+    .selectFrom('channels')
+    .select('code')
+    .where('app_id', '=', appId)
+    .orderBy('code')
+    .limit(20)
+    .execute();
   return rows.map((row) => row.code);
 }
 
 export async function deleteApp(db: Kysely<Database>, accountId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('apps').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('apps')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -97,10 +131,18 @@ export async function deleteApp(db: Kysely<Database>, accountId: string, id: str
  * Marks the app's credentials failing (a provider refused them). Returns true only for the change from 'ok', so the
  * `app.credentials_failed` event is recorded once per failure, not once per batch.
  */
-export async function markAppCredentialsFailing(trx: Kysely<Database>, input: { appId: string; error: string; now: number }): Promise<boolean> {
+export async function markAppCredentialsFailing(
+  trx: Kysely<Database>,
+  input: { appId: string; error: string; now: number },
+): Promise<boolean> {
   const result = await trx
     .updateTable('apps')
-    .set({ credentials_status: 'failing', credentials_error: input.error, credentials_failed_at: input.now, updated_at: input.now })
+    .set({
+      credentials_status: 'failing',
+      credentials_error: input.error,
+      credentials_failed_at: input.now,
+      updated_at: input.now,
+    })
     .where('id', '=', input.appId)
     .where('credentials_status', '=', 'ok')
     .executeTakeFirst();

@@ -20,7 +20,14 @@ export class ChannelCodeTakenError extends Error {
 
 export async function createChannel(
   db: Kysely<Database>,
-  input: { accountId: string; code: string; name: string; description: string | null; appId?: string | null; now: number },
+  input: {
+    accountId: string;
+    code: string;
+    name: string;
+    description: string | null;
+    appId?: string | null;
+    now: number;
+  },
 ): Promise<Channel> {
   const channel: Channel = {
     id: newId('channel', input.now),
@@ -42,8 +49,17 @@ export async function createChannel(
   return channel;
 }
 
-export async function findChannelByCode(db: Kysely<Database>, accountId: string, code: string): Promise<Channel | undefined> {
-  return db.selectFrom('channels').selectAll().where('account_id', '=', accountId).where('code', '=', code).executeTakeFirst();
+export async function findChannelByCode(
+  db: Kysely<Database>,
+  accountId: string,
+  code: string,
+): Promise<Channel | undefined> {
+  return db
+    .selectFrom('channels')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('code', '=', code)
+    .executeTakeFirst();
 }
 
 /** Channels of an account in id order, optionally only those whose code is in `codes` (a key's scope). */
@@ -59,8 +75,13 @@ export async function listChannels(
 }
 
 /** Active subscribers per platform for each channel; channels without any get zeros. */
-export async function countActiveSubscribers(db: Kysely<Database>, channelIds: string[]): Promise<Map<string, SubscriberCounts>> {
-  const counts = new Map<string, SubscriberCounts>(channelIds.map((id) => [id, { ios: 0, android: 0, web: 0, total: 0 }]));
+export async function countActiveSubscribers(
+  db: Kysely<Database>,
+  channelIds: string[],
+): Promise<Map<string, SubscriberCounts>> {
+  const counts = new Map<string, SubscriberCounts>(
+    channelIds.map((id) => [id, { ios: 0, android: 0, web: 0, total: 0 }]),
+  );
   if (channelIds.length === 0) return counts;
   const rows = await db
     .selectFrom('subscribers')
@@ -85,7 +106,11 @@ export async function findChannelById(db: Kysely<Database>, id: string): Promise
 }
 
 /** Changes a channel's name and description (each only when given; description null clears it). */
-export async function updateChannel(db: Kysely<Database>, id: string, input: { name?: string; description?: string | null; appId?: string }): Promise<void> {
+export async function updateChannel(
+  db: Kysely<Database>,
+  id: string,
+  input: { name?: string; description?: string | null; appId?: string },
+): Promise<void> {
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),

@@ -9,7 +9,10 @@ const DAY_MS = 86_400_000;
  * (created_at is integer milliseconds on both dialects, so the same division works on SQLite and PostgreSQL),
  * which uses the notifications_account index and returns at most 31 rows however many were sent.
  */
-export async function dailySends(db: Kysely<Database>, input: { accountId: string; from: number; to: number }): Promise<Array<{ dayStart: number; count: number }>> {
+export async function dailySends(
+  db: Kysely<Database>,
+  input: { accountId: string; from: number; to: number },
+): Promise<Array<{ dayStart: number; count: number }>> {
   const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
   const rows = await db
     .selectFrom('notifications')

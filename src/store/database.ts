@@ -60,11 +60,15 @@ export interface StoreOptions {
 export const SQLITE_FILE_NAME = 'clarion.db';
 
 export function openStore(options: StoreOptions): Store {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onConnectionLost) : openSqlite(options);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onConnectionLost)
+    : openSqlite(options);
 }
 
 function openPostgres(url: string, size: number, onConnectionLost: StoreOptions['onConnectionLost']): Store {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool({ url, size, onConnectionLost }) }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: createPostgresPool({ url, size, onConnectionLost }) }),
+  });
   return { db, dialect: 'postgres', forgetDeleted: async () => true, close: () => db.destroy() };
 }
 
@@ -91,10 +95,15 @@ function openSqlite(options: StoreOptions): Store {
   // outlive DELETE /users/{externalId}. Per connection, so every process and thread that opens the file sets it.
   // Measured on the accept path: docs/performance.md, "Accept path".
   database.pragma('secure_delete = ON');
-  const checkpointer = options.checkpointIntervalMs && file !== ':memory:' ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError) : null;
+  const checkpointer =
+    options.checkpointIntervalMs && file !== ':memory:'
+      ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError)
+      : null;
   if (checkpointer) database.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
   const turns = options.sqliteWriteTurns ? new SqliteWriteTurns(options.sqliteWriteTurns) : null;
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, turns) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, turns),
+  });
   return {
     db,
     dialect: 'sqlite',

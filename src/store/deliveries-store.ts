@@ -23,16 +23,39 @@ export interface DispatchTarget {
  */
 export async function pageDispatchTargets(
   db: Kysely<Database>,
-  input: { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; audience?: Audience | null; after: string | null; limit: number },
+  input: {
+    channelId: string;
+    createdAtOrBefore: number;
+    timezone?: string | null | undefined;
+    audience?: Audience | null;
+    after: string | null;
+    limit: number;
+  },
 ): Promise<DispatchTarget[]> {
-  const values: PageValues = { channelId: input.channelId, createdAtOrBefore: input.createdAtOrBefore, timezone: input.timezone, after: input.after, limit: input.limit };
+  const values: PageValues = {
+    channelId: input.channelId,
+    createdAtOrBefore: input.createdAtOrBefore,
+    timezone: input.timezone,
+    after: input.after,
+    limit: input.limit,
+  };
   const audience = input.audience ?? null;
   // An audience's lists and tags change the statement's text with every send: built anew each time.
-  if (audience !== null) return withAudience(pageQuery(db, (name) => values[name as keyof PageValues] as never, values), audience).execute();
+  if (audience !== null)
+    return withAudience(
+      pageQuery(db, (name) => values[name as keyof PageValues] as never, values),
+      audience,
+    ).execute();
   return channelPageQuery(db, values);
 }
 
-type PageValues = { channelId: string; createdAtOrBefore: number; timezone?: string | null | undefined; after: string | null; limit: number };
+type PageValues = {
+  channelId: string;
+  createdAtOrBefore: number;
+  timezone?: string | null | undefined;
+  after: string | null;
+  limit: number;
+};
 
 function pageQuery(db: Kysely<Database>, param: Param, values: PageValues) {
   let query = db
@@ -48,7 +71,11 @@ function pageQuery(db: Kysely<Database>, param: Param, values: PageValues) {
 }
 
 /** A page of the whole channel (or of one time zone): every dispatch's first read, compiled once per shape. */
-const channelPageQuery = preparedQuery(pageQuery, (values) => `${values.timezone === undefined ? 'any zone' : values.timezone === null ? 'no zone' : 'zone'}:${values.after ? 'after' : 'first'}`);
+const channelPageQuery = preparedQuery(
+  pageQuery,
+  (values) =>
+    `${values.timezone === undefined ? 'any zone' : values.timezone === null ? 'no zone' : 'zone'}:${values.after ? 'after' : 'first'}`,
+);
 
 /**
  * Adds to a notification's per-platform counters: one upsert per platform, compiled once (src/store/prepared-query.ts)
@@ -69,17 +96,28 @@ async function bumpPlatformStats(
   await bumpPlatformStatsStatement(trx, { notificationId, platform, targeted, delivered, failed });
 }
 
-const bumpPlatformStatsStatement = preparedQuery((db, param, _values: { notificationId: string; platform: Platform; targeted: number; delivered: number; failed: number }) =>
-  db
-    .insertInto('notification_platform_stats')
-    .values({ notification_id: param('notificationId'), platform: param('platform'), targeted: param('targeted'), delivered: param('delivered'), failed: param('failed') })
-    .onConflict((conflict) =>
-      conflict.columns(['notification_id', 'platform']).doUpdateSet((eb) => ({
-        targeted: eb('notification_platform_stats.targeted', '+', param<number>('targeted')),
-        delivered: eb('notification_platform_stats.delivered', '+', param<number>('delivered')),
-        failed: eb('notification_platform_stats.failed', '+', param<number>('failed')),
-      })),
-    ),
+const bumpPlatformStatsStatement = preparedQuery(
+  (
+    db,
+    param,
+    _values: { notificationId: string; platform: Platform; targeted: number; delivered: number; failed: number },
+  ) =>
+    db
+      .insertInto('notification_platform_stats')
+      .values({
+        notification_id: param('notificationId'),
+        platform: param('platform'),
+        targeted: param('targeted'),
+        delivered: param('delivered'),
+        failed: param('failed'),
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['notification_id', 'platform']).doUpdateSet((eb) => ({
+          targeted: eb('notification_platform_stats.targeted', '+', param<number>('targeted')),
+          delivered: eb('notification_platform_stats.delivered', '+', param<number>('delivered')),
+          failed: eb('notification_platform_stats.failed', '+', param<number>('failed')),
+        })),
+      ),
 );
 
 /**
@@ -88,7 +126,9 @@ const bumpPlatformStatsStatement = preparedQuery((db, param, _values: { notifica
  * of the row rather than a statement of its own before them (one statement and, on SQLite, one commit fewer per
  * notification: docs/performance.md, "Latency to first push"); the send jobs that need `sending` commit in the same transaction.
  */
-const SENDING_ONCE_DISPATCHED = sql<NotificationRow['status']>`CASE WHEN status IN ('queued', 'scheduled') THEN 'sending' ELSE status END`;
+const SENDING_ONCE_DISPATCHED = sql<
+  NotificationRow['status']
+>`CASE WHEN status IN ('queued', 'scheduled') THEN 'sending' ELSE status END`;
 
 /**
  * Records one dispatched page's per-platform targeted counts and marks the notification sending, the notification
@@ -118,13 +158,20 @@ export async function recordDispatchedPage(
 }
 
 const markSendingStatement = preparedQuery((db, param, _values: { notificationId: string; now: number }) =>
-  db.updateTable('notifications').set({ status: SENDING_ONCE_DISPATCHED, updated_at: param('now') }).where('id', '=', param<string>('notificationId')),
+  db
+    .updateTable('notifications')
+    .set({ status: SENDING_ONCE_DISPATCHED, updated_at: param('now') })
+    .where('id', '=', param<string>('notificationId')),
 );
 
 const finishDispatchStatement = preparedQuery((db, param, _values: { notificationId: string; now: number }) =>
   db
     .updateTable('notifications')
-    .set((eb) => ({ status: SENDING_ONCE_DISPATCHED, dispatches_pending: eb('dispatches_pending', '-', 1), updated_at: param('now') }))
+    .set((eb) => ({
+      status: SENDING_ONCE_DISPATCHED,
+      dispatches_pending: eb('dispatches_pending', '-', 1),
+      updated_at: param('now'),
+    }))
     .where('id', '=', param<string>('notificationId'))
     .where('dispatches_pending', '>', 0)
     .returning('dispatches_pending'),
@@ -178,18 +225,34 @@ export interface FailedDelivery {
  */
 export async function recordBatchOutcomes(
   trx: Kysely<Database>,
-  input: { notificationId: string; delivered: Map<Platform, number>; failures: FailedDelivery[]; skipped?: number; now: number },
+  input: {
+    notificationId: string;
+    delivered: Map<Platform, number>;
+    failures: FailedDelivery[];
+    skipped?: number;
+    now: number;
+  },
 ): Promise<void> {
   const failedByPlatform = new Map<Platform, number>();
-  for (const failure of input.failures) failedByPlatform.set(failure.platform, (failedByPlatform.get(failure.platform) ?? 0) + 1);
+  for (const failure of input.failures)
+    failedByPlatform.set(failure.platform, (failedByPlatform.get(failure.platform) ?? 0) + 1);
   const delivered = [...input.delivered.values()].reduce((sum, count) => sum + count, 0);
   const failed = input.failures.length;
   const skipped = input.skipped ?? 0;
   if (delivered + failed + skipped === 0) return;
-  await countOutcomesStatement(trx, { notificationId: input.notificationId, delivered, failed, skipped, now: input.now });
+  await countOutcomesStatement(trx, {
+    notificationId: input.notificationId,
+    delivered,
+    failed,
+    skipped,
+    now: input.now,
+  });
   const platforms = [...new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()])].sort();
   for (const platform of platforms) {
-    await bumpPlatformStats(trx, input.notificationId, platform, { delivered: input.delivered.get(platform) ?? 0, failed: failedByPlatform.get(platform) ?? 0 });
+    await bumpPlatformStats(trx, input.notificationId, platform, {
+      delivered: input.delivered.get(platform) ?? 0,
+      failed: failedByPlatform.get(platform) ?? 0,
+    });
   }
   // Chunks keep each INSERT under SQLite's 32,766 bound parameters (5 per row).
   for (let start = 0; start < input.failures.length; start += 1000) {
@@ -209,16 +272,17 @@ export async function recordBatchOutcomes(
   }
 }
 
-const countOutcomesStatement = preparedQuery((db, param, _values: { notificationId: string; delivered: number; failed: number; skipped: number; now: number }) =>
-  db
-    .updateTable('notifications')
-    .set((eb) => ({
-      delivered_count: eb('delivered_count', '+', param<number>('delivered')),
-      failed_count: eb('failed_count', '+', param<number>('failed')),
-      skipped_count: eb('skipped_count', '+', param<number>('skipped')),
-      updated_at: param('now'),
-    }))
-    .where('id', '=', param<string>('notificationId')),
+const countOutcomesStatement = preparedQuery(
+  (db, param, _values: { notificationId: string; delivered: number; failed: number; skipped: number; now: number }) =>
+    db
+      .updateTable('notifications')
+      .set((eb) => ({
+        delivered_count: eb('delivered_count', '+', param<number>('delivered')),
+        failed_count: eb('failed_count', '+', param<number>('failed')),
+        skipped_count: eb('skipped_count', '+', param<number>('skipped')),
+        updated_at: param('now'),
+      }))
+      .where('id', '=', param<string>('notificationId')),
 );
 
 /**
@@ -227,7 +291,11 @@ const countOutcomesStatement = preparedQuery((db, param, _values: { notification
  * `sent` when anything was delivered or nothing failed; `failed` when every push that went out failed, with the
  * reason most of them failed with as the notification's `failure_reason` (unless one was set already, e.g. `expired`).
  */
-export async function finishIfComplete(trx: Kysely<Database>, notificationId: string, now: number): Promise<NotificationRow | undefined> {
+export async function finishIfComplete(
+  trx: Kysely<Database>,
+  notificationId: string,
+  now: number,
+): Promise<NotificationRow | undefined> {
   const [finished] = await finishIfCompleteStatement(trx, { notificationId, now });
   return finished as NotificationRow | undefined;
 }
@@ -246,15 +314,31 @@ const finishIfCompleteStatement = preparedQuery((db, param, _values: { notificat
         .orderBy('delivery_failures.reason')
         .limit(1);
       return {
-        status: eb.case().when(allFailed).then(sql<'failed'>`'failed'`).else(sql<'sent'>`'sent'`).end(),
-        failure_reason: eb.case().when(allFailed).then(eb.fn.coalesce('failure_reason', commonestReason)).else(eb.ref('failure_reason')).end(),
+        status: eb
+          .case()
+          .when(allFailed)
+          .then(sql<'failed'>`'failed'`)
+          .else(sql<'sent'>`'sent'`)
+          .end(),
+        failure_reason: eb
+          .case()
+          .when(allFailed)
+          .then(eb.fn.coalesce('failure_reason', commonestReason))
+          .else(eb.ref('failure_reason'))
+          .end(),
         updated_at: param('now'),
       };
     })
     .where('id', '=', param<string>('notificationId'))
     .where('status', '=', 'sending')
     .where('targeted_count', 'is not', null)
-    .where((eb) => eb(eb(eb('delivered_count', '+', eb.ref('failed_count')), '+', eb.ref('skipped_count')), '>=', eb.ref('recipient_count')))
+    .where((eb) =>
+      eb(
+        eb(eb('delivered_count', '+', eb.ref('failed_count')), '+', eb.ref('skipped_count')),
+        '>=',
+        eb.ref('recipient_count'),
+      ),
+    )
     .returningAll(),
 );
 

@@ -11,7 +11,11 @@ export type UnrelayedEvent = Pick<Selectable<EventsTable>, 'id' | 'account_id' |
  *   waiting on each other; a claimed event stays locked until the transaction that marks it relayed commits.
  * - SQLite: the transaction already holds the single write lock (BEGIN IMMEDIATE), so a plain SELECT is exclusive.
  */
-export async function claimUnrelayedEvents(db: Kysely<Database>, dialect: Dialect, limit: number): Promise<UnrelayedEvent[]> {
+export async function claimUnrelayedEvents(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  limit: number,
+): Promise<UnrelayedEvent[]> {
   const query = db
     .selectFrom('events')
     .select(['id', 'account_id', 'type', 'data', 'created_at'])

@@ -26,7 +26,10 @@ export async function findRowById<T extends TableWithId>(
 ): Promise<Selectable<Database[T]> | undefined> {
   if (!isId(idKindOfTable[table], id)) return undefined;
   // Kysely cannot narrow a query over a generic table name; every table above has `id` and `account_id` columns.
-  let query = db.selectFrom(table as TableWithId).selectAll().where('id', '=', id);
+  let query = db
+    .selectFrom(table as TableWithId)
+    .selectAll()
+    .where('id', '=', id);
   if (scope) query = query.where('account_id', '=', scope.accountId);
   return (await query.executeTakeFirst()) as Selectable<Database[T]> | undefined;
 }

@@ -46,7 +46,13 @@ export async function claimIdempotencyKey(
       .onConflict((conflict) =>
         conflict
           .columns(['account_id', 'principal_id', 'key'])
-          .doUpdateSet({ operation: claim.operation, request_hash: claim.request_hash, status_code: null, response_body: null, created_at: claim.created_at })
+          .doUpdateSet({
+            operation: claim.operation,
+            request_hash: claim.request_hash,
+            status_code: null,
+            response_body: null,
+            created_at: claim.created_at,
+          })
           .where('idempotency_keys.created_at', '<=', input.now - IDEMPOTENCY_WINDOW_MS),
       )
       .returning('key')
@@ -79,7 +85,10 @@ export async function completeIdempotencyKey(
 }
 
 /** Forgets a claim whose request did not succeed, so the client may retry with the same key. */
-export async function releaseIdempotencyKey(db: Kysely<Database>, input: IdempotencyOwner & { key: string }): Promise<void> {
+export async function releaseIdempotencyKey(
+  db: Kysely<Database>,
+  input: IdempotencyOwner & { key: string },
+): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('account_id', '=', input.accountId)

@@ -7,13 +7,21 @@ export type LiveActivityRow = Selectable<LiveActivitiesTable>;
 export type LiveActivityStatus = LiveActivityRow['status'];
 export const liveActivityStatuses = ['active', 'ended'] as const satisfies readonly LiveActivityStatus[];
 export type LiveActivityDelivery = LiveActivityRow['delivery'];
-export const liveActivityDeliveries = ['auto', 'broadcast', 'tokens'] as const satisfies readonly LiveActivityDelivery[];
+export const liveActivityDeliveries = [
+  'auto',
+  'broadcast',
+  'tokens',
+] as const satisfies readonly LiveActivityDelivery[];
 
 export async function insertLiveActivity(trx: Kysely<Database>, row: LiveActivityRow): Promise<void> {
   await trx.insertInto('live_activities').values(row).execute();
 }
 
-export function findLiveActivity(db: Kysely<Database>, accountId: string, id: string): Promise<LiveActivityRow | undefined> {
+export function findLiveActivity(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<LiveActivityRow | undefined> {
   return findRowById(db, 'live_activities', id, { accountId });
 }
 
@@ -53,7 +61,10 @@ function advancedTimestamp(now: number) {
  * event timestamp and returns the row as it is now, locked for the rest of `trx`, so the fields merged from it cannot
  * be changed underneath. Undefined when it is not (or no longer) active: the caller answers 409.
  */
-export async function claimLiveActivityEvent(trx: Kysely<Database>, input: { accountId: string; id: string; now: number }): Promise<LiveActivityRow | undefined> {
+export async function claimLiveActivityEvent(
+  trx: Kysely<Database>,
+  input: { accountId: string; id: string; now: number },
+): Promise<LiveActivityRow | undefined> {
   return trx
     .updateTable('live_activities')
     .set({ push_timestamp: advancedTimestamp(input.now), updated_at: input.now })
@@ -79,7 +90,10 @@ export async function saveLiveActivityState(
  * expired, not when this ran. Returns the ended row, or undefined when it was already ended (by a call, or by an
  * earlier run of the expiry job), so the expiry is recorded exactly once.
  */
-export async function expireLiveActivity(trx: Kysely<Database>, input: { id: string; now: number }): Promise<LiveActivityRow | undefined> {
+export async function expireLiveActivity(
+  trx: Kysely<Database>,
+  input: { id: string; now: number },
+): Promise<LiveActivityRow | undefined> {
   return trx
     .updateTable('live_activities')
     .set({
@@ -114,7 +128,8 @@ export async function listLiveActivities(db: Kysely<Database>, filter: LiveActiv
   let query = db.selectFrom('live_activities').selectAll().where('account_id', '=', filter.accountId);
   if (filter.channelIds) query = query.where('channel_id', 'in', filter.channelIds);
   if (filter.status === 'active') query = query.where('status', '=', 'active').where('created_at', '>', expiredBefore);
-  if (filter.status === 'ended') query = query.where((eb) => eb.or([eb('status', '=', 'ended'), eb('created_at', '<=', expiredBefore)]));
+  if (filter.status === 'ended')
+    query = query.where((eb) => eb.or([eb('status', '=', 'ended'), eb('created_at', '<=', expiredBefore)]));
   if (filter.before) query = query.where('id', '<', filter.before);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }

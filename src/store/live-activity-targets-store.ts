@@ -46,7 +46,10 @@ export async function pageLiveActivityTargets(
   if (input.platform === 'ios') query = query.where(hasPushToStartTokenFor(input.activity.template));
   if (input.after) query = query.where('id', '>', input.after);
   // A targeted start (externalIds, subscriberIds or tags) reaches, and keeps updating, only its audience.
-  const rows = await withAudience(query, parseAudience(input.activity.audience)).orderBy('id').limit(input.limit).execute();
+  const rows = await withAudience(query, parseAudience(input.activity.audience))
+    .orderBy('id')
+    .limit(input.limit)
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -54,7 +57,10 @@ export async function pageLiveActivityTargets(
  * The iOS devices a start of `template` reaches, counted per reported iOS version (null: none reported), for the
  * broadcast part of the audience (`broadcast_count`). Few distinct versions, so one small grouped query.
  */
-export async function countIosStartTargetsByOsVersion(db: Kysely<Database>, input: { channelId: string; template: string; audience: string | null }): Promise<Array<{ osVersion: string | null; count: number }>> {
+export async function countIosStartTargetsByOsVersion(
+  db: Kysely<Database>,
+  input: { channelId: string; template: string; audience: string | null },
+): Promise<Array<{ osVersion: string | null; count: number }>> {
   const query = db
     .selectFrom('subscribers')
     .select((eb) => ['os_version', eb.fn.countAll<number>().as('count')])

@@ -50,11 +50,15 @@ export interface MigrationOutcome {
  */
 export async function migrateToLatest(store: Store, options: { upTo?: string } = {}): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db: store.db, provider: new SqlMigrationProvider(store.dialect) });
-  const result: MigrationResultSet = options.upTo ? await migrator.migrateTo(options.upTo) : await migrator.migrateToLatest();
+  const result: MigrationResultSet = options.upTo
+    ? await migrator.migrateTo(options.upTo)
+    : await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((entry) => entry.status === 'Error');
     const cause = result.error instanceof Error ? result.error.message : String(result.error);
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`, { cause: result.error });
   }
-  return { applied: (result.results ?? []).filter((entry) => entry.status === 'Success').map((entry) => entry.migrationName) };
+  return {
+    applied: (result.results ?? []).filter((entry) => entry.status === 'Success').map((entry) => entry.migrationName),
+  };
 }

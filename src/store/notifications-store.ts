@@ -6,7 +6,14 @@ import { activeInChannelCountQuery } from './subscribers-store.ts';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NotificationStatus = NotificationRow['status'];
-export const notificationStatuses = ['scheduled', 'queued', 'sending', 'sent', 'canceled', 'failed'] as const satisfies readonly NotificationStatus[];
+export const notificationStatuses = [
+  'scheduled',
+  'queued',
+  'sending',
+  'sent',
+  'canceled',
+  'failed',
+] as const satisfies readonly NotificationStatus[];
 
 /**
  * Stores a new notification with its recipient count taken in the same statement, and returns that count: by
@@ -54,13 +61,18 @@ export async function findNotificationById(db: Kysely<Database>, id: string): Pr
   return row;
 }
 
-const notificationById = preparedQuery((db, param, _values: { id: string }) => db.selectFrom('notifications').selectAll().where('id', '=', param<string>('id')));
+const notificationById = preparedQuery((db, param, _values: { id: string }) =>
+  db.selectFrom('notifications').selectAll().where('id', '=', param<string>('id')),
+);
 
 /**
  * A notification with its channel's app, for the dispatch (the send jobs it starts carry the app, src/delivery/job-kinds.ts):
  * one statement, compiled once and named on PostgreSQL like `findNotificationById`.
  */
-export async function findNotificationWithChannelApp(db: Kysely<Database>, id: string): Promise<(NotificationRow & { channel_app_id: string | null }) | undefined> {
+export async function findNotificationWithChannelApp(
+  db: Kysely<Database>,
+  id: string,
+): Promise<(NotificationRow & { channel_app_id: string | null }) | undefined> {
   const [row] = await notificationWithChannelApp(db, { id });
   return row;
 }
@@ -75,9 +87,18 @@ const notificationWithChannelApp = preparedQuery((db, param, _values: { id: stri
 );
 
 /** A string that is not a notification id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
-export async function findNotification(db: Kysely<Database>, accountId: string, id: string): Promise<NotificationRow | undefined> {
+export async function findNotification(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<NotificationRow | undefined> {
   if (!isId('notification', id)) return undefined;
-  return db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export interface NotificationFilter {

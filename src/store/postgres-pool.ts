@@ -57,10 +57,17 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool {
       lost.add(client);
       options.onConnectionLost?.(error);
     });
-    sendHotStatementsNamed(client, (error) => (lost.has(client) && isDriverError(error) ? new PostgresConnectionError('08006', error) : error));
+    sendHotStatementsNamed(client, (error) =>
+      lost.has(client) && isDriverError(error) ? new PostgresConnectionError('08006', error) : error,
+    );
   });
   return {
-    connect: () => pool.connect().catch((error: unknown) => Promise.reject(isDriverError(error) ? new PostgresConnectionError('08001', error) : error)),
+    connect: () =>
+      pool
+        .connect()
+        .catch((error: unknown) =>
+          Promise.reject(isDriverError(error) ? new PostgresConnectionError('08001', error) : error),
+        ),
     end: () => pool.end(),
   };
 }

@@ -82,7 +82,9 @@ function compile(query: Compilable<unknown>): Compiled {
   const { sql, parameters } = query.compile();
   if (!serverStatementNames.has(sql)) serverStatementNames.set(sql, `clarion_${serverStatementNames.size + 1}`);
   const slots = parameters.map((parameter) =>
-    typeof parameter === 'string' && parameter.startsWith(SENTINEL_PREFIX) ? { name: parameter.slice(SENTINEL_PREFIX.length) } : { constant: parameter },
+    typeof parameter === 'string' && parameter.startsWith(SENTINEL_PREFIX)
+      ? { name: parameter.slice(SENTINEL_PREFIX.length) }
+      : { constant: parameter },
   );
   return { sql, slots };
 }

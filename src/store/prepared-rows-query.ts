@@ -37,14 +37,19 @@ export function preparedRowsQuery<Row extends object, R>(
     if (!byCount) compiledByDialect.set(executor.adapter, (byCount = new Map()));
     let compiled = byCount.get(rows.length);
     if (!compiled) byCount.set(rows.length, (compiled = compile(build(db, placeholderRows<Row>(rows)))));
-    const parameters = compiled.slots.map((slot) => ('row' in slot ? (rows[slot.row] as Record<string, unknown>)[slot.field] : slot.constant));
+    const parameters = compiled.slots.map((slot) =>
+      'row' in slot ? (rows[slot.row] as Record<string, unknown>)[slot.field] : slot.constant,
+    );
     return (await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>)).rows;
   };
 }
 
 /** Rows shaped like the batch's (the same fields), each field a placeholder naming its row and field. */
 function placeholderRows<Row extends object>(rows: readonly Row[]): Row[] {
-  return rows.map((row, index) => Object.fromEntries(Object.keys(row).map((field) => [field, `${SENTINEL_PREFIX}${index}:${field}`])) as Row);
+  return rows.map(
+    (row, index) =>
+      Object.fromEntries(Object.keys(row).map((field) => [field, `${SENTINEL_PREFIX}${index}:${field}`])) as Row,
+  );
 }
 
 function compile(query: Compilable<unknown>): Compiled {

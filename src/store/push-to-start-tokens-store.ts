@@ -11,11 +11,22 @@ import type { Database } from './schema.ts';
  */
 
 /** Stores (or replaces) the device's token for one template. */
-export async function savePushToStartToken(trx: Kysely<Database>, input: { subscriberId: string; template: string; token: string; now: number }): Promise<void> {
+export async function savePushToStartToken(
+  trx: Kysely<Database>,
+  input: { subscriberId: string; template: string; token: string; now: number },
+): Promise<void> {
   await trx
     .insertInto('push_to_start_tokens')
-    .values({ subscriber_id: input.subscriberId, template: input.template, token: input.token, created_at: input.now, updated_at: input.now })
-    .onConflict((conflict) => conflict.columns(['subscriber_id', 'template']).doUpdateSet({ token: input.token, updated_at: input.now }))
+    .values({
+      subscriber_id: input.subscriberId,
+      template: input.template,
+      token: input.token,
+      created_at: input.now,
+      updated_at: input.now,
+    })
+    .onConflict((conflict) =>
+      conflict.columns(['subscriber_id', 'template']).doUpdateSet({ token: input.token, updated_at: input.now }),
+    )
     .execute();
 }
 
@@ -26,13 +37,18 @@ export async function pushToStartTokensFor(
   template: string,
 ): Promise<Map<string, string>> {
   const tokens = new Map<string, string>();
-  for (const subscriber of subscribers) if (subscriber.push_to_start_token !== null) tokens.set(subscriber.id, subscriber.push_to_start_token);
+  for (const subscriber of subscribers)
+    if (subscriber.push_to_start_token !== null) tokens.set(subscriber.id, subscriber.push_to_start_token);
   if (subscribers.length === 0) return tokens;
   const rows = await db
     .selectFrom('push_to_start_tokens')
     .select(['subscriber_id', 'token'])
     .where('template', '=', template)
-    .where('subscriber_id', 'in', subscribers.map((subscriber) => subscriber.id))
+    .where(
+      'subscriber_id',
+      'in',
+      subscribers.map((subscriber) => subscriber.id),
+    )
     .execute();
   for (const row of rows) tokens.set(row.subscriber_id, row.token);
   return tokens;
@@ -43,7 +59,13 @@ export function hasPushToStartTokenFor(template: string) {
   return (eb: ExpressionBuilder<Database, 'subscribers'>) =>
     eb.or([
       eb('subscribers.push_to_start_token', 'is not', null),
-      eb.exists(eb.selectFrom('push_to_start_tokens').select('push_to_start_tokens.subscriber_id').whereRef('push_to_start_tokens.subscriber_id', '=', 'subscribers.id').where('push_to_start_tokens.template', '=', template)),
+      eb.exists(
+        eb
+          .selectFrom('push_to_start_tokens')
+          .select('push_to_start_tokens.subscriber_id')
+          .whereRef('push_to_start_tokens.subscriber_id', '=', 'subscribers.id')
+          .where('push_to_start_tokens.template', '=', template),
+      ),
     ]);
 }
 
@@ -51,8 +73,15 @@ export function hasPushToStartTokenFor(template: string) {
  * Forgets a push-to-start token APNs called dead (410): that token only, wherever it is kept. The subscriber keeps its
  * device token and stays subscribed; the app reports a new push-to-start token with its next registration.
  */
-export async function forgetPushToStartToken(trx: Kysely<Database>, input: { subscriberId: string; token: string; now: number }): Promise<void> {
-  await trx.deleteFrom('push_to_start_tokens').where('subscriber_id', '=', input.subscriberId).where('token', '=', input.token).execute();
+export async function forgetPushToStartToken(
+  trx: Kysely<Database>,
+  input: { subscriberId: string; token: string; now: number },
+): Promise<void> {
+  await trx
+    .deleteFrom('push_to_start_tokens')
+    .where('subscriber_id', '=', input.subscriberId)
+    .where('token', '=', input.token)
+    .execute();
   await trx
     .updateTable('subscribers')
     .set({ push_to_start_token: null, updated_at: input.now })

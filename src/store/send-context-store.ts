@@ -19,39 +19,66 @@ export interface SendContext {
  * seen in the same round trip that reads the plan anyway (docs/performance.md, "Accept path": three statements became
  * this one).
  */
-export async function readSendContext(trx: Kysely<Database>, input: { accountId: string; keyId: string | null; channelCode: string }): Promise<SendContext> {
-  const [row] = await sendContextQuery(trx, { accountId: input.accountId, keyId: input.keyId ?? '', channelCode: input.channelCode });
+export async function readSendContext(
+  trx: Kysely<Database>,
+  input: { accountId: string; keyId: string | null; channelCode: string },
+): Promise<SendContext> {
+  const [row] = await sendContextQuery(trx, {
+    accountId: input.accountId,
+    keyId: input.keyId ?? '',
+    channelCode: input.channelCode,
+  });
   if (!row) return { account: undefined, key: undefined, channel: undefined };
   return {
     account: { plan: row.plan, monthly_limit: row.monthly_limit },
-    key: input.keyId === null ? null : row.key_id === null ? undefined : { revoked_at: row.revoked_at, expires_at: row.expires_at },
+    key:
+      input.keyId === null
+        ? null
+        : row.key_id === null
+          ? undefined
+          : { revoked_at: row.revoked_at, expires_at: row.expires_at },
     channel:
       row.channel_id === null
         ? undefined
-        : { id: row.channel_id, account_id: input.accountId, code: row.channel_code!, name: row.channel_name!, description: row.channel_description, created_at: row.channel_created_at!, join_key_id: row.channel_join_key_id, join_key_secret: row.channel_join_key_secret, app_id: row.channel_app_id },
+        : {
+            id: row.channel_id,
+            account_id: input.accountId,
+            code: row.channel_code!,
+            name: row.channel_name!,
+            description: row.channel_description,
+            created_at: row.channel_created_at!,
+            join_key_id: row.channel_join_key_id,
+            join_key_secret: row.channel_join_key_secret,
+            app_id: row.channel_app_id,
+          },
   };
 }
 
 /** Compiled once per dialect (src/store/prepared-query.ts): it runs on every accepted notification. */
-const sendContextQuery = preparedQuery((db, param, _values: { accountId: string; keyId: string; channelCode: string }) =>
-  db
-    .selectFrom('accounts')
-    .leftJoin('api_keys', (join) => join.onRef('api_keys.account_id', '=', 'accounts.id').on('api_keys.id', '=', param<string>('keyId')))
-    .leftJoin('channels', (join) => join.onRef('channels.account_id', '=', 'accounts.id').on('channels.code', '=', param<string>('channelCode')))
-    .select([
-      'accounts.plan',
-      'accounts.monthly_limit',
-      'api_keys.id as key_id',
-      'api_keys.revoked_at',
-      'api_keys.expires_at',
-      'channels.id as channel_id',
-      'channels.code as channel_code',
-      'channels.name as channel_name',
-      'channels.description as channel_description',
-      'channels.created_at as channel_created_at',
-      'channels.join_key_id as channel_join_key_id',
-      'channels.join_key_secret as channel_join_key_secret',
-      'channels.app_id as channel_app_id',
-    ])
-    .where('accounts.id', '=', param<string>('accountId')),
+const sendContextQuery = preparedQuery(
+  (db, param, _values: { accountId: string; keyId: string; channelCode: string }) =>
+    db
+      .selectFrom('accounts')
+      .leftJoin('api_keys', (join) =>
+        join.onRef('api_keys.account_id', '=', 'accounts.id').on('api_keys.id', '=', param<string>('keyId')),
+      )
+      .leftJoin('channels', (join) =>
+        join.onRef('channels.account_id', '=', 'accounts.id').on('channels.code', '=', param<string>('channelCode')),
+      )
+      .select([
+        'accounts.plan',
+        'accounts.monthly_limit',
+        'api_keys.id as key_id',
+        'api_keys.revoked_at',
+        'api_keys.expires_at',
+        'channels.id as channel_id',
+        'channels.code as channel_code',
+        'channels.name as channel_name',
+        'channels.description as channel_description',
+        'channels.created_at as channel_created_at',
+        'channels.join_key_id as channel_join_key_id',
+        'channels.join_key_secret as channel_join_key_secret',
+        'channels.app_id as channel_app_id',
+      ])
+      .where('accounts.id', '=', param<string>('accountId')),
 );

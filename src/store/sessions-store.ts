@@ -26,11 +26,17 @@ export async function createSession(
  * The live session with this token hash, if its user still belongs to the session's account: removing a member
  * ends their sessions in that account at once. No cache, so signing out counts from the very next request.
  */
-export async function findLiveSession(db: Kysely<Database>, tokenHash: string, now: number): Promise<SessionRow | undefined> {
+export async function findLiveSession(
+  db: Kysely<Database>,
+  tokenHash: string,
+  now: number,
+): Promise<SessionRow | undefined> {
   return db
     .selectFrom('sessions')
     .innerJoin('memberships', (join) =>
-      join.onRef('memberships.account_id', '=', 'sessions.account_id').onRef('memberships.user_id', '=', 'sessions.user_id'),
+      join
+        .onRef('memberships.account_id', '=', 'sessions.account_id')
+        .onRef('memberships.user_id', '=', 'sessions.user_id'),
     )
     .selectAll('sessions')
     .where('sessions.token_hash', '=', tokenHash)

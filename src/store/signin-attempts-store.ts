@@ -12,16 +12,25 @@ export async function recordSigninAttempt(
   db: Kysely<Database>,
   input: { kind: SigninAttemptKind; emailHash: string; ip: string; now: number },
 ): Promise<void> {
-  await db.insertInto('signin_attempts').values({ kind: input.kind, email_hash: input.emailHash, ip: input.ip, created_at: input.now }).execute();
+  await db
+    .insertInto('signin_attempts')
+    .values({ kind: input.kind, email_hash: input.emailHash, ip: input.ip, created_at: input.now })
+    .execute();
 }
 
 /** Failed sign-ins and sign-ups from one client address since `since`, over all emails (the per-address ceiling). */
-export async function recentAttemptsFromIp(db: Kysely<Database>, input: { ip: string; since: number }): Promise<RecentAttempts> {
+export async function recentAttemptsFromIp(
+  db: Kysely<Database>,
+  input: { ip: string; since: number },
+): Promise<RecentAttempts> {
   return summarize(db.selectFrom('signin_attempts').where('ip', '=', input.ip).where('created_at', '>', input.since));
 }
 
 /** Failed sign-ins to one email from one client address since `since` (the per-pair growing delay). */
-export async function recentPairFailures(db: Kysely<Database>, input: { emailHash: string; ip: string; since: number }): Promise<RecentAttempts> {
+export async function recentPairFailures(
+  db: Kysely<Database>,
+  input: { emailHash: string; ip: string; since: number },
+): Promise<RecentAttempts> {
   return summarize(
     db
       .selectFrom('signin_attempts')
@@ -48,8 +57,16 @@ async function summarize(query: SelectQueryBuilder<Database, 'signin_attempts', 
  * A successful sign-in forgets the failures to that email from that address only: failures from other addresses
  * (someone else guessing) keep slowing those addresses down.
  */
-export async function clearSigninFailures(db: Kysely<Database>, input: { emailHash: string; ip: string }): Promise<void> {
-  await db.deleteFrom('signin_attempts').where('email_hash', '=', input.emailHash).where('ip', '=', input.ip).where('kind', '=', 'signin_failure').execute();
+export async function clearSigninFailures(
+  db: Kysely<Database>,
+  input: { emailHash: string; ip: string },
+): Promise<void> {
+  await db
+    .deleteFrom('signin_attempts')
+    .where('email_hash', '=', input.emailHash)
+    .where('ip', '=', input.ip)
+    .where('kind', '=', 'signin_failure')
+    .execute();
 }
 
 /** Drops attempts older than the longest window, so the table stays as small as the recent traffic. */

@@ -32,7 +32,12 @@ export class BackupError extends Error {
 }
 
 /** Copies the data directory's database into `file` (which must not exist yet), with the key when given. */
-export async function writeSqliteBackup(input: { dataDir: string; file: string; secretKey: Buffer | null; now: Date }): Promise<{ pages: number }> {
+export async function writeSqliteBackup(input: {
+  dataDir: string;
+  file: string;
+  secretKey: Buffer | null;
+  now: Date;
+}): Promise<{ pages: number }> {
   const source = join(input.dataDir, SQLITE_FILE_NAME);
   if (!existsSync(source)) throw new BackupError(`no database at ${source}: is CLARION_DATA_DIR right?`);
   if (existsSync(input.file)) throw new BackupError(`${input.file} exists already: back up to a new file`);
@@ -56,7 +61,9 @@ export async function writeSqliteBackup(input: { dataDir: string; file: string; 
       // The copy keeps the source's WAL mode; one self-contained file is what a backup should be.
       copy.pragma('journal_mode = DELETE');
       copy.exec(`create table ${BACKUP_TABLE} (format integer not null, created_at text not null, secret_key text)`);
-      copy.prepare(`insert into ${BACKUP_TABLE} (format, created_at, secret_key) values (?, ?, ?)`).run(FORMAT, input.now.toISOString(), input.secretKey?.toString('hex') ?? null);
+      copy
+        .prepare(`insert into ${BACKUP_TABLE} (format, created_at, secret_key) values (?, ?, ?)`)
+        .run(FORMAT, input.now.toISOString(), input.secretKey?.toString('hex') ?? null);
     } finally {
       copy.close();
     }
@@ -79,9 +86,12 @@ export function describeSqliteBackup(file: string): BackupDescription {
     throw new BackupError(`${file} is not a Clarion backup: ${(error as Error).message}`);
   }
   try {
-    const row = database.prepare(`select format, created_at as createdAt, secret_key as secretKey from ${BACKUP_TABLE}`).get() as BackupDescription | undefined;
+    const row = database
+      .prepare(`select format, created_at as createdAt, secret_key as secretKey from ${BACKUP_TABLE}`)
+      .get() as BackupDescription | undefined;
     if (!row) throw new BackupError(`${file} is not a Clarion backup: its ${BACKUP_TABLE} table is empty`);
-    if (row.format !== FORMAT) throw new BackupError(`${file} is a backup of format ${row.format}; this Clarion reads format ${FORMAT}`);
+    if (row.format !== FORMAT)
+      throw new BackupError(`${file} is a backup of format ${row.format}; this Clarion reads format ${FORMAT}`);
     return row;
   } catch (error) {
     if (error instanceof BackupError) throw error;
@@ -93,7 +103,9 @@ export function describeSqliteBackup(file: string): BackupDescription {
 
 /** Files of a data directory that a restore must not overwrite: it fills an empty one. */
 export function existingInstanceFiles(dataDir: string): string[] {
-  return [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`, SECRET_KEY_FILE].filter((name) => existsSync(join(dataDir, name)));
+  return [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`, SECRET_KEY_FILE].filter((name) =>
+    existsSync(join(dataDir, name)),
+  );
 }
 
 /**
@@ -102,7 +114,11 @@ export function existingInstanceFiles(dataDir: string): string[] {
  * is not left behind in its free pages. Returns a function that removes what was written (a restore whose key turns
  * out not to open the data is undone).
  */
-export async function restoreSqliteBackup(input: { file: string; dataDir: string; writeKey: Buffer | null }): Promise<() => void> {
+export async function restoreSqliteBackup(input: {
+  file: string;
+  dataDir: string;
+  writeKey: Buffer | null;
+}): Promise<() => void> {
   mkdirSync(input.dataDir, { recursive: true });
   const target = join(input.dataDir, SQLITE_FILE_NAME);
   const partial = `${target}.restoring-${process.pid}`;
@@ -131,7 +147,8 @@ export async function restoreSqliteBackup(input: { file: string; dataDir: string
   const keyFile = join(input.dataDir, SECRET_KEY_FILE);
   if (input.writeKey) writeFileSync(keyFile, `${input.writeKey.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   return () => {
-    for (const name of [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`, `${SQLITE_FILE_NAME}-shm`]) rmSync(join(input.dataDir, name), { force: true });
+    for (const name of [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`, `${SQLITE_FILE_NAME}-shm`])
+      rmSync(join(input.dataDir, name), { force: true });
     if (input.writeKey) rmSync(keyFile, { force: true });
   };
 }

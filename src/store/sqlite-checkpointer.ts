@@ -64,9 +64,17 @@ parentPort.on('message', () => {
  * Durability is unchanged: a commit is in the WAL either way, and a WAL left behind by a kill is recovered when the
  * database is next opened.
  */
-export function startSqliteCheckpointer(file: string, intervalMs: number, onError: (message: string) => void = () => {}): SqliteCheckpointer {
+export function startSqliteCheckpointer(
+  file: string,
+  intervalMs: number,
+  onError: (message: string) => void = () => {},
+): SqliteCheckpointer {
   const driver = sqliteDriverPath();
-  const thread = new Worker(THREAD_SOURCE, { eval: true, workerData: { file, driver, intervalMs }, resourceLimits: THREAD_HEAP });
+  const thread = new Worker(THREAD_SOURCE, {
+    eval: true,
+    workerData: { file, driver, intervalMs },
+    resourceLimits: THREAD_HEAP,
+  });
   // A checkpoint that fails (the disk full, say) is retried at the next interval, and the serving connection's own
   // automatic checkpoint still bounds the WAL: the process goes on, but the operator hears of it — once, then at most
   // once a minute, as the thread would otherwise report the same failure five times a second. A thread that dies (its

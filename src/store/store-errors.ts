@@ -44,7 +44,8 @@ export async function withConflictRetry<T>(work: () => Promise<T>, attempts = 3)
  */
 export function isStorageUnavailable(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? '');
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '25006', '58030'].includes(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '25006', '58030'].includes(code))
+    return true;
   if (/^(08|53)[0-9A-Z]{3}$/.test(code)) return true;
   return /^SQLITE_(BUSY|LOCKED|FULL|READONLY|IOERR|CANTOPEN)(_|$)/.test(code);
 }

@@ -38,7 +38,15 @@ export async function listSubscribers(db: Kysely<Database>, filter: SubscriberFi
   if (filter.idPrefix) query = query.where(sql<string>`substr(id, 1, ${filter.idPrefix.length})`, '=', filter.idPrefix);
   if (filter.tag !== null) {
     const tag = filter.tag;
-    query = query.where((eb) => eb.exists(eb.selectFrom('subscriber_tags').select('tag').whereRef('subscriber_tags.subscriber_id', '=', 'subscribers.id').where('tag', '=', tag)));
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('subscriber_tags')
+          .select('tag')
+          .whereRef('subscriber_tags.subscriber_id', '=', 'subscribers.id')
+          .where('tag', '=', tag),
+      ),
+    );
   }
   if (filter.createdBefore !== null) query = query.where('created_at', '<', filter.createdBefore);
   if (filter.createdAfter !== null) query = query.where('created_at', '>', filter.createdAfter);
@@ -50,7 +58,12 @@ export async function listSubscribers(db: Kysely<Database>, filter: SubscriberFi
 export async function tagsOf(db: Kysely<Database>, subscriberIds: readonly string[]): Promise<Map<string, string[]>> {
   const tags = new Map<string, string[]>(subscriberIds.map((id) => [id, []]));
   if (subscriberIds.length === 0) return tags;
-  const rows = await db.selectFrom('subscriber_tags').select(['subscriber_id', 'tag']).where('subscriber_id', 'in', [...subscriberIds]).orderBy('tag').execute();
+  const rows = await db
+    .selectFrom('subscriber_tags')
+    .select(['subscriber_id', 'tag'])
+    .where('subscriber_id', 'in', [...subscriberIds])
+    .orderBy('tag')
+    .execute();
   for (const row of rows) tags.get(row.subscriber_id)?.push(row.tag);
   return tags;
 }
@@ -67,7 +80,11 @@ export async function lastFailureOf(db: Kysely<Database>, subscriberId: string):
 }
 
 /** The subscriber's latest failed pushes, newest first: read from the index on (subscriber_id, created_at). */
-export async function recentFailuresOf(db: Kysely<Database>, subscriberId: string, limit: number): Promise<LastFailure[]> {
+export async function recentFailuresOf(
+  db: Kysely<Database>,
+  subscriberId: string,
+  limit: number,
+): Promise<LastFailure[]> {
   const rows = await db
     .selectFrom('delivery_failures')
     .select(['notification_id', 'reason', 'created_at'])
@@ -87,7 +104,12 @@ export interface SubscriberChanges {
 }
 
 /** Applies the changes a PATCH carries (absent fields stay as they are). Runs inside the caller's transaction. */
-export async function updateSubscriberDetails(trx: Kysely<Database>, subscriberId: string, changes: SubscriberChanges, now: number): Promise<void> {
+export async function updateSubscriberDetails(
+  trx: Kysely<Database>,
+  subscriberId: string,
+  changes: SubscriberChanges,
+  now: number,
+): Promise<void> {
   await trx
     .updateTable('subscribers')
     .set({
@@ -109,8 +131,15 @@ export async function updateSubscriberDetails(trx: Kysely<Database>, subscriberI
 }
 
 /** The code of each channel among `channelIds` (one query for a page of subscribers from several channels). */
-export async function channelCodesOf(db: Kysely<Database>, channelIds: readonly string[]): Promise<Map<string, string>> {
+export async function channelCodesOf(
+  db: Kysely<Database>,
+  channelIds: readonly string[],
+): Promise<Map<string, string>> {
   if (channelIds.length === 0) return new Map();
-  const rows = await db.selectFrom('channels').select(['id', 'code']).where('id', 'in', [...new Set(channelIds)]).execute();
+  const rows = await db
+    .selectFrom('channels')
+    .select(['id', 'code'])
+    .where('id', 'in', [...new Set(channelIds)])
+    .execute();
   return new Map(rows.map((row) => [row.id, row.code]));
 }

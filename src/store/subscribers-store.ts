@@ -57,7 +57,10 @@ export interface SubscriberRegistration extends SubscriberImport {
  * subscriber row was inserted or reactivated, which is when `subscriber.created` is recorded.
  * Runs inside the caller's transaction.
  */
-export async function registerSubscriber(trx: Kysely<Database>, input: SubscriberRegistration): Promise<{ subscriber: Subscriber; created: boolean }> {
+export async function registerSubscriber(
+  trx: Kysely<Database>,
+  input: SubscriberRegistration,
+): Promise<{ subscriber: Subscriber; created: boolean }> {
   const templated = input.pushToStartTemplate != null && input.pushToStartToken !== null;
   const details = {
     token: input.token,
@@ -85,7 +88,13 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (templated) await savePushToStartToken(trx, { subscriberId: subscriber.id, template: input.pushToStartTemplate!, token: input.pushToStartToken!, now: input.now });
+    if (templated)
+      await savePushToStartToken(trx, {
+        subscriberId: subscriber.id,
+        template: input.pushToStartTemplate!,
+        token: input.pushToStartToken!,
+        now: input.now,
+      });
     if (reactivated) await recordCreated(trx, subscriber, input.channelCode, input.now);
     return { subscriber, created: reactivated };
   }
@@ -105,12 +114,23 @@ export async function registerSubscriber(trx: Kysely<Database>, input: Subscribe
     ...details,
   };
   await trx.insertInto('subscribers').values(subscriber).execute();
-  if (templated) await savePushToStartToken(trx, { subscriberId: subscriber.id, template: input.pushToStartTemplate!, token: input.pushToStartToken!, now: input.now });
+  if (templated)
+    await savePushToStartToken(trx, {
+      subscriberId: subscriber.id,
+      template: input.pushToStartTemplate!,
+      token: input.pushToStartToken!,
+      now: input.now,
+    });
   await recordCreated(trx, subscriber, input.channelCode, input.now);
   return { subscriber, created: true };
 }
 
-async function recordCreated(trx: Kysely<Database>, subscriber: Subscriber, channelCode: string, now: number): Promise<void> {
+async function recordCreated(
+  trx: Kysely<Database>,
+  subscriber: Subscriber,
+  channelCode: string,
+  now: number,
+): Promise<void> {
   await recordEvent(trx, {
     accountId: subscriber.account_id,
     type: 'subscriber.created',
@@ -123,7 +143,10 @@ async function recordCreated(trx: Kysely<Database>, subscriber: Subscriber, chan
  * Stores the APNs environment pushes just learned (src/delivery/apns/apns-environment-sender.ts): one UPDATE per
  * environment. Only where none is known yet, so a registration that said otherwise in the meantime wins.
  */
-export async function rememberApnsEnvironments(trx: Kysely<Database>, learned: ReadonlyArray<{ id: string; environment: ApnsEnvironment }>): Promise<void> {
+export async function rememberApnsEnvironments(
+  trx: Kysely<Database>,
+  learned: ReadonlyArray<{ id: string; environment: ApnsEnvironment }>,
+): Promise<void> {
   for (const environment of ['production', 'sandbox'] as const) {
     const ids = learned.filter((entry) => entry.environment === environment).map((entry) => entry.id);
     if (ids.length > 0) await rememberApnsEnvironmentStatement(trx, { environment, ...idListValues(trx, ids) });
@@ -131,8 +154,13 @@ export async function rememberApnsEnvironments(trx: Kysely<Database>, learned: R
 }
 
 /** One statement text for every batch (an iOS batch's settle): the id list is one parameter (id-list.ts). */
-const rememberApnsEnvironmentStatement = preparedQuery((db, param, _values: IdListValues & { environment: ApnsEnvironment }) =>
-  db.updateTable('subscribers').set({ apns_environment: param('environment') }).where(inIdList(db, 'id', param)).where('apns_environment', 'is', null),
+const rememberApnsEnvironmentStatement = preparedQuery(
+  (db, param, _values: IdListValues & { environment: ApnsEnvironment }) =>
+    db
+      .updateTable('subscribers')
+      .set({ apns_environment: param('environment') })
+      .where(inIdList(db, 'id', param))
+      .where('apns_environment', 'is', null),
 );
 
 /**
@@ -144,7 +172,10 @@ export async function markDelivered(trx: Kysely<Database>, ids: readonly string[
 }
 
 const markDeliveredStatement = preparedQuery((db, param, _values: IdListValues & { at: number }) =>
-  db.updateTable('subscribers').set({ last_delivered_at: param<number>('at') }).where(inIdList(db, 'id', param)),
+  db
+    .updateTable('subscribers')
+    .set({ last_delivered_at: param<number>('at') })
+    .where(inIdList(db, 'id', param)),
 );
 
 /**
@@ -165,22 +196,42 @@ export function findBatchSubscribers(db: Kysely<Database>, ids: readonly string[
 }
 
 const batchSubscribersQuery = preparedQuery((db, param, _values: IdListValues) =>
-  db.selectFrom('subscribers').select(['id', 'token', 'status', 'apns_environment']).where(inIdList(db, 'id', param)),
+  db
+    .selectFrom('subscribers')
+    .select(['id', 'token', 'status', 'apns_environment'])
+    .where(inIdList(db, 'id', param)),
 );
 
 /** When each of these subscribers last registered (updated_at), by id: for the few tokens an APNs 410 called dead. */
-export async function subscriberRegistrationTimes(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, number>> {
+export async function subscriberRegistrationTimes(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await registrationTimesQuery(db, idListValues(db, ids));
   return new Map(rows.map((row) => [row.id, row.updated_at]));
 }
 
-const registrationTimesQuery = preparedQuery((db, param, _values: IdListValues) => db.selectFrom('subscribers').select(['id', 'updated_at']).where(inIdList(db, 'id', param)));
+const registrationTimesQuery = preparedQuery((db, param, _values: IdListValues) =>
+  db
+    .selectFrom('subscribers')
+    .select(['id', 'updated_at'])
+    .where(inIdList(db, 'id', param)),
+);
 
 /** A string that is not a subscriber id names nothing: not asked of the database (PostgreSQL refuses "\0"). */
-export async function findSubscriber(db: Kysely<Database>, accountId: string, id: string): Promise<Subscriber | undefined> {
+export async function findSubscriber(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<Subscriber | undefined> {
   if (!isId('subscriber', id)) return undefined;
-  return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /**
@@ -189,11 +240,21 @@ export async function findSubscriber(db: Kysely<Database>, accountId: string, id
  */
 export async function unsubscribeSubscriber(
   trx: Kysely<Database>,
-  input: { subscriber: Pick<Subscriber, 'id' | 'account_id' | 'platform'>; channelCode: string; reason: UnsubscribeReason; now: number },
+  input: {
+    subscriber: Pick<Subscriber, 'id' | 'account_id' | 'platform'>;
+    channelCode: string;
+    reason: UnsubscribeReason;
+    now: number;
+  },
 ): Promise<boolean> {
   const result = await trx
     .updateTable('subscribers')
-    .set({ status: 'unsubscribed', unsubscribe_reason: input.reason, unsubscribed_at: input.now, updated_at: input.now })
+    .set({
+      status: 'unsubscribed',
+      unsubscribe_reason: input.reason,
+      unsubscribed_at: input.now,
+      updated_at: input.now,
+    })
     .where('id', '=', input.subscriber.id)
     .where('status', '=', 'active')
     .executeTakeFirst();
@@ -201,7 +262,12 @@ export async function unsubscribeSubscriber(
   await recordEvent(trx, {
     accountId: input.subscriber.account_id,
     type: 'subscriber.unsubscribed',
-    data: { subscriberId: input.subscriber.id, channelCode: input.channelCode, platform: input.subscriber.platform, reason: input.reason },
+    data: {
+      subscriberId: input.subscriber.id,
+      channelCode: input.channelCode,
+      platform: input.subscriber.platform,
+      reason: input.reason,
+    },
     now: input.now,
   });
   return true;
@@ -211,8 +277,16 @@ export async function unsubscribeSubscriber(
  * Who a Live Activity start of `template` reaches: iOS subscribers with a push-to-start token for it
  * (push-to-start-tokens-store.ts), and every Android and web one; only the start's audience when it has one.
  */
-export async function countLiveActivityTargets(db: Kysely<Database>, channelId: string, template: string, audience: Audience | null = null): Promise<number> {
-  const row = await withAudience(activeCountQuery(db, channelId, { liveActivityTemplate: template }), audience).executeTakeFirstOrThrow();
+export async function countLiveActivityTargets(
+  db: Kysely<Database>,
+  channelId: string,
+  template: string,
+  audience: Audience | null = null,
+): Promise<number> {
+  const row = await withAudience(
+    activeCountQuery(db, channelId, { liveActivityTemplate: template }),
+    audience,
+  ).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -231,7 +305,8 @@ function activeCountQuery(db: Kysely<Database>, channelId: string, options: { li
     .where('channel_id', '=', channelId)
     .where('status', '=', 'active');
   const template = options.liveActivityTemplate;
-  if (template !== null) query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), hasPushToStartTokenFor(template)(eb)]));
+  if (template !== null)
+    query = query.where((eb) => eb.or([eb('platform', '!=', 'ios'), hasPushToStartTokenFor(template)(eb)]));
   return query;
 }
 
@@ -253,7 +328,6 @@ export async function distinctSubscriberTimezones(
   return rows.map((row) => row.timezone);
 }
 
-
 /**
  * Rows per INSERT: 18 columns × 1,000 = 18,000 bound parameters, under SQLite's 32,766. Measured on the 2-core machine
  * (bench/import-subscribers.ts): 250 rows per statement ran ~20% slower, 2,000 no faster than 1,000.
@@ -261,15 +335,24 @@ export async function distinctSubscriberTimezones(
 const IMPORT_ROWS_PER_STATEMENT = 1000;
 
 /** The subscribers of a chunk already in the channel: all three columns of the unique index, one lookup per token. */
-const knownSubscribers = preparedRowsQuery((db, rows: ReadonlyArray<{ channelId: string; platform: Platform; tokenHash: Buffer }>) =>
-  db
-    .selectFrom('subscribers')
-    .select(['id', 'platform', 'token_hash', 'status'])
-    // Without `platform` SQLite scans the channel's rows for every chunk (the 100,000-row import took 16 s instead of
-    // 2). One channel per chunk: the first row's is the statement's.
-    .where('channel_id', '=', rows[0]!.channelId)
-    .where('platform', 'in', rows.map((row) => row.platform))
-    .where('token_hash', 'in', rows.map((row) => row.tokenHash)),
+const knownSubscribers = preparedRowsQuery(
+  (db, rows: ReadonlyArray<{ channelId: string; platform: Platform; tokenHash: Buffer }>) =>
+    db
+      .selectFrom('subscribers')
+      .select(['id', 'platform', 'token_hash', 'status'])
+      // Without `platform` SQLite scans the channel's rows for every chunk (the 100,000-row import took 16 s instead of
+      // 2). One channel per chunk: the first row's is the statement's.
+      .where('channel_id', '=', rows[0]!.channelId)
+      .where(
+        'platform',
+        'in',
+        rows.map((row) => row.platform),
+      )
+      .where(
+        'token_hash',
+        'in',
+        rows.map((row) => row.tokenHash),
+      ),
 );
 
 /** registerSubscriber's rules as one INSERT … ON CONFLICT DO UPDATE for a chunk of rows. */
@@ -305,7 +388,14 @@ const upsertSubscribers = preparedRowsQuery((db, values: readonly Subscriber[]) 
  */
 export async function importSubscribers(
   trx: Kysely<Database>,
-  input: { accountId: string; channelId: string; channelCode: string; rows: readonly SubscriberImportRow[]; events: boolean; now: number },
+  input: {
+    accountId: string;
+    channelId: string;
+    channelCode: string;
+    rows: readonly SubscriberImportRow[];
+    events: boolean;
+    now: number;
+  },
 ): Promise<{ created: number; reactivated: number; updated: number }> {
   const unique = new Map<string, SubscriberImportRow>();
   for (const row of input.rows) unique.set(tokenHashKey(row.platform, row.tokenHash), row);
@@ -346,7 +436,10 @@ export async function importSubscribers(
     // and events keep the file's order. Sorted by the keys' strings (latin1: byte order): Buffer.compare, a call into
     // C++ per comparison, was 3% of the import's CPU profile.
     const order = keys.map((_, index) => index).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
-    await upsertSubscribers(trx, order.map((index) => values[index]!));
+    await upsertSubscribers(
+      trx,
+      order.map((index) => values[index]!),
+    );
     await saveImportedPushToStartTokens(trx, chunk, values, input.now);
     const announced = values.filter((_, index) => existing.get(keys[index]!)?.status !== 'active');
     const inserted = keys.filter((key) => !existing.has(key)).length;
@@ -355,7 +448,12 @@ export async function importSubscribers(
     if (input.events) {
       await recordEvents(
         trx,
-        announced.map((subscriber) => ({ accountId: input.accountId, type: 'subscriber.created', data: createdEventData(subscriber, input.channelCode, createdAt), now: input.now })),
+        announced.map((subscriber) => ({
+          accountId: input.accountId,
+          type: 'subscriber.created',
+          data: createdEventData(subscriber, input.channelCode, createdAt),
+          now: input.now,
+        })),
       );
     }
   }
@@ -366,19 +464,40 @@ export async function importSubscribers(
  * The per-template push-to-start tokens of a chunk's lines, as POST /subscribers with `template` saves them one at a
  * time: a few INSERT … ON CONFLICT DO UPDATE for the chunk (5 columns × 1,000 rows a statement), after its subscribers.
  */
-async function saveImportedPushToStartTokens(trx: Kysely<Database>, chunk: readonly SubscriberImportRow[], saved: readonly Subscriber[], now: number): Promise<void> {
+async function saveImportedPushToStartTokens(
+  trx: Kysely<Database>,
+  chunk: readonly SubscriberImportRow[],
+  saved: readonly Subscriber[],
+  now: number,
+): Promise<void> {
   const tokens = chunk.flatMap((row, index) =>
-    Object.entries(row.pushToStartTokens ?? {}).map(([template, token]) => ({ subscriber_id: saved[index]!.id, template, token, created_at: now, updated_at: now })),
+    Object.entries(row.pushToStartTokens ?? {}).map(([template, token]) => ({
+      subscriber_id: saved[index]!.id,
+      template,
+      token,
+      created_at: now,
+      updated_at: now,
+    })),
   );
   for (let start = 0; start < tokens.length; start += IMPORT_ROWS_PER_STATEMENT) {
     await trx
       .insertInto('push_to_start_tokens')
       .values(tokens.slice(start, start + IMPORT_ROWS_PER_STATEMENT))
-      .onConflict((conflict) => conflict.columns(['subscriber_id', 'template']).doUpdateSet((eb) => ({ token: eb.ref('excluded.token'), updated_at: eb.ref('excluded.updated_at') })))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['subscriber_id', 'template'])
+          .doUpdateSet((eb) => ({ token: eb.ref('excluded.token'), updated_at: eb.ref('excluded.updated_at') })),
+      )
       .execute();
   }
 }
 
 function createdEventData(subscriber: Subscriber, channelCode: string, createdAt: string): Record<string, unknown> {
-  return { subscriberId: subscriber.id, channelCode, platform: subscriber.platform, externalId: subscriber.external_id, createdAt };
+  return {
+    subscriberId: subscriber.id,
+    channelCode,
+    platform: subscriber.platform,
+    externalId: subscriber.external_id,
+    createdAt,
+  };
 }

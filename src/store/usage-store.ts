@@ -19,27 +19,36 @@ export async function takeQuota(
 ): Promise<QuotaResult> {
   const units = input.units ?? 1;
   if (units > input.limit) return { taken: false, used: await usedInPeriod(trx, input.accountId, input.period) };
-  const [row] = await takeQuotaUpsert(trx, { accountId: input.accountId, period: input.period, units, maxUsedBefore: input.limit - units });
+  const [row] = await takeQuotaUpsert(trx, {
+    accountId: input.accountId,
+    period: input.period,
+    units,
+    maxUsedBefore: input.limit - units,
+  });
   if (row) return { taken: true, used: Number(row.used) };
   return { taken: false, used: await usedInPeriod(trx, input.accountId, input.period) };
 }
 
 /** Compiled once per dialect (src/store/prepared-query.ts): it runs on every accepted notification. */
-const takeQuotaUpsert = preparedQuery((db, param, _values: { accountId: string; period: string; units: number; maxUsedBefore: number }) =>
-  db
-    .insertInto('usage_counters')
-    .values({ account_id: param('accountId'), period: param('period'), used: param('units') })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['account_id', 'period'])
-        .doUpdateSet((eb) => ({ used: eb('usage_counters.used', '+', param<number>('units')) }))
-        .where('usage_counters.used', '<=', param<number>('maxUsedBefore')),
-    )
-    .returning('used'),
+const takeQuotaUpsert = preparedQuery(
+  (db, param, _values: { accountId: string; period: string; units: number; maxUsedBefore: number }) =>
+    db
+      .insertInto('usage_counters')
+      .values({ account_id: param('accountId'), period: param('period'), used: param('units') })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['account_id', 'period'])
+          .doUpdateSet((eb) => ({ used: eb('usage_counters.used', '+', param<number>('units')) }))
+          .where('usage_counters.used', '<=', param<number>('maxUsedBefore')),
+      )
+      .returning('used'),
 );
 
 /** Gives units back (a canceled scheduled notification); never below zero. */
-export async function refundQuota(trx: Kysely<Database>, input: { accountId: string; period: string; units?: number }): Promise<void> {
+export async function refundQuota(
+  trx: Kysely<Database>,
+  input: { accountId: string; period: string; units?: number },
+): Promise<void> {
   const units = input.units ?? 1;
   await trx
     .updateTable('usage_counters')

@@ -42,7 +42,12 @@ export async function eraseUser(
     subscribers.map((subscriber) => ({
       accountId: input.accountId,
       type: 'subscriber.deleted' as const,
-      data: { subscriberId: subscriber.id, channelCode: subscriber.channelCode, platform: subscriber.platform, reason: 'erased' },
+      data: {
+        subscriberId: subscriber.id,
+        channelCode: subscriber.channelCode,
+        platform: subscriber.platform,
+        reason: 'erased',
+      },
       now: input.now,
     })),
   );
@@ -76,7 +81,11 @@ async function removeFromAudiences(trx: Kysely<Database>, accountId: string, ext
       const audience = parseAudience(row.audience);
       if (audience === null || !('externalIds' in audience) || !audience.externalIds.includes(externalId)) continue;
       const rest = { externalIds: audience.externalIds.filter((id) => id !== externalId) };
-      await trx.updateTable(table).set({ audience: JSON.stringify(rest) }).where('id', '=', row.id).execute();
+      await trx
+        .updateTable(table)
+        .set({ audience: JSON.stringify(rest) })
+        .where('id', '=', row.id)
+        .execute();
       changed += 1;
     }
   }
@@ -87,7 +96,11 @@ async function removeFromAudiences(trx: Kysely<Database>, accountId: string, ext
  * Events (and the webhook messages made from them, with their attempts' answers) that carry the external id of one of `subscriberIds`: the id is
  * replaced by null, the rest of the event kept. Ids contain only letters, digits and "_", so they are safe in LIKE.
  */
-async function blankExternalIdInEvents(trx: Kysely<Database>, accountId: string, subscriberIds: string[]): Promise<void> {
+async function blankExternalIdInEvents(
+  trx: Kysely<Database>,
+  accountId: string,
+  subscriberIds: string[],
+): Promise<void> {
   for (const subscriberId of subscriberIds) {
     const events = await trx
       .selectFrom('events')
@@ -98,13 +111,29 @@ async function blankExternalIdInEvents(trx: Kysely<Database>, accountId: string,
     for (const event of events) {
       const data = JSON.parse(event.data) as Record<string, unknown>;
       if (data.subscriberId !== subscriberId || !('externalId' in data) || data.externalId === null) continue;
-      await trx.updateTable('events').set({ data: JSON.stringify({ ...data, externalId: null }) }).where('id', '=', event.id).execute();
-      const messages = await trx.selectFrom('webhook_messages').select(['id', 'payload']).where('event_id', '=', event.id).execute();
+      await trx
+        .updateTable('events')
+        .set({ data: JSON.stringify({ ...data, externalId: null }) })
+        .where('id', '=', event.id)
+        .execute();
+      const messages = await trx
+        .selectFrom('webhook_messages')
+        .select(['id', 'payload'])
+        .where('event_id', '=', event.id)
+        .execute();
       for (const message of messages) {
         const body = JSON.parse(message.payload) as { data: Record<string, unknown> };
-        await trx.updateTable('webhook_messages').set({ payload: JSON.stringify({ ...body, data: { ...body.data, externalId: null } }) }).where('id', '=', message.id).execute();
+        await trx
+          .updateTable('webhook_messages')
+          .set({ payload: JSON.stringify({ ...body, data: { ...body.data, externalId: null } }) })
+          .where('id', '=', message.id)
+          .execute();
         // A receiver may have echoed the body, and its answer's first 1 KiB is kept with the attempt.
-        await trx.updateTable('webhook_attempts').set({ response_excerpt: null }).where('message_id', '=', message.id).execute();
+        await trx
+          .updateTable('webhook_attempts')
+          .set({ response_excerpt: null })
+          .where('message_id', '=', message.id)
+          .execute();
       }
     }
   }

@@ -9,8 +9,16 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export async function createUser(db: Kysely<Database>, input: { email: string; passwordHash: string; now: number }): Promise<User> {
-  const user: User = { id: newId('user', input.now), email: normalizeEmail(input.email), password_hash: input.passwordHash, created_at: input.now };
+export async function createUser(
+  db: Kysely<Database>,
+  input: { email: string; passwordHash: string; now: number },
+): Promise<User> {
+  const user: User = {
+    id: newId('user', input.now),
+    email: normalizeEmail(input.email),
+    password_hash: input.passwordHash,
+    created_at: input.now,
+  };
   await db.insertInto('users').values(user).execute();
   return user;
 }
@@ -19,7 +27,10 @@ export async function findUserByEmail(db: Kysely<Database>, email: string): Prom
   return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
 }
 
-export async function addMembership(db: Kysely<Database>, input: { accountId: string; userId: string; role: 'owner' | 'member'; now: number }): Promise<void> {
+export async function addMembership(
+  db: Kysely<Database>,
+  input: { accountId: string; userId: string; role: 'owner' | 'member'; now: number },
+): Promise<void> {
   await db
     .insertInto('memberships')
     .values({ account_id: input.accountId, user_id: input.userId, role: input.role, created_at: input.now })
@@ -47,7 +58,13 @@ export async function listUserAccounts(db: Kysely<Database>, userId: string): Pr
   const rows = await db
     .selectFrom('memberships')
     .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
-    .select(['accounts.id as accountId', 'accounts.name as name', 'accounts.plan as plan', 'memberships.role as role', 'memberships.created_at as joinedAt'])
+    .select([
+      'accounts.id as accountId',
+      'accounts.name as name',
+      'accounts.plan as plan',
+      'memberships.role as role',
+      'memberships.created_at as joinedAt',
+    ])
     .where('memberships.user_id', '=', userId)
     .orderBy('memberships.created_at')
     .orderBy('accounts.id')

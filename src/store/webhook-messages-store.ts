@@ -26,7 +26,11 @@ export async function insertWebhookMessages(db: Kysely<Database>, messages: NewW
   return inserted.map((row) => row.id);
 }
 
-export function findWebhookMessage(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookMessage | undefined> {
+export function findWebhookMessage(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<WebhookMessage | undefined> {
   return findRowById(db, 'webhook_messages', id, { accountId });
 }
 
@@ -46,10 +50,19 @@ export async function listWebhookMessages(
 }
 
 /** Attempts of these messages, grouped by message id, oldest first. */
-export async function listWebhookAttempts(db: Kysely<Database>, messageIds: string[]): Promise<Map<string, WebhookAttempt[]>> {
+export async function listWebhookAttempts(
+  db: Kysely<Database>,
+  messageIds: string[],
+): Promise<Map<string, WebhookAttempt[]>> {
   const byMessage = new Map<string, WebhookAttempt[]>(messageIds.map((id) => [id, []]));
   if (messageIds.length === 0) return byMessage;
-  const rows = await db.selectFrom('webhook_attempts').selectAll().where('message_id', 'in', messageIds).orderBy('message_id').orderBy('attempt').execute();
+  const rows = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('message_id', 'in', messageIds)
+    .orderBy('message_id')
+    .orderBy('attempt')
+    .execute();
   for (const row of rows) byMessage.get(row.message_id)?.push(row);
   return byMessage;
 }
@@ -70,23 +83,43 @@ export async function recordWebhookAttempt(
     .executeTakeFirst();
   if (!counted) return undefined;
   const { now: _now, ...attempt } = input;
-  await db.insertInto('webhook_attempts').values({ ...attempt, attempt: counted.attempt_count }).execute();
+  await db
+    .insertInto('webhook_attempts')
+    .values({ ...attempt, attempt: counted.attempt_count })
+    .execute();
   return counted.attempt_count;
 }
 
 /** After a 2xx: delivered, and any scheduled attempt still queued will find nothing to do. */
 export async function markMessageDelivered(db: Kysely<Database>, id: string, now: number): Promise<void> {
-  await db.updateTable('webhook_messages').set({ status: 'delivered', delivered_at: now, next_attempt_at: null, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_messages')
+    .set({ status: 'delivered', delivered_at: now, next_attempt_at: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** After a failed scheduled attempt with attempts left: the next one is queued for `nextAttemptAt`. */
-export async function markMessageRetrying(db: Kysely<Database>, id: string, nextAttemptAt: number, now: number): Promise<void> {
-  await db.updateTable('webhook_messages').set({ status: 'pending', next_attempt_at: nextAttemptAt, updated_at: now }).where('id', '=', id).execute();
+export async function markMessageRetrying(
+  db: Kysely<Database>,
+  id: string,
+  nextAttemptAt: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('webhook_messages')
+    .set({ status: 'pending', next_attempt_at: nextAttemptAt, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** No attempt will follow: the schedule ran out, the endpoint was disabled, or it answered 410. */
 export async function markMessageFailed(db: Kysely<Database>, id: string, now: number): Promise<void> {
-  await db.updateTable('webhook_messages').set({ status: 'failed', next_attempt_at: null, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_messages')
+    .set({ status: 'failed', next_attempt_at: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** After a failed manual replay: still pending if a scheduled attempt is queued, otherwise failed. */
@@ -94,7 +127,12 @@ export async function markManualAttemptFailed(db: Kysely<Database>, id: string, 
   await db
     .updateTable('webhook_messages')
     .set((eb) => ({
-      status: eb.case().when('next_attempt_at', 'is', null).then('failed' as const).else('pending' as const).end(),
+      status: eb
+        .case()
+        .when('next_attempt_at', 'is', null)
+        .then('failed' as const)
+        .else('pending' as const)
+        .end(),
       updated_at: now,
     }))
     .where('id', '=', id)

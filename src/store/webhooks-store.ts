@@ -11,7 +11,15 @@ export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
 
 export async function createWebhookEndpoint(
   db: Kysely<Database>,
-  input: { id: string; accountId: string; url: string; description: string | null; eventTypes: string[]; sealedSecret: string; now: number },
+  input: {
+    id: string;
+    accountId: string;
+    url: string;
+    description: string | null;
+    eventTypes: string[];
+    sealedSecret: string;
+    now: number;
+  },
 ): Promise<WebhookEndpoint> {
   const row: WebhookEndpoint = {
     id: input.id,
@@ -33,7 +41,11 @@ export async function createWebhookEndpoint(
   return row;
 }
 
-export function findWebhookEndpoint(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+export function findWebhookEndpoint(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<WebhookEndpoint | undefined> {
   return findRowById(db, 'webhook_endpoints', id, { accountId });
 }
 
@@ -43,7 +55,10 @@ export function findWebhookEndpointById(db: Kysely<Database>, id: string): Promi
 }
 
 /** Endpoints of an account in id (creation) order. */
-export async function listWebhookEndpoints(db: Kysely<Database>, input: { accountId: string; after: string | null; limit: number }): Promise<WebhookEndpoint[]> {
+export async function listWebhookEndpoints(
+  db: Kysely<Database>,
+  input: { accountId: string; after: string | null; limit: number },
+): Promise<WebhookEndpoint[]> {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', input.accountId);
   if (input.after) query = query.where('id', '>', input.after);
   return query.orderBy('id').limit(input.limit).execute();
@@ -61,13 +76,23 @@ export async function countWebhookEndpoints(db: Kysely<Database>, accountId: str
 /** The enabled endpoints of these accounts: who the relay creates messages for. */
 export async function listEnabledEndpoints(db: Kysely<Database>, accountIds: string[]): Promise<WebhookEndpoint[]> {
   if (accountIds.length === 0) return [];
-  return db.selectFrom('webhook_endpoints').selectAll().where('account_id', 'in', accountIds).where('status', '=', 'enabled').orderBy('id').execute();
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .where('status', '=', 'enabled')
+    .orderBy('id')
+    .execute();
 }
 
 /** Deletes the endpoint; its messages and attempts go with it (ON DELETE CASCADE). False when there was none. */
 export async function deleteWebhookEndpoint(db: Kysely<Database>, accountId: string, id: string): Promise<boolean> {
   if (!isId('webhook', id)) return false;
-  const result = await db.deleteFrom('webhook_endpoints').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
 
@@ -113,11 +138,18 @@ export async function recordEndpointOutcome(
   const update = db.updateTable('webhook_endpoints').where('id', '=', input.id);
   if (input.success) await update.set({ failing_since: null }).where('failing_since', 'is not', null).execute();
   else await update.set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(input.now)) })).execute();
-  return db.selectFrom('webhook_endpoints').select(['status', 'failing_since']).where('id', '=', input.id).executeTakeFirst();
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['status', 'failing_since'])
+    .where('id', '=', input.id)
+    .executeTakeFirst();
 }
 
 /** Disables an enabled endpoint with a reason the account sees; false if it was already disabled (or is gone). */
-export async function disableWebhookEndpoint(db: Kysely<Database>, input: { id: string; reason: string; now: number }): Promise<boolean> {
+export async function disableWebhookEndpoint(
+  db: Kysely<Database>,
+  input: { id: string; reason: string; now: number },
+): Promise<boolean> {
   const result = await db
     .updateTable('webhook_endpoints')
     .set({ status: 'disabled', disabled_reason: input.reason, disabled_at: input.now, updated_at: input.now })

@@ -8,7 +8,16 @@ import { isIPv4, isIPv6 } from 'node:net';
  * IPv6 addresses that embed an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64
  * 64:ff9b::/96, 6to4 2002::/16) are judged by the IPv4 address they lead to, so `::ffff:127.0.0.1` is loopback.
  */
-export type BlockedKind = 'loopback' | 'private' | 'link-local' | 'unique-local' | 'cgnat' | 'multicast' | 'unspecified' | 'metadata' | 'reserved';
+export type BlockedKind =
+  | 'loopback'
+  | 'private'
+  | 'link-local'
+  | 'unique-local'
+  | 'cgnat'
+  | 'multicast'
+  | 'unspecified'
+  | 'metadata'
+  | 'reserved';
 
 export type AddressVerdict = { allowed: true } | { allowed: false; kind: BlockedKind; range: string };
 

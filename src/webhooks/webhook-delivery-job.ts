@@ -17,7 +17,12 @@ import {
   recordWebhookAttempt,
   type WebhookMessage,
 } from '../store/webhook-messages-store.ts';
-import { disableWebhookEndpoint, findWebhookEndpointById, recordEndpointOutcome, type WebhookEndpoint } from '../store/webhooks-store.ts';
+import {
+  disableWebhookEndpoint,
+  findWebhookEndpointById,
+  recordEndpointOutcome,
+  type WebhookEndpoint,
+} from '../store/webhooks-store.ts';
 import { enqueueWebhookAttempt, webhookDeliveryJob, type WebhookDeliveryPayload } from './webhook-jobs.ts';
 import { isSuccessStatus, judgeAttempt } from './webhook-retry-policy.ts';
 import type { WebhookSender, WebhookSendResult } from './webhook-sender.ts';
@@ -56,7 +61,8 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
     if (endpoint.status !== 'enabled') {
       // Disabled since this attempt was queued: no request; the message fails and can be replayed once re-enabled.
       await settle(deps, async (trx) => {
-        if (!(await deps.queue.complete(trx, job, owner))) throw new Error('lease lost: another worker runs this attempt now');
+        if (!(await deps.queue.complete(trx, job, owner)))
+          throw new Error('lease lost: another worker runs this attempt now');
         await markMessageFailed(trx, message.id, deps.clock.now());
       });
       deps.metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
@@ -65,7 +71,11 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
 
     const now = deps.clock.now();
     const timestampSeconds = Math.floor(now / 1000);
-    const headers = webhookHeaders(signingSecrets(endpoint, deps.secretKey, now), { messageId: message.id, timestampSeconds, body: message.payload });
+    const headers = webhookHeaders(signingSecrets(endpoint, deps.secretKey, now), {
+      messageId: message.id,
+      timestampSeconds,
+      body: message.payload,
+    });
     const result = await deps.sender.send({ url: endpoint.url, headers, body: message.payload, signal });
     // Shutting down mid-request: hand the job back without logging; the next worker sends it again (same id).
     if (signal.aborted) throw new Error('worker shutting down during the attempt');
@@ -74,11 +84,16 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
     let outcome: 'delivered' | 'retry' | 'failed' | null = null;
     await settle(deps, async (trx) => {
       const at = deps.clock.now();
-      if (!(await deps.queue.complete(trx, job, owner))) throw new Error('lease lost: another worker runs this attempt now');
+      if (!(await deps.queue.complete(trx, job, owner)))
+        throw new Error('lease lost: another worker runs this attempt now');
       const attempt = await logAttempt(trx, message, endpoint, payload, result, now);
       outcome = null;
       if (attempt === undefined) return; // the endpoint was deleted meanwhile
-      const state = await recordEndpointOutcome(trx, { id: endpoint.id, success: isSuccessStatus(result.statusCode), now: at });
+      const state = await recordEndpointOutcome(trx, {
+        id: endpoint.id,
+        success: isSuccessStatus(result.statusCode),
+        now: at,
+      });
       const verdict = judgeAttempt({
         statusCode: result.statusCode,
         retryAfter: result.retryAfter,
@@ -88,15 +103,31 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
         now: at,
         random: Math.random,
       });
-      if (verdict.disable !== null && (await disableWebhookEndpoint(trx, { id: endpoint.id, reason: verdict.disable, now: at }))) {
-        deps.logger.warn({ webhookId: endpoint.id, accountId: endpoint.account_id, reason: verdict.disable }, 'webhook endpoint disabled');
+      if (
+        verdict.disable !== null &&
+        (await disableWebhookEndpoint(trx, { id: endpoint.id, reason: verdict.disable, now: at }))
+      ) {
+        deps.logger.warn(
+          { webhookId: endpoint.id, accountId: endpoint.account_id, reason: verdict.disable },
+          'webhook endpoint disabled',
+        );
       }
-      outcome = verdict.message === 'delivered' ? 'delivered' : verdict.message === 'retry' && payload.attempt !== null ? 'retry' : 'failed';
+      outcome =
+        verdict.message === 'delivered'
+          ? 'delivered'
+          : verdict.message === 'retry' && payload.attempt !== null
+            ? 'retry'
+            : 'failed';
       if (verdict.message === 'delivered') await markMessageDelivered(trx, message.id, at);
       else if (verdict.message === 'retry' && payload.attempt !== null) {
         await markMessageRetrying(trx, message.id, verdict.retryAt!, at);
-        await enqueueWebhookAttempt(deps.queue, trx, { messageId: message.id, attempt: payload.attempt + 1, runAt: verdict.retryAt! });
-      } else if (payload.attempt === null && verdict.disable === null) await markManualAttemptFailed(trx, message.id, at);
+        await enqueueWebhookAttempt(deps.queue, trx, {
+          messageId: message.id,
+          attempt: payload.attempt + 1,
+          runAt: verdict.retryAt!,
+        });
+      } else if (payload.attempt === null && verdict.disable === null)
+        await markManualAttemptFailed(trx, message.id, at);
       else await markMessageFailed(trx, message.id, at);
     });
     if (outcome !== null) deps.metrics?.webhookDeliveries.inc({ outcome });
@@ -104,9 +135,17 @@ export function webhookDeliveryHandler(deps: WebhookDeliveryDependencies): JobHa
 }
 
 /** The current secret, then the previous one while its rotation grace period lasts: both sign each attempt. */
-export function signingSecrets(endpoint: Pick<WebhookEndpoint, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, key: Buffer, now: number): string[] {
+export function signingSecrets(
+  endpoint: Pick<WebhookEndpoint, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  key: Buffer,
+  now: number,
+): string[] {
   const secrets = [openSecret(key, endpoint.secret, endpoint.id)];
-  if (endpoint.previous_secret !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > now) {
+  if (
+    endpoint.previous_secret !== null &&
+    endpoint.previous_secret_expires_at !== null &&
+    endpoint.previous_secret_expires_at > now
+  ) {
     secrets.push(openSecret(key, endpoint.previous_secret, endpoint.id));
   }
   return secrets;
@@ -134,6 +173,9 @@ async function logAttempt(
 }
 
 /** The settling transaction follows a request already sent: a deadlock abort is retried rather than resending. */
-async function settle(deps: WebhookDeliveryDependencies, work: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+async function settle(
+  deps: WebhookDeliveryDependencies,
+  work: (trx: Kysely<Database>) => Promise<void>,
+): Promise<void> {
   await withConflictRetry(() => deps.store.db.transaction().execute(work));
 }

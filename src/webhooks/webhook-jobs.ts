@@ -23,10 +23,16 @@ export const WEBHOOK_DELIVERY = webhookDeliveryJob.kind;
  * message (itself unique per event and endpoint), so needs no more; later scheduled attempts carry a unique key, so
  * the same attempt of a message is never queued twice; manual replays may be repeated at will.
  */
-export async function enqueueWebhookAttempt(queue: JobQueue, db: Kysely<Database>, input: WebhookDeliveryPayload & { runAt: number }): Promise<void> {
+export async function enqueueWebhookAttempt(
+  queue: JobQueue,
+  db: Kysely<Database>,
+  input: WebhookDeliveryPayload & { runAt: number },
+): Promise<void> {
   const payload: WebhookDeliveryPayload = { messageId: input.messageId, attempt: input.attempt };
   await webhookDeliveryJob.enqueue(queue, db, payload, {
     runAt: input.runAt,
-    ...(input.attempt !== null && input.attempt > 1 ? { uniqueKey: `webhook:${input.messageId}:${input.attempt}` } : {}),
+    ...(input.attempt !== null && input.attempt > 1
+      ? { uniqueKey: `webhook:${input.messageId}:${input.attempt}` }
+      : {}),
   });
 }

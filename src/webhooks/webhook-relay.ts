@@ -65,7 +65,11 @@ export async function relayEvents(deps: WebhookRelayDependencies, limit = RELAY_
       const inserted = await insertWebhookMessages(trx, messages.slice(start, start + INSERT_CHUNK));
       for (const messageId of inserted) await enqueueWebhookAttempt(deps.queue, trx, { messageId, attempt: 1, runAt });
     }
-    await markEventsRelayed(trx, events.map((event) => event.id), now);
+    await markEventsRelayed(
+      trx,
+      events.map((event) => event.id),
+      now,
+    );
     return events.length;
   });
 }
@@ -80,7 +84,9 @@ export interface WebhookRelay {
  * an event reaches its endpoints' queues within about a second), and passes back to back while a backlog lasts.
  * One indexed query per interval when idle (the partial index events_unrelayed).
  */
-export function startWebhookRelay(deps: WebhookRelayDependencies & { intervalMs: number; logger: Logger }): WebhookRelay {
+export function startWebhookRelay(
+  deps: WebhookRelayDependencies & { intervalMs: number; logger: Logger },
+): WebhookRelay {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
@@ -96,7 +102,8 @@ export function startWebhookRelay(deps: WebhookRelayDependencies & { intervalMs:
       }
       outage.succeeded();
     } catch (error) {
-      if (!outage.failed(error)) deps.logger.error({ err: error }, 'webhook relay pass failed; retrying at the next interval');
+      if (!outage.failed(error))
+        deps.logger.error({ err: error }, 'webhook relay pass failed; retrying at the next interval');
     }
   };
   const tick = () => {

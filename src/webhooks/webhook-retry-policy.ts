@@ -55,7 +55,11 @@ export function isSuccessStatus(statusCode: number | null): boolean {
 export function judgeAttempt(facts: AttemptFacts): AttemptVerdict {
   if (isSuccessStatus(facts.statusCode)) return { message: 'delivered', retryAt: null, disable: null };
   if (facts.statusCode === 410) {
-    return { message: 'failed', retryAt: null, disable: `The endpoint answered 410 Gone at ${toIso(facts.now)}, which asks senders to stop.` };
+    return {
+      message: 'failed',
+      retryAt: null,
+      disable: `The endpoint answered 410 Gone at ${toIso(facts.now)}, which asks senders to stop.`,
+    };
   }
   if (facts.failingSince !== null && facts.now - facts.failingSince >= DISABLE_AFTER_FAILING_MS) {
     return {
@@ -64,9 +68,13 @@ export function judgeAttempt(facts: AttemptFacts): AttemptVerdict {
       disable: `Every delivery attempt has failed since ${toIso(facts.failingSince)} (5 days or more without a successful one).`,
     };
   }
-  if (facts.attempt === null || facts.attempt >= facts.schedule.length) return { message: 'failed', retryAt: null, disable: null };
+  if (facts.attempt === null || facts.attempt >= facts.schedule.length)
+    return { message: 'failed', retryAt: null, disable: null };
   const scheduled = facts.schedule[facts.attempt] ?? 0;
-  const delay = Math.max(Math.round(scheduled * (1 + RETRY_JITTER * facts.random())), retryAfterMs(facts.retryAfter, facts.now) ?? 0);
+  const delay = Math.max(
+    Math.round(scheduled * (1 + RETRY_JITTER * facts.random())),
+    retryAfterMs(facts.retryAfter, facts.now) ?? 0,
+  );
   return { message: 'retry', retryAt: facts.now + delay, disable: null };
 }
 

@@ -1,7 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { guardedLookup, hostOf, refuseLiteralHost, systemResolver, type ResolveHost, type WebhookUrlPolicy } from './webhook-url-guard.ts';
+import {
+  guardedLookup,
+  hostOf,
+  refuseLiteralHost,
+  systemResolver,
+  type ResolveHost,
+  type WebhookUrlPolicy,
+} from './webhook-url-guard.ts';
 
 /**
  * The HTTP side of one delivery attempt: POST the signed body, wait at most `timeoutMs` (15 s by default,
@@ -23,7 +30,12 @@ export interface WebhookSendResult {
 }
 
 export interface WebhookSender {
-  send(request: { url: string; headers: Record<string, string>; body: string; signal: AbortSignal }): Promise<WebhookSendResult>;
+  send(request: {
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+    signal: AbortSignal;
+  }): Promise<WebhookSendResult>;
 }
 
 export interface WebhookSenderOptions {
@@ -41,7 +53,13 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     async send({ url, headers, body, signal }) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
-      const failed = (error: string): WebhookSendResult => ({ statusCode: null, durationMs: elapsed(), responseExcerpt: null, error, retryAfter: null });
+      const failed = (error: string): WebhookSendResult => ({
+        statusCode: null,
+        durationMs: elapsed(),
+        responseExcerpt: null,
+        error,
+        retryAfter: null,
+      });
       let target: URL;
       try {
         target = new URL(url);
@@ -79,7 +97,10 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
               statusCode,
               durationMs: elapsed(),
               responseExcerpt: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
-              error: statusCode !== null && statusCode >= 300 && statusCode < 400 ? `redirect not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}: answer 2xx at the registered URL` : null,
+              error:
+                statusCode !== null && statusCode >= 300 && statusCode < 400
+                  ? `redirect not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}: answer 2xx at the registered URL`
+                  : null,
               retryAfter: typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : null,
             });
             response.destroy();
@@ -110,6 +131,7 @@ function describeError(error: NodeJS.ErrnoException): string {
   if (error.code === 'EWEBHOOKREFUSED') return error.message;
   if (error.code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
   if (error.code === 'ECONNRESET') return 'connection reset by the receiver (ECONNRESET)';
-  if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return error.message.startsWith('the host') ? error.message : `the host does not resolve (${error.code})`;
+  if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')
+    return error.message.startsWith('the host') ? error.message : `the host does not resolve (${error.code})`;
   return error.code ? `${error.message} (${error.code})` : error.message;
 }

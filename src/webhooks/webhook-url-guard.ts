@@ -34,10 +34,14 @@ export class WebhookAddressRefusedError extends Error {
   readonly code = 'EWEBHOOKREFUSED';
 }
 
-const PRIVATE_HINT = 'only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)';
+const PRIVATE_HINT =
+  'only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)';
 
 /** The one private-address setting: CLARION_ALLOW_PRIVATE_ADDRESSES, or its older name CLARION_ALLOW_PRIVATE_WEBHOOKS. */
-export function allowsPrivateAddresses(config: { allowPrivateAddresses: boolean; allowPrivateWebhooks: boolean }): boolean {
+export function allowsPrivateAddresses(config: {
+  allowPrivateAddresses: boolean;
+  allowPrivateWebhooks: boolean;
+}): boolean {
   return config.allowPrivateAddresses || config.allowPrivateWebhooks;
 }
 
@@ -50,10 +54,12 @@ export function checkUrlShape(text: string): UrlCheck {
   } catch {
     return { ok: false, message: 'must be an absolute http:// or https:// URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `must use http or https (got ${url.protocol.replace(/:$/, '')})` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, message: `must use http or https (got ${url.protocol.replace(/:$/, '')})` };
   if (url.hostname === '') return { ok: false, message: 'must name a host' };
   // Credentials in a URL would be stored and shown in plain text; verify the signature instead.
-  if (url.username !== '' || url.password !== '') return { ok: false, message: 'must not contain a user name or password; verify the webhook signature instead' };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, message: 'must not contain a user name or password; verify the webhook signature instead' };
   return { ok: true, url };
 }
 
@@ -98,11 +104,15 @@ export async function resolveAllowed(hostname: string, policy: WebhookUrlPolicy)
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw Object.assign(new Error(`the host ${hostname} does not resolve (${code})`), { code });
   }
-  if (addresses.length === 0) throw Object.assign(new Error(`the host ${hostname} does not resolve (no addresses)`), { code: 'ENOTFOUND' });
+  if (addresses.length === 0)
+    throw Object.assign(new Error(`the host ${hostname} does not resolve (no addresses)`), { code: 'ENOTFOUND' });
   if (policy.allowPrivate) return addresses;
   for (const { address } of addresses) {
     const verdict = classifyAddress(address);
-    if (!verdict.allowed) throw new WebhookAddressRefusedError(`refused: ${hostname} resolves to ${describeRefusal(address, verdict)}; ${PRIVATE_HINT}`);
+    if (!verdict.allowed)
+      throw new WebhookAddressRefusedError(
+        `refused: ${hostname} resolves to ${describeRefusal(address, verdict)}; ${PRIVATE_HINT}`,
+      );
   }
   return addresses;
 }
@@ -118,7 +128,11 @@ export function guardedLookup(policy: WebhookUrlPolicy): LookupFunction {
         const family = typeof options === 'object' && options !== null ? options.family : undefined;
         const wanted = family === 4 || family === 6 ? resolved.filter((entry) => entry.family === family) : resolved;
         if (wanted.length === 0) {
-          callback(Object.assign(new Error(`the host ${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0);
+          callback(
+            Object.assign(new Error(`the host ${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
           return;
         }
         if (typeof options === 'object' && options !== null && options.all) {

@@ -23,7 +23,10 @@ export interface WebhookWorkerDependencies {
 
 /** The webhook job handler for the worker pool (src/worker.ts), configured from the options. */
 export function webhookHandlers(deps: WebhookWorkerDependencies): Record<string, JobHandler> {
-  const sender = createWebhookSender({ allowPrivate: allowsPrivateAddresses(deps.config), timeoutMs: deps.config.webhookTimeout });
+  const sender = createWebhookSender({
+    allowPrivate: allowsPrivateAddresses(deps.config),
+    timeoutMs: deps.config.webhookTimeout,
+  });
   return {
     [WEBHOOK_DELIVERY]: webhookDeliveryHandler({ ...deps, schedule: deps.config.webhookRetrySchedule, sender }),
   };
@@ -31,5 +34,9 @@ export function webhookHandlers(deps: WebhookWorkerDependencies): Record<string,
 
 /** The events → messages relay loop of a worker process, polling as often as the queue does. */
 export function startWebhookRelayLoop(deps: WebhookWorkerDependencies): WebhookRelay {
-  return startWebhookRelay({ ...deps, schedule: deps.config.webhookRetrySchedule, intervalMs: deps.config.queuePollInterval });
+  return startWebhookRelay({
+    ...deps,
+    schedule: deps.config.webhookRetrySchedule,
+    intervalMs: deps.config.queuePollInterval,
+  });
 }

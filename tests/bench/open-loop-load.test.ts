@@ -26,7 +26,18 @@ describe('openLoopLoad', () => {
       served += 1;
       setTimeout(() => response.end(`answer ${served}`), served % 50 === 0 ? 80 : 0);
     });
-    const result = await openLoopLoad({ url, rate: 200, seconds: 2, connections: 20, request: { method: 'POST', path: '/x', body: '{}', onResponse: (status, body) => void bodies.push(`${status} ${body}`) } });
+    const result = await openLoopLoad({
+      url,
+      rate: 200,
+      seconds: 2,
+      connections: 20,
+      request: {
+        method: 'POST',
+        path: '/x',
+        body: '{}',
+        onResponse: (status, body) => void bodies.push(`${status} ${body}`),
+      },
+    });
     expect(result.sent).toBe(400);
     expect(result.statuses).toEqual({ '200': 400 });
     expect(bodies).toHaveLength(400);
@@ -42,7 +53,13 @@ describe('openLoopLoad', () => {
       const until = Date.now() + 500;
       while (Date.now() < until);
     }, 500);
-    const result = await openLoopLoad({ url, rate: 200, seconds: 2, connections: 20, request: { method: 'GET', path: '/y' } });
+    const result = await openLoopLoad({
+      url,
+      rate: 200,
+      seconds: 2,
+      connections: 20,
+      request: { method: 'GET', path: '/y' },
+    });
     // 100 of the 400 requests were due during the stall: the p99 is among the first of them, ~500 ms late.
     expect(result.latency.p99).toBeGreaterThanOrEqual(400);
     expect(result.sendLagMax).toBeGreaterThanOrEqual(400);
@@ -53,7 +70,13 @@ describe('openLoopLoad', () => {
       if (request.url === '/healthz') return response.end('ok');
       request.socket.destroy();
     });
-    const result = await openLoopLoad({ url, rate: 50, seconds: 0.2, connections: 2, request: { method: 'GET', path: '/z' } });
+    const result = await openLoopLoad({
+      url,
+      rate: 50,
+      seconds: 0.2,
+      connections: 2,
+      request: { method: 'GET', path: '/z' },
+    });
     expect(result.statuses).toEqual({ error: 10 });
     expect(result.latency).toEqual({ answers: 0, p50: null, p99: null, max: null });
   });

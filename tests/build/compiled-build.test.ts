@@ -15,11 +15,25 @@ let copy: string;
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'clarion-build-'));
-  for (const path of ['src', 'bin', 'web', 'web-sdk', 'scripts', 'packages/client', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const path of [
+    'src',
+    'bin',
+    'web',
+    'web-sdk',
+    'scripts',
+    'packages/client',
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ]) {
     cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
   }
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
-  const build = spawnSync(process.execPath, [join(copy, 'scripts/build.js')], { cwd: copy, encoding: 'utf8', timeout: 120_000 });
+  const build = spawnSync(process.execPath, [join(copy, 'scripts/build.js')], {
+    cwd: copy,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   expect(build.status, build.stderr).toBe(0);
   // The client package too: a compiled `clarion send` / `clarion live` loads it from there (src/cli/client-package.ts).
   expect(existsSync(join(copy, 'packages/client/dist/index.js'))).toBe(true);
@@ -30,11 +44,20 @@ afterAll(() => {
 });
 
 /** `clarion serve` from the copy, on a fresh data directory; resolves with its base URL and log once it listens. */
-async function serveFromCopy(env: Record<string, string | undefined> = {}): Promise<{ child: ChildProcess; baseUrl: string; output: () => string; dataDir: string }> {
+async function serveFromCopy(
+  env: Record<string, string | undefined> = {},
+): Promise<{ child: ChildProcess; baseUrl: string; output: () => string; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clarion-build-data-'));
   const child = spawn(process.execPath, [join(copy, 'bin/clarion.js'), 'serve'], {
     cwd: copy,
-    env: { ...process.env, CLARION_PORT: '0', CLARION_HOST: '127.0.0.1', CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined, ...env },
+    env: {
+      ...process.env,
+      CLARION_PORT: '0',
+      CLARION_HOST: '127.0.0.1',
+      CLARION_DATA_DIR: dataDir,
+      CLARION_DATABASE_URL: undefined,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

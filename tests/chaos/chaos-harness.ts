@@ -63,9 +63,18 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
     logger,
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   });
-  const fcmClient = createFcmClient({ url: fcmProxy.url, serviceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE!, clock: base.clock, logger, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+  const fcmClient = createFcmClient({
+    url: fcmProxy.url,
+    serviceAccountFile: providerEnv.CLARION_FCM_SERVICE_ACCOUNT_FILE!,
+    clock: base.clock,
+    logger,
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  });
   const providers: PushProviders = {
-    ios: { send: (token, content, context) => apnsClient.send(token, content, { threadId: context.channelCode }), close: () => apnsClient.close() },
+    ios: {
+      send: (token, content, context) => apnsClient.send(token, content, { threadId: context.channelCode }),
+      close: () => apnsClient.close(),
+    },
     android: { send: (token, content) => fcmClient.send(token, content), close: () => fcmClient.close() },
     // The chaos channels have no web subscribers: a web push here would be a harness bug, and fails loudly.
     web: unconfiguredSender('web_push_not_configured', 'the chaos suite seeds iOS and Android subscribers only'),
@@ -73,7 +82,15 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
   // Leases count on the injected clock, which runs ten times faster than the heartbeat's real-time interval: a
   // 60 s lease would lapse between heartbeats and the rescuer would rerun batches that are still sending.
   const config = { ...base.config, queuePollInterval: 50, workerConcurrency: 4, jobLease: 60 * 60_000 };
-  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey });
+  const worker = await startDeliveryWorker({
+    store: base.store,
+    queue: base.queue,
+    clock: base.clock,
+    config,
+    logger,
+    providers,
+    secretKey: base.secretKey,
+  });
   // The engine's retry rounds wait on the injected clock (1 s backoff and up): it runs ten times faster than real
   // time for the whole scenario, so a follow-up round comes due whatever the test is waiting for.
   const ticker = setInterval(() => base.clock.advance(1_000), 100);
@@ -124,7 +141,14 @@ export async function startServeWorkerHarness(mode: WorkerMode): Promise<ServeWo
   const { apns, fcm, providerEnv, close: closeFakes } = await startFakeProviders();
   const apnsProxy = await startFaultProxy({ target: apns.url });
   const fcmProxy = await startFaultProxy({ target: fcm.url });
-  const config: Config = { ...base.config, databaseUrl: base.databaseUrl, ...fakeProviderConfig(providerEnv), apnsUrl: apnsProxy.url, fcmUrl: fcmProxy.url, logLevel: 'silent' };
+  const config: Config = {
+    ...base.config,
+    databaseUrl: base.databaseUrl,
+    ...fakeProviderConfig(providerEnv),
+    apnsUrl: apnsProxy.url,
+    fcmUrl: fcmProxy.url,
+    logLevel: 'silent',
+  };
   const { logger, logs } = capturingLogger();
   let stopWorker: () => Promise<void>;
   if (mode === 'worker thread') {
@@ -137,7 +161,15 @@ export async function startServeWorkerHarness(mode: WorkerMode): Promise<ServeWo
   } else {
     const queue = JobQueue.forStore(base.store, systemClock, base.databaseUrl);
     const providers = createPushProviders(config, systemClock, logger, null);
-    const worker = await startDeliveryWorker({ store: base.store, queue, clock: systemClock, config, logger, providers, secretKey: base.secretKey });
+    const worker = await startDeliveryWorker({
+      store: base.store,
+      queue,
+      clock: systemClock,
+      config,
+      logger,
+      providers,
+      secretKey: base.secretKey,
+    });
     const offWake = base.queue.onWake(() => worker.pool.wake());
     stopWorker = async () => {
       offWake();
@@ -175,14 +207,24 @@ export async function startFanOut(t: TestApp, count = SUBSCRIBERS): Promise<FanO
   // Tokens of their own per fan-out: fakes shared by several tests must not count one test's pushes for another.
   const tokens = await seedSubscribers(t, account, 'crowd', count, nextTokenNumber);
   nextTokenNumber += count;
-  const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'crowd', title: 'Everyone', body: 'Hello, crowd' });
+  const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+    channelCode: 'crowd',
+    title: 'Everyone',
+    body: 'Hello, crowd',
+  });
   expect(sent.statusCode).toBe(201);
   expect(sent.body.data.recipientCount).toBe(count);
   return { account, notificationId: sent.body.data.id as string, tokens };
 }
 
 /** Calls `fault` once the fakes have answered `pushes` pushes of this fan-out with 200 (at once if they already have). */
-export function atPushes(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut, pushes: number, fault: () => void): Promise<void> {
+export function atPushes(
+  apns: FakeApns,
+  fcm: FakeFcm,
+  fanOut: FanOut,
+  pushes: number,
+  fault: () => void,
+): Promise<void> {
   let answered = [...receivedCounts(apns, fcm, fanOut).values()].reduce((sum, times) => sum + times, 0);
   return new Promise<void>((resolve) => {
     let done = false;
@@ -205,9 +247,13 @@ export function atPushes(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut, pushes: n
 export async function waitUntilSent(t: TestApp, fanOut: FanOut, deadlineMs = RECOVERY_DEADLINE_MS): Promise<any> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
-    const data = (await get(t.app, `/api/v1/notifications/${fanOut.notificationId}`, fanOut.account.secretKey)).body.data;
+    const data = (await get(t.app, `/api/v1/notifications/${fanOut.notificationId}`, fanOut.account.secretKey)).body
+      .data;
     if (data.status === 'sent' || data.status === 'failed') return data;
-    if (Date.now() > deadline) throw new Error(`not sent within ${deadlineMs} ms of the last fault: ${JSON.stringify(data.stats)} (${data.status})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `not sent within ${deadlineMs} ms of the last fault: ${JSON.stringify(data.stats)} (${data.status})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -227,7 +273,12 @@ export function receivedCounts(apns: FakeApns, fcm: FakeFcm, fanOut: FanOut): Ma
  * The end state every scenario must reach: sent, exact stats, every token delivered at least once, and at most
  * `maxRepeats` tokens delivered twice. Returns the repeated tokens for finer checks.
  */
-export function expectEveryPushDelivered(final: any, received: Map<string, number>, fanOut: FanOut, maxRepeats: number): string[] {
+export function expectEveryPushDelivered(
+  final: any,
+  received: Map<string, number>,
+  fanOut: FanOut,
+  maxRepeats: number,
+): string[] {
   expect(final.status).toBe('sent');
   expect(final.stats).toEqual({ delivered: fanOut.tokens.size, failed: 0, skipped: 0, pending: 0 });
   const missing = [...fanOut.tokens.keys()].filter((token) => !received.has(token));

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_PING_TIMEOUT_MS, SILENCE_CHECK_MS, SILENT_AFTER_MS } from '../../src/delivery/http2-session-pool.ts';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_PING_TIMEOUT_MS,
+  SILENCE_CHECK_MS,
+  SILENT_AFTER_MS,
+} from '../../src/delivery/http2-session-pool.ts';
 import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { FaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
@@ -46,7 +51,11 @@ interface Fault {
 
 const FAULTS: Fault[] = [
   { name: 'both sides of every connection reset', strike: (proxy) => proxy.reset('both'), noticedAfterMs: 0 },
-  { name: "the provider's side reset, Clarion's left open and silent", strike: (proxy) => proxy.reset('upstream'), noticedAfterMs: SILENCE_NOTICED_MS },
+  {
+    name: "the provider's side reset, Clarion's left open and silent",
+    strike: (proxy) => proxy.reset('upstream'),
+    noticedAfterMs: SILENCE_NOTICED_MS,
+  },
   { name: "Clarion's side reset", strike: (proxy) => proxy.reset('client'), noticedAfterMs: 0 },
   {
     name: 'a reset, then the first reconnect refused',
@@ -64,7 +73,11 @@ const FAULTS: Fault[] = [
     },
     noticedAfterMs: DEFAULT_CONNECT_TIMEOUT_MS,
   },
-  { name: 'a silent peer (the open connections black-holed)', strike: (proxy) => proxy.stall({ newConnections: false }), noticedAfterMs: SILENCE_NOTICED_MS },
+  {
+    name: 'a silent peer (the open connections black-holed)',
+    strike: (proxy) => proxy.stall({ newConnections: false }),
+    noticedAfterMs: SILENCE_NOTICED_MS,
+  },
 ];
 
 let h: ServeWorkerHarness | null = null;
@@ -84,13 +97,31 @@ interface FaultMark {
 
 function markOf(harness: ServeWorkerHarness): FaultMark {
   const fcmConnections = harness.fcm.requests.reduce((max, request) => Math.max(max, request.connectionId), 0);
-  return { at: Date.now(), apnsRequests: harness.apns.requests.length, fcmRequests: harness.fcm.requests.length, apnsSessions: harness.apns.sessions.length, fcmConnections };
+  return {
+    at: Date.now(),
+    apnsRequests: harness.apns.requests.length,
+    fcmRequests: harness.fcm.requests.length,
+    apnsSessions: harness.apns.sessions.length,
+    fcmConnections,
+  };
 }
 
 /** When each provider first answered 200 to a push of the fan-out on a connection opened after the fault. */
-function firstPushesAfter(harness: ServeWorkerHarness, fanOut: FanOut, mark: FaultMark): { ios: number | null; android: number | null } {
-  const ios = harness.apns.requests.find((request) => request.status === 200 && request.sessionId > mark.apnsSessions && fanOut.tokens.has(request.token ?? ''));
-  const android = harness.fcm.requests.find((request) => request.status === 200 && request.connectionId > mark.fcmConnections && fanOut.tokens.has(request.target?.value ?? ''));
+function firstPushesAfter(
+  harness: ServeWorkerHarness,
+  fanOut: FanOut,
+  mark: FaultMark,
+): { ios: number | null; android: number | null } {
+  const ios = harness.apns.requests.find(
+    (request) =>
+      request.status === 200 && request.sessionId > mark.apnsSessions && fanOut.tokens.has(request.token ?? ''),
+  );
+  const android = harness.fcm.requests.find(
+    (request) =>
+      request.status === 200 &&
+      request.connectionId > mark.fcmConnections &&
+      fanOut.tokens.has(request.target?.value ?? ''),
+  );
   return { ios: ios?.at ?? null, android: android?.at ?? null };
 }
 
@@ -99,13 +130,26 @@ function firstPushesAfter(harness: ServeWorkerHarness, fanOut: FanOut, mark: Fau
  * answered just before the fault, or just after it (read before, answered after), and for iOS it went out on a
  * session open at the fault.
  */
-function expectRepeatsOnlyFromBrokenConnections(harness: ServeWorkerHarness, repeated: string[], mark: FaultMark): void {
+function expectRepeatsOnlyFromBrokenConnections(
+  harness: ServeWorkerHarness,
+  repeated: string[],
+  mark: FaultMark,
+): void {
   for (const token of repeated) {
     const ios = harness.apns.requests.findIndex((request) => request.status === 200 && request.token === token);
-    const android = harness.fcm.requests.findIndex((request) => request.status === 200 && request.target?.value === token);
+    const android = harness.fcm.requests.findIndex(
+      (request) => request.status === 200 && request.target?.value === token,
+    );
     const [index, faultIndex] = ios >= 0 ? [ios, mark.apnsRequests] : [android, mark.fcmRequests];
-    expect(Math.abs(index - faultIndex), `${token} repeated, but its first copy was not in flight at the fault`).toBeLessThanOrEqual(IN_FLIGHT);
-    if (ios >= 0) expect(harness.apns.requests[ios]!.sessionId, `${token} repeated, but its first copy went out on a session opened after the fault`).toBeLessThanOrEqual(mark.apnsSessions);
+    expect(
+      Math.abs(index - faultIndex),
+      `${token} repeated, but its first copy was not in flight at the fault`,
+    ).toBeLessThanOrEqual(IN_FLIGHT);
+    if (ios >= 0)
+      expect(
+        harness.apns.requests[ios]!.sessionId,
+        `${token} repeated, but its first copy went out on a session opened after the fault`,
+      ).toBeLessThanOrEqual(mark.apnsSessions);
   }
 }
 
@@ -119,52 +163,82 @@ export function describeConnectionFaults(mode: WorkerMode): void {
     h = null;
   });
   describe(`chaos: one connection fault with the default worker settings (${mode})`, () => {
-    it.each(FAULTS)(`$name: pushes resume within ${RECOVERY_BOUND_MS} ms of the fault being noticeable, and all ${SUBSCRIBERS} arrive`, async (fault) => {
-      const harness = (h = await startServeWorkerHarness(mode));
-      const fanOut = await startFanOut(harness);
-      let mark: FaultMark | null = null;
-      await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
-        mark = markOf(harness);
-        fault.strike(harness.apnsProxy);
-        fault.strike(harness.fcmProxy);
-      });
-      const struck = mark! as FaultMark;
-      const final = await waitUntilSent(harness, fanOut);
-      const repeated = expectEveryPushDelivered(final, receivedCounts(harness.apns, harness.fcm, fanOut), fanOut, IN_FLIGHT);
-      expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
-      const first = firstPushesAfter(harness, fanOut, struck);
-      const boundMs = fault.noticedAfterMs + RECOVERY_BOUND_MS;
-      expect(first.ios, 'an iOS push on a new connection').not.toBeNull();
-      expect(first.android, 'an Android push on a new connection').not.toBeNull();
-      expect(first.ios! - struck.at, `ms from the fault to the first iOS push on a new connection (bound ${boundMs})`).toBeLessThanOrEqual(boundMs);
-      expect(first.android! - struck.at, `ms from the fault to the first Android push on a new connection (bound ${boundMs})`).toBeLessThanOrEqual(boundMs);
-    }, SCENARIO_TIMEOUT_MS);
+    it.each(FAULTS)(
+      `$name: pushes resume within ${RECOVERY_BOUND_MS} ms of the fault being noticeable, and all ${SUBSCRIBERS} arrive`,
+      async (fault) => {
+        const harness = (h = await startServeWorkerHarness(mode));
+        const fanOut = await startFanOut(harness);
+        let mark: FaultMark | null = null;
+        await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
+          mark = markOf(harness);
+          fault.strike(harness.apnsProxy);
+          fault.strike(harness.fcmProxy);
+        });
+        const struck = mark! as FaultMark;
+        const final = await waitUntilSent(harness, fanOut);
+        const repeated = expectEveryPushDelivered(
+          final,
+          receivedCounts(harness.apns, harness.fcm, fanOut),
+          fanOut,
+          IN_FLIGHT,
+        );
+        expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
+        const first = firstPushesAfter(harness, fanOut, struck);
+        const boundMs = fault.noticedAfterMs + RECOVERY_BOUND_MS;
+        expect(first.ios, 'an iOS push on a new connection').not.toBeNull();
+        expect(first.android, 'an Android push on a new connection').not.toBeNull();
+        expect(
+          first.ios! - struck.at,
+          `ms from the fault to the first iOS push on a new connection (bound ${boundMs})`,
+        ).toBeLessThanOrEqual(boundMs);
+        expect(
+          first.android! - struck.at,
+          `ms from the fault to the first Android push on a new connection (bound ${boundMs})`,
+        ).toBeLessThanOrEqual(boundMs);
+      },
+      SCENARIO_TIMEOUT_MS,
+    );
 
-    it(`a silent APNs holds up no Android push: they go on, never ${RECOVERY_BOUND_MS} ms apart, while every APNs connection stays silent`, async () => {
-      const harness = (h = await startServeWorkerHarness(mode));
-      const fanOut = await startFanOut(harness);
-      const androidTokens = [...fanOut.tokens.keys()].filter((token) => !/^[0-9a-f]{64}$/.test(token));
-      let mark: FaultMark | null = null;
-      await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
-        mark = markOf(harness);
-        // A partition in front of APNs alone: open connections and new ones hear nothing.
-        harness.apnsProxy.stall();
-      });
-      const struck = mark! as FaultMark;
-      await waitFor(() => androidTokens.every((token) => receivedCounts(harness.apns, harness.fcm, fanOut).has(token)), RECOVERY_DEADLINE_MS, 'every Android push while APNs is silent');
-      // Each Android push after the fault came within the bound of the one before it (or of the fault).
-      let previous = struck.at;
-      let longestGap = 0;
-      for (const request of harness.fcm.requests) {
-        if (request.status !== 200 || request.at < struck.at) continue;
-        longestGap = Math.max(longestGap, request.at - previous);
-        previous = request.at;
-      }
-      expect(longestGap, 'the longest wait between Android pushes while APNs was silent (ms)').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
-      harness.apnsProxy.resume();
-      const final = await waitUntilSent(harness, fanOut);
-      const repeated = expectEveryPushDelivered(final, receivedCounts(harness.apns, harness.fcm, fanOut), fanOut, IN_FLIGHT);
-      expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
-    }, SCENARIO_TIMEOUT_MS);
+    it(
+      `a silent APNs holds up no Android push: they go on, never ${RECOVERY_BOUND_MS} ms apart, while every APNs connection stays silent`,
+      async () => {
+        const harness = (h = await startServeWorkerHarness(mode));
+        const fanOut = await startFanOut(harness);
+        const androidTokens = [...fanOut.tokens.keys()].filter((token) => !/^[0-9a-f]{64}$/.test(token));
+        let mark: FaultMark | null = null;
+        await atPushes(harness.apns, harness.fcm, fanOut, FAULT_AT_PUSHES, () => {
+          mark = markOf(harness);
+          // A partition in front of APNs alone: open connections and new ones hear nothing.
+          harness.apnsProxy.stall();
+        });
+        const struck = mark! as FaultMark;
+        await waitFor(
+          () => androidTokens.every((token) => receivedCounts(harness.apns, harness.fcm, fanOut).has(token)),
+          RECOVERY_DEADLINE_MS,
+          'every Android push while APNs is silent',
+        );
+        // Each Android push after the fault came within the bound of the one before it (or of the fault).
+        let previous = struck.at;
+        let longestGap = 0;
+        for (const request of harness.fcm.requests) {
+          if (request.status !== 200 || request.at < struck.at) continue;
+          longestGap = Math.max(longestGap, request.at - previous);
+          previous = request.at;
+        }
+        expect(longestGap, 'the longest wait between Android pushes while APNs was silent (ms)').toBeLessThanOrEqual(
+          RECOVERY_BOUND_MS,
+        );
+        harness.apnsProxy.resume();
+        const final = await waitUntilSent(harness, fanOut);
+        const repeated = expectEveryPushDelivered(
+          final,
+          receivedCounts(harness.apns, harness.fcm, fanOut),
+          fanOut,
+          IN_FLIGHT,
+        );
+        expectRepeatsOnlyFromBrokenConnections(harness, repeated, struck);
+      },
+      SCENARIO_TIMEOUT_MS,
+    );
   });
 }

@@ -55,61 +55,78 @@ function expectRepeatsOnlyAtFaults(repeated: string[], marks: FaultMark[], fanOu
 }
 
 describe('chaos: connection faults mid fan-out', () => {
-  it(`delivers all ${SUBSCRIBERS} pushes when every connection is reset three times`, async () => {
-    const fanOut = await startFanOut(h);
-    const marks: FaultMark[] = [];
-    for (const share of [0.2, 0.45, 0.7]) {
-      await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * share), () => {
+  it(
+    `delivers all ${SUBSCRIBERS} pushes when every connection is reset three times`,
+    async () => {
+      const fanOut = await startFanOut(h);
+      const marks: FaultMark[] = [];
+      for (const share of [0.2, 0.45, 0.7]) {
+        await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * share), () => {
+          marks.push(mark());
+          h.apnsProxy.reset();
+          h.fcmProxy.reset();
+        });
+      }
+      const final = await waitUntilSent(h, fanOut);
+      const repeated = expectEveryPushDelivered(
+        final,
+        receivedCounts(h.apns, h.fcm, fanOut),
+        fanOut,
+        marks.length * 2 * IN_FLIGHT,
+      );
+      expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
+      // Both providers really lost their connections and made new ones.
+      expect(h.apnsProxy.acceptedConnections).toBeGreaterThan(1);
+      expect(h.fcmProxy.acceptedConnections).toBeGreaterThan(1);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
+
+  it(
+    `delivers all ${SUBSCRIBERS} pushes when the open connections are black-holed (new ones work)`,
+    async () => {
+      const fanOut = await startFanOut(h);
+      const marks: FaultMark[] = [];
+      await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
         marks.push(mark());
-        h.apnsProxy.reset();
-        h.fcmProxy.reset();
+        // A NAT entry expiring, or a peer gone without a FIN: silence on the old connections only.
+        h.apnsProxy.stall({ newConnections: false });
+        h.fcmProxy.stall({ newConnections: false });
       });
-    }
-    const final = await waitUntilSent(h, fanOut);
-    const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, marks.length * 2 * IN_FLIGHT);
-    expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
-    // Both providers really lost their connections and made new ones.
-    expect(h.apnsProxy.acceptedConnections).toBeGreaterThan(1);
-    expect(h.fcmProxy.acceptedConnections).toBeGreaterThan(1);
-  }, SCENARIO_TIMEOUT_MS);
+      const final = await waitUntilSent(h, fanOut);
+      const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 2 * IN_FLIGHT);
+      expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
+      h.apnsProxy.resume();
+      h.fcmProxy.resume();
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it(`delivers all ${SUBSCRIBERS} pushes when the open connections are black-holed (new ones work)`, async () => {
-    const fanOut = await startFanOut(h);
-    const marks: FaultMark[] = [];
-    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
-      marks.push(mark());
-      // A NAT entry expiring, or a peer gone without a FIN: silence on the old connections only.
-      h.apnsProxy.stall({ newConnections: false });
-      h.fcmProxy.stall({ newConnections: false });
-    });
-    const final = await waitUntilSent(h, fanOut);
-    const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 2 * IN_FLIGHT);
-    expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
-    h.apnsProxy.resume();
-    h.fcmProxy.resume();
-  }, SCENARIO_TIMEOUT_MS);
-
-  it(`delivers all ${SUBSCRIBERS} pushes after a partition that also swallows new connections heals`, async () => {
-    const fanOut = await startFanOut(h);
-    const marks: FaultMark[] = [];
-    await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
-      marks.push(mark());
-      h.apnsProxy.stall();
-      h.fcmProxy.stall();
-    });
-    // Healed once FCM's pool, its request timed out, has tried a replacement connection (which the partition holds too).
-    const connectionsAtStall = h.fcmProxy.acceptedConnections;
-    await new Promise<void>((resolve) => {
-      const off = h.fcmProxy.onConnection((accepted) => {
-        if (accepted <= connectionsAtStall) return;
-        off();
-        resolve();
+  it(
+    `delivers all ${SUBSCRIBERS} pushes after a partition that also swallows new connections heals`,
+    async () => {
+      const fanOut = await startFanOut(h);
+      const marks: FaultMark[] = [];
+      await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
+        marks.push(mark());
+        h.apnsProxy.stall();
+        h.fcmProxy.stall();
       });
-    });
-    h.apnsProxy.resume();
-    h.fcmProxy.resume();
-    const final = await waitUntilSent(h, fanOut);
-    const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 2 * IN_FLIGHT);
-    expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
-  }, SCENARIO_TIMEOUT_MS);
+      // Healed once FCM's pool, its request timed out, has tried a replacement connection (which the partition holds too).
+      const connectionsAtStall = h.fcmProxy.acceptedConnections;
+      await new Promise<void>((resolve) => {
+        const off = h.fcmProxy.onConnection((accepted) => {
+          if (accepted <= connectionsAtStall) return;
+          off();
+          resolve();
+        });
+      });
+      h.apnsProxy.resume();
+      h.fcmProxy.resume();
+      const final = await waitUntilSent(h, fanOut);
+      const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 2 * IN_FLIGHT);
+      expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

@@ -1,13 +1,25 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../src/store/channels-store.ts';
-import { seedSubscribers, SEVERAL_PROCESSES, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
+import {
+  seedSubscribers,
+  SEVERAL_PROCESSES,
+  startFakeProviders,
+  type FakeProviders,
+} from '../delivery/engine/delivery-harness.ts';
 import { startServeProcess, type ServerProcess } from '../harness/cli-process.ts';
 import { postgresServerBin, startPrivatePostgres, type PrivatePostgres } from '../harness/private-postgres.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../harness/test-app.ts';
 import { waitFor } from '../harness/wait-for.ts';
-import { atPushes, expectEveryPushDelivered, receivedCounts, SUBSCRIBERS, waitUntilSent, type FanOut } from './chaos-harness.ts';
+import {
+  atPushes,
+  expectEveryPushDelivered,
+  receivedCounts,
+  SUBSCRIBERS,
+  waitUntilSent,
+  type FanOut,
+} from './chaos-harness.ts';
 
 /**
  * A PostgreSQL crash under load: `clarion serve` on a PostgreSQL server of the test's own, which the test stops with
@@ -44,108 +56,151 @@ let fakes: FakeProviders;
 let serve: ServerProcess | null = null;
 let nextToken = 1_000_000;
 
-describe.skipIf(skipReason !== null)(`chaos: a PostgreSQL crash under load${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
-  beforeAll(async () => {
-    cluster = await startPrivatePostgres(bin!);
-    t = await startTestApp({}, { databaseUrl: cluster.url });
-    // The process runs on the real clock; the fakes check JWTs against it too. Each scenario starts a `clarion serve`
-    // of its own, which signs its own APNs provider token for the one key: the fakes take a new token at once.
-    fakes = await startFakeProviders(SEVERAL_PROCESSES);
-  });
-  afterEach(async () => {
-    await serve?.stop('SIGKILL');
-    serve = null;
-    // A scenario that failed during the outage leaves the server down.
-    await cluster.start();
-  });
-  afterAll(async () => {
-    await fakes?.close();
-    await t?.close();
-    await cluster?.destroy();
-  });
-
-  it.each([
-    { mode: 'one event loop (the default)', env: {} },
-    { mode: 'the worker on its own thread', env: { CLARION_WORKER_THREAD: 'true' } },
-  ])('survives it with $mode: 503 unavailable while the database is gone, then every accepted notification delivered', async ({ env }) => {
-    const account = await t.newAccount({ channels: ['crowd', 'pair'] });
-    const crowd: FanOut = { account, notificationId: '', tokens: await seedSubscribers(t, account, 'crowd', SUBSCRIBERS, nextToken) };
-    await seedSubscribers(t, account, 'pair', 2, nextToken + SUBSCRIBERS);
-    nextToken += SUBSCRIBERS + 2;
-    await createChannel(t.store.db, { accountId: account.id, code: 'joining', name: 'joining', description: null, now: t.clock.now() });
-    const server = await startServeProcess({
-      ...fakes.providerEnv,
-      ...env,
-      CLARION_DATABASE_URL: cluster.url,
-      CLARION_DATA_DIR: t.config.dataDir,
-      CLARION_LOG_LEVEL: 'info',
-      // The load below is one key's requests as fast as they are answered: only the database may refuse them.
-      CLARION_RATE_LIMIT_PER_SECOND: '10000',
-      CLARION_RATE_LIMIT_BURST: '10000',
-      // Longer than the scenario: no lease lapses and no rescuer returns a job, so every job the outage interrupted must
-      // be given back by the worker itself once the database answers.
-      CLARION_JOB_LEASE: '10m',
+describe.skipIf(skipReason !== null)(
+  `chaos: a PostgreSQL crash under load${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    beforeAll(async () => {
+      cluster = await startPrivatePostgres(bin!);
+      t = await startTestApp({}, { databaseUrl: cluster.url });
+      // The process runs on the real clock; the fakes check JWTs against it too. Each scenario starts a `clarion serve`
+      // of its own, which signs its own APNs provider token for the one key: the fakes take a new token at once.
+      fakes = await startFakeProviders(SEVERAL_PROCESSES);
     });
-    serve = server;
-    const api = apiOf(server, account);
-    const sent = await api('POST', '/api/v1/notifications', { channelCode: 'crowd', title: 'Everyone', body: 'Hello, crowd' });
-    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    crowd.notificationId = sent.body.data.id;
-
-    const load = startLoad(api);
-    const locker = new pg.Client({ connectionString: cluster.url });
-    // This connection dies with the server like every other.
-    locker.on('error', () => {});
-    try {
-      // A third of the fan-out delivered, and notifications being accepted.
-      await atPushes(fakes.apns, fakes.fcm, crowd, Math.floor(SUBSCRIBERS * 0.3), () => undefined);
-      await waitFor(() => load.accepted.length >= CONCURRENT_REQUESTS, 30_000, 'notifications accepted before the crash');
-      // Transactions in flight at the crash, for certain rather than most of the time: with writes to subscribers held
-      // back, every send job settling its batch and every registration waits inside its transaction.
-      await locker.connect();
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE subscribers IN SHARE MODE');
-      await waitFor(async () => (await waitingOnLocks(locker)) >= IN_FLIGHT_TRANSACTIONS, 30_000, `${IN_FLIGHT_TRANSACTIONS} transactions waiting`);
-      await cluster.crash();
-
-      // While the database is gone: the API answers 503 unavailable, and the process is still there. The outage lasts
-      // until a send job has given up settling its sent batch (batch-settle.ts): it keeps the answers and fails its
-      // attempt, which cannot be recorded either until the database is back.
-      const outageSeen = () => load.unavailable >= OUTAGE_ANSWERS && KEPT_ANSWERS.test(server.output());
-      await waitFor(() => outageSeen() || server.child.exitCode !== null, 30_000, `${OUTAGE_ANSWERS} answers and a sent batch kept while the database is down`);
-      expect(server.child.exitCode, `clarion serve exited during the outage:\n${server.output().slice(-3_000)}`).toBeNull();
-      const ready = await api('GET', '/readyz');
-      expect(ready.status).toBe(503);
-      expect(ready.body.error.code).toBe('unavailable');
-      const read = await api('GET', `/api/v1/notifications/${crowd.notificationId}`);
-      expect(read.status).toBe(503);
-      expect(read.body).toEqual({ success: false, error: { code: 'unavailable', message: expect.any(String), requestId: expect.any(String) } });
-
-      // Back: the API accepts again.
+    afterEach(async () => {
+      await serve?.stop('SIGKILL');
+      serve = null;
+      // A scenario that failed during the outage leaves the server down.
       await cluster.start();
-      const acceptedBefore = load.accepted.length;
-      await waitFor(() => load.accepted.length > acceptedBefore || server.child.exitCode !== null, 30_000, 'a notification accepted after the restart');
-      expect(server.child.exitCode, `clarion serve exited:\n${server.output().slice(-3_000)}`).toBeNull();
-      expect((await api('GET', '/readyz')).status).toBe(200);
-    } finally {
-      await load.stop();
-      await locker.end().catch(() => {});
-    }
-    expect(load.unexpected, 'every answer is a 201 or a 503 unavailable').toEqual([]);
+    });
+    afterAll(async () => {
+      await fakes?.close();
+      await t?.close();
+      await cluster?.destroy();
+    });
 
-    // Every notification that got a 201 is delivered, with exact stats. No push goes out twice: the batches sent while
-    // the database went away are settled from the answers this process kept.
-    const final = await waitUntilSent(t, crowd);
-    expectEveryPushDelivered(final, receivedCounts(fakes.apns, fakes.fcm, crowd), crowd, 0);
-    for (const id of load.accepted) {
-      const pair = await waitUntilSent(t, { ...crowd, notificationId: id });
-      expect(pair.stats, `notification ${id}`).toEqual({ delivered: 2, failed: 0, skipped: 0, pending: 0 });
-    }
-    expect(server.child.exitCode).toBeNull();
-    // Not silent: the lost connections were logged (src/store/postgres-pool.ts).
-    expect(server.output()).toMatch(/lost a PostgreSQL connection/);
-  }, TIMEOUT_MS);
-});
+    it.each([
+      { mode: 'one event loop (the default)', env: {} },
+      { mode: 'the worker on its own thread', env: { CLARION_WORKER_THREAD: 'true' } },
+    ])(
+      'survives it with $mode: 503 unavailable while the database is gone, then every accepted notification delivered',
+      async ({ env }) => {
+        const account = await t.newAccount({ channels: ['crowd', 'pair'] });
+        const crowd: FanOut = {
+          account,
+          notificationId: '',
+          tokens: await seedSubscribers(t, account, 'crowd', SUBSCRIBERS, nextToken),
+        };
+        await seedSubscribers(t, account, 'pair', 2, nextToken + SUBSCRIBERS);
+        nextToken += SUBSCRIBERS + 2;
+        await createChannel(t.store.db, {
+          accountId: account.id,
+          code: 'joining',
+          name: 'joining',
+          description: null,
+          now: t.clock.now(),
+        });
+        const server = await startServeProcess({
+          ...fakes.providerEnv,
+          ...env,
+          CLARION_DATABASE_URL: cluster.url,
+          CLARION_DATA_DIR: t.config.dataDir,
+          CLARION_LOG_LEVEL: 'info',
+          // The load below is one key's requests as fast as they are answered: only the database may refuse them.
+          CLARION_RATE_LIMIT_PER_SECOND: '10000',
+          CLARION_RATE_LIMIT_BURST: '10000',
+          // Longer than the scenario: no lease lapses and no rescuer returns a job, so every job the outage interrupted must
+          // be given back by the worker itself once the database answers.
+          CLARION_JOB_LEASE: '10m',
+        });
+        serve = server;
+        const api = apiOf(server, account);
+        const sent = await api('POST', '/api/v1/notifications', {
+          channelCode: 'crowd',
+          title: 'Everyone',
+          body: 'Hello, crowd',
+        });
+        expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+        crowd.notificationId = sent.body.data.id;
+
+        const load = startLoad(api);
+        const locker = new pg.Client({ connectionString: cluster.url });
+        // This connection dies with the server like every other.
+        locker.on('error', () => {});
+        try {
+          // A third of the fan-out delivered, and notifications being accepted.
+          await atPushes(fakes.apns, fakes.fcm, crowd, Math.floor(SUBSCRIBERS * 0.3), () => undefined);
+          await waitFor(
+            () => load.accepted.length >= CONCURRENT_REQUESTS,
+            30_000,
+            'notifications accepted before the crash',
+          );
+          // Transactions in flight at the crash, for certain rather than most of the time: with writes to subscribers held
+          // back, every send job settling its batch and every registration waits inside its transaction.
+          await locker.connect();
+          await locker.query('BEGIN');
+          await locker.query('LOCK TABLE subscribers IN SHARE MODE');
+          await waitFor(
+            async () => (await waitingOnLocks(locker)) >= IN_FLIGHT_TRANSACTIONS,
+            30_000,
+            `${IN_FLIGHT_TRANSACTIONS} transactions waiting`,
+          );
+          await cluster.crash();
+
+          // While the database is gone: the API answers 503 unavailable, and the process is still there. The outage lasts
+          // until a send job has given up settling its sent batch (batch-settle.ts): it keeps the answers and fails its
+          // attempt, which cannot be recorded either until the database is back.
+          const outageSeen = () => load.unavailable >= OUTAGE_ANSWERS && KEPT_ANSWERS.test(server.output());
+          await waitFor(
+            () => outageSeen() || server.child.exitCode !== null,
+            30_000,
+            `${OUTAGE_ANSWERS} answers and a sent batch kept while the database is down`,
+          );
+          expect(
+            server.child.exitCode,
+            `clarion serve exited during the outage:\n${server.output().slice(-3_000)}`,
+          ).toBeNull();
+          const ready = await api('GET', '/readyz');
+          expect(ready.status).toBe(503);
+          expect(ready.body.error.code).toBe('unavailable');
+          const read = await api('GET', `/api/v1/notifications/${crowd.notificationId}`);
+          expect(read.status).toBe(503);
+          expect(read.body).toEqual({
+            success: false,
+            error: { code: 'unavailable', message: expect.any(String), requestId: expect.any(String) },
+          });
+
+          // Back: the API accepts again.
+          await cluster.start();
+          const acceptedBefore = load.accepted.length;
+          await waitFor(
+            () => load.accepted.length > acceptedBefore || server.child.exitCode !== null,
+            30_000,
+            'a notification accepted after the restart',
+          );
+          expect(server.child.exitCode, `clarion serve exited:\n${server.output().slice(-3_000)}`).toBeNull();
+          expect((await api('GET', '/readyz')).status).toBe(200);
+        } finally {
+          await load.stop();
+          await locker.end().catch(() => {});
+        }
+        expect(load.unexpected, 'every answer is a 201 or a 503 unavailable').toEqual([]);
+
+        // Every notification that got a 201 is delivered, with exact stats. No push goes out twice: the batches sent while
+        // the database went away are settled from the answers this process kept.
+        const final = await waitUntilSent(t, crowd);
+        expectEveryPushDelivered(final, receivedCounts(fakes.apns, fakes.fcm, crowd), crowd, 0);
+        for (const id of load.accepted) {
+          const pair = await waitUntilSent(t, { ...crowd, notificationId: id });
+          expect(pair.stats, `notification ${id}`).toEqual({ delivered: 2, failed: 0, skipped: 0, pending: 0 });
+        }
+        expect(server.child.exitCode).toBeNull();
+        // Not silent: the lost connections were logged (src/store/postgres-pool.ts).
+        expect(server.output()).toMatch(/lost a PostgreSQL connection/);
+      },
+      TIMEOUT_MS,
+    );
+  },
+);
 
 type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -154,7 +209,10 @@ function apiOf(server: ServerProcess, account: TestAccount): Api {
   return async (method, path, body) => {
     const response = await fetch(`${server.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${account.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${account.secretKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -164,7 +222,9 @@ function apiOf(server: ServerProcess, account: TestAccount): Api {
 
 /** Sessions of the server waiting for a lock, as PostgreSQL sees them. */
 async function waitingOnLocks(client: pg.Client): Promise<number> {
-  const { rows } = await client.query("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+  const { rows } = await client.query(
+    "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+  );
   return rows[0].waiting;
 }
 
@@ -189,10 +249,17 @@ function startLoad(api: Api) {
   };
   const register = async () => {
     const token = `fcm-joiner-${process.pid}-${(nextJoiner += 1)}-${'x'.repeat(20)}`;
-    check(await api('POST', '/api/v1/subscribers', { channelCode: 'joining', platform: 'android', token }), 'POST /subscribers');
+    check(
+      await api('POST', '/api/v1/subscribers', { channelCode: 'joining', platform: 'android', token }),
+      'POST /subscribers',
+    );
   };
   const send = async () => {
-    const sent = await api('POST', '/api/v1/notifications', { channelCode: 'pair', title: 'Pair', body: 'Hello, pair' });
+    const sent = await api('POST', '/api/v1/notifications', {
+      channelCode: 'pair',
+      title: 'Pair',
+      body: 'Hello, pair',
+    });
     if (!check(sent, 'POST /notifications')) return;
     state.accepted.push(sent.body.data.id);
     check(await api('GET', `/api/v1/notifications/${sent.body.data.id}`), 'GET /notifications/{id}');

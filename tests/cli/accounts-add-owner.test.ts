@@ -30,7 +30,12 @@ async function ownerInStore(accountId: string, email: string, password: string):
 }
 const addOwner = (args: string[]) => runCli(['accounts', 'add-owner', ...args, '--json'], env);
 const ownersOf = async (accountId: string) =>
-  test.store.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id').select(['users.email', 'memberships.role']).where('account_id', '=', accountId).execute();
+  test.store.db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.email', 'memberships.role'])
+    .where('account_id', '=', accountId)
+    .execute();
 
 describe('clarion accounts add-owner', () => {
   it('makes a new user, with that password, the owner of an account that had none', async () => {
@@ -39,13 +44,25 @@ describe('clarion accounts add-owner', () => {
     const result = addOwner(['--account', account.id, '--email', email, '--password', 'correct horse battery']);
     expect(result.status, result.stderr).toBe(0);
     const user = await findUserByEmail(test.store.db, email);
-    expect(result.json).toEqual({ accountId: account.id, accountName: 'Acme', owner: { id: user!.id, email: email.toLowerCase() }, newUser: true });
+    expect(result.json).toEqual({
+      accountId: account.id,
+      accountName: 'Acme',
+      owner: { id: user!.id, email: email.toLowerCase() },
+      newUser: true,
+    });
     expect(await verifyPassword('correct horse battery', user!.password_hash)).toBe(true);
     expect(await listUserAccounts(test.store.db, user!.id)).toMatchObject([{ accountId: account.id, role: 'owner' }]);
 
-    const human = runCli(['accounts', 'add-owner', '--account', (await newAccount('Second')).id, '--email', email], env);
+    const human = runCli(
+      ['accounts', 'add-owner', '--account', (await newAccount('Second')).id, '--email', email],
+      env,
+    );
     expect(human.status, human.stderr).toBe(0);
-    expect(human.stdout.trim()).toMatch(new RegExp(`^${email.toLowerCase().replace(/[.+]/g, '\\$&')} is now an owner of acc_\\S+ \\(Second\\): they sign in to the dashboard with their own password\\.$`));
+    expect(human.stdout.trim()).toMatch(
+      new RegExp(
+        `^${email.toLowerCase().replace(/[.+]/g, '\\$&')} is now an owner of acc_\\S+ \\(Second\\): they sign in to the dashboard with their own password\\.$`,
+      ),
+    );
   }, 90_000);
 
   it('adds an existing user without a password, keeping theirs; an account may have several owners', async () => {
@@ -58,17 +75,51 @@ describe('clarion accounts add-owner', () => {
     const joined = addOwner(['--account', account.id, '--email', second.toUpperCase()]);
     expect(joined.status, joined.stderr).toBe(0);
     expect(joined.json).toMatchObject({ accountId: account.id, owner: { email: second }, newUser: false });
-    expect(await verifyPassword('second password 1', (await findUserByEmail(test.store.db, second))!.password_hash)).toBe(true);
-    expect((await ownersOf(account.id)).map((row) => `${row.email}:${row.role}`).sort()).toEqual([`${first}:owner`, `${second}:owner`].sort());
+    expect(
+      await verifyPassword('second password 1', (await findUserByEmail(test.store.db, second))!.password_hash),
+    ).toBe(true);
+    expect((await ownersOf(account.id)).map((row) => `${row.email}:${row.role}`).sort()).toEqual(
+      [`${first}:owner`, `${second}:owner`].sort(),
+    );
   });
 
   it.each<[string, (accountId: string, takenEmail: string) => string[], string, RegExp]>([
-    ['an unknown account', (_id, _taken) => ['--account', 'acc_nope', '--email', uniqueEmail('x'), '--password', 'long enough pw'], 'not_found', /^no account acc_nope$/],
-    ['an email that is not one', (id) => ['--account', id, '--email', 'not-an-email', '--password', 'long enough pw'], 'validation_failed', /^--email is not an email address/],
-    ['a weak password', (id) => ['--account', id, '--email', uniqueEmail('weak'), '--password', 'short'], 'validation_failed', /^--password: a password needs at least 10 characters$/],
-    ['a new user without a password', (id) => ['--account', id, '--email', uniqueEmail('nopw')], 'validation_failed', /^--password is required for a new user/],
-    ['a password for a user who exists (it would not change theirs)', (id, taken) => ['--account', id, '--email', taken, '--password', 'another long password'], 'conflict', /already exists.*leave out --password/],
-    ['a user who is already an owner of the account', (id, taken) => ['--account', id, '--email', taken], 'conflict', /is already an owner of acc_/],
+    [
+      'an unknown account',
+      (_id, _taken) => ['--account', 'acc_nope', '--email', uniqueEmail('x'), '--password', 'long enough pw'],
+      'not_found',
+      /^no account acc_nope$/,
+    ],
+    [
+      'an email that is not one',
+      (id) => ['--account', id, '--email', 'not-an-email', '--password', 'long enough pw'],
+      'validation_failed',
+      /^--email is not an email address/,
+    ],
+    [
+      'a weak password',
+      (id) => ['--account', id, '--email', uniqueEmail('weak'), '--password', 'short'],
+      'validation_failed',
+      /^--password: a password needs at least 10 characters$/,
+    ],
+    [
+      'a new user without a password',
+      (id) => ['--account', id, '--email', uniqueEmail('nopw')],
+      'validation_failed',
+      /^--password is required for a new user/,
+    ],
+    [
+      'a password for a user who exists (it would not change theirs)',
+      (id, taken) => ['--account', id, '--email', taken, '--password', 'another long password'],
+      'conflict',
+      /already exists.*leave out --password/,
+    ],
+    [
+      'a user who is already an owner of the account',
+      (id, taken) => ['--account', id, '--email', taken],
+      'conflict',
+      /is already an owner of acc_/,
+    ],
   ])('refuses %s and changes nothing', async (_name, args, code, message) => {
     const account = await newAccount();
     const taken = uniqueEmail('taken');
@@ -92,8 +143,24 @@ describe('clarion accounts add-owner', () => {
     const joined = runCli(['accounts', 'create', '--name', 'Joined', '--owner-email', email, '--json'], env);
     expect(joined.status, joined.stderr).toBe(0);
     expect(joined.json.owner).toMatchObject({ email });
-    const refused = runCli(['accounts', 'create', '--name', 'Refused', '--owner-email', email, '--owner-password', 'a new long password', '--json'], env);
-    expect(refused.json.error).toMatchObject({ code: 'conflict', message: expect.stringMatching(/already exists.*leave out --owner-password/) });
+    const refused = runCli(
+      [
+        'accounts',
+        'create',
+        '--name',
+        'Refused',
+        '--owner-email',
+        email,
+        '--owner-password',
+        'a new long password',
+        '--json',
+      ],
+      env,
+    );
+    expect(refused.json.error).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/already exists.*leave out --owner-password/),
+    });
     expect(await test.store.db.selectFrom('accounts').select('id').where('name', '=', 'Refused').execute()).toEqual([]);
   }, 90_000);
 });

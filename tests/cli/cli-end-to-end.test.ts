@@ -41,21 +41,53 @@ async function api(method: string, path: string, key: string, body?: unknown) {
 
 describe('clarion CLI beside a running server', () => {
   it('creates an account, channel and keys that the running API accepts, and revokes a key at once', async () => {
-    const account = runCli(['accounts', 'create', '--name', 'Acme', '--plan', 'starter', '--owner-email', `owner-${Date.now()}@example.com`, '--owner-password', 'correct horse battery', '--json'], env);
+    const account = runCli(
+      [
+        'accounts',
+        'create',
+        '--name',
+        'Acme',
+        '--plan',
+        'starter',
+        '--owner-email',
+        `owner-${Date.now()}@example.com`,
+        '--owner-password',
+        'correct horse battery',
+        '--json',
+      ],
+      env,
+    );
     expect(account.status, account.stderr).toBe(0);
     expect(account.json).toMatchObject({ id: expect.stringMatching(/^acc_/), plan: 'starter', limit: 2500 });
 
-    const channel = runCli(['channels', 'create', '--account', account.json.id, '--code', 'news', '--name', 'News', '--json'], env);
+    const channel = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'news', '--name', 'News', '--json'],
+      env,
+    );
     expect(channel.json).toMatchObject({ id: expect.stringMatching(/^chn_/), code: 'news' });
 
-    const secret = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--channels', 'news', '--json'], env);
+    const secret = runCli(
+      ['keys', 'create', '--account', account.json.id, '--name', 'backend', '--channels', 'news', '--json'],
+      env,
+    );
     expect(secret.json.key).toMatch(/^clr_sk_/);
-    const publishable = runCli(['keys', 'create', '--account', account.json.id, '--name', 'app', '--publishable', '--json'], env);
+    const publishable = runCli(
+      ['keys', 'create', '--account', account.json.id, '--name', 'app', '--publishable', '--json'],
+      env,
+    );
     expect(publishable.json.key).toMatch(/^clr_pk_/);
 
-    const subscriber = await api('POST', '/api/v1/subscribers', publishable.json.key, { channelCode: 'news', platform: 'android', token: 'cli-token-1' });
+    const subscriber = await api('POST', '/api/v1/subscribers', publishable.json.key, {
+      channelCode: 'news',
+      platform: 'android',
+      token: 'cli-token-1',
+    });
     expect(subscriber.status).toBe(201);
-    const sent = await api('POST', '/api/v1/notifications', secret.json.key, { channelCode: 'news', title: 'Hi', body: 'From the CLI test' });
+    const sent = await api('POST', '/api/v1/notifications', secret.json.key, {
+      channelCode: 'news',
+      title: 'Hi',
+      body: 'From the CLI test',
+    });
     expect(sent.status).toBe(201);
     expect(sent.body.data).toMatchObject({ recipientCount: 1, status: 'queued' });
 
@@ -69,7 +101,11 @@ describe('clarion CLI beside a running server', () => {
     const key = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], env);
     expect((await api('GET', '/api/v1/usage', key.json.key)).status).toBe(200);
     const rotated = runCli(['keys', 'rotate', '--key-id', key.json.id, '--json'], env);
-    expect(rotated.json).toMatchObject({ name: 'backend', replaces: key.json.id, key: expect.stringMatching(/^clr_sk_/) });
+    expect(rotated.json).toMatchObject({
+      name: 'backend',
+      replaces: key.json.id,
+      key: expect.stringMatching(/^clr_sk_/),
+    });
     expect((await api('GET', '/api/v1/usage', rotated.json.key)).status).toBe(200);
     expect((await api('GET', '/api/v1/usage', key.json.key)).status).toBe(401);
   });
@@ -77,7 +113,10 @@ describe('clarion CLI beside a running server', () => {
   it('sets a plan and limit that the API reports', async () => {
     const account = runCli(['accounts', 'create', '--name', 'Plan', '--json'], env);
     const key = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], env);
-    const set = runCli(['accounts', 'set-plan', '--account', account.json.id, '--plan', 'pro', '--limit', '12', '--json'], env);
+    const set = runCli(
+      ['accounts', 'set-plan', '--account', account.json.id, '--plan', 'pro', '--limit', '12', '--json'],
+      env,
+    );
     expect(set.json).toMatchObject({ plan: 'pro', limit: 12 });
     const usage = await api('GET', '/api/v1/usage', key.json.key);
     expect(usage.body.data).toMatchObject({ plan: 'pro', limit: 12, used: 0, remaining: 12 });
@@ -85,12 +124,25 @@ describe('clarion CLI beside a running server', () => {
 
   it('sets the default time zone to an IANA name and refuses an abbreviation', () => {
     const account = runCli(['accounts', 'create', '--name', 'Zone', '--json'], env);
-    const set = runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'America/Los_Angeles', '--json'], env);
+    const set = runCli(
+      ['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'America/Los_Angeles', '--json'],
+      env,
+    );
     expect(set.json).toMatchObject({ id: account.json.id, defaultTimezone: 'America/Los_Angeles' });
-    expect(runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'UTC', '--json'], env).json.defaultTimezone).toBe('UTC');
-    const refused = runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'PST', '--json'], env);
+    expect(
+      runCli(['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'UTC', '--json'], env).json
+        .defaultTimezone,
+    ).toBe('UTC');
+    const refused = runCli(
+      ['accounts', 'set-timezone', '--account', account.json.id, '--timezone', 'PST', '--json'],
+      env,
+    );
     expect(refused.status).toBe(1);
-    expect(refused.json.error).toEqual({ code: 'validation_failed', message: '--timezone must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted' });
+    expect(refused.json.error).toEqual({
+      code: 'validation_failed',
+      message:
+        '--timezone must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted',
+    });
   });
 
   it("moves an account's join pages to a slug of its choice; the old address stops", async () => {
@@ -105,9 +157,14 @@ describe('clarion CLI beside a running server', () => {
     expect(set.json).toMatchObject({ id: account.json.id, slug, previousSlug: oldUrl.split('/')[2] });
     expect((await fetch(`${server.baseUrl}/join/${slug}/news`)).status).toBe(200);
     expect((await fetch(`${server.baseUrl}${oldUrl}`)).status).toBe(404);
-    expect(runCli(['accounts', 'set-slug', '--account', account.json.id, '--slug', 'Not A Slug', '--json'], env).json.error.code).toBe('validation_failed');
+    expect(
+      runCli(['accounts', 'set-slug', '--account', account.json.id, '--slug', 'Not A Slug', '--json'], env).json.error
+        .code,
+    ).toBe('validation_failed');
     const other = runCli(['accounts', 'create', '--name', 'Other', '--json'], env);
-    expect(runCli(['accounts', 'set-slug', '--account', other.json.id, '--slug', slug, '--json'], env).json.error.code).toBe('conflict');
+    expect(
+      runCli(['accounts', 'set-slug', '--account', other.json.id, '--slug', slug, '--json'], env).json.error.code,
+    ).toBe('conflict');
   });
 
   it('reports errors as one JSON object and a non-zero exit', () => {
@@ -139,13 +196,19 @@ describe('clarion web-push rotate-keys', () => {
 
     const refused = runCli(['web-push', 'rotate-keys', '--json'], env);
     expect(refused.status).not.toBe(0);
-    expect(refused.json.error).toMatchObject({ code: 'confirmation_required', message: expect.stringContaining('stops receiving pushes') });
+    expect(refused.json.error).toMatchObject({
+      code: 'confirmation_required',
+      message: expect.stringContaining('stops receiving pushes'),
+    });
     const unchanged = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
     expect(unchanged.data.publicKey).toBe(before.data.publicKey);
 
     const rotated = runCli(['web-push', 'rotate-keys', '--yes', '--json'], env);
     expect(rotated.status, rotated.stderr).toBe(0);
-    expect(rotated.json).toMatchObject({ publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/), warning: expect.stringContaining('subscribe anew') });
+    expect(rotated.json).toMatchObject({
+      publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/),
+      warning: expect.stringContaining('subscribe anew'),
+    });
     expect(rotated.json.publicKey).not.toBe(before.data.publicKey);
     const after = (await (await fetch(`${server.baseUrl}/api/v1/web-push/public-key`)).json()) as any;
     expect(after.data.publicKey).toBe(rotated.json.publicKey);

@@ -18,10 +18,14 @@ describe('counts in CLI output (src/cli/cli-output.ts)', () => {
   });
 
   it('no command writes a number straight before a plural noun ("1 subscribers"): counts go through countOf', () => {
-    const nouns = 'subscriber|notification|line|page|key|app|channel|account|user|owner|problem|attempt|token|row|second|minute|hour|day|push|event';
+    const nouns =
+      'subscriber|notification|line|page|key|app|channel|account|user|owner|problem|attempt|token|row|second|minute|hour|day|push|event';
     const pattern = new RegExp(String.raw`\$\{[^}]+\}\)?\s+(?:${nouns})s\b`, 'g');
-    const found = readdirSync(CLI).filter((file) => file.endsWith('.ts')).flatMap((file) =>
-      [...readFileSync(new URL(file, CLI), 'utf8').matchAll(pattern)].map((match) => `${file}: ${match[0]}`));
+    const found = readdirSync(CLI)
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) =>
+        [...readFileSync(new URL(file, CLI), 'utf8').matchAll(pattern)].map((match) => `${file}: ${match[0]}`),
+      );
     expect(found).toEqual([]);
   });
 });

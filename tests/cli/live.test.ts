@@ -14,7 +14,9 @@ afterAll(async () => {
 const envFor = (apiKey: string) => ({ CLARION_URL: live.baseUrl, CLARION_API_KEY: apiKey });
 
 async function liveActivitiesOf(apiKey: string): Promise<any[]> {
-  const response = await fetch(`${live.baseUrl}/api/v1/live-activities`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const response = await fetch(`${live.baseUrl}/api/v1/live-activities`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   return ((await response.json()) as any).data;
 }
 
@@ -25,30 +27,72 @@ describe('clarion live', () => {
     const token = account.androidTokens.orders;
 
     const started = await runCliAsync(
-      ['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', '{"title": "Order #42", "progress": 0.1, "status": "Packing"}', '--alert-title', 'Order #42', '--json'],
+      [
+        'live',
+        'start',
+        '--channel',
+        'orders',
+        '--template',
+        'progress',
+        '--fields',
+        '{"title": "Order #42", "progress": 0.1, "status": "Packing"}',
+        '--alert-title',
+        'Order #42',
+        '--json',
+      ],
       env,
     );
     expect(started.status, started.stderr).toBe(0);
-    expect(started.json).toMatchObject({ id: expect.stringMatching(/^lva_/), template: 'progress', status: 'active', recipientCount: 1, alert: { title: 'Order #42' } });
+    expect(started.json).toMatchObject({
+      id: expect.stringMatching(/^lva_/),
+      template: 'progress',
+      status: 'active',
+      recipientCount: 1,
+      alert: { title: 'Order #42' },
+    });
     const id: string = started.json.id;
 
-    const updated = await runCliAsync(['live', 'update', id, '--fields', '{"progress": 0.6, "status": "On its way"}'], env);
+    const updated = await runCliAsync(
+      ['live', 'update', id, '--fields', '{"progress": 0.6, "status": "On its way"}'],
+      env,
+    );
     expect(updated.status, updated.stderr).toBe(0);
-    expect(updated.stdout.trim()).toBe(`Updated Live Activity ${id} (progress, active, 1 subscriber): {"title":"Order #42","progress":0.6,"status":"On its way"}`);
+    expect(updated.stdout.trim()).toBe(
+      `Updated Live Activity ${id} (progress, active, 1 subscriber): {"title":"Order #42","progress":0.6,"status":"On its way"}`,
+    );
 
-    const ended = await runCliAsync(['live', 'end', id, '--fields', '{"progress": 1, "status": "Delivered"}', '--json'], env);
+    const ended = await runCliAsync(
+      ['live', 'end', id, '--fields', '{"progress": 1, "status": "Delivered"}', '--json'],
+      env,
+    );
     expect(ended.status, ended.stderr).toBe(0);
     expect(ended.json).toMatchObject({ id, status: 'ended', fields: { progress: 1, status: 'Delivered' } });
 
     for (const status of ['Packing', 'On its way', 'Delivered']) {
-      await live.fakes.fcm.waitForRequest((request) => request.target?.value === token && JSON.stringify(request.message).includes(status), 20_000);
+      await live.fakes.fcm.waitForRequest(
+        (request) => request.target?.value === token && JSON.stringify(request.message).includes(status),
+        20_000,
+      );
     }
   });
 
   it('ends without final fields', async () => {
     const account = await live.newAccount(['orders']);
     const env = envFor(account.secretKey);
-    const started = await runCliAsync(['live', 'start', '--channel', 'orders', '--template', 'steps', '--fields', '{"title": "Setup", "currentStep": 1, "totalSteps": 3}', '--json'], env);
+    const started = await runCliAsync(
+      [
+        'live',
+        'start',
+        '--channel',
+        'orders',
+        '--template',
+        'steps',
+        '--fields',
+        '{"title": "Setup", "currentStep": 1, "totalSteps": 3}',
+        '--json',
+      ],
+      env,
+    );
     const ended = await runCliAsync(['live', 'end', started.json.id, '--json'], env);
     expect(ended.status, ended.stderr).toBe(0);
     expect(ended.json).toMatchObject({ status: 'ended', fields: { currentStep: 1 } });
@@ -57,7 +101,10 @@ describe('clarion live', () => {
 
 describe('clarion live refused', () => {
   it('a bad key: exit 1 and unauthorized on stderr', async () => {
-    const started = await runCliAsync(['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', '{"title": "x", "progress": 0}'], envFor('clr_sk_thisisnotakey'));
+    const started = await runCliAsync(
+      ['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', '{"title": "x", "progress": 0}'],
+      envFor('clr_sk_thisisnotakey'),
+    );
     expect(started.status).toBe(1);
     expect(started.stderr).toMatch(/^clarion: unauthorized: /);
   });
@@ -65,9 +112,25 @@ describe('clarion live refused', () => {
   it('an update of an ended activity: activity_ended', async () => {
     const account = await live.newAccount(['orders']);
     const env = envFor(account.secretKey);
-    const started = await runCliAsync(['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', '{"title": "x", "progress": 0}', '--json'], env);
+    const started = await runCliAsync(
+      [
+        'live',
+        'start',
+        '--channel',
+        'orders',
+        '--template',
+        'progress',
+        '--fields',
+        '{"title": "x", "progress": 0}',
+        '--json',
+      ],
+      env,
+    );
     await runCliAsync(['live', 'end', started.json.id], env);
-    const updated = await runCliAsync(['live', 'update', started.json.id, '--fields', '{"progress": 0.5}', '--json'], env);
+    const updated = await runCliAsync(
+      ['live', 'update', started.json.id, '--fields', '{"progress": 0.5}', '--json'],
+      env,
+    );
     expect(updated.status).toBe(1);
     expect(updated.stderr).toMatch(/^clarion: activity_ended: /);
     expect(updated.json.error).toMatchObject({ code: 'activity_ended', status: 409 });
@@ -75,7 +138,10 @@ describe('clarion live refused', () => {
 
   it('fields the template refuses: validation_failed from the server, nothing started', async () => {
     const account = await live.newAccount(['orders']);
-    const started = await runCliAsync(['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', '{"title": "x", "progress": 45}'], envFor(account.secretKey));
+    const started = await runCliAsync(
+      ['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', '{"title": "x", "progress": 45}'],
+      envFor(account.secretKey),
+    );
     expect(started.status).toBe(1);
     expect(started.stderr).toMatch(/^clarion: validation_failed: /);
     expect(started.stderr).toContain('progress');
@@ -84,14 +150,20 @@ describe('clarion live refused', () => {
 
   it('--fields that is not a JSON object: refused before any request', async () => {
     const account = await live.newAccount(['orders']);
-    const started = await runCliAsync(['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', 'progress=0.5'], envFor(account.secretKey));
+    const started = await runCliAsync(
+      ['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', 'progress=0.5'],
+      envFor(account.secretKey),
+    );
     expect(started.status).toBe(1);
     expect(started.stderr).toContain('--fields must be a JSON object');
     expect(await liveActivitiesOf(account.secretKey)).toEqual([]);
   });
 
   it('--alert-body without --alert-title: refused before any request', async () => {
-    const started = await runCliAsync(['live', 'update', 'lva_x', '--fields', '{}', '--alert-body', 'text'], envFor('clr_sk_x'));
+    const started = await runCliAsync(
+      ['live', 'update', 'lva_x', '--fields', '{}', '--alert-body', 'text'],
+      envFor('clr_sk_x'),
+    );
     expect(started.status).toBe(1);
     expect(started.stderr).toContain('--alert-body needs --alert-title');
   });

@@ -20,7 +20,10 @@ describe('the Node.js version check', () => {
   ])('Node %s supported: %s', (version, supported) => {
     const message = unsupportedNodeMessage(version);
     if (supported) expect(message).toBeNull();
-    else expect(message).toMatch(new RegExp(`^clarion: Node\\.js ${version.replaceAll('.', '\\.')} is not supported; install Node\\.js 24 LTS`));
+    else
+      expect(message).toMatch(
+        new RegExp(`^clarion: Node\\.js ${version.replaceAll('.', '\\.')} is not supported; install Node\\.js 24 LTS`),
+      );
   });
 
   it('agrees with package.json engines', () => {
@@ -31,7 +34,10 @@ describe('the Node.js version check', () => {
   it('stops `clarion` on an older Node with that one line and exit 1, before loading anything else', async () => {
     // The process believes it runs Node 20.18.0: the check reads process.versions.node, nothing else.
     const pretend = `data:text/javascript,Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.18.0' } });`;
-    const failure = await run(process.execPath, ['--import', pretend, join(ROOT, 'bin/clarion.js'), '--help'], { cwd: ROOT, timeout: 30_000 }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    const failure = await run(process.execPath, ['--import', pretend, join(ROOT, 'bin/clarion.js'), '--help'], {
+      cwd: ROOT,
+      timeout: 30_000,
+    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect('code' in failure && failure.code).toBe(1);
     expect(failure.stdout).toBe('');
     expect(failure.stderr.trim().split('\n')).toEqual([unsupportedNodeMessage('20.18.0')]);

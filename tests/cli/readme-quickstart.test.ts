@@ -13,15 +13,23 @@ import { CLARION_BIN, startServeProcess } from '../harness/cli-process.ts';
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const quickstart = README.split(/^## Five-minute quickstart\s*$/m)[1]?.split(/^## /m)[0] ?? '';
 /** The block that creates an account and keys, registers a device and sends: the one with the curl commands. */
-const script = [...quickstart.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1]!).find((block) => block.includes('curl'));
+const script = [...quickstart.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
+  .map((match) => match[1]!)
+  .find((block) => block.includes('curl'));
 
 const dataDir = mkdtempSync(join(tmpdir(), 'clarion-quickstart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs a shell script with bash, stopping at the first failing command; resolves with its output. */
-function bash(text: string, env: Record<string, string | undefined>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function bash(
+  text: string,
+  env: Record<string, string | undefined>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-eu', '-o', 'pipefail', '-c', text], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-eu', '-o', 'pipefail', '-c', text], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -34,18 +42,40 @@ function bash(text: string, env: Record<string, string | undefined>): Promise<{ 
 describe("the README's quickstart", () => {
   it('runs as written: the device registered for alice is reached by the channel send and by the send to her alone', async () => {
     expect(script, 'a sh block with the curl commands under "Five-minute quickstart"').toBeDefined();
-    const server = await startServeProcess({ CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined, CLARION_HOST: undefined, CLARION_SIGNUP: undefined, CLARION_CONFIG_FILE: undefined });
+    const server = await startServeProcess({
+      CLARION_DATA_DIR: dataDir,
+      CLARION_DATABASE_URL: undefined,
+      CLARION_HOST: undefined,
+      CLARION_SIGNUP: undefined,
+      CLARION_CONFIG_FILE: undefined,
+    });
     try {
       // A new instance: listening on loopback only, as the README says.
       expect(server.output()).toContain('listening on 127.0.0.1 only');
-      const runnable = script!.replaceAll('http://localhost:3000', server.baseUrl).replaceAll('npx clarion', `node ${CLARION_BIN}`);
+      const runnable = script!
+        .replaceAll('http://localhost:3000', server.baseUrl)
+        .replaceAll('npx clarion', `node ${CLARION_BIN}`);
       // curl prints each body without a newline: one per line, so every answer can be read on its own.
-      const result = await bash(`curl() { command curl "$@"; echo; }\n${runnable}`, { CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined, CLARION_CONFIG_FILE: undefined });
+      const result = await bash(`curl() { command curl "$@"; echo; }\n${runnable}`, {
+        CLARION_DATA_DIR: dataDir,
+        CLARION_DATABASE_URL: undefined,
+        CLARION_CONFIG_FILE: undefined,
+      });
       expect(result.status, result.stderr).toBe(0);
-      const answers = result.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { success?: boolean; data?: any });
+      const answers = result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { success?: boolean; data?: any });
       const [registered, sentToChannel, listed, sentToAlice, usage] = answers;
-      expect(answers.every((answer) => answer.success === true), result.stdout).toBe(true);
-      expect(registered!.data).toMatchObject({ id: expect.stringMatching(/^sub_/), channelCode: 'news', status: 'active' });
+      expect(
+        answers.every((answer) => answer.success === true),
+        result.stdout,
+      ).toBe(true);
+      expect(registered!.data).toMatchObject({
+        id: expect.stringMatching(/^sub_/),
+        channelCode: 'news',
+        status: 'active',
+      });
       expect(sentToChannel!.data).toMatchObject({ recipientCount: 1, status: 'queued' });
       expect(listed!.data.map((subscriber: { externalId: string | null }) => subscriber.externalId)).toEqual(['alice']);
       expect(sentToAlice!.data).toMatchObject({ recipientCount: 1 });
@@ -60,7 +90,9 @@ describe("the README's quickstart", () => {
         body: JSON.stringify({ email: owner![1], password: owner![2] }),
       });
       expect(signin.status).toBe(200);
-      expect(((await signin.json()) as { data: { session: { account: { name: string } } } }).data.session.account.name).toBe('Acme');
+      expect(
+        ((await signin.json()) as { data: { session: { account: { name: string } } } }).data.session.account.name,
+      ).toBe('Acme');
     } finally {
       await server.stop();
     }

@@ -17,7 +17,9 @@ afterAll(async () => {
 const envFor = (apiKey: string) => ({ CLARION_URL: live.baseUrl, CLARION_API_KEY: apiKey });
 
 async function notificationsOf(apiKey: string): Promise<any[]> {
-  const response = await fetch(`${live.baseUrl}/api/v1/notifications`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const response = await fetch(`${live.baseUrl}/api/v1/notifications`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   return ((await response.json()) as any).data;
 }
 
@@ -26,17 +28,55 @@ describe('clarion send', () => {
     const account = await live.newAccount(['news']);
     const sent = await runCliAsync(
       [
-        'send', '--channel', 'news', '--title', 'Breaking', '--body', 'From the command line', '--url', 'https://example.com/a/1', '--data', 'story=42', '--data', 'kind=alert',
-        '--image-url', 'https://example.com/a/1.png', '--icon-url', 'https://example.com/icon.png', '--sound', 'default', '--badge', '3', '--ttl', '60', '--priority', 'normal', '--json',
+        'send',
+        '--channel',
+        'news',
+        '--title',
+        'Breaking',
+        '--body',
+        'From the command line',
+        '--url',
+        'https://example.com/a/1',
+        '--data',
+        'story=42',
+        '--data',
+        'kind=alert',
+        '--image-url',
+        'https://example.com/a/1.png',
+        '--icon-url',
+        'https://example.com/icon.png',
+        '--sound',
+        'default',
+        '--badge',
+        '3',
+        '--ttl',
+        '60',
+        '--priority',
+        'normal',
+        '--json',
       ],
       envFor(account.secretKey),
     );
     expect(sent.status, sent.stderr).toBe(0);
     expect(sent.json).toMatchObject({
-      id: expect.stringMatching(/^ntf_/), channelCode: 'news', recipientCount: 1, title: 'Breaking', body: 'From the command line', url: 'https://example.com/a/1', data: { story: '42', kind: 'alert' },
-      imageUrl: 'https://example.com/a/1.png', iconUrl: 'https://example.com/icon.png', sound: 'default', badge: 3, ttlSeconds: 60, priority: 'normal',
+      id: expect.stringMatching(/^ntf_/),
+      channelCode: 'news',
+      recipientCount: 1,
+      title: 'Breaking',
+      body: 'From the command line',
+      url: 'https://example.com/a/1',
+      data: { story: '42', kind: 'alert' },
+      imageUrl: 'https://example.com/a/1.png',
+      iconUrl: 'https://example.com/icon.png',
+      sound: 'default',
+      badge: 3,
+      ttlSeconds: 60,
+      priority: 'normal',
     });
-    const push = await live.fakes.fcm.waitForRequest((request) => request.target?.value === account.androidTokens.news, 20_000);
+    const push = await live.fakes.fcm.waitForRequest(
+      (request) => request.target?.value === account.androidTokens.news,
+      20_000,
+    );
     expect(JSON.stringify(push.message)).toContain('From the command line');
   });
 
@@ -44,25 +84,49 @@ describe('clarion send', () => {
     const account = await live.newAccount(['news']);
     const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], envFor(account.secretKey));
     expect(sent.status, sent.stderr).toBe(0);
-    expect(sent.stdout.trim()).toMatch(/^Sent notification ntf_\S+ to 1 subscriber of news \((queued|sending|sent)\)\.$/);
+    expect(sent.stdout.trim()).toMatch(
+      /^Sent notification ntf_\S+ to 1 subscriber of news \((queued|sending|sent)\)\.$/,
+    );
   });
 
   it('schedules with --send-at and --local-time, and says so', async () => {
     const account = await live.newAccount(['news']);
     // A whole day a month ahead (sendAt may be at most 365 days ahead), in UTC with milliseconds as the API shows it.
     const sendAt = new Date(Math.ceil(Date.now() / 86_400_000 + 30) * 86_400_000).toISOString();
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Later', '--send-at', sendAt, '--local-time', '08:30'], envFor(account.secretKey));
+    const sent = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Later', '--send-at', sendAt, '--local-time', '08:30'],
+      envFor(account.secretKey),
+    );
     expect(sent.status, sent.stderr).toBe(0);
-    expect(sent.stdout.trim()).toBe(`Sent notification ${(await notificationsOf(account.secretKey))[0].id} to 1 subscriber of news (scheduled, scheduled for ${sendAt}).`);
-    expect((await notificationsOf(account.secretKey))[0]).toMatchObject({ status: 'scheduled', deliverAtLocalTime: '08:30' });
+    expect(sent.stdout.trim()).toBe(
+      `Sent notification ${(await notificationsOf(account.secretKey))[0].id} to 1 subscriber of news (scheduled, scheduled for ${sendAt}).`,
+    );
+    expect((await notificationsOf(account.secretKey))[0]).toMatchObject({
+      status: 'scheduled',
+      deliverAtLocalTime: '08:30',
+    });
   });
 
   it('--server and --api-key win over CLARION_URL and CLARION_API_KEY', async () => {
     const account = await live.newAccount(['news']);
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Flags', '--server', live.baseUrl, '--api-key', account.secretKey, '--json'], {
-      CLARION_URL: 'http://127.0.0.1:1',
-      CLARION_API_KEY: 'clr_sk_not_this_one',
-    });
+    const sent = await runCliAsync(
+      [
+        'send',
+        '--channel',
+        'news',
+        '--title',
+        'Flags',
+        '--server',
+        live.baseUrl,
+        '--api-key',
+        account.secretKey,
+        '--json',
+      ],
+      {
+        CLARION_URL: 'http://127.0.0.1:1',
+        CLARION_API_KEY: 'clr_sk_not_this_one',
+      },
+    );
     expect(sent.status, sent.stderr).toBe(0);
     expect(sent.json.title).toBe('Flags');
   });
@@ -79,10 +143,18 @@ describe('clarion send', () => {
 
 describe('clarion send refused', () => {
   it('a bad key: exit 1, the code on stderr, the envelope with --json', async () => {
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--json'], envFor('clr_sk_thisisnotakey'));
+    const sent = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Hi', '--json'],
+      envFor('clr_sk_thisisnotakey'),
+    );
     expect(sent.status).toBe(1);
     expect(sent.stderr).toMatch(/^clarion: unauthorized: .+ \(request \S+\)\n$/);
-    expect(sent.json.error).toMatchObject({ code: 'unauthorized', status: 401, requestId: expect.any(String), message: expect.not.stringContaining('unauthorized:') });
+    expect(sent.json.error).toMatchObject({
+      code: 'unauthorized',
+      status: 401,
+      requestId: expect.any(String),
+      message: expect.not.stringContaining('unauthorized:'),
+    });
   });
 
   it('a publishable key: forbidden', async () => {
@@ -109,32 +181,47 @@ describe('clarion send refused', () => {
   });
 
   it('no key at all: exit 78 naming CLARION_API_KEY, before any request', async () => {
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], { CLARION_URL: live.baseUrl, CLARION_API_KEY: undefined });
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], {
+      CLARION_URL: live.baseUrl,
+      CLARION_API_KEY: undefined,
+    });
     expect(sent.status).toBe(78);
     expect(sent.stderr).toContain('CLARION_API_KEY');
   });
 
   it('a URL that is not http(s): exit 78 naming CLARION_URL', async () => {
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], { CLARION_URL: 'ftp://example.com', CLARION_API_KEY: 'clr_sk_x' });
+    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], {
+      CLARION_URL: 'ftp://example.com',
+      CLARION_API_KEY: 'clr_sk_x',
+    });
     expect(sent.status).toBe(78);
     expect(sent.stderr).toContain('CLARION_URL');
   });
 
   it('a server that does not answer: exit 69, unreachable', async () => {
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--server', 'http://127.0.0.1:9', '--json'], { CLARION_API_KEY: 'clr_sk_x' });
+    const sent = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Hi', '--server', 'http://127.0.0.1:9', '--json'],
+      { CLARION_API_KEY: 'clr_sk_x' },
+    );
     expect(sent.status).toBe(69);
     expect(sent.json.error.code).toBe('unreachable');
     expect(sent.stderr).toMatch(/^clarion: cannot reach http:\/\/127\.0\.0\.1:9: .+ \(4 attempts\)$/m);
   });
 
   it('--badge that is not a whole number: refused before any request', async () => {
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--badge', 'three'], envFor('clr_sk_x'));
+    const sent = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Hi', '--badge', 'three'],
+      envFor('clr_sk_x'),
+    );
     expect(sent.status).toBe(1);
     expect(sent.stderr).toContain('--badge must be a whole number');
   });
 
   it('--data without "=": refused before any request', async () => {
-    const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi', '--data', 'nokey'], envFor('clr_sk_x'));
+    const sent = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Hi', '--data', 'nokey'],
+      envFor('clr_sk_x'),
+    );
     expect(sent.status).toBe(1);
     expect(sent.stderr).toContain('--data takes key=value');
   });

@@ -30,7 +30,9 @@ afterAll(async () => {
 });
 
 /** An address of this machine other than loopback, if it has one: where another machine would connect. */
-const outsideAddress = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+const outsideAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
 
 /** Whether the server answers on `address` at its port: a connection refused means it does not listen there. */
 async function answersOn(server: ServerProcess, address: string): Promise<boolean> {
@@ -48,12 +50,25 @@ const boundHost = (server: ServerProcess) => /"host":"([^"]+)"[^\n]*Clarion is l
 
 describe('where clarion serve listens', () => {
   it('a new instance without CLARION_HOST listens on loopback only, and says why and how to open it', async () => {
-    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined, CLARION_HOST: undefined }, ['--api']);
+    const server = await startServeProcess(
+      {
+        CLARION_DATA_DIR: freshDataDir(),
+        CLARION_DATABASE_URL: undefined,
+        CLARION_SIGNUP: undefined,
+        CLARION_HOST: undefined,
+      },
+      ['--api'],
+    );
     try {
       expect(boundHost(server)).toBe('127.0.0.1');
-      const lines = server.output().split('\n').filter((line) => line.includes('no account yet'));
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('no account yet'));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/"level":40.*listening on 127\.0\.0\.1 only: this instance has no account yet.*CLARION_HOST=0\.0\.0\.0/);
+      expect(lines[0]).toMatch(
+        /"level":40.*listening on 127\.0\.0\.1 only: this instance has no account yet.*CLARION_HOST=0\.0\.0\.0/,
+      );
       expect(lines[0]).toContain('clarion accounts create');
       expect(await answersOn(server, '127.0.0.1')).toBe(true);
       if (outsideAddress) expect(await answersOn(server, outsideAddress)).toBe(false);
@@ -63,7 +78,15 @@ describe('where clarion serve listens', () => {
   });
 
   it('honours CLARION_HOST when it is set, even on a new instance', async () => {
-    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined, CLARION_HOST: '0.0.0.0' }, ['--api']);
+    const server = await startServeProcess(
+      {
+        CLARION_DATA_DIR: freshDataDir(),
+        CLARION_DATABASE_URL: undefined,
+        CLARION_SIGNUP: undefined,
+        CLARION_HOST: '0.0.0.0',
+      },
+      ['--api'],
+    );
     try {
       expect(boundHost(server)).toBe('0.0.0.0');
       expect(server.output()).not.toContain('listening on 127.0.0.1 only');
@@ -75,9 +98,20 @@ describe('where clarion serve listens', () => {
 
   it('an instance with an account listens on the default, every interface', async () => {
     const dataDir = freshDataDir();
-    const created = runCli(['accounts', 'create', '--name', 'Operator', '--json'], { CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined });
+    const created = runCli(['accounts', 'create', '--name', 'Operator', '--json'], {
+      CLARION_DATA_DIR: dataDir,
+      CLARION_DATABASE_URL: undefined,
+    });
     expect(created.status, created.stderr).toBe(0);
-    const server = await startServeProcess({ CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined, CLARION_HOST: undefined }, ['--api']);
+    const server = await startServeProcess(
+      {
+        CLARION_DATA_DIR: dataDir,
+        CLARION_DATABASE_URL: undefined,
+        CLARION_SIGNUP: undefined,
+        CLARION_HOST: undefined,
+      },
+      ['--api'],
+    );
     try {
       expect(boundHost(server)).toBe('0.0.0.0');
       expect(server.output()).not.toContain('no account yet');
@@ -90,9 +124,14 @@ describe('where clarion serve listens', () => {
 
 describe('clarion serve at start', () => {
   it('offers the first account on an instance without accounts (no CLARION_SIGNUP)', async () => {
-    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined }, ['--api']);
+    const server = await startServeProcess(
+      { CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: undefined },
+      ['--api'],
+    );
     try {
-      expect(server.output()).toMatch(/"signup":"first-account".*no account yet: the first sign-up at http:\/\/localhost:3000\/#\/signup/);
+      expect(server.output()).toMatch(
+        /"signup":"first-account".*no account yet: the first sign-up at http:\/\/localhost:3000\/#\/signup/,
+      );
       const session = (await (await fetch(`${server.baseUrl}/api/v1/auth/session`)).json()) as { data: unknown };
       expect(session.data).toEqual({ signup: 'first-account', session: null });
     } finally {
@@ -101,9 +140,14 @@ describe('clarion serve at start', () => {
   });
 
   it('warns what CLARION_SIGNUP=open means', async () => {
-    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: 'open' }, ['--api']);
+    const server = await startServeProcess(
+      { CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_SIGNUP: 'open' },
+      ['--api'],
+    );
     try {
-      expect(server.output()).toMatch(/"level":40.*"signup":"open".*CLARION_SIGNUP=open: anyone who can reach this instance can create a Free account/);
+      expect(server.output()).toMatch(
+        /"level":40.*"signup":"open".*CLARION_SIGNUP=open: anyone who can reach this instance can create a Free account/,
+      );
     } finally {
       await server.stop();
     }
@@ -114,20 +158,39 @@ describe('clarion serve at start', () => {
     ['a localhost host', 'mailto:webpush@localhost'],
   ])('stops with one line naming CLARION_VAPID_SUBJECT when it has %s, and exits 78', (_what, subject) => {
     const result = spawnSync(process.execPath, [CLARION_BIN, 'serve', '--api'], {
-      env: { ...process.env, CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_HOST: '127.0.0.1', CLARION_PORT: '0', CLARION_VAPID_SUBJECT: subject },
+      env: {
+        ...process.env,
+        CLARION_DATA_DIR: freshDataDir(),
+        CLARION_DATABASE_URL: undefined,
+        CLARION_HOST: '127.0.0.1',
+        CLARION_PORT: '0',
+        CLARION_VAPID_SUBJECT: subject,
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(result.status).toBe(78);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^clarion: CLARION_VAPID_SUBJECT: .*\\(got "${subject.replace(/[<>]/g, '.')}"\\)$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^clarion: CLARION_VAPID_SUBJECT: .*\\(got "${subject.replace(/[<>]/g, '.')}"\\)$`),
+    );
   });
 
-  it("starts with a subject derived from a localhost base URL, warning that Safari will refuse it", async () => {
-    const server = await startServeProcess({ CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_VAPID_SUBJECT: undefined, CLARION_BASE_URL: 'http://localhost:3000' }, ['--api']);
+  it('starts with a subject derived from a localhost base URL, warning that Safari will refuse it', async () => {
+    const server = await startServeProcess(
+      {
+        CLARION_DATA_DIR: freshDataDir(),
+        CLARION_DATABASE_URL: undefined,
+        CLARION_VAPID_SUBJECT: undefined,
+        CLARION_BASE_URL: 'http://localhost:3000',
+      },
+      ['--api'],
+    );
     try {
-      expect(server.output()).toMatch(/"level":40.*"subject":"mailto:webpush@localhost".*refuses a localhost VAPID subject/);
+      expect(server.output()).toMatch(
+        /"level":40.*"subject":"mailto:webpush@localhost".*refuses a localhost VAPID subject/,
+      );
     } finally {
       await server.stop();
     }
@@ -136,11 +199,19 @@ describe('clarion serve at start', () => {
   it('names CLARION_PORT when the port is taken, and exits 78', () => {
     const { port } = occupied.address() as { port: number };
     const result = spawnSync(process.execPath, [CLARION_BIN, 'serve', '--api'], {
-      env: { ...process.env, CLARION_DATA_DIR: freshDataDir(), CLARION_DATABASE_URL: undefined, CLARION_HOST: '127.0.0.1', CLARION_PORT: String(port) },
+      env: {
+        ...process.env,
+        CLARION_DATA_DIR: freshDataDir(),
+        CLARION_DATABASE_URL: undefined,
+        CLARION_HOST: '127.0.0.1',
+        CLARION_PORT: String(port),
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(result.status).toBe(78);
-    expect(result.stderr).toContain(`clarion: address already in use: another process listens on 127.0.0.1:${port}; set CLARION_PORT to a free port`);
+    expect(result.stderr).toContain(
+      `clarion: address already in use: another process listens on 127.0.0.1:${port}; set CLARION_PORT to a free port`,
+    );
   });
 });

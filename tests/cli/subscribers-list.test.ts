@@ -23,17 +23,47 @@ describe('clarion subscribers list', () => {
   it('lists subscribers newest first with the API filters, pages with --cursor, and never prints a token', async () => {
     let now = Date.now();
     const account = await createAccount(test.store.db, { name: 'list', plan: 'business', now });
-    const news = await createChannel(test.store.db, { accountId: account.id, code: 'news', name: 'News', description: null, now });
-    const sport = await createChannel(test.store.db, { accountId: account.id, code: 'sport', name: 'Sport', description: null, now });
+    const news = await createChannel(test.store.db, {
+      accountId: account.id,
+      code: 'news',
+      name: 'News',
+      description: null,
+      now,
+    });
+    const sport = await createChannel(test.store.db, {
+      accountId: account.id,
+      code: 'sport',
+      name: 'Sport',
+      description: null,
+      now,
+    });
     const made: Array<{ id: string; token: string }> = [];
-    for (const [channel, externalId] of [[news, 'alice'], [news, 'bob'], [sport, 'alice']] as const) {
+    for (const [channel, externalId] of [
+      [news, 'alice'],
+      [news, 'bob'],
+      [sport, 'alice'],
+    ] as const) {
       now += 1000;
       const token = `fcm-token-${made.length}-${'x'.repeat(20)}`;
       const normalized = normalizeToken('android', token);
       if (!normalized.ok) throw new Error('bad token');
-      const { subscriber } = await test.store.db.transaction().execute((trx) =>
-        registerSubscriber(trx, { accountId: account.id, channelId: channel.id, channelCode: channel.code, platform: 'android', token, tokenHash: normalized.value.tokenHash, pushToStartToken: null, timezone: null, locale: null, externalId, now }),
-      );
+      const { subscriber } = await test.store.db
+        .transaction()
+        .execute((trx) =>
+          registerSubscriber(trx, {
+            accountId: account.id,
+            channelId: channel.id,
+            channelCode: channel.code,
+            platform: 'android',
+            token,
+            tokenHash: normalized.value.tokenHash,
+            pushToStartToken: null,
+            timezone: null,
+            locale: null,
+            externalId,
+            now,
+          }),
+        );
       made.push({ id: subscriber.id, token });
     }
     await updateSubscriberDetails(test.store.db, made[0]!.id, { tags: ['vip'] }, now);
@@ -45,19 +75,46 @@ describe('clarion subscribers list', () => {
     expect(listed.nextCursor).toBeNull();
     for (const { token } of made) expect(all.stdout).not.toContain(token);
 
-    const alice = JSON.parse(runCli(['subscribers', 'list', '--account', account.id, '--external-id', 'alice', '--channel', 'news', '--tag', 'vip', '--json'], env).stdout);
-    expect(alice.subscribers.map((row: any) => [row.id, row.channelCode, row.externalId])).toEqual([[made[0]!.id, 'news', 'alice']]);
+    const alice = JSON.parse(
+      runCli(
+        [
+          'subscribers',
+          'list',
+          '--account',
+          account.id,
+          '--external-id',
+          'alice',
+          '--channel',
+          'news',
+          '--tag',
+          'vip',
+          '--json',
+        ],
+        env,
+      ).stdout,
+    );
+    expect(alice.subscribers.map((row: any) => [row.id, row.channelCode, row.externalId])).toEqual([
+      [made[0]!.id, 'news', 'alice'],
+    ]);
 
-    const first = JSON.parse(runCli(['subscribers', 'list', '--account', account.id, '--limit', '2', '--json'], env).stdout);
+    const first = JSON.parse(
+      runCli(['subscribers', 'list', '--account', account.id, '--limit', '2', '--json'], env).stdout,
+    );
     expect(first.subscribers).toHaveLength(2);
 
-    const human = runCli(['subscribers', 'list', '--account', account.id, '--limit', '2', '--cursor', first.nextCursor], env);
+    const human = runCli(
+      ['subscribers', 'list', '--account', account.id, '--limit', '2', '--cursor', first.nextCursor],
+      env,
+    );
     expect(human.stdout).toContain(`${made[0]!.id}  news`);
   }, 180_000);
 
   it('refuses a bad filter and an unknown channel with a non-zero exit', async () => {
     const account = await createAccount(test.store.db, { name: 'bad', plan: 'free', now: Date.now() });
-    const badPlatform = runCli(['subscribers', 'list', '--account', account.id, '--platform', 'windows', '--json'], env);
+    const badPlatform = runCli(
+      ['subscribers', 'list', '--account', account.id, '--platform', 'windows', '--json'],
+      env,
+    );
     expect(badPlatform.status).not.toBe(0);
     expect(JSON.parse(badPlatform.stdout || badPlatform.stderr).error.code).toBe('validation_failed');
     const unknown = runCli(['subscribers', 'list', '--account', account.id, '--channel', 'nowhere', '--json'], env);

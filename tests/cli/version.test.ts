@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../harness/cli-process.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 /** `clarion --version`, and that the program's own options leave the commands' alone. No database is opened. */
 describe('clarion --version', () => {
@@ -12,7 +14,10 @@ describe('clarion --version', () => {
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toBe(`${version}\n`);
     }
-    for (const args of [['--version', '--json'], ['--json', '--version']]) {
+    for (const args of [
+      ['--version', '--json'],
+      ['--json', '--version'],
+    ]) {
       const result = runCli(args, {});
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toBe(`${JSON.stringify({ version })}\n`);

@@ -20,10 +20,18 @@ afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 describe('packages/client/tsconfig.build.json', () => {
   it('compiles the package into JavaScript that plain Node imports', async () => {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    await run(process.execPath, [tsc, '-p', 'packages/client/tsconfig.build.json', '--outDir', OUT], { cwd: ROOT, timeout: 120_000 });
+    await run(process.execPath, [tsc, '-p', 'packages/client/tsconfig.build.json', '--outDir', OUT], {
+      cwd: ROOT,
+      timeout: 120_000,
+    });
     expect(existsSync(join(OUT, 'index.d.ts'))).toBe(true);
     const script = `const m = await import(${JSON.stringify(join(OUT, 'index.js'))}); console.log(Object.keys(m).sort().join(','));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 30_000 });
-    expect(stdout.trim()).toBe('ClarionApiError,ClarionConnectionError,DEFAULT_RETRY_OPTIONS,DEFAULT_TIMEOUT_MS,UNEXPECTED_RESPONSE,createClarionClient,unwrap');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      timeout: 30_000,
+    });
+    expect(stdout.trim()).toBe(
+      'ClarionApiError,ClarionConnectionError,DEFAULT_RETRY_OPTIONS,DEFAULT_TIMEOUT_MS,UNEXPECTED_RESPONSE,createClarionClient,unwrap',
+    );
   });
 });

@@ -10,6 +10,9 @@ describe('packages/client/src/api-types.ts', () => {
   it('is what `npm run client:types` generates from the current routes', async () => {
     const committed = readFileSync(CLIENT_TYPES_FILE, 'utf8');
     const current = await renderClientTypes();
-    expect(committed === current, 'the client types are stale: run `npm run client:types` and commit packages/client/src/api-types.ts').toBe(true);
+    expect(
+      committed === current,
+      'the client types are stale: run `npm run client:types` and commit packages/client/src/api-types.ts',
+    ).toBe(true);
   });
 });

@@ -15,8 +15,12 @@ const PACKAGE = join(ROOT, 'packages/client');
 const EXAMPLES = join(PACKAGE, 'examples');
 const run = promisify(execFile);
 
-const readmeBlocks = [...readFileSync(join(PACKAGE, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]!.trim());
-const exampleFiles = readdirSync(EXAMPLES).filter((name) => name.endsWith('.ts')).sort();
+const readmeBlocks = [...readFileSync(join(PACKAGE, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map(
+  (match) => match[1]!.trim(),
+);
+const exampleFiles = readdirSync(EXAMPLES)
+  .filter((name) => name.endsWith('.ts'))
+  .sort();
 
 let live: LiveServer;
 beforeAll(async () => {
@@ -46,7 +50,10 @@ const expectations: Record<string, (output: { stdout: string; token: string }) =
   },
   'live-activity.ts': async ({ stdout, token }) => {
     expect(stdout.trim()).toMatch(/^lva_\S+ ended$/);
-    await live.fakes.fcm.waitForRequest((request) => request.target?.value === token && JSON.stringify(request.message).includes('Delivered'), 20_000);
+    await live.fakes.fcm.waitForRequest(
+      (request) => request.target?.value === token && JSON.stringify(request.message).includes('Delivered'),
+      20_000,
+    );
   },
   'any-endpoint.ts': async ({ stdout }) => {
     expect(stdout.trim()).toMatch(/^channels: news; used \d+ of \d+$/);

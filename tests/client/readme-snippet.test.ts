@@ -37,7 +37,8 @@ async function shell(line: string) {
   const command = line.replace(/\s+#.*$/, '').replaceAll('/path/to/clarion', ROOT);
   // --prefer-offline: openapi-fetch comes from npm's cache, which the repository's own `npm ci` filled.
   const words = command.split(/\s+/);
-  const args = words[1] === 'install' ? [...words.slice(1), '--prefer-offline', '--no-audit', '--no-fund'] : words.slice(1);
+  const args =
+    words[1] === 'install' ? [...words.slice(1), '--prefer-offline', '--no-audit', '--no-fund'] : words.slice(1);
   expect(words[0]).toBe('npm');
   return run('npm', args, { cwd: project, timeout: 180_000 });
 }
@@ -59,7 +60,10 @@ describe('README.md, the typed client from your own code', () => {
       env: { ...process.env, CLARION_URL: live.baseUrl, CLARION_API_KEY: account.secretKey, NODE_OPTIONS: '' },
       timeout: 60_000,
     });
-    const push = await live.fakes.fcm.waitForRequest((request) => request.target?.value === account.androidTokens.news, 20_000);
+    const push = await live.fakes.fcm.waitForRequest(
+      (request) => request.target?.value === account.androidTokens.news,
+      20_000,
+    );
     expect(JSON.stringify(push.message)).toContain('Sent with three lines of code');
   }, 300_000);
 });

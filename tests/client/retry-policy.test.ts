@@ -21,7 +21,13 @@ describe('retryDelay', () => {
   const options = DEFAULT_RETRY_OPTIONS;
   it.each([
     { why: '429 rate_limited waits what Retry-After says', status: 429, header: '2', retry: 1, expected: 2_000 },
-    { why: '429 without Retry-After is quota_exceeded: never retried', status: 429, header: null, retry: 1, expected: null },
+    {
+      why: '429 without Retry-After is quota_exceeded: never retried',
+      status: 429,
+      header: null,
+      retry: 1,
+      expected: null,
+    },
     { why: '503 with Retry-After waits for it', status: 503, header: '1', retry: 2, expected: 1_000 },
     { why: '503 without Retry-After backs off from 500 ms', status: 503, header: null, retry: 1, expected: 500 },
     { why: '… doubling at each retry', status: 503, header: null, retry: 3, expected: 2_000 },

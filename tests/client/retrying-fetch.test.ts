@@ -1,7 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ClarionApiError, ClarionConnectionError, createClarionClient, type ClarionClientOptions } from '../../packages/client/src/index.ts';
+import {
+  ClarionApiError,
+  ClarionConnectionError,
+  createClarionClient,
+  type ClarionClientOptions,
+} from '../../packages/client/src/index.ts';
 
 /**
  * The client's retries and Idempotency-Key against a scripted HTTP server: each test queues the answers the server
@@ -54,7 +59,13 @@ beforeEach(() => {
 });
 
 const client = (retry = {}, options: Partial<ClarionClientOptions> = {}) =>
-  createClarionClient({ baseUrl: `${baseUrl}/`, apiKey: 'clr_sk_test', retry, sleep: async (ms) => void waits.push(ms), ...options });
+  createClarionClient({
+    baseUrl: `${baseUrl}/`,
+    apiKey: 'clr_sk_test',
+    retry,
+    sleep: async (ms) => void waits.push(ms),
+    ...options,
+  });
 
 /** A loopback address where nothing listens: connecting to it is refused at once. */
 async function closedPortUrl(): Promise<string> {
@@ -74,7 +85,9 @@ describe('sends', () => {
     const keys = received.map((request) => request.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set(keys).size).toBe(1);
-    expect(received.map((request) => request.body)).toEqual(Array(3).fill(JSON.stringify({ channelCode: 'news', title: 'Hi' })));
+    expect(received.map((request) => request.body)).toEqual(
+      Array(3).fill(JSON.stringify({ channelCode: 'news', title: 'Hi' })),
+    );
     expect(received[0]!.headers.authorization).toBe('Bearer clr_sk_test');
     expect(received[0]!.url).toBe('/api/v1/notifications');
     expect(waits).toEqual([500, 2_000]);
@@ -90,14 +103,19 @@ describe('sends', () => {
   it("keep the caller's own Idempotency-Key", async () => {
     answers = [envelope('unavailable', 503), created];
     await client().send({ channelCode: 'news', title: 'Hi' }, { idempotencyKey: 'order-42-shipped' });
-    expect(received.map((request) => request.headers['idempotency-key'])).toEqual(['order-42-shipped', 'order-42-shipped']);
+    expect(received.map((request) => request.headers['idempotency-key'])).toEqual([
+      'order-42-shipped',
+      'order-42-shipped',
+    ]);
   });
 });
 
 describe('retries', () => {
   it('stop after maxRetries and throw the last answer as a typed error', async () => {
     answers = [envelope('unavailable', 503), envelope('unavailable', 503), envelope('unavailable', 503)];
-    const error = await client({ maxRetries: 2 }).send({ channelCode: 'news', title: 'Hi' }).catch((caught) => caught);
+    const error = await client({ maxRetries: 2 })
+      .send({ channelCode: 'news', title: 'Hi' })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ClarionApiError);
     expect(error).toMatchObject({ status: 503, code: 'unavailable', requestId: 'req_unavailable' });
     expect(received).toHaveLength(3);
@@ -106,7 +124,9 @@ describe('retries', () => {
 
   it('do not wait longer than maxDelayMs: the error says how long the server asked for', async () => {
     answers = [envelope('rate_limited', 429, { 'retry-after': '120' })];
-    const error = await client().send({ channelCode: 'news', title: 'Hi' }).catch((caught) => caught);
+    const error = await client()
+      .send({ channelCode: 'news', title: 'Hi' })
+      .catch((caught) => caught);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 120 });
     expect(received).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -114,7 +134,9 @@ describe('retries', () => {
 
   it('never repeat a 429 without Retry-After (quota_exceeded)', async () => {
     answers = [envelope('quota_exceeded', 429)];
-    const error = await client().send({ channelCode: 'news', title: 'Hi' }).catch((caught) => caught);
+    const error = await client()
+      .send({ channelCode: 'news', title: 'Hi' })
+      .catch((caught) => caught);
     expect(error).toMatchObject({ status: 429, code: 'quota_exceeded' });
     expect(received).toHaveLength(1);
   });
@@ -135,7 +157,11 @@ describe('attempts without an answer', () => {
       .send({ channelCode: 'news', title: 'Hi' })
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(ClarionConnectionError);
-    expect(error).toMatchObject({ timedOut: false, attempts: 3, message: 'POST /api/v1/notifications: the connection failed (3 attempts)' });
+    expect(error).toMatchObject({
+      timedOut: false,
+      attempts: 3,
+      message: 'POST /api/v1/notifications: the connection failed (3 attempts)',
+    });
     expect(error.cause).toBeInstanceOf(TypeError);
     expect(waits).toEqual([500, 1_000]);
   });
@@ -164,11 +190,17 @@ describe('attempts without an answer', () => {
     const hangsOnce = (request: Request) => {
       keys.push(request.headers.get('idempotency-key'));
       if (keys.length === 1) {
-        return new Promise<Response>((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
+        return new Promise<Response>((_, reject) =>
+          request.signal.addEventListener('abort', () => reject(request.signal.reason)),
+        );
       }
-      return Promise.resolve(new Response(JSON.stringify(created.body), { status: 201, headers: { 'content-type': 'application/json' } }));
+      return Promise.resolve(
+        new Response(JSON.stringify(created.body), { status: 201, headers: { 'content-type': 'application/json' } }),
+      );
     };
-    expect(await client({}, { fetch: hangsOnce, timeoutMs: 50 }).send({ channelCode: 'news', title: 'Hi' })).toEqual(NOTIFICATION);
+    expect(await client({}, { fetch: hangsOnce, timeoutMs: 50 }).send({ channelCode: 'news', title: 'Hi' })).toEqual(
+      NOTIFICATION,
+    );
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
     expect(waits).toEqual([500]);
@@ -176,9 +208,15 @@ describe('attempts without an answer', () => {
 
   it('the last attempt over timeoutMs throws ClarionConnectionError with timedOut', async () => {
     answers = [{ status: 'hang' }];
-    const error = await client({ maxRetries: 0 }, { timeoutMs: 100 }).send({ channelCode: 'news', title: 'Hi' }).catch((caught) => caught);
+    const error = await client({ maxRetries: 0 }, { timeoutMs: 100 })
+      .send({ channelCode: 'news', title: 'Hi' })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ClarionConnectionError);
-    expect(error).toMatchObject({ timedOut: true, attempts: 1, message: 'POST /api/v1/notifications: no answer within 100 ms (1 attempt)' });
+    expect(error).toMatchObject({
+      timedOut: true,
+      attempts: 1,
+      message: 'POST /api/v1/notifications: no answer within 100 ms (1 attempt)',
+    });
   });
 
   it("the caller's own abort ends the call at once, without a retry", async () => {
@@ -197,14 +235,44 @@ describe('attempts without an answer', () => {
 
 describe('errors', () => {
   it('carry code, message, details and requestId from the envelope', async () => {
-    answers = [{ status: 400, body: { success: false, error: { code: 'validation_failed', message: 'bad', details: { fields: [{ field: 'title' }] }, requestId: 'req_9' } } }];
-    const error = await client().send({ channelCode: 'news', title: 'Hi' }).catch((caught) => caught);
-    expect(error).toMatchObject({ name: 'ClarionApiError', status: 400, code: 'validation_failed', message: 'bad', requestId: 'req_9', details: { fields: [{ field: 'title' }] } });
+    answers = [
+      {
+        status: 400,
+        body: {
+          success: false,
+          error: {
+            code: 'validation_failed',
+            message: 'bad',
+            details: { fields: [{ field: 'title' }] },
+            requestId: 'req_9',
+          },
+        },
+      },
+    ];
+    const error = await client()
+      .send({ channelCode: 'news', title: 'Hi' })
+      .catch((caught) => caught);
+    expect(error).toMatchObject({
+      name: 'ClarionApiError',
+      status: 400,
+      code: 'validation_failed',
+      message: 'bad',
+      requestId: 'req_9',
+      details: { fields: [{ field: 'title' }] },
+    });
   });
 
   it('an answer without the envelope (a proxy page) is unexpected_response with the status', async () => {
-    answers = [{ status: 502, headers: { 'content-type': 'text/html', 'x-request-id': 'req_proxy' }, body: '<h1>Bad gateway</h1>' }];
-    const error = await client().send({ channelCode: 'news', title: 'Hi' }).catch((caught) => caught);
+    answers = [
+      {
+        status: 502,
+        headers: { 'content-type': 'text/html', 'x-request-id': 'req_proxy' },
+        body: '<h1>Bad gateway</h1>',
+      },
+    ];
+    const error = await client()
+      .send({ channelCode: 'news', title: 'Hi' })
+      .catch((caught) => caught);
     expect(error).toMatchObject({ status: 502, code: 'unexpected_response', requestId: 'req_proxy' });
   });
 });

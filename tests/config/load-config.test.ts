@@ -33,7 +33,9 @@ describe('loadConfig', () => {
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
     });
-    expect(config.webhookRetrySchedule).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000]);
+    expect(config.webhookRetrySchedule).toEqual([
+      0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
+    ]);
     // Standard Webhooks: time out after 15–30 s (docs/protocols.md 5).
     expect(config.webhookTimeout).toBe(15_000);
     expect(config.dataDir).toMatch(/\/data$/);

@@ -7,12 +7,17 @@ describe('metrics options', () => {
     expect(config.metricsToken).toBeUndefined();
     expect(config.metricsPort).toBeUndefined();
     expect(config.metricsHost).toBe('127.0.0.1');
-    expect(loadConfig({ CLARION_METRICS_PORT: '9464', CLARION_METRICS_HOST: '0.0.0.0' })).toMatchObject({ metricsPort: 9464, metricsHost: '0.0.0.0' });
+    expect(loadConfig({ CLARION_METRICS_PORT: '9464', CLARION_METRICS_HOST: '0.0.0.0' })).toMatchObject({
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
+    });
   });
 
   it('refuses a short token without echoing it, and a port that is not one', () => {
     expect(() => loadConfig({ CLARION_METRICS_TOKEN: 'short-secret' })).toThrow(ConfigError);
-    expect(() => loadConfig({ CLARION_METRICS_TOKEN: 'short-secret' })).toThrow(/^CLARION_METRICS_TOKEN must be at least 16 characters .*has 12$/);
+    expect(() => loadConfig({ CLARION_METRICS_TOKEN: 'short-secret' })).toThrow(
+      /^CLARION_METRICS_TOKEN must be at least 16 characters .*has 12$/,
+    );
     try {
       loadConfig({ CLARION_METRICS_TOKEN: 'short-secret' });
     } catch (error) {

@@ -38,7 +38,9 @@ function parseDockerfile(text: string): Instruction[] {
 }
 
 /** The stages of a multi-stage Dockerfile: each FROM with the instructions after it. */
-function stagesOf(instructions: Instruction[]): Array<{ from: string; name: string | null; instructions: Instruction[] }> {
+function stagesOf(
+  instructions: Instruction[],
+): Array<{ from: string; name: string | null; instructions: Instruction[] }> {
   const stages: Array<{ from: string; name: string | null; instructions: Instruction[] }> = [];
   for (const instruction of instructions) {
     if (instruction.keyword === 'FROM') {
@@ -61,7 +63,11 @@ describe('Dockerfile', () => {
   const stages = stagesOf(instructions);
   const runtime = stages.at(-1)!;
   const all = (keyword: string) => runtime.instructions.filter((instruction) => instruction.keyword === keyword);
-  const env = Object.fromEntries(all('ENV').flatMap((instruction) => [...instruction.args.matchAll(/(\w+)=(\S+)/g)].map((match) => [match[1]!, match[2]!])));
+  const env = Object.fromEntries(
+    all('ENV').flatMap((instruction) =>
+      [...instruction.args.matchAll(/(\w+)=(\S+)/g)].map((match) => [match[1]!, match[2]!]),
+    ),
+  );
 
   it.runIf(hadolint() !== null)('passes hadolint', () => {
     const result = spawnSync(hadolint()!, ['Dockerfile'], { cwd: repoRoot, encoding: 'utf8' });
@@ -71,21 +77,32 @@ describe('Dockerfile', () => {
   it('builds in one stage and runs in another, from a pinned Node major version', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(stages[0]!.name).toBe('build');
-    const defaultImage = /^NODE_IMAGE=(\S+)$/.exec(instructions.find((instruction) => instruction.keyword === 'ARG')!.args)?.[1];
+    const defaultImage = /^NODE_IMAGE=(\S+)$/.exec(
+      instructions.find((instruction) => instruction.keyword === 'ARG')!.args,
+    )?.[1];
     expect(defaultImage).toMatch(/^node:\d+-/);
     // Node 22 or later: the SQLite driver there ships its binaries (src/store/sqlite-driver.ts), so the build stage
     // needs no compiler; Node 20 would need the optional, compiled better-sqlite3-node20 that this recipe skips.
     expect(Number(/^node:(\d+)-/.exec(defaultImage!)![1])).toBeGreaterThanOrEqual(22);
-    const buildRuns = stages[0]!.instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args).join('\n');
+    const buildRuns = stages[0]!.instructions
+      .filter((instruction) => instruction.keyword === 'RUN')
+      .map((instruction) => instruction.args)
+      .join('\n');
     expect(buildRuns).toContain('npm ci');
     expect(buildRuns).toContain('npm run build');
     expect(buildRuns).toContain('npm prune --omit=dev');
     const fromBuild = all('COPY').filter((instruction) => instruction.args.startsWith('--from=build'));
-    expect(fromBuild.map((instruction) => instruction.args.split(/\s+/)[1])).toEqual(expect.arrayContaining(['/app/dist', '/app/node_modules']));
+    expect(fromBuild.map((instruction) => instruction.args.split(/\s+/)[1])).toEqual(
+      expect.arrayContaining(['/app/dist', '/app/node_modules']),
+    );
   });
 
   it('writes ENTRYPOINT, CMD and the health check in exec form (JSON arrays: no shell, signals reach node)', () => {
-    const execForms = [all('ENTRYPOINT')[0]!.args, all('CMD')[0]!.args, all('HEALTHCHECK')[0]!.args.replace(/^.*?CMD\s+/, '')];
+    const execForms = [
+      all('ENTRYPOINT')[0]!.args,
+      all('CMD')[0]!.args,
+      all('HEALTHCHECK')[0]!.args.replace(/^.*?CMD\s+/, ''),
+    ];
     for (const form of execForms) expect(Array.isArray(JSON.parse(form)), form).toBe(true);
   });
 
@@ -97,12 +114,20 @@ describe('Dockerfile', () => {
 
   it('keeps its data on a volume at CLARION_DATA_DIR, and the user can write there', () => {
     expect(env.CLARION_DATA_DIR).toBe('/data');
-    expect(all('VOLUME').map((instruction) => instruction.args).join(' ')).toContain('"/data"');
-    expect(all('RUN').map((instruction) => instruction.args).join('\n')).toMatch(/chown node:node \/data/);
+    expect(
+      all('VOLUME')
+        .map((instruction) => instruction.args)
+        .join(' '),
+    ).toContain('"/data"');
+    expect(
+      all('RUN')
+        .map((instruction) => instruction.args)
+        .join('\n'),
+    ).toMatch(/chown node:node \/data/);
     expect(all('USER').at(-1)!.args).toBe('node');
   });
 
-  it('sets CLARION_HOST itself: unset, a new instance would listen on the container\'s loopback only (src/http/listen-on.ts)', () => {
+  it("sets CLARION_HOST itself: unset, a new instance would listen on the container's loopback only (src/http/listen-on.ts)", () => {
     expect(env.CLARION_HOST).toBe('0.0.0.0');
   });
 
@@ -123,7 +148,9 @@ describe('Dockerfile', () => {
     // bin/ (the command), web/ (the dashboard) and web-sdk/ (the browser SDK) are read relative to dist/.
     expect(copied).toEqual(expect.arrayContaining(['package.json', 'bin', 'web', 'web-sdk']));
     for (const path of copied) expect(existsSync(`${repoRoot}${path}`), path).toBe(true);
-    const ignored = read('.dockerignore').split('\n').filter((line) => line && !line.startsWith('#'));
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'));
     for (const path of [...copied, 'src', 'scripts', 'tsconfig.build.json']) expect(ignored, path).not.toContain(path);
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', 'data']));
   });
@@ -131,7 +158,20 @@ describe('Dockerfile', () => {
 
 describe('compose.yaml', () => {
   const compose = parseYaml(read('compose.yaml'), { merge: true }) as {
-    services: Record<string, { image?: string; build?: string; command?: string[]; deploy?: { replicas?: number }; environment?: Record<string, string>; ports?: string[]; depends_on?: Record<string, { condition: string }>; volumes?: string[]; healthcheck?: { test?: string[]; disable?: boolean } }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        build?: string;
+        command?: string[];
+        deploy?: { replicas?: number };
+        environment?: Record<string, string>;
+        ports?: string[];
+        depends_on?: Record<string, { condition: string }>;
+        volumes?: string[];
+        healthcheck?: { test?: string[]; disable?: boolean };
+      }
+    >;
     configs: Record<string, { content: string }>;
     volumes: Record<string, unknown>;
   };
@@ -150,7 +190,8 @@ describe('compose.yaml', () => {
   it('migrates once before the API and the worker start, after PostgreSQL is healthy', () => {
     expect(services.migrate!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(services.postgres!.healthcheck?.test?.[1]).toBe('pg_isready');
-    for (const name of ['api', 'worker']) expect(services[name]!.depends_on, name).toEqual({ migrate: { condition: 'service_completed_successfully' } });
+    for (const name of ['api', 'worker'])
+      expect(services[name]!.depends_on, name).toEqual({ migrate: { condition: 'service_completed_successfully' } });
   });
 
   it('gives every Clarion process the same database and the same required secret key', () => {

@@ -21,17 +21,30 @@ import { eventually } from '../harness/wait-for.ts';
 const postgresUrl = inject('postgresUrl');
 
 /** A minimal round-robin HTTP proxy in front of the replicas, counting the requests each one got. */
-async function startRoundRobinProxy(upstreams: string[]): Promise<{ url: string; served: number[]; close(): Promise<void> }> {
+async function startRoundRobinProxy(
+  upstreams: string[],
+): Promise<{ url: string; served: number[]; close(): Promise<void> }> {
   const served = upstreams.map(() => 0);
   let next = 0;
   const server: Server = createServer((incoming, outgoing) => {
     const index = next++ % upstreams.length;
     served[index]! += 1;
     const target = new URL(incoming.url!, upstreams[index]);
-    const forwarded = httpRequest(target, { method: incoming.method, headers: { ...incoming.headers, 'x-forwarded-for': incoming.socket.remoteAddress!, 'x-forwarded-proto': 'https' } }, (answer) => {
-      outgoing.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const forwarded = httpRequest(
+      target,
+      {
+        method: incoming.method,
+        headers: {
+          ...incoming.headers,
+          'x-forwarded-for': incoming.socket.remoteAddress!,
+          'x-forwarded-proto': 'https',
+        },
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     forwarded.on('error', () => outgoing.writeHead(502).end());
     incoming.pipe(forwarded);
   });
@@ -75,8 +88,11 @@ describe.runIf(postgresUrl)('two API replicas and a worker on PostgreSQL (compos
     };
     const migrate = runCli(['migrate', '--json'], { ...env, CLARION_DATA_DIR: ownDataDir() });
     expect(migrate.status, migrate.stderr).toBe(0);
-    for (let replica = 0; replica < 2; replica += 1) processes.push(await startServeProcess({ ...env, CLARION_DATA_DIR: ownDataDir() }, ['--api']));
-    processes.push(await startServeProcess({ ...env, CLARION_DATA_DIR: ownDataDir() }, ['--worker'], /delivery worker started()/));
+    for (let replica = 0; replica < 2; replica += 1)
+      processes.push(await startServeProcess({ ...env, CLARION_DATA_DIR: ownDataDir() }, ['--api']));
+    processes.push(
+      await startServeProcess({ ...env, CLARION_DATA_DIR: ownDataDir() }, ['--worker'], /delivery worker started()/),
+    );
     proxy = await startRoundRobinProxy(processes.slice(0, 2).map((api) => api.baseUrl));
   }, 120_000);
 
@@ -105,8 +121,12 @@ describe.runIf(postgresUrl)('two API replicas and a worker on PostgreSQL (compos
     const cliEnv = { ...env, CLARION_DATA_DIR: dataDirs[0] };
     const account = runCli(['accounts', 'create', '--name', 'Replicas', '--json'], cliEnv);
     runCli(['channels', 'create', '--account', account.json.id, '--code', 'news', '--json'], cliEnv);
-    const secret = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], cliEnv).json.key as string;
-    const publishable = runCli(['keys', 'create', '--account', account.json.id, '--name', 'app', '--publishable', '--json'], cliEnv).json.key as string;
+    const secret = runCli(['keys', 'create', '--account', account.json.id, '--name', 'backend', '--json'], cliEnv).json
+      .key as string;
+    const publishable = runCli(
+      ['keys', 'create', '--account', account.json.id, '--name', 'app', '--publishable', '--json'],
+      cliEnv,
+    ).json.key as string;
 
     const tokens = [
       { platform: 'ios', token: randomBytes(32).toString('hex') },
@@ -114,8 +134,15 @@ describe.runIf(postgresUrl)('two API replicas and a worker on PostgreSQL (compos
       { platform: 'android', token: `replica-${randomBytes(8).toString('hex')}` },
       { platform: 'android', token: `replica-${randomBytes(8).toString('hex')}` },
     ];
-    for (const { platform, token } of tokens) expect((await call('POST', '/api/v1/subscribers', publishable, { channelCode: 'news', platform, token })).status).toBe(201);
-    const sent = await call('POST', '/api/v1/notifications', secret, { channelCode: 'news', title: 'Through the proxy', body: 'Two replicas, one worker' });
+    for (const { platform, token } of tokens)
+      expect(
+        (await call('POST', '/api/v1/subscribers', publishable, { channelCode: 'news', platform, token })).status,
+      ).toBe(201);
+    const sent = await call('POST', '/api/v1/notifications', secret, {
+      channelCode: 'news',
+      title: 'Through the proxy',
+      body: 'Two replicas, one worker',
+    });
     expect(sent.status).toBe(201);
     expect(sent.body.data.recipientCount).toBe(4);
 

@@ -4,18 +4,26 @@ import { buildApnsLiveActivityPayload } from '../../src/delivery/apns/apns-live-
 import { buildFcmLiveActivityData, fcmLiveActivityOptions } from '../../src/delivery/fcm/fcm-live-activity-data.ts';
 import { buildFcmDataMessage } from '../../src/delivery/fcm/fcm-message.ts';
 import type { LiveActivityEvent, LiveActivityPush } from '../../src/delivery/live-activities/live-activity-push.ts';
-import { templateAttributesTypes, templateNames, templateSchemas, type TemplateName } from '../../src/domain/live-activity-templates.ts';
+import {
+  templateAttributesTypes,
+  templateNames,
+  templateSchemas,
+  type TemplateName,
+} from '../../src/domain/live-activity-templates.ts';
 
 /**
  * docs/live-activities.md is what app developers copy: its payloads must be what the builders produce, and its Swift
  * types must decode them (same type names, same field names, optional exactly where the schema is).
  */
 const doc = readFileSync(new URL('../../docs/live-activities.md', import.meta.url), 'utf8');
-const blocks = (language: string) => [...doc.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
+const blocks = (language: string) =>
+  [...doc.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
 
 describe('docs/live-activities.md', () => {
   it('shows the APNs payload of each event exactly as the builder makes it', () => {
-    const payloads = blocks('json').map((text) => JSON.parse(text) as { aps: Record<string, any> }).filter((payload) => payload.aps !== undefined);
+    const payloads = blocks('json')
+      .map((text) => JSON.parse(text) as { aps: Record<string, any> })
+      .filter((payload) => payload.aps !== undefined);
     expect(payloads.map((payload) => payload.aps.event)).toEqual(['start', 'update', 'end']);
     const start = payloads[0]!.aps;
     for (const { aps } of payloads) {
@@ -36,9 +44,13 @@ describe('docs/live-activities.md', () => {
   });
 
   it('shows the Android message exactly as the builder makes it, sent when its event was made', () => {
-    const message = blocks('json').map((text) => JSON.parse(text) as { message?: { data: Record<string, string> } }).find((item) => item.message)!.message!;
+    const message = blocks('json')
+      .map((text) => JSON.parse(text) as { message?: { data: Record<string, string> } })
+      .find((item) => item.message)!.message!;
     const data = message.data;
-    const start = blocks('json').map((text) => JSON.parse(text) as { aps?: Record<string, any> }).find((payload) => payload.aps?.event === 'start')!.aps!;
+    const start = blocks('json')
+      .map((text) => JSON.parse(text) as { aps?: Record<string, any> })
+      .find((payload) => payload.aps?.event === 'start')!.aps!;
     const push: LiveActivityPush = {
       activityId: data.activityId!,
       template: data.template as TemplateName,
@@ -52,7 +64,9 @@ describe('docs/live-activities.md', () => {
       expiresAt: start.timestamp * 1000 + 8 * 3600_000,
     };
     expect(buildFcmLiveActivityData(push)).toEqual(data);
-    expect(message).toEqual(buildFcmDataMessage('<FCM token>', data, fcmLiveActivityOptions(push), push.timestamp).message);
+    expect(message).toEqual(
+      buildFcmDataMessage('<FCM token>', data, fcmLiveActivityOptions(push), push.timestamp).message,
+    );
   });
 
   it("declares each template's ActivityAttributes with the published name and the schema's fields", () => {
@@ -64,13 +78,24 @@ describe('docs/live-activities.md', () => {
       expect(body, `struct ${name}`).toBeDefined();
       const state = /struct ContentState: Codable, Hashable \{([\s\S]*?)\n {4}\}/.exec(body!)![1]!;
       // Stored properties only (a computed `var endDate: Date? {` is not decoded).
-      const declared = Object.fromEntries([...state.matchAll(/^ {8}var (\w+): (\w+)(\?)?[ \t]*(?:\/\/.*)?$/gm)].map((match) => [match[1], `${match[2]}${match[3] ?? ''}`]));
-      const schema = templateSchemas[template] as unknown as { properties: Record<string, { type: string }>; required?: string[] };
+      const declared = Object.fromEntries(
+        [...state.matchAll(/^ {8}var (\w+): (\w+)(\?)?[ \t]*(?:\/\/.*)?$/gm)].map((match) => [
+          match[1],
+          `${match[2]}${match[3] ?? ''}`,
+        ]),
+      );
+      const schema = templateSchemas[template] as unknown as {
+        properties: Record<string, { type: string }>;
+        required?: string[];
+      };
       const expected = Object.fromEntries(
         Object.entries(schema.properties)
           // A timer's durationSeconds is never sent: it is stored as endsAt.
           .filter(([field]) => field !== 'durationSeconds')
-          .map(([field, property]) => [field, `${swiftTypes[property.type]}${schema.required?.includes(field) || field === 'endsAt' ? '' : '?'}`]),
+          .map(([field, property]) => [
+            field,
+            `${swiftTypes[property.type]}${schema.required?.includes(field) || field === 'endsAt' ? '' : '?'}`,
+          ]),
       );
       expect(declared, name).toEqual(expected);
       expect(body, name).toMatch(/^ {4}var activityId: String/m);

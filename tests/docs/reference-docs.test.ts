@@ -9,8 +9,13 @@ describe('generated reference docs are in step with the code (run `npm run docs`
   it('docs/errors.md lists exactly the error catalog', () => {
     const doc = read('errors.md');
     expect(doc).toBe(renderErrorsDoc());
-    const documented = [...doc.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => [match[2], Number(match[1])]);
-    expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(Object.entries(errorCatalog).map(([code, entry]) => [code, entry.status])));
+    const documented = [...doc.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => [
+      match[2],
+      Number(match[1]),
+    ]);
+    expect(Object.fromEntries(documented)).toEqual(
+      Object.fromEntries(Object.entries(errorCatalog).map(([code, entry]) => [code, entry.status])),
+    );
   });
 
   it('docs/configuration.md lists exactly the declared options', () => {

@@ -24,7 +24,9 @@ const files = repositoryFiles();
 const self = relative(ROOT, import.meta.filename);
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const markdownFiles = files.filter((file) => /^(README\.md|CHANGELOG\.md|docs\/.+\.md|bench\/README\.md)$/.test(file));
-const codeFiles = files.filter((file) => file !== self && /^(src|tests|tools|bench|scripts|web)\/.+\.(ts|js|html|css)$/.test(file));
+const codeFiles = files.filter(
+  (file) => file !== self && /^(src|tests|tools|bench|scripts|web)\/.+\.(ts|js|html|css)$/.test(file),
+);
 
 const withoutFences = (markdown: string) => markdown.replace(/^```[\s\S]*?^```/gm, '');
 /** Fenced blocks and inline code spans hold examples, not links. */
@@ -35,7 +37,10 @@ function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const [, text] of withoutFences(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
-    const slug = text!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(slug) ?? 0;
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
     seen.set(slug, count + 1);
@@ -64,7 +69,10 @@ interface Citation {
 const SECTION = String.raw`\d+(?:\.\d+)?`;
 /** A further section in a list (`1.2, 1.6`, `3.2–3.4`, `3.4 / 3.5`), but not a quantity (`2.7, 4 KB`). */
 const MORE = String.raw`\s*(?:,|–|-|\/|and)\s*§?${SECTION}(?![\d.]*\s*(?:KB|kB|s\b|h\b|ms\b|%))`;
-const DOC_CITATION = new RegExp(String.raw`docs\/(protocols|design)\.md\s*(?:§|section\s+)?(${SECTION}(?:${MORE})*)`, 'g');
+const DOC_CITATION = new RegExp(
+  String.raw`docs\/(protocols|design)\.md\s*(?:§|section\s+)?(${SECTION}(?:${MORE})*)`,
+  'g',
+);
 const CONVENTION_CITATION = /docs\/develop\.md,?\s*conventions?\s+(\d+)/g;
 
 /** `docs/protocols.md 1.2, 1.6`, `… §6`, `… section 5`, `docs/design.md 3.2–3.4`, `docs/develop.md, convention 6`. */
@@ -96,31 +104,49 @@ function citedPaths(text: string): string[] {
 
 describe('references inside the repository', () => {
   it('Markdown links point at files (and headings) that exist', () => {
-    const broken = markdownFiles.flatMap((file) => relativeLinks(read(file)).filter((link) => {
-      const [path, anchor] = link.split('#') as [string, string | undefined];
-      const target = path === '' ? file : relative(ROOT, resolve(ROOT, dirname(file), decodeURI(path)));
-      if (!existsSync(join(ROOT, target))) return true;
-      if (anchor === undefined || !target.endsWith('.md')) return false;
-      return !headingAnchors(read(target)).has(anchor);
-    }).map((link) => `${file}: ${link}`));
+    const broken = markdownFiles.flatMap((file) =>
+      relativeLinks(read(file))
+        .filter((link) => {
+          const [path, anchor] = link.split('#') as [string, string | undefined];
+          const target = path === '' ? file : relative(ROOT, resolve(ROOT, dirname(file), decodeURI(path)));
+          if (!existsSync(join(ROOT, target))) return true;
+          if (anchor === undefined || !target.endsWith('.md')) return false;
+          return !headingAnchors(read(target)).has(anchor);
+        })
+        .map((link) => `${file}: ${link}`),
+    );
     expect(broken).toEqual([]);
   });
 
   it('paths named in code exist', () => {
-    const broken = codeFiles.flatMap((file) => citedPaths(read(file)).filter((path) => !existsSync(join(ROOT, path)))
-      .map((path) => `${file}: ${path}`));
+    const broken = codeFiles.flatMap((file) =>
+      citedPaths(read(file))
+        .filter((path) => !existsSync(join(ROOT, path)))
+        .map((path) => `${file}: ${path}`),
+    );
     expect(broken).toEqual([]);
     // A bare file name (`job-queue.ts`) is read relative to the file or its folder: it must name some file here.
     const names = new Set(files.map((file) => basename(file)));
-    const unknown = codeFiles.flatMap((file) => [...read(file).matchAll(/(?<![\w./*@${}'"-])([a-z][\w-]*(?:\.[\w-]+)*\.ts)\b/g)]
-      .map((match) => match[1]!).filter((name) => !names.has(name)).map((name) => `${file}: ${name}`));
+    const unknown = codeFiles.flatMap((file) =>
+      [...read(file).matchAll(/(?<![\w./*@${}'"-])([a-z][\w-]*(?:\.[\w-]+)*\.ts)\b/g)]
+        .map((match) => match[1]!)
+        .filter((name) => !names.has(name))
+        .map((name) => `${file}: ${name}`),
+    );
     expect(unknown).toEqual([]);
   });
 
   it('cited sections of docs/protocols.md, docs/design.md and docs/develop.md exist', () => {
-    const sections = { protocols: sectionsOf('protocols'), design: sectionsOf('design'), develop: sectionsOf('develop') };
-    const broken = [...codeFiles, ...markdownFiles].flatMap((file) => citations(read(file))
-      .filter(({ doc, section }) => !sections[doc].has(section)).map(({ doc, section }) => `${file}: docs/${doc}.md ${section}`));
+    const sections = {
+      protocols: sectionsOf('protocols'),
+      design: sectionsOf('design'),
+      develop: sectionsOf('develop'),
+    };
+    const broken = [...codeFiles, ...markdownFiles].flatMap((file) =>
+      citations(read(file))
+        .filter(({ doc, section }) => !sections[doc].has(section))
+        .map(({ doc, section }) => `${file}: docs/${doc}.md ${section}`),
+    );
     expect(broken).toEqual([]);
     // A citation without its folder ("protocols.md 3.5") names no file from where the code stands.
     const bare = codeFiles.filter((file) => /(?<!docs\/)\b(protocols|design|develop)\.md\b/i.test(read(file)));
@@ -135,7 +161,10 @@ describe('references inside the repository', () => {
   });
 
   it("the README's documentation list links every page under docs/", () => {
-    const list = read('README.md').split(/^## Documentation\s*$/m)[1]?.split(/^## /m)[0] ?? '';
+    const list =
+      read('README.md')
+        .split(/^## Documentation\s*$/m)[1]
+        ?.split(/^## /m)[0] ?? '';
     const listed = new Set(relativeLinks(list).map((link) => link.split('#')[0]));
     const pages = files.filter((file) => /^docs\/[^/]+\.md$/.test(file)).sort();
     expect(pages.filter((page) => !listed.has(page))).toEqual([]);
@@ -150,11 +179,20 @@ describe('references inside the repository', () => {
 
 describe('the reference checks themselves', () => {
   it('read citations in their several forms, across comment lines', () => {
-    const text = '// docs/protocols.md 1.2, 1.6). see docs/protocols.md\n * 2.3 and docs/design.md 3.2–3.4; docs/protocols.md §6,'
-      + ' docs/protocols.md section 5: (docs/protocols.md 7, q8) docs/develop.md, convention 10 docs/design.md 2.7, 4 KB';
+    const text =
+      '// docs/protocols.md 1.2, 1.6). see docs/protocols.md\n * 2.3 and docs/design.md 3.2–3.4; docs/protocols.md §6,' +
+      ' docs/protocols.md section 5: (docs/protocols.md 7, q8) docs/develop.md, convention 10 docs/design.md 2.7, 4 KB';
     expect(citations(text).map(({ doc, section }) => `${doc} ${section}`)).toEqual([
-      'protocols 1.2', 'protocols 1.6', 'protocols 2.3', 'design 3.2', 'design 3.4', 'protocols 6', 'protocols 5',
-      'protocols 7', 'design 2.7', 'develop 10',
+      'protocols 1.2',
+      'protocols 1.6',
+      'protocols 2.3',
+      'design 3.2',
+      'design 3.4',
+      'protocols 6',
+      'protocols 5',
+      'protocols 7',
+      'design 2.7',
+      'develop 10',
     ]);
   });
 
@@ -165,7 +203,7 @@ describe('the reference checks themselves', () => {
     expect([...headingAnchors(headings)]).toEqual(['12-token-based-auth-jwt', 'tests', 'tests-1']);
   });
 
-  it('find repository paths, not other repositories\' ones', () => {
+  it("find repository paths, not other repositories' ones", () => {
     const text = 'see src/queue/job-queue.ts, libraries/javascript/src/index.ts and `tools/fakes/`.';
     expect(citedPaths(text)).toEqual(['src/queue/job-queue.ts', 'tools/fakes/']);
   });

@@ -15,6 +15,12 @@ describe('iOS versions (ios-version.ts)', () => {
   });
 
   it('takes broadcast channels from iOS 18 on; an unknown version goes per token', () => {
-    expect([supportsBroadcast('18.0'), supportsBroadcast('26.1'), supportsBroadcast('17.6'), supportsBroadcast(null), supportsBroadcast('x')]).toEqual([true, true, false, false, false]);
+    expect([
+      supportsBroadcast('18.0'),
+      supportsBroadcast('26.1'),
+      supportsBroadcast('17.6'),
+      supportsBroadcast(null),
+      supportsBroadcast('x'),
+    ]).toEqual([true, true, false, false, false]);
   });
 });

@@ -1,39 +1,160 @@
 import { describe, expect, it } from 'vitest';
 import { defaultStartAlert } from '../../src/domain/live-activity-alert.ts';
-import { apnsTimestampSeconds, effectiveStatus, nextPushTimestamp, pushTimestampMs } from '../../src/domain/live-activity-lifecycle.ts';
-import { mergeTemplateFields, templateAttributesTypes, templateNames, validateTemplateFields, type TemplateName } from '../../src/domain/live-activity-templates.ts';
+import {
+  apnsTimestampSeconds,
+  effectiveStatus,
+  nextPushTimestamp,
+  pushTimestampMs,
+} from '../../src/domain/live-activity-lifecycle.ts';
+import {
+  mergeTemplateFields,
+  templateAttributesTypes,
+  templateNames,
+  validateTemplateFields,
+  type TemplateName,
+} from '../../src/domain/live-activity-templates.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const team = (name: string, score: number) => ({ name, score });
 
 describe('validateTemplateFields', () => {
   it.each<[string, TemplateName, unknown, Array<{ field: string; message: string }>]>([
-    ['progress as a percentage', 'progress', { title: 'x', progress: 45 }, [{ field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' }]],
-    ['a negative progress', 'progress', { title: 'x', progress: -0.5 }, [{ field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' }]],
-    ['an empty title', 'progress', { title: '', progress: 0.5 }, [{ field: 'fields.title', message: 'must not be empty' }]],
-    ['a title of 101 characters', 'progress', { title: 'x'.repeat(101), progress: 0.5 }, [{ field: 'fields.title', message: 'must have at most 100 characters' }]],
-    ['a missing title', 'steps', { currentStep: 1, totalSteps: 2 }, [{ field: 'fields.title', message: 'is required' }]],
-    ['an unknown field', 'progress', { title: 'x', progress: 0.5, eta: 3 }, [{ field: 'fields.eta', message: 'is not a known field' }]],
-    ['a timer without an end', 'timer', { title: 'x' }, [{ field: 'fields.endsAt', message: 'a timer needs endsAt (ISO 8601) or durationSeconds' }]],
-    ['a timer with both', 'timer', { title: 'x', endsAt: '2026-01-15T13:00:00Z', durationSeconds: 60 }, [{ field: 'fields.durationSeconds', message: 'give endsAt or durationSeconds, not both' }]],
-    ['a timer over 8 hours', 'timer', { title: 'x', durationSeconds: 28_801 }, [{ field: 'fields.durationSeconds', message: 'durationSeconds is a whole number of seconds from 1 to 28800 (8 hours)' }]],
-    ['a timer end that is not a time', 'timer', { title: 'x', endsAt: 'soon' }, [{ field: 'fields.endsAt', message: 'endsAt is an ISO 8601 time with offset, like 2026-05-01T12:30:00Z' }]],
-    ['a negative score', 'score', { title: 'x', home: team('A', -1), away: team('B', 0) }, [{ field: 'fields.home.score', message: 'a score is a whole number from 0 to 9999' }]],
-    ['a fractional score', 'score', { title: 'x', home: team('A', 1.5), away: team('B', 0) }, [{ field: 'fields.home.score', message: 'a score is a whole number from 0 to 9999' }]],
-    ['an empty team name', 'score', { title: 'x', home: team('', 1), away: team('B', 0) }, [{ field: 'fields.home.name', message: 'a team name is 1 to 40 characters' }]],
-    ['step 0', 'steps', { title: 'x', currentStep: 0, totalSteps: 3 }, [{ field: 'fields.currentStep', message: 'currentStep is the step under way, a whole number from 1 to 20 (the first step is 1)' }]],
-    ['21 steps', 'steps', { title: 'x', currentStep: 1, totalSteps: 21 }, [{ field: 'fields.totalSteps', message: 'totalSteps is a whole number from 1 to 20' }]],
-    ['a step past the last', 'steps', { title: 'x', currentStep: 4, totalSteps: 3 }, [{ field: 'fields.currentStep', message: 'currentStep cannot be greater than totalSteps' }]],
+    [
+      'progress as a percentage',
+      'progress',
+      { title: 'x', progress: 45 },
+      [{ field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' }],
+    ],
+    [
+      'a negative progress',
+      'progress',
+      { title: 'x', progress: -0.5 },
+      [{ field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' }],
+    ],
+    [
+      'an empty title',
+      'progress',
+      { title: '', progress: 0.5 },
+      [{ field: 'fields.title', message: 'must not be empty' }],
+    ],
+    [
+      'a title of 101 characters',
+      'progress',
+      { title: 'x'.repeat(101), progress: 0.5 },
+      [{ field: 'fields.title', message: 'must have at most 100 characters' }],
+    ],
+    [
+      'a missing title',
+      'steps',
+      { currentStep: 1, totalSteps: 2 },
+      [{ field: 'fields.title', message: 'is required' }],
+    ],
+    [
+      'an unknown field',
+      'progress',
+      { title: 'x', progress: 0.5, eta: 3 },
+      [{ field: 'fields.eta', message: 'is not a known field' }],
+    ],
+    [
+      'a timer without an end',
+      'timer',
+      { title: 'x' },
+      [{ field: 'fields.endsAt', message: 'a timer needs endsAt (ISO 8601) or durationSeconds' }],
+    ],
+    [
+      'a timer with both',
+      'timer',
+      { title: 'x', endsAt: '2026-01-15T13:00:00Z', durationSeconds: 60 },
+      [{ field: 'fields.durationSeconds', message: 'give endsAt or durationSeconds, not both' }],
+    ],
+    [
+      'a timer over 8 hours',
+      'timer',
+      { title: 'x', durationSeconds: 28_801 },
+      [
+        {
+          field: 'fields.durationSeconds',
+          message: 'durationSeconds is a whole number of seconds from 1 to 28800 (8 hours)',
+        },
+      ],
+    ],
+    [
+      'a timer end that is not a time',
+      'timer',
+      { title: 'x', endsAt: 'soon' },
+      [{ field: 'fields.endsAt', message: 'endsAt is an ISO 8601 time with offset, like 2026-05-01T12:30:00Z' }],
+    ],
+    [
+      'a negative score',
+      'score',
+      { title: 'x', home: team('A', -1), away: team('B', 0) },
+      [{ field: 'fields.home.score', message: 'a score is a whole number from 0 to 9999' }],
+    ],
+    [
+      'a fractional score',
+      'score',
+      { title: 'x', home: team('A', 1.5), away: team('B', 0) },
+      [{ field: 'fields.home.score', message: 'a score is a whole number from 0 to 9999' }],
+    ],
+    [
+      'an empty team name',
+      'score',
+      { title: 'x', home: team('', 1), away: team('B', 0) },
+      [{ field: 'fields.home.name', message: 'a team name is 1 to 40 characters' }],
+    ],
+    [
+      'step 0',
+      'steps',
+      { title: 'x', currentStep: 0, totalSteps: 3 },
+      [
+        {
+          field: 'fields.currentStep',
+          message: 'currentStep is the step under way, a whole number from 1 to 20 (the first step is 1)',
+        },
+      ],
+    ],
+    [
+      '21 steps',
+      'steps',
+      { title: 'x', currentStep: 1, totalSteps: 21 },
+      [{ field: 'fields.totalSteps', message: 'totalSteps is a whole number from 1 to 20' }],
+    ],
+    [
+      'a step past the last',
+      'steps',
+      { title: 'x', currentStep: 4, totalSteps: 3 },
+      [{ field: 'fields.currentStep', message: 'currentStep cannot be greater than totalSteps' }],
+    ],
   ])('refuses %s with a message that says what to send', (_name, template, fields, problems) => {
     expect(validateTemplateFields(template, fields, NOW)).toEqual({ ok: false, problems });
   });
 
   it.each<[string, TemplateName, Record<string, unknown>, Record<string, unknown>]>([
     ['progress at both ends', 'progress', { title: 'x', progress: 1 }, { title: 'x', progress: 1 }],
-    ['a timer from its duration', 'timer', { title: 'x', durationSeconds: 90 }, { title: 'x', endsAt: '2026-01-15T12:01:30.000Z' }],
-    ['a timer end in any offset, stored in UTC', 'timer', { title: 'x', endsAt: '2026-01-15T14:00:00+02:00' }, { title: 'x', endsAt: '2026-01-15T12:00:00.000Z' }],
-    ['a score with a period', 'score', { title: 'x', home: team('A', 0), away: team('B', 9999), period: 'Q4' }, { title: 'x', home: team('A', 0), away: team('B', 9999), period: 'Q4' }],
-    ['the last step', 'steps', { title: 'x', currentStep: 20, totalSteps: 20 }, { title: 'x', currentStep: 20, totalSteps: 20 }],
+    [
+      'a timer from its duration',
+      'timer',
+      { title: 'x', durationSeconds: 90 },
+      { title: 'x', endsAt: '2026-01-15T12:01:30.000Z' },
+    ],
+    [
+      'a timer end in any offset, stored in UTC',
+      'timer',
+      { title: 'x', endsAt: '2026-01-15T14:00:00+02:00' },
+      { title: 'x', endsAt: '2026-01-15T12:00:00.000Z' },
+    ],
+    [
+      'a score with a period',
+      'score',
+      { title: 'x', home: team('A', 0), away: team('B', 9999), period: 'Q4' },
+      { title: 'x', home: team('A', 0), away: team('B', 9999), period: 'Q4' },
+    ],
+    [
+      'the last step',
+      'steps',
+      { title: 'x', currentStep: 20, totalSteps: 20 },
+      { title: 'x', currentStep: 20, totalSteps: 20 },
+    ],
   ])('accepts %s', (_name, template, fields, expected) => {
     expect(validateTemplateFields(template, fields, NOW)).toEqual({ ok: true, fields: expected });
   });
@@ -41,11 +162,36 @@ describe('validateTemplateFields', () => {
 
 describe('mergeTemplateFields', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
-    ['a given field replaces the current one', { title: 'a', progress: 0.1 }, { progress: 0.2 }, { title: 'a', progress: 0.2 }],
-    ['null removes a field', { title: 'a', progress: 0.1, status: 's' }, { status: null }, { title: 'a', progress: 0.1 }],
-    ['a team merges by member', { home: team('A', 1), away: team('B', 2) }, { home: { score: 2 } }, { home: team('A', 2), away: team('B', 2) }],
-    ['null inside a team removes that member', { home: team('A', 1) }, { home: { name: null } }, { home: { score: 1 } }],
-    ['a new duration drops the old end', { title: 't', endsAt: '2026-01-15T13:00:00.000Z' }, { durationSeconds: 60 }, { title: 't', durationSeconds: 60 }],
+    [
+      'a given field replaces the current one',
+      { title: 'a', progress: 0.1 },
+      { progress: 0.2 },
+      { title: 'a', progress: 0.2 },
+    ],
+    [
+      'null removes a field',
+      { title: 'a', progress: 0.1, status: 's' },
+      { status: null },
+      { title: 'a', progress: 0.1 },
+    ],
+    [
+      'a team merges by member',
+      { home: team('A', 1), away: team('B', 2) },
+      { home: { score: 2 } },
+      { home: team('A', 2), away: team('B', 2) },
+    ],
+    [
+      'null inside a team removes that member',
+      { home: team('A', 1) },
+      { home: { name: null } },
+      { home: { score: 1 } },
+    ],
+    [
+      'a new duration drops the old end',
+      { title: 't', endsAt: '2026-01-15T13:00:00.000Z' },
+      { durationSeconds: 60 },
+      { title: 't', durationSeconds: 60 },
+    ],
     ['nothing changes nothing', { title: 'a', progress: 0.1 }, {}, { title: 'a', progress: 0.1 }],
   ])('%s', (_name, current, update, merged) => {
     expect(mergeTemplateFields(current, update)).toEqual(merged);
@@ -53,14 +199,22 @@ describe('mergeTemplateFields', () => {
 
   it('merges, then validation speaks about the result', () => {
     const merged = mergeTemplateFields({ title: 'x', currentStep: 3, totalSteps: 5 }, { totalSteps: 2 });
-    expect(validateTemplateFields('steps', merged, NOW)).toEqual({ ok: false, problems: [{ field: 'fields.currentStep', message: 'currentStep cannot be greater than totalSteps' }] });
+    expect(validateTemplateFields('steps', merged, NOW)).toEqual({
+      ok: false,
+      problems: [{ field: 'fields.currentStep', message: 'currentStep cannot be greater than totalSteps' }],
+    });
   });
 });
 
 describe('templateAttributesTypes', () => {
   it('names one published ActivityAttributes type per template', () => {
     expect(Object.keys(templateAttributesTypes).sort()).toEqual([...templateNames].sort());
-    expect(templateAttributesTypes).toEqual({ progress: 'ClarionProgressAttributes', timer: 'ClarionTimerAttributes', score: 'ClarionScoreAttributes', steps: 'ClarionStepsAttributes' });
+    expect(templateAttributesTypes).toEqual({
+      progress: 'ClarionProgressAttributes',
+      timer: 'ClarionTimerAttributes',
+      score: 'ClarionScoreAttributes',
+      steps: 'ClarionStepsAttributes',
+    });
   });
 });
 
@@ -69,9 +223,21 @@ describe('defaultStartAlert', () => {
     ['progress', { title: 'Upload', progress: 0.45 }, { title: 'Upload', body: '45 %' }],
     ['progress', { title: 'Upload', progress: 0.999, status: 'Almost' }, { title: 'Upload', body: '100 % · Almost' }],
     ['timer', { title: 'Pizza', endsAt: '2026-01-15T13:00:00.000Z' }, { title: 'Pizza', body: 'Countdown started' }],
-    ['timer', { title: 'Pizza', endsAt: '2026-01-15T13:00:00.000Z', status: 'In the oven' }, { title: 'Pizza', body: 'In the oven' }],
-    ['score', { title: 'Final', home: team('Ajax', 2), away: team('PSV', 1), period: 'FT' }, { title: 'Final', body: 'Ajax 2 – 1 PSV (FT)' }],
-    ['steps', { title: 'Ride', currentStep: 2, totalSteps: 4, status: 'On the way' }, { title: 'Ride', body: 'Step 2 of 4 · On the way' }],
+    [
+      'timer',
+      { title: 'Pizza', endsAt: '2026-01-15T13:00:00.000Z', status: 'In the oven' },
+      { title: 'Pizza', body: 'In the oven' },
+    ],
+    [
+      'score',
+      { title: 'Final', home: team('Ajax', 2), away: team('PSV', 1), period: 'FT' },
+      { title: 'Final', body: 'Ajax 2 – 1 PSV (FT)' },
+    ],
+    [
+      'steps',
+      { title: 'Ride', currentStep: 2, totalSteps: 4, status: 'On the way' },
+      { title: 'Ride', body: 'Step 2 of 4 · On the way' },
+    ],
   ])('%s %j', (template, fields, alert) => {
     expect(defaultStartAlert(template, fields)).toEqual(alert);
   });
@@ -106,10 +272,32 @@ describe('Live Activity time rules', () => {
     expect(pushTimestampMs(value)).toBe(ms);
   });
 
-  it.each<[string, { status: 'active' | 'ended'; ended_at: number | null }, number, { status: string; endedAt: number | null }]>([
-    ['active within its 8 hours', { status: 'active', ended_at: null }, NOW + 8 * 3600_000 - 1, { status: 'active', endedAt: null }],
-    ['ended at 8 hours even if not recorded', { status: 'active', ended_at: null }, NOW + 8 * 3600_000, { status: 'ended', endedAt: NOW + 8 * 3600_000 }],
-    ['ended by the caller', { status: 'ended', ended_at: NOW + 60_000 }, NOW + 120_000, { status: 'ended', endedAt: NOW + 60_000 }],
+  it.each<
+    [
+      string,
+      { status: 'active' | 'ended'; ended_at: number | null },
+      number,
+      { status: string; endedAt: number | null },
+    ]
+  >([
+    [
+      'active within its 8 hours',
+      { status: 'active', ended_at: null },
+      NOW + 8 * 3600_000 - 1,
+      { status: 'active', endedAt: null },
+    ],
+    [
+      'ended at 8 hours even if not recorded',
+      { status: 'active', ended_at: null },
+      NOW + 8 * 3600_000,
+      { status: 'ended', endedAt: NOW + 8 * 3600_000 },
+    ],
+    [
+      'ended by the caller',
+      { status: 'ended', ended_at: NOW + 60_000 },
+      NOW + 120_000,
+      { status: 'ended', endedAt: NOW + 60_000 },
+    ],
   ])('effectiveStatus: %s', (_name, row, now, expected) => {
     expect(effectiveStatus({ ...row, created_at: NOW }, now)).toEqual(expected);
   });

@@ -10,7 +10,9 @@ describe('parseLocalTime', () => {
     ['00:00', { hour: 0, minute: 0 }],
     ['23:59', { hour: 23, minute: 59 }],
   ])('reads %s', (text, expected) => expect(parseLocalTime(text)).toEqual(expected));
-  it.each(['9:00', '24:00', '12:60', '12:5', '', '12-30', ' 09:00'])('refuses %j', (text) => expect(parseLocalTime(text)).toBeNull());
+  it.each(['9:00', '24:00', '12:60', '12:5', '', '12-30', ' 09:00'])('refuses %j', (text) =>
+    expect(parseLocalTime(text)).toBeNull(),
+  );
 });
 
 describe('nextLocalOccurrence', () => {
@@ -30,7 +32,9 @@ describe('nextLocalOccurrence', () => {
     ['Europe/Berlin', '2026-03-29T00:00:00Z', '2026-03-29T07:00:00Z'],
     ['America/New_York', '2026-11-01T00:00:00Z', '2026-11-01T14:00:00Z'],
   ])('%s after %s → %s', (zone, notBefore, expected) => {
-    expect(new Date(nextLocalOccurrence(nine, zone, at(notBefore))).toISOString()).toBe(new Date(at(expected)).toISOString());
+    expect(new Date(nextLocalOccurrence(nine, zone, at(notBefore))).toISOString()).toBe(
+      new Date(at(expected)).toISOString(),
+    );
   });
 
   it('moves a time in the spring-forward gap forward by the gap: 02:30 Berlin on 2026-03-29 is 03:30 CEST', () => {
@@ -58,6 +62,8 @@ describe('nextLocalOccurrence', () => {
 describe('zoneOffsetMs and instantOfLocal', () => {
   it('round-trips ordinary local times', () => {
     expect(zoneOffsetMs(at('2026-07-01T00:00:00Z'), 'Europe/Berlin')).toBe(2 * 3_600_000);
-    expect(instantOfLocal('Europe/Berlin', { year: 2026, month: 7, day: 1, hour: 12, minute: 0 })).toBe(at('2026-07-01T10:00:00Z'));
+    expect(instantOfLocal('Europe/Berlin', { year: 2026, month: 7, day: 1, hour: 12, minute: 0 })).toBe(
+      at('2026-07-01T10:00:00Z'),
+    );
   });
 });

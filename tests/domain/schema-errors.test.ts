@@ -14,9 +14,19 @@ describe('describeSchemaErrors: unions', () => {
     ['literals', Type.Union([Type.Literal('normal'), Type.Literal('high')]), 'HIGH', 'must be one of: normal, high'],
     ['one literal', Type.Union([Type.Literal('only')]), 'other', 'must be only'],
     ['types', Type.Union([Type.String(), Type.Null()]), 5, 'must be a string or null'],
-    ['the same type twice', Type.Union([Type.String({ maxLength: 2 }), Type.String({ format: 'email' })]), 5, 'must be a string'],
+    [
+      'the same type twice',
+      Type.Union([Type.String({ maxLength: 2 }), Type.String({ format: 'email' })]),
+      5,
+      'must be a string',
+    ],
     ['literals and null', Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Null()]), 'c', 'must be a, b or null'],
-    ['a union inside a union', Type.Union([Type.Union([Type.Literal('a'), Type.Literal('b')]), Type.Literal('c')]), 'd', 'must be one of: a, b, c'],
+    [
+      'a union inside a union',
+      Type.Union([Type.Union([Type.Literal('a'), Type.Literal('b')]), Type.Literal('c')]),
+      'd',
+      'must be one of: a, b, c',
+    ],
     ['numbers', Type.Union([Type.Literal(1), Type.Literal(2)]), 3, 'must be one of: 1, 2'],
   ])('%s', (_name, schema, value, message) => {
     expect(messagesFor(Type.Object({ x: schema }), { x: value })).toEqual([{ field: 'x', message }]);

@@ -23,7 +23,12 @@ const account = await t.newAccount({ channels: ['news'] });
 const user = await signUp(t);
 const operations = await loadOperations(t.app);
 /** Good values by property name, so that some requests get all the way into the handlers. */
-const hints = { channelCode: ['news'], channel: ['news'], code: ['news', 'fresh-channel'], platform: ['ios', 'android', 'web'] };
+const hints = {
+  channelCode: ['news'],
+  channel: ['news'],
+  code: ['news', 'fresh-channel'],
+  platform: ['ios', 'android', 'web'],
+};
 
 describe('fuzz: every operation of /api/v1/openapi.json', () => {
   it('covers the API: more than 30 operations, each with its method', () => {
@@ -49,7 +54,10 @@ async function expectWellFormedAnswer(operation: Operation, request: FuzzRequest
     method: request.method as 'GET',
     url: request.url,
     remoteAddress: request.remoteAddress,
-    headers: { ...headersFor(operation, request), ...(request.contentType === undefined ? {} : { 'content-type': request.contentType }) },
+    headers: {
+      ...headersFor(operation, request),
+      ...(request.contentType === undefined ? {} : { 'content-type': request.contentType }),
+    },
     ...(request.payload === undefined ? {} : { payload: request.payload }),
   });
   const what = `${request.method} ${request.url} → ${response.statusCode} ${response.body.slice(0, 300)}`;
@@ -57,7 +65,10 @@ async function expectWellFormedAnswer(operation: Operation, request: FuzzRequest
   const requestId = response.headers['x-request-id'];
   expect(requestId, what).toMatch(/^req_[0-9a-z]{26}$/);
   if (request.method === 'OPTIONS' && response.statusCode < 300) return;
-  const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const mediaType = String(response.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (response.statusCode < 400) {
     expect(documentedTypes(operation, request.method, response.statusCode), what).toContain(mediaType);
     if (mediaType !== 'application/json') {
@@ -76,7 +87,8 @@ async function expectWellFormedAnswer(operation: Operation, request: FuzzRequest
   expect(body.error.requestId, what).toBe(requestId);
   expect(typeof body.error.message === 'string' && body.error.message.length > 0, what).toBe(true);
   if (body.error.code === 'validation_failed') {
-    for (const problem of body.error.details.fields) expect(unreadableBecause(problem.message), `${what}: ${problem.field}`).toBeNull();
+    for (const problem of body.error.details.fields)
+      expect(unreadableBecause(problem.message), `${what}: ${problem.field}`).toBeNull();
   }
 }
 
@@ -85,14 +97,16 @@ async function expectWellFormedAnswer(operation: Operation, request: FuzzRequest
  * request may use another method than `operation`'s); JSON when the document names none.
  */
 function documentedTypes(operation: Operation, method: string, status: number): string[] {
-  const reached = operations.find((candidate) => candidate.path === operation.path && candidate.method === method) ?? operation;
+  const reached =
+    operations.find((candidate) => candidate.path === operation.path && candidate.method === method) ?? operation;
   const types = reached.responseTypes[String(status)] ?? [];
   return types.length > 0 ? types : ['application/json'];
 }
 
 function headersFor(operation: Operation, request: FuzzRequest): Record<string, string> {
   // Signing out would end the session every other case uses; sign-out gets a stranger's cookie instead.
-  const session = operation.path === '/api/v1/auth/signout' ? { cookie: 'clarion_session=ended', csrfToken: 'x' } : user;
+  const session =
+    operation.path === '/api/v1/auth/signout' ? { cookie: 'clarion_session=ended', csrfToken: 'x' } : user;
   switch (request.auth) {
     case 'none':
       return {};

@@ -48,18 +48,34 @@ export const badDates: string[] = [
   '2026-05-01T09:00:00.123456789Z',
 ];
 
-const uris = ['https://127.0.0.1/hook', 'https://example.com/orders/42', 'http://[::1]:8080/x', 'https://localhost/x', 'ftp://example.com/x', 'not a url', 'https://', 'javascript:alert(1)'];
+const uris = [
+  'https://127.0.0.1/hook',
+  'https://example.com/orders/42',
+  'http://[::1]:8080/x',
+  'https://localhost/x',
+  'ftp://example.com/x',
+  'not a url',
+  'https://',
+  'javascript:alert(1)',
+];
 
 /** A string of the kind a field of this schema expects, often valid, sometimes not. */
 function stringFor(schema: JsonSchema, hints: Record<string, string[]>, name: string): fc.Arbitrary<string> {
   const options: Array<fc.Arbitrary<string>> = [];
   if (hints[name]) options.push(fc.constantFrom(...hints[name]));
   if (schema.format === 'date-time') {
-    options.push(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString()), fc.constantFrom(...badDates));
+    options.push(
+      fc
+        .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+        .map((date) => date.toISOString()),
+      fc.constantFrom(...badDates),
+    );
   } else if (schema.format === 'uri') {
     options.push(fc.constantFrom(...uris));
   } else if (typeof schema.pattern === 'string') {
-    options.push(fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length <= (schema.maxLength ?? 200)));
+    options.push(
+      fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length <= (schema.maxLength ?? 200)),
+    );
   } else {
     options.push(fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) }));
   }
@@ -71,10 +87,16 @@ function stringFor(schema: JsonSchema, hints: Record<string, string[]>, name: st
  * A value for `schema`, meant to pass it most of the time (so requests get past validation into the handlers), with
  * odd strings and bad dates mixed in. `hints` give good values by property name (a channel code that exists).
  */
-export function validish(schema: JsonSchema | undefined, hints: Record<string, string[]> = {}, name = '', depth = 0): fc.Arbitrary<unknown> {
+export function validish(
+  schema: JsonSchema | undefined,
+  hints: Record<string, string[]> = {},
+  name = '',
+  depth = 0,
+): fc.Arbitrary<unknown> {
   if (!schema || typeof schema !== 'object' || depth > 6) return fc.jsonValue({ maxDepth: 2 });
   const branches = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(branches)) return fc.oneof(...branches.map((branch: JsonSchema) => validish(branch, hints, name, depth + 1)));
+  if (Array.isArray(branches))
+    return fc.oneof(...branches.map((branch: JsonSchema) => validish(branch, hints, name, depth + 1)));
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
@@ -83,22 +105,39 @@ export function validish(schema: JsonSchema | undefined, hints: Record<string, s
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(validish(schema.items, hints, name, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      return fc.array(validish(schema.items, hints, name, depth + 1), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 4, 4),
+      });
     case 'object': {
       const properties: Record<string, JsonSchema> = schema.properties ?? {};
       if (Object.keys(properties).length === 0) {
-        return fc.dictionary(fc.string({ maxLength: 10 }), validish(schema.additionalProperties || { type: 'string' }, hints, '', depth + 1), { maxKeys: 4 });
+        return fc.dictionary(
+          fc.string({ maxLength: 10 }),
+          validish(schema.additionalProperties || { type: 'string' }, hints, '', depth + 1),
+          { maxKeys: 4 },
+        );
       }
-      const model = Object.fromEntries(Object.entries(properties).map(([key, child]) => [key, validish(child, hints, key, depth + 1)]));
+      const model = Object.fromEntries(
+        Object.entries(properties).map(([key, child]) => [key, validish(child, hints, key, depth + 1)]),
+      );
       // Required properties are usually there; optional ones come and go.
       const required = (schema.required ?? []).filter((key: string) => key in model);
-      return fc.oneof({ arbitrary: fc.record(model, { requiredKeys: required }), weight: 4 }, { arbitrary: fc.record(model, { requiredKeys: [] }), weight: 1 });
+      return fc.oneof(
+        { arbitrary: fc.record(model, { requiredKeys: required }), weight: 4 },
+        { arbitrary: fc.record(model, { requiredKeys: [] }), weight: 1 },
+      );
     }
     default:
       return fc.jsonValue({ maxDepth: 2 });
@@ -139,7 +178,10 @@ function objectPaths(value: unknown, prefix: string[] = []): string[][] {
 
 function setAt(value: unknown, path: string[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
-  const copy: Record<string, unknown> = value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  const copy: Record<string, unknown> =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? { ...(value as Record<string, unknown>) }
+      : {};
   copy[path[0]!] = setAt(copy[path[0]!], path.slice(1), replacement);
   return copy;
 }

@@ -1,6 +1,15 @@
 import type { TestApp } from './test-app.ts';
 
-const tables = ['channels', 'subscribers', 'notifications', 'live_activities', 'events', 'idempotency_keys', 'apps', 'usage_counters'] as const;
+const tables = [
+  'channels',
+  'subscribers',
+  'notifications',
+  'live_activities',
+  'events',
+  'idempotency_keys',
+  'apps',
+  'usage_counters',
+] as const;
 
 export type AccountState = Record<(typeof tables)[number], Array<Record<string, unknown>>>;
 
@@ -20,7 +29,12 @@ export async function accountState(t: TestApp, accountId: string): Promise<Accou
 
 /** Byte columns as hex, so that equal contents compare equal on both drivers (Buffer and Uint8Array alike). */
 function normalized(row: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(row).map(([column, value]) => [column, value instanceof Uint8Array ? Buffer.from(value).toString('hex') : value]));
+  return Object.fromEntries(
+    Object.entries(row).map(([column, value]) => [
+      column,
+      value instanceof Uint8Array ? Buffer.from(value).toString('hex') : value,
+    ]),
+  );
 }
 
 function byContent(a: Record<string, unknown>, b: Record<string, unknown>): number {
@@ -34,7 +48,9 @@ export type AccountCounts = Record<(typeof tables)[number], number> & { activeSu
 /** How many rows the account has per table, its active subscribers and its quota units used (all periods). */
 export async function accountCounts(t: TestApp, accountId: string): Promise<AccountCounts> {
   const state = await accountState(t, accountId);
-  const counts = Object.fromEntries(Object.entries(state).map(([table, rows]) => [table, rows.length])) as AccountCounts;
+  const counts = Object.fromEntries(
+    Object.entries(state).map(([table, rows]) => [table, rows.length]),
+  ) as AccountCounts;
   counts.activeSubscribers = state.subscribers.filter((row) => row.status === 'active').length;
   counts.quotaUsed = state.usage_counters.reduce((sum, row) => sum + Number(row.used), 0);
   return counts;

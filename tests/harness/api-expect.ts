@@ -14,7 +14,10 @@ export interface ApiResponse {
  * Retry-After on rate_limited, the quota headers and details on quota_exceeded). Returns `error` for more checks.
  */
 export function expectError(response: ApiResponse, code: ErrorCode): any {
-  expect({ status: response.statusCode, code: response.body?.error?.code }).toEqual({ status: errorCatalog[code].status, code });
+  expect({ status: response.statusCode, code: response.body?.error?.code }).toEqual({
+    status: errorCatalog[code].status,
+    code,
+  });
   expect(Object.keys(response.body).sort()).toEqual(['error', 'success']);
   expect(response.body.success).toBe(false);
   const error = response.body.error;

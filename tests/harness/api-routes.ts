@@ -16,8 +16,11 @@ export interface RegisteredRoute {
  * checked to be registered on `app`; tests/api/docs/route-table.test.ts proves the app registers nothing else.
  */
 export function registeredApiRoutes(app: ClarionApp): RegisteredRoute[] {
-  const routes = routeTable.filter((route) => route.url !== '/api/v1/openapi.json').map(({ method, url }) => ({ method, url }));
-  for (const route of routes) expect(app.hasRoute(route), `${routeName(route)} from the route table is registered`).toBe(true);
+  const routes = routeTable
+    .filter((route) => route.url !== '/api/v1/openapi.json')
+    .map(({ method, url }) => ({ method, url }));
+  for (const route of routes)
+    expect(app.hasRoute(route), `${routeName(route)} from the route table is registered`).toBe(true);
   return routes;
 }
 
@@ -45,31 +48,84 @@ export interface RouteCase extends RegisteredRoute {
  * body limit, content type, Idempotency-Key). Tests that need no body (401, publishable 403, OpenAPI coverage) go
  * through every registered route instead.
  */
-export function routeCases(channelCode: string, ids: { notification?: string; subscriber?: string; liveActivity?: string; iosSubscriber?: string } = {}): RouteCase[] {
+export function routeCases(
+  channelCode: string,
+  ids: { notification?: string; subscriber?: string; liveActivity?: string; iosSubscriber?: string } = {},
+): RouteCase[] {
   const notification = ids.notification ?? newId('notification');
   const subscriber = ids.subscriber ?? newId('subscriber');
   const liveActivity = ids.liveActivity ?? newId('liveActivity');
   const cases: Array<Omit<RouteCase, 'auth'>> = [
-    { method: 'POST', url: '/api/v1/notifications', path: '/api/v1/notifications', body: { channelCode, title: 'Hello' } },
+    {
+      method: 'POST',
+      url: '/api/v1/notifications',
+      path: '/api/v1/notifications',
+      body: { channelCode, title: 'Hello' },
+    },
     { method: 'POST', url: '/api/v1/notify', path: '/api/v1/notify', body: { channel: channelCode, title: 'Hello' } },
     { method: 'GET', url: '/api/v1/notifications', path: '/api/v1/notifications' },
     { method: 'GET', url: '/api/v1/notifications/:id', path: `/api/v1/notifications/${notification}` },
-    { method: 'GET', url: '/api/v1/notifications/:id/failures', path: `/api/v1/notifications/${notification}/failures` },
-    { method: 'POST', url: '/api/v1/live-activities', path: '/api/v1/live-activities', body: progressActivity(channelCode) },
-    { method: 'POST', url: '/api/v1/live-activities/:id/update', path: `/api/v1/live-activities/${liveActivity}/update`, body: { fields: { progress: 0.6 }, alert: { title: 'Update' } } },
-    { method: 'POST', url: '/api/v1/live-activities/:id/end', path: `/api/v1/live-activities/${liveActivity}/end`, body: { fields: { progress: 1 }, dismissAt: new Date(Date.now() + 60_000).toISOString() } },
+    {
+      method: 'GET',
+      url: '/api/v1/notifications/:id/failures',
+      path: `/api/v1/notifications/${notification}/failures`,
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/live-activities',
+      path: '/api/v1/live-activities',
+      body: progressActivity(channelCode),
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/live-activities/:id/update',
+      path: `/api/v1/live-activities/${liveActivity}/update`,
+      body: { fields: { progress: 0.6 }, alert: { title: 'Update' } },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/live-activities/:id/end',
+      path: `/api/v1/live-activities/${liveActivity}/end`,
+      body: { fields: { progress: 1 }, dismissAt: new Date(Date.now() + 60_000).toISOString() },
+    },
     { method: 'GET', url: '/api/v1/live-activities', path: '/api/v1/live-activities' },
     { method: 'GET', url: '/api/v1/live-activities/:id', path: `/api/v1/live-activities/${liveActivity}` },
-    { method: 'POST', url: '/api/v1/live-activities/:id/tokens', path: `/api/v1/live-activities/${liveActivity}/tokens`, body: { subscriberId: ids.iosSubscriber ?? subscriber, token: tokens.ios() } },
-    { method: 'POST', url: '/api/v1/subscribers', path: '/api/v1/subscribers', body: { channelCode, platform: 'android', token: tokens.android() } },
-    { method: 'POST', url: '/api/v1/subscribers/:id/unsubscribe', path: `/api/v1/subscribers/${subscriber}/unsubscribe`, body: { token: tokens.android() }, bodyOptional: true },
+    {
+      method: 'POST',
+      url: '/api/v1/live-activities/:id/tokens',
+      path: `/api/v1/live-activities/${liveActivity}/tokens`,
+      body: { subscriberId: ids.iosSubscriber ?? subscriber, token: tokens.ios() },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/subscribers',
+      path: '/api/v1/subscribers',
+      body: { channelCode, platform: 'android', token: tokens.android() },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/subscribers/:id/unsubscribe',
+      path: `/api/v1/subscribers/${subscriber}/unsubscribe`,
+      body: { token: tokens.android() },
+      bodyOptional: true,
+    },
     { method: 'GET', url: '/api/v1/subscribers', path: '/api/v1/subscribers' },
     { method: 'GET', url: '/api/v1/subscribers/:id', path: `/api/v1/subscribers/${subscriber}` },
-    { method: 'PATCH', url: '/api/v1/subscribers/:id', path: `/api/v1/subscribers/${subscriber}`, body: { tags: ['beta'] } },
+    {
+      method: 'PATCH',
+      url: '/api/v1/subscribers/:id',
+      path: `/api/v1/subscribers/${subscriber}`,
+      body: { tags: ['beta'] },
+    },
     { method: 'POST', url: '/api/v1/channels', path: '/api/v1/channels', body: { code: `${channelCode}-2` } },
     { method: 'GET', url: '/api/v1/channels', path: '/api/v1/channels' },
     { method: 'GET', url: '/api/v1/channels/:code', path: `/api/v1/channels/${channelCode}` },
-    { method: 'POST', url: '/api/v1/channels/:code/update', path: `/api/v1/channels/${channelCode}/update`, body: { name: 'Updated' } },
+    {
+      method: 'POST',
+      url: '/api/v1/channels/:code/update',
+      path: `/api/v1/channels/${channelCode}/update`,
+      body: { name: 'Updated' },
+    },
     { method: 'GET', url: '/api/v1/channels/:code/join-qr-code', path: `/api/v1/channels/${channelCode}/join-qr-code` },
     { method: 'GET', url: '/api/v1/usage', path: '/api/v1/usage' },
     { method: 'GET', url: '/api/v1/usage/daily', path: '/api/v1/usage/daily' },
@@ -114,17 +170,32 @@ export const PUBLIC_ROUTES = new Set([
  * unsubscribe-403.test.ts, update-403.test.ts, tests/api/live-activities/tokens-403.test.ts). Every other
  * authenticated route must answer 403 forbidden to a publishable key.
  */
-export const PUBLISHABLE_ROUTES = new Set(['POST /api/v1/subscribers', 'POST /api/v1/subscribers/:id/unsubscribe', 'PATCH /api/v1/subscribers/:id', 'POST /api/v1/live-activities/:id/tokens']);
+export const PUBLISHABLE_ROUTES = new Set([
+  'POST /api/v1/subscribers',
+  'POST /api/v1/subscribers/:id/unsubscribe',
+  'PATCH /api/v1/subscribers/:id',
+  'POST /api/v1/live-activities/:id/tokens',
+]);
 
 export const routeName = (route: RegisteredRoute) => `${route.method} ${route.url}`;
 
 /** A callable URL for a registered route: path parameters filled with values of the right shape. */
 export function concretePath(route: RegisteredRoute, values: Record<string, string> = {}): string {
-  return route.url.replace(/:([A-Za-z]+)/g, (_match, name: string) => values[name] ?? (name === 'code' ? 'news' : newId('notification')));
+  return route.url.replace(
+    /:([A-Za-z]+)/g,
+    (_match, name: string) => values[name] ?? (name === 'code' ? 'news' : newId('notification')),
+  );
 }
 
 /** A request with a payload sent exactly as given (no content type added): for malformed-body tests. */
-export async function rawRequest(app: ClarionApp, method: string, url: string, key: string | null, payload: string | Buffer | undefined, headers: Record<string, string> = {}) {
+export async function rawRequest(
+  app: ClarionApp,
+  method: string,
+  url: string,
+  key: string | null,
+  payload: string | Buffer | undefined,
+  headers: Record<string, string> = {},
+) {
   const response = await app.inject({
     method: method as 'POST',
     url,
@@ -141,7 +212,12 @@ export async function rawRequest(app: ClarionApp, method: string, url: string, k
 }
 
 /** Calls a route case with its own valid body (or `body`), as JSON. */
-export async function callRoute(app: ClarionApp, route: RouteCase, key: string | null, options: { body?: unknown; headers?: Record<string, string> } = {}) {
+export async function callRoute(
+  app: ClarionApp,
+  route: RouteCase,
+  key: string | null,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+) {
   const body = 'body' in options ? options.body : route.body;
   const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
   return rawRequest(app, route.method, route.path, key, body === undefined ? undefined : JSON.stringify(body), headers);

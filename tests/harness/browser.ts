@@ -64,7 +64,8 @@ export async function launchChromium(): Promise<Browser> {
 export async function seeText(locator: Locator, text: string): Promise<void> {
   await eventually(async () => {
     const seen = (await locator.allTextContents()).join(' | ');
-    if (!seen.includes(text)) throw new Error(`expected the page to show "${text}"; it shows: ${seen.slice(0, 500) || '(nothing)'}`);
+    if (!seen.includes(text))
+      throw new Error(`expected the page to show "${text}"; it shows: ${seen.slice(0, 500) || '(nothing)'}`);
   });
 }
 
@@ -79,7 +80,12 @@ export async function seeFocused(locator: Locator): Promise<void> {
   await eventually(async () => {
     // These run in the page; the project's TypeScript has no DOM types, hence the any.
     if (!(await locator.evaluate((element) => element === (globalThis as any).document.activeElement))) {
-      const active = await locator.page().evaluate(() => ((globalThis as any).document.activeElement?.outerHTML as string | undefined)?.slice(0, 200) ?? 'nothing');
+      const active = await locator
+        .page()
+        .evaluate(
+          () =>
+            ((globalThis as any).document.activeElement?.outerHTML as string | undefined)?.slice(0, 200) ?? 'nothing',
+        );
       throw new Error(`expected focus on ${locator}; it is on ${active}`);
     }
   });

@@ -12,7 +12,11 @@ export interface CliResult {
 
 /** Runs `clarion …` as a separate process, the way an operator would. */
 export function runCli(args: string[], env: Record<string, string | undefined>): CliResult {
-  const result = spawnSync(process.execPath, [CLARION_BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [CLARION_BIN, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, json: lastJsonLine(result.stdout) };
 }
 
@@ -22,7 +26,11 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
  */
 export function runCliAsync(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLARION_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const child = spawn(process.execPath, [CLARION_BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -74,24 +74,32 @@ export async function sessionCall(
 }
 
 /** Signs a new user up through the API (a new Free account) and returns the session. */
-export async function signUp(t: TestApp, options: { email?: string; password?: string; accountName?: string; ip?: string } = {}): Promise<DashboardSession> {
+export async function signUp(
+  t: TestApp,
+  options: { email?: string; password?: string; accountName?: string; ip?: string } = {},
+): Promise<DashboardSession> {
   const email = options.email ?? randomEmail();
   const password = options.password ?? GOOD_PASSWORD;
   const ip = options.ip ?? randomIp();
   const body = { email, password, ...(options.accountName ? { accountName: options.accountName } : {}) };
   const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, { body, ip });
-  if (response.statusCode !== 201) throw new Error(`signup failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 201)
+    throw new Error(`signup failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
   return sessionFrom(response, { email, password, ip });
 }
 
 /** Signs an existing user in and returns the new session. */
 export async function signIn(t: TestApp, email: string, password: string, ip = randomIp()): Promise<DashboardSession> {
   const response = await sessionCall(t, 'POST', '/api/v1/auth/signin', null, { body: { email, password }, ip });
-  if (response.statusCode !== 200) throw new Error(`signin failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 200)
+    throw new Error(`signin failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
   return sessionFrom(response, { email, password, ip });
 }
 
-function sessionFrom(response: SessionResponse, who: { email: string; password: string; ip: string }): DashboardSession {
+function sessionFrom(
+  response: SessionResponse,
+  who: { email: string; password: string; ip: string },
+): DashboardSession {
   const cookie = sessionCookieOf(response)!;
   const session = response.body.data.session;
   return {

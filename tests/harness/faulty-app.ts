@@ -15,7 +15,13 @@ export interface FaultyApp {
 export async function startFaultyApp(): Promise<FaultyApp> {
   const t = await startTestApp();
   const faulty = faultyStore(t.store);
-  const app = await buildApp({ store: faulty.store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey });
+  const app = await buildApp({
+    store: faulty.store,
+    config: t.config,
+    clock: t.clock,
+    queue: t.queue,
+    secretKey: t.secretKey,
+  });
   return {
     t,
     faulty,

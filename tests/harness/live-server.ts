@@ -45,7 +45,8 @@ export async function startLiveServer(): Promise<LiveServer> {
           headers: { authorization: `Bearer ${account.publishableKey}`, 'content-type': 'application/json' },
           body: JSON.stringify({ channelCode, platform: 'android', token }),
         });
-        if (response.status !== 201) throw new Error(`registering a subscriber answered ${response.status}: ${await response.text()}`);
+        if (response.status !== 201)
+          throw new Error(`registering a subscriber answered ${response.status}: ${await response.text()}`);
         androidTokens[channelCode] = token;
       }
       return { ...account, androidTokens };

@@ -6,4 +6,5 @@
  */
 const key = Symbol.for('clarion.openTestStores');
 
-export const openTestStores: Set<unknown> = ((globalThis as typeof globalThis & { [key]?: Set<unknown> })[key] ??= new Set());
+export const openTestStores: Set<unknown> = ((globalThis as typeof globalThis & { [key]?: Set<unknown> })[key] ??=
+  new Set());

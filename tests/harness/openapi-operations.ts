@@ -48,13 +48,31 @@ export async function loadOperations(app: ClarionApp): Promise<Operation[]> {
       operations.push({
         method: method.toUpperCase(),
         path,
-        pathParams: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {} })),
+        pathParams: parameters
+          .filter((parameter) => parameter.in === 'path')
+          .map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {} })),
         queryParams: parameters
           .filter((parameter) => parameter.in === 'query')
-          .map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {}, required: parameter.required === true })),
+          .map((parameter) => ({
+            name: parameter.name,
+            schema: parameter.schema ?? {},
+            required: parameter.required === true,
+          })),
         body: operation.requestBody?.content?.['application/json']?.schema,
-        auth: security === undefined ? 'key' : security.length === 0 ? 'none' : security.some((entry) => 'session' in entry) ? 'session' : 'key',
-        responseTypes: Object.fromEntries(Object.entries<any>(operation.responses ?? {}).map(([status, response]) => [status, Object.keys(response?.content ?? {})])),
+        auth:
+          security === undefined
+            ? 'key'
+            : security.length === 0
+              ? 'none'
+              : security.some((entry) => 'session' in entry)
+                ? 'session'
+                : 'key',
+        responseTypes: Object.fromEntries(
+          Object.entries<any>(operation.responses ?? {}).map(([status, response]) => [
+            status,
+            Object.keys(response?.content ?? {}),
+          ]),
+        ),
       });
     }
   }
@@ -62,7 +80,11 @@ export async function loadOperations(app: ClarionApp): Promise<Operation[]> {
 }
 
 /** The property paths of an object schema, depth first (`fields.home.score`), with the schema at each; unions too. */
-export function propertyPaths(schema: JsonSchema | undefined, depth = 3, prefix: string[] = []): Array<{ path: string[]; schema: JsonSchema }> {
+export function propertyPaths(
+  schema: JsonSchema | undefined,
+  depth = 3,
+  prefix: string[] = [],
+): Array<{ path: string[]; schema: JsonSchema }> {
   if (!schema || depth === 0) return [];
   const branches: JsonSchema[] = schema.anyOf ?? schema.oneOf ?? [schema];
   const found: Array<{ path: string[]; schema: JsonSchema }> = [];

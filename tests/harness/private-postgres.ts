@@ -31,7 +31,9 @@ export interface PrivatePostgres {
 export function postgresServerBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((version) => existsSync(join(root, version, 'bin', 'pg_ctl')) && existsSync(join(root, version, 'bin', 'initdb')));
+  const versions = readdirSync(root).filter(
+    (version) => existsSync(join(root, version, 'bin', 'pg_ctl')) && existsSync(join(root, version, 'bin', 'initdb')),
+  );
   versions.sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
   return versions[0] ? join(root, versions[0], 'bin') : null;
 }
@@ -39,8 +41,14 @@ export function postgresServerBin(): string | null {
 export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-pg-'));
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
-  const pgCommand = (command: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+      Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    );
+  const pgCommand = (command: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args);
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
   const port = await freePort();
@@ -48,8 +56,12 @@ export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   // pg_ctl -w returns once the server accepts connections, or once it is gone and its postmaster.pid removed.
   const running = () => existsSync(join(data, 'postmaster.pid'));
-  const start = async () => void (running() || (await pgCommand('pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '30', '-o', options, 'start'])));
-  const stop = async () => void (running() && (await pgCommand('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])));
+  const start = async () =>
+    void (
+      running() || (await pgCommand('pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '30', '-o', options, 'start']))
+    );
+  const stop = async () =>
+    void (running() && (await pgCommand('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])));
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

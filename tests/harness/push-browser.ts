@@ -15,9 +15,18 @@ export async function injectPushManager(context: BrowserContext, subscription: P
   await context.addInitScript((json: PushSubscriptionJson) => {
     const scope = globalThis as any;
     if (!scope.PushManager) return;
-    const state: { calls: Array<{ userVisibleOnly: boolean; applicationServerKey: string }>; current: unknown; unsubscribed: number } = { calls: [], current: null, unsubscribed: 0 };
+    const state: {
+      calls: Array<{ userVisibleOnly: boolean; applicationServerKey: string }>;
+      current: unknown;
+      unsubscribed: number;
+    } = { calls: [], current: null, unsubscribed: 0 };
     scope.__pushManager = state;
-    const base64Url = (bytes: Uint8Array) => scope.btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    const base64Url = (bytes: Uint8Array) =>
+      scope
+        .btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_')
+        .replace(/=+$/, '');
     const KEPT = '__fakePushSubscriptionKey';
     const subscriptionWith = (key: Uint8Array) => {
       scope.localStorage.setItem(KEPT, JSON.stringify([...key]));
@@ -36,7 +45,10 @@ export async function injectPushManager(context: BrowserContext, subscription: P
     };
     const kept = scope.localStorage.getItem(KEPT);
     if (kept) state.current = subscriptionWith(new Uint8Array(JSON.parse(kept)));
-    scope.PushManager.prototype.subscribe = async function subscribe(options: { userVisibleOnly: boolean; applicationServerKey: Uint8Array }) {
+    scope.PushManager.prototype.subscribe = async function subscribe(options: {
+      userVisibleOnly: boolean;
+      applicationServerKey: Uint8Array;
+    }) {
       const key = new Uint8Array(options.applicationServerKey);
       state.calls.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64Url(key) });
       state.current = subscriptionWith(key);
@@ -49,13 +61,19 @@ export async function injectPushManager(context: BrowserContext, subscription: P
 }
 
 /** What the page's PushManager.subscribe() was called with (userVisibleOnly, the key as base64url). */
-export async function subscribeCalls(page: Page): Promise<Array<{ userVisibleOnly: boolean; applicationServerKey: string }>> {
+export async function subscribeCalls(
+  page: Page,
+): Promise<Array<{ userVisibleOnly: boolean; applicationServerKey: string }>> {
   return page.evaluate(() => (globalThis as any).__pushManager.calls);
 }
 
 /** The running service worker registered at `scope` (a full URL), as Playwright's handle into its global scope. */
 export async function serviceWorkerAt(context: BrowserContext, scriptUrl: string): Promise<Worker> {
-  await waitFor(() => context.serviceWorkers().some((worker) => worker.url() === scriptUrl), 10_000, `service worker ${scriptUrl}`);
+  await waitFor(
+    () => context.serviceWorkers().some((worker) => worker.url() === scriptUrl),
+    10_000,
+    `service worker ${scriptUrl}`,
+  );
   return context.serviceWorkers().find((worker) => worker.url() === scriptUrl)!;
 }
 
@@ -70,25 +88,53 @@ export async function serviceWorkerAt(context: BrowserContext, scriptUrl: string
  * within 5 s is delivered again, at most three times in all, and the test says so on stderr. A repeat is harmless to
  * what the tests check: a tagged notification replaces itself, and an untagged one is looked up by its body.
  */
-export async function deliverPush(page: Page, scope: string, data: string, wanted: string | { tag: string; body: string }): Promise<void> {
+export async function deliverPush(
+  page: Page,
+  scope: string,
+  data: string,
+  wanted: string | { tag: string; body: string },
+): Promise<void> {
   // An update replaces a notification with the same tag: the wait is then for its new body.
   const { tag, body } = typeof wanted === 'string' ? { tag: wanted, body: undefined } : wanted;
   const { cdp, registrations } = await serviceWorkerDevTools(page);
-  await waitFor(() => registrations.some((entry) => entry.scopeURL === scope && !entry.isDeleted), 10_000, `the registration of ${scope}`);
-  const registrationId = registrations.findLast((entry) => entry.scopeURL === scope && !entry.isDeleted)!.registrationId;
-  const shows = async () => (await shownNotifications(page, scope)).some((shown) => shown.tag === tag && (body === undefined || shown.body === body));
+  await waitFor(
+    () => registrations.some((entry) => entry.scopeURL === scope && !entry.isDeleted),
+    10_000,
+    `the registration of ${scope}`,
+  );
+  const registrationId = registrations.findLast(
+    (entry) => entry.scopeURL === scope && !entry.isDeleted,
+  )!.registrationId;
+  const shows = async () =>
+    (await shownNotifications(page, scope)).some(
+      (shown) => shown.tag === tag && (body === undefined || shown.body === body),
+    );
   for (let attempt = 1; ; attempt += 1) {
     await cdp.send('ServiceWorker.deliverPushMessage', { origin: new URL(scope).origin, registrationId, data });
     try {
-      await waitFor(shows, attempt < 3 ? 5_000 : 10_000, `a notification tagged "${tag}"${body === undefined ? '' : ` saying "${body}"`}`);
-      if (attempt > 1) console.error(`deliverPush: Chromium dropped a push tagged "${tag}"; shown after delivery ${attempt}`);
+      await waitFor(
+        shows,
+        attempt < 3 ? 5_000 : 10_000,
+        `a notification tagged "${tag}"${body === undefined ? '' : ` saying "${body}"`}`,
+      );
+      if (attempt > 1)
+        console.error(`deliverPush: Chromium dropped a push tagged "${tag}"; shown after delivery ${attempt}`);
       return;
     } catch (error) {
       if (attempt < 3) continue;
-      const shown = await shownNotifications(page, scope).then((all) => all.map((notification) => `"${notification.tag}"`).join(', '), (reason) => `unreadable: ${reason}`);
-      const versions = (await serviceWorkerDevTools(page)).versions.filter((version) => version.registrationId === registrationId);
-      const states = versions.map((version) => `${version.versionId} ${version.status}/${version.runningStatus}`).join(', ');
-      throw new Error(`${(error as Error).message}, ${attempt} deliveries; shown: [${shown}]; worker versions: [${states}]; worker errors: [${(await serviceWorkerDevTools(page)).errors.join(' | ')}]`);
+      const shown = await shownNotifications(page, scope).then(
+        (all) => all.map((notification) => `"${notification.tag}"`).join(', '),
+        (reason) => `unreadable: ${reason}`,
+      );
+      const versions = (await serviceWorkerDevTools(page)).versions.filter(
+        (version) => version.registrationId === registrationId,
+      );
+      const states = versions
+        .map((version) => `${version.versionId} ${version.status}/${version.runningStatus}`)
+        .join(', ');
+      throw new Error(
+        `${(error as Error).message}, ${attempt} deliveries; shown: [${shown}]; worker versions: [${states}]; worker errors: [${(await serviceWorkerDevTools(page)).errors.join(' | ')}]`,
+      );
     }
   }
 }
@@ -113,7 +159,11 @@ function serviceWorkerDevTools(page: Page): Promise<ServiceWorkerDevTools> {
       const registrations: ServiceWorkerDevTools['registrations'] = [];
       const versions: ServiceWorkerDevTools['versions'] = [];
       const errors: string[] = [];
-      cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: ServiceWorkerDevTools['registrations'] }) => registrations.push(...event.registrations));
+      cdp.on(
+        'ServiceWorker.workerRegistrationUpdated',
+        (event: { registrations: ServiceWorkerDevTools['registrations'] }) =>
+          registrations.push(...event.registrations),
+      );
       cdp.on('ServiceWorker.workerVersionUpdated', (event: { versions: ServiceWorkerDevTools['versions'] }) => {
         for (const version of event.versions) {
           const known = versions.findIndex((entry) => entry.versionId === version.versionId);
@@ -121,8 +171,12 @@ function serviceWorkerDevTools(page: Page): Promise<ServiceWorkerDevTools> {
           versions.push(version);
         }
       });
-      cdp.on('ServiceWorker.workerErrorReported', (event: { errorMessage: { errorMessage: string; sourceURL: string; lineNumber: number } }) =>
-        errors.push(`${event.errorMessage.errorMessage} (${event.errorMessage.sourceURL}:${event.errorMessage.lineNumber})`),
+      cdp.on(
+        'ServiceWorker.workerErrorReported',
+        (event: { errorMessage: { errorMessage: string; sourceURL: string; lineNumber: number } }) =>
+          errors.push(
+            `${event.errorMessage.errorMessage} (${event.errorMessage.sourceURL}:${event.errorMessage.lineNumber})`,
+          ),
       );
       await cdp.send('ServiceWorker.enable');
       return { cdp, registrations, versions, errors };
@@ -147,7 +201,14 @@ export async function shownNotifications(page: Page, scope: string): Promise<Sho
   return page.evaluate(async (at) => {
     const registration = await (globalThis as any).navigator.serviceWorker.getRegistration(at);
     const shown = registration ? await registration.getNotifications() : [];
-    return shown.map((notification: any) => ({ title: notification.title, body: notification.body, tag: notification.tag, icon: notification.icon, renotify: notification.renotify, data: notification.data }));
+    return shown.map((notification: any) => ({
+      title: notification.title,
+      body: notification.body,
+      tag: notification.tag,
+      icon: notification.icon,
+      renotify: notification.renotify,
+      data: notification.data,
+    }));
   }, scope);
 }
 
@@ -187,7 +248,10 @@ export async function clickNotification(worker: Worker, tag: string, openWindows
       });
       const pending: Promise<unknown>[] = [];
       try {
-        scope.ClarionServiceWorker.handleNotificationClick({ notification, waitUntil: (promise: Promise<unknown>) => pending.push(promise) });
+        scope.ClarionServiceWorker.handleNotificationClick({
+          notification,
+          waitUntil: (promise: Promise<unknown>) => pending.push(promise),
+        });
         await Promise.all(pending);
       } finally {
         if (realClients) Object.defineProperty(scope, 'clients', realClients);

@@ -6,7 +6,20 @@
  */
 export function unreadableBecause(message: unknown): string | null {
   if (typeof message !== 'string' || message.trim() === '') return 'is empty or not text';
-  for (const leak of ['undefined', '[object Object]', 'NaN', 'must match', 'must be equal to', 'must NOT', 'schema', 'instance', '#/', 'anyOf', 'oneOf', 'allOf']) {
+  for (const leak of [
+    'undefined',
+    '[object Object]',
+    'NaN',
+    'must match',
+    'must be equal to',
+    'must NOT',
+    'schema',
+    'instance',
+    '#/',
+    'anyOf',
+    'oneOf',
+    'allOf',
+  ]) {
     if (message.includes(leak)) return `contains "${leak}"`;
   }
   const words = message.toLowerCase().match(/[a-z0-9_.*-]+/g) ?? [];

@@ -8,7 +8,10 @@ export const tokens = {
   android: () => `fcm-${randomBytes(24).toString('base64url')}`,
   web: () => ({
     endpoint: `https://push.example.net/send/${randomBytes(8).toString('hex')}`,
-    keys: { p256dh: Buffer.concat([Buffer.from([4]), randomBytes(64)]).toString('base64url'), auth: randomBytes(16).toString('base64url') },
+    keys: {
+      p256dh: Buffer.concat([Buffer.from([4]), randomBytes(64)]).toString('base64url'),
+      auth: randomBytes(16).toString('base64url'),
+    },
   }),
 };
 
@@ -20,9 +23,21 @@ export const progressActivity = (channelCode: string) => ({
 });
 
 /** Registers a subscriber through the API and returns its id. */
-export async function subscribe(app: ClarionApp, key: string, channelCode: string, platform: 'ios' | 'android' | 'web' = 'android', extra: Record<string, unknown> = {}): Promise<string> {
-  const response = await post(app, '/api/v1/subscribers', key, { channelCode, platform, token: tokens[platform](), ...extra });
-  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+export async function subscribe(
+  app: ClarionApp,
+  key: string,
+  channelCode: string,
+  platform: 'ios' | 'android' | 'web' = 'android',
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const response = await post(app, '/api/v1/subscribers', key, {
+    channelCode,
+    platform,
+    token: tokens[platform](),
+    ...extra,
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`subscribe failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
   return response.body.data.id;
 }
 
@@ -39,13 +54,20 @@ export async function subscribeDevice<P extends keyof typeof tokens = 'android'>
 ): Promise<{ id: string; token: ReturnType<(typeof tokens)[P]> }> {
   const token = tokens[platform]() as ReturnType<(typeof tokens)[P]>;
   const response = await post(app, '/api/v1/subscribers', key, { channelCode, platform, token, ...extra });
-  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 201)
+    throw new Error(`subscribe failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
   return { id: response.body.data.id as string, token };
 }
 
 /** Sends a notification through the API and returns its id. */
-export async function send(app: ClarionApp, key: string, channelCode: string, extra: Record<string, unknown> = {}): Promise<string> {
+export async function send(
+  app: ClarionApp,
+  key: string,
+  channelCode: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const response = await post(app, '/api/v1/notifications', key, { channelCode, title: 'Hello', ...extra });
-  if (response.statusCode !== 201) throw new Error(`send failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 201)
+    throw new Error(`send failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
   return response.body.data.id;
 }

@@ -41,15 +41,25 @@ export interface TestAccount {
   secretKeyId: string;
   publishableKey: string;
   /** Creates another key of this account. */
-  key(options: { kind?: 'secret' | 'publishable'; channels?: string[] | null; name?: string }): Promise<{ id: string; value: string }>;
+  key(options: {
+    kind?: 'secret' | 'publishable';
+    channels?: string[] | null;
+    name?: string;
+  }): Promise<{ id: string; value: string }>;
 }
 
 /**
  * The app on a real database of the dialect under test, with a manual clock (set to the real time at start),
  * open sign-up and a rate limit high enough that only the rate-limit tests meet it. Call close() in afterAll.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { isolatedDatabase?: boolean; databaseUrl?: string } = {}): Promise<TestApp> {
-  const testStore: TestStore = await openTestStore({ isolated: options.isolatedDatabase ?? false, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  options: { isolatedDatabase?: boolean; databaseUrl?: string } = {},
+): Promise<TestApp> {
+  const testStore: TestStore = await openTestStore({
+    isolated: options.isolatedDatabase ?? false,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+  });
   const config: Config = {
     ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir }),
     // Most tests sign users up freely; closed sign-up (the default) and the first-account exception have their own
@@ -82,17 +92,32 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { i
     async newAccount(options = {}) {
       const now = clock.now();
       const account = await createAccount(store.db, { name: 'Test account', plan: options.plan ?? 'business', now });
-      if (options.limit !== undefined) await setAccountPlan(store.db, account.id, options.plan ?? 'business', options.limit);
+      if (options.limit !== undefined)
+        await setAccountPlan(store.db, account.id, options.plan ?? 'business', options.limit);
       for (const code of options.channels ?? []) {
         await createChannel(store.db, { accountId: account.id, code, name: code, description: null, now });
       }
-      const key = async ({ kind = 'secret', channels = null, name = 'test key' }: { kind?: 'secret' | 'publishable'; channels?: string[] | null; name?: string }) => {
+      const key = async ({
+        kind = 'secret',
+        channels = null,
+        name = 'test key',
+      }: {
+        kind?: 'secret' | 'publishable';
+        channels?: string[] | null;
+        name?: string;
+      }) => {
         const created = await createApiKey(store.db, { accountId: account.id, name, kind, channels, now: clock.now() });
         return { id: created.row.id, value: created.value };
       };
       const secret = await key({ kind: 'secret' });
       const publishable = await key({ kind: 'publishable' });
-      return { id: account.id, secretKey: secret.value, secretKeyId: secret.id, publishableKey: publishable.value, key };
+      return {
+        id: account.id,
+        secretKey: secret.value,
+        secretKeyId: secret.id,
+        publishableKey: publishable.value,
+        key,
+      };
     },
     async close() {
       await app.close();

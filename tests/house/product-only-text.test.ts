@@ -14,7 +14,10 @@ describe('the repository text', () => {
     // Tracked files only (git grep), so node_modules, dist/ and caches never count. Exit 1 means no match.
     let matches = '';
     try {
-      matches = execFileSync('git', ['grep', '-niE', String.raw`\b(session|issue) [0-9]`], { cwd: ROOT, encoding: 'utf8' });
+      matches = execFileSync('git', ['grep', '-niE', String.raw`\b(session|issue) [0-9]`], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
     } catch (error) {
       if ((error as { status?: number }).status !== 1) throw error;
     }

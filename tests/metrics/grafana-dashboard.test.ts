@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
 
 const dashboard = JSON.parse(readFileSync(new URL('../../docs/ops/grafana-dashboard.json', import.meta.url), 'utf8'));
-const panels = (dashboard.panels as Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>).filter((panel) => panel.type !== 'row');
+const panels = (dashboard.panels as Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>).filter(
+  (panel) => panel.type !== 'row',
+);
 
 /** Every series name the process exports: counters and gauges by name, histograms by their _bucket, _sum and _count. */
 async function exportedSeries(): Promise<Set<string>> {

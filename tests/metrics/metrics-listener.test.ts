@@ -16,7 +16,10 @@ afterAll(async () => testStore.close());
 
 function configFor(overrides: Partial<Config>): Config {
   return {
-    ...loadConfig({ CLARION_DATA_DIR: testStore.dataDir, ...(testStore.databaseUrl ? { CLARION_DATABASE_URL: testStore.databaseUrl } : {}) }),
+    ...loadConfig({
+      CLARION_DATA_DIR: testStore.dataDir,
+      ...(testStore.databaseUrl ? { CLARION_DATABASE_URL: testStore.databaseUrl } : {}),
+    }),
     host: '127.0.0.1',
     port: 0,
     metricsPort: 0,
@@ -25,7 +28,10 @@ function configFor(overrides: Partial<Config>): Config {
   };
 }
 
-async function scrape(server: RunningServer, path = '/metrics'): Promise<{ status: number; type: string | null; text: string }> {
+async function scrape(
+  server: RunningServer,
+  path = '/metrics',
+): Promise<{ status: number; type: string | null; text: string }> {
   const response = await fetch(`http://${server.metricsAddress}${path}`);
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 }
@@ -34,8 +40,20 @@ async function scrape(server: RunningServer, path = '/metrics'): Promise<{ statu
 async function sendThroughApi(server: RunningServer): Promise<void> {
   const now = Date.now();
   const account = await createAccount(testStore.store.db, { name: 'Metrics', plan: 'business', now });
-  await createChannel(testStore.store.db, { accountId: account.id, code: 'news', name: 'news', description: null, now });
-  const key = await createApiKey(testStore.store.db, { accountId: account.id, name: 'k', kind: 'secret', channels: null, now });
+  await createChannel(testStore.store.db, {
+    accountId: account.id,
+    code: 'news',
+    name: 'news',
+    description: null,
+    now,
+  });
+  const key = await createApiKey(testStore.store.db, {
+    accountId: account.id,
+    name: 'k',
+    kind: 'secret',
+    channels: null,
+    now,
+  });
   const response = await fetch(`${server.address}/api/v1/notifications`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key.value}`, 'content-type': 'application/json' },
@@ -53,7 +71,14 @@ describe('the CLARION_METRICS_PORT listener', () => {
       expect(status).toBe(200);
       expect(type).toMatch(/^text\/plain; version=0\.0\.4/);
       const names = [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]!);
-      expect(names).toEqual(expect.arrayContaining(['clarion_process_cpu_user_seconds_total', 'clarion_nodejs_eventloop_lag_seconds', 'clarion_queue_jobs', 'clarion_http_request_duration_seconds']));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'clarion_process_cpu_user_seconds_total',
+          'clarion_nodejs_eventloop_lag_seconds',
+          'clarion_queue_jobs',
+          'clarion_http_request_duration_seconds',
+        ]),
+      );
       expect(names.filter((name) => !name.startsWith('clarion_'))).toEqual([]);
       expect((await scrape(server, '/')).status).toBe(404);
       expect((await scrape(server, '/api/v1/usage')).status).toBe(404);
@@ -64,7 +89,9 @@ describe('the CLARION_METRICS_PORT listener', () => {
       await eventually(async () => {
         const after = (await scrape(server)).text;
         expect(after).toMatch(/^clarion_notifications_accepted_total\{timing="now"\} 1$/m);
-        expect(after).toMatch(/^clarion_jobs_finished_total\{kind="notification\.dispatch",result="completed"\} [1-9]/m);
+        expect(after).toMatch(
+          /^clarion_jobs_finished_total\{kind="notification\.dispatch",result="completed"\} [1-9]/m,
+        );
       });
     } finally {
       await server.close();
@@ -84,7 +111,7 @@ describe('the CLARION_METRICS_PORT listener', () => {
     }
   });
 
-  it('with CLARION_WORKER_THREAD, adds the worker thread\'s counters to the main thread\'s, once', async () => {
+  it("with CLARION_WORKER_THREAD, adds the worker thread's counters to the main thread's, once", async () => {
     const server = await startServer(configFor({ workerThread: true }), { api: true, worker: true });
     try {
       await sendThroughApi(server);
@@ -103,7 +130,9 @@ describe('the CLARION_METRICS_PORT listener', () => {
     const first = await startServer(configFor({}), { api: false, worker: true });
     try {
       const port = Number(first.metricsAddress!.split(':')[1]);
-      await expect(startServer(configFor({ metricsPort: port }), { api: false, worker: true })).rejects.toThrow(/CLARION_METRICS_PORT: port \d+ is already in use/);
+      await expect(startServer(configFor({ metricsPort: port }), { api: false, worker: true })).rejects.toThrow(
+        /CLARION_METRICS_PORT: port \d+ is already in use/,
+      );
     } finally {
       await first.close();
     }
@@ -118,7 +147,10 @@ describe('the default metrics listener (CLARION_METRICS_PORT unset)', () => {
       holder.once('error', () => resolve(false));
       holder.listen(port, '127.0.0.1', () => resolve(true));
     });
-    return { held, release: () => (held ? new Promise<void>((resolve) => holder.close(() => resolve())) : Promise.resolve()) };
+    return {
+      held,
+      release: () => (held ? new Promise<void>((resolve) => holder.close(() => resolve())) : Promise.resolve()),
+    };
   };
 
   it('when 9464 is taken, the process starts without a metrics listener instead of failing', async () => {

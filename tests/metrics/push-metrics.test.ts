@@ -13,7 +13,12 @@ function scripted(answer: (token: string) => DeliveryOutcome | Error, stats?: Pu
     const outcome = answer(token);
     return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome);
   };
-  return { send: (token) => reply(token), sendLiveActivity: (token) => reply(token), ...(stats ? { stats } : {}), close: async () => {} };
+  return {
+    send: (token) => reply(token),
+    sendLiveActivity: (token) => reply(token),
+    ...(stats ? { stats } : {}),
+    close: async () => {},
+  };
 }
 
 async function samples(metrics: ClarionMetrics) {
@@ -24,7 +29,11 @@ describe('instrumentProviders', () => {
   it('counts every push by platform, outcome and reason, and times it, for notifications and Live Activities', async () => {
     const metrics = new ClarionMetrics();
     const providers: PushProviders = {
-      ios: scripted((token) => (token === 'dead' ? { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered' } : { kind: 'delivered' })),
+      ios: scripted((token) =>
+        token === 'dead'
+          ? { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered' }
+          : { kind: 'delivered' },
+      ),
       android: scripted(() => new Error('socket hang up')),
       web: scripted(() => ({ kind: 'rejected', reason: 'web-push:PayloadTooLarge' })),
     };
@@ -33,7 +42,10 @@ describe('instrumentProviders', () => {
     await wrapped.ios.send('dead', content, { channelCode: 'news' });
     await wrapped.ios.sendLiveActivity!('b', {} as never, {} as never);
     await expect(wrapped.android.send('c', content, { channelCode: 'news' })).rejects.toThrow('socket hang up');
-    expect(await wrapped.web.send('d', content, { channelCode: 'news' })).toEqual({ kind: 'rejected', reason: 'web-push:PayloadTooLarge' });
+    expect(await wrapped.web.send('d', content, { channelCode: 'news' })).toEqual({
+      kind: 'rejected',
+      reason: 'web-push:PayloadTooLarge',
+    });
 
     expect(await samples(metrics)).toEqual(
       expect.arrayContaining([
@@ -43,8 +55,14 @@ describe('instrumentProviders', () => {
         { platform: 'web', outcome: 'rejected', reason: 'web-push:PayloadTooLarge', value: 1 },
       ]),
     );
-    const latency = (await metrics.providerDuration.get()).values.filter((value) => value.metricName === 'clarion_provider_request_duration_seconds_count');
-    expect(latency.map((value) => [value.labels.platform, value.value]).sort()).toEqual([['android', 1], ['ios', 3], ['web', 1]]);
+    const latency = (await metrics.providerDuration.get()).values.filter(
+      (value) => value.metricName === 'clarion_provider_request_duration_seconds_count',
+    );
+    expect(latency.map((value) => [value.labels.platform, value.value]).sort()).toEqual([
+      ['android', 1],
+      ['ios', 3],
+      ['web', 1],
+    ]);
   });
 
   it('counts and times a sender that throws instead of rejecting, as a rejection (the APNs sender is not async)', async () => {
@@ -58,7 +76,9 @@ describe('instrumentProviders', () => {
     const wrapped = instrumentProviders({ ios: throwing, android: throwing, web: throwing }, metrics);
     await expect(wrapped.ios.send('a', content, { channelCode: 'news' })).rejects.toThrow('no client');
     expect(await samples(metrics)).toEqual([{ platform: 'ios', outcome: 'retry', reason: 'network', value: 1 }]);
-    const latency = (await metrics.providerDuration.get()).values.filter((value) => value.metricName === 'clarion_provider_request_duration_seconds_count');
+    const latency = (await metrics.providerDuration.get()).values.filter(
+      (value) => value.metricName === 'clarion_provider_request_duration_seconds_count',
+    );
     expect(latency.map((value) => [value.labels.platform, value.value])).toEqual([['ios', 1]]);
   });
 
@@ -74,10 +94,16 @@ describe('instrumentProviders', () => {
     expect(series).toContainEqual(expect.objectContaining({ reason: 'other' }));
   });
 
-  it('reads the HTTP/2 pools\' counters when scraped', async () => {
+  it("reads the HTTP/2 pools' counters when scraped", async () => {
     const metrics = new ClarionMetrics();
-    const pooled = scripted(() => ({ kind: 'delivered' }), () => ({ sessions: 2, activeStreams: 37, queued: 5 }));
-    instrumentProviders({ ios: pooled, android: scripted(() => ({ kind: 'delivered' })), web: scripted(() => ({ kind: 'delivered' })) }, metrics);
+    const pooled = scripted(
+      () => ({ kind: 'delivered' }),
+      () => ({ sessions: 2, activeStreams: 37, queued: 5 }),
+    );
+    instrumentProviders(
+      { ios: pooled, android: scripted(() => ({ kind: 'delivered' })), web: scripted(() => ({ kind: 'delivered' })) },
+      metrics,
+    );
     const text = await metrics.render();
     expect(text).toContain('clarion_http2_sessions{platform="ios"} 2');
     expect(text).toContain('clarion_http2_active_streams{platform="ios"} 37');

@@ -20,8 +20,20 @@ describe('defineJob', () => {
     const worker = startWorker(f, { [greet.kind]: greet.handler(async (payload) => void seen.push(payload)) });
     await worker.start();
     try {
-      const id = await greet.enqueue(f.queue, f.testStore.store.db, { name: 'Ada', times: 2 }, { uniqueKey: `${greet.kind}:ada` });
-      expect(await greet.enqueue(f.queue, f.testStore.store.db, { name: 'Ada', times: 3 }, { uniqueKey: `${greet.kind}:ada` })).toBe(id);
+      const id = await greet.enqueue(
+        f.queue,
+        f.testStore.store.db,
+        { name: 'Ada', times: 2 },
+        { uniqueKey: `${greet.kind}:ada` },
+      );
+      expect(
+        await greet.enqueue(
+          f.queue,
+          f.testStore.store.db,
+          { name: 'Ada', times: 3 },
+          { uniqueKey: `${greet.kind}:ada` },
+        ),
+      ).toBe(id);
       await waitFor(() => seen.length === 1);
       expect(seen).toEqual([{ name: 'Ada', times: 2 }]);
       expect(greet.payloadOf((await f.queue.findJob(id))!)).toEqual({ name: 'Ada', times: 2 });

@@ -65,7 +65,7 @@ describe(`job queue conformance (${testDialect})`, () => {
     expect((await f.queue.findJob(id))?.state).toBe('running');
     f.clock.advance(2);
     expect(await f.queue.rescueExpired([kind])).toBe(1);
-    expect((await f.queue.findJob(id))).toMatchObject({ state: 'available', lease_owner: null, attempt: 1 });
+    expect(await f.queue.findJob(id)).toMatchObject({ state: 'available', lease_owner: null, attempt: 1 });
     const [second] = await f.queue.claim({ owner: 'live-worker', kinds: [kind], limit: 1, ...lease });
     expect(second).toMatchObject({ id, attempt: 2 });
     expect(await f.queue.complete(f.testStore.store.db, first!, 'dead-worker')).toBe(false);
@@ -94,7 +94,11 @@ describe(`job queue conformance (${testDialect})`, () => {
     }
     const final = await f.queue.findJob(id);
     expect(final?.state).toBe('failed');
-    expect(JSON.parse(final!.errors).map((entry: { message: string }) => entry.message)).toEqual(['boom 1', 'boom 2', 'boom 3']);
+    expect(JSON.parse(final!.errors).map((entry: { message: string }) => entry.message)).toEqual([
+      'boom 1',
+      'boom 2',
+      'boom 3',
+    ]);
   });
 
   it("honours a provider's Retry-After when it is longer than the backoff", async () => {

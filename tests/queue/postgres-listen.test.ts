@@ -24,13 +24,25 @@ describe.runIf(testDialect === 'postgres')("the worker's LISTEN connection", () 
     const unlisten = await driver.listen(() => (wakes += 1), logger);
     try {
       await admin.connect();
-      const listener = async () => (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1', [`LISTEN ${JOBS_CHANNEL}`])).rows[0]?.pid;
+      const listener = async () =>
+        (
+          await admin.query<{ pid: number }>(
+            'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1',
+            [`LISTEN ${JOBS_CHANNEL}`],
+          )
+        ).rows[0]?.pid;
       const pid = await listener();
       expect(pid).toBeTypeOf('number');
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
 
-      await waitFor(() => logs.some((line) => line.msg === 'the LISTEN connection is open again'), 10_000, 'the LISTEN connection to be opened again');
-      expect(logs.find((line) => String(line.msg).startsWith('the LISTEN connection was lost'))).toMatchObject({ level: 40 });
+      await waitFor(
+        () => logs.some((line) => line.msg === 'the LISTEN connection is open again'),
+        10_000,
+        'the LISTEN connection to be opened again',
+      );
+      expect(logs.find((line) => String(line.msg).startsWith('the LISTEN connection was lost'))).toMatchObject({
+        level: 40,
+      });
       expect(wakes).toBe(1);
       expect(await listener()).not.toBe(pid);
 

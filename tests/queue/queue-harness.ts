@@ -32,7 +32,11 @@ export async function openQueueFixture(): Promise<QueueFixture> {
 
 export const silentLogger = pino({ level: 'silent' });
 
-export function startWorker(fixture: QueueFixture, handlers: Record<string, JobHandler>, overrides: Partial<{ concurrency: number; leaseMs: number }> = {}) {
+export function startWorker(
+  fixture: QueueFixture,
+  handlers: Record<string, JobHandler>,
+  overrides: Partial<{ concurrency: number; leaseMs: number }> = {},
+) {
   const worker = new WorkerPool({
     queue: fixture.queue,
     handlers,

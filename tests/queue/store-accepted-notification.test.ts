@@ -21,17 +21,46 @@ describe(`storeAcceptedNotification outside a transaction (${testDialect})`, () 
     const now = f.clock.now();
     const db = f.testStore.store.db;
     const account = await createAccount(db, { name: `store-accepted ${now}`, plan: 'starter', now });
-    const channel = await createChannel(db, { accountId: account.id, code: 'news', name: 'News', description: null, now });
+    const channel = await createChannel(db, {
+      accountId: account.id,
+      code: 'news',
+      name: 'News',
+      description: null,
+      now,
+    });
     const kind = f.kind('dispatch');
     const accept = (title: string) => {
       const id = newId('notification', now);
       const input: AcceptedNotification = {
         quota: { accountId: account.id, period: '2026-11', limit: 1 },
         notification: {
-          id, account_id: account.id, channel_id: channel.id, channel_code: channel.code, title, body: null, url: null, data: null, image_url: null,
-          icon_url: null, sound: null, badge: null, priority: 'high', ttl_seconds: null, status: 'queued', send_at: null, delivered_count: 0,
-          failed_count: 0, skipped_count: 0, audience: null, targeted_count: null, dispatches_pending: 1, deliver_at_local_time: null,
-          canceled_at: null, failure_reason: null, created_at: now, updated_at: now,
+          id,
+          account_id: account.id,
+          channel_id: channel.id,
+          channel_code: channel.code,
+          title,
+          body: null,
+          url: null,
+          data: null,
+          image_url: null,
+          icon_url: null,
+          sound: null,
+          badge: null,
+          priority: 'high',
+          ttl_seconds: null,
+          status: 'queued',
+          send_at: null,
+          delivered_count: 0,
+          failed_count: 0,
+          skipped_count: 0,
+          audience: null,
+          targeted_count: null,
+          dispatches_pending: 1,
+          deliver_at_local_time: null,
+          canceled_at: null,
+          failure_reason: null,
+          created_at: now,
+          updated_at: now,
         },
         dispatches: [{ kind, payload: { notificationId: id }, uniqueKey: `dispatch:${id}:*` }],
         quotaRefused: (used) => new Error(`quota used up at ${used}`),

@@ -33,15 +33,26 @@ describe('worker pool lanes', () => {
     const { db } = f.testStore.store;
     // Oldest first: three iOS jobs ahead of two Android ones, as a fan-out's pages enqueue them.
     const ids: string[] = [];
-    for (const lane of ['ios', 'ios', 'ios', 'android', 'android']) ids.push(await f.queue.enqueue(db, { kind, payload: {}, lane }));
+    for (const lane of ['ios', 'ios', 'ios', 'android', 'android'])
+      ids.push(await f.queue.enqueue(db, { kind, payload: {}, lane }));
     await worker.start();
     try {
-      await waitFor(async () => (await Promise.all(ids.slice(3).map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'), 10_000 + STALLED_AFTER_MS, 'the Android jobs to run beside the stalled iOS ones');
+      await waitFor(
+        async () =>
+          (await Promise.all(ids.slice(3).map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'),
+        10_000 + STALLED_AFTER_MS,
+        'the Android jobs to run beside the stalled iOS ones',
+      );
       // The third iOS job waited: its lane had stalled.
       expect(started).toEqual(['ios', 'ios', 'android', 'android']);
       expect((await f.queue.findJob(ids[2]!))?.state).toBe('available');
       release();
-      await waitFor(async () => (await Promise.all(ids.map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'), 10_000, 'every job');
+      await waitFor(
+        async () =>
+          (await Promise.all(ids.map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'),
+        10_000,
+        'every job',
+      );
       expect(started).toEqual(['ios', 'ios', 'android', 'android', 'ios']);
     } finally {
       release();
@@ -71,10 +82,18 @@ describe('worker pool lanes', () => {
       { concurrency: 1 },
     );
     const { db } = f.testStore.store;
-    const ids = [await f.queue.enqueue(db, { kind, payload: {}, lane: 'ios' }), await f.queue.enqueue(db, { kind, payload: {}, lane: 'android' })];
+    const ids = [
+      await f.queue.enqueue(db, { kind, payload: {}, lane: 'ios' }),
+      await f.queue.enqueue(db, { kind, payload: {}, lane: 'android' }),
+    ];
     await worker.start();
     try {
-      await waitFor(async () => (await Promise.all(ids.map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'), 10_000 + STALLED_AFTER_MS * 2, 'both jobs');
+      await waitFor(
+        async () =>
+          (await Promise.all(ids.map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'),
+        10_000 + STALLED_AFTER_MS * 2,
+        'both jobs',
+      );
       expect(events).toEqual(['start ios', 'end ios', 'start android', 'end android']);
     } finally {
       await worker.stop();

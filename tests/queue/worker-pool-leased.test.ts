@@ -36,7 +36,11 @@ describe('jobs enqueued leased to the worker', () => {
     const worker = startWorker(f, {
       [parent]: async (job, { owner, leased }) => {
         const leasedJobs = await f.testStore.store.db.transaction().execute(async (trx) => {
-          const row = await f.queue.enqueueLeased(trx, { kind: child, payload: { from: job.id } }, { owner, leaseMs: leased!.leaseMs });
+          const row = await f.queue.enqueueLeased(
+            trx,
+            { kind: child, payload: { from: job.id } },
+            { owner, leaseMs: leased!.leaseMs },
+          );
           return row ? [row] : [];
         });
         childId = leasedJobs[0]!.id;
@@ -48,7 +52,11 @@ describe('jobs enqueued leased to the worker', () => {
     try {
       await f.queue.enqueue(f.testStore.store.db, { kind: parent, payload: null });
       await waitFor(() => ran.length === 1, 10_000, 'the leased job to run');
-      await waitFor(async () => (await f.queue.findJob(childId))?.state === 'completed', 10_000, 'the leased job to complete');
+      await waitFor(
+        async () => (await f.queue.findJob(childId))?.state === 'completed',
+        10_000,
+        'the leased job to complete',
+      );
       expect(ran).toEqual([childId]);
       expect(claims.kinds).toEqual([parent]);
       expect(await f.queue.findJob(childId)).toMatchObject({ attempt: 1, lease_owner: null });
@@ -61,9 +69,17 @@ describe('jobs enqueued leased to the worker', () => {
   it('of a worker that died before running them are rescued once the lease lapses, and run by another worker', async () => {
     const kind = f.kind('orphan');
     const ran: JobRow[] = [];
-    const orphan = await f.queue.enqueueLeased(f.testStore.store.db, { kind, payload: null }, { owner: 'a-worker-that-died', leaseMs: 30_000 });
+    const orphan = await f.queue.enqueueLeased(
+      f.testStore.store.db,
+      { kind, payload: null },
+      { owner: 'a-worker-that-died', leaseMs: 30_000 },
+    );
     expect(orphan).toMatchObject({ state: 'running', attempt: 1, lease_owner: 'a-worker-that-died' });
-    expect(await f.queue.findJob(orphan!.id)).toMatchObject({ state: 'running', attempt: 1, lease_owner: 'a-worker-that-died' });
+    expect(await f.queue.findJob(orphan!.id)).toMatchObject({
+      state: 'running',
+      attempt: 1,
+      lease_owner: 'a-worker-that-died',
+    });
     const worker = startWorker(f, { [kind]: async (job) => void ran.push(job) });
     await worker.start();
     try {
@@ -79,7 +95,13 @@ describe('jobs enqueued leased to the worker', () => {
     const kind = f.kind('unique');
     const uniqueKey = `${kind}:once`;
     const first = await f.queue.enqueue(f.testStore.store.db, { kind, payload: null, uniqueKey });
-    expect(await f.queue.enqueueLeased(f.testStore.store.db, { kind, payload: null, uniqueKey }, { owner: 'me', leaseMs: 30_000 })).toBeNull();
+    expect(
+      await f.queue.enqueueLeased(
+        f.testStore.store.db,
+        { kind, payload: null, uniqueKey },
+        { owner: 'me', leaseMs: 30_000 },
+      ),
+    ).toBeNull();
     expect(await f.queue.findJob(first)).toMatchObject({ state: 'available', lease_owner: null });
   });
 });

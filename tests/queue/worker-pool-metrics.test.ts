@@ -11,14 +11,29 @@ beforeAll(async () => {
 });
 afterAll(async () => f.close());
 
-async function counted(metrics: ClarionMetrics, name: 'jobsFinished' | 'leaseExpiries' | 'leasesLost', labels: Record<string, string> = {}): Promise<number> {
+async function counted(
+  metrics: ClarionMetrics,
+  name: 'jobsFinished' | 'leaseExpiries' | 'leasesLost',
+  labels: Record<string, string> = {},
+): Promise<number> {
   const { values } = await metrics[name].get();
-  const matching = values.filter((value) => Object.entries(labels).every(([key, wanted]) => (value.labels as Record<string, unknown>)[key] === wanted));
+  const matching = values.filter((value) =>
+    Object.entries(labels).every(([key, wanted]) => (value.labels as Record<string, unknown>)[key] === wanted),
+  );
   return matching.reduce((sum, value) => sum + value.value, 0);
 }
 
 function pool(metrics: ClarionMetrics, handlers: Record<string, JobHandler>): WorkerPool {
-  return new WorkerPool({ queue: f.queue, handlers, concurrency: 4, leaseMs: 30_000, pollIntervalMs: 50, rescueIntervalMs: 100, logger: silentLogger, metrics });
+  return new WorkerPool({
+    queue: f.queue,
+    handlers,
+    concurrency: 4,
+    leaseMs: 30_000,
+    pollIntervalMs: 50,
+    rescueIntervalMs: 100,
+    logger: silentLogger,
+    metrics,
+  });
 }
 
 describe('worker pool metrics', () => {
@@ -63,7 +78,9 @@ describe('worker pool metrics', () => {
     try {
       await waitFor(() => ran.length === 2, 10_000, 'the rescued jobs to run again');
       // Counted once the completion is recorded, just after the handlers return.
-      await eventually(async () => expect(await counted(metrics, 'jobsFinished', { kind, result: 'completed' })).toBe(2));
+      await eventually(async () =>
+        expect(await counted(metrics, 'jobsFinished', { kind, result: 'completed' })).toBe(2),
+      );
       expect(await counted(metrics, 'leaseExpiries')).toBe(2);
     } finally {
       await worker.stop();

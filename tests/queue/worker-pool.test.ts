@@ -22,7 +22,9 @@ describe('worker pool', () => {
       const ids: string[] = [];
       for (let n = 0; n < 20; n += 1) ids.push(await f.queue.enqueue(f.testStore.store.db, { kind, payload: { n } }));
       await waitFor(() => ran.length === 20, 10_000, '20 jobs');
-      await waitFor(async () => (await Promise.all(ids.map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'));
+      await waitFor(async () =>
+        (await Promise.all(ids.map((id) => f.queue.findJob(id)))).every((job) => job?.state === 'completed'),
+      );
       expect(ran.sort((a, b) => a - b)).toEqual([...Array(20).keys()]);
     } finally {
       await worker.stop();
@@ -93,7 +95,15 @@ describe('worker pool', () => {
       },
     };
     // The injected clock never moves on its own: no lease lapses, no rescuer returns the job.
-    const worker = new WorkerPool({ queue, handlers, concurrency: 2, leaseMs: 30_000, pollIntervalMs: 50, rescueIntervalMs: 1_000, logger: silentLogger });
+    const worker = new WorkerPool({
+      queue,
+      handlers,
+      concurrency: 2,
+      leaseMs: 30_000,
+      pollIntervalMs: 50,
+      rescueIntervalMs: 1_000,
+      logger: silentLogger,
+    });
     faulty.failNext(2, isJobFailureRecord, () => unavailableError(faulty.store.dialect));
     await worker.start();
     try {
@@ -133,5 +143,8 @@ describe('worker pool', () => {
 function isJobFailureRecord(node: RootOperationNode): boolean {
   if (node.kind !== 'UpdateQueryNode') return false;
   const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;
-  return table === 'jobs' && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'errors');
+  return (
+    table === 'jobs' &&
+    (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'errors')
+  );
 }

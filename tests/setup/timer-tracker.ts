@@ -27,13 +27,22 @@ export function installTimerTracker(): void {
   const global = globalThis as typeof globalThis & { [key]?: TrackerState };
   if (global[key]) return;
   const { live } = state();
-  const { setTimeout: originalSetTimeout, setInterval: originalSetInterval, clearTimeout: originalClearTimeout, clearInterval: originalClearInterval } = globalThis;
+  const {
+    setTimeout: originalSetTimeout,
+    setInterval: originalSetInterval,
+    clearTimeout: originalClearTimeout,
+    clearInterval: originalClearInterval,
+  } = globalThis;
 
   globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-    const timer = originalSetTimeout((...callArgs: unknown[]) => {
-      live.delete(timer);
-      callback(...callArgs);
-    }, ms, ...args);
+    const timer = originalSetTimeout(
+      (...callArgs: unknown[]) => {
+        live.delete(timer);
+        callback(...callArgs);
+      },
+      ms,
+      ...args,
+    );
     live.set(timer, state().generation);
     return timer;
   }) as typeof setTimeout;
@@ -51,7 +60,9 @@ export function installTimerTracker(): void {
     originalClearInterval(timer);
   }) as typeof clearInterval;
   // util.promisify(setTimeout) keeps working (Node's setTimeout carries its promise form under this symbol).
-  Object.defineProperty(globalThis.setTimeout, promisify.custom, { value: (originalSetTimeout as unknown as Record<symbol, unknown>)[promisify.custom] });
+  Object.defineProperty(globalThis.setTimeout, promisify.custom, {
+    value: (originalSetTimeout as unknown as Record<symbol, unknown>)[promisify.custom],
+  });
 }
 
 /** Starts a new generation: timers started from now on belong to it. Returns its number. */

@@ -43,56 +43,127 @@ describe('migration 0017: subscribers.token_hash as 32 bytes', () => {
   it('converts the hex hashes of existing subscribers, keeping their rows and the rows that refer to them', async () => {
     const now = Date.now();
     const account = await createAccount(store.db, { name: 'old', plan: 'business', now });
-    const channel = await createChannel(store.db, { accountId: account.id, code: 'news', name: 'news', description: null, now });
+    const channel = await createChannel(store.db, {
+      accountId: account.id,
+      code: 'news',
+      name: 'news',
+      description: null,
+      now,
+    });
     // As the previous version wrote them: the hash in hex, by a statement of that schema.
     for (const [id, platform, token, externalId] of [
       ['sub_01jbinaryhashios0000000000', 'ios', iosToken, 'u-1'],
       ['sub_01jbinaryhashandroid000000', 'android', androidToken, null],
     ] as const) {
       await sql`INSERT INTO subscribers (id, account_id, channel_id, platform, token, token_hash, status, external_id, created_at, updated_at)
-        VALUES (${id}, ${account.id}, ${channel.id}, ${platform}, ${token}, ${hexHash(token)}, 'active', ${externalId}, ${now}, ${now})`.execute(store.db);
+        VALUES (${id}, ${account.id}, ${channel.id}, ${platform}, ${token}, ${hexHash(token)}, 'active', ${externalId}, ${now}, ${now})`.execute(
+        store.db,
+      );
     }
-    await sql`INSERT INTO subscriber_tags (subscriber_id, tag) VALUES ('sub_01jbinaryhashios0000000000', 'vip')`.execute(store.db);
+    await sql`INSERT INTO subscriber_tags (subscriber_id, tag) VALUES ('sub_01jbinaryhashios0000000000', 'vip')`.execute(
+      store.db,
+    );
     await sql`INSERT INTO push_to_start_tokens (subscriber_id, template, token, created_at, updated_at)
       VALUES ('sub_01jbinaryhashios0000000000', 'delivery', ${'cd'.repeat(32)}, ${now}, ${now})`.execute(store.db);
 
     // This one, and any later migration.
     expect((await migrateToLatest(store)).applied[0]).toBe('0017-binary-token-hash');
 
-    const rows = await store.db.selectFrom('subscribers').select(['id', 'platform', 'token_hash', 'external_id']).where('channel_id', '=', channel.id).orderBy('id').execute();
+    const rows = await store.db
+      .selectFrom('subscribers')
+      .select(['id', 'platform', 'token_hash', 'external_id'])
+      .where('channel_id', '=', channel.id)
+      .orderBy('id')
+      .execute();
     expect(rows).toEqual([
-      { id: 'sub_01jbinaryhashandroid000000', platform: 'android', token_hash: createHash('sha256').update(androidToken).digest(), external_id: null },
-      { id: 'sub_01jbinaryhashios0000000000', platform: 'ios', token_hash: createHash('sha256').update(iosToken).digest(), external_id: 'u-1' },
+      {
+        id: 'sub_01jbinaryhashandroid000000',
+        platform: 'android',
+        token_hash: createHash('sha256').update(androidToken).digest(),
+        external_id: null,
+      },
+      {
+        id: 'sub_01jbinaryhashios0000000000',
+        platform: 'ios',
+        token_hash: createHash('sha256').update(iosToken).digest(),
+        external_id: 'u-1',
+      },
     ]);
-    expect(await store.db.selectFrom('subscriber_tags').selectAll().execute()).toEqual([{ subscriber_id: 'sub_01jbinaryhashios0000000000', tag: 'vip' }]);
-    expect(await store.db.selectFrom('push_to_start_tokens').select(['subscriber_id', 'template']).execute()).toEqual([{ subscriber_id: 'sub_01jbinaryhashios0000000000', template: 'delivery' }]);
+    expect(await store.db.selectFrom('subscriber_tags').selectAll().execute()).toEqual([
+      { subscriber_id: 'sub_01jbinaryhashios0000000000', tag: 'vip' },
+    ]);
+    expect(await store.db.selectFrom('push_to_start_tokens').select(['subscriber_id', 'template']).execute()).toEqual([
+      { subscriber_id: 'sub_01jbinaryhashios0000000000', template: 'delivery' },
+    ]);
     if (store.dialect === 'sqlite') {
       // The rebuild switched foreign keys off for itself only, and left none dangling.
-      expect((await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(store.db)).rows).toEqual([{ foreign_keys: 1 }]);
+      expect((await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(store.db)).rows).toEqual([
+        { foreign_keys: 1 },
+      ]);
       expect((await sql`PRAGMA foreign_key_check`.execute(store.db)).rows).toEqual([]);
-      const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscribers' ORDER BY name`.execute(store.db);
-      expect(indexes.rows.map((row) => row.name)).toEqual(['sqlite_autoindex_subscribers_1', 'sqlite_autoindex_subscribers_2', 'subscribers_dispatch', 'subscribers_external_id']);
+      const indexes = await sql<{
+        name: string;
+      }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscribers' ORDER BY name`.execute(
+        store.db,
+      );
+      expect(indexes.rows.map((row) => row.name)).toEqual([
+        'sqlite_autoindex_subscribers_1',
+        'sqlite_autoindex_subscribers_2',
+        'subscribers_dispatch',
+        'subscribers_external_id',
+      ]);
     }
 
     // The same devices again: registration and import find the migrated subscribers instead of adding new ones.
     const ios = normalizeToken('ios', iosToken.toUpperCase());
     const android = normalizeToken('android', androidToken);
     if (!ios.ok || !android.ok) throw new Error('test tokens are valid');
-    const registered = await store.db.transaction().execute((trx) =>
-      registerSubscriber(trx, { accountId: account.id, channelId: channel.id, channelCode: 'news', platform: 'ios', ...ios.value, pushToStartToken: null, timezone: null, locale: null, externalId: 'u-1', now }),
-    );
+    const registered = await store.db
+      .transaction()
+      .execute((trx) =>
+        registerSubscriber(trx, {
+          accountId: account.id,
+          channelId: channel.id,
+          channelCode: 'news',
+          platform: 'ios',
+          ...ios.value,
+          pushToStartToken: null,
+          timezone: null,
+          locale: null,
+          externalId: 'u-1',
+          now,
+        }),
+      );
     expect(registered).toMatchObject({ created: false, subscriber: { id: 'sub_01jbinaryhashios0000000000' } });
     const imported = await store.db.transaction().execute((trx) =>
       importSubscribers(trx, {
         accountId: account.id,
         channelId: channel.id,
         channelCode: 'news',
-        rows: [{ platform: 'android', ...android.value, pushToStartToken: null, timezone: 'Europe/Berlin', locale: null, externalId: null }],
+        rows: [
+          {
+            platform: 'android',
+            ...android.value,
+            pushToStartToken: null,
+            timezone: 'Europe/Berlin',
+            locale: null,
+            externalId: null,
+          },
+        ],
         events: false,
         now,
       }),
     );
     expect(imported).toEqual({ created: 0, reactivated: 0, updated: 1 });
-    expect(Number((await store.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)).toBe(2);
+    expect(
+      Number(
+        (
+          await store.db
+            .selectFrom('subscribers')
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .executeTakeFirstOrThrow()
+        ).count,
+      ),
+    ).toBe(2);
   });
 });

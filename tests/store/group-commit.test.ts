@@ -26,13 +26,22 @@ describe('GroupCommit', () => {
     );
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error('refused after writing'));
-    const stored = await t.store.db.selectFrom('accounts').select('name').where('name', 'in', names).orderBy('name').execute();
+    const stored = await t.store.db
+      .selectFrom('accounts')
+      .select('name')
+      .where('name', 'in', names)
+      .orderBy('name')
+      .execute();
     expect(stored.map((row) => row.name)).toEqual([names[0], names[2]]);
   });
 
   it('answers each unit with its own value, also past the size of one group', async () => {
     const group = new GroupCommit(t.store);
-    const values = await Promise.all(Array.from({ length: 150 }, (_, n) => group.run(async (trx) => (await trx.selectNoFrom((eb) => eb.val(n).as('n')).executeTakeFirstOrThrow()).n)));
+    const values = await Promise.all(
+      Array.from({ length: 150 }, (_, n) =>
+        group.run(async (trx) => (await trx.selectNoFrom((eb) => eb.val(n).as('n')).executeTakeFirstOrThrow()).n),
+      ),
+    );
     expect(values.map(Number)).toEqual(Array.from({ length: 150 }, (_, n) => n));
   });
 });

@@ -22,7 +22,12 @@ describe.runIf(testDialect === 'postgres')('a PostgreSQL connection lost while c
 
   beforeAll(async () => {
     database = await createIsolatedDatabase();
-    store = openStore({ databaseUrl: database.url, dataDir: '.', poolSize: 2, onConnectionLost: (error) => lost.push(error) });
+    store = openStore({
+      databaseUrl: database.url,
+      dataDir: '.',
+      poolSize: 2,
+      onConnectionLost: (error) => lost.push(error),
+    });
     admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
   });
@@ -64,7 +69,16 @@ describe.runIf(testDialect === 'postgres')('a PostgreSQL connection lost while c
       .execute(async (trx) => {
         const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
         const sleeping = sql`SELECT pg_sleep(30)`.execute(trx);
-        await waitFor(async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'PgSleep'", [rows[0]!.pid])).rowCount === 1, 10_000, 'the query to run');
+        await waitFor(
+          async () =>
+            (
+              await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'PgSleep'", [
+                rows[0]!.pid,
+              ])
+            ).rowCount === 1,
+          10_000,
+          'the query to run',
+        );
         await terminate(rows[0]!.pid);
         await sleeping;
       })
@@ -79,7 +93,10 @@ describe.runIf(testDialect === 'postgres')('a PostgreSQL connection lost while c
 
   it('a server that cannot be reached is unavailable too, whatever the way it fails', async () => {
     // Nothing listens on port 1; no socket file in a directory that does not exist (ECONNREFUSED, ENOENT).
-    for (const url of ['postgres://clarion@127.0.0.1:1/clarion', 'postgres://clarion@/clarion?host=/nonexistent-clarion-socket-dir']) {
+    for (const url of [
+      'postgres://clarion@127.0.0.1:1/clarion',
+      'postgres://clarion@/clarion?host=/nonexistent-clarion-socket-dir',
+    ]) {
       const down = openStore({ databaseUrl: url, dataDir: '.', poolSize: 1 });
       const failure = await sql`SELECT 1`.execute(down.db).then(
         () => null,

@@ -17,12 +17,17 @@ describe('preparedQuery', () => {
     const now = Date.now();
     const names = [1, 2, 3].map((n) => `prepared-query ${now} ${n}`);
     const ids: string[] = [];
-    for (const name of names) ids.push((await createAccount(t.store.db, { name, plan: n(name) === 2 ? 'pro' : 'free', now })).id);
+    for (const name of names)
+      ids.push((await createAccount(t.store.db, { name, plan: n(name) === 2 ? 'pro' : 'free', now })).id);
     let builds = 0;
     const findByName = preparedQuery(
       (db, param, values: { name: string; plan?: string }) => {
         builds += 1;
-        let query = db.selectFrom('accounts').select(['id', 'plan']).where('name', '=', param<string>('name')).where('created_at', '>', 0);
+        let query = db
+          .selectFrom('accounts')
+          .select(['id', 'plan'])
+          .where('name', '=', param<string>('name'))
+          .where('created_at', '>', 0);
         if (values.plan !== undefined) query = query.where('plan', '=', param<string>('plan'));
         return query;
       },
@@ -49,7 +54,9 @@ describe('preparedQuery', () => {
       transformQuery: ({ node }) => ((seen += 1), node),
       transformResult: async ({ result }) => result,
     };
-    const findByName = preparedQuery((db, param, _values: { name: string }) => db.selectFrom('accounts').select('id').where('name', '=', param<string>('name')));
+    const findByName = preparedQuery((db, param, _values: { name: string }) =>
+      db.selectFrom('accounts').select('id').where('name', '=', param<string>('name')),
+    );
     expect(await findByName(t.store.db, { name })).toEqual([{ id: account.id }]);
     expect(await findByName(t.store.db.withPlugin(plugin), { name })).toEqual([{ id: account.id }]);
     expect(await findByName(t.store.db.withPlugin(plugin), { name: 'no such account' })).toEqual([]);
@@ -58,41 +65,50 @@ describe('preparedQuery', () => {
 
   // PostgreSQL parses and plans a named statement once per connection (src/store/database.ts); Kysely's driver alone
   // would send every statement unnamed, parsed and planned on each run.
-  it.runIf(process.env.CLARION_TEST_DIALECT === 'postgres')('is kept prepared by each PostgreSQL connection, and prepared again on a new one', async () => {
-    const now = Date.now();
-    const name = `prepared-query named ${now}`;
-    const account = await createAccount(t.store.db, { name, plan: 'free', now });
-    const findByName = preparedQuery((db, param, _values: { name: string }) => db.selectFrom('accounts').select('id').where('name', '=', param<string>('name')).where('plan', '=', 'free'));
-    const preparedHere = async (db: typeof t.store.db) =>
-      (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((row) => row.statement).filter((text) => text.includes('"plan" = $2'));
-    const backend = await t.store.db.connection().execute(async (connection) => {
-      expect(await preparedHere(connection)).toEqual([]);
-      expect(await findByName(connection, { name })).toEqual([{ id: account.id }]);
-      expect(await findByName(connection, { name: 'no such account' })).toEqual([]);
-      expect(await preparedHere(connection)).toHaveLength(1);
-      return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection)).rows[0]!.pid;
-    });
-    // The connection loses its session (ended from outside, as a restart or a proxy would): its replacement starts
-    // with nothing prepared.
-    const admin = new pg.Client({ connectionString: t.databaseUrl });
-    await admin.connect();
-    await admin.query('select pg_terminate_backend($1)', [backend]);
-    await admin.end();
-    for (let attempt = 0; attempt < 10; attempt += 1) {
-      const outcome = await t.store.db.connection().execute(async (connection) => {
-        try {
-          return { pid: (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection)).rows[0]!.pid };
-        } catch {
-          return { lost: true };
-        }
+  it.runIf(process.env.CLARION_TEST_DIALECT === 'postgres')(
+    'is kept prepared by each PostgreSQL connection, and prepared again on a new one',
+    async () => {
+      const now = Date.now();
+      const name = `prepared-query named ${now}`;
+      const account = await createAccount(t.store.db, { name, plan: 'free', now });
+      const findByName = preparedQuery((db, param, _values: { name: string }) =>
+        db.selectFrom('accounts').select('id').where('name', '=', param<string>('name')).where('plan', '=', 'free'),
+      );
+      const preparedHere = async (db: typeof t.store.db) =>
+        (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows
+          .map((row) => row.statement)
+          .filter((text) => text.includes('"plan" = $2'));
+      const backend = await t.store.db.connection().execute(async (connection) => {
+        expect(await preparedHere(connection)).toEqual([]);
+        expect(await findByName(connection, { name })).toEqual([{ id: account.id }]);
+        expect(await findByName(connection, { name: 'no such account' })).toEqual([]);
+        expect(await preparedHere(connection)).toHaveLength(1);
+        return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection)).rows[0]!.pid;
       });
-      if ('pid' in outcome && outcome.pid !== backend) break;
-    }
-    await t.store.db.connection().execute(async (connection) => {
-      expect(await findByName(connection, { name })).toEqual([{ id: account.id }]);
-      expect(await preparedHere(connection)).toHaveLength(1);
-    });
-  });
+      // The connection loses its session (ended from outside, as a restart or a proxy would): its replacement starts
+      // with nothing prepared.
+      const admin = new pg.Client({ connectionString: t.databaseUrl });
+      await admin.connect();
+      await admin.query('select pg_terminate_backend($1)', [backend]);
+      await admin.end();
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        const outcome = await t.store.db.connection().execute(async (connection) => {
+          try {
+            return {
+              pid: (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection)).rows[0]!.pid,
+            };
+          } catch {
+            return { lost: true };
+          }
+        });
+        if ('pid' in outcome && outcome.pid !== backend) break;
+      }
+      await t.store.db.connection().execute(async (connection) => {
+        expect(await findByName(connection, { name })).toEqual([{ id: account.id }]);
+        expect(await preparedHere(connection)).toHaveLength(1);
+      });
+    },
+  );
 });
 
 function n(name: string): number {

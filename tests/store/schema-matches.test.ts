@@ -27,11 +27,14 @@ function declaredShape(): Shape {
   const shape: Shape = {};
   for (const table of propertiesOf('Database')) {
     const rowType = table.type;
-    if (!rowType || !ts.isTypeReferenceNode(rowType)) throw new Error(`Database.${table.name.getText(source)} is not a row interface`);
+    if (!rowType || !ts.isTypeReferenceNode(rowType))
+      throw new Error(`Database.${table.name.getText(source)} is not a row interface`);
     shape[table.name.getText(source)] = Object.fromEntries(
       propertiesOf(rowType.typeName.getText(source)).map((column) => {
         const type = column.type!;
-        const nullable = ts.isUnionTypeNode(type) && type.types.some((part) => ts.isLiteralTypeNode(part) && part.literal.kind === ts.SyntaxKind.NullKeyword);
+        const nullable =
+          ts.isUnionTypeNode(type) &&
+          type.types.some((part) => ts.isLiteralTypeNode(part) && part.literal.kind === ts.SyntaxKind.NullKeyword);
         return [column.name.getText(source), nullable];
       }),
     );
@@ -44,25 +47,41 @@ async function migratedShape(testStore: TestStore): Promise<Shape> {
   const { db, dialect } = testStore.store;
   const shape: Shape = {};
   if (dialect === 'sqlite') {
-    const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%'`.execute(db);
+    const tables = await sql<{
+      name: string;
+    }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%'`.execute(
+      db,
+    );
     for (const { name } of tables.rows) {
-      const columns = await sql<{ name: string; notnull: number; pk: number }>`SELECT name, "notnull", pk FROM pragma_table_info(${name})`.execute(db);
+      const columns = await sql<{
+        name: string;
+        notnull: number;
+        pk: number;
+      }>`SELECT name, "notnull", pk FROM pragma_table_info(${name})`.execute(db);
       // SQLite lets a PRIMARY KEY column that is not INTEGER hold NULL unless declared NOT NULL (a legacy quirk:
       // https://www.sqlite.org/lang_createtable.html#the_primary_key). Every insert sets its id, so a key column
       // counts as NOT NULL here, as it is on PostgreSQL.
-      shape[name] = Object.fromEntries(columns.rows.map((column) => [column.name, column.notnull === 0 && column.pk === 0]));
+      shape[name] = Object.fromEntries(
+        columns.rows.map((column) => [column.name, column.notnull === 0 && column.pk === 0]),
+      );
     }
   } else {
     const columns = await sql<{ table_name: string; column_name: string; is_nullable: 'YES' | 'NO' }>`
       SELECT table_name, column_name, is_nullable FROM information_schema.columns
       WHERE table_schema = current_schema() AND table_name NOT LIKE 'kysely_%'`.execute(db);
-    for (const column of columns.rows) (shape[column.table_name] ??= {})[column.column_name] = column.is_nullable === 'YES';
+    for (const column of columns.rows)
+      (shape[column.table_name] ??= {})[column.column_name] = column.is_nullable === 'YES';
   }
   return shape;
 }
 
 /** One line per column, sorted, so a difference reads as a list of the columns that differ. */
-const lines = (shape: Shape) => Object.entries(shape).flatMap(([table, columns]) => Object.entries(columns).map(([column, nullable]) => `${table}.${column}${nullable ? ' | null' : ''}`)).sort();
+const lines = (shape: Shape) =>
+  Object.entries(shape)
+    .flatMap(([table, columns]) =>
+      Object.entries(columns).map(([column, nullable]) => `${table}.${column}${nullable ? ' | null' : ''}`),
+    )
+    .sort();
 
 let testStore: TestStore;
 beforeAll(async () => {

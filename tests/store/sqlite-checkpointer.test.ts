@@ -78,9 +78,15 @@ describe('SQLite checkpoints off the serving connection', () => {
     writeFileSync(file, 'this is not an SQLite file, only text long enough to hold a header'.repeat(200));
     const onError = vi.fn();
     const checkpointer = startSqliteCheckpointer(file, 5, onError);
-    await vi.waitFor(() => expect(onError).toHaveBeenCalledWith(expect.stringMatching(/not a database/)), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(onError).toHaveBeenCalledWith(expect.stringMatching(/not a database/)), {
+      timeout: 10_000,
+      interval: 10,
+    });
     // Many more turns fail (every 5 ms) well within the minute between reports.
-    await vi.waitFor(() => expect(checkpointer.failedTurns).toBeGreaterThanOrEqual(10), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(checkpointer.failedTurns).toBeGreaterThanOrEqual(10), {
+      timeout: 10_000,
+      interval: 10,
+    });
     await checkpointer.stop();
     expect(onError).toHaveBeenCalledTimes(1);
   });
@@ -88,7 +94,10 @@ describe('SQLite checkpoints off the serving connection', () => {
   it('reports a thread that could not open its connection', async () => {
     const onError = vi.fn();
     const checkpointer = startSqliteCheckpointer(join(dataDir, 'missing-folder', 'clarion.db'), 5, onError);
-    await vi.waitFor(() => expect(onError).toHaveBeenCalledWith(expect.stringMatching(/directory does not exist|unable to open/i)), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(
+      () => expect(onError).toHaveBeenCalledWith(expect.stringMatching(/directory does not exist|unable to open/i)),
+      { timeout: 10_000, interval: 10 },
+    );
     await checkpointer.stop();
   });
 });

@@ -16,7 +16,9 @@ afterEach(async () => {
 type ThreadMessage = { type: 'taking' } | { type: 'took'; markWhenTaken: number } | { type: 'gave' };
 
 function startTaker(buffer: SharedArrayBuffer, marks: SharedArrayBuffer, staleTurnMs?: number) {
-  const thread = new Worker(new URL('./fixtures/write-turn-thread.mjs', import.meta.url), { workerData: { buffer, marks, staleTurnMs } });
+  const thread = new Worker(new URL('./fixtures/write-turn-thread.mjs', import.meta.url), {
+    workerData: { buffer, marks, staleTurnMs },
+  });
   threads.push(thread);
   const messages: ThreadMessage[] = [];
   const waiting = new Map<ThreadMessage['type'], () => void>();

@@ -56,7 +56,11 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
     const apns = await startFakeApns({ keys: [] });
     closeAfterTest(() => apns.close());
     const session = await openSession(apns.url);
-    const response = await h2Request(session, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await apnsProviderToken(key)}`, 'apns-topic': BUNDLE }, ALERT);
+    const response = await h2Request(
+      session,
+      { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await apnsProviderToken(key)}`, 'apns-topic': BUNDLE },
+      ALERT,
+    );
     expect(response.status).toBe(403);
     expect(response.body).toBe('{"reason":"InvalidProviderToken"}');
   });
@@ -67,7 +71,12 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
     const hs256 = await new SignJWT({ iss: key.teamId, iat: Math.floor(Date.now() / 1000) })
       .setProtectedHeader({ alg: 'HS256', kid: key.keyId })
       .sign(new TextEncoder().encode('x'.repeat(32)));
-    for (const jwt of [await apnsProviderToken(impostor), hs256, await apnsProviderToken(key, { iss: 'OTHERTEAM1' }), 'not-a-jwt']) {
+    for (const jwt of [
+      await apnsProviderToken(impostor),
+      hs256,
+      await apnsProviderToken(key, { iss: 'OTHERTEAM1' }),
+      'not-a-jwt',
+    ]) {
       const response = await push(DEVICE, { authorization: `bearer ${jwt}` });
       expect(response.status, jwt).toBe(403);
       expect(response.body).toBe('{"reason":"InvalidProviderToken"}');
@@ -85,7 +94,8 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
   it('answers 429 TooManyProviderTokenUpdates for a newer token of a key within 20 minutes, on any connection', async () => {
     const clock = new ManualClock();
     const { push, key, apns, jwt } = await apnsFixture({ clock });
-    const second = (offsetSeconds: number) => apnsProviderToken(key, { iat: Math.floor(clock.now() / 1000) + offsetSeconds });
+    const second = (offsetSeconds: number) =>
+      apnsProviderToken(key, { iat: Math.floor(clock.now() / 1000) + offsetSeconds });
     expect((await push()).status).toBe(200);
 
     clock.advance(10 * 60_000);
@@ -95,15 +105,35 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
 
     // A fresh connection changes nothing: the rule is the key's ("refresh your token no more than once every 20 minutes").
     const other = await openSession(apns.url);
-    const fresh = await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await second(0)}`, 'apns-topic': BUNDLE }, ALERT);
+    const fresh = await h2Request(
+      other,
+      { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await second(0)}`, 'apns-topic': BUNDLE },
+      ALERT,
+    );
     expect(fresh.status).toBe(429);
     // The token in use keeps working everywhere.
-    expect((await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE }, ALERT)).status).toBe(200);
+    expect(
+      (
+        await h2Request(
+          other,
+          { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE },
+          ALERT,
+        )
+      ).status,
+    ).toBe(200);
 
     clock.advance(10 * 60_000);
     const renewed = await second(0);
     expect((await push(DEVICE, { authorization: `bearer ${renewed}` })).status).toBe(200);
-    expect((await h2Request(other, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${renewed}`, 'apns-topic': BUNDLE }, ALERT)).status).toBe(200);
+    expect(
+      (
+        await h2Request(
+          other,
+          { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${renewed}`, 'apns-topic': BUNDLE },
+          ALERT,
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('makes the refresh interval configurable', async () => {
@@ -124,7 +154,15 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
     closeAfterTest(() => apns.close());
     const session = await openSession(apns.url);
     const send = async (key: typeof first) =>
-      h2Request(session, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await apnsProviderToken(key)}`, 'apns-topic': BUNDLE }, ALERT);
+      h2Request(
+        session,
+        {
+          ':path': `/3/device/${DEVICE}`,
+          authorization: `bearer ${await apnsProviderToken(key)}`,
+          'apns-topic': BUNDLE,
+        },
+        ALERT,
+      );
 
     expect((await send(first)).status).toBe(200);
     expect((await send(otherTeam)).body).toBe('{"reason":"InvalidProviderToken"}');
@@ -139,7 +177,11 @@ describe('fake APNs: provider token (docs/protocols.md 1.2, 6.1)', () => {
     const apns = await startFakeApns({ keys: [key], environment: 'sandbox' });
     closeAfterTest(() => apns.close());
     const session = await openSession(apns.url);
-    const response = await h2Request(session, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await apnsProviderToken(key)}`, 'apns-topic': BUNDLE }, ALERT);
+    const response = await h2Request(
+      session,
+      { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${await apnsProviderToken(key)}`, 'apns-topic': BUNDLE },
+      ALERT,
+    );
     expect(response.status).toBe(403);
     expect(response.body).toBe('{"reason":"BadEnvironmentKeyIdInToken"}');
   });

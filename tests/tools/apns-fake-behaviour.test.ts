@@ -28,7 +28,10 @@ describe('fake APNs: configured outcomes', () => {
     apns.setTokenOutcome(OTHER, { reason: 'ExpiredToken' });
     expect(await push()).toMatchObject({ status: 400, body: '{"reason":"BadDeviceToken"}' });
     expect(await push(OTHER)).toMatchObject({ status: 410 });
-    expect(JSON.parse((await push(OTHER)).body)).toMatchObject({ reason: 'ExpiredToken', timestamp: expect.any(Number) });
+    expect(JSON.parse((await push(OTHER)).body)).toMatchObject({
+      reason: 'ExpiredToken',
+      timestamp: expect.any(Number),
+    });
     apns.setTokenOutcome(DEVICE, null);
     expect((await push()).status).toBe(200);
     expect(() => apns.setTokenOutcome(DEVICE, { reason: 'NoSuchReason' })).toThrow(/give a status/);
@@ -117,7 +120,11 @@ describe('fake APNs: connections', () => {
     const session = http2.connect(apns.url, { ca: fakeCa });
     session.on('error', () => {});
     const headers = { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE };
-    const results = await Promise.allSettled([h2Request(session, headers, ALERT), h2Request(session, headers, ALERT), h2Request(session, headers, ALERT)]);
+    const results = await Promise.allSettled([
+      h2Request(session, headers, ALERT),
+      h2Request(session, headers, ALERT),
+      h2Request(session, headers, ALERT),
+    ]);
     await new Promise<void>((resolve) => session.close(() => resolve()));
 
     const refused = results.filter((result) => result.status === 'rejected');
@@ -130,7 +137,9 @@ describe('fake APNs: connections', () => {
     const { push, session, apns } = await apnsFixture();
     expect((await push()).status).toBe(200);
     const goaway = new Promise<{ errorCode: number; reason: unknown }>((resolve) =>
-      session.once('goaway', (errorCode, _lastStreamId, opaqueData) => resolve({ errorCode, reason: JSON.parse(opaqueData?.toString() ?? 'null') })),
+      session.once('goaway', (errorCode, _lastStreamId, opaqueData) =>
+        resolve({ errorCode, reason: JSON.parse(opaqueData?.toString() ?? 'null') }),
+      ),
     );
     const closed = new Promise<void>((resolve) => session.once('close', () => resolve()));
     expect(apns.goAway({ reason: 'Shutdown' })).toBe(1);
@@ -146,7 +155,11 @@ describe('fake APNs: connections', () => {
     const { push, apns, jwt } = await apnsFixture();
     await push();
     const second = await openSession(apns.url);
-    await h2Request(second, { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE }, ALERT);
+    await h2Request(
+      second,
+      { ':path': `/3/device/${DEVICE}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE },
+      ALERT,
+    );
     const records = await apns.waitForRequests(2);
     expect(records.map((record) => record.sessionId)).toEqual([1, 2]);
     expect(apns.sessions).toHaveLength(2);
@@ -181,6 +194,8 @@ describe('fake APNs: connections', () => {
     await push(DEVICE);
     await push(OTHER);
     expect((await waiting).token).toBe(OTHER);
-    await expect(apns.waitForRequests(5, 50)).rejects.toThrow(/timed out after 50 ms waiting for 5 request\(s\); 2 recorded/);
+    await expect(apns.waitForRequests(5, 50)).rejects.toThrow(
+      /timed out after 50 ms waiting for 5 request\(s\); 2 recorded/,
+    );
   });
 });

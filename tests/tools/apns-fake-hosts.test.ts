@@ -10,7 +10,19 @@ import { apnsProviderToken } from './jwt-signers.ts';
 const key = createApnsSigningKey();
 const TOPIC = 'com.example.hosts';
 const token = (n: number) => n.toString(16).padStart(64, '0');
-const content: PushContent = { notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i', title: 'Hi', body: null, url: null, data: null, imageUrl: null, iconUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 60 };
+const content: PushContent = {
+  notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
+  title: 'Hi',
+  body: null,
+  url: null,
+  data: null,
+  imageUrl: null,
+  iconUrl: null,
+  sound: null,
+  badge: null,
+  priority: 'high',
+  ttlSeconds: 60,
+};
 let hosts: FakeApnsHosts;
 const clock = new ManualClock(Date.now());
 
@@ -29,10 +41,22 @@ describe('fake APNs hosts', () => {
     try {
       expect(await production.send(token(2), content)).toEqual({ kind: 'delivered' });
       expect(await sandbox.send(token(1), content)).toEqual({ kind: 'delivered' });
-      expect(await production.send(token(1), content)).toMatchObject({ kind: 'token_dead', providerReason: 'BadDeviceToken' });
-      expect(await sandbox.send(token(2), content)).toMatchObject({ kind: 'token_dead', providerReason: 'BadDeviceToken' });
-      expect(await sandbox.send(token(3), content)).toMatchObject({ kind: 'token_dead', providerReason: 'BadDeviceToken' });
-      expect(hosts.production.requests.map((r) => [r.token, r.status])).toEqual([[token(2), 200], [token(1), 400]]);
+      expect(await production.send(token(1), content)).toMatchObject({
+        kind: 'token_dead',
+        providerReason: 'BadDeviceToken',
+      });
+      expect(await sandbox.send(token(2), content)).toMatchObject({
+        kind: 'token_dead',
+        providerReason: 'BadDeviceToken',
+      });
+      expect(await sandbox.send(token(3), content)).toMatchObject({
+        kind: 'token_dead',
+        providerReason: 'BadDeviceToken',
+      });
+      expect(hosts.production.requests.map((r) => [r.token, r.status])).toEqual([
+        [token(2), 200],
+        [token(1), 400],
+      ]);
       expect(hosts.sandbox.environment).toBe('sandbox');
     } finally {
       await Promise.all([production.close(), sandbox.close()]);
@@ -45,7 +69,16 @@ describe('fake APNs hosts', () => {
     const push = async (url: string, device: string, jwt: string) => {
       const session = await openSession(url);
       const body = JSON.stringify({ aps: { alert: 'hi' } });
-      return h2Request(session, { ':path': `/3/device/${device}`, authorization: `bearer ${jwt}`, 'apns-topic': TOPIC, 'apns-push-type': 'alert' }, body);
+      return h2Request(
+        session,
+        {
+          ':path': `/3/device/${device}`,
+          authorization: `bearer ${jwt}`,
+          'apns-topic': TOPIC,
+          'apns-push-type': 'alert',
+        },
+        body,
+      );
     };
     const iat = () => Math.floor(clock.now() / 1000);
     const first = await apnsProviderToken(key, { iat: iat() });

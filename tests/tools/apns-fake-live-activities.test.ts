@@ -6,7 +6,11 @@ import { BUNDLE, apnsFixture } from './apns-fixture.ts';
 import { closeAfterTest } from './h2-test-client.ts';
 
 const PUSH_TO_START = 'c3'.repeat(40);
-const liveActivity = { 'apns-push-type': 'liveactivity', 'apns-topic': `${BUNDLE}.push-type.liveactivity`, 'apns-priority': '10' };
+const liveActivity = {
+  'apns-push-type': 'liveactivity',
+  'apns-topic': `${BUNDLE}.push-type.liveactivity`,
+  'apns-priority': '10',
+};
 const start = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({
     aps: {
@@ -20,7 +24,8 @@ const start = (extra: Record<string, unknown> = {}) =>
       ...extra,
     },
   });
-const event = (name: string, timestamp: number, state: unknown = { progress: 0.5 }) => JSON.stringify({ aps: { timestamp, event: name, 'content-state': state } });
+const event = (name: string, timestamp: number, state: unknown = { progress: 0.5 }) =>
+  JSON.stringify({ aps: { timestamp, event: name, 'content-state': state } });
 
 describe('fake APNs: Live Activities', () => {
   it('starts an activity from a push-to-start, mints an update token, and applies newer updates only', async () => {
@@ -29,11 +34,19 @@ describe('fake APNs: Live Activities', () => {
     apns.liveActivities.onUpdateToken((activity) => minted.push(activity.updateToken));
     expect((await push(PUSH_TO_START, liveActivity, start())).status).toBe(200);
     const [activity] = apns.liveActivities.activities;
-    expect(activity).toMatchObject({ pushToStartToken: PUSH_TO_START, attributesType: 'ClarionProgressAttributes', attributes: { activityId: 'lva_1' }, state: 'active', timestamp: 1000 });
+    expect(activity).toMatchObject({
+      pushToStartToken: PUSH_TO_START,
+      attributesType: 'ClarionProgressAttributes',
+      attributes: { activityId: 'lva_1' },
+      state: 'active',
+      timestamp: 1000,
+    });
     expect(activity!.updateToken).toMatch(/^[0-9a-f]{160}$/);
     expect(minted).toEqual([activity!.updateToken]);
 
-    expect((await push(activity!.updateToken, { ...liveActivity, 'apns-priority': '5' }, event('update', 1001))).status).toBe(200);
+    expect(
+      (await push(activity!.updateToken, { ...liveActivity, 'apns-priority': '5' }, event('update', 1001))).status,
+    ).toBe(200);
     // APNs accepts an older update; the device ignores it.
     expect((await push(activity!.updateToken, liveActivity, event('update', 999, { progress: 0.2 }))).status).toBe(200);
     expect(activity!.contentState).toEqual({ progress: 0.5 });
@@ -61,7 +74,9 @@ describe('fake APNs: Live Activities', () => {
       [60, true],
     ]);
     expect((await push('e5'.repeat(40), liveActivity, start({ timestamp: now + 9 * 3600 }))).status).toBe(200);
-    expect(apns.liveActivities.refusedStarts.map((refused) => refused.problem)).toEqual(['aps.timestamp is more than 8 hours ahead']);
+    expect(apns.liveActivities.refusedStarts.map((refused) => refused.problem)).toEqual([
+      'aps.timestamp is more than 8 hours ahead',
+    ]);
   });
 
   it("answers 410 Unregistered for an ended activity's token, and for a token rotated away", async () => {
@@ -69,7 +84,11 @@ describe('fake APNs: Live Activities', () => {
     await push(PUSH_TO_START, liveActivity, start());
     await push('d4'.repeat(40), liveActivity, start({ attributes: { activityId: 'lva_2' } }));
     const [first, second] = apns.liveActivities.activities;
-    const ended = await push(first!.updateToken, liveActivity, JSON.stringify({ aps: { timestamp: 1002, event: 'end', 'content-state': {}, 'dismissal-date': 5000 } }));
+    const ended = await push(
+      first!.updateToken,
+      liveActivity,
+      JSON.stringify({ aps: { timestamp: 1002, event: 'end', 'content-state': {}, 'dismissal-date': 5000 } }),
+    );
     expect(ended.status).toBe(200);
     expect(first).toMatchObject({ state: 'ended', dismissalDate: 5000 });
     const gone = await push(first!.updateToken, liveActivity, event('update', 1003));
@@ -92,7 +111,9 @@ describe('fake APNs: Live Activities', () => {
     const noAlert = JSON.parse(start()) as { aps: Record<string, unknown> };
     delete noAlert.aps.alert;
     expect((await push(PUSH_TO_START, liveActivity, JSON.stringify(noAlert))).status).toBe(200);
-    expect(apns.liveActivities.refusedStarts.map((refused) => refused.problem)).toEqual(['aps.alert is required on start']);
+    expect(apns.liveActivities.refusedStarts.map((refused) => refused.problem)).toEqual([
+      'aps.alert is required on start',
+    ]);
     await push(PUSH_TO_START, liveActivity, start({ 'input-push-token': undefined }));
     expect(apns.liveActivities.activities).toHaveLength(1);
     expect(minted).toEqual([]);
@@ -100,8 +121,12 @@ describe('fake APNs: Live Activities', () => {
 
   it('still enforces the Live Activity topic and priority rules before any of that', async () => {
     const { push, apns } = await apnsFixture();
-    expect((await push(PUSH_TO_START, { ...liveActivity, 'apns-topic': BUNDLE }, start())).body).toBe('{"reason":"TopicDisallowed"}');
-    expect((await push(PUSH_TO_START, { ...liveActivity, 'apns-priority': '1' }, start())).body).toBe('{"reason":"BadPriority"}');
+    expect((await push(PUSH_TO_START, { ...liveActivity, 'apns-topic': BUNDLE }, start())).body).toBe(
+      '{"reason":"TopicDisallowed"}',
+    );
+    expect((await push(PUSH_TO_START, { ...liveActivity, 'apns-priority': '1' }, start())).body).toBe(
+      '{"reason":"BadPriority"}',
+    );
     expect(apns.liveActivities.activities).toEqual([]);
   });
 
@@ -113,14 +138,19 @@ describe('fake APNs: Live Activities', () => {
       request.on('data', (chunk) => (text += chunk));
       request.on('end', () => {
         received.push({ url: request.url ?? '', authorization: request.headers.authorization, body: JSON.parse(text) });
-        response.writeHead(received.length === 1 ? 201 : 200, { 'content-type': 'application/json' }).end('{"success":true}');
+        response
+          .writeHead(received.length === 1 ? 201 : 200, { 'content-type': 'application/json' })
+          .end('{"success":true}');
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closeAfterTest(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const reporter = reportLiveActivityTokens(apns.liveActivities, {
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      deviceFor: (token) => (token === PUSH_TO_START ? { subscriberId: 'sub_1', deviceToken: 'ab'.repeat(32), publishableKey: 'clr_pk_test' } : undefined),
+      deviceFor: (token) =>
+        token === PUSH_TO_START
+          ? { subscriberId: 'sub_1', deviceToken: 'ab'.repeat(32), publishableKey: 'clr_pk_test' }
+          : undefined,
     });
     closeAfterTest(async () => reporter.stop());
 
@@ -130,8 +160,16 @@ describe('fake APNs: Live Activities', () => {
     apns.liveActivities.rotateUpdateToken(activity!.updateToken);
     await reporter.settled();
     expect(received).toEqual([
-      { url: '/api/v1/live-activities/lva_1/tokens', authorization: 'Bearer clr_pk_test', body: { subscriberId: 'sub_1', token: expect.stringMatching(/^[0-9a-f]{160}$/), deviceToken: 'ab'.repeat(32) } },
-      { url: '/api/v1/live-activities/lva_1/tokens', authorization: 'Bearer clr_pk_test', body: { subscriberId: 'sub_1', token: activity!.updateToken, deviceToken: 'ab'.repeat(32) } },
+      {
+        url: '/api/v1/live-activities/lva_1/tokens',
+        authorization: 'Bearer clr_pk_test',
+        body: { subscriberId: 'sub_1', token: expect.stringMatching(/^[0-9a-f]{160}$/), deviceToken: 'ab'.repeat(32) },
+      },
+      {
+        url: '/api/v1/live-activities/lva_1/tokens',
+        authorization: 'Bearer clr_pk_test',
+        body: { subscriberId: 'sub_1', token: activity!.updateToken, deviceToken: 'ab'.repeat(32) },
+      },
     ]);
     expect(reporter.reports.map((report) => report.status)).toEqual([201, 200]);
   });

@@ -1,5 +1,11 @@
 import type { ClientHttp2Session, OutgoingHttpHeaders } from 'node:http2';
-import { type ApnsSigningKey, type FakeApns, type FakeApnsOptions, createApnsSigningKey, startFakeApns } from '../../tools/fakes/index.ts';
+import {
+  type ApnsSigningKey,
+  type FakeApns,
+  type FakeApnsOptions,
+  createApnsSigningKey,
+  startFakeApns,
+} from '../../tools/fakes/index.ts';
 import { type H2Response, closeAfterTest, h2Request, openSession } from './h2-test-client.ts';
 import { apnsProviderToken } from './jwt-signers.ts';
 
@@ -25,6 +31,16 @@ export async function apnsFixture(options: FakeApnsOptions = {}): Promise<ApnsFi
   const nowSeconds = Math.floor((options.clock?.now() ?? Date.now()) / 1000);
   const jwt = await apnsProviderToken(key, { iat: nowSeconds });
   const push = (token = DEVICE, headers: OutgoingHttpHeaders = {}, body: string | Buffer = ALERT) =>
-    h2Request(session, { ':path': `/3/device/${token}`, authorization: `bearer ${jwt}`, 'apns-topic': BUNDLE, 'apns-push-type': 'alert', ...headers }, body);
+    h2Request(
+      session,
+      {
+        ':path': `/3/device/${token}`,
+        authorization: `bearer ${jwt}`,
+        'apns-topic': BUNDLE,
+        'apns-push-type': 'alert',
+        ...headers,
+      },
+      body,
+    );
   return { key, apns, session, jwt, push };
 }

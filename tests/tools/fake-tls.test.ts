@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createApnsSigningKey, createFcmServiceAccount, ensureFakeTls, startFakeApns, startFakeFcm, writeCredentialFile } from '../../tools/fakes/index.ts';
+import {
+  createApnsSigningKey,
+  createFcmServiceAccount,
+  ensureFakeTls,
+  startFakeApns,
+  startFakeFcm,
+  writeCredentialFile,
+} from '../../tools/fakes/index.ts';
 import { closeAfterTest } from './h2-test-client.ts';
 import { apnsProviderToken, fcmAssertion } from './jwt-signers.ts';
 
@@ -44,7 +51,11 @@ describe('fake TLS', () => {
     const dir = join(scratch, 'race');
     const script = `import { ensureFakeTls } from ${JSON.stringify(new URL('../../tools/fakes/fake-tls.ts', import.meta.url).href)};
       process.stdout.write(ensureFakeTls(${JSON.stringify(dir)}).caPem);`;
-    const outputs = await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script])));
+    const outputs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        run(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script]),
+      ),
+    );
     const cas = new Set(outputs.map((output) => output.stdout));
     expect(cas.size).toBe(1);
     expect(ensureFakeTls(dir).caPem).toBe([...cas][0]);
@@ -78,20 +89,34 @@ describe('fake TLS', () => {
       })().catch((error) => { console.error(error); process.exit(1); });`;
     const { caCertPath } = ensureFakeTls();
     const { NODE_TLS_REJECT_UNAUTHORIZED: _ignored, ...inherited } = process.env;
-    const env = { ...inherited, NODE_EXTRA_CA_CERTS: caCertPath, TOKEN_URI: account.json.token_uri, ASSERTION: await fcmAssertion(account), APNS_URL: apns.url, JWT: await apnsProviderToken(key) };
+    const env = {
+      ...inherited,
+      NODE_EXTRA_CA_CERTS: caCertPath,
+      TOKEN_URI: account.json.token_uri,
+      ASSERTION: await fcmAssertion(account),
+      APNS_URL: apns.url,
+      JWT: await apnsProviderToken(key),
+    };
     const { stdout } = await run(process.execPath, ['-e', child], { env });
     expect(JSON.parse(stdout)).toEqual({ fcm: 200, apns: 200 });
 
     // And without the variable the same child is refused: the trust really comes from NODE_EXTRA_CA_CERTS.
     const { NODE_EXTRA_CA_CERTS: _dropped, ...untrusted } = env;
-    await expect(run(process.execPath, ['-e', child], { env: untrusted })).rejects.toThrow(/self[- ]signed|unable to verify|UNABLE_TO_GET_ISSUER/i);
+    await expect(run(process.execPath, ['-e', child], { env: untrusted })).rejects.toThrow(
+      /self[- ]signed|unable to verify|UNABLE_TO_GET_ISSUER/i,
+    );
   });
 
   it('writes a service account JSON shaped like Google’s', () => {
     const account = createFcmServiceAccount({ projectId: 'clarion-json', tokenUri: 'https://127.0.0.1:1/token' });
     const file = writeCredentialFile(join(scratch, 'service-account.json'), account);
     const json = JSON.parse(readFileSync(file, 'utf8'));
-    expect(json).toMatchObject({ type: 'service_account', project_id: 'clarion-json', token_uri: 'https://127.0.0.1:1/token', client_email: expect.stringMatching(/@clarion-json\.iam\.gserviceaccount\.com$/) });
+    expect(json).toMatchObject({
+      type: 'service_account',
+      project_id: 'clarion-json',
+      token_uri: 'https://127.0.0.1:1/token',
+      client_email: expect.stringMatching(/@clarion-json\.iam\.gserviceaccount\.com$/),
+    });
     expect(json.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
     expect(json.private_key_id).toMatch(/^[0-9a-f]{40}$/);
   });

@@ -46,7 +46,9 @@ async function proxyTo(echo: Echo): Promise<FaultProxy> {
 }
 
 /** A client connection whose received text and close/error are recorded. */
-async function client(port: number): Promise<{ socket: Socket; text: () => string; error: () => NodeJS.ErrnoException | null; closed: () => boolean }> {
+async function client(
+  port: number,
+): Promise<{ socket: Socket; text: () => string; error: () => NodeJS.ErrnoException | null; closed: () => boolean }> {
   const socket = connect(port, '127.0.0.1');
   let text = '';
   let error: NodeJS.ErrnoException | null = null;
@@ -77,7 +79,11 @@ describe('fault proxy', () => {
     const b = await client(proxy.port);
     a.socket.write('a');
     b.socket.write('b');
-    await waitFor(() => a.text() === 'a' && b.text() === 'b' && echo.sockets.size === 2, 5_000, 'both connections to be up');
+    await waitFor(
+      () => a.text() === 'a' && b.text() === 'b' && echo.sockets.size === 2,
+      5_000,
+      'both connections to be up',
+    );
     expect(proxy.reset()).toBe(2);
     await waitFor(() => a.closed() && b.closed(), 5_000, 'both clients to see the reset');
     expect(a.error()?.code).toBe('ECONNRESET');
@@ -92,7 +98,9 @@ describe('fault proxy', () => {
   it("reset('upstream') cuts only the upstream leg: the client's connection stays open and hears nothing", async () => {
     const echo = await echoServer();
     const upstreamErrors: string[] = [];
-    echo.server.on('connection', (socket) => socket.on('error', (error: NodeJS.ErrnoException) => upstreamErrors.push(error.code ?? '')));
+    echo.server.on('connection', (socket) =>
+      socket.on('error', (error: NodeJS.ErrnoException) => upstreamErrors.push(error.code ?? '')),
+    );
     const proxy = await proxyTo(echo);
     const c = await client(proxy.port);
     c.socket.write('a');
@@ -116,7 +124,9 @@ describe('fault proxy', () => {
   it("reset('client') cuts only the client's leg with an RST; the upstream leg is closed", async () => {
     const echo = await echoServer();
     const upstreamErrors: string[] = [];
-    echo.server.on('connection', (socket) => socket.on('error', (error: NodeJS.ErrnoException) => upstreamErrors.push(error.code ?? '')));
+    echo.server.on('connection', (socket) =>
+      socket.on('error', (error: NodeJS.ErrnoException) => upstreamErrors.push(error.code ?? '')),
+    );
     const proxy = await proxyTo(echo);
     const c = await client(proxy.port);
     c.socket.write('a');
@@ -189,7 +199,9 @@ describe('fault proxy', () => {
     proxy.stall();
     let resumed = false;
     const arrivals: Array<{ text: string; resumed: boolean }> = [];
-    echo.server.on('connection', (socket) => socket.on('data', (chunk) => arrivals.push({ text: chunk.toString(), resumed })));
+    echo.server.on('connection', (socket) =>
+      socket.on('data', (chunk) => arrivals.push({ text: chunk.toString(), resumed })),
+    );
     for (const socket of echo.sockets) socket.on('data', (chunk) => arrivals.push({ text: chunk.toString(), resumed }));
     await new Promise<void>((resolve) => open.socket.write('held', () => resolve()));
     const fresh = await client(proxy.port);
@@ -202,7 +214,11 @@ describe('fault proxy', () => {
 
     resumed = true;
     proxy.resume();
-    await waitFor(() => open.text() === 'beforeheld' && fresh.text() === 'new', 5_000, 'the held bytes to flow after resume()');
+    await waitFor(
+      () => open.text() === 'beforeheld' && fresh.text() === 'new',
+      5_000,
+      'the held bytes to flow after resume()',
+    );
     expect(arrivals.filter((arrival) => arrival.text !== 'direct')).toEqual([
       { text: 'held', resumed: true },
       { text: 'new', resumed: true },

@@ -13,7 +13,12 @@ describe('fake FCM: configured outcomes', () => {
     const response = await send(tokenMessage());
     expect(response.status).toBe(404);
     expect(JSON.parse(response.body)).toEqual({
-      error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND', details: [{ '@type': FCM_ERROR, errorCode: 'UNREGISTERED' }] },
+      error: {
+        code: 404,
+        message: 'Requested entity was not found.',
+        status: 'NOT_FOUND',
+        details: [{ '@type': FCM_ERROR, errorCode: 'UNREGISTERED' }],
+      },
     });
     expect(fcm.requests[0]).toMatchObject({ status: 404, errorCode: 'UNREGISTERED', injected: true });
     expect((await send({ message: { token: OTHER_TOKEN } })).status).toBe(200);
@@ -30,7 +35,11 @@ describe('fake FCM: configured outcomes', () => {
     fcm.setTokenOutcome(REGISTRATION_TOKEN, { errorCode });
     const response = await send(tokenMessage());
     expect(response.status).toBe(httpStatus);
-    expect(JSON.parse(response.body).error).toMatchObject({ code: httpStatus, status, details: [{ '@type': FCM_ERROR, errorCode }] });
+    expect(JSON.parse(response.body).error).toMatchObject({
+      code: httpStatus,
+      status,
+      details: [{ '@type': FCM_ERROR, errorCode }],
+    });
   });
 
   it('fails the next sends with 429 QUOTA_EXCEEDED and Retry-After, then succeeds', async () => {
@@ -40,7 +49,10 @@ describe('fake FCM: configured outcomes', () => {
       const response = await send(tokenMessage());
       expect(response.status).toBe(429);
       expect(response.headers['retry-after']).toBe('60');
-      expect(JSON.parse(response.body).error).toMatchObject({ status: 'RESOURCE_EXHAUSTED', details: [{ errorCode: 'QUOTA_EXCEEDED' }] });
+      expect(JSON.parse(response.body).error).toMatchObject({
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ errorCode: 'QUOTA_EXCEEDED' }],
+      });
     }
     expect((await send(tokenMessage())).status).toBe(200);
   });

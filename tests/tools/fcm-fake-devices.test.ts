@@ -13,7 +13,8 @@ function devicesOn(clock: ManualClock) {
     devices.accept(token, `projects/p/messages/${n}`, { token, data: { n: String(n) }, android });
     return n;
   };
-  const received = (token = TOKEN) => devices.delivered(token).map((delivery) => Number((delivery.message.data as { n: string }).n));
+  const received = (token = TOKEN) =>
+    devices.delivered(token).map((delivery) => Number((delivery.message.data as { n: string }).n));
   return { devices, send, received };
 }
 
@@ -78,7 +79,12 @@ describe('fake FCM: what reaches the device', () => {
     expect((await send(tokenMessage({ android: { collapse_key: 'k' } }))).status).toBe(200);
     expect((await send({ ...tokenMessage(), validate_only: true })).status).toBe(200);
     expect(fcm.devices.delivered(REGISTRATION_TOKEN)).toEqual([
-      expect.objectContaining({ name: fcm.requests[0]!.name, sentAt: clock.now(), deliveredAt: clock.now(), message: expect.objectContaining({ android: { collapse_key: 'k' } }) }),
+      expect.objectContaining({
+        name: fcm.requests[0]!.name,
+        sentAt: clock.now(),
+        deliveredAt: clock.now(),
+        message: expect.objectContaining({ android: { collapse_key: 'k' } }),
+      }),
     ]);
   });
 });

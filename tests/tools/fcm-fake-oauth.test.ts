@@ -9,7 +9,10 @@ describe('fake FCM: OAuth token endpoint (docs/protocols.md 3.1, 6.2)', () => {
   it('exchanges a valid RS256 assertion for a Bearer access token, over HTTP/1.1 like fetch()', async () => {
     const { fcm, account } = await fcmFixture();
     expect(account.json.token_uri).toBe(`${fcm.url}/token`);
-    const response = await postForm(account.json.token_uri, { grant_type: JWT_BEARER, assertion: await fcmAssertion(account) });
+    const response = await postForm(account.json.token_uri, {
+      grant_type: JWT_BEARER,
+      assertion: await fcmAssertion(account),
+    });
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -22,23 +25,43 @@ describe('fake FCM: OAuth token endpoint (docs/protocols.md 3.1, 6.2)', () => {
       status: 200,
       error: null,
       accessToken: body.access_token,
-      claims: { iss: account.json.client_email, aud: account.json.token_uri, scope: 'https://www.googleapis.com/auth/firebase.messaging', kid: account.json.private_key_id },
+      claims: {
+        iss: account.json.client_email,
+        aud: account.json.token_uri,
+        scope: 'https://www.googleapis.com/auth/firebase.messaging',
+        kid: account.json.private_key_id,
+      },
     });
   });
 
   it('also answers over HTTP/2', async () => {
     const { fcm, account, session } = await fcmFixture();
     const form = new URLSearchParams({ grant_type: JWT_BEARER, assertion: await fcmAssertion(account) }).toString();
-    const response = await h2Request(session, { ':path': '/token', 'content-type': 'application/x-www-form-urlencoded' }, form);
+    const response = await h2Request(
+      session,
+      { ':path': '/token', 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
     expect(response.status).toBe(200);
     expect((await fcm.waitForTokenRequests(1))[0]?.httpVersion).toBe('2.0');
   });
 
-  const SHORT_LIVED = 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.';
+  const SHORT_LIVED =
+    'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.';
 
   it.each([
-    { name: 'an unsupported grant_type', form: async () => ({ grant_type: 'client_credentials' }), error: 'unsupported_grant_type', description: 'Invalid grant_type: client_credentials' },
-    { name: 'no assertion', form: async () => ({ grant_type: JWT_BEARER }), error: 'invalid_request', description: 'Missing required parameter: assertion' },
+    {
+      name: 'an unsupported grant_type',
+      form: async () => ({ grant_type: 'client_credentials' }),
+      error: 'unsupported_grant_type',
+      description: 'Invalid grant_type: client_credentials',
+    },
+    {
+      name: 'no assertion',
+      form: async () => ({ grant_type: JWT_BEARER }),
+      error: 'invalid_request',
+      description: 'Missing required parameter: assertion',
+    },
   ])('rejects $name with 400 $error', async ({ form, error, description }) => {
     const { fcm } = await fcmFixture();
     const response = await postForm(fcm.tokenUri, await form());
@@ -49,15 +72,39 @@ describe('fake FCM: OAuth token endpoint (docs/protocols.md 3.1, 6.2)', () => {
   it('rejects assertions with a bad signature, audience, lifetime or scope', async () => {
     const { fcm, account } = await fcmFixture();
     const now = Math.floor(Date.now() / 1000);
-    const impostor = createFcmServiceAccount({ projectId: PROJECT, tokenUri: fcm.tokenUri, clientEmail: account.json.client_email });
+    const impostor = createFcmServiceAccount({
+      projectId: PROJECT,
+      tokenUri: fcm.tokenUri,
+      clientEmail: account.json.client_email,
+    });
     impostor.json.private_key_id = account.json.private_key_id;
     const cases = [
       { assertion: await fcmAssertion(impostor), error: 'invalid_grant', description: 'Invalid JWT Signature.' },
-      { assertion: await fcmAssertion(account, { aud: 'https://oauth2.googleapis.com/token' }), error: 'invalid_grant', description: expect.stringMatching(/^Invalid JWT: Failed audience check/) },
-      { assertion: await fcmAssertion(account, { iat: now, exp: now + 3601 }), error: 'invalid_grant', description: SHORT_LIVED },
-      { assertion: await fcmAssertion(account, { iat: now - 7200, exp: now - 3600 }), error: 'invalid_grant', description: SHORT_LIVED },
-      { assertion: await fcmAssertion(account, { scope: 'https://www.googleapis.com/auth/userinfo.email' }), error: 'invalid_scope', description: 'Invalid OAuth scope or ID token audience provided.' },
-      { assertion: await fcmAssertion(account, { scope: 'openid https://www.googleapis.com/auth/cloud-platform' }), error: null, description: null },
+      {
+        assertion: await fcmAssertion(account, { aud: 'https://oauth2.googleapis.com/token' }),
+        error: 'invalid_grant',
+        description: expect.stringMatching(/^Invalid JWT: Failed audience check/),
+      },
+      {
+        assertion: await fcmAssertion(account, { iat: now, exp: now + 3601 }),
+        error: 'invalid_grant',
+        description: SHORT_LIVED,
+      },
+      {
+        assertion: await fcmAssertion(account, { iat: now - 7200, exp: now - 3600 }),
+        error: 'invalid_grant',
+        description: SHORT_LIVED,
+      },
+      {
+        assertion: await fcmAssertion(account, { scope: 'https://www.googleapis.com/auth/userinfo.email' }),
+        error: 'invalid_scope',
+        description: 'Invalid OAuth scope or ID token audience provided.',
+      },
+      {
+        assertion: await fcmAssertion(account, { scope: 'openid https://www.googleapis.com/auth/cloud-platform' }),
+        error: null,
+        description: null,
+      },
     ];
     for (const { assertion, error, description } of cases) {
       const response = await postForm(fcm.tokenUri, { grant_type: JWT_BEARER, assertion });
@@ -89,7 +136,11 @@ describe('fake FCM: OAuth token endpoint (docs/protocols.md 3.1, 6.2)', () => {
     clock.advance(60_000);
     const expired = await send(tokenMessage(), { accessToken: first });
     expect(expired.status).toBe(401);
-    expect(JSON.parse(expired.body).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED', details: [{ reason: 'ACCESS_TOKEN_EXPIRED' }] });
+    expect(JSON.parse(expired.body).error).toMatchObject({
+      code: 401,
+      status: 'UNAUTHENTICATED',
+      details: [{ reason: 'ACCESS_TOKEN_EXPIRED' }],
+    });
     expect(expired.headers['www-authenticate']).toContain('invalid_token');
 
     const renewed = await accessToken();
@@ -111,6 +162,9 @@ describe('fake FCM: OAuth token endpoint (docs/protocols.md 3.1, 6.2)', () => {
     fcm.addServiceAccount(account);
     const session = await openSession(`https://localhost:${fcm.port}`);
     const form = new URLSearchParams({ grant_type: JWT_BEARER, assertion: await fcmAssertion(account) }).toString();
-    expect((await h2Request(session, { ':path': '/token', 'content-type': 'application/x-www-form-urlencoded' }, form)).status).toBe(200);
+    expect(
+      (await h2Request(session, { ':path': '/token', 'content-type': 'application/x-www-form-urlencoded' }, form))
+        .status,
+    ).toBe(200);
   });
 });

@@ -9,11 +9,16 @@ const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
   it('answers 200 {"name": "projects/<p>/messages/<id>"} and records the message', async () => {
     const { send, fcm, account } = await fcmFixture();
-    const message = tokenMessage({ data: { orderId: '42' }, android: { priority: 'high', ttl: '3600s', collapse_key: 'orders' } });
+    const message = tokenMessage({
+      data: { orderId: '42' },
+      android: { priority: 'high', ttl: '3600s', collapse_key: 'orders' },
+    });
     const response = await send(message);
 
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body)).toEqual({ name: expect.stringMatching(new RegExp(`^projects/${PROJECT}/messages/0:\\d+%[0-9a-f]{16}$`)) });
+    expect(JSON.parse(response.body)).toEqual({
+      name: expect.stringMatching(new RegExp(`^projects/${PROJECT}/messages/0:\\d+%[0-9a-f]{16}$`)),
+    });
     const [record] = await fcm.waitForRequests(1);
     expect(record).toMatchObject({
       httpVersion: '2.0',
@@ -45,7 +50,12 @@ describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
         code: 401,
         message: expect.stringMatching(/^Request is missing required authentication credential/),
         status: 'UNAUTHENTICATED',
-        details: [expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CREDENTIALS_MISSING' })],
+        details: [
+          expect.objectContaining({
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'CREDENTIALS_MISSING',
+          }),
+        ],
       },
     });
     const forged = await send(tokenMessage(), { accessToken: 'ya29.forged' });
@@ -76,25 +86,70 @@ describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
     expect(response.status).toBe(400);
     const description = "Invalid value at 'message.data[1].value' (TYPE_STRING), 12";
     expect(JSON.parse(response.body)).toEqual({
-      error: { code: 400, message: description, status: 'INVALID_ARGUMENT', details: [{ '@type': BAD_REQUEST, fieldViolations: [{ field: 'message.data[1].value', description }] }] },
+      error: {
+        code: 400,
+        message: description,
+        status: 'INVALID_ARGUMENT',
+        details: [{ '@type': BAD_REQUEST, fieldViolations: [{ field: 'message.data[1].value', description }] }],
+      },
     });
     expect((await fcm.waitForRequests(1))[0]).toMatchObject({ status: 400, errorCode: 'INVALID_ARGUMENT' });
   });
 
   const invalid: Array<{ name: string; body: unknown; message: string | RegExp }> = [
-    { name: 'no target', body: { message: { notification: { title: 'x' } } }, message: 'Recipient of the message is not set.' },
+    {
+      name: 'no target',
+      body: { message: { notification: { title: 'x' } } },
+      message: 'Recipient of the message is not set.',
+    },
     { name: 'two targets', body: tokenMessage({ topic: 'news' }), message: /oneof field 'target' is already set/ },
-    { name: 'a malformed registration token', body: { message: { token: 'not a token!' } }, message: 'The registration token is not a valid FCM registration token' },
+    {
+      name: 'a malformed registration token',
+      body: { message: { token: 'not a token!' } },
+      message: 'The registration token is not a valid FCM registration token',
+    },
     { name: 'a legacy /topics/ prefix', body: { message: { topic: '/topics/news' } }, message: 'Invalid topic name' },
-    { name: 'a reserved data key', body: tokenMessage({ data: { from: 'me' } }), message: 'Invalid data payload key: from' },
-    { name: 'a reserved google. data key', body: tokenMessage({ data: { 'google.c.a.e': '1' } }), message: 'Invalid data payload key: google.c.a.e' },
-    { name: 'android.ttl without "s"', body: tokenMessage({ android: { ttl: '3600' } }), message: /^Invalid value at 'message.android.ttl' \(type.googleapis.com\/google.protobuf.Duration\)/ },
-    { name: 'android.ttl over 4 weeks', body: tokenMessage({ android: { ttl: '2419201s' } }), message: /^TTL exceeds the maximum/ },
-    { name: 'an unknown android.priority', body: tokenMessage({ android: { priority: 'urgent' } }), message: /^Invalid value at 'message.android.priority'/ },
-    { name: 'an unknown message field', body: tokenMessage({ priority: 'high' }), message: 'Invalid JSON payload received. Unknown name "priority" at \'message\': Cannot find field.' },
+    {
+      name: 'a reserved data key',
+      body: tokenMessage({ data: { from: 'me' } }),
+      message: 'Invalid data payload key: from',
+    },
+    {
+      name: 'a reserved google. data key',
+      body: tokenMessage({ data: { 'google.c.a.e': '1' } }),
+      message: 'Invalid data payload key: google.c.a.e',
+    },
+    {
+      name: 'android.ttl without "s"',
+      body: tokenMessage({ android: { ttl: '3600' } }),
+      message: /^Invalid value at 'message.android.ttl' \(type.googleapis.com\/google.protobuf.Duration\)/,
+    },
+    {
+      name: 'android.ttl over 4 weeks',
+      body: tokenMessage({ android: { ttl: '2419201s' } }),
+      message: /^TTL exceeds the maximum/,
+    },
+    {
+      name: 'an unknown android.priority',
+      body: tokenMessage({ android: { priority: 'urgent' } }),
+      message: /^Invalid value at 'message.android.priority'/,
+    },
+    {
+      name: 'an unknown message field',
+      body: tokenMessage({ priority: 'high' }),
+      message: 'Invalid JSON payload received. Unknown name "priority" at \'message\': Cannot find field.',
+    },
     { name: 'a body that is not JSON', body: undefined, message: /^Invalid JSON payload received\./ },
-    { name: 'a 4097-byte payload', body: tokenMessage({ notification: undefined, data: { k: 'x'.repeat(4096) } }), message: 'Message is too big' },
-    { name: 'a 2049-byte topic payload', body: { message: { topic: 'news', data: { k: 'x'.repeat(2048) } } }, message: 'Message is too big' },
+    {
+      name: 'a 4097-byte payload',
+      body: tokenMessage({ notification: undefined, data: { k: 'x'.repeat(4096) } }),
+      message: 'Message is too big',
+    },
+    {
+      name: 'a 2049-byte topic payload',
+      body: { message: { topic: 'news', data: { k: 'x'.repeat(2048) } } },
+      message: 'Message is too big',
+    },
   ];
 
   it.each(invalid)('answers 400 INVALID_ARGUMENT for $name', async ({ body, message }) => {
@@ -104,7 +159,11 @@ describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
     const error = JSON.parse(response.body).error;
     expect(error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
     expect(error.message).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
-    expect(error.details.some((detail: { '@type': string }) => detail['@type'] === FCM_ERROR || detail['@type'] === BAD_REQUEST)).toBe(true);
+    expect(
+      error.details.some(
+        (detail: { '@type': string }) => detail['@type'] === FCM_ERROR || detail['@type'] === BAD_REQUEST,
+      ),
+    ).toBe(true);
   });
 
   it('accepts payloads at the limits: 4096 bytes to a token, 2048 to a topic', async () => {
@@ -132,7 +191,13 @@ describe('fake FCM: messages:send (docs/protocols.md 3.2–3.4, 6.2)', () => {
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body).error).toMatchObject({
       status: 'RESOURCE_EXHAUSTED',
-      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED', metadata: { quota_limit: 'SendsPerMinutePerProject', quota_unit: '1/min/{project}' } }],
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'RATE_LIMIT_EXCEEDED',
+          metadata: { quota_limit: 'SendsPerMinutePerProject', quota_unit: '1/min/{project}' },
+        },
+      ],
     });
     expect((await send(tokenMessage())).status).toBe(429);
     // The first two messages leave the minute; the 429s never counted.

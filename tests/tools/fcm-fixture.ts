@@ -1,5 +1,11 @@
 import type { ClientHttp2Session } from 'node:http2';
-import { type FakeFcm, type FakeFcmOptions, type FcmServiceAccount, createFcmServiceAccount, startFakeFcm } from '../../tools/fakes/index.ts';
+import {
+  type FakeFcm,
+  type FakeFcmOptions,
+  type FcmServiceAccount,
+  createFcmServiceAccount,
+  startFakeFcm,
+} from '../../tools/fakes/index.ts';
 import { type H2Response, closeAfterTest, h2Request, openSession, postForm } from './h2-test-client.ts';
 import { fcmAssertion } from './jwt-signers.ts';
 
@@ -29,7 +35,10 @@ export async function fcmFixture(options: FakeFcmOptions = {}): Promise<FcmFixtu
   const session = await openSession(fcm.url);
   const nowSeconds = () => Math.floor((options.clock?.now() ?? Date.now()) / 1000);
   const accessToken = async () => {
-    const response = await postForm(fcm.tokenUri, { grant_type: JWT_BEARER, assertion: await fcmAssertion(account, { iat: nowSeconds() }) });
+    const response = await postForm(fcm.tokenUri, {
+      grant_type: JWT_BEARER,
+      assertion: await fcmAssertion(account, { iat: nowSeconds() }),
+    });
     if (response.status !== 200) throw new Error(`token endpoint answered ${response.status}: ${response.body}`);
     return (JSON.parse(response.body) as { access_token: string }).access_token;
   };

@@ -28,7 +28,10 @@ export interface H2Response {
 }
 
 /** Opens an HTTP/2 session that is closed after the test. Resolves once the TLS/ALPN handshake is done. */
-export async function openSession(url: string, options: http2.SecureClientSessionOptions = {}): Promise<ClientHttp2Session> {
+export async function openSession(
+  url: string,
+  options: http2.SecureClientSessionOptions = {},
+): Promise<ClientHttp2Session> {
   const session = http2.connect(url, { ca: fakeCa, ...options });
   session.on('error', () => {}); // failures surface through the requests in each test
   closeAfterTest(() => closeSession(session));
@@ -61,14 +64,24 @@ export function waitForRemoteMaxStreams(session: ClientHttp2Session, wanted: num
   });
 }
 
-export function h2Request(session: ClientHttp2Session, headers: OutgoingHttpHeaders, body?: string | Buffer): Promise<H2Response> {
+export function h2Request(
+  session: ClientHttp2Session,
+  headers: OutgoingHttpHeaders,
+  body?: string | Buffer,
+): Promise<H2Response> {
   return new Promise((resolve, reject) => {
     const stream = session.request({ ':method': 'POST', ...headers });
     let responseHeaders: IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     stream.on('response', (received) => (responseHeaders = received));
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve({ status: Number(responseHeaders[':status']), headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') }));
+    stream.on('end', () =>
+      resolve({
+        status: Number(responseHeaders[':status']),
+        headers: responseHeaders,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }),
+    );
     stream.on('error', reject);
     // node:http2 ends GET/HEAD streams itself (no body).
     if (!stream.writableEnded) stream.end(body);
@@ -81,11 +94,22 @@ export function postForm(url: string, form: Record<string, string>): Promise<H2R
   return new Promise((resolve, reject) => {
     const request = https.request(
       url,
-      { method: 'POST', ca: fakeCa, agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        ca: fakeCa,
+        agent: false,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         response.on('error', reject);
       },
     );

@@ -4,7 +4,10 @@ import type { ApnsSigningKey, FcmServiceAccount } from '../../tools/fakes/index.
 /** Client-side token signing as the real providers expect it, so the tests exercise the fakes' verification. */
 
 /** APNs provider token: ES256, header kid, claims iss and iat (docs/protocols.md 1.2). */
-export async function apnsProviderToken(key: ApnsSigningKey, claims: { iat?: number; iss?: string; kid?: string } = {}): Promise<string> {
+export async function apnsProviderToken(
+  key: ApnsSigningKey,
+  claims: { iat?: number; iss?: string; kid?: string } = {},
+): Promise<string> {
   const privateKey = await importPKCS8(key.privateKeyPem, 'ES256');
   return new SignJWT({ iss: claims.iss ?? key.teamId, iat: claims.iat ?? Math.floor(Date.now() / 1000) })
     .setProtectedHeader({ alg: 'ES256', kid: claims.kid ?? key.keyId })

@@ -13,12 +13,43 @@ import { waitFor } from '../harness/wait-for.ts';
 const scratch = mkdtempSync(join(tmpdir(), 'clarion-run-fakes-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const EXPECTED = ['CLARION_APNS_URL', 'CLARION_APNS_KEY_FILE', 'CLARION_APNS_KEY_ID', 'CLARION_APNS_TEAM_ID', 'CLARION_APNS_TOPIC', 'CLARION_FCM_URL', 'CLARION_FCM_SERVICE_ACCOUNT_FILE', 'CLARION_ALLOW_PRIVATE_ADDRESSES', 'NODE_EXTRA_CA_CERTS'];
+const EXPECTED = [
+  'CLARION_APNS_URL',
+  'CLARION_APNS_KEY_FILE',
+  'CLARION_APNS_KEY_ID',
+  'CLARION_APNS_TEAM_ID',
+  'CLARION_APNS_TOPIC',
+  'CLARION_FCM_URL',
+  'CLARION_FCM_SERVICE_ACCOUNT_FILE',
+  'CLARION_ALLOW_PRIVATE_ADDRESSES',
+  'NODE_EXTRA_CA_CERTS',
+];
 
 /** Starts the launcher on free ports; resolves with the exported variables once all are printed. */
-async function launch(dir: string): Promise<{ child: ChildProcess; env: Record<string, string>; stdout: () => string; stderr: () => string }> {
+async function launch(
+  dir: string,
+): Promise<{ child: ChildProcess; env: Record<string, string>; stdout: () => string; stderr: () => string }> {
   const script = new URL('../../tools/run-fakes.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--apns-port', '0', '--apns-sandbox-port', '0', '--fcm-port', '0', '--web-push-port', '0', '--dir', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      script,
+      '--apns-port',
+      '0',
+      '--apns-sandbox-port',
+      '0',
+      '--fcm-port',
+      '0',
+      '--web-push-port',
+      '0',
+      '--dir',
+      dir,
+      '--quiet',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   closeAfterTest(async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -30,7 +61,9 @@ async function launch(dir: string): Promise<{ child: ChildProcess; env: Record<s
   const env = await new Promise<Record<string, string>>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const found = Object.fromEntries([...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((match) => [match[1], match[2]]));
+      const found = Object.fromEntries(
+        [...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((match) => [match[1], match[2]]),
+      );
       if (EXPECTED.every((name) => name in found)) resolve(found as Record<string, string>);
     });
     child.once('exit', (code) => reject(new Error(`launcher exited with ${code}: ${stderr}`)));
@@ -49,11 +82,21 @@ describe('tools/run-fakes.ts', () => {
 
     // APNs with the printed key file, ids and topic.
     const privateKeyPem = readFileSync(env.CLARION_APNS_KEY_FILE ?? '', 'utf8');
-    const key = { keyId: env.CLARION_APNS_KEY_ID ?? '', teamId: env.CLARION_APNS_TEAM_ID ?? '', privateKeyPem, publicKey: createPublicKey(createPrivateKey(privateKeyPem)) };
+    const key = {
+      keyId: env.CLARION_APNS_KEY_ID ?? '',
+      teamId: env.CLARION_APNS_TEAM_ID ?? '',
+      privateKeyPem,
+      publicKey: createPublicKey(createPrivateKey(privateKeyPem)),
+    };
     const session = await openSession(env.CLARION_APNS_URL ?? '');
     const pushed = await h2Request(
       session,
-      { ':path': `/3/device/${'cd'.repeat(32)}`, authorization: `bearer ${await apnsProviderToken(key)}`, 'apns-topic': env.CLARION_APNS_TOPIC ?? '', 'apns-push-type': 'alert' },
+      {
+        ':path': `/3/device/${'cd'.repeat(32)}`,
+        authorization: `bearer ${await apnsProviderToken(key)}`,
+        'apns-topic': env.CLARION_APNS_TOPIC ?? '',
+        'apns-push-type': 'alert',
+      },
       '{"aps":{"alert":"hi"}}',
     );
     expect(pushed.status).toBe(200);
@@ -62,7 +105,10 @@ describe('tools/run-fakes.ts', () => {
     const json = JSON.parse(readFileSync(env.CLARION_FCM_SERVICE_ACCOUNT_FILE ?? '', 'utf8')) as ServiceAccountJson;
     expect(json.token_uri).toBe(`${env.CLARION_FCM_URL}/token`);
     const account = { json, publicKey: createPublicKey(createPrivateKey(json.private_key)) };
-    const token = await postForm(json.token_uri, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await fcmAssertion(account) });
+    const token = await postForm(json.token_uri, {
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: await fcmAssertion(account),
+    });
     expect(token.status).toBe(200);
 
     // Web Push: a subscription made over HTTP, pointing at the fake, which Clarion may reach on loopback.
@@ -70,7 +116,11 @@ describe('tools/run-fakes.ts', () => {
     // Its address is printed as a comment beside the exports (where a script finds it), and in the log line.
     const webPushUrl = /^# fake Web Push service: (https:\/\/\S+) /m.exec(stdout())?.[1];
     expect(webPushUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    await waitFor(() => stderr().includes(`fake Web Push on ${webPushUrl} `), 5_000, 'the launcher to name the Web Push fake');
+    await waitFor(
+      () => stderr().includes(`fake Web Push on ${webPushUrl} `),
+      5_000,
+      'the launcher to name the Web Push fake',
+    );
     const subscribed = await fetch(`${webPushUrl!}/subscriptions`, { method: 'POST', body: '{}' });
     expect(subscribed.status).toBe(201);
     const subscription = (await subscribed.json()) as { endpoint: string; keys: { p256dh: string; auth: string } };
@@ -84,6 +134,8 @@ describe('tools/run-fakes.ts', () => {
     // A restart reuses the same credentials, so Clarion's configuration stays valid.
     const again = await launch(dir);
     expect(again.env.CLARION_APNS_KEY_ID).toBe(env.CLARION_APNS_KEY_ID);
-    expect(JSON.parse(readFileSync(again.env.CLARION_FCM_SERVICE_ACCOUNT_FILE ?? '', 'utf8')).private_key).toBe(json.private_key);
+    expect(JSON.parse(readFileSync(again.env.CLARION_FCM_SERVICE_ACCOUNT_FILE ?? '', 'utf8')).private_key).toBe(
+      json.private_key,
+    );
   });
 });

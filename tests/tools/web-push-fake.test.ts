@@ -13,7 +13,16 @@ afterAll(async () => f.close());
 /** A VAPID header with chosen claims, signed by `keys` (the fixture's VAPID pair by default). */
 async function vapidHeader(claims: Record<string, unknown>, keys = VAPID, k = keys.publicKey): Promise<string> {
   const point = Buffer.from(keys.publicKey, 'base64url');
-  const key = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: keys.privateKey, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') }, format: 'jwk' });
+  const key = createPrivateKey({
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      d: keys.privateKey,
+      x: point.subarray(1, 33).toString('base64url'),
+      y: point.subarray(33).toString('base64url'),
+    },
+    format: 'jwk',
+  });
   const token = await new SignJWT(claims).setProtectedHeader({ typ: 'JWT', alg: 'ES256' }).sign(key);
   return `vapid t=${token}, k=${k}`;
 }
@@ -22,8 +31,16 @@ const nowSeconds = () => Math.floor(f.clock.now() / 1000);
 describe('fake Web Push service: a valid message', () => {
   it('answers 201 with Location and TTL, and records the clear text the service worker would read', async () => {
     const subscription = f.fake.subscribe({ applicationServerKey: VAPID.publicKey });
-    expect(subscription.json).toEqual({ endpoint: subscription.endpoint, expirationTime: null, keys: { p256dh: expect.stringMatching(/^[\w-]{87}$/), auth: expect.stringMatching(/^[\w-]{22}$/) } });
-    const answer = await f.push(subscription, JSON.stringify({ title: 'Hello', body: 'World', url: 'https://example.com/a' }), { headers: { urgency: 'high', topic: 'ntf_abc-123' } });
+    expect(subscription.json).toEqual({
+      endpoint: subscription.endpoint,
+      expirationTime: null,
+      keys: { p256dh: expect.stringMatching(/^[\w-]{87}$/), auth: expect.stringMatching(/^[\w-]{22}$/) },
+    });
+    const answer = await f.push(
+      subscription,
+      JSON.stringify({ title: 'Hello', body: 'World', url: 'https://example.com/a' }),
+      { headers: { urgency: 'high', topic: 'ntf_abc-123' } },
+    );
     expect(answer.status).toBe(201);
     expect(answer.headers.location).toMatch(new RegExp(`^${f.fake.url}/message/`));
     expect(answer.headers.ttl).toBe('60');
@@ -43,7 +60,10 @@ describe('fake Web Push service: a valid message', () => {
   it('records a body that does not decrypt, but accepts it as a real service would (it cannot tell)', async () => {
     const subscription = f.fake.subscribe();
     const other = f.fake.subscribe();
-    const sealedForOther = (await import('../../src/delivery/web-push/web-push-encryption.ts')).encryptWebPush(Buffer.from('{}'), other.json.keys);
+    const sealedForOther = (await import('../../src/delivery/web-push/web-push-encryption.ts')).encryptWebPush(
+      Buffer.from('{}'),
+      other.json.keys,
+    );
     expect((await f.push(subscription, sealedForOther)).status).toBe(201);
     const record = await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id);
     expect(record.clearText).toBeNull();
@@ -64,26 +84,53 @@ describe('fake Web Push service: refusals', () => {
   ])('%s → %i', async (_what, headers, status, reason) => {
     const subscription = f.fake.subscribe();
     expect((await f.push(subscription, '{}', { headers })).status).toBe(status);
-    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(reason);
+    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(
+      reason,
+    );
   });
 
   it.each([
-    ['aud another origin', () => vapidHeader({ aud: 'https://push.example.net', exp: nowSeconds() + 3600, sub: 'mailto:a@b.c' }), /aud must be/],
+    [
+      'aud another origin',
+      () => vapidHeader({ aud: 'https://push.example.net', exp: nowSeconds() + 3600, sub: 'mailto:a@b.c' }),
+      /aud must be/,
+    ],
     ['exp in the past', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() - 1, sub: 'mailto:a@b.c' }), /expired/],
-    ['exp over 24 h ahead', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 24 * 3600 + 60, sub: 'mailto:a@b.c' }), /24 hours/],
+    [
+      'exp over 24 h ahead',
+      () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 24 * 3600 + 60, sub: 'mailto:a@b.c' }),
+      /24 hours/,
+    ],
     ['no sub', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600 }), /sub must be/],
-    ['an http: sub', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub: 'http://example.com' }), /sub must be/],
-    ['a signature by another key than k', () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub: 'mailto:a@b.c' }, VAPID, generateVapidKeyPair().publicKey), /not signed by k/],
+    [
+      'an http: sub',
+      () => vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub: 'http://example.com' }),
+      /sub must be/,
+    ],
+    [
+      'a signature by another key than k',
+      () =>
+        vapidHeader(
+          { aud: f.fake.url, exp: nowSeconds() + 3600, sub: 'mailto:a@b.c' },
+          VAPID,
+          generateVapidKeyPair().publicKey,
+        ),
+      /not signed by k/,
+    ],
   ])('VAPID with %s → 403', async (_what, header, reason) => {
     const subscription = f.fake.subscribe();
     expect((await f.push(subscription, '{}', { headers: { authorization: await header() } })).status).toBe(403);
-    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(reason);
+    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(
+      reason,
+    );
   });
 
   it('a subscription made with another applicationServerKey → 403 (the VAPID key changed)', async () => {
     const subscription = f.fake.subscribe({ applicationServerKey: generateVapidKeyPair().publicKey });
     expect((await f.push(subscription, '{}')).status).toBe(403);
-    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(/not the applicationServerKey/);
+    expect((await f.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(
+      /not the applicationServerKey/,
+    );
   });
 
   it('a body over 4,096 bytes → 413; exactly 4,096 is taken', async () => {
@@ -122,11 +169,16 @@ describe('fake Web Push service: refusals', () => {
 });
 
 describe('fake Web Push service: error bodies', () => {
-  it('answers refusals with autopush\'s JSON and its errno (generic service)', async () => {
+  it("answers refusals with autopush's JSON and its errno (generic service)", async () => {
     const subscription = f.fake.subscribe({ applicationServerKey: VAPID.publicKey });
     const noTtl = await f.push(subscription, '{}', { headers: { ttl: undefined } });
     expect(noTtl.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(noTtl.body)).toEqual({ code: 400, errno: 111, error: 'Bad Request', message: 'TTL header is required' });
+    expect(JSON.parse(noTtl.body)).toEqual({
+      code: 400,
+      errno: 111,
+      error: 'Bad Request',
+      message: 'TTL header is required',
+    });
     const wrongKey = f.fake.subscribe({ applicationServerKey: generateVapidKeyPair().publicKey });
     expect(JSON.parse((await f.push(wrongKey, '{}')).body)).toMatchObject({ code: 403, errno: 109 });
     const gone = f.fake.subscribe();
@@ -137,21 +189,28 @@ describe('fake Web Push service: error bodies', () => {
     f.fake.setSubscriptionOutcome(subscription.id, null);
   });
 
-  it('takes a subject with spaces and angle brackets, or on localhost, as long as it starts with mailto: (as Chrome\'s service does)', async () => {
+  it("takes a subject with spaces and angle brackets, or on localhost, as long as it starts with mailto: (as Chrome's service does)", async () => {
     for (const sub of ['mailto: <admin@example.com>', 'mailto:webpush@localhost']) {
       const subscription = f.fake.subscribe();
-      expect((await f.push(subscription, '{}', { headers: { authorization: await vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub }) } })).status).toBe(201);
+      expect(
+        (
+          await f.push(subscription, '{}', {
+            headers: { authorization: await vapidHeader({ aud: f.fake.url, exp: nowSeconds() + 3600, sub }) },
+          })
+        ).status,
+      ).toBe(201);
     }
   });
 });
 
-describe('fake Web Push service as Apple\'s', () => {
+describe("fake Web Push service as Apple's", () => {
   let apple: WebPushFixture;
   beforeAll(async () => {
     apple = await webPushFixture('apple');
   });
   afterAll(async () => apple.close());
-  const header = (sub: string) => vapidHeader({ aud: apple.fake.url, exp: Math.floor(apple.clock.now() / 1000) + 3600, sub });
+  const header = (sub: string) =>
+    vapidHeader({ aud: apple.fake.url, exp: Math.floor(apple.clock.now() / 1000) + 3600, sub });
 
   it.each([
     ['spaces and angle brackets', 'mailto: <admin@example.com>', /whitespace or angle brackets/],
@@ -163,7 +222,9 @@ describe('fake Web Push service as Apple\'s', () => {
     const answer = await apple.push(subscription, '{}', { headers: { authorization: await header(sub) } });
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.body)).toEqual({ reason: 'BadJwtToken' });
-    expect((await apple.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(reason);
+    expect((await apple.fake.waitForMessage((message) => message.subscriptionId === subscription.id)).reason).toMatch(
+      reason,
+    );
   });
 
   it('answers every refused JWT with 403 BadJwtToken, a missing one included, and takes a good subject', async () => {
@@ -172,8 +233,14 @@ describe('fake Web Push service as Apple\'s', () => {
     expect([missing.status, JSON.parse(missing.body)]).toEqual([403, { reason: 'BadJwtToken' }]);
     const wrongKey = apple.fake.subscribe({ applicationServerKey: generateVapidKeyPair().publicKey });
     expect(JSON.parse((await apple.push(wrongKey, '{}')).body)).toEqual({ reason: 'BadJwtToken' });
-    expect((await apple.push(subscription, '{}', { headers: { authorization: await header('mailto:ops@example.com') } })).status).toBe(201);
-    expect((await apple.push(subscription, '{}', { headers: { authorization: await header('https://push.example.com') } })).status).toBe(201);
+    expect(
+      (await apple.push(subscription, '{}', { headers: { authorization: await header('mailto:ops@example.com') } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await apple.push(subscription, '{}', { headers: { authorization: await header('https://push.example.com') } }))
+        .status,
+    ).toBe(201);
   });
 });
 

@@ -3,7 +3,12 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { generateVapidKeyPair, type VapidKeys } from '../../src/delivery/web-push/vapid-keys.ts';
 import { createVapidSigner } from '../../src/delivery/web-push/vapid-token.ts';
 import { encryptWebPush } from '../../src/delivery/web-push/web-push-encryption.ts';
-import { type FakeSubscription, type FakeWebPush, type WebPushServiceKind, startFakeWebPush } from '../../tools/fakes/index.ts';
+import {
+  type FakeSubscription,
+  type FakeWebPush,
+  type WebPushServiceKind,
+  startFakeWebPush,
+} from '../../tools/fakes/index.ts';
 
 export const VAPID: VapidKeys = { ...generateVapidKeyPair(), subject: 'mailto:ops@example.com', source: 'config' };
 
@@ -11,7 +16,11 @@ export interface WebPushFixture {
   fake: FakeWebPush;
   clock: ManualClock;
   /** POSTs a message the way a correct sender does; `headers` add to or override (undefined removes) the defaults. */
-  push(subscription: FakeSubscription, text: string | Buffer, options?: { headers?: Record<string, string | undefined>; path?: string; method?: string }): Promise<PushAnswer>;
+  push(
+    subscription: FakeSubscription,
+    text: string | Buffer,
+    options?: { headers?: Record<string, string | undefined>; path?: string; method?: string },
+  ): Promise<PushAnswer>;
   close(): Promise<void>;
 }
 
@@ -38,9 +47,18 @@ export async function webPushFixture(service: WebPushServiceKind = 'generic'): P
         'content-encoding': 'aes128gcm',
         'content-type': 'application/octet-stream',
       };
-      const headers = Object.fromEntries(Object.entries({ ...defaults, ...options.headers }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      const headers = Object.fromEntries(
+        Object.entries({ ...defaults, ...options.headers }).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined,
+        ),
+      );
       const url = options.path ? `${fake.url}${options.path}` : subscription.endpoint;
-      const response = await request(url, { method: (options.method ?? 'POST') as 'POST', headers, body, dispatcher: agent });
+      const response = await request(url, {
+        method: (options.method ?? 'POST') as 'POST',
+        headers,
+        body,
+        dispatcher: agent,
+      });
       return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
     },
     async close() {

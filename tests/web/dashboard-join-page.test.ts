@@ -26,7 +26,13 @@ afterAll(async () => {
 describe('the join page on the dashboard', { timeout: 90_000 }, () => {
   it('turns the page on with the switch, shows its address and a QR code that loads, and turns it off again', async () => {
     const user = await signUp(t, { accountName: 'Corner Bakery' });
-    await createChannel(t.store.db, { accountId: user.accountId, code: 'bread', name: 'Fresh bread', description: 'When the ovens open', now: t.clock.now() });
+    await createChannel(t.store.db, {
+      accountId: user.accountId,
+      code: 'bread',
+      name: 'Fresh bread',
+      description: 'When the ovens open',
+      now: t.clock.now(),
+    });
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     await context.addCookies([{ name: 'clarion_session', value: user.token, url: base }]);
     const page = await context.newPage();
@@ -38,8 +44,13 @@ describe('the join page on the dashboard', { timeout: 90_000 }, () => {
 
     const toggle = page.getByRole('switch', { name: /Public join page/ });
     expect(await toggle.isChecked()).toBe(false);
-    await seeText(page.locator('section', { has: page.getByRole('heading', { name: 'Public join page' }) }), 'answers “not found”');
-    expect((await t.app.inject({ method: 'GET', url: `/join/${await accountSlug(t, user.accountId)}/bread` })).statusCode).toBe(404);
+    await seeText(
+      page.locator('section', { has: page.getByRole('heading', { name: 'Public join page' }) }),
+      'answers “not found”',
+    );
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/join/${await accountSlug(t, user.accountId)}/bread` })).statusCode,
+    ).toBe(404);
 
     await toggle.check();
     const address = `${base}/join/corner-bakery/bread`;
@@ -61,7 +72,10 @@ describe('the join page on the dashboard', { timeout: 90_000 }, () => {
     await joinPage.close();
 
     await toggle.uncheck();
-    await seeText(page.locator('section', { has: page.getByRole('heading', { name: 'Public join page' }) }), 'answers “not found”');
+    await seeText(
+      page.locator('section', { has: page.getByRole('heading', { name: 'Public join page' }) }),
+      'answers “not found”',
+    );
     expect(await page.getByRole('link', { name: address }).count()).toBe(0);
     expect((await t.app.inject({ method: 'GET', url: '/join/corner-bakery/bread' })).statusCode).toBe(404);
     expect(errors).toEqual([]);

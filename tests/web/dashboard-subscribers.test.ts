@@ -24,18 +24,32 @@ afterAll(async () => {
   await t?.close();
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-subscribers-${name}.png`, fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-subscribers-${name}.png`, fullPage: true });
 const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
-const fitsWidth = async (page: Page) => expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(390);
+const fitsWidth = async (page: Page) =>
+  expect(
+    await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number),
+  ).toBeLessThanOrEqual(390);
 
 /** A signed-up account with a channel, two people's devices (alice: two, tagged vip on one; bob: one) and a secret key. */
 async function seedAccount(): Promise<{ user: DashboardSession; secretKey: string; alice: string[]; bob: string }> {
   const user = await signUp(t, { accountName: 'Audience' });
   expect((await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code: 'news' } })).statusCode).toBe(201);
-  const publishable = (await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'app', kind: 'publishable' } })).body.data.key as string;
-  const secretKey = (await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'backend' } })).body.data.key as string;
+  const publishable = (
+    await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'app', kind: 'publishable' } })
+  ).body.data.key as string;
+  const secretKey = (await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'backend' } })).body.data
+    .key as string;
   const register = async (platform: 'ios' | 'android', externalId: string) =>
-    (await post(t.app, '/api/v1/subscribers', publishable, { channelCode: 'news', platform, token: tokens[platform](), externalId })).body.data.id as string;
+    (
+      await post(t.app, '/api/v1/subscribers', publishable, {
+        channelCode: 'news',
+        platform,
+        token: tokens[platform](),
+        externalId,
+      })
+    ).body.data.id as string;
   const alice = [await register('ios', 'alice'), await register('android', 'alice')];
   const bob = await register('android', 'bob');
   expect((await patch(t.app, `/api/v1/subscribers/${alice[0]}`, secretKey, { tags: ['vip'] })).statusCode).toBe(200);
@@ -82,9 +96,24 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
 
     // A delivery and a failed push of that device, to see on its page.
     const delivered = t.clock.now() + 60_000;
-    await t.store.db.updateTable('subscribers').set({ last_delivered_at: delivered }).where('id', '=', alice[0]!).execute();
-    const failedNotification = (await post(t.app, '/api/v1/notifications', secretKey, { channelCode: 'news', title: 'Failed once' })).body.data.id as string;
-    await t.store.db.insertInto('delivery_failures').values({ notification_id: failedNotification, subscriber_id: alice[0]!, platform: 'ios', reason: 'token_invalid', created_at: delivered }).execute();
+    await t.store.db
+      .updateTable('subscribers')
+      .set({ last_delivered_at: delivered })
+      .where('id', '=', alice[0]!)
+      .execute();
+    const failedNotification = (
+      await post(t.app, '/api/v1/notifications', secretKey, { channelCode: 'news', title: 'Failed once' })
+    ).body.data.id as string;
+    await t.store.db
+      .insertInto('delivery_failures')
+      .values({
+        notification_id: failedNotification,
+        subscriber_id: alice[0]!,
+        platform: 'ios',
+        reason: 'token_invalid',
+        created_at: delivered,
+      })
+      .execute();
 
     // Open a device with Enter on its link; its details, never its token.
     const link = page.getByRole('link', { name: alice[0]! });
@@ -97,7 +126,9 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'Recent failed pushes' }).waitFor();
     await seeText(page.getByRole('region', { name: 'Recent failed pushes' }), 'token_invalid');
     const failures = page.getByRole('region', { name: 'Recent failed pushes' });
-    expect(await failures.getByRole('link', { name: 'token_invalid' }).getAttribute('href')).toContain(failedNotification);
+    expect(await failures.getByRole('link', { name: 'token_invalid' }).getAttribute('href')).toContain(
+      failedNotification,
+    );
     await failures.locator(`time[datetime="${deliveredIso}"]`).waitFor();
     await page.getByRole('heading', { name: 'Other devices of alice' }).waitFor();
     await seeText(page.getByRole('main'), alice[1]!);
@@ -129,7 +160,11 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
     await heading(page, 'For Alice');
     await seeText(page.locator('dl.facts'), 'The devices of 2 user(s)');
     const composed = (await get(t.app, '/api/v1/notifications?limit=1', secretKey)).body.data[0];
-    expect(composed).toMatchObject({ title: 'For Alice', recipientCount: 2, audience: { type: 'externalIds', count: 2 } });
+    expect(composed).toMatchObject({
+      title: 'For Alice',
+      recipientCount: 2,
+      audience: { type: 'externalIds', count: 2 },
+    });
 
     expect(errors).toEqual([]);
     await context.close();

@@ -42,8 +42,10 @@ async function openTab(viewport = { width: 1100, height: 900 }): Promise<Tab> {
   return { context, page, errors };
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-${name}.png`, fullPage: true });
-const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-${name}.png`, fullPage: true });
+const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 
 /** A request from outside the browser, as an API client would make it. */
@@ -134,7 +136,10 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     // The key works with the API, within its scope only.
     const sent = await api('POST', '/api/v1/notifications', key, { channelCode: 'news', title: 'From the backend' });
     expect(sent.status).toBe(201);
-    expect((await api('POST', '/api/v1/notifications', key, { channelCode: 'sport', title: 'Out of scope' })).body.error.code).toBe('channel_not_allowed');
+    expect(
+      (await api('POST', '/api/v1/notifications', key, { channelCode: 'sport', title: 'Out of scope' })).body.error
+        .code,
+    ).toBe('channel_not_allowed');
 
     // Done: the value leaves the page, and no page shows it again.
     await page.getByRole('button', { name: 'Done: I have stored it' }).click();
@@ -193,7 +198,9 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await shot(page, '12-usage');
 
     // Near and at the limit: the banner, and the API's quota message when sending anyway.
-    const accountId = await page.evaluate(async () => ((await (await fetch('/api/v1/auth/session')).json()) as any).data.session.account.id as string);
+    const accountId = await page.evaluate(
+      async () => ((await (await fetch('/api/v1/auth/session')).json()) as any).data.session.account.id as string,
+    );
     await setAccountPlan(t.store.db, accountId, 'free', 2);
     await page.reload();
     await seeText(page.locator('.quota-banner').first(), "This month's quota is used up.");
@@ -207,11 +214,19 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
 
     // Readable at phone width: no page scrolls sideways.
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const [section, name] of [['Channels', 'channels'], ['API keys', 'keys'], ['Notifications', 'notifications'], ['Usage', 'usage']] as const) {
+    for (const [section, name] of [
+      ['Channels', 'channels'],
+      ['API keys', 'keys'],
+      ['Notifications', 'notifications'],
+      ['Usage', 'usage'],
+    ] as const) {
       await nav(page, section);
       await heading(page, section);
       await page.waitForLoadState('networkidle');
-      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number), `${section} at 375 px`).toBeLessThanOrEqual(375);
+      expect(
+        await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number),
+        `${section} at 375 px`,
+      ).toBeLessThanOrEqual(375);
       await shot(page, `14-phone-${name}`);
     }
 
@@ -312,11 +327,23 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     const starts = [
       { template: 'progress', fields: { title: 'Order #42', progress: 0.45, status: 'Packing' } },
       { template: 'timer', fields: { title: 'Pizza', durationSeconds: 1500, status: 'In the oven' } },
-      { template: 'score', fields: { title: 'Final', home: { name: 'Lions', score: 2 }, away: { name: 'Bears', score: 1 }, period: '2nd half' } },
+      {
+        template: 'score',
+        fields: {
+          title: 'Final',
+          home: { name: 'Lions', score: 2 },
+          away: { name: 'Bears', score: 1 },
+          period: '2nd half',
+        },
+      },
       { template: 'steps', fields: { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' } },
     ];
     for (const start of starts) {
-      const started = await inPage(page, 'POST', '/api/v1/live-activities', { channelCode: 'live', ...start, alert: { title: start.fields.title } });
+      const started = await inPage(page, 'POST', '/api/v1/live-activities', {
+        channelCode: 'live',
+        ...start,
+        alert: { title: start.fields.title },
+      });
       expect(started.status, JSON.stringify(started.body)).toBe(201);
     }
     await nav(page, 'Live Activities');
@@ -343,7 +370,9 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     const form = page.getByRole('form', { name: 'Start a Live Activity' });
     await form.getByLabel('Template').selectOption('score');
     // The preview follows the fields as they are typed.
-    await form.getByLabel('Fields', { exact: true }).fill(JSON.stringify({ title: 'Derby', home: { name: 'Lions', score: 1 }, away: { name: 'Bears', score: 0 } }));
+    await form
+      .getByLabel('Fields', { exact: true })
+      .fill(JSON.stringify({ title: 'Derby', home: { name: 'Lions', score: 1 }, away: { name: 'Bears', score: 0 } }));
     await seeText(form.locator('.la-score'), '1 – 0');
     await form.getByLabel('Delivery').selectOption('broadcast');
     await shot(page, '20-live-activity-start-form');
@@ -374,14 +403,26 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await signUpInBrowser(page, randomEmail(), 'CSRF');
     const attempts = await page.evaluate(async () => {
       const post = (headers: Record<string, string>) =>
-        fetch('/api/v1/channels', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ code: 'csrf' }) }).then(async (response) => ({
+        fetch('/api/v1/channels', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ code: 'csrf' }),
+        }).then(async (response) => ({
           status: response.status,
           code: (((await response.json()) as any).error?.code as string | undefined) ?? null,
         }));
       const session = ((await (await fetch('/api/v1/auth/session')).json()) as any).data.session;
-      return { missing: await post({}), wrong: await post({ 'x-csrf-token': 'forged' }), right: await post({ 'x-csrf-token': session.csrfToken }) };
+      return {
+        missing: await post({}),
+        wrong: await post({ 'x-csrf-token': 'forged' }),
+        right: await post({ 'x-csrf-token': session.csrfToken }),
+      };
     });
-    expect(attempts).toEqual({ missing: { status: 403, code: 'csrf_failed' }, wrong: { status: 403, code: 'csrf_failed' }, right: { status: 201, code: null } });
+    expect(attempts).toEqual({
+      missing: { status: 403, code: 'csrf_failed' },
+      wrong: { status: 403, code: 'csrf_failed' },
+      right: { status: 201, code: null },
+    });
 
     // A page on another site tries a form post and a fetch with the user's cookies: neither changes anything.
     const evil = 'http://localhost:9/evil';
@@ -403,7 +444,12 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
 });
 
 /** Calls the API from the signed-in page, as the dashboard does (cookie + CSRF token). */
-async function inPage(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function inPage(
+  page: Page,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   return page.evaluate(
     async ({ method, path, body }) => {
       const session = ((await (await fetch('/api/v1/auth/session')).json()) as any).data.session;

@@ -5,7 +5,14 @@ import type { FakeSubscription } from '../../tools/fakes/index.ts';
 import { startDeliveryHarness, type DeliveryHarness } from '../delivery/engine/delivery-harness.ts';
 import { SCREENSHOTS, startBrowserOn, seeText } from '../harness/browser.ts';
 import { accountSlug, switchJoinPage } from '../harness/join-pages.ts';
-import { clickNotification, deliverPush, injectPushManager, serviceWorkerAt, shownNotifications, subscribeCalls } from '../harness/push-browser.ts';
+import {
+  clickNotification,
+  deliverPush,
+  injectPushManager,
+  serviceWorkerAt,
+  shownNotifications,
+  subscribeCalls,
+} from '../harness/push-browser.ts';
 import { post } from '../harness/requests.ts';
 import type { TestAccount } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
@@ -18,7 +25,8 @@ import { eventually } from '../harness/wait-for.ts';
  * service worker as the push event's data (tests/harness/push-browser.ts explains what is injected and what is
  * Chromium's own).
  */
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 let t: DeliveryHarness;
 let base: string;
@@ -38,7 +46,13 @@ const fakeSubscription = () => t.webPush.subscribe({ applicationServerKey: t.vap
 
 /** The clear text of the next push Clarion sent to this subscription, as the fake push service decrypted it. */
 async function nextPushTo(subscription: FakeSubscription, already: number): Promise<string> {
-  const record = await t.webPush.waitForMessage((message) => message.subscriptionId === subscription.id && message.status === 201 && t.webPush.messages.filter((other) => other.subscriptionId === subscription.id).indexOf(message) >= already, 15_000);
+  const record = await t.webPush.waitForMessage(
+    (message) =>
+      message.subscriptionId === subscription.id &&
+      message.status === 201 &&
+      t.webPush.messages.filter((other) => other.subscriptionId === subscription.id).indexOf(message) >= already,
+    15_000,
+  );
   return record.clearText!;
 }
 
@@ -51,12 +65,22 @@ interface JoinPage {
 }
 
 /** A channel with its join page on, and a browser tab (notifications allowed) on the page. */
-async function openJoinPage(options: { userAgent?: string; beforeLoad?: (context: BrowserContext) => Promise<unknown> } = {}): Promise<JoinPage> {
+async function openJoinPage(
+  options: { userAgent?: string; beforeLoad?: (context: BrowserContext) => Promise<unknown> } = {},
+): Promise<JoinPage> {
   const account = await t.newAccount({ channels: ['news'] });
-  await t.app.inject({ method: 'POST', url: '/api/v1/channels/news/update', headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' }, payload: { name: 'Morning news', description: 'The headlines, every morning at 7.' } });
+  await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/channels/news/update',
+    headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
+    payload: { name: 'Morning news', description: 'The headlines, every morning at 7.' },
+  });
   await switchJoinPage(t, account, 'news', true);
   const path = `/join/${await accountSlug(t, account.id)}/news`;
-  const context = await browser.newContext({ viewport: { width: 420, height: 800 }, ...(options.userAgent ? { userAgent: options.userAgent } : {}) });
+  const context = await browser.newContext({
+    viewport: { width: 420, height: 800 },
+    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+  });
   await context.grantPermissions(['notifications'], { origin: base });
   await options.beforeLoad?.(context);
   const page = await context.newPage();
@@ -68,13 +92,16 @@ async function openJoinPage(options: { userAgent?: string; beforeLoad?: (context
   return { account, path, context, page, errors };
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-join-${name}.png`, fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-join-${name}.png`, fullPage: true });
 
 describe('the join page in Chromium', { timeout: 90_000 }, () => {
   it('subscribes this browser with the VAPID key and registers it; a notification sent to the channel reaches its service worker; unsubscribes', async () => {
     const publicKey = t.vapidKeys.publicKey;
     const subscription = fakeSubscription();
-    const { account, path, context, page, errors } = await openJoinPage({ beforeLoad: (ctx) => injectPushManager(ctx, subscription.json) });
+    const { account, path, context, page, errors } = await openJoinPage({
+      beforeLoad: (ctx) => injectPushManager(ctx, subscription.json),
+    });
     await seeText(page.locator('.description'), 'The headlines, every morning at 7.');
     await shot(page, '01-page');
 
@@ -86,69 +113,142 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     // The page subscribed with the instance's VAPID key, for visible notifications only…
     expect(await subscribeCalls(page)).toEqual([{ userVisibleOnly: true, applicationServerKey: publicKey }]);
     // …and registered PushSubscription.toJSON() as a web subscriber of this channel, with the browser's zone and language.
-    const subscriberId = await page.evaluate(() => (globalThis as any).localStorage.getItem(Object.keys((globalThis as any).localStorage).find((key: string) => key.startsWith('clarion:'))!));
+    const subscriberId = await page.evaluate(() =>
+      (globalThis as any).localStorage.getItem(
+        Object.keys((globalThis as any).localStorage).find((key: string) => key.startsWith('clarion:'))!,
+      ),
+    );
     const subscriber = (await findSubscriber(t.store.db, account.id, subscriberId))!;
     expect(subscriber).toMatchObject({ account_id: account.id, platform: 'web', status: 'active', locale: 'en-US' });
     expect(JSON.parse(subscriber.token)).toEqual(subscription.json);
     expect(subscriber.timezone).toEqual(expect.any(String));
 
     // One notification to the channel: the worker encrypts it for this browser and the fake push service decrypts it…
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Storm warning', body: 'Stay inside tonight.', url: 'https://news.example/storm', data: { story: '42' } });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Storm warning',
+      body: 'Stay inside tonight.',
+      url: 'https://news.example/storm',
+      data: { story: '42' },
+    });
     expect(sent.statusCode).toBe(201);
     const notificationId = sent.body.data.id as string;
     const clearText = await nextPushTo(subscription, 0);
-    expect(JSON.parse(clearText)).toMatchObject({ title: 'Storm warning', body: 'Stay inside tonight.', url: 'https://news.example/storm', tag: notificationId });
+    expect(JSON.parse(clearText)).toMatchObject({
+      title: 'Storm warning',
+      body: 'Stay inside tonight.',
+      url: 'https://news.example/storm',
+      tag: notificationId,
+    });
     // …and the page's own service worker, scoped to the page, shows it.
     const scope = `${base}${path}`;
     const worker = await serviceWorkerAt(context, `${base}/sdk/clarion-sw.js`);
     await deliverPush(page, scope, clearText, notificationId);
     expect(await shownNotifications(page, scope)).toEqual([
-      { title: 'Storm warning', body: 'Stay inside tonight.', tag: notificationId, icon: '', renotify: false, data: { clarion: true, url: 'https://news.example/storm', data: { story: '42' } } },
+      {
+        title: 'Storm warning',
+        body: 'Stay inside tonight.',
+        tag: notificationId,
+        icon: '',
+        renotify: false,
+        data: { clarion: true, url: 'https://news.example/storm', data: { story: '42' } },
+      },
     ]);
     await shot(page, '02b-notification-shown');
     // A click opens its url (no window shows it yet).
-    expect(await clickNotification(worker, notificationId, [`${base}${path}`])).toEqual({ closed: true, focused: [], opened: ['https://news.example/storm'] });
+    expect(await clickNotification(worker, notificationId, [`${base}${path}`])).toEqual({
+      closed: true,
+      focused: [],
+      opened: ['https://news.example/storm'],
+    });
 
     // Reloaded, the page remembers; "Stop notifications" unsubscribes the subscriber.
     await page.reload();
     await page.getByRole('button', { name: 'Stop notifications' }).click();
     await seeText(page.getByRole('status'), 'Stopped');
     await page.getByRole('button', { name: 'Get notifications' }).waitFor();
-    await eventually(async () => expect((await findSubscriber(t.store.db, account.id, subscriberId))!.status).toBe('unsubscribed'));
+    await eventually(async () =>
+      expect((await findSubscriber(t.store.db, account.id, subscriberId))!.status).toBe('unsubscribed'),
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
 
   it("shows a Live Activity's start and update as one notification replaced in place; a click focuses an open window of its url, else opens one", async () => {
     const subscription = fakeSubscription();
-    const { account, path, context, page } = await openJoinPage({ beforeLoad: (ctx) => injectPushManager(ctx, subscription.json) });
+    const { account, path, context, page } = await openJoinPage({
+      beforeLoad: (ctx) => injectPushManager(ctx, subscription.json),
+    });
     await page.getByRole('button', { name: 'Get notifications' }).click();
     await seeText(page.getByRole('status'), 'Done');
     const scope = `${base}${path}`;
     const worker = await serviceWorkerAt(context, `${base}/sdk/clarion-sw.js`);
 
-    const started = await post(t.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'news', template: 'progress', fields: { title: 'Order #42', progress: 0.45, status: 'Packing' } });
+    const started = await post(t.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'news',
+      template: 'progress',
+      fields: { title: 'Order #42', progress: 0.45, status: 'Packing' },
+    });
     expect(started.statusCode).toBe(201);
     const activityId = started.body.data.id as string;
     await deliverPush(page, scope, await nextPushTo(subscription, 0), activityId);
     // The start alerts (renotify); the silent update that follows replaces it without alerting.
-    expect((await shownNotifications(page, scope)).map((shown) => [shown.tag, shown.title, shown.body, shown.renotify])).toEqual([[activityId, 'Order #42', '▓▓▓▓▓░░░░░\n45 % · Packing', true]]);
+    expect(
+      (await shownNotifications(page, scope)).map((shown) => [shown.tag, shown.title, shown.body, shown.renotify]),
+    ).toEqual([[activityId, 'Order #42', '▓▓▓▓▓░░░░░\n45 % · Packing', true]]);
     t.clock.advance(1000);
-    expect((await post(t.app, `/api/v1/live-activities/${activityId}/update`, account.secretKey, { fields: { progress: 0.8, status: 'On its way' } })).statusCode).toBe(200);
-    await deliverPush(page, scope, await nextPushTo(subscription, 1), { tag: activityId, body: '▓▓▓▓▓▓▓▓░░\n80 % · On its way' });
-    await eventually(async () => expect((await shownNotifications(page, scope)).map((shown) => [shown.body, shown.renotify])).toEqual([['▓▓▓▓▓▓▓▓░░\n80 % · On its way', false]]));
+    expect(
+      (
+        await post(t.app, `/api/v1/live-activities/${activityId}/update`, account.secretKey, {
+          fields: { progress: 0.8, status: 'On its way' },
+        })
+      ).statusCode,
+    ).toBe(200);
+    await deliverPush(page, scope, await nextPushTo(subscription, 1), {
+      tag: activityId,
+      body: '▓▓▓▓▓▓▓▓░░\n80 % · On its way',
+    });
+    await eventually(async () =>
+      expect((await shownNotifications(page, scope)).map((shown) => [shown.body, shown.renotify])).toEqual([
+        ['▓▓▓▓▓▓▓▓░░\n80 % · On its way', false],
+      ]),
+    );
     await shot(page, '02c-live-activity');
 
     // A window showing the url (another #fragment is the same page) is focused, not opened again.
-    await deliverPush(page, scope, JSON.stringify({ title: 'Order #42', body: 'Delivered', tag: 'ntf_01horder', url: 'https://shop.example/orders/42' }), 'ntf_01horder');
-    expect(await clickNotification(worker, 'ntf_01horder', ['https://shop.example/', 'https://shop.example/orders/42#items'])).toEqual({
+    await deliverPush(
+      page,
+      scope,
+      JSON.stringify({
+        title: 'Order #42',
+        body: 'Delivered',
+        tag: 'ntf_01horder',
+        url: 'https://shop.example/orders/42',
+      }),
+      'ntf_01horder',
+    );
+    expect(
+      await clickNotification(worker, 'ntf_01horder', [
+        'https://shop.example/',
+        'https://shop.example/orders/42#items',
+      ]),
+    ).toEqual({
       closed: true,
       focused: ['https://shop.example/orders/42#items'],
       opened: [],
     });
 
-    await deliverPush(page, scope, JSON.stringify({ title: 'New', body: 'Story', tag: 'ntf_01hnew', url: 'https://news.example/new' }), 'ntf_01hnew');
-    expect(await clickNotification(worker, 'ntf_01hnew', ['https://shop.example/'])).toEqual({ closed: true, focused: [], opened: ['https://news.example/new'] });
+    await deliverPush(
+      page,
+      scope,
+      JSON.stringify({ title: 'New', body: 'Story', tag: 'ntf_01hnew', url: 'https://news.example/new' }),
+      'ntf_01hnew',
+    );
+    expect(await clickNotification(worker, 'ntf_01hnew', ['https://shop.example/'])).toEqual({
+      closed: true,
+      focused: [],
+      opened: ['https://news.example/new'],
+    });
 
     // Without a url, a click opens the worker's scope: the join page itself. A push that is not JSON shows its text.
     await deliverPush(page, scope, 'plain text, not JSON', '');
@@ -164,7 +264,9 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { name: 'On iPhone and iPad, add this page to your Home Screen first' }).waitFor();
     expect(await page.getByRole('button', { name: 'Get notifications' }).isVisible()).toBe(false);
     await seeText(page.getByRole('listitem'), 'Add to Home Screen');
-    const manifest = await page.evaluate(async () => (await fetch((globalThis as any).document.querySelector('link[rel=manifest]').href)).json());
+    const manifest = await page.evaluate(async () =>
+      (await fetch((globalThis as any).document.querySelector('link[rel=manifest]').href)).json(),
+    );
     expect(manifest).toMatchObject({ name: 'Morning news', display: 'standalone' });
     await shot(page, '03-iphone');
     expect(errors).toEqual([]);
@@ -174,7 +276,8 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
   it('in the Home Screen app on iOS, offers the button', async () => {
     const { page, context } = await openJoinPage({
       userAgent: IPHONE,
-      beforeLoad: (ctx) => ctx.addInitScript(() => Object.defineProperty((globalThis as any).navigator, 'standalone', { value: true })),
+      beforeLoad: (ctx) =>
+        ctx.addInitScript(() => Object.defineProperty((globalThis as any).navigator, 'standalone', { value: true })),
     });
     await page.getByRole('button', { name: 'Get notifications' }).waitFor();
     expect(await page.getByRole('heading', { name: /Home Screen first/ }).isVisible()).toBe(false);
@@ -182,7 +285,9 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
   });
 
   it('says so in a browser without Web Push', async () => {
-    const { page, context } = await openJoinPage({ beforeLoad: (ctx) => ctx.addInitScript(() => delete (globalThis as any).PushManager) });
+    const { page, context } = await openJoinPage({
+      beforeLoad: (ctx) => ctx.addInitScript(() => delete (globalThis as any).PushManager),
+    });
     await seeText(page.locator('#unsupported'), 'This browser cannot receive web notifications');
     expect(await page.getByRole('button', { name: 'Get notifications' }).isVisible()).toBe(false);
     await context.close();

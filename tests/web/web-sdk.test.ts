@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../src/store/subscribers-store.ts';
 import { startFakeWebPush, type FakeWebPush } from '../../tools/fakes/index.ts';
 import { launchChromium, requireChromium } from '../harness/browser.ts';
-import { deliverPush, injectPushManager, serviceWorkerAt, shownNotifications, subscribeCalls } from '../harness/push-browser.ts';
+import {
+  deliverPush,
+  injectPushManager,
+  serviceWorkerAt,
+  shownNotifications,
+  subscribeCalls,
+} from '../harness/push-browser.ts';
 import { get } from '../harness/requests.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 
@@ -51,7 +57,9 @@ beforeAll(async () => {
   site = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname === '/clarion-sw.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript' }).end(`importScripts('${clarion}/sdk/clarion-sw.js');\n`);
+      response
+        .writeHead(200, { 'content-type': 'text/javascript' })
+        .end(`importScripts('${clarion}/sdk/clarion-sw.js');\n`);
     } else if (url.pathname === '/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(customerPage(url.searchParams));
     } else {
@@ -92,8 +100,15 @@ describe('the browser SDK on a customer’s site, in Chromium', { timeout: 90_00
 
     // The site's /clarion-sw.js, scope /, runs Clarion's worker through importScripts.
     await serviceWorkerAt(context, `${siteOrigin}/clarion-sw.js`);
-    await deliverPush(page, `${siteOrigin}/`, JSON.stringify({ title: 'Sale', body: 'Today only', url: `${siteOrigin}/sale`, tag: 'ntf_01hsale' }), 'ntf_01hsale');
-    expect((await shownNotifications(page, `${siteOrigin}/`)).map(({ title, body }) => ({ title, body }))).toEqual([{ title: 'Sale', body: 'Today only' }]);
+    await deliverPush(
+      page,
+      `${siteOrigin}/`,
+      JSON.stringify({ title: 'Sale', body: 'Today only', url: `${siteOrigin}/sale`, tag: 'ntf_01hsale' }),
+      'ntf_01hsale',
+    );
+    expect((await shownNotifications(page, `${siteOrigin}/`)).map(({ title, body }) => ({ title, body }))).toEqual([
+      { title: 'Sale', body: 'Today only' },
+    ]);
 
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.locator('output', { hasText: 'unsubscribed true' }).waitFor();
@@ -121,7 +136,11 @@ describe('the browser SDK on a customer’s site, in Chromium', { timeout: 90_00
     await page.getByRole('button', { name: 'Get notifications' }).click();
     await page.locator('output', { hasText: /subscribed sub_/ }).waitFor();
     const subscriberId = (await page.locator('output').textContent())!.replace('subscribed ', '');
-    expect(await findSubscriber(t.store.db, account.id, subscriberId)).toMatchObject({ timezone: null, locale: null, status: 'active' });
+    expect(await findSubscriber(t.store.db, account.id, subscriberId)).toMatchObject({
+      timezone: null,
+      locale: null,
+      status: 'active',
+    });
     await context.close();
   });
 

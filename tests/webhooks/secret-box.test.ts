@@ -29,12 +29,20 @@ describe('secret box (AES-256-GCM, versioned)', () => {
   };
   it.each([
     ['another key', () => openSecret(randomBytes(32), sealed, 'whk_1'), /does not open with this key/],
-    ['another context (the value copied to another row)', () => openSecret(key, sealed, 'whk_2'), /does not open with this key/],
+    [
+      'another context (the value copied to another row)',
+      () => openSecret(key, sealed, 'whk_2'),
+      /does not open with this key/,
+    ],
     ['a changed IV', () => openSecret(key, flipped(sealed, 0), 'whk_1'), /does not open/],
     ['a changed tag', () => openSecret(key, flipped(sealed, 12), 'whk_1'), /does not open/],
     ['a changed ciphertext', () => openSecret(key, flipped(sealed, 28), 'whk_1'), /does not open/],
     ['a truncated value', () => openSecret(key, sealed.slice(0, 20), 'whk_1'), /truncated/],
-    ['an unknown version', () => openSecret(key, sealed.replace(/^v1:/, 'v9:'), 'whk_1'), /unknown sealed-secret format "v9"/],
+    [
+      'an unknown version',
+      () => openSecret(key, sealed.replace(/^v1:/, 'v9:'), 'whk_1'),
+      /unknown sealed-secret format "v9"/,
+    ],
     ['plain text', () => openSecret(key, 'whsec_abc', 'whk_1'), /unknown sealed-secret format/],
     ['a short key', () => sealSecret(randomBytes(16), 'x'), /must be 32 bytes \(got 16\)/],
   ])('refuses %s', (_name, run, message) => {

@@ -81,14 +81,18 @@ describe('SSRF address policy', () => {
     expect(classifyAddress(address)).toEqual({ allowed: true });
   });
 
-  it.each(['', 'localhost', '127.1', '1.2.3', '999.1.1.1', '::g', '1:2:3:4:5:6:7:8:9', 'http://127.0.0.1'])('refuses "%s", which is not an IP address', (text) => {
-    expect(classifyAddress(text)).toEqual({ allowed: false, kind: 'reserved', range: 'not an IP address' });
-  });
+  it.each(['', 'localhost', '127.1', '1.2.3', '999.1.1.1', '::g', '1:2:3:4:5:6:7:8:9', 'http://127.0.0.1'])(
+    'refuses "%s", which is not an IP address',
+    (text) => {
+      expect(classifyAddress(text)).toEqual({ allowed: false, kind: 'reserved', range: 'not an IP address' });
+    },
+  );
 
   it('names the address, its kind and the range in a refusal', () => {
     const verdict = classifyAddress('::ffff:127.0.0.1');
     expect(verdict.allowed).toBe(false);
-    if (!verdict.allowed) expect(describeRefusal('::ffff:127.0.0.1', verdict)).toBe('::ffff:127.0.0.1 is a loopback address (127.0.0.0/8)');
+    if (!verdict.allowed)
+      expect(describeRefusal('::ffff:127.0.0.1', verdict)).toBe('::ffff:127.0.0.1 is a loopback address (127.0.0.0/8)');
   });
 
   it.each([

@@ -5,7 +5,16 @@ import { webhookHandlers } from '../../src/webhooks/webhook-worker.ts';
 import { get, post } from '../harness/requests.ts';
 import type { TestApp } from '../harness/test-app.ts';
 import { waitFor } from '../harness/wait-for.ts';
-import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, verifyWithStandardWebhooks, webhookConfig, type Receiver, type TestWorker } from './webhook-harness.ts';
+import {
+  createWebhook,
+  startReceiver,
+  startWebhookApp,
+  startWebhookWorker,
+  verifyWithStandardWebhooks,
+  webhookConfig,
+  type Receiver,
+  type TestWorker,
+} from './webhook-harness.ts';
 
 /**
  * A worker that stops in the middle of a delivery loses nothing: the attempt's job is still in the queue, leased to
@@ -26,7 +35,8 @@ afterEach(async () => {
 });
 afterAll(async () => t?.close());
 
-const messagesOf = async (key: string, id: string) => (await get(t.app, `/api/v1/webhooks/${id}/messages`, key)).body.data as any[];
+const messagesOf = async (key: string, id: string) =>
+  (await get(t.app, `/api/v1/webhooks/${id}/messages`, key)).body.data as any[];
 
 describe('webhook delivery across a worker crash', () => {
   it('a worker that dies after sending and before recording: the rescued job is delivered again with the same webhook-id', async () => {
@@ -39,7 +49,14 @@ describe('webhook delivery across a worker crash', () => {
     // Worker A claims the attempt and sends it; the receiver holds the request; then A dies (no release, no record).
     const [job] = await t.queue.claim({ owner: 'worker-a', kinds: [WEBHOOK_DELIVERY], limit: 1, leaseMs: LEASE_MS });
     expect(job).toBeDefined();
-    const handler = webhookHandlers({ store: t.store, queue: t.queue, clock: t.clock, logger: pino({ level: 'silent' }), config: { ...t.config, ...webhookConfig({ webhookTimeout: 10_000 }) }, secretKey: t.secretKey })[WEBHOOK_DELIVERY]!;
+    const handler = webhookHandlers({
+      store: t.store,
+      queue: t.queue,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      config: { ...t.config, ...webhookConfig({ webhookTimeout: 10_000 }) },
+      secretKey: t.secretKey,
+    })[WEBHOOK_DELIVERY]!;
     const death = new AbortController();
     const running = handler(job!, { owner: 'worker-a', signal: death.signal }).catch((error: Error) => error);
     await waitFor(() => hook.requests.length === 1, 10_000, 'worker A’s request');
@@ -54,7 +71,11 @@ describe('webhook delivery across a worker crash', () => {
     expect(await t.queue.rescueExpired([WEBHOOK_DELIVERY])).toBe(1);
     answering = true;
     workers.push(await startWebhookWorker(t, { jobLease: LEASE_MS }));
-    await waitFor(async () => (await messagesOf(account.secretKey, webhook.id))[0]?.status === 'delivered', 10_000, 'worker B’s delivery');
+    await waitFor(
+      async () => (await messagesOf(account.secretKey, webhook.id))[0]?.status === 'delivered',
+      10_000,
+      'worker B’s delivery',
+    );
 
     const [message] = await messagesOf(account.secretKey, webhook.id);
     expect(message).toMatchObject({ id: queued.id, attemptCount: 1 });
@@ -75,12 +96,21 @@ describe('webhook delivery across a worker crash', () => {
     const first = await startWebhookWorker(t, { jobLease: LEASE_MS, webhookTimeout: 10_000 });
     await waitFor(() => hook.requests.length === 1, 10_000, 'the first worker’s request');
     await first.worker.stop(50);
-    const job = await t.store.db.selectFrom('jobs').selectAll().where('kind', '=', WEBHOOK_DELIVERY).where('payload', 'like', `%${queued.id}%`).executeTakeFirstOrThrow();
+    const job = await t.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', WEBHOOK_DELIVERY)
+      .where('payload', 'like', `%${queued.id}%`)
+      .executeTakeFirstOrThrow();
     expect(job).toMatchObject({ state: 'available', attempt: 0, lease_owner: null });
 
     answering = true;
     workers.push(await startWebhookWorker(t, { jobLease: LEASE_MS }));
-    await waitFor(async () => (await messagesOf(account.secretKey, webhook.id))[0]?.status === 'delivered', 10_000, 'the second worker’s delivery');
+    await waitFor(
+      async () => (await messagesOf(account.secretKey, webhook.id))[0]?.status === 'delivered',
+      10_000,
+      'the second worker’s delivery',
+    );
     const [message] = await messagesOf(account.secretKey, webhook.id);
     expect(message.attempts.map((attempt: any) => attempt.statusCode)).toEqual([204]);
     expect(new Set(hook.requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([queued.id]));

@@ -30,7 +30,13 @@ export function throughJitter(delayMs: number): number {
 }
 
 export function webhookConfig(overrides: Partial<Config> = {}): Partial<Config> {
-  return { allowPrivateWebhooks: true, webhookRetrySchedule: TEST_SCHEDULE, webhookTimeout: TEST_TIMEOUT_MS, queuePollInterval: 20, ...overrides };
+  return {
+    allowPrivateWebhooks: true,
+    webhookRetrySchedule: TEST_SCHEDULE,
+    webhookTimeout: TEST_TIMEOUT_MS,
+    queuePollInterval: 20,
+    ...overrides,
+  };
 }
 
 /**
@@ -48,11 +54,24 @@ export interface TestWorker {
 }
 
 /** A delivery worker (relay + webhook jobs) on the test app's database, clock and secret key. */
-export async function startWebhookWorker(t: TestApp, overrides: Partial<Config> = {}, metrics?: ClarionMetrics): Promise<TestWorker> {
+export async function startWebhookWorker(
+  t: TestApp,
+  overrides: Partial<Config> = {},
+  metrics?: ClarionMetrics,
+): Promise<TestWorker> {
   const config: Config = { ...t.config, ...webhookConfig(overrides) };
   const { logger, logs } = capturingLogger();
   const providers = createPushProviders(config, t.clock, logger);
-  const worker = await startDeliveryWorker({ store: t.store, queue: t.queue, clock: t.clock, config, logger, providers, secretKey: t.secretKey, metrics });
+  const worker = await startDeliveryWorker({
+    store: t.store,
+    queue: t.queue,
+    clock: t.clock,
+    config,
+    logger,
+    providers,
+    secretKey: t.secretKey,
+    metrics,
+  });
   return {
     worker,
     logs,
@@ -85,7 +104,9 @@ export interface Receiver {
 }
 
 /** A real HTTP webhook receiver on 127.0.0.1 that records every request; close() drops held connections too. */
-export async function startReceiver(initial: (request: ReceivedRequest, index: number) => Answer = () => ({ status: 200 })): Promise<Receiver> {
+export async function startReceiver(
+  initial: (request: ReceivedRequest, index: number) => Answer = () => ({ status: 200 }),
+): Promise<Receiver> {
   let respond = initial;
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -93,7 +114,13 @@ export async function startReceiver(initial: (request: ReceivedRequest, index: n
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const received: ReceivedRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), status: null };
+      const received: ReceivedRequest = {
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        status: null,
+      };
       const index = requests.push(received) - 1;
       const answer = respond(received, index);
       if (answer === 'hang') return;
@@ -125,7 +152,8 @@ export async function startReceiver(initial: (request: ReceivedRequest, index: n
 /** Registers a webhook through the API; returns its data (with `secret`). */
 export async function createWebhook(t: TestApp, key: string, body: Record<string, unknown>): Promise<any> {
   const response = await post(t.app, '/api/v1/webhooks', key, body);
-  if (response.statusCode !== 201) throw new Error(`create webhook failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 201)
+    throw new Error(`create webhook failed: ${response.statusCode} ${JSON.stringify(response.body)}`);
   return response.body.data;
 }
 
@@ -142,7 +170,11 @@ export function verifyWithStandardWebhooks(secret: string, request: ReceivedRequ
  * A webhook endpoint and one message in it, written straight to the store (no DNS, no HTTP): for tests that need
  * real ids on the /webhooks/{id} and /webhook-messages/{id} routes.
  */
-export async function insertWebhookFixture(t: TestApp, accountId: string, url = 'https://hooks.example.com/clarion'): Promise<{ webhook: string; webhookMessage: string }> {
+export async function insertWebhookFixture(
+  t: TestApp,
+  accountId: string,
+  url = 'https://hooks.example.com/clarion',
+): Promise<{ webhook: string; webhookMessage: string }> {
   const now = t.clock.now();
   const webhook = newId('webhook', now);
   await createWebhookEndpoint(t.store.db, {
@@ -175,20 +207,45 @@ export async function insertWebhookFixture(t: TestApp, accountId: string, url = 
 }
 
 /** Rows of the webhook tables that belong to an account: compare before and after a refused request. */
-export async function webhookState(t: TestApp, accountId: string): Promise<{ endpoints: number; messages: number; jobs: number }> {
+export async function webhookState(
+  t: TestApp,
+  accountId: string,
+): Promise<{ endpoints: number; messages: number; jobs: number }> {
   const count = async (table: 'webhook_endpoints' | 'webhook_messages') =>
-    Number((await t.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
-  const messageIds = (await t.store.db.selectFrom('webhook_messages').select('id').where('account_id', '=', accountId).execute()).map((row) => row.id);
+    Number(
+      (
+        await t.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const messageIds = (
+    await t.store.db.selectFrom('webhook_messages').select('id').where('account_id', '=', accountId).execute()
+  ).map((row) => row.id);
   let jobs = 0;
   for (const id of messageIds) {
-    jobs += Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('payload', 'like', `%${id}%`).executeTakeFirstOrThrow()).n);
+    jobs += Number(
+      (
+        await t.store.db
+          .selectFrom('jobs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('payload', 'like', `%${id}%`)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   }
   return { endpoints: await count('webhook_endpoints'), messages: await count('webhook_messages'), jobs };
 }
 
 /** DELETE through inject(), body parsed. */
 export async function del(t: TestApp, url: string, key: string | null) {
-  const response = await t.app.inject({ method: 'DELETE', url, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const response = await t.app.inject({
+    method: 'DELETE',
+    url,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+  });
   let body: any = response.body;
   try {
     body = JSON.parse(response.body);

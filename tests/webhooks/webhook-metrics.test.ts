@@ -3,7 +3,14 @@ import { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
 import { subscribe } from '../harness/sample-requests.ts';
 import type { TestApp } from '../harness/test-app.ts';
 import { eventually } from '../harness/wait-for.ts';
-import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, type Receiver, type TestWorker } from './webhook-harness.ts';
+import {
+  createWebhook,
+  startReceiver,
+  startWebhookApp,
+  startWebhookWorker,
+  type Receiver,
+  type TestWorker,
+} from './webhook-harness.ts';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -42,7 +49,9 @@ describe('webhook delivery metrics', () => {
     await subscribe(t.app, other.publishableKey, 'news', 'ios');
     await eventually(async () => expect(await deliveries('retry')).toBe(1));
     expect(await deliveries('delivered')).toBe(1);
-    const finished = (await metrics.jobsFinished.get()).values.filter((value) => value.labels.kind === 'webhook.deliver');
+    const finished = (await metrics.jobsFinished.get()).values.filter(
+      (value) => value.labels.kind === 'webhook.deliver',
+    );
     expect(finished.reduce((sum, value) => sum + value.value, 0)).toBeGreaterThanOrEqual(2);
   });
 });

@@ -33,7 +33,12 @@ async function drain(relay = deps): Promise<void> {
 }
 
 async function messagesOf(accountId: string) {
-  return t.store.db.selectFrom('webhook_messages').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  return t.store.db
+    .selectFrom('webhook_messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
 }
 
 async function jobsFor(messageIds: string[]) {
@@ -42,14 +47,24 @@ async function jobsFor(messageIds: string[]) {
 }
 
 async function unrelayed(accountId: string): Promise<number> {
-  return (await t.store.db.selectFrom('events').select('id').where('account_id', '=', accountId).where('relayed_at', 'is', null).execute()).length;
+  return (
+    await t.store.db
+      .selectFrom('events')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('relayed_at', 'is', null)
+      .execute()
+  ).length;
 }
 
 describe('the webhook relay', () => {
   it('creates one message and one first-attempt job per (event, subscribed endpoint), and marks the events relayed', async () => {
     const account = await t.newAccount();
     const all = await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/all' });
-    const created = await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/created', events: ['subscriber.created', 'notification.delivered'] });
+    const created = await createWebhook(t, account.secretKey, {
+      url: 'http://127.0.0.1:9/created',
+      events: ['subscriber.created', 'notification.delivered'],
+    });
     t.clock.advance(1);
     const events = [
       await record(account.id, 'subscriber.created', { subscriberId: 'sub_1' }),
@@ -60,11 +75,21 @@ describe('the webhook relay', () => {
 
     const messages = await messagesOf(account.id);
     expect(messages.map((message) => [message.event_id, message.endpoint_id]).sort()).toEqual(
-      [[events[0], all.id], [events[1], all.id], [events[2], all.id], [events[0], created.id], [events[2], created.id]].sort(),
+      [
+        [events[0], all.id],
+        [events[1], all.id],
+        [events[2], all.id],
+        [events[0], created.id],
+        [events[2], created.id],
+      ].sort(),
     );
     for (const message of messages) {
       expect(message).toMatchObject({ status: 'pending', attempt_count: 0, next_attempt_at: t.clock.now() });
-      expect(JSON.parse(message.payload)).toEqual({ type: message.event_type, timestamp: new Date(t.clock.now()).toISOString(), data: expect.any(Object) });
+      expect(JSON.parse(message.payload)).toEqual({
+        type: message.event_type,
+        timestamp: new Date(t.clock.now()).toISOString(),
+        data: expect.any(Object),
+      });
     }
     const jobs = await jobsFor(messages.map((message) => message.id));
     expect(jobs).toHaveLength(5);
@@ -81,7 +106,11 @@ describe('the webhook relay', () => {
     t.clock.advance(1);
     const late = await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/late' });
     const off = await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/off' });
-    await t.store.db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'test', disabled_at: t.clock.now() }).where('id', '=', off.id).execute();
+    await t.store.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', disabled_reason: 'test', disabled_at: t.clock.now() })
+      .where('id', '=', off.id)
+      .execute();
     t.clock.advance(1);
     const after = await record(account.id, 'subscriber.created');
     await drain();
@@ -104,19 +133,26 @@ describe('the webhook relay', () => {
 
   it('relays every event exactly once with several relays running at the same time', async () => {
     const account = await t.newAccount();
-    const endpoints = [await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/a' }), await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/b' })];
+    const endpoints = [
+      await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/a' }),
+      await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/b' }),
+    ];
     t.clock.advance(1);
     const EVENTS = 300;
     for (let n = 0; n < EVENTS; n += 1) await record(account.id, 'subscriber.created', { n });
     // Six relays at once, 25 events per pass: on PostgreSQL they claim disjoint events (SKIP LOCKED); on SQLite they take turns.
-    await Promise.all(Array.from({ length: 6 }, async () => {
-      while ((await relayEvents(deps, 25)) > 0) {
-        // keep going until nothing is left
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        while ((await relayEvents(deps, 25)) > 0) {
+          // keep going until nothing is left
+        }
+      }),
+    );
     const messages = await messagesOf(account.id);
     expect(messages).toHaveLength(EVENTS * endpoints.length);
-    expect(new Set(messages.map((message) => `${message.endpoint_id}:${message.event_id}`)).size).toBe(EVENTS * endpoints.length);
+    expect(new Set(messages.map((message) => `${message.endpoint_id}:${message.event_id}`)).size).toBe(
+      EVENTS * endpoints.length,
+    );
     expect(await jobsFor(messages.map((message) => message.id))).toHaveLength(EVENTS * endpoints.length);
     expect(await unrelayed(account.id)).toBe(0);
   });
@@ -151,7 +187,11 @@ describe('the webhook relay', () => {
     const account = await t.newAccount({ channels: ['news'] });
     await createWebhook(t, account.secretKey, { url: 'http://127.0.0.1:9/api' });
     t.clock.advance(1);
-    const registered = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'android', token: 'fcm-token-relay-test-0000000000' });
+    const registered = await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+      channelCode: 'news',
+      platform: 'android',
+      token: 'fcm-token-relay-test-0000000000',
+    });
     await post(t.app, `/api/v1/subscribers/${registered.body.data.id}/unsubscribe`, account.secretKey);
     await drain();
     const payloads = (await messagesOf(account.id)).map((message) => JSON.parse(message.payload));

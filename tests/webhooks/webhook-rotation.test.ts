@@ -3,7 +3,15 @@ import { Webhook } from 'standardwebhooks';
 import { get, post } from '../harness/requests.ts';
 import type { TestApp } from '../harness/test-app.ts';
 import { waitFor } from '../harness/wait-for.ts';
-import { createWebhook, startReceiver, startWebhookApp, startWebhookWorker, verifyWithStandardWebhooks, type Receiver, type TestWorker } from './webhook-harness.ts';
+import {
+  createWebhook,
+  startReceiver,
+  startWebhookApp,
+  startWebhookWorker,
+  verifyWithStandardWebhooks,
+  type Receiver,
+  type TestWorker,
+} from './webhook-harness.ts';
 
 let t: TestApp;
 let worker: TestWorker;
@@ -32,7 +40,9 @@ describe('webhook secret rotation', () => {
     const webhook = await createWebhook(t, account.secretKey, { url: hook.url });
     const oldSecret: string = webhook.secret;
 
-    const rotated = await post(t.app, `/api/v1/webhooks/${webhook.id}/rotate-secret`, account.secretKey, { graceSeconds: 60 });
+    const rotated = await post(t.app, `/api/v1/webhooks/${webhook.id}/rotate-secret`, account.secretKey, {
+      graceSeconds: 60,
+    });
     expect(rotated.statusCode).toBe(200);
     const newSecret: string = rotated.body.data.secret;
     expect(newSecret).toMatch(/^whsec_/);
@@ -54,13 +64,17 @@ describe('webhook secret rotation', () => {
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verifyWithStandardWebhooks(newSecret, after)).toMatchObject({ type: 'webhook.test' });
     expect(() => verifyWithStandardWebhooks(oldSecret, after)).toThrow();
-    expect((await get(t.app, `/api/v1/webhooks/${webhook.id}`, account.secretKey)).body.data.previousSecretExpiresAt).toBeNull();
+    expect(
+      (await get(t.app, `/api/v1/webhooks/${webhook.id}`, account.secretKey)).body.data.previousSecretExpiresAt,
+    ).toBeNull();
   });
 
   it('graceSeconds 0 retires the old secret at once; a second rotation keeps only the latest previous secret', async () => {
     const account = await t.newAccount();
     const webhook = await createWebhook(t, account.secretKey, { url: hook.url });
-    const at = (await post(t.app, `/api/v1/webhooks/${webhook.id}/rotate-secret`, account.secretKey, { graceSeconds: 0 })).body.data;
+    const at = (
+      await post(t.app, `/api/v1/webhooks/${webhook.id}/rotate-secret`, account.secretKey, { graceSeconds: 0 })
+    ).body.data;
     expect(at.previousSecretExpiresAt).toBeNull();
     const once = await deliverTest(account.secretKey, webhook.id);
     expect(verifyWithStandardWebhooks(at.secret, once)).toBeTruthy();
@@ -72,7 +86,12 @@ describe('webhook secret rotation', () => {
     const twice = await deliverTest(account.secretKey, webhook.id);
     const signatures = String(twice.headers['webhook-signature']).split(' ');
     expect(signatures).toHaveLength(2);
-    const expected = (secret: string) => new Webhook(secret).sign(String(twice.headers['webhook-id']), new Date(Number(twice.headers['webhook-timestamp']) * 1000), twice.body);
+    const expected = (secret: string) =>
+      new Webhook(secret).sign(
+        String(twice.headers['webhook-id']),
+        new Date(Number(twice.headers['webhook-timestamp']) * 1000),
+        twice.body,
+      );
     expect(signatures).toEqual([expected(third.secret), expected(second.secret)]);
   });
 });

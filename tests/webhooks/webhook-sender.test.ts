@@ -11,9 +11,15 @@ beforeAll(async () => {
 afterAll(async () => receiver.close());
 
 const body = JSON.stringify({ type: 'webhook.test', timestamp: '2026-01-01T00:00:00.000Z', data: {} });
-const headers = { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' };
+const headers = {
+  'content-type': 'application/json',
+  'webhook-id': 'msg_1',
+  'webhook-timestamp': '1',
+  'webhook-signature': 'v1,x',
+};
 const open = createWebhookSender({ allowPrivate: true, timeoutMs: 500 });
-const send = (url = receiver.url, sender = open, signal = new AbortController().signal) => sender.send({ url, headers, body, signal });
+const send = (url = receiver.url, sender = open, signal = new AbortController().signal) =>
+  sender.send({ url, headers, body, signal });
 
 describe('webhook sender', () => {
   it('POSTs the exact body with the signing headers and reports status, duration and the first 1 KiB', async () => {
@@ -26,7 +32,11 @@ describe('webhook sender', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     const request = receiver.requests[before]!;
     expect(request).toMatchObject({ method: 'POST', body });
-    expect(request.headers).toMatchObject({ ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': expect.stringMatching(/^Clarion-Webhooks\//) });
+    expect(request.headers).toMatchObject({
+      ...headers,
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': expect.stringMatching(/^Clarion-Webhooks\//),
+    });
   });
 
   it('passes Retry-After on', async () => {
@@ -37,14 +47,22 @@ describe('webhook sender', () => {
   it('reports a redirect without following it', async () => {
     answer = { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/' } };
     const before = receiver.requests.length;
-    expect(await send()).toMatchObject({ statusCode: 307, error: 'redirect not followed (Location: http://169.254.169.254/latest/meta-data/): answer 2xx at the registered URL' });
+    expect(await send()).toMatchObject({
+      statusCode: 307,
+      error:
+        'redirect not followed (Location: http://169.254.169.254/latest/meta-data/): answer 2xx at the registered URL',
+    });
     expect(receiver.requests.length).toBe(before + 1);
   });
 
   it('gives up after the timeout', async () => {
     answer = 'hang';
     const result = await send();
-    expect(result).toMatchObject({ statusCode: null, responseExcerpt: null, error: 'timeout: no answer within 500 ms' });
+    expect(result).toMatchObject({
+      statusCode: null,
+      responseExcerpt: null,
+      error: 'timeout: no answer within 500 ms',
+    });
     expect(result.durationMs).toBeGreaterThanOrEqual(450);
   });
 
@@ -65,10 +83,22 @@ describe('webhook sender', () => {
 
 describe('webhook sender: the SSRF guard at send time', () => {
   it.each([
-    ['an IP-literal loopback URL', (port: number) => `http://127.0.0.1:${port}/x`, /^refused: 127\.0\.0\.1 is a loopback address/],
+    [
+      'an IP-literal loopback URL',
+      (port: number) => `http://127.0.0.1:${port}/x`,
+      /^refused: 127\.0\.0\.1 is a loopback address/,
+    ],
     ['an IPv6 loopback URL', (port: number) => `http://[::1]:${port}/x`, /^refused: ::1 is a loopback address/],
-    ['an IPv4-mapped loopback URL', (port: number) => `http://[::ffff:127.0.0.1]:${port}/x`, /^refused: ::ffff:7f00:1 is a loopback address/],
-    ['localhost', (port: number) => `http://localhost:${port}/x`, /^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/],
+    [
+      'an IPv4-mapped loopback URL',
+      (port: number) => `http://[::ffff:127.0.0.1]:${port}/x`,
+      /^refused: ::ffff:7f00:1 is a loopback address/,
+    ],
+    [
+      'localhost',
+      (port: number) => `http://localhost:${port}/x`,
+      /^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/,
+    ],
   ])('refuses %s before connecting', async (_name, url, message) => {
     const strict = createWebhookSender({ allowPrivate: false, timeoutMs: 500 });
     answer = { status: 200 };

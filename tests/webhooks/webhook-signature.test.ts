@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret, signatureHeader, signWebhook, webhookHeaders, webhookSigningKey } from '../../src/webhooks/webhook-signature.ts';
+import {
+  generateWebhookSecret,
+  signatureHeader,
+  signWebhook,
+  webhookHeaders,
+  webhookSigningKey,
+} from '../../src/webhooks/webhook-signature.ts';
 
 // The Standard Webhooks test vector (libraries/javascript/src/webhook.test.ts; docs/protocols.md section 5).
 const vector = {
@@ -23,7 +29,9 @@ describe('Standard Webhooks signing', () => {
       const timestampSeconds = Math.floor(Date.now() / 1000);
       const headers = webhookHeaders([secret], { messageId: `msg_${n}`, timestampSeconds, body });
       expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
-      expect(headers['webhook-signature']).toBe(new Webhook(secret).sign(`msg_${n}`, new Date(timestampSeconds * 1000), body));
+      expect(headers['webhook-signature']).toBe(
+        new Webhook(secret).sign(`msg_${n}`, new Date(timestampSeconds * 1000), body),
+      );
     }
   });
 
@@ -36,10 +44,18 @@ describe('Standard Webhooks signing', () => {
 
   it('signs with every secret during a rotation, space-separated, and either secret verifies', () => {
     const [current, previous] = [generateWebhookSecret(), generateWebhookSecret()];
-    const input = { messageId: 'msg_rotation', timestampSeconds: Math.floor(Date.now() / 1000), body: '{"type":"webhook.test"}' };
+    const input = {
+      messageId: 'msg_rotation',
+      timestampSeconds: Math.floor(Date.now() / 1000),
+      body: '{"type":"webhook.test"}',
+    };
     const header = signatureHeader([current, previous], input);
     expect(header.split(' ')).toEqual([signWebhook(current, input), signWebhook(previous, input)]);
-    const headers = { 'webhook-id': input.messageId, 'webhook-timestamp': String(input.timestampSeconds), 'webhook-signature': header };
+    const headers = {
+      'webhook-id': input.messageId,
+      'webhook-timestamp': String(input.timestampSeconds),
+      'webhook-signature': header,
+    };
     expect(new Webhook(current).verify(input.body, headers)).toEqual({ type: 'webhook.test' });
     expect(new Webhook(previous).verify(input.body, headers)).toEqual({ type: 'webhook.test' });
     expect(() => new Webhook(generateWebhookSecret()).verify(input.body, headers)).toThrow();

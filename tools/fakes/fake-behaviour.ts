@@ -28,7 +28,8 @@ export class FakeBehaviour<Outcome, Request> {
 
   /** The next `count` valid requests (whatever their token) get `outcome`. Bursts queue up in call order. */
   failNext(count: number, outcome: Outcome): void {
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`failNext count must be a positive integer, got ${count}`);
+    if (!Number.isInteger(count) || count < 1)
+      throw new RangeError(`failNext count must be a positive integer, got ${count}`);
     this.bursts.push({ remaining: count, outcome });
   }
 

@@ -48,10 +48,16 @@ export interface FcmServiceAccount {
   publicKey: KeyObject;
 }
 
-export function createFcmServiceAccount(options: { projectId: string; tokenUri: string; clientEmail?: string }): FcmServiceAccount {
+export function createFcmServiceAccount(options: {
+  projectId: string;
+  tokenUri: string;
+  clientEmail?: string;
+}): FcmServiceAccount {
   // RSA 2048 like Google's keys; the OAuth assertion is RS256 (docs/protocols.md 3.1).
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const clientEmail = options.clientEmail ?? `firebase-adminsdk-${randomBytes(3).toString('hex').slice(0, 5)}@${options.projectId}.iam.gserviceaccount.com`;
+  const clientEmail =
+    options.clientEmail ??
+    `firebase-adminsdk-${randomBytes(3).toString('hex').slice(0, 5)}@${options.projectId}.iam.gserviceaccount.com`;
   return {
     json: {
       type: 'service_account',
@@ -76,7 +82,8 @@ export function createFcmServiceAccount(options: { projectId: string; tokenUri: 
  */
 export function writeCredentialFile(path: string, credential: ApnsSigningKey | FcmServiceAccount): string {
   mkdirSync(dirname(path), { recursive: true });
-  const content = 'privateKeyPem' in credential ? credential.privateKeyPem : `${JSON.stringify(credential.json, null, 2)}\n`;
+  const content =
+    'privateKeyPem' in credential ? credential.privateKeyPem : `${JSON.stringify(credential.json, null, 2)}\n`;
   writeFileSync(path, content, { mode: 0o600 });
   return path;
 }

@@ -86,7 +86,11 @@ export class FakeRecord<Entry> {
           reject(error);
         },
       };
-      const timer = setTimeout(() => waiter.fail(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${this.list.length} recorded`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          waiter.fail(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${this.list.length} recorded`)),
+        timeoutMs,
+      );
       const finish = () => {
         clearTimeout(timer);
         this.waiters.delete(waiter);

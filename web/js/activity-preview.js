@@ -16,7 +16,19 @@ export function activityPreview(activity) {
     const percent = Math.round(Number(fields.progress ?? 0) * 100);
     card.append(
       title,
-      h('div', { class: 'la-bar', role: 'progressbar', 'aria-label': `${fields.title ?? 'Progress'}`, 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': `${percent} %` }, h('div', { class: 'la-fill', style: { width: `${percent}%` } })),
+      h(
+        'div',
+        {
+          class: 'la-bar',
+          role: 'progressbar',
+          'aria-label': `${fields.title ?? 'Progress'}`,
+          'aria-valuemin': '0',
+          'aria-valuemax': '100',
+          'aria-valuenow': String(percent),
+          'aria-valuetext': `${percent} %`,
+        },
+        h('div', { class: 'la-fill', style: { width: `${percent}%` } }),
+      ),
       h('p', { class: 'la-figure' }, `${percent} %`),
     );
   } else if (activity.template === 'timer') {
@@ -47,7 +59,13 @@ export function activityPreview(activity) {
     card.append(
       title,
       h('p', { class: 'la-figure' }, `Step ${current} of ${total}`),
-      h('ol', { class: 'la-steps', 'aria-hidden': 'true' }, Array.from({ length: total }, (_, index) => h('li', { class: index + 1 < current ? 'done' : index + 1 === current ? 'current' : '' }))),
+      h(
+        'ol',
+        { class: 'la-steps', 'aria-hidden': 'true' },
+        Array.from({ length: total }, (_, index) =>
+          h('li', { class: index + 1 < current ? 'done' : index + 1 === current ? 'current' : '' }),
+        ),
+      ),
     );
   } else {
     card.append(title, h('pre', {}, JSON.stringify(fields, null, 2)));

@@ -35,9 +35,18 @@ export async function request(method, path, body) {
   if (!SAFE.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response;
   try {
-    response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   } catch {
-    throw new ApiProblem({ status: 0, code: 'network_error', message: 'Could not reach the Clarion server. Check that it is running and try again.' });
+    throw new ApiProblem({
+      status: 0,
+      code: 'network_error',
+      message: 'Could not reach the Clarion server. Check that it is running and try again.',
+    });
   }
   let payload = null;
   try {
@@ -50,8 +59,10 @@ export async function request(method, path, body) {
   const problem = new ApiProblem({
     status: response.status,
     code: error ? error.code : 'unexpected_response',
-    message: error ? error.message : `The server answered ${response.status} ${response.statusText} without an explanation.`,
-    details: error ? error.details ?? null : null,
+    message: error
+      ? error.message
+      : `The server answered ${response.status} ${response.statusText} without an explanation.`,
+    details: error ? (error.details ?? null) : null,
     requestId: error ? error.requestId : response.headers.get('x-request-id'),
     retryAfter: response.headers.get('retry-after'),
   });
@@ -69,7 +80,8 @@ export const api = {
 /** A path with query parameters, leaving out empty ones. */
 export function withQuery(path, params) {
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
   const text = query.toString();
   return text ? `${path}?${text}` : path;
 }

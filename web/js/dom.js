@@ -27,7 +27,8 @@ function applyProps(element, props) {
     if (value === undefined || value === null || value === false) continue;
     if (name === 'class') element.setAttribute('class', value);
     else if (name === 'style') Object.assign(element.style, value);
-    else if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (name.startsWith('on') && typeof value === 'function')
+      element.addEventListener(name.slice(2).toLowerCase(), value);
     else if (name === 'value' && 'value' in element) element.value = String(value);
     else element.setAttribute(name, value === true ? '' : String(value));
   }
@@ -63,8 +64,28 @@ export function table(caption, headers, rows, options = {}) {
       'table',
       { class: options.class },
       h('caption', { class: options.showCaption ? undefined : 'visually-hidden' }, caption),
-      h('thead', {}, h('tr', {}, headers.map((header) => h('th', { scope: 'col' }, header)))),
-      h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell, index) => (index === 0 && options.rowHeaders ? h('th', { scope: 'row' }, cell) : h('td', {}, cell)))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headers.map((header) => h('th', { scope: 'col' }, header)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((cells) =>
+          h(
+            'tr',
+            {},
+            cells.map((cell, index) =>
+              index === 0 && options.rowHeaders ? h('th', { scope: 'row' }, cell) : h('td', {}, cell),
+            ),
+          ),
+        ),
+      ),
     ),
   );
 }

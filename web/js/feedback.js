@@ -23,8 +23,16 @@ export function problemBox(problem) {
     'div',
     { class: 'notice notice-error', role: 'alert' },
     h('p', {}, h('strong', {}, problem?.message || String(problem))),
-    Array.isArray(fields) && fields.length > 0 ? h('ul', {}, fields.map((item) => h('li', {}, `${item.field}: ${item.message}`))) : null,
-    wait && problem.status === 429 && !/try again in/i.test(problem.message) ? h('p', {}, `Try again in ${formatWait(wait)}.`) : null,
+    Array.isArray(fields) && fields.length > 0
+      ? h(
+          'ul',
+          {},
+          fields.map((item) => h('li', {}, `${item.field}: ${item.message}`)),
+        )
+      : null,
+    wait && problem.status === 429 && !/try again in/i.test(problem.message)
+      ? h('p', {}, `Try again in ${formatWait(wait)}.`)
+      : null,
     problem?.status >= 500 && problem.requestId ? h('p', { class: 'muted' }, `Request id: ${problem.requestId}`) : null,
   );
 }

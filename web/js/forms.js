@@ -12,7 +12,11 @@ export function field({ label, hint, input = {}, control = 'input', options = []
   const describedBy = [hintId, errorId].filter(Boolean).join(' ');
   let element;
   if (control === 'select') {
-    element = h('select', { id, 'aria-describedby': describedBy, ...input }, options.map((option) => h('option', { value: option.value, selected: option.selected }, option.label)));
+    element = h(
+      'select',
+      { id, 'aria-describedby': describedBy, ...input },
+      options.map((option) => h('option', { value: option.value, selected: option.selected }, option.label)),
+    );
   } else if (control === 'textarea') {
     element = h('textarea', { id, 'aria-describedby': describedBy, rows: '3', ...input });
   } else {
@@ -40,7 +44,12 @@ export function radioGroup({ legend, name, choices, value }) {
         'div',
         { class: 'choice' },
         h('input', { type: 'radio', id, name, value: choice.value, checked: choice.value === value }),
-        h('label', { for: id }, h('span', {}, choice.label), choice.description ? h('span', { class: 'hint' }, ` — ${choice.description}`) : null),
+        h(
+          'label',
+          { for: id },
+          h('span', {}, choice.label),
+          choice.description ? h('span', { class: 'hint' }, ` — ${choice.description}`) : null,
+        ),
       );
     }),
   );
@@ -52,7 +61,9 @@ export function radioGroup({ legend, name, choices, value }) {
  */
 export function markFieldErrors(form, problem) {
   clearFieldErrors(form);
-  const fields = problem?.details?.fields ?? (problem?.details?.field ? [{ field: problem.details.field, message: problem.message }] : []);
+  const fields =
+    problem?.details?.fields ??
+    (problem?.details?.field ? [{ field: problem.details.field, message: problem.message }] : []);
   let first = null;
   for (const item of fields) {
     const name = String(item.field).split(/[.[]/)[0];

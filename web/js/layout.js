@@ -44,7 +44,18 @@ export function renderHeader(header, path) {
         'ul',
         {},
         sections.map((section) =>
-          h('li', {}, h('a', { href: href(section.path), 'aria-current': path === section.path || path.startsWith(`${section.path}/`) ? 'page' : null }, section.label)),
+          h(
+            'li',
+            {},
+            h(
+              'a',
+              {
+                href: href(section.path),
+                'aria-current': path === section.path || path.startsWith(`${section.path}/`) ? 'page' : null,
+              },
+              section.label,
+            ),
+          ),
         ),
         h('li', {}, h('a', { href: '/docs', target: '_blank', rel: 'noopener' }, 'API docs')),
       ),
@@ -58,7 +69,13 @@ function accountSwitcher(session) {
   const select = h(
     'select',
     { id: 'account-switcher', onchange: () => switchAccount(select.value) },
-    session.accounts.map((account) => h('option', { value: account.id, selected: account.id === session.account.id }, `${account.name} (${account.plan})`)),
+    session.accounts.map((account) =>
+      h(
+        'option',
+        { value: account.id, selected: account.id === session.account.id },
+        `${account.name} (${account.plan})`,
+      ),
+    ),
   );
   return h('span', { class: 'account-switcher' }, h('label', { for: 'account-switcher' }, 'Account'), select);
 }
@@ -118,7 +135,13 @@ export function quotaBanner(usage) {
     h(
       'p',
       {},
-      h('strong', {}, atLimit ? "This month's quota is used up." : `${formatPercent(usage.used, usage.limit)} of this month's quota is used.`),
+      h(
+        'strong',
+        {},
+        atLimit
+          ? "This month's quota is used up."
+          : `${formatPercent(usage.used, usage.limit)} of this month's quota is used.`,
+      ),
       ' ',
       atLimit
         ? `New notifications are refused (429 quota_exceeded) until ${formatTimeText(usage.resetsAt)}.`

@@ -49,7 +49,11 @@ function livePreview(slot, template, textarea, base = {}) {
   const render = () => {
     const fields = parseFields(textarea.value);
     if (!fields) return;
-    const preview = activityPreview({ template: template(), status: 'active', fields: previewFields(template(), { ...base, ...fields }) });
+    const preview = activityPreview({
+      template: template(),
+      status: 'active',
+      fields: previewFields(template(), { ...base, ...fields }),
+    });
     tick = preview.tick;
     replace(slot, preview.element);
   };
@@ -61,7 +65,17 @@ function livePreview(slot, template, textarea, base = {}) {
 /** "Start a Live Activity": channel, template, fields (JSON, with a preview), alert, delivery mode. */
 export function startForm({ channels, onStarted, ticks }) {
   const problems = h('div');
-  const fieldsText = h('textarea', { id: 'start-fields', name: 'fields', rows: '6', class: 'code', 'aria-describedby': 'start-fields-hint start-fields-error' }, '');
+  const fieldsText = h(
+    'textarea',
+    {
+      id: 'start-fields',
+      name: 'fields',
+      rows: '6',
+      class: 'code',
+      'aria-describedby': 'start-fields-hint start-fields-error',
+    },
+    '',
+  );
   const templateField = field({
     label: 'Template',
     control: 'select',
@@ -84,18 +98,31 @@ export function startForm({ channels, onStarted, ticks }) {
     'form',
     { class: 'card', novalidate: true, 'aria-label': 'Start a Live Activity' },
     problems,
-    field({ label: 'Channel', control: 'select', input: { name: 'channelCode', required: true }, options: channels.map((channel) => ({ value: channel.code, label: channel.code })) }),
+    field({
+      label: 'Channel',
+      control: 'select',
+      input: { name: 'channelCode', required: true },
+      options: channels.map((channel) => ({ value: channel.code, label: channel.code })),
+    }),
     templateField,
     h(
       'div',
       { class: 'field' },
       h('label', { for: 'start-fields' }, 'Fields'),
-      h('p', { id: 'start-fields-hint', class: 'hint' }, 'JSON, as in POST /api/v1/live-activities; the preview follows as you type.'),
+      h(
+        'p',
+        { id: 'start-fields-hint', class: 'hint' },
+        'JSON, as in POST /api/v1/live-activities; the preview follows as you type.',
+      ),
       fieldsText,
       h('p', { id: 'start-fields-error', class: 'field-error', hidden: true }),
     ),
     slot,
-    field({ label: 'Alert title', hint: 'Shown when the activity appears; without it, the title and a summary of the fields.', input: { name: 'alertTitle', maxlength: '256' } }),
+    field({
+      label: 'Alert title',
+      hint: 'Shown when the activity appears; without it, the title and a summary of the fields.',
+      input: { name: 'alertTitle', maxlength: '256' },
+    }),
     field({ label: 'Delivery', control: 'select', input: { name: 'delivery', required: true }, options: DELIVERY }),
     h('p', { class: 'muted' }, 'Each start, update and end counts one against this month’s quota.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Start activity')),
@@ -104,7 +131,10 @@ export function startForm({ channels, onStarted, ticks }) {
     const values = Object.fromEntries(data);
     const fields = parseFields(String(values.fields));
     if (!fields) {
-      showProblem(problems, { message: 'Fields must be a JSON object, like {"title": "Order #42", "progress": 0.45}.', details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] } });
+      showProblem(problems, {
+        message: 'Fields must be a JSON object, like {"title": "Order #42", "progress": 0.45}.',
+        details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] },
+      });
       markFieldErrors(form, { details: { fields: [{ field: 'fields', message: 'must be a JSON object' }] } });
       return;
     }
@@ -119,15 +149,29 @@ export function startForm({ channels, onStarted, ticks }) {
 
 /** Update one activity: fields to merge (JSON, previewed on top of the current ones), optional alert, priority. */
 export async function updateActivity(activity, context) {
-  const fieldsText = h('textarea', { id: 'update-fields', name: 'fields', rows: '5', class: 'code', required: true }, '{}');
+  const fieldsText = h(
+    'textarea',
+    { id: 'update-fields', name: 'fields', rows: '5', class: 'code', required: true },
+    '{}',
+  );
   const slot = h('div', { class: 'activity-preview', role: 'group', 'aria-label': 'Preview' });
   livePreview(slot, () => activity.template, fieldsText, activity.fields);
   const answer = await askDialog({
     title: `Update "${activity.fields.title ?? activity.id}"`,
     body: [
-      h('div', { class: 'field' }, h('label', { for: 'update-fields' }, 'Fields to change'), h('p', { class: 'hint' }, 'JSON merged into the current fields; null removes an optional one.'), fieldsText),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'update-fields' }, 'Fields to change'),
+        h('p', { class: 'hint' }, 'JSON merged into the current fields; null removes an optional one.'),
+        fieldsText,
+      ),
       slot,
-      field({ label: 'Alert title', hint: 'Lights the screen; without it the update is silent.', input: { name: 'alertTitle', maxlength: '256' } }),
+      field({
+        label: 'Alert title',
+        hint: 'Lights the screen; without it the update is silent.',
+        input: { name: 'alertTitle', maxlength: '256' },
+      }),
       field({
         label: 'Priority',
         control: 'select',

@@ -50,7 +50,8 @@ async function render() {
   // An instance without any account offers to create the first one (the operator's) instead of a sign-in form
   // nobody could use (GET /api/v1/auth/session says signup: 'first-account').
   const signedOutHome = sessionState().signup === 'first-account' ? '/signup' : '/signin';
-  if (path === '/' || (match && !match.route.public && !session)) return navigate(session ? '/channels' : signedOutHome, { replace: true });
+  if (path === '/' || (match && !match.route.public && !session))
+    return navigate(session ? '/channels' : signedOutHome, { replace: true });
   if (match && match.route.public && session) return navigate('/channels', { replace: true });
 
   renderHeader(header, path);
@@ -61,9 +62,14 @@ async function render() {
   replace(main, flash ? notice(flash.kind, h('p', {}, flash.message)) : null, container);
   if (!match) {
     document.title = 'Not found · Clarion';
-    container.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, 'There is no such page. ', h('a', { href: '#/channels' }, 'Go to your channels.')));
+    container.append(
+      h('h1', { tabindex: '-1' }, 'Page not found'),
+      h('p', {}, 'There is no such page. ', h('a', { href: '#/channels' }, 'Go to your channels.')),
+    );
   }
-  const done = match ? match.route.page({ container, params: match.params, query, session, navigate }) : Promise.resolve();
+  const done = match
+    ? match.route.page({ container, params: match.params, query, session, navigate })
+    : Promise.resolve();
   // The heading exists as soon as the page starts; moving focus to it tells screen-reader and keyboard users
   // that the page changed (a single-page app gets no page load to do that).
   if (!firstRender) container.querySelector('h1')?.focus();

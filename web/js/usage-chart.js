@@ -34,15 +34,37 @@ export function dailyChart(days, { width = 640, height = 200 } = {}) {
     return svg(
       'g',
       {},
-      svg('rect', { class: 'bar', x, y: padding.top + innerHeight - barHeight, width: barWidth, height: Math.max(barHeight, day.notifications > 0 ? 1 : 0) }, svg('title', {}, `${day.date}: ${formatNumber(day.notifications)}`)),
+      svg(
+        'rect',
+        {
+          class: 'bar',
+          x,
+          y: padding.top + innerHeight - barHeight,
+          width: barWidth,
+          height: Math.max(barHeight, day.notifications > 0 ? 1 : 0),
+        },
+        svg('title', {}, `${day.date}: ${formatNumber(day.notifications)}`),
+      ),
       // Today is always labelled; a regular label too close before it would overlap it.
-      (index % labelEvery === 0 && days.length - 1 - index >= Math.min(labelEvery, 3)) || index === days.length - 1 ? svg('text', { x: x + barWidth / 2, y: height - 8, 'text-anchor': 'middle' }, day.date.slice(8)) : null,
+      (index % labelEvery === 0 && days.length - 1 - index >= Math.min(labelEvery, 3)) || index === days.length - 1
+        ? svg('text', { x: x + barWidth / 2, y: height - 8, 'text-anchor': 'middle' }, day.date.slice(8))
+        : null,
     );
   });
   return h(
     'figure',
     { class: 'chart' },
-    svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Daily notifications. ${summary}`, preserveAspectRatio: 'xMidYMid meet' }, grid, bars),
+    svg(
+      'svg',
+      {
+        viewBox: `0 0 ${width} ${height}`,
+        role: 'img',
+        'aria-label': `Daily notifications. ${summary}`,
+        preserveAspectRatio: 'xMidYMid meet',
+      },
+      grid,
+      bars,
+    ),
     h('figcaption', {}, summary),
   );
 }

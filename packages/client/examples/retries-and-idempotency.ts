@@ -7,6 +7,12 @@ const clarion = createClarionClient({
   retry: { maxRetries: 5, maxDelayMs: 10_000 },
 });
 // Your own key makes the send safe to repeat even from another process: the second call replays the first answer.
-const first = await clarion.send({ channelCode: 'news', title: 'Order #42 shipped' }, { idempotencyKey: 'order-42-shipped' });
-const again = await clarion.send({ channelCode: 'news', title: 'Order #42 shipped' }, { idempotencyKey: 'order-42-shipped' });
+const first = await clarion.send(
+  { channelCode: 'news', title: 'Order #42 shipped' },
+  { idempotencyKey: 'order-42-shipped' },
+);
+const again = await clarion.send(
+  { channelCode: 'news', title: 'Order #42 shipped' },
+  { idempotencyKey: 'order-42-shipped' },
+);
 console.log(`one notification: ${first.id === again.id}`);

@@ -29,11 +29,24 @@ export class ClarionApiError extends Error {
   static fromResponse(response: Response, body: unknown): ClarionApiError {
     const retryAfter = response.headers.get('retry-after');
     const retryAfterSeconds = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : null;
-    const envelope = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | null)?.error;
+    const envelope = (
+      body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | null
+    )?.error;
     if (envelope && typeof envelope.code === 'string' && typeof envelope.message === 'string') {
-      const requestId = typeof envelope.requestId === 'string' ? envelope.requestId : response.headers.get('x-request-id');
-      const details = envelope.details && typeof envelope.details === 'object' ? (envelope.details as Record<string, unknown>) : undefined;
-      return new ClarionApiError(response.status, envelope.code as ErrorCode, envelope.message, requestId, details, retryAfterSeconds);
+      const requestId =
+        typeof envelope.requestId === 'string' ? envelope.requestId : response.headers.get('x-request-id');
+      const details =
+        envelope.details && typeof envelope.details === 'object'
+          ? (envelope.details as Record<string, unknown>)
+          : undefined;
+      return new ClarionApiError(
+        response.status,
+        envelope.code as ErrorCode,
+        envelope.message,
+        requestId,
+        details,
+        retryAfterSeconds,
+      );
     }
     return new ClarionApiError(
       response.status,

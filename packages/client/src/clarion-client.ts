@@ -4,7 +4,9 @@ import { ClarionApiError } from './clarion-api-error.ts';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.ts';
 import { newIdempotencyKey, retryingFetch, sleep } from './retrying-fetch.ts';
 
-type JsonBody<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never;
+type JsonBody<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } }
+  ? Body
+  : never;
 type SuccessData<Operation, Status extends number> = Operation extends {
   responses: { [S in Status]: { content: { 'application/json': { data: infer Data } } } };
 }
@@ -63,7 +65,9 @@ export interface ClarionClient {
  * The answer's `data`, or the ClarionApiError its envelope describes. openapi-fetch returns `{data}` for 2xx and
  * `{error}` otherwise; callers of the shortcuts below get a value or an exception instead.
  */
-export async function unwrap<Data>(call: Promise<{ data?: { data: Data }; error?: unknown; response: Response }>): Promise<Data> {
+export async function unwrap<Data>(
+  call: Promise<{ data?: { data: Data }; error?: unknown; response: Response }>,
+): Promise<Data> {
   const { data, error, response } = await call;
   if (!response.ok || data === undefined) throw ClarionApiError.fromResponse(response, error);
   return data.data;
@@ -97,10 +101,14 @@ export function createClarionClient(options: ClarionClientOptions): ClarionClien
   return {
     api,
     send: (notification, call) => unwrap(api.POST('/api/v1/notifications', { body: notification, ...callInit(call) })),
-    getNotification: (id, call) => unwrap(api.GET('/api/v1/notifications/{id}', { params: { path: { id } }, ...callInit(call) })),
-    startLiveActivity: (activity, call) => unwrap(api.POST('/api/v1/live-activities', { body: activity, ...callInit(call) })),
+    getNotification: (id, call) =>
+      unwrap(api.GET('/api/v1/notifications/{id}', { params: { path: { id } }, ...callInit(call) })),
+    startLiveActivity: (activity, call) =>
+      unwrap(api.POST('/api/v1/live-activities', { body: activity, ...callInit(call) })),
     updateLiveActivity: (id, update, call) =>
-      unwrap(api.POST('/api/v1/live-activities/{id}/update', { params: { path: { id } }, body: update, ...callInit(call) })),
+      unwrap(
+        api.POST('/api/v1/live-activities/{id}/update', { params: { path: { id } }, body: update, ...callInit(call) }),
+      ),
     endLiveActivity: (id, end = {}, call) =>
       unwrap(api.POST('/api/v1/live-activities/{id}/end', { params: { path: { id } }, body: end, ...callInit(call) })),
   };

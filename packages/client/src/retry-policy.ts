@@ -36,7 +36,13 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
  * How long to wait before retry number `retry` (1 for the first retry) of a request answered `status`, or null when
  * it must not be retried.
  */
-export function retryDelay(status: number, retryAfter: string | null, retry: number, options: RetryOptions, now: number): number | null {
+export function retryDelay(
+  status: number,
+  retryAfter: string | null,
+  retry: number,
+  options: RetryOptions,
+  now: number,
+): number | null {
   if (retry > options.maxRetries) return null;
   if (status !== 429 && status !== 503) return null;
   const asked = parseRetryAfter(retryAfter, now);

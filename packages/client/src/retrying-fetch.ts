@@ -46,7 +46,12 @@ export function retryingFetch(options: RetryingFetchOptions): (request: Request)
         const delay = retryDelayWithoutAnswer(retry, options);
         if (delay === null) {
           const what = timedOut ? `no answer within ${options.timeoutMs} ms` : 'the connection failed';
-          throw new ClarionConnectionError(`${request.method} ${new URL(request.url).pathname}: ${what} (${retry} attempt${retry === 1 ? '' : 's'})`, timedOut, retry, { cause: error });
+          throw new ClarionConnectionError(
+            `${request.method} ${new URL(request.url).pathname}: ${what} (${retry} attempt${retry === 1 ? '' : 's'})`,
+            timedOut,
+            retry,
+            { cause: error },
+          );
         }
         await options.sleep(delay);
         continue;

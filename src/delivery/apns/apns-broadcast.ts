@@ -2,7 +2,13 @@ import type { OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '../../domain/clock.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import { requestFailureOutcome } from '../http2-request-failure.ts';
-import { createHttp2Pool, silentLogger, type DeliveryLogger, type Http2Pool, type Http2Response } from '../http2-session-pool.ts';
+import {
+  createHttp2Pool,
+  silentLogger,
+  type DeliveryLogger,
+  type Http2Pool,
+  type Http2Response,
+} from '../http2-session-pool.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { buildApnsBroadcastHeaders, serializeApnsLiveActivityPayload } from './apns-live-activity-payload.ts';
@@ -65,19 +71,35 @@ export function apnsEnvironmentOf(pushUrl: string): ApnsEnvironment {
 }
 
 export function createApnsBroadcastConnection(options: ApnsBroadcastConnectionOptions): ApnsBroadcastConnection {
-  const key = options.keyPem !== undefined ? parseApnsSigningKey(options.keyPem) : readApnsSigningKey(options.keyFile ?? '');
-  const tokens = (options.providerTokens ?? createApnsProviderTokens(options.clock)).forKey({ key, keyId: options.keyId, teamId: options.teamId });
+  const key =
+    options.keyPem !== undefined ? parseApnsSigningKey(options.keyPem) : readApnsSigningKey(options.keyFile ?? '');
+  const tokens = (options.providerTokens ?? createApnsProviderTokens(options.clock)).forKey({
+    key,
+    keyId: options.keyId,
+    teamId: options.teamId,
+  });
   const logger = options.logger ?? silentLogger;
   const pool = (origin: string, name: string): Http2Pool =>
-    createHttp2Pool({ origin, clock: options.clock, name, logger, maxSessions: 1, ...(options.ca !== undefined ? { ca: options.ca } : {}) });
-  const pools = { push: pool(options.pushUrl, 'apns-broadcast'), management: pool(options.managementUrl, 'apns-channels') };
+    createHttp2Pool({
+      origin,
+      clock: options.clock,
+      name,
+      logger,
+      maxSessions: 1,
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    });
+  const pools = {
+    push: pool(options.pushUrl, 'apns-broadcast'),
+    management: pool(options.managementUrl, 'apns-channels'),
+  };
   return {
     topic: options.topic,
     environment: options.environment,
     async request(host, headers, body) {
       let jwt = tokens.fresh() ?? (await tokens.current());
       const response = await pools[host].request({ ...headers, authorization: `bearer ${jwt}` }, body);
-      if (response.status !== 403 || parseApnsErrorBody(response.body).reason !== 'ExpiredProviderToken') return response;
+      if (response.status !== 403 || parseApnsErrorBody(response.body).reason !== 'ExpiredProviderToken')
+        return response;
       // Renewed once, as the push client does (apns-client.ts).
       const decision = await tokens.renewAfterExpired(jwt);
       if (!decision.renewed) return response;
@@ -90,27 +112,49 @@ export function createApnsBroadcastConnection(options: ApnsBroadcastConnectionOp
   };
 }
 
-export type CreateChannelResult = { ok: true; channelId: string } | { ok: false; outcome: DeliveryOutcome; limitReached: boolean };
+export type CreateChannelResult =
+  { ok: true; channelId: string } | { ok: false; outcome: DeliveryOutcome; limitReached: boolean };
 
 /** Creates a Live Activity channel for the app; `limitReached` when the app already has 10,000. */
 export async function createBroadcastChannel(connection: ApnsBroadcastConnection): Promise<CreateChannelResult> {
-  const body = JSON.stringify({ 'message-storage-policy': BROADCAST_MESSAGE_STORAGE_POLICY, 'push-type': 'LiveActivity' });
-  const answer = await call(connection, 'management', { ':method': 'POST', ':path': `/1/apps/${connection.topic}/channels` }, body);
+  const body = JSON.stringify({
+    'message-storage-policy': BROADCAST_MESSAGE_STORAGE_POLICY,
+    'push-type': 'LiveActivity',
+  });
+  const answer = await call(
+    connection,
+    'management',
+    { ':method': 'POST', ':path': `/1/apps/${connection.topic}/channels` },
+    body,
+  );
   if (!('response' in answer)) return { ok: false, outcome: answer.outcome, limitReached: false };
   const channelId = header(answer.response, 'apns-channel-id');
   if (answer.response.status === 201 && channelId) return { ok: true, channelId };
   const outcome = outcomeOf(answer.response);
-  return { ok: false, outcome, limitReached: parseApnsErrorBody(answer.response.body).reason === 'CannotCreateChannelConfig' };
+  return {
+    ok: false,
+    outcome,
+    limitReached: parseApnsErrorBody(answer.response.body).reason === 'CannotCreateChannelConfig',
+  };
 }
 
 /** The ids of every channel the app has in this environment. */
-export async function listBroadcastChannels(connection: ApnsBroadcastConnection): Promise<{ ok: true; channelIds: string[] } | { ok: false; outcome: DeliveryOutcome }> {
-  const answer = await call(connection, 'management', { ':method': 'GET', ':path': `/1/apps/${connection.topic}/all-channels` }, '');
+export async function listBroadcastChannels(
+  connection: ApnsBroadcastConnection,
+): Promise<{ ok: true; channelIds: string[] } | { ok: false; outcome: DeliveryOutcome }> {
+  const answer = await call(
+    connection,
+    'management',
+    { ':method': 'GET', ':path': `/1/apps/${connection.topic}/all-channels` },
+    '',
+  );
   if (!('response' in answer)) return { ok: false, outcome: answer.outcome };
   if (answer.response.status !== 200) return { ok: false, outcome: outcomeOf(answer.response) };
   try {
     const parsed = JSON.parse(answer.response.body) as { channels?: unknown };
-    const ids = Array.isArray(parsed.channels) ? parsed.channels.filter((id): id is string => typeof id === 'string') : [];
+    const ids = Array.isArray(parsed.channels)
+      ? parsed.channels.filter((id): id is string => typeof id === 'string')
+      : [];
     return { ok: true, channelIds: ids };
   } catch {
     return { ok: false, outcome: { kind: 'rejected', reason: 'apns:BadListAnswer' } };
@@ -121,8 +165,16 @@ export async function listBroadcastChannels(connection: ApnsBroadcastConnection)
  * Deletes a channel. `gone` also covers a channel APNs no longer knows (ChannelNotRegistered; one implementation saw
  * 404 for it, docs/protocols.md 2.5): either way it no longer counts against the limit.
  */
-export async function deleteBroadcastChannel(connection: ApnsBroadcastConnection, channelId: string): Promise<{ ok: true } | { ok: false; outcome: DeliveryOutcome }> {
-  const answer = await call(connection, 'management', { ':method': 'DELETE', ':path': `/1/apps/${connection.topic}/channels`, 'apns-channel-id': channelId }, '');
+export async function deleteBroadcastChannel(
+  connection: ApnsBroadcastConnection,
+  channelId: string,
+): Promise<{ ok: true } | { ok: false; outcome: DeliveryOutcome }> {
+  const answer = await call(
+    connection,
+    'management',
+    { ':method': 'DELETE', ':path': `/1/apps/${connection.topic}/channels`, 'apns-channel-id': channelId },
+    '',
+  );
   if (!('response' in answer)) return { ok: false, outcome: answer.outcome };
   const { status } = answer.response;
   if (status === 204 || status === 200 || status === 404) return { ok: true };
@@ -131,18 +183,37 @@ export async function deleteBroadcastChannel(connection: ApnsBroadcastConnection
 }
 
 /** One update or end to every activity subscribed to the channel: ONE request, whatever the audience. */
-export async function sendBroadcast(connection: ApnsBroadcastConnection, channelId: string, push: LiveActivityPush): Promise<DeliveryOutcome> {
-  const headers = { ':method': 'POST', ':path': `/4/broadcasts/apps/${connection.topic}`, ...buildApnsBroadcastHeaders(push, connection.topic, channelId) };
+export async function sendBroadcast(
+  connection: ApnsBroadcastConnection,
+  channelId: string,
+  push: LiveActivityPush,
+): Promise<DeliveryOutcome> {
+  const headers = {
+    ':method': 'POST',
+    ':path': `/4/broadcasts/apps/${connection.topic}`,
+    ...buildApnsBroadcastHeaders(push, connection.topic, channelId),
+  };
   const answer = await call(connection, 'push', headers, serializeApnsLiveActivityPayload(push));
   if (!('response' in answer)) return answer.outcome;
   return answer.response.status === 200 ? { kind: 'delivered' } : outcomeOf(answer.response);
 }
 
-async function call(connection: ApnsBroadcastConnection, host: 'push' | 'management', headers: OutgoingHttpHeaders, body: string): Promise<{ response: Http2Response } | { outcome: DeliveryOutcome }> {
+async function call(
+  connection: ApnsBroadcastConnection,
+  host: 'push' | 'management',
+  headers: OutgoingHttpHeaders,
+  body: string,
+): Promise<{ response: Http2Response } | { outcome: DeliveryOutcome }> {
   try {
     return { response: await connection.request(host, headers, body) };
   } catch (error) {
-    return { outcome: requestFailureOutcome(error, 'apns', host === 'push' ? 'CLARION_APNS_URL' : 'CLARION_APNS_MANAGEMENT_URL') };
+    return {
+      outcome: requestFailureOutcome(
+        error,
+        'apns',
+        host === 'push' ? 'CLARION_APNS_URL' : 'CLARION_APNS_MANAGEMENT_URL',
+      ),
+    };
   }
 }
 
@@ -150,7 +221,13 @@ function outcomeOf(response: Http2Response): DeliveryOutcome {
   const { reason, timestamp } = parseApnsErrorBody(response.body);
   const outcome = mapApnsResponse({ status: response.status, reason, retryAfterMs: response.retryAfterMs, timestamp });
   // A second ExpiredProviderToken after the renewal: the clock is off, as apns-client.ts reports it.
-  return outcome.kind === 'renew_token' ? { kind: 'fatal', reason: outcome.reason, fix: 'APNs keeps calling the provider token expired: synchronise the system clock (NTP).' } : outcome;
+  return outcome.kind === 'renew_token'
+    ? {
+        kind: 'fatal',
+        reason: outcome.reason,
+        fix: 'APNs keeps calling the provider token expired: synchronise the system clock (NTP).',
+      }
+    : outcome;
 }
 
 function header(response: Http2Response, name: string): string | null {

@@ -3,7 +3,12 @@ import type { Clock } from '../../domain/clock.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
-import { APNS_MAX_PAYLOAD_BYTES, type ApnsPayloadOptions, buildApnsHeaders, serializeApnsPayload } from './apns-payload.ts';
+import {
+  APNS_MAX_PAYLOAD_BYTES,
+  type ApnsPayloadOptions,
+  buildApnsHeaders,
+  serializeApnsPayload,
+} from './apns-payload.ts';
 import { type ApnsProviderToken, type ApnsProviderTokens, createApnsProviderTokens } from './apns-provider-token.ts';
 import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
 import { requestFailureOutcome } from '../http2-request-failure.ts';
@@ -65,12 +70,19 @@ export function apnsLiveActivityTopic(topic: string): string {
 const HEX_TOKEN = /^(?:[0-9a-fA-F]{2})+$/;
 
 const CLOCK_FIX =
-  'APNs says the provider token is expired although Clarion signed it less than 20 minutes ago, so this machine\'s clock is at least 40 minutes behind Apple\'s. Synchronise the system clock (NTP); Clarion signs tokens with the current time.';
+  "APNs says the provider token is expired although Clarion signed it less than 20 minutes ago, so this machine's clock is at least 40 minutes behind Apple's. Synchronise the system clock (NTP); Clarion signs tokens with the current time.";
 
 export function createApnsClient(options: ApnsClientOptions): ApnsClient {
-  const key = options.keyPem !== undefined ? parseApnsSigningKey(options.keyPem) : readApnsSigningKey(requireKeyFile(options.keyFile));
+  const key =
+    options.keyPem !== undefined
+      ? parseApnsSigningKey(options.keyPem)
+      : readApnsSigningKey(requireKeyFile(options.keyFile));
   const log = options.logger ?? silentLogger;
-  const tokens: ApnsProviderToken = (options.providerTokens ?? createApnsProviderTokens(options.clock)).forKey({ key, keyId: options.keyId, teamId: options.teamId });
+  const tokens: ApnsProviderToken = (options.providerTokens ?? createApnsProviderTokens(options.clock)).forKey({
+    key,
+    keyId: options.keyId,
+    teamId: options.teamId,
+  });
   const pool = createHttp2Pool({
     origin: options.url,
     clock: options.clock,
@@ -83,12 +95,18 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
   });
 
   async function post(token: string, headers: Record<string, string>, body: string): Promise<DeliveryOutcome> {
-    if (!HEX_TOKEN.test(token)) return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
+    if (!HEX_TOKEN.test(token))
+      return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
     let jwt = tokens.fresh() ?? (await tokens.current());
     // At most two attempts: the second only after renewing the JWT for ExpiredProviderToken (node-apn and
     // apns2(npm) do the same, docs/protocols.md 1.2).
     for (let attempt = 1; ; attempt += 1) {
-      const requestHeaders: OutgoingHttpHeaders = { ...headers, ':method': 'POST', ':path': `/3/device/${token}`, authorization: bearerOf(jwt) };
+      const requestHeaders: OutgoingHttpHeaders = {
+        ...headers,
+        ':method': 'POST',
+        ':path': `/3/device/${token}`,
+        authorization: bearerOf(jwt),
+      };
       let outcome;
       try {
         const response = await pool.request(requestHeaders, body);
@@ -119,7 +137,11 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
   }
 
   function logged(outcome: DeliveryOutcome): DeliveryOutcome {
-    if (outcome.kind === 'fatal') log.warn({ provider: 'apns', reason: outcome.reason, fix: outcome.fix }, 'APNs push failed: configuration problem');
+    if (outcome.kind === 'fatal')
+      log.warn(
+        { provider: 'apns', reason: outcome.reason, fix: outcome.fix },
+        'APNs push failed: configuration problem',
+      );
     return outcome;
   }
 
@@ -129,7 +151,10 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
    * a push cost in bench/fanout-cpu.ts. apns-expiration is computed when the batch starts: it is an
    * absolute moment (or 30 days ahead), so the seconds a batch takes change nothing that matters.
    */
-  const prepared = new WeakMap<PushContent, { threadId: string | null; body: string; tooLarge: boolean; headers: Record<string, string> }>();
+  const prepared = new WeakMap<
+    PushContent,
+    { threadId: string | null; body: string; tooLarge: boolean; headers: Record<string, string> }
+  >();
   function prepare(content: PushContent, sendOptions: ApnsSendOptions) {
     const threadId = sendOptions.threadId ?? null;
     let entry = prepared.get(content);
@@ -166,6 +191,7 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
 }
 
 function requireKeyFile(keyFile: string | undefined): string {
-  if (keyFile === undefined || keyFile === '') throw new Error('APNs client: set CLARION_APNS_KEY_FILE (keyFile) or pass keyPem');
+  if (keyFile === undefined || keyFile === '')
+    throw new Error('APNs client: set CLARION_APNS_KEY_FILE (keyFile) or pass keyPem');
   return keyFile;
 }

@@ -46,7 +46,9 @@ export function sendLiveActivityToApnsEnvironment(
   return learnApnsEnvironment((environment) => sendApnsLiveActivity(clientFor(environment), token, push));
 }
 
-async function learnApnsEnvironment(send: (environment: ApnsEnvironment) => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
+async function learnApnsEnvironment(
+  send: (environment: ApnsEnvironment) => Promise<DeliveryOutcome>,
+): Promise<DeliveryOutcome> {
   const first = await send('production');
   if (first.kind === 'delivered') return { kind: 'delivered', apnsEnvironment: 'production' };
   if (!isBadDeviceToken(first) && !isKeyOfOtherEnvironment(first)) return first;
@@ -66,5 +68,8 @@ function isBadDeviceToken(outcome: DeliveryOutcome): boolean {
 
 /** Production's answer for a key limited to the sandbox (either spelling, docs/protocols.md 1.5). */
 export function isKeyOfOtherEnvironment(outcome: DeliveryOutcome): boolean {
-  return outcome.kind === 'fatal' && (outcome.reason === 'apns:BadEnvironmentKeyIdInToken' || outcome.reason === 'apns:BadEnvironmentKeyInToken');
+  return (
+    outcome.kind === 'fatal' &&
+    (outcome.reason === 'apns:BadEnvironmentKeyIdInToken' || outcome.reason === 'apns:BadEnvironmentKeyInToken')
+  );
 }

@@ -25,7 +25,11 @@ export type ApnsLiveActivityPayload = { aps: Record<string, unknown> };
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export function buildApnsLiveActivityPayload(push: LiveActivityPush): ApnsLiveActivityPayload {
-  const aps: Record<string, unknown> = { timestamp: apnsTimestampSeconds(push.timestamp), event: push.event, 'content-state': push.fields };
+  const aps: Record<string, unknown> = {
+    timestamp: apnsTimestampSeconds(push.timestamp),
+    event: push.event,
+    'content-state': push.fields,
+  };
   if (push.event === 'start') {
     // The app's ActivityAttributes type by name, its static attributes (the Clarion id, so the app can report the
     // activity's update token for it), and the request that the system mint that token (input-push-token, iOS 18+).
@@ -83,7 +87,11 @@ export function buildApnsLiveActivityHeaders(push: LiveActivityPush, bundleTopic
  * later time refused on channels that store nothing, and a channel that stores the most recent message (Clarion's,
  * apns-broadcast.ts) already hands it to devices that come back.
  */
-export function buildApnsBroadcastHeaders(push: LiveActivityPush, bundleTopic: string, channelId: string): Record<string, string> {
+export function buildApnsBroadcastHeaders(
+  push: LiveActivityPush,
+  bundleTopic: string,
+  channelId: string,
+): Record<string, string> {
   return {
     'apns-channel-id': channelId,
     'apns-push-type': 'liveactivity',

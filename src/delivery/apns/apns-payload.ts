@@ -96,8 +96,14 @@ export function buildApnsHeaders(content: PushContent, options: ApnsHeaderOption
 export function apnsExpiration(ttlSeconds: number | null, now: number, expiresAt: number | null = null): string | null {
   if (ttlSeconds === 0) return '0';
   const nowSeconds = Math.floor(now / 1000);
-  if (expiresAt !== null) return String(Math.min(Math.max(Math.floor(expiresAt / 1000), nowSeconds + 1), nowSeconds + APNS_MAX_EXPIRATION_SECONDS));
-  const ttl = ttlSeconds === null ? APNS_MAX_EXPIRATION_SECONDS : Math.min(Math.max(Math.floor(ttlSeconds), 1), APNS_MAX_EXPIRATION_SECONDS);
+  if (expiresAt !== null)
+    return String(
+      Math.min(Math.max(Math.floor(expiresAt / 1000), nowSeconds + 1), nowSeconds + APNS_MAX_EXPIRATION_SECONDS),
+    );
+  const ttl =
+    ttlSeconds === null
+      ? APNS_MAX_EXPIRATION_SECONDS
+      : Math.min(Math.max(Math.floor(ttlSeconds), 1), APNS_MAX_EXPIRATION_SECONDS);
   return String(nowSeconds + ttl);
 }
 

@@ -122,7 +122,9 @@ export function createApnsProviderTokens(clock: Clock): ApnsProviderTokens {
   return {
     forKey({ key, keyId, teamId }) {
       // The key's bytes too: a replaced key under the same id (a new upload) must not reuse the old key's token.
-      const fingerprint = createHash('sha256').update(key.export({ format: 'der', type: 'pkcs8' })).digest('base64url');
+      const fingerprint = createHash('sha256')
+        .update(key.export({ format: 'der', type: 'pkcs8' }))
+        .digest('base64url');
       const id = `${teamId}:${keyId}:${fingerprint}`;
       let token = tokens.get(id);
       if (!token) {

@@ -43,7 +43,9 @@ type Rule =
 
 const fatal = (fix: string): Rule => ({ kind: 'fatal', fix });
 const topicFix = (what: string): Rule =>
-  fatal(`APNs ${what}. Set CLARION_APNS_TOPIC to the app's bundle id exactly (e.g. com.example.app), and make sure the key in CLARION_APNS_KEY_FILE may push to that app.`);
+  fatal(
+    `APNs ${what}. Set CLARION_APNS_TOPIC to the app's bundle id exactly (e.g. com.example.app), and make sure the key in CLARION_APNS_KEY_FILE may push to that app.`,
+  );
 
 /** Every reason in docs/protocols.md 1.5 (plus the BadEnvironmentKeyInToken spelling), and what Clarion does with it. */
 export const apnsReasonRules: Readonly<Record<string, Rule>> = {
@@ -76,18 +78,36 @@ export const apnsReasonRules: Readonly<Record<string, Rule>> = {
   CannotCreateChannelConfig: { kind: 'rejected' },
   MissingPushType: { kind: 'rejected' },
   // 403
-  BadCertificate: fatal(`APNs answered BadCertificate. Clarion uses token authentication: check that CLARION_APNS_URL is Apple's APNs origin (https://api.push.apple.com or https://api.sandbox.push.apple.com) and that ${KEY_VARIABLES} are set.`),
-  BadCertificateEnvironment: fatal('APNs answered BadCertificateEnvironment: CLARION_APNS_URL points at the other environment (production https://api.push.apple.com vs sandbox https://api.sandbox.push.apple.com) than the credentials.'),
+  BadCertificate: fatal(
+    `APNs answered BadCertificate. Clarion uses token authentication: check that CLARION_APNS_URL is Apple's APNs origin (https://api.push.apple.com or https://api.sandbox.push.apple.com) and that ${KEY_VARIABLES} are set.`,
+  ),
+  BadCertificateEnvironment: fatal(
+    'APNs answered BadCertificateEnvironment: CLARION_APNS_URL points at the other environment (production https://api.push.apple.com vs sandbox https://api.sandbox.push.apple.com) than the credentials.',
+  ),
   ExpiredProviderToken: { kind: 'renew_token' },
-  Forbidden: fatal(`APNs refused the key (403 Forbidden): it may have been revoked or belong to another account. Create a new APNs key in the Apple developer account and update ${KEY_VARIABLES}.`),
-  InvalidProviderToken: fatal(`APNs rejected the provider token (403 InvalidProviderToken). Check that ${KEY_VARIABLES} belong together (the .p8 file, its 10-character Key ID, and the Team ID of the account that created it), and that the key may push to CLARION_APNS_TOPIC.`),
+  Forbidden: fatal(
+    `APNs refused the key (403 Forbidden): it may have been revoked or belong to another account. Create a new APNs key in the Apple developer account and update ${KEY_VARIABLES}.`,
+  ),
+  InvalidProviderToken: fatal(
+    `APNs rejected the provider token (403 InvalidProviderToken). Check that ${KEY_VARIABLES} belong together (the .p8 file, its 10-character Key ID, and the Team ID of the account that created it), and that the key may push to CLARION_APNS_TOPIC.`,
+  ),
   MissingProviderToken: fatal(`APNs received no provider token (403 MissingProviderToken). Set ${KEY_VARIABLES}.`),
-  UnrelatedKeyIdInToken: fatal(`APNs saw a key unrelated to the one first used on this connection (403 UnrelatedKeyIdInToken). Use one key per Clarion instance (${KEY_VARIABLES}) and restart after changing it.`),
-  BadEnvironmentKeyIdInToken: fatal('The APNs key is for the other environment (403 BadEnvironmentKeyIdInToken). Keys created since February 2025 are sandbox-only or production-only: set CLARION_APNS_URL to match the key (https://api.push.apple.com or https://api.sandbox.push.apple.com) or use a key for this environment in CLARION_APNS_KEY_FILE / CLARION_APNS_KEY_ID.'),
-  BadEnvironmentKeyInToken: fatal('The APNs key is for the other environment (403 BadEnvironmentKeyInToken). Keys created since February 2025 are sandbox-only or production-only: set CLARION_APNS_URL to match the key (https://api.push.apple.com or https://api.sandbox.push.apple.com) or use a key for this environment in CLARION_APNS_KEY_FILE / CLARION_APNS_KEY_ID.'),
+  UnrelatedKeyIdInToken: fatal(
+    `APNs saw a key unrelated to the one first used on this connection (403 UnrelatedKeyIdInToken). Use one key per Clarion instance (${KEY_VARIABLES}) and restart after changing it.`,
+  ),
+  BadEnvironmentKeyIdInToken: fatal(
+    'The APNs key is for the other environment (403 BadEnvironmentKeyIdInToken). Keys created since February 2025 are sandbox-only or production-only: set CLARION_APNS_URL to match the key (https://api.push.apple.com or https://api.sandbox.push.apple.com) or use a key for this environment in CLARION_APNS_KEY_FILE / CLARION_APNS_KEY_ID.',
+  ),
+  BadEnvironmentKeyInToken: fatal(
+    'The APNs key is for the other environment (403 BadEnvironmentKeyInToken). Keys created since February 2025 are sandbox-only or production-only: set CLARION_APNS_URL to match the key (https://api.push.apple.com or https://api.sandbox.push.apple.com) or use a key for this environment in CLARION_APNS_KEY_FILE / CLARION_APNS_KEY_ID.',
+  ),
   // 404, 405: the request did not reach the APNs API as sent, so nothing will work until the URL is fixed.
-  BadPath: fatal('APNs answered 404 BadPath: CLARION_APNS_URL must be the bare APNs origin (https://api.push.apple.com or https://api.sandbox.push.apple.com), without a path.'),
-  MethodNotAllowed: fatal('APNs answered 405 MethodNotAllowed: CLARION_APNS_URL must reach APNs directly (a proxy in between changed the request).'),
+  BadPath: fatal(
+    'APNs answered 404 BadPath: CLARION_APNS_URL must be the bare APNs origin (https://api.push.apple.com or https://api.sandbox.push.apple.com), without a path.',
+  ),
+  MethodNotAllowed: fatal(
+    'APNs answered 405 MethodNotAllowed: CLARION_APNS_URL must reach APNs directly (a proxy in between changed the request).',
+  ),
   // 410
   ExpiredToken: { kind: 'token_dead', reason: 'token_unregistered' },
   Unregistered: { kind: 'token_dead', reason: 'token_unregistered' },
@@ -107,22 +127,40 @@ function ruleForStatus(status: number): Rule {
   if (status >= 200 && status < 300) return { kind: 'delivered' };
   if (status === 410) return { kind: 'token_dead', reason: 'token_unregistered' };
   if (status === 429 || status >= 500) return { kind: 'retry' };
-  if (status === 401 || status === 403) return fatal(`APNs refused the credentials (${status}). Check ${KEY_VARIABLES}, CLARION_APNS_TOPIC and CLARION_APNS_URL.`);
+  if (status === 401 || status === 403)
+    return fatal(
+      `APNs refused the credentials (${status}). Check ${KEY_VARIABLES}, CLARION_APNS_TOPIC and CLARION_APNS_URL.`,
+    );
   return { kind: 'rejected' };
 }
 
 export function mapApnsResponse(response: ApnsResponse): ApnsResponseOutcome {
   if (response.status === 200) return { kind: 'delivered' };
   const reason = response.reason ?? `HTTP${response.status}`;
-  const rule = (response.reason !== null && Object.hasOwn(apnsReasonRules, response.reason) ? apnsReasonRules[response.reason] : undefined) ?? ruleForStatus(response.status);
+  const rule =
+    (response.reason !== null && Object.hasOwn(apnsReasonRules, response.reason)
+      ? apnsReasonRules[response.reason]
+      : undefined) ?? ruleForStatus(response.status);
   const label = `apns:${reason}`;
   switch (rule.kind) {
     case 'delivered':
       return { kind: 'delivered' };
     case 'token_dead':
-      return { kind: 'token_dead', reason: rule.reason, providerReason: reason, ...(response.status === 410 ? { invalidSince: response.timestamp ?? null } : {}) };
+      return {
+        kind: 'token_dead',
+        reason: rule.reason,
+        providerReason: reason,
+        ...(response.status === 410 ? { invalidSince: response.timestamp ?? null } : {}),
+      };
     case 'retry':
-      return { kind: 'retry', reason: label, retryAfterMs: response.status >= 500 ? Math.max(response.retryAfterMs ?? 0, APNS_SERVER_ERROR_RETRY_MS) : response.retryAfterMs };
+      return {
+        kind: 'retry',
+        reason: label,
+        retryAfterMs:
+          response.status >= 500
+            ? Math.max(response.retryAfterMs ?? 0, APNS_SERVER_ERROR_RETRY_MS)
+            : response.retryAfterMs,
+      };
     case 'renew_token':
       return { kind: 'renew_token', reason: 'apns:ExpiredProviderToken' };
     case 'rejected':

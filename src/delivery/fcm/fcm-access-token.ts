@@ -84,20 +84,31 @@ export function createFcmAccessToken(options: FcmAccessTokenOptions): FcmAccessT
     } catch (error) {
       // fetch wraps the socket error in `cause`; node:https reports it directly.
       const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException)).code;
-      if (isTlsTrustError(code)) throw new FcmTokenError('credentials', `the TLS certificate of token_uri ${account.tokenUri} does not verify (${code})`);
-      throw new FcmTokenError('transient', `token exchange with ${account.tokenUri} failed: ${code ? `${code} ` : ''}${(error as Error).message}`);
+      if (isTlsTrustError(code))
+        throw new FcmTokenError(
+          'credentials',
+          `the TLS certificate of token_uri ${account.tokenUri} does not verify (${code})`,
+        );
+      throw new FcmTokenError(
+        'transient',
+        `token exchange with ${account.tokenUri} failed: ${code ? `${code} ` : ''}${(error as Error).message}`,
+      );
     }
     const parsed = parseJson(answer.body);
     if (answer.status === 200 && typeof parsed.access_token === 'string') {
       const expiresIn = typeof parsed.expires_in === 'number' ? parsed.expires_in : ASSERTION_LIFETIME_SECONDS;
       // Measured from the request's start (iat), not its end, so a slow answer errs on the early side.
-      cached = { token: parsed.access_token, refreshAt: iat * 1000 + Math.max(0, expiresIn * 1000 - REFRESH_MARGIN_MS) };
+      cached = {
+        token: parsed.access_token,
+        refreshAt: iat * 1000 + Math.max(0, expiresIn * 1000 - REFRESH_MARGIN_MS),
+      };
       return parsed.access_token;
     }
     const detail = `${answer.status} ${String(parsed.error ?? '')} ${String(parsed.error_description ?? '')}`.trim();
     // RFC 6749 §5.2: 400/401 invalid_grant, invalid_client, unauthorized_client, invalid_scope are about the
     // credentials (deleted key, disabled account, bad clock); 429 and 5xx are Google's side.
-    if (answer.status === 429 || answer.status >= 500) throw new FcmTokenError('transient', `token exchange answered ${detail}`);
+    if (answer.status === 429 || answer.status >= 500)
+      throw new FcmTokenError('transient', `token exchange answered ${detail}`);
     throw new FcmTokenError('credentials', `Google refused the service account's token request (${detail})`);
   }
 
@@ -105,7 +116,12 @@ export function createFcmAccessToken(options: FcmAccessTokenOptions): FcmAccessT
     const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     if (options.ca === undefined || options.fetch) {
       const fetchFn = options.fetch ?? fetch;
-      return fetchFn(account.tokenUri, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(timeoutMs) }).then(async (response) => ({
+      return fetchFn(account.tokenUri, {
+        method: 'POST',
+        headers,
+        body: form,
+        signal: AbortSignal.timeout(timeoutMs),
+      }).then(async (response) => ({
         status: response.status,
         body: await response.text(),
       }));
@@ -113,12 +129,22 @@ export function createFcmAccessToken(options: FcmAccessTokenOptions): FcmAccessT
     return new Promise<TokenAnswer>((resolve, reject) => {
       // agent: false → a connection of its own, closed after the answer: one exchange per 55 minutes gains nothing
       // from keep-alive, and a pooled idle socket would outlive close().
-      const req = httpsRequest(account.tokenUri, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(form) }, ca: options.ca, timeout: timeoutMs, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
+      const req = httpsRequest(
+        account.tokenUri,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': Buffer.byteLength(form) },
+          ca: options.ca,
+          timeout: timeoutMs,
+          agent: false,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.on('error', reject);
       req.end(form);

@@ -3,7 +3,11 @@ import { requestFailureOutcome } from '../http2-request-failure.ts';
 import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
-import { type ParsedFcmServiceAccount, parseFcmServiceAccount, readFcmServiceAccount } from '../provider-credentials.ts';
+import {
+  type ParsedFcmServiceAccount,
+  parseFcmServiceAccount,
+  readFcmServiceAccount,
+} from '../provider-credentials.ts';
 import { type FcmAccessToken, FcmTokenError, createFcmAccessToken } from './fcm-access-token.ts';
 import { tokenUriRefusal, type TokenUriPolicy } from './fcm-token-uri.ts';
 import { type FcmDataOptions, type FcmSendBody, buildFcmDataMessage, buildFcmMessage } from './fcm-message.ts';
@@ -51,9 +55,14 @@ export interface FcmClient {
 
 export function createFcmClient(options: FcmClientOptions): FcmClient {
   const account: ParsedFcmServiceAccount =
-    options.serviceAccount !== undefined ? parseFcmServiceAccount(options.serviceAccount) : readFcmServiceAccount(requireFile(options.serviceAccountFile));
+    options.serviceAccount !== undefined
+      ? parseFcmServiceAccount(options.serviceAccount)
+      : readFcmServiceAccount(requireFile(options.serviceAccountFile));
   const log = options.logger ?? silentLogger;
-  const refusal = tokenUriRefusal(account.tokenUri, options.tokenUri ?? (options.serviceAccount !== undefined ? 'google' : 'any'));
+  const refusal = tokenUriRefusal(
+    account.tokenUri,
+    options.tokenUri ?? (options.serviceAccount !== undefined ? 'google' : 'any'),
+  );
   const refused: DeliveryOutcome | null =
     refusal === null
       ? null
@@ -89,7 +98,8 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   async function post(json: string): Promise<DeliveryOutcome> {
     if (refused) return logged(refused);
     const now = options.clock.now();
-    if (now < quotaPause.until) return { kind: 'retry', reason: quotaPause.reason, retryAfterMs: quotaPause.until - now };
+    if (now < quotaPause.until)
+      return { kind: 'retry', reason: quotaPause.reason, retryAfterMs: quotaPause.until - now };
     // At most two attempts: the second only after a 401 made us drop the cached access token.
     for (let attempt = 1; ; attempt += 1) {
       let token = accessToken.fresh();
@@ -103,7 +113,12 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
       let outcome;
       try {
         const response = await pool.request(headersFor(token), json);
-        outcome = mapFcmResponse({ status: response.status, body: response.body, retryAfterMs: response.retryAfterMs, afterRefresh: attempt > 1 });
+        outcome = mapFcmResponse({
+          status: response.status,
+          body: response.body,
+          retryAfterMs: response.retryAfterMs,
+          afterRefresh: attempt > 1,
+        });
       } catch (error) {
         return logged(requestFailureOutcome(error, 'fcm', 'CLARION_FCM_URL'));
       }
@@ -121,7 +136,15 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   let requestHeaders = { token: '', headers: {} as Record<string, string> };
   function headersFor(token: string): Record<string, string> {
     if (requestHeaders.token !== token) {
-      requestHeaders = { token, headers: { ':method': 'POST', ':path': path, authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' } };
+      requestHeaders = {
+        token,
+        headers: {
+          ':method': 'POST',
+          ':path': path,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+      };
     }
     return requestHeaders.headers;
   }
@@ -129,14 +152,19 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   function pauseForQuota(outcome: FcmProjectQuota): DeliveryOutcome {
     const until = options.clock.now() + outcome.retryAfterMs;
     if (until > quotaPause.until) {
-      if (quotaPause.until <= options.clock.now()) log.warn({ provider: 'fcm', projectId: account.projectId, retryAfterMs: outcome.retryAfterMs }, "FCM answered 429 for the project's quota: holding back every message of the project");
+      if (quotaPause.until <= options.clock.now())
+        log.warn(
+          { provider: 'fcm', projectId: account.projectId, retryAfterMs: outcome.retryAfterMs },
+          "FCM answered 429 for the project's quota: holding back every message of the project",
+        );
       quotaPause = { until, reason: outcome.reason };
     }
     return { kind: 'retry', reason: outcome.reason, retryAfterMs: quotaPause.until - options.clock.now() };
   }
 
   function logged(outcome: DeliveryOutcome): DeliveryOutcome {
-    if (outcome.kind === 'fatal') log.warn({ provider: 'fcm', reason: outcome.reason, fix: outcome.fix }, 'FCM push failed: configuration problem');
+    if (outcome.kind === 'fatal')
+      log.warn({ provider: 'fcm', reason: outcome.reason, fix: outcome.fix }, 'FCM push failed: configuration problem');
     return outcome;
   }
 
@@ -158,7 +186,8 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
   return {
     projectId: account.projectId,
     send: (token, content) => post(serialize(token, content)),
-    sendData: (token, data, dataOptions) => post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions, options.clock.now()))),
+    sendData: (token, data, dataOptions) =>
+      post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions, options.clock.now()))),
     stats: () => pool.stats(),
     close: () => pool.close(),
   };
@@ -185,6 +214,7 @@ function tokenFailureOutcome(error: unknown): DeliveryOutcome {
 }
 
 function requireFile(file: string | undefined): string {
-  if (file === undefined || file === '') throw new Error('FCM client: set CLARION_FCM_SERVICE_ACCOUNT_FILE (serviceAccountFile) or pass serviceAccount');
+  if (file === undefined || file === '')
+    throw new Error('FCM client: set CLARION_FCM_SERVICE_ACCOUNT_FILE (serviceAccountFile) or pass serviceAccount');
   return file;
 }

@@ -47,7 +47,10 @@ export function fcmLiveActivityOptions(push: LiveActivityPush): FcmDataOptions {
 /** FCM's size measure (keys and values, docs/protocols.md 3.3) of the data and its android block. */
 export function fcmLiveActivityPayloadBytes(push: LiveActivityPush): number {
   const entries = Object.entries(buildFcmLiveActivityData(push));
-  const data = entries.reduce((sum, [key, value]) => sum + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8'), 0);
+  const data = entries.reduce(
+    (sum, [key, value]) => sum + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8'),
+    0,
+  );
   // android: {priority: "HIGH", ttl: "<seconds>s"}, the TTL at its longest.
   return data + 'priority'.length + 'HIGH'.length + 'ttl'.length + `${FCM_MAX_TTL_SECONDS}s`.length;
 }

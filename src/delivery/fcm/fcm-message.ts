@@ -81,7 +81,12 @@ export interface FcmDataOptions {
 }
 
 /** `now` (epoch ms) turns `expiresAt` into the TTL left; required with it. */
-export function buildFcmDataMessage(token: string, data: Record<string, string>, options: FcmDataOptions = {}, now?: number): FcmSendBody {
+export function buildFcmDataMessage(
+  token: string,
+  data: Record<string, string>,
+  options: FcmDataOptions = {},
+  now?: number,
+): FcmSendBody {
   const expiresAt = options.expiresAt ?? null;
   return {
     message: {
@@ -90,7 +95,11 @@ export function buildFcmDataMessage(token: string, data: Record<string, string>,
       android: {
         // HIGH so the app is woken to update its notification (docs/protocols.md 3.6); FCM's own default for data is NORMAL.
         priority: options.priority === 'normal' ? 'NORMAL' : 'HIGH',
-        ...fcmTtl(expiresAt === null ? null : secondsLeft(expiresAt, requireNow(now, 'buildFcmDataMessage: pass now with expiresAt'))),
+        ...fcmTtl(
+          expiresAt === null
+            ? null
+            : secondsLeft(expiresAt, requireNow(now, 'buildFcmDataMessage: pass now with expiresAt')),
+        ),
       },
     },
   };
@@ -101,8 +110,12 @@ export function buildFcmDataMessage(token: string, data: Record<string, string>,
  * push-expiry.ts), the seconds from `now` to it, rounded up, so a retry keeps the original deadline; else ttlSeconds.
  */
 function remainingTtlSeconds(content: PushContent, now: number | undefined): number | null {
-  if (content.ttlSeconds === 0 || content.expiresAt === undefined || content.expiresAt === null) return content.ttlSeconds;
-  return secondsLeft(content.expiresAt, requireNow(now, 'buildFcmMessage: pass options.now for content with expiresAt'));
+  if (content.ttlSeconds === 0 || content.expiresAt === undefined || content.expiresAt === null)
+    return content.ttlSeconds;
+  return secondsLeft(
+    content.expiresAt,
+    requireNow(now, 'buildFcmMessage: pass options.now for content with expiresAt'),
+  );
 }
 
 /** Whole seconds from `now` to `deadline`, rounded up, at least 1 (0 would mean "now or never" to FCM). */
@@ -138,7 +151,10 @@ export function fcmPayloadBytes(content: PushContent): number {
 function contentBytes(value: unknown): number {
   if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + contentBytes(item), 0);
   if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).reduce((sum, [key, item]) => sum + Buffer.byteLength(key, 'utf8') + contentBytes(item), 0);
+    return Object.entries(value).reduce(
+      (sum, [key, item]) => sum + Buffer.byteLength(key, 'utf8') + contentBytes(item),
+      0,
+    );
   }
   return value === null || value === undefined ? 0 : Buffer.byteLength(String(value), 'utf8');
 }

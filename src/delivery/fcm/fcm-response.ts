@@ -78,7 +78,8 @@ export function parseFcmError(body: string): FcmErrorBody {
     if (type.endsWith('google.rpc.ErrorInfo') && typeof metadata === 'object' && metadata !== null) {
       const { quota_unit: unit, quota_limit: limit } = metadata as Record<string, unknown>;
       if (typeof unit === 'string' || typeof limit === 'string') {
-        result.quotaScope = String(unit ?? '').includes('{project}') || /PerProject$/.test(String(limit ?? '')) ? 'project' : 'other';
+        result.quotaScope =
+          String(unit ?? '').includes('{project}') || /PerProject$/.test(String(limit ?? '')) ? 'project' : 'other';
       }
     }
     if (type.endsWith('google.rpc.BadRequest') && Array.isArray(fieldViolations)) {
@@ -118,7 +119,11 @@ export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
   const error = parseFcmError(response.body);
   const code = error.errorCode ?? error.status ?? `HTTP${status}`;
   const reason = `fcm:${code}`;
-  const retry = (fallbackMs: number | null): DeliveryOutcome => ({ kind: 'retry', reason, retryAfterMs: response.retryAfterMs ?? fallbackMs });
+  const retry = (fallbackMs: number | null): DeliveryOutcome => ({
+    kind: 'retry',
+    reason,
+    retryAfterMs: response.retryAfterMs ?? fallbackMs,
+  });
   const fatal = (fix: string): DeliveryOutcome => ({ kind: 'fatal', reason, fix });
 
   switch (code) {
@@ -130,10 +135,14 @@ export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
       // is in. A wrong CLARION_FCM_SERVICE_ACCOUNT_FILE would show as *every* token failing this way.
       return { kind: 'token_dead', reason: 'token_invalid', providerReason: code };
     case 'INVALID_ARGUMENT':
-      return isTokenProblem(error) ? { kind: 'token_dead', reason: 'token_invalid', providerReason: code } : { kind: 'rejected', reason };
+      return isTokenProblem(error)
+        ? { kind: 'token_dead', reason: 'token_invalid', providerReason: code }
+        : { kind: 'rejected', reason };
     case 'QUOTA_EXCEEDED':
     case 'RESOURCE_EXHAUSTED':
-      return isProjectQuota(error) ? { kind: 'project_quota', reason, retryAfterMs: response.retryAfterMs ?? FCM_QUOTA_DEFAULT_RETRY_MS } : retry(FCM_QUOTA_DEFAULT_RETRY_MS);
+      return isProjectQuota(error)
+        ? { kind: 'project_quota', reason, retryAfterMs: response.retryAfterMs ?? FCM_QUOTA_DEFAULT_RETRY_MS }
+        : retry(FCM_QUOTA_DEFAULT_RETRY_MS);
     case 'UNAVAILABLE':
     case 'INTERNAL':
       return retry(FCM_SERVER_ERROR_MIN_RETRY_MS);
@@ -144,7 +153,9 @@ export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
       );
     case 'UNAUTHENTICATED':
       if (!response.afterRefresh) return { kind: 'refresh_token', reason };
-      return fatal(`FCM refused a freshly issued access token (401 UNAUTHENTICATED). Check that ${ACCOUNT_FILE} is a current key of a service account of this Firebase project (the key may have been deleted).`);
+      return fatal(
+        `FCM refused a freshly issued access token (401 UNAUTHENTICATED). Check that ${ACCOUNT_FILE} is a current key of a service account of this Firebase project (the key may have been deleted).`,
+      );
     case 'PERMISSION_DENIED':
       return fatal(
         `FCM refused the service account (403 PERMISSION_DENIED: ${error.message || 'no message'}). Check that ${ACCOUNT_FILE} belongs to the Firebase project of the app (its project_id is the one sent to), that the Firebase Cloud Messaging API is enabled, and that the account has the "Firebase Cloud Messaging API Admin" role.`,
@@ -152,8 +163,11 @@ export function mapFcmResponse(response: FcmResponse): FcmResponseOutcome {
     case 'NOT_FOUND':
       // A bare NOT_FOUND for the token (older answers, fb-admin-node maps it to "not registered") reads "Requested
       // entity was not found."; any other 404 means the URL or project does not exist.
-      if (/requested entity was not found/i.test(error.message)) return { kind: 'token_dead', reason: 'token_unregistered', providerReason: code };
-      return fatal(`FCM answered 404 for the send URL: check CLARION_FCM_URL (https://fcm.googleapis.com) and the project_id in ${ACCOUNT_FILE}.`);
+      if (/requested entity was not found/i.test(error.message))
+        return { kind: 'token_dead', reason: 'token_unregistered', providerReason: code };
+      return fatal(
+        `FCM answered 404 for the send URL: check CLARION_FCM_URL (https://fcm.googleapis.com) and the project_id in ${ACCOUNT_FILE}.`,
+      );
     default:
       return byStatus(status, reason, response, retry, fatal);
   }
@@ -169,8 +183,17 @@ function byStatus(
 ): FcmResponseOutcome {
   if (status === 429) return retry(FCM_QUOTA_DEFAULT_RETRY_MS);
   if (status >= 500) return retry(FCM_SERVER_ERROR_MIN_RETRY_MS);
-  if (status === 401) return response.afterRefresh ? fatal(`FCM refused the access token (401). Check ${ACCOUNT_FILE}.`) : { kind: 'refresh_token', reason };
-  if (status === 403) return fatal(`FCM refused the request (403). Check that ${ACCOUNT_FILE} belongs to the app's Firebase project and may send messages.`);
-  if (status === 404) return fatal(`FCM answered 404 for the send URL: check CLARION_FCM_URL (https://fcm.googleapis.com) and the project_id in ${ACCOUNT_FILE}.`);
+  if (status === 401)
+    return response.afterRefresh
+      ? fatal(`FCM refused the access token (401). Check ${ACCOUNT_FILE}.`)
+      : { kind: 'refresh_token', reason };
+  if (status === 403)
+    return fatal(
+      `FCM refused the request (403). Check that ${ACCOUNT_FILE} belongs to the app's Firebase project and may send messages.`,
+    );
+  if (status === 404)
+    return fatal(
+      `FCM answered 404 for the send URL: check CLARION_FCM_URL (https://fcm.googleapis.com) and the project_id in ${ACCOUNT_FILE}.`,
+    );
   return { kind: 'rejected', reason };
 }

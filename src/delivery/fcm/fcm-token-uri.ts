@@ -22,7 +22,10 @@ export type TokenUriPolicy = 'google' | 'https' | 'any';
 export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 
 /** The policy for service accounts that accounts upload, by CLARION_ALLOW_PRIVATE_ADDRESSES. */
-export function uploadedTokenUriPolicy(config: { allowPrivateAddresses: boolean; allowPrivateWebhooks: boolean }): TokenUriPolicy {
+export function uploadedTokenUriPolicy(config: {
+  allowPrivateAddresses: boolean;
+  allowPrivateWebhooks: boolean;
+}): TokenUriPolicy {
   return allowsPrivateAddresses(config) ? 'https' : 'google';
 }
 

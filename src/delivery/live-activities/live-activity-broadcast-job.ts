@@ -1,8 +1,18 @@
 import { JobRetryError } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import { attachBroadcastChannel, countLiveBroadcastChannels, markBroadcastChannelDeleted } from '../../store/apns-broadcast-channels-store.ts';
+import {
+  attachBroadcastChannel,
+  countLiveBroadcastChannels,
+  markBroadcastChannelDeleted,
+} from '../../store/apns-broadcast-channels-store.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
-import { APNS_CHANNELS_PER_APP, createBroadcastChannel, deleteBroadcastChannel, sendBroadcast, type ApnsBroadcastConnection } from '../apns/apns-broadcast.ts';
+import {
+  APNS_CHANNELS_PER_APP,
+  createBroadcastChannel,
+  deleteBroadcastChannel,
+  sendBroadcast,
+  type ApnsBroadcastConnection,
+} from '../apns/apns-broadcast.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
@@ -37,21 +47,43 @@ export async function ensureBroadcastChannel(deps: Dependencies, activity: LiveA
   const connection = (await providersOfChannel(deps, activity.channel_id)).ios.liveActivityBroadcast;
   const fallBack = async (why: string, details: Record<string, unknown> = {}) => {
     deps.logger.warn({ liveActivityId: activity.id, ...details }, `Live Activity goes per token: ${why}`);
-    await deps.store.db.updateTable('live_activities').set({ broadcast_count: 0 }).where('id', '=', activity.id).execute();
+    await deps.store.db
+      .updateTable('live_activities')
+      .set({ broadcast_count: 0 })
+      .where('id', '=', activity.id)
+      .execute();
     return null;
   };
   if (!connection) return fallBack('APNs broadcast is not configured');
   // Apple's limit, checked on Clarion's own record first: no request that can only fail.
-  const inUse = await countLiveBroadcastChannels(deps.store.db, { environment: connection.environment, topic: connection.topic });
-  if (inUse >= APNS_CHANNELS_PER_APP) return fallBack('the app has as many APNs channels as Apple allows (10,000 per environment)', { inUse });
+  const inUse = await countLiveBroadcastChannels(deps.store.db, {
+    environment: connection.environment,
+    topic: connection.topic,
+  });
+  if (inUse >= APNS_CHANNELS_PER_APP)
+    return fallBack('the app has as many APNs channels as Apple allows (10,000 per environment)', { inUse });
   const created = await createBroadcastChannel(connection);
   if (!created.ok) {
-    if (created.outcome.kind === 'retry') throw new JobRetryError(`creating the APNs channel: ${created.outcome.reason}`, created.outcome.retryAfterMs);
-    return fallBack(created.limitReached ? "the app has as many APNs channels as Apple allows (10,000 per environment)" : 'APNs refused to create a channel', { outcome: created.outcome });
+    if (created.outcome.kind === 'retry')
+      throw new JobRetryError(`creating the APNs channel: ${created.outcome.reason}`, created.outcome.retryAfterMs);
+    return fallBack(
+      created.limitReached
+        ? 'the app has as many APNs channels as Apple allows (10,000 per environment)'
+        : 'APNs refused to create a channel',
+      { outcome: created.outcome },
+    );
   }
-  const channelId = await deps.store.db.transaction().execute((trx) =>
-    attachBroadcastChannel(trx, { liveActivityId: activity.id, channelId: created.channelId, environment: connection.environment, topic: connection.topic, now: deps.clock.now() }),
-  );
+  const channelId = await deps.store.db
+    .transaction()
+    .execute((trx) =>
+      attachBroadcastChannel(trx, {
+        liveActivityId: activity.id,
+        channelId: created.channelId,
+        environment: connection.environment,
+        topic: connection.topic,
+        now: deps.clock.now(),
+      }),
+    );
   // A repeated dispatch made a second channel: the first one stays, this one goes at once (or with the sweeper).
   if (channelId !== created.channelId) await deleteBroadcastChannel(connection, created.channelId);
   deps.logger.info({ liveActivityId: activity.id, channelId }, 'APNs broadcast channel created for the Live Activity');
@@ -70,10 +102,14 @@ export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
     const connection = (await providersOfChannel(deps, activity.channel_id)).ios.liveActivityBroadcast;
     // A first attempt always goes (a newer event may be queued right behind it); a retry only if nothing newer went out.
     const retried = job.attempt > 1;
-    const outdated = push.event === 'update' && (effectiveStatus(activity, deps.clock.now()).status === 'ended' || (retried && activity.push_timestamp > push.timestamp));
+    const outdated =
+      push.event === 'update' &&
+      (effectiveStatus(activity, deps.clock.now()).status === 'ended' ||
+        (retried && activity.push_timestamp > push.timestamp));
     if (connection && !outdated) {
       const outcome = await sendBroadcast(connection, channelId, push);
-      if (outcome.kind === 'retry') throw new JobRetryError(`broadcast on the APNs channel: ${outcome.reason}`, outcome.retryAfterMs);
+      if (outcome.kind === 'retry')
+        throw new JobRetryError(`broadcast on the APNs channel: ${outcome.reason}`, outcome.retryAfterMs);
       const log = { liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, channelId, outcome };
       if (outcome.kind === 'token_dead' && outcome.providerReason === 'ChannelNotRegistered') {
         deps.logger.warn(log, 'APNs no longer knows the Live Activity broadcast channel: the activity goes per token');

@@ -22,7 +22,12 @@ import { liveActivityPushOf } from './live-activity-snapshot.ts';
  */
 
 /** Starts, on one newly registered iOS subscriber, every running activity of its channel it has a token for. */
-export async function startLateJoiner(trx: Kysely<Database>, queue: JobQueue, subscriber: { id: string; channel_id: string; created_at: number }, now: number): Promise<number> {
+export async function startLateJoiner(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  subscriber: { id: string; channel_id: string; created_at: number },
+  now: number,
+): Promise<number> {
   const running = await trx
     .selectFrom('live_activities')
     .selectAll()
@@ -34,21 +39,41 @@ export async function startLateJoiner(trx: Kysely<Database>, queue: JobQueue, su
     .execute();
   let started = 0;
   for (const activity of running) {
-    const eligible = await trx.selectFrom('subscribers').select('id').where('id', '=', subscriber.id).where(hasPushToStartTokenFor(activity.template)).executeTakeFirst();
+    const eligible = await trx
+      .selectFrom('subscribers')
+      .select('id')
+      .where('id', '=', subscriber.id)
+      .where(hasPushToStartTokenFor(activity.template))
+      .executeTakeFirst();
     if (!eligible) continue;
     const push = liveActivityPushOf(activity, 'start', startAlertOf(activity));
-    await sendLiveActivityJob.enqueue(queue, trx, { push, platform: 'ios', subscriberIds: [subscriber.id], round: 0 }, { uniqueKey: `live_activity.catch_up_start:${activity.id}:${subscriber.id}` });
+    await sendLiveActivityJob.enqueue(
+      queue,
+      trx,
+      { push, platform: 'ios', subscriberIds: [subscriber.id], round: 0 },
+      { uniqueKey: `live_activity.catch_up_start:${activity.id}:${subscriber.id}` },
+    );
     started += 1;
   }
   return started;
 }
 
 /** Sends the current state to a device that just reported its activity token, when anything changed since the start. */
-export async function updateLateJoiner(trx: Kysely<Database>, queue: JobQueue, activity: LiveActivityRow, subscriberId: string): Promise<boolean> {
+export async function updateLateJoiner(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  activity: LiveActivityRow,
+  subscriberId: string,
+): Promise<boolean> {
   // The start's own timestamp (its creation time): the device shows that state already.
   if (pushTimestampMs(activity.push_timestamp) <= activity.created_at) return false;
   const push = liveActivityPushOf(activity, 'update', null, 'high');
-  await sendLiveActivityJob.enqueue(queue, trx, { push, platform: 'ios', subscriberIds: [subscriberId], round: 0 }, { uniqueKey: `live_activity.catch_up:${activity.id}:${subscriberId}:${activity.push_timestamp}` });
+  await sendLiveActivityJob.enqueue(
+    queue,
+    trx,
+    { push, platform: 'ios', subscriberIds: [subscriberId], round: 0 },
+    { uniqueKey: `live_activity.catch_up:${activity.id}:${subscriberId}:${activity.push_timestamp}` },
+  );
   return true;
 }
 

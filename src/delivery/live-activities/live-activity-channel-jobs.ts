@@ -38,7 +38,9 @@ const SWEEP_BATCH = 500;
 
 export function deleteLiveActivityChannelHandler(deps: Dependencies): JobHandler {
   return deleteLiveActivityChannelJob.handler(async ({ channelId }) => {
-    const providers = deps.providersFor ? await deps.providersFor(await appIdOfBroadcastChannel(deps.store.db, channelId)) : deps.providers;
+    const providers = deps.providersFor
+      ? await deps.providersFor(await appIdOfBroadcastChannel(deps.store.db, channelId))
+      : deps.providers;
     const connection = providers.ios.liveActivityBroadcast;
     if (!connection) return;
     await deleteOne(deps, connection, channelId);
@@ -54,7 +56,8 @@ export function sweepLiveActivityChannelsHandler(deps: Dependencies, options: Sw
   return sweepLiveActivityChannelsJob.handler(async () => {
     const connections = [deps.providers.ios.liveActivityBroadcast];
     if (deps.providersFor) {
-      for (const appId of await appIdsWithBroadcastChannels(deps.store.db)) connections.push((await deps.providersFor(appId)).ios.liveActivityBroadcast);
+      for (const appId of await appIdsWithBroadcastChannels(deps.store.db))
+        connections.push((await deps.providersFor(appId)).ios.liveActivityBroadcast);
     }
     for (const connection of connections) {
       if (connection) await sweepBroadcastChannels(deps, connection, options);
@@ -63,7 +66,11 @@ export function sweepLiveActivityChannelsHandler(deps: Dependencies, options: Sw
 }
 
 /** One sweep over one app and environment: the connection says which. */
-async function sweepBroadcastChannels(deps: DeliveryDependencies, connection: ApnsBroadcastConnection, options: SweepOptions): Promise<void> {
+async function sweepBroadcastChannels(
+  deps: DeliveryDependencies,
+  connection: ApnsBroadcastConnection,
+  options: SweepOptions,
+): Promise<void> {
   const scope = { environment: connection.environment, topic: connection.topic };
   let discovered = 0;
   const listed = await listBroadcastChannels(connection);
@@ -74,12 +81,23 @@ async function sweepBroadcastChannels(deps: DeliveryDependencies, connection: Ap
       await recordUnknownBroadcastChannels(deps.store.db, { ...scope, channelIds: unknown, now: deps.clock.now() });
       discovered = unknown.length;
     } else if (unknown.length > 0) {
-      deps.logger.info({ ...scope, unknown: unknown.length }, 'APNs lists broadcast channels Clarion did not create; left alone (CLARION_APNS_DELETE_UNKNOWN_CHANNELS=true deletes them)');
+      deps.logger.info(
+        { ...scope, unknown: unknown.length },
+        'APNs lists broadcast channels Clarion did not create; left alone (CLARION_APNS_DELETE_UNKNOWN_CHANNELS=true deletes them)',
+      );
     }
   } else {
-    deps.logger.warn({ outcome: listed.outcome }, 'listing the APNs broadcast channels failed; sweeping the recorded ones only');
+    deps.logger.warn(
+      { outcome: listed.outcome },
+      'listing the APNs broadcast channels failed; sweeping the recorded ones only',
+    );
   }
-  const sweepable = await findSweepableBroadcastChannels(deps.store.db, { ...scope, now: deps.clock.now(), orphanGraceMs: ORPHAN_CHANNEL_GRACE_MS, limit: SWEEP_BATCH });
+  const sweepable = await findSweepableBroadcastChannels(deps.store.db, {
+    ...scope,
+    now: deps.clock.now(),
+    orphanGraceMs: ORPHAN_CHANNEL_GRACE_MS,
+    limit: SWEEP_BATCH,
+  });
   let deleted = 0;
   for (const channel of sweepable) {
     if (await deleteOne(deps, connection, channel.channel_id, { retry: false })) deleted += 1;
@@ -87,13 +105,19 @@ async function sweepBroadcastChannels(deps: DeliveryDependencies, connection: Ap
   if (deleted > 0 || discovered > 0) deps.logger.info({ deleted, discovered }, 'APNs broadcast channels swept');
 }
 
-async function deleteOne(deps: DeliveryDependencies, connection: ApnsBroadcastConnection, channelId: string, options = { retry: true }): Promise<boolean> {
+async function deleteOne(
+  deps: DeliveryDependencies,
+  connection: ApnsBroadcastConnection,
+  channelId: string,
+  options = { retry: true },
+): Promise<boolean> {
   const result = await deleteBroadcastChannel(connection, channelId);
   if (result.ok) {
     await markBroadcastChannelDeleted(deps.store.db, { channelId, now: deps.clock.now() });
     return true;
   }
-  if (options.retry && result.outcome.kind === 'retry') throw new JobRetryError(`deleting APNs channel: ${result.outcome.reason}`, result.outcome.retryAfterMs);
+  if (options.retry && result.outcome.kind === 'retry')
+    throw new JobRetryError(`deleting APNs channel: ${result.outcome.reason}`, result.outcome.retryAfterMs);
   // Left recorded: the next sweep tries again.
   deps.logger.warn({ channelId, outcome: result.outcome }, 'deleting an APNs broadcast channel failed');
   return false;

@@ -8,7 +8,13 @@ import { pageLiveActivityTargets } from '../../store/live-activity-targets-store
 import type { SendDependencies } from '../channel-providers.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
 import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';
-import { broadcastLiveActivityJob, dispatchLiveActivityJob, sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
+import {
+  broadcastLiveActivityJob,
+  dispatchLiveActivityJob,
+  sendJobKey,
+  sendLiveActivityJob,
+  type LiveActivitySendPayload,
+} from './live-activity-jobs.ts';
 import { joinsChannel } from './live-activity-send-job.ts';
 
 /**
@@ -32,39 +38,73 @@ export function dispatchLiveActivityHandler(deps: SendDependencies): JobHandler 
     if (!activity) return;
     // Broadcast (iOS 18): the start needs the channel before any device is started on it; every later event is one
     // request on the channel besides the per-token pages (live-activity-broadcast-job.ts).
-    if (push.event === 'start' && platforms.includes('ios') && !lostChannel && needsChannel(activity)) await ensureBroadcastChannel(deps, activity);
+    if (push.event === 'start' && platforms.includes('ios') && !lostChannel && needsChannel(activity))
+      await ensureBroadcastChannel(deps, activity);
     if (push.event !== 'start' && platforms.includes('ios') && activity.apns_channel_id) {
       const channelId = activity.apns_channel_id;
-      await db.transaction().execute((trx) => broadcastLiveActivityJob.enqueue(deps.queue, trx, { push, channelId }, { uniqueKey: `live_activity.broadcast:${push.activityId}:${push.timestamp}` }));
+      await db
+        .transaction()
+        .execute((trx) =>
+          broadcastLiveActivityJob.enqueue(
+            deps.queue,
+            trx,
+            { push, channelId },
+            { uniqueKey: `live_activity.broadcast:${push.activityId}:${push.timestamp}` },
+          ),
+        );
     }
     let enqueued = 0;
     for (const platform of platforms) {
       let after: string | null = null;
       for (;;) {
         if (signal.aborted) throw new Error('worker is shutting down; the dispatch pages again from the start');
-        const page = await pageLiveActivityTargets(db, { activity, event: push.event, platform, after, limit: DISPATCH_PAGE_SIZE });
+        const page = await pageLiveActivityTargets(db, {
+          activity,
+          event: push.event,
+          platform,
+          after,
+          limit: DISPATCH_PAGE_SIZE,
+        });
         if (page.length === 0) break;
         const targets = lostChannel ? await onLostChannel(db, activity, page, lostChannel.environment) : page;
         await db.transaction().execute(async (trx) => {
           for (let start = 0; start < targets.length; start += SEND_BATCH_SIZE) {
             const subscriberIds = targets.slice(start, start + SEND_BATCH_SIZE);
             const payload: LiveActivitySendPayload = { push, platform, subscriberIds, round: 0 };
-            await sendLiveActivityJob.enqueue(deps.queue, trx, payload, { uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0) });
+            await sendLiveActivityJob.enqueue(deps.queue, trx, payload, {
+              uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0),
+            });
           }
         });
         enqueued += targets.length;
         after = page[page.length - 1]!;
       }
     }
-    deps.logger.info({ liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued }, 'live activity dispatch finished');
+    deps.logger.info(
+      { liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued },
+      'live activity dispatch finished',
+    );
   });
 }
 
 /** Of one page of iOS start targets, those the lost channel's start reached: on it, and without an activity token. */
-async function onLostChannel(db: Kysely<Database>, activity: LiveActivityRow, ids: string[], environment: ApnsEnvironment): Promise<string[]> {
-  const subscribers = await db.selectFrom('subscribers').select(['id', 'os_version', 'apns_environment']).where('id', 'in', ids).execute();
+async function onLostChannel(
+  db: Kysely<Database>,
+  activity: LiveActivityRow,
+  ids: string[],
+  environment: ApnsEnvironment,
+): Promise<string[]> {
+  const subscribers = await db
+    .selectFrom('subscribers')
+    .select(['id', 'os_version', 'apns_environment'])
+    .where('id', 'in', ids)
+    .execute();
   const withToken = new Set((await findLiveActivityTokens(db, activity.id, ids)).map((row) => row.subscriber_id));
-  const reached = new Set(subscribers.filter((subscriber) => joinsChannel(activity, subscriber, environment) && !withToken.has(subscriber.id)).map((subscriber) => subscriber.id));
+  const reached = new Set(
+    subscribers
+      .filter((subscriber) => joinsChannel(activity, subscriber, environment) && !withToken.has(subscriber.id))
+      .map((subscriber) => subscriber.id),
+  );
   return ids.filter((id) => reached.has(id));
 }
 

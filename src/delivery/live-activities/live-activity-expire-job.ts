@@ -21,7 +21,8 @@ export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandle
     if (!activity || activity.status === 'ended') return;
     const expiresAt = liveActivityExpiresAt(activity.created_at);
     // Claimed early (another node's clock ahead of this one's): come back when it is due.
-    if (deps.clock.now() < expiresAt) throw new JobRetryError('the activity has not reached its 8 hours yet', expiresAt - deps.clock.now());
+    if (deps.clock.now() < expiresAt)
+      throw new JobRetryError('the activity has not reached its 8 hours yet', expiresAt - deps.clock.now());
     await db.transaction().execute(async (trx) => {
       const now = deps.clock.now();
       const ended = await expireLiveActivity(trx, { id: liveActivityId, now });

@@ -3,7 +3,11 @@ import type { SendDependencies } from '../channel-providers.ts';
 import { dispatchLiveActivityHandler } from './live-activity-dispatch-job.ts';
 import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
 import { broadcastLiveActivityHandler } from './live-activity-broadcast-job.ts';
-import { deleteLiveActivityChannelHandler, sweepLiveActivityChannelsHandler, type SweepOptions } from './live-activity-channel-jobs.ts';
+import {
+  deleteLiveActivityChannelHandler,
+  sweepLiveActivityChannelsHandler,
+  type SweepOptions,
+} from './live-activity-channel-jobs.ts';
 import {
   BROADCAST_LIVE_ACTIVITY,
   DELETE_LIVE_ACTIVITY_CHANNEL,

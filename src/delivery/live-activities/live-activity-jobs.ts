@@ -54,7 +54,9 @@ export const dispatchLiveActivityJob = defineJob<LiveActivityDispatchPayload>('l
 export const broadcastLiveActivityJob = defineJob<LiveActivityBroadcastPayload>('live_activity.broadcast');
 export const deleteLiveActivityChannelJob = defineJob<LiveActivityChannelDeletePayload>('live_activity.delete_channel');
 export const sweepLiveActivityChannelsJob = defineJob<Record<string, never>>('live_activity.sweep_channels');
-export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_activity.send', { lane: (payload) => payload.platform });
+export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_activity.send', {
+  lane: (payload) => payload.platform,
+});
 export const expireLiveActivityJob = defineJob<LiveActivityExpirePayload>('live_activity.expire');
 export const DISPATCH_LIVE_ACTIVITY = dispatchLiveActivityJob.kind;
 export const SEND_LIVE_ACTIVITY = sendLiveActivityJob.kind;
@@ -72,20 +74,43 @@ export async function enqueueLiveActivityPush(
 ): Promise<void> {
   const payload: LiveActivityDispatchPayload = { push, platforms };
   // The timestamp is unique per activity and event, so the key names this one event.
-  await dispatchLiveActivityJob.enqueue(queue, trx, payload, { uniqueKey: `live_activity.dispatch:${push.activityId}:${push.timestamp}` });
+  await dispatchLiveActivityJob.enqueue(queue, trx, payload, {
+    uniqueKey: `live_activity.dispatch:${push.activityId}:${push.timestamp}`,
+  });
 }
 
 /** The job that records the system's end of the activity after 8 hours (live-activity-expire-job.ts). */
-export async function scheduleLiveActivityExpiry(trx: Kysely<Database>, queue: JobQueue, input: { liveActivityId: string; expiresAt: number }): Promise<void> {
+export async function scheduleLiveActivityExpiry(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  input: { liveActivityId: string; expiresAt: number },
+): Promise<void> {
   const payload: LiveActivityExpirePayload = { liveActivityId: input.liveActivityId };
-  await expireLiveActivityJob.enqueue(queue, trx, payload, { runAt: input.expiresAt, uniqueKey: `live_activity.expire:${input.liveActivityId}` });
+  await expireLiveActivityJob.enqueue(queue, trx, payload, {
+    runAt: input.expiresAt,
+    uniqueKey: `live_activity.expire:${input.liveActivityId}`,
+  });
 }
 
-export function sendJobKey(push: LiveActivityPush, platform: LiveActivityPlatform, firstSubscriberId: string, round: number): string {
+export function sendJobKey(
+  push: LiveActivityPush,
+  platform: LiveActivityPlatform,
+  firstSubscriberId: string,
+  round: number,
+): string {
   return `live_activity.send:${push.activityId}:${push.timestamp}:${platform}:${firstSubscriberId}:${round}`;
 }
 
 /** The channel's deletion, once: after the end went out on it, or when the activity reached its 8 hours. */
-export async function scheduleChannelDeletion(trx: Kysely<Database>, queue: JobQueue, channelId: string): Promise<void> {
-  await deleteLiveActivityChannelJob.enqueue(queue, trx, { channelId }, { uniqueKey: `live_activity.delete_channel:${channelId}` });
+export async function scheduleChannelDeletion(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  channelId: string,
+): Promise<void> {
+  await deleteLiveActivityChannelJob.enqueue(
+    queue,
+    trx,
+    { channelId },
+    { uniqueKey: `live_activity.delete_channel:${channelId}` },
+  );
 }

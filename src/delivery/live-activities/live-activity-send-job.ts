@@ -11,7 +11,14 @@ import type { Database } from '../../store/schema.ts';
 import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
 import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
 import { sendEach } from '../batch-send.ts';
-import { givenUpOutcomes, isLastAttempt, LeaseLostError, settleSentBatch, SettleBacklog, type RecordedOutcomes } from '../batch-settle.ts';
+import {
+  givenUpOutcomes,
+  isLastAttempt,
+  LeaseLostError,
+  settleSentBatch,
+  SettleBacklog,
+  type RecordedOutcomes,
+} from '../batch-settle.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
@@ -39,7 +46,11 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, push.activityId);
     if (!activity) return;
-    const subscribers = await db.selectFrom('subscribers').selectAll().where('id', 'in', payload.subscriberIds).execute();
+    const subscribers = await db
+      .selectFrom('subscribers')
+      .selectAll()
+      .where('id', 'in', payload.subscriberIds)
+      .execute();
     const byId = new Map(subscribers.map((subscriber) => [subscriber.id, subscriber]));
 
     let recorded = payload.sent ?? backlog.recall(job.id);
@@ -52,27 +63,70 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
       }
       // Web: each push service judged alone by the misconfiguration guard, as for a notification (send-batch-job.ts).
       const originOf = (id: string) => subscriptionOrigin(byId.get(id)?.token);
-      settled = settleBatch(new Map(Object.entries(recorded.outcomes)), { round: payload.round, ...(platform === 'web' ? { originOf } : {}) });
+      settled = settleBatch(new Map(Object.entries(recorded.outcomes)), {
+        round: payload.round,
+        ...(platform === 'web' ? { originOf } : {}),
+      });
       if (settled.fatal) {
         const { reason, fix } = settled.fatal;
-        deps.logger.error({ liveActivityId: push.activityId, event: push.event, platform, reason, fix }, `${platform} Live Activity push failed for the whole batch: ${fix}`);
+        deps.logger.error(
+          { liveActivityId: push.activityId, event: push.event, platform, reason, fix },
+          `${platform} Live Activity push failed for the whole batch: ${fix}`,
+        );
       }
       for (const { origin, reason, fix } of settled.misconfiguredOrigins) {
-        deps.logger.error({ liveActivityId: push.activityId, event: push.event, platform, origin, reason, fix }, `${platform} Live Activity push failed for every browser at ${origin}: ${fix}`);
+        deps.logger.error(
+          { liveActivityId: push.activityId, event: push.event, platform, origin, reason, fix },
+          `${platform} Live Activity push failed for every browser at ${origin}: ${fix}`,
+        );
       }
-      await settleSentBatch({ ...deps, job, owner, definition: sendLiveActivityJob, payload, recorded, backlog, write: settlement(deps, { job, owner }, payload, activity, byId, settled, recorded) });
+      await settleSentBatch({
+        ...deps,
+        job,
+        owner,
+        definition: sendLiveActivityJob,
+        payload,
+        recorded,
+        backlog,
+        write: settlement(deps, { job, owner }, payload, activity, byId, settled, recorded),
+      });
     } catch (error) {
       if (!isLastAttempt(job) || error instanceof LeaseLostError) throw error;
-      deps.logger.error({ err: error, jobId: job.id, liveActivityId: push.activityId }, 'live activity send job failed its last attempt; settling what it has');
+      deps.logger.error(
+        { err: error, jobId: job.id, liveActivityId: push.activityId },
+        'live activity send job failed its last attempt; settling what it has',
+      );
       const outcomes = givenUpOutcomes(Object.keys(recorded?.outcomes ?? {}), recorded);
-      const givenUp = { sentAt: deps.clock.now(), outcomes: Object.fromEntries(outcomes), ...(recorded?.tokens ? { tokens: recorded.tokens } : {}) };
+      const givenUp = {
+        sentAt: deps.clock.now(),
+        outcomes: Object.fromEntries(outcomes),
+        ...(recorded?.tokens ? { tokens: recorded.tokens } : {}),
+      };
       settled = settleBatch(outcomes, { round: MAX_SEND_ROUNDS });
-      await settleSentBatch({ ...deps, job, owner, definition: sendLiveActivityJob, payload, recorded: givenUp, backlog, write: settlement(deps, { job, owner }, payload, activity, byId, settled, givenUp) });
+      await settleSentBatch({
+        ...deps,
+        job,
+        owner,
+        definition: sendLiveActivityJob,
+        payload,
+        recorded: givenUp,
+        backlog,
+        write: settlement(deps, { job, owner }, payload, activity, byId, settled, givenUp),
+      });
     }
     const failed: Record<string, number> = {};
     for (const { reason } of settled.failed) failed[reason] = (failed[reason] ?? 0) + 1;
     deps.logger.info(
-      { liveActivityId: push.activityId, event: push.event, platform, round: payload.round, delivered: settled.delivered.length, dead: settled.dead.length, retry: settled.retry.reduce((sum, group) => sum + group.ids.length, 0), failed },
+      {
+        liveActivityId: push.activityId,
+        event: push.event,
+        platform,
+        round: payload.round,
+        delivered: settled.delivered.length,
+        dead: settled.dead.length,
+        retry: settled.retry.reduce((sum, group) => sum + group.ids.length, 0),
+        failed,
+      },
       'live activity batch sent',
     );
   });
@@ -89,7 +143,8 @@ async function sendBatch(
   const { push, platform } = payload;
   // iOS: a start goes to the push-to-start token of the activity's template, an update or end to the activity's own token.
   let tokenOf = new Map<string, string>();
-  if (platform === 'ios' && push.event === 'start') tokenOf = await pushToStartTokensFor(deps.store.db, [...byId.values()], push.template);
+  if (platform === 'ios' && push.event === 'start')
+    tokenOf = await pushToStartTokensFor(deps.store.db, [...byId.values()], push.template);
   if (platform === 'ios' && push.event !== 'start') {
     const activityTokens = await findLiveActivityTokens(deps.store.db, push.activityId, payload.subscriberIds);
     tokenOf = new Map(activityTokens.map((row) => [row.subscriber_id, row.token]));
@@ -99,19 +154,31 @@ async function sendBatch(
   const sentTo: Record<string, string> = {};
   const sentAt = deps.clock.now();
   // The broadcast part of the audience is started on the activity's channel instead of with an update token.
-  const channelStart = platform === 'ios' && push.event === 'start' && activity.apns_channel_id ? { ...push, inputPushChannel: activity.apns_channel_id } : null;
+  const channelStart =
+    platform === 'ios' && push.event === 'start' && activity.apns_channel_id
+      ? { ...push, inputPushChannel: activity.apns_channel_id }
+      : null;
   // The channel exists in one APNs environment (the push host's); a device known to be in the other can't join it.
   const channelEnvironment = sender.liveActivityBroadcast?.environment ?? 'production';
-  const outcomes = await sendEach(payload.subscriberIds, async (id): Promise<DeliveryOutcome | null> => {
-    const subscriber = byId.get(id);
-    // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
-    const token = subscriber?.status === 'active' ? targetToken(subscriber, tokenOf) : null;
-    if (!subscriber || token === null) return null;
-    sentTo[id] = token;
-    if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-    const devicePush = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
-    return sender.sendLiveActivity(token, devicePush, { timeZone: subscriber.timezone, locale: subscriber.locale }, subscriber.apns_environment);
-  }, { onAnswer: progressed });
+  const outcomes = await sendEach(
+    payload.subscriberIds,
+    async (id): Promise<DeliveryOutcome | null> => {
+      const subscriber = byId.get(id);
+      // Gone since the dispatch: unsubscribed, or its token dropped or cleared by an earlier answer.
+      const token = subscriber?.status === 'active' ? targetToken(subscriber, tokenOf) : null;
+      if (!subscriber || token === null) return null;
+      sentTo[id] = token;
+      if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
+      const devicePush = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
+      return sender.sendLiveActivity(
+        token,
+        devicePush,
+        { timeZone: subscriber.timezone, locale: subscriber.locale },
+        subscriber.apns_environment,
+      );
+    },
+    { onAnswer: progressed },
+  );
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
 
@@ -135,7 +202,8 @@ function settlement(
       const subscriber = byId.get(id);
       const token = recorded.tokens?.[id];
       if (!subscriber || token === undefined) continue;
-      if (platform === 'android' || platform === 'web') await unsubscribeSubscriber(trx, { subscriber, channelCode: activity.channel_code, reason, now });
+      if (platform === 'android' || platform === 'web')
+        await unsubscribeSubscriber(trx, { subscriber, channelCode: activity.channel_code, reason, now });
       else if (push.event === 'start') await forgetPushToStartToken(trx, { subscriberId: id, token, now });
       else await dropLiveActivityToken(trx, { liveActivityId: push.activityId, subscriberId: id, token });
     }
@@ -160,16 +228,28 @@ function isOutdated(push: LiveActivityPush, activity: LiveActivityRow, round: nu
 }
 
 /** `broadcast`: every iOS device; `auto`: those that reported iOS 18 or later (docs/live-activities.md, "Broadcast"). */
-function startsOnChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version'>): boolean {
-  return activity.delivery === 'broadcast' || (activity.delivery === 'auto' && supportsBroadcast(subscriber.os_version));
+function startsOnChannel(
+  activity: Pick<LiveActivityRow, 'delivery'>,
+  subscriber: Pick<Subscriber, 'os_version'>,
+): boolean {
+  return (
+    activity.delivery === 'broadcast' || (activity.delivery === 'auto' && supportsBroadcast(subscriber.os_version))
+  );
 }
 
 /**
  * Whether the start puts this device on the activity's channel: it starts on a channel, and is not known to be in the
  * other APNs environment than the channel's (such a device is started per token from its own host).
  */
-export function joinsChannel(activity: Pick<LiveActivityRow, 'delivery'>, subscriber: Pick<Subscriber, 'os_version' | 'apns_environment'>, channelEnvironment: ApnsEnvironment): boolean {
-  return startsOnChannel(activity, subscriber) && (subscriber.apns_environment === null || subscriber.apns_environment === channelEnvironment);
+export function joinsChannel(
+  activity: Pick<LiveActivityRow, 'delivery'>,
+  subscriber: Pick<Subscriber, 'os_version' | 'apns_environment'>,
+  channelEnvironment: ApnsEnvironment,
+): boolean {
+  return (
+    startsOnChannel(activity, subscriber) &&
+    (subscriber.apns_environment === null || subscriber.apns_environment === channelEnvironment)
+  );
 }
 
 /** Android and web: the subscriber's own token; iOS: the push-to-start or activity token found for the event. */

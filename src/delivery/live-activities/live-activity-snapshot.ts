@@ -43,10 +43,25 @@ export async function recordLiveActivityChange(
   change: { type: 'updated'; alert: LiveActivityAlert | null } | { type: 'ended'; reason: LiveActivityEndReason },
   now: number,
 ): Promise<void> {
-  const common = { liveActivityId: row.id, channelCode: row.channel_code, template: row.template, fields: JSON.parse(row.fields) as unknown };
+  const common = {
+    liveActivityId: row.id,
+    channelCode: row.channel_code,
+    template: row.template,
+    fields: JSON.parse(row.fields) as unknown,
+  };
   const data =
     change.type === 'updated'
       ? { ...common, alert: change.alert, staleAt: row.stale_at === null ? null : toIso(row.stale_at) }
-      : { ...common, reason: change.reason, endedAt: toIso(row.ended_at ?? now), dismissAt: row.dismiss_at === null ? null : toIso(row.dismiss_at) };
-  await recordEvent(trx, { accountId: row.account_id, type: change.type === 'updated' ? 'live_activity.updated' : 'live_activity.ended', data, now });
+      : {
+          ...common,
+          reason: change.reason,
+          endedAt: toIso(row.ended_at ?? now),
+          dismissAt: row.dismiss_at === null ? null : toIso(row.dismiss_at),
+        };
+  await recordEvent(trx, {
+    accountId: row.account_id,
+    type: change.type === 'updated' ? 'live_activity.updated' : 'live_activity.ended',
+    data,
+    now,
+  });
 }

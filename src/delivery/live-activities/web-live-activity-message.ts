@@ -38,7 +38,8 @@ export const END_LIFETIME_MS = 24 * 3600 * 1000;
 export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlace): PushContent {
   const fields = push.fields;
   const lines: string[] = [];
-  if (push.alert && !repeatsState(push)) lines.push(push.alert.body ? `${push.alert.title}: ${push.alert.body}` : push.alert.title);
+  if (push.alert && !repeatsState(push))
+    lines.push(push.alert.body ? `${push.alert.title}: ${push.alert.body}` : push.alert.title);
   if (push.template === 'progress') lines.push(textBar(Number(fields.progress), 1));
   if (push.template === 'steps') lines.push(textBar(Number(fields.currentStep), Number(fields.totalSteps)));
   lines.push(liveActivityStateText(push.template, fields, place));
@@ -66,14 +67,21 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
     badge: null,
     priority: urgent ? 'high' : 'normal',
     ttlSeconds: null,
-    ...(push.event === 'end' ? { expiresAt: push.timestamp * 1000 + END_LIFETIME_MS, topic: `${push.activityId}:end` } : { expiresAt: push.expiresAt }),
+    ...(push.event === 'end'
+      ? { expiresAt: push.timestamp * 1000 + END_LIFETIME_MS, topic: `${push.activityId}:end` }
+      : { expiresAt: push.expiresAt }),
   };
 }
 
 /** The alert a start carries when the caller gave none only repeats the state the notification shows anyway. */
 function repeatsState(push: LiveActivityPush): boolean {
   const fallback = defaultStartAlert(push.template, push.fields);
-  return push.event === 'start' && push.alert !== null && push.alert.title === fallback.title && push.alert.body === fallback.body;
+  return (
+    push.event === 'start' &&
+    push.alert !== null &&
+    push.alert.title === fallback.title &&
+    push.alert.body === fallback.body
+  );
 }
 
 /** "▓▓▓▓░░░░░░": `done` of `total` in ten cells, in characters every notification can show. */

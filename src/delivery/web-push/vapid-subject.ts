@@ -13,15 +13,21 @@ import { ConfigError, type Config } from '../../config/load-config.ts';
 /** Why push services would refuse `subject`, or null when it is fine. Pure. */
 export function vapidSubjectProblem(subject: string): string | null {
   if (!/^(mailto:.+|https:\/\/.+)$/.test(subject)) return 'must be a mailto: or https: URL';
-  if (/[\s<>]/.test(subject)) return 'must be a bare mailto: or https: URL, no spaces or angle brackets, e.g. mailto:ops@example.com';
+  if (/[\s<>]/.test(subject))
+    return 'must be a bare mailto: or https: URL, no spaces or angle brackets, e.g. mailto:ops@example.com';
   if (subject.startsWith('https:') && !URL.canParse(subject)) return 'must be a valid https: URL';
-  if (onLocalhost(subject)) return "must name a contact push services can reach, not localhost: Apple's push service refuses it (Safari and iOS would get no pushes)";
+  if (onLocalhost(subject))
+    return "must name a contact push services can reach, not localhost: Apple's push service refuses it (Safari and iOS would get no pushes)";
   return null;
 }
 
 /** Whether the subject's host is this machine (localhost, *.localhost, 127.0.0.0/8, ::1): nobody can reach it. */
 export function onLocalhost(subject: string): boolean {
-  const host = subject.startsWith('mailto:') ? subject.slice(subject.lastIndexOf('@') + 1) : URL.canParse(subject) ? new URL(subject).hostname : '';
+  const host = subject.startsWith('mailto:')
+    ? subject.slice(subject.lastIndexOf('@') + 1)
+    : URL.canParse(subject)
+      ? new URL(subject).hostname
+      : '';
   return /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(host);
 }
 

@@ -47,7 +47,13 @@ export function createVapidSigner(keys: VapidKeys, clock: Clock): VapidSigner {
 function vapidSigningKey(keys: Pick<VapidKeys, 'publicKey' | 'privateKey'>): KeyObject {
   const point = Buffer.from(keys.publicKey, 'base64url');
   return createPrivateKey({
-    key: { kty: 'EC', crv: 'P-256', d: keys.privateKey, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') },
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      d: keys.privateKey,
+      x: point.subarray(1, 33).toString('base64url'),
+      y: point.subarray(33, 65).toString('base64url'),
+    },
     format: 'jwk',
   });
 }

@@ -1,6 +1,12 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock } from '../../domain/clock.ts';
-import { guardedLookup, hostOf, refuseLiteralHost, systemResolver, type ResolveHost } from '../../webhooks/webhook-url-guard.ts';
+import {
+  guardedLookup,
+  hostOf,
+  refuseLiteralHost,
+  systemResolver,
+  type ResolveHost,
+} from '../../webhooks/webhook-url-guard.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import { parseRetryAfterMs } from '../http2-stream-response.ts';
 import { silentLogger, type DeliveryLogger } from '../http2-session-pool.ts';
@@ -102,7 +108,10 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
       if (code === 'EWEBHOOKREFUSED') return { kind: 'rejected', reason: 'endpoint_refused' };
       if (TIMEOUT_CODES.has(code) || deadline.aborted) {
         lanes.pause(endpoint.origin);
-        log.warn({ provider: 'web-push', origin: endpoint.origin, code: code || 'deadline' }, 'push service did not answer in time; pausing its origin');
+        log.warn(
+          { provider: 'web-push', origin: endpoint.origin, code: code || 'deadline' },
+          'push service did not answer in time; pausing its origin',
+        );
         return { kind: 'retry', reason: `web-push:timeout`, retryAfterMs: UNRESPONSIVE_PAUSE_MS };
       }
       throw error;
@@ -111,27 +120,44 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
     if (excerpt.cutOff) {
       // Answered, then too slow to finish: the push stands as answered, and the origin's other pushes wait a while.
       lanes.pause(endpoint.origin);
-      log.warn({ provider: 'web-push', origin: endpoint.origin, status: response.statusCode }, 'push service did not finish its answer in time; pausing its origin');
+      log.warn(
+        { provider: 'web-push', origin: endpoint.origin, status: response.statusCode },
+        'push service did not finish its answer in time; pausing its origin',
+      );
     }
-    const outcome = mapWebPushResponse(response.statusCode, parseRetryAfterMs(response.headers['retry-after'], options.clock.now()), excerpt.text);
-    if (outcome.kind !== 'delivered' && outcome.kind !== 'retry') log.debug({ provider: 'web-push', origin: endpoint.origin, status: response.statusCode, answer: excerpt.text }, 'push service refused a push');
+    const outcome = mapWebPushResponse(
+      response.statusCode,
+      parseRetryAfterMs(response.headers['retry-after'], options.clock.now()),
+      excerpt.text,
+    );
+    if (outcome.kind !== 'delivered' && outcome.kind !== 'retry')
+      log.debug(
+        { provider: 'web-push', origin: endpoint.origin, status: response.statusCode, answer: excerpt.text },
+        'push service refused a push',
+      );
     return outcome;
   }
 
   return {
     async send(token, content) {
       const subscription = parseStoredSubscription(token);
-      if (!subscription) return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:invalid_subscription' };
+      if (!subscription)
+        return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:invalid_subscription' };
       const { endpoint, keys } = subscription;
       // IP-literal hosts never reach `lookup` (sockets connect to them directly), so they are judged here.
-      if (!options.allowPrivate && refuseLiteralHost(hostOf(endpoint))) return { kind: 'rejected', reason: 'endpoint_refused' };
+      if (!options.allowPrivate && refuseLiteralHost(hostOf(endpoint)))
+        return { kind: 'rejected', reason: 'endpoint_refused' };
       const clear = clearTextOf(content);
       // The API refuses larger content at accept (platform-payload-size.ts); this guards what reached the queue before.
-      if (encryptedWebPushBytes(clear.length) > WEB_PUSH_MAX_BODY_BYTES) return { kind: 'rejected', reason: 'web-push:PayloadTooLarge' };
+      if (encryptedWebPushBytes(clear.length) > WEB_PUSH_MAX_BODY_BYTES)
+        return { kind: 'rejected', reason: 'web-push:PayloadTooLarge' };
       return lanes.run(
         endpoint.origin,
         async () => {
-          const headers = { ...buildWebPushHeaders(content, options.clock.now()), authorization: await signer.authorization(endpoint.origin) };
+          const headers = {
+            ...buildWebPushHeaders(content, options.clock.now()),
+            authorization: await signer.authorization(endpoint.origin),
+          };
           return post(endpoint, headers, encryptWebPush(clear, keys));
         },
         (remainingMs) => ({ kind: 'retry', reason: 'web-push:origin_unresponsive', retryAfterMs: remainingMs }),
@@ -145,7 +171,9 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
  * The first RESPONSE_EXCERPT_BYTES of an answer; the rest is not read (the connection is dropped if there is more).
  * `cutOff`: the body failed before it ended, which the push's deadline does to one that drips (its signal aborts it).
  */
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<{ text: string; cutOff: boolean }> {
+async function readExcerpt(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+): Promise<{ text: string; cutOff: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let cutOff = false;

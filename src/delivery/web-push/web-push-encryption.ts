@@ -19,5 +19,11 @@ export function encryptedWebPushBytes(clearBytes: number): number {
 export function encryptWebPush(clear: Buffer, keys: { p256dh: string; auth: string }): Buffer {
   const sender = createECDH('prime256v1');
   sender.generateKeys();
-  return encrypt(clear, { version: 'aes128gcm', dh: keys.p256dh, privateKey: sender, authSecret: keys.auth, salt: randomBytes(16) });
+  return encrypt(clear, {
+    version: 'aes128gcm',
+    dh: keys.p256dh,
+    privateKey: sender,
+    authSecret: keys.auth,
+    salt: randomBytes(16),
+  });
 }

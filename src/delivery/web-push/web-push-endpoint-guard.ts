@@ -1,4 +1,9 @@
-import { hostOf, resolveAllowed, WebhookAddressRefusedError, type WebhookUrlPolicy } from '../../webhooks/webhook-url-guard.ts';
+import {
+  hostOf,
+  resolveAllowed,
+  WebhookAddressRefusedError,
+  type WebhookUrlPolicy,
+} from '../../webhooks/webhook-url-guard.ts';
 
 /**
  * The SSRF guard for a subscription's endpoint when a browser registers (docs/design.md 2.6, the webhook guard's
@@ -7,7 +12,11 @@ import { hostOf, resolveAllowed, WebhookAddressRefusedError, type WebhookUrlPoli
  * not lose a subscriber, and every send resolves and checks the name again before connecting (web-push-client.ts).
  * The https rule is the token check's (src/domain/device-token.ts). Returns the refusal message, or null.
  */
-export async function refusePushEndpoint(endpoint: string, policy: WebhookUrlPolicy, timeoutMs = LOOKUP_TIMEOUT_MS): Promise<string | null> {
+export async function refusePushEndpoint(
+  endpoint: string,
+  policy: WebhookUrlPolicy,
+  timeoutMs = LOOKUP_TIMEOUT_MS,
+): Promise<string | null> {
   if (policy.allowPrivate) return null;
   const check = resolveAllowed(hostOf(new URL(endpoint)), policy).then(
     () => null,

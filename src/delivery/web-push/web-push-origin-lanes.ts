@@ -43,7 +43,8 @@ export class OriginLanes {
   pause(origin: string): void {
     const now = this.clock.now();
     // Origins are chosen by whoever registers subscriptions: forget lapsed pauses rather than keep one per origin ever seen.
-    if (this.pausedUntil.size >= MAX_REMEMBERED_PAUSES) for (const [known, until] of this.pausedUntil) if (until <= now) this.pausedUntil.delete(known);
+    if (this.pausedUntil.size >= MAX_REMEMBERED_PAUSES)
+      for (const [known, until] of this.pausedUntil) if (until <= now) this.pausedUntil.delete(known);
     this.pausedUntil.set(origin, now + this.pauseMs);
   }
 

@@ -22,7 +22,8 @@ export function mapWebPushResponse(status: number, retryAfterMs: number | null, 
   if (status >= 200 && status < 300) return { kind: 'delivered' };
   const said = serviceReason(answer);
   const reason = said === null ? `web-push:${status}` : `web-push:${status}:${said.word}`;
-  if (status === 404 || status === 410) return { kind: 'token_dead', reason: 'token_unregistered', providerReason: reason };
+  if (status === 404 || status === 410)
+    return { kind: 'token_dead', reason: 'token_unregistered', providerReason: reason };
   const gone = said?.errno === undefined ? undefined : SUBSCRIPTION_ERRNOS[said.errno];
   if (gone) return { kind: 'token_dead', reason: gone, providerReason: reason };
   if (status === 429 || status >= 500) return { kind: 'retry', reason, retryAfterMs };
@@ -56,6 +57,7 @@ function serviceReason(answer: string): { word: string; errno?: number } | null 
   if (typeof parsed !== 'object' || parsed === null) return null;
   const { reason, errno } = parsed as { reason?: unknown; errno?: unknown };
   if (typeof reason === 'string' && REASON_WORD.test(reason)) return { word: reason };
-  if (typeof errno === 'number' && Number.isInteger(errno) && errno > 0 && errno < 10_000) return { word: `errno${errno}`, errno };
+  if (typeof errno === 'number' && Number.isInteger(errno) && errno > 0 && errno < 10_000)
+    return { word: `errno${errno}`, errno };
   return null;
 }

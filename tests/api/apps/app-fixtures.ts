@@ -12,13 +12,20 @@ export function iosCredentials(bundleId = 'com.example.app') {
 }
 
 export function androidCredentials(projectId = 'example-project') {
-  return { serviceAccount: createFcmServiceAccount({ projectId, tokenUri: 'https://oauth2.googleapis.com/token' }).json };
+  return {
+    serviceAccount: createFcmServiceAccount({ projectId, tokenUri: 'https://oauth2.googleapis.com/token' }).json,
+  };
 }
 
 /** Creates an app with iOS and Android credentials through the API; returns its view. */
 export async function createTestApp(t: TestApp, secretKey: string, name = 'Shop'): Promise<any> {
-  const response = await post(t.app, '/api/v1/apps', secretKey, { name, ios: iosCredentials(), android: androidCredentials() });
-  if (response.statusCode !== 201) throw new Error(`creating an app answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+  const response = await post(t.app, '/api/v1/apps', secretKey, {
+    name,
+    ios: iosCredentials(),
+    android: androidCredentials(),
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`creating an app answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
   return response.body.data;
 }
 
@@ -28,7 +35,12 @@ export function secretsIn(text: string): string[] {
 }
 
 export async function send(t: TestApp, method: 'PATCH' | 'DELETE', url: string, key: string | null, body?: unknown) {
-  const response = await t.app.inject({ method, url, headers: key ? { authorization: `Bearer ${key}` } : {}, ...(body === undefined ? {} : { payload: body as object }) });
+  const response = await t.app.inject({
+    method,
+    url,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
   let parsed: any = response.body;
   try {
     parsed = JSON.parse(response.body);
@@ -43,9 +55,20 @@ export async function send(t: TestApp, method: 'PATCH' | 'DELETE', url: string, 
  * took any token_uri on upload, may have stored it: the upload's check is skipped, the send and test paths must
  * still refuse it.
  */
-export async function storeAppWithTokenUri(t: Pick<TestApp, 'store' | 'secretKey' | 'clock'>, accountId: string, serviceAccount: object, tokenUri: string): Promise<string> {
+export async function storeAppWithTokenUri(
+  t: Pick<TestApp, 'store' | 'secretKey' | 'clock'>,
+  accountId: string,
+  serviceAccount: object,
+  tokenUri: string,
+): Promise<string> {
   const id = newId('app', t.clock.now());
-  const sealed = sealAppCredentials(t.secretKey, id, { android: { serviceAccount: { ...serviceAccount, token_uri: tokenUri } } }, true, 'any');
+  const sealed = sealAppCredentials(
+    t.secretKey,
+    id,
+    { android: { serviceAccount: { ...serviceAccount, token_uri: tokenUri } } },
+    true,
+    'any',
+  );
   if (!sealed.ok) throw new Error(JSON.stringify(sealed.problems));
   await insertApp(t.store.db, { id, accountId, name: 'Stored', sealed: sealed.columns, now: t.clock.now() });
   return id;

@@ -39,10 +39,19 @@ describe('POST /api/v1/apps → 201', () => {
 
   it('accepts an app with web credentials only, and a service account given as text', async () => {
     const account = await t.newAccount();
-    const webOnly = expectSuccess(await post(t.app, '/api/v1/apps', account.secretKey, { name: 'Site', web: { subject: 'mailto:ops@example.com' } }), 201);
+    const webOnly = expectSuccess(
+      await post(t.app, '/api/v1/apps', account.secretKey, {
+        name: 'Site',
+        web: { subject: 'mailto:ops@example.com' },
+      }),
+      201,
+    );
     expect(webOnly).toMatchObject({ ios: null, android: null, web: { subject: 'mailto:ops@example.com' } });
     const text = JSON.stringify(androidCredentials('as-text').serviceAccount);
-    const fromText = expectSuccess(await post(t.app, '/api/v1/apps', account.secretKey, { name: 'Droid', android: { serviceAccount: text } }), 201);
+    const fromText = expectSuccess(
+      await post(t.app, '/api/v1/apps', account.secretKey, { name: 'Droid', android: { serviceAccount: text } }),
+      201,
+    );
     expect(fromText.android.projectId).toBe('as-text');
   });
 });

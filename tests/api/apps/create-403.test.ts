@@ -16,7 +16,10 @@ describe('/api/v1/apps → 403 forbidden', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const scoped = await account.key({ kind: 'secret', channels: ['news'] });
     const before = await accountState(t, account.id);
-    expectError(await post(t.app, '/api/v1/apps', account.publishableKey, { name: 'A', ios: iosCredentials() }), 'forbidden');
+    expectError(
+      await post(t.app, '/api/v1/apps', account.publishableKey, { name: 'A', ios: iosCredentials() }),
+      'forbidden',
+    );
     expectError(await post(t.app, '/api/v1/apps', scoped.value, { name: 'A', ios: iosCredentials() }), 'forbidden');
     expectError(await get(t.app, '/api/v1/apps', scoped.value), 'forbidden');
     expect(await accountState(t, account.id)).toEqual(before);

@@ -14,7 +14,10 @@ describe('DELETE /api/v1/apps/:id → 200', () => {
   it('deletes an app no channel uses', async () => {
     const account = await t.newAccount();
     const app = await createTestApp(t, account.secretKey);
-    expect(expectSuccess(await send(t, 'DELETE', `/api/v1/apps/${app.id}`, account.secretKey), 200)).toEqual({ id: app.id, deleted: true });
+    expect(expectSuccess(await send(t, 'DELETE', `/api/v1/apps/${app.id}`, account.secretKey), 200)).toEqual({
+      id: app.id,
+      deleted: true,
+    });
     expectError(await get(t.app, `/api/v1/apps/${app.id}`, account.secretKey), 'not_found');
   });
 });

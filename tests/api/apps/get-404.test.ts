@@ -18,7 +18,9 @@ describe('GET /api/v1/apps/:id → 404 not_found', () => {
     ['a webhook id', () => newId('webhook')],
   ])('answers not_found for %s', async (_name, id) => {
     const account = await t.newAccount();
-    expect(expectError(await get(t.app, `/api/v1/apps/${id()}`, account.secretKey), 'not_found').message).toBe('No app with that id.');
+    expect(expectError(await get(t.app, `/api/v1/apps/${id()}`, account.secretKey), 'not_found').message).toBe(
+      'No app with that id.',
+    );
   });
 
   it("answers not_found for another account's app", async () => {

@@ -16,7 +16,11 @@ let listener: Server;
 const connections: Socket[] = [];
 beforeAll(async () => {
   fakes = await startFakeProviders();
-  t = await startTestApp({ ...fakeProviderConfig(fakes.providerEnv), allowPrivateAddresses: false, allowPrivateWebhooks: false });
+  t = await startTestApp({
+    ...fakeProviderConfig(fakes.providerEnv),
+    allowPrivateAddresses: false,
+    allowPrivateWebhooks: false,
+  });
   // An internal service a tenant would like to reach: it counts every connection made to it.
   listener = createServer((socket) => {
     connections.push(socket);
@@ -30,11 +34,14 @@ afterAll(async () => {
   await new Promise((resolve) => listener?.close(resolve));
 });
 
-describe('POST /api/v1/apps/:id/test → 200 for a stored service account whose token_uri is not Google\'s', () => {
+describe("POST /api/v1/apps/:id/test → 200 for a stored service account whose token_uri is not Google's", () => {
   it.each([
     ['the fake token endpoint on loopback (https)', () => fakes.fcm.tokenUri],
     ['an internal port over https', () => `https://127.0.0.1:${(listener.address() as { port: number }).port}/token`],
-    ['an internal port over plain http', () => `http://127.0.0.1:${(listener.address() as { port: number }).port}/token`],
+    [
+      'an internal port over plain http',
+      () => `http://127.0.0.1:${(listener.address() as { port: number }).port}/token`,
+    ],
   ])('reports %s as refused and sends nothing', async (_name, tokenUri) => {
     const account = await t.newAccount();
     const serviceAccount = fakes.fcm.createServiceAccount('stored-project');
@@ -42,7 +49,11 @@ describe('POST /api/v1/apps/:id/test → 200 for a stored service account whose 
     const tokenRequestsBefore = fakes.fcm.tokenRequests.length;
     const connectionsBefore = connections.length;
     const checked = expectSuccess(await post(t.app, `/api/v1/apps/${appId}/test`, account.secretKey), 200);
-    expect(checked.android).toEqual({ ok: false, providerAnswer: 'fcm:token_uri_refused', message: expect.stringContaining('https://oauth2.googleapis.com/token') });
+    expect(checked.android).toEqual({
+      ok: false,
+      providerAnswer: 'fcm:token_uri_refused',
+      message: expect.stringContaining('https://oauth2.googleapis.com/token'),
+    });
     expect(fakes.fcm.tokenRequests.length).toBe(tokenRequestsBefore);
     expect(connections.length).toBe(connectionsBefore);
   });

@@ -29,7 +29,10 @@ describe('POST /api/v1/apps/:id/test → 200', () => {
       ios: { key: good.privateKeyPem, keyId: good.keyId, teamId: good.teamId, bundleId: 'com.example.good' },
       android: { serviceAccount: serviceAccount.json },
     });
-    const checked = expectSuccess(await post(t.app, `/api/v1/apps/${created.body.data.id}/test`, account.secretKey), 200);
+    const checked = expectSuccess(
+      await post(t.app, `/api/v1/apps/${created.body.data.id}/test`, account.secretKey),
+      200,
+    );
     expect(checked).toMatchObject({ ios: { ok: true }, android: { ok: true }, web: { ok: true } });
     expect(fakes.apns.requests.at(-1)?.jwt).toMatchObject({ kid: good.keyId, iss: good.teamId });
 

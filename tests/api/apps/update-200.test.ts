@@ -14,11 +14,25 @@ describe('PATCH /api/v1/apps/:id → 200', () => {
   it('renames, replaces iOS credentials (clearing a failing status) and removes Android ones', async () => {
     const account = await t.newAccount();
     const app = await createTestApp(t, account.secretKey);
-    await markAppCredentialsFailing(t.store.db, { appId: app.id, error: 'apns:InvalidProviderToken', now: t.clock.now() });
+    await markAppCredentialsFailing(t.store.db, {
+      appId: app.id,
+      error: 'apns:InvalidProviderToken',
+      now: t.clock.now(),
+    });
     const ios = iosCredentials('com.example.renamed');
-    const response = await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, { name: 'Renamed', ios, android: null });
+    const response = await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, {
+      name: 'Renamed',
+      ios,
+      android: null,
+    });
     const updated = expectSuccess(response, 200);
-    expect(updated).toMatchObject({ id: app.id, name: 'Renamed', ios: { keyId: ios.keyId, bundleId: 'com.example.renamed' }, android: null, credentials: { status: 'ok', error: null } });
+    expect(updated).toMatchObject({
+      id: app.id,
+      name: 'Renamed',
+      ios: { keyId: ios.keyId, bundleId: 'com.example.renamed' },
+      android: null,
+      credentials: { status: 'ok', error: null },
+    });
     expect(updated.web).toEqual(app.web);
     expect(secretsIn(response.payload)).toEqual([]);
   });
@@ -26,7 +40,10 @@ describe('PATCH /api/v1/apps/:id → 200', () => {
   it('keeps the credentials when only the name changes', async () => {
     const account = await t.newAccount();
     const app = await createTestApp(t, account.secretKey);
-    const updated = expectSuccess(await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, { name: 'Only name' }), 200);
+    const updated = expectSuccess(
+      await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, { name: 'Only name' }),
+      200,
+    );
     expect({ ...updated, name: app.name, updatedAt: app.updatedAt }).toEqual(app);
   });
 });

@@ -40,14 +40,20 @@ describe('session requests that change something → 403 csrf_failed without the
     ];
     for (const request of await changes(user)) {
       const before = await accountState(t, user.accountId);
-      const keysBefore = await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute();
+      const keysBefore = await t.store.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', user.accountId)
+        .execute();
       for (const [label, options] of cases) {
         const response = await sessionCall(t, 'POST', request.url, user, { body: request.body, ...options });
         expect(response.statusCode, `${request.url} with ${label}`).toBe(403);
         expectError(response, 'csrf_failed');
       }
       expect(await accountState(t, user.accountId)).toEqual(before);
-      expect(await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute()).toEqual(keysBefore);
+      expect(
+        await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute(),
+      ).toEqual(keysBefore);
     }
     // The session survived all of it.
     expect((await sessionCall(t, 'GET', '/api/v1/auth/session', user)).body.data.session).not.toBeNull();
@@ -55,7 +61,13 @@ describe('session requests that change something → 403 csrf_failed without the
 
   it('needs no token to read (GET changes nothing), and accepts the right one in any request', async () => {
     const user = await signUp(t);
-    for (const url of ['/api/v1/channels', '/api/v1/keys', '/api/v1/usage', '/api/v1/notifications', '/api/v1/usage/daily']) {
+    for (const url of [
+      '/api/v1/channels',
+      '/api/v1/keys',
+      '/api/v1/usage',
+      '/api/v1/notifications',
+      '/api/v1/usage/daily',
+    ]) {
       expect((await sessionCall(t, 'GET', url, user, { csrf: null })).statusCode, url).toBe(200);
     }
     expect((await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code: 'news' } })).statusCode).toBe(201);
@@ -63,7 +75,12 @@ describe('session requests that change something → 403 csrf_failed without the
 
   it('does not apply to API keys, which no browser sends by itself', async () => {
     const account = await t.newAccount();
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/channels', headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' }, payload: '{"code":"news"}' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/channels',
+      headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
+      payload: '{"code":"news"}',
+    });
     expect(response.statusCode).toBe(201);
   });
 });

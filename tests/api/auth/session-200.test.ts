@@ -11,12 +11,17 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const DAY = 86_400_000;
-const state = async (session: Parameters<typeof sessionCall>[3]) => expectSuccess(await sessionCall(t, 'GET', '/api/v1/auth/session', session), 200);
+const state = async (session: Parameters<typeof sessionCall>[3]) =>
+  expectSuccess(await sessionCall(t, 'GET', '/api/v1/auth/session', session), 200);
 
 describe('GET /api/v1/auth/session → 200', () => {
   it('answers session: null without a cookie, and with a cookie that names no session (clearing it)', async () => {
     expect(await state(null)).toEqual({ signup: 'open', session: null });
-    const forged = await sessionCall(t, 'GET', '/api/v1/auth/session', { cookie: `clarion_session=${'A'.repeat(43)}`, csrfToken: '', ip: '10.0.0.1' });
+    const forged = await sessionCall(t, 'GET', '/api/v1/auth/session', {
+      cookie: `clarion_session=${'A'.repeat(43)}`,
+      csrfToken: '',
+      ip: '10.0.0.1',
+    });
     expect(forged.body.data.session).toBeNull();
     expect(forged.headers['set-cookie']).toMatch(/^clarion_session=; .*Max-Age=0/);
     expect(forged.headers['cache-control']).toBe('no-store');
@@ -25,7 +30,11 @@ describe('GET /api/v1/auth/session → 200', () => {
   it('describes the signed-in user, account and CSRF token, and is readable without the CSRF token', async () => {
     const user = await signUp(t, { accountName: 'Acme' });
     const data = await state({ ...user, csrfToken: '' });
-    expect(data.session).toMatchObject({ user: { id: user.userId, email: user.email }, account: { id: user.accountId, name: 'Acme' }, csrfToken: user.csrfToken });
+    expect(data.session).toMatchObject({
+      user: { id: user.userId, email: user.email },
+      account: { id: user.accountId, name: 'Acme' },
+      csrfToken: user.csrfToken,
+    });
   });
 
   it(`ends a session left unused for ${SESSION_IDLE_MS / DAY} days`, async () => {

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const signin = (email: string, password: string) => sessionCall(t, 'POST', '/api/v1/auth/signin', null, { body: { email, password } });
+const signin = (email: string, password: string) =>
+  sessionCall(t, 'POST', '/api/v1/auth/signin', null, { body: { email, password } });
 
 describe('POST /api/v1/auth/signin → 401 unauthorized', () => {
   it('gives the same answer for a wrong password and an unknown email, sets no cookie, and counts the failure', async () => {
@@ -20,12 +21,18 @@ describe('POST /api/v1/auth/signin → 401 unauthorized', () => {
     const messages = [expectError(wrong, 'unauthorized').message, expectError(unknown, 'unauthorized').message];
     expect(messages).toEqual(['Wrong email or password.', 'Wrong email or password.']);
     expect(wrong.headers['set-cookie']).toBeUndefined();
-    const failures = await t.store.db.selectFrom('signin_attempts').selectAll().where('email_hash', '=', emailHashOf(user.email)).where('kind', '=', 'signin_failure').execute();
+    const failures = await t.store.db
+      .selectFrom('signin_attempts')
+      .selectAll()
+      .where('email_hash', '=', emailHashOf(user.email))
+      .where('kind', '=', 'signin_failure')
+      .execute();
     expect(failures).toEqual([expect.objectContaining({ kind: 'signin_failure', created_at: t.clock.now() })]);
   });
 
   it('refuses a password that differs only in letter case or by a trailing space', async () => {
     const user = await signUp(t);
-    for (const password of [user.password.toUpperCase(), `${user.password} `]) expectError(await signin(user.email, password), 'unauthorized');
+    for (const password of [user.password.toUpperCase(), `${user.password} `])
+      expectError(await signin(user.email, password), 'unauthorized');
   });
 });

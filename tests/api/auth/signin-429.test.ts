@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const signin = (email: string, password: string, ip = randomIp()) => sessionCall(t, 'POST', '/api/v1/auth/signin', null, { body: { email, password }, ip });
+const signin = (email: string, password: string, ip = randomIp()) =>
+  sessionCall(t, 'POST', '/api/v1/auth/signin', null, { body: { email, password }, ip });
 
 /** Fails `count` times from `ip`, each as soon as the throttle allows (advancing the clock by the Retry-After it gives). */
 async function failFrom(email: string, ip: string, count: number): Promise<void> {
@@ -46,7 +47,8 @@ describe('POST /api/v1/auth/signin → 429 rate_limited', () => {
   it(`gives one address ${SIGNIN_FREE_FAILURES_PER_PAIR} failures for an email, then waits that double each time, up to 15 minutes, even for the right password`, async () => {
     const user = await signUp(t);
     const ip = randomIp();
-    for (let i = 0; i < SIGNIN_FREE_FAILURES_PER_PAIR; i += 1) expectError(await signin(user.email, `wrong ${i}`, ip), 'unauthorized');
+    for (let i = 0; i < SIGNIN_FREE_FAILURES_PER_PAIR; i += 1)
+      expectError(await signin(user.email, `wrong ${i}`, ip), 'unauthorized');
 
     const waits: number[] = [];
     for (let i = 0; i < 12; i += 1) {
@@ -70,7 +72,8 @@ describe('POST /api/v1/auth/signin → 429 rate_limited', () => {
     expect((await signin(user.email, user.password, ip)).headers['retry-after']).toBe('840');
     t.clock.advance(840_000);
     expect((await signin(user.email, user.password, ip)).statusCode).toBe(200);
-    for (let i = 0; i < SIGNIN_FREE_FAILURES_PER_PAIR; i += 1) expectError(await signin(user.email, 'wrong', ip), 'unauthorized');
+    for (let i = 0; i < SIGNIN_FREE_FAILURES_PER_PAIR; i += 1)
+      expectError(await signin(user.email, 'wrong', ip), 'unauthorized');
   });
 
   it('forgets a pair’s failures after a day', async () => {
@@ -94,7 +97,12 @@ describe('POST /api/v1/auth/signin → 429 rate_limited', () => {
     const user = await signUp(t);
     // All but the last two through the store: each API failure costs a scrypt check, and only the count matters.
     for (let i = 0; i < SIGNIN_MAX_ATTEMPTS_PER_IP - 2; i += 1) {
-      await recordSigninAttempt(t.store.db, { kind: 'signin_failure', emailHash: emailHashOf(randomEmail()), ip, now: t.clock.now() });
+      await recordSigninAttempt(t.store.db, {
+        kind: 'signin_failure',
+        emailHash: emailHashOf(randomEmail()),
+        ip,
+        now: t.clock.now(),
+      });
     }
     expectError(await signin(randomEmail(), 'guess', ip), 'unauthorized');
     expectError(await signin(randomEmail(), 'guess', ip), 'unauthorized');

@@ -15,10 +15,14 @@ describe('POST /api/v1/auth/signout → 200', () => {
     const response = await sessionCall(t, 'POST', '/api/v1/auth/signout', user);
     expect(expectSuccess(response, 200)).toEqual({ signup: 'open', session: null });
     expect(response.headers['set-cookie']).toBe('clarion_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax');
-    expect(await t.store.db.selectFrom('sessions').selectAll().where('user_id', '=', user.userId).execute()).toEqual([]);
+    expect(await t.store.db.selectFrom('sessions').selectAll().where('user_id', '=', user.userId).execute()).toEqual(
+      [],
+    );
 
     // A copy of the old cookie (another tab, or a thief) gets nothing.
-    expect(expectError(await sessionCall(t, 'GET', '/api/v1/channels', user), 'unauthorized').message).toMatch(/session has ended/);
+    expect(expectError(await sessionCall(t, 'GET', '/api/v1/channels', user), 'unauthorized').message).toMatch(
+      /session has ended/,
+    );
     expect((await sessionCall(t, 'GET', '/api/v1/auth/session', user)).body.data.session).toBeNull();
   });
 

@@ -11,7 +11,9 @@ afterAll(async () => t.close());
 
 describe('POST /api/v1/auth/signout → 401 unauthorized', () => {
   it('answers unauthorized without a session, and to a session that has already ended', async () => {
-    expect(expectError(await sessionCall(t, 'POST', '/api/v1/auth/signout', null), 'unauthorized').message).toMatch(/Sign in/);
+    expect(expectError(await sessionCall(t, 'POST', '/api/v1/auth/signout', null), 'unauthorized').message).toMatch(
+      /Sign in/,
+    );
     const user = await signUp(t);
     await sessionCall(t, 'POST', '/api/v1/auth/signout', user);
     const again = await sessionCall(t, 'POST', '/api/v1/auth/signout', user);

@@ -13,14 +13,23 @@ afterEach(async () => {
 });
 
 // The default of CLARION_SIGNUP, as an instance without the variable gets it (the harness itself opens sign-up).
-const emptyInstance = async () => (t = await startTestApp({ signup: loadConfig({}).signup }, { isolatedDatabase: true }));
-const signup = (app: TestApp, email = randomEmail()) => sessionCall(app, 'POST', '/api/v1/auth/signup', null, { body: { email, password: GOOD_PASSWORD, accountName: 'Operator' }, ip: randomIp() });
-const countRows = async (app: TestApp, table: 'users' | 'accounts') => (await app.store.db.selectFrom(table).select('id').execute()).length;
+const emptyInstance = async () =>
+  (t = await startTestApp({ signup: loadConfig({}).signup }, { isolatedDatabase: true }));
+const signup = (app: TestApp, email = randomEmail()) =>
+  sessionCall(app, 'POST', '/api/v1/auth/signup', null, {
+    body: { email, password: GOOD_PASSWORD, accountName: 'Operator' },
+    ip: randomIp(),
+  });
+const countRows = async (app: TestApp, table: 'users' | 'accounts') =>
+  (await app.store.db.selectFrom(table).select('id').execute()).length;
 
 describe('POST /api/v1/auth/signup → 201 (the first account of a closed instance)', () => {
   it('offers the first account on an empty instance, then closes behind it', async () => {
     const app = await emptyInstance();
-    expect(expectSuccess(await sessionCall(app, 'GET', '/api/v1/auth/session', null), 200)).toEqual({ signup: 'first-account', session: null });
+    expect(expectSuccess(await sessionCall(app, 'GET', '/api/v1/auth/session', null), 200)).toEqual({
+      signup: 'first-account',
+      session: null,
+    });
 
     const first = expectSuccess(await signup(app), 201);
     expect(first.signup).toBe('closed');
@@ -30,7 +39,10 @@ describe('POST /api/v1/auth/signup → 201 (the first account of a closed instan
     expect(expectError(second, 'forbidden').message).toMatch(/Sign-up is closed/);
     expect(await countRows(app, 'users')).toBe(1);
     expect(await countRows(app, 'accounts')).toBe(1);
-    expect(expectSuccess(await sessionCall(app, 'GET', '/api/v1/auth/session', null), 200)).toEqual({ signup: 'closed', session: null });
+    expect(expectSuccess(await sessionCall(app, 'GET', '/api/v1/auth/session', null), 200)).toEqual({
+      signup: 'closed',
+      session: null,
+    });
   });
 
   it('lets exactly one of two simultaneous first sign-ups through', async () => {
@@ -44,7 +56,10 @@ describe('POST /api/v1/auth/signup → 201 (the first account of a closed instan
   it('is closed once the CLI has created an account (no CLARION_SIGNUP)', async () => {
     const app = await emptyInstance();
     await app.newAccount();
-    expect(expectSuccess(await sessionCall(app, 'GET', '/api/v1/auth/session', null), 200)).toEqual({ signup: 'closed', session: null });
+    expect(expectSuccess(await sessionCall(app, 'GET', '/api/v1/auth/session', null), 200)).toEqual({
+      signup: 'closed',
+      session: null,
+    });
     expectError(await signup(app), 'forbidden');
     expect(await countRows(app, 'users')).toBe(0);
   });

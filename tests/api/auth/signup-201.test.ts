@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '../../../src/domain/session-token.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
-import { GOOD_PASSWORD, randomEmail, randomIp, sessionCall, sessionCookieOf, signUp } from '../../harness/dashboard-session.ts';
+import {
+  GOOD_PASSWORD,
+  randomEmail,
+  randomIp,
+  sessionCall,
+  sessionCookieOf,
+  signUp,
+} from '../../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
@@ -15,7 +22,9 @@ const setCookie = (response: { headers: Record<string, unknown> }) => String(res
 describe('POST /api/v1/auth/signup → 201', () => {
   it('creates a user who owns a new Free account, and signs the browser in', async () => {
     const email = randomEmail();
-    const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, { body: { email: email.toUpperCase(), password: GOOD_PASSWORD, accountName: 'Acme' } });
+    const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, {
+      body: { email: email.toUpperCase(), password: GOOD_PASSWORD, accountName: 'Acme' },
+    });
     const data = expectSuccess(response, 201);
     expect(data).toEqual({
       signup: 'open',
@@ -31,12 +40,21 @@ describe('POST /api/v1/auth/signup → 201', () => {
     const user = await t.store.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
     expect(user.password_hash).toMatch(/^scrypt\$/);
     expect(user.password_hash).not.toContain(GOOD_PASSWORD);
-    const usage = expectSuccess(await sessionCall(t, 'GET', '/api/v1/usage', { cookie: sessionCookieOf(response)!, csrfToken: '', ip: randomIp() }), 200);
+    const usage = expectSuccess(
+      await sessionCall(t, 'GET', '/api/v1/usage', {
+        cookie: sessionCookieOf(response)!,
+        csrfToken: '',
+        ip: randomIp(),
+      }),
+      200,
+    );
     expect(usage).toMatchObject({ plan: 'free', limit: 250, used: 0 });
   });
 
   it('sets an HttpOnly, SameSite=Lax session cookie for the whole site, without Secure over plain HTTP', async () => {
-    const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, { body: { email: randomEmail(), password: GOOD_PASSWORD } });
+    const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, {
+      body: { email: randomEmail(), password: GOOD_PASSWORD },
+    });
     expect(response.statusCode).toBe(201);
     const cookie = setCookie(response);
     expect(cookie).toMatch(/^clarion_session=[A-Za-z0-9_-]{43}; /);
@@ -55,7 +73,11 @@ describe('POST /api/v1/auth/signup → 201', () => {
 
   it('names the account after the email when no name is given', async () => {
     const session = await signUp(t);
-    const account = await t.store.db.selectFrom('accounts').selectAll().where('id', '=', session.accountId).executeTakeFirstOrThrow();
+    const account = await t.store.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', session.accountId)
+      .executeTakeFirstOrThrow();
     expect(account).toMatchObject({ name: session.email, plan: 'free', monthly_limit: null });
   });
 });
@@ -83,7 +105,10 @@ describe('the Secure cookie attribute behind a proxy', () => {
   });
 
   it('ignores X-Forwarded-Proto from anyone else, and everywhere when no proxy is configured', async () => {
-    for (const [app, address] of [[proxied, '10.1.2.3'], [t, '127.0.0.1']] as const) {
+    for (const [app, address] of [
+      [proxied, '10.1.2.3'],
+      [t, '127.0.0.1'],
+    ] as const) {
       const response = await signupFrom(app, address, 'https');
       expect(response.statusCode).toBe(201);
       expect(setCookie(response).split('; ')).not.toContain('Secure');

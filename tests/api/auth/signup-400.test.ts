@@ -11,12 +11,19 @@ afterAll(async () => t.close());
 
 const signup = (body: unknown) => sessionCall(t, 'POST', '/api/v1/auth/signup', null, { body });
 const userWith = async (email: unknown) =>
-  typeof email === 'string' ? t.store.db.selectFrom('users').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst() : undefined;
+  typeof email === 'string'
+    ? t.store.db.selectFrom('users').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst()
+    : undefined;
 
 describe('POST /api/v1/auth/signup → 400', () => {
   it.each([
     ['a short password', { email: randomEmail(), password: 'short' }, ['password'], /at least 10 characters/],
-    ['a password over 200 characters', { email: randomEmail(), password: 'x'.repeat(201) }, ['password'], /at most 200 characters/],
+    [
+      'a password over 200 characters',
+      { email: randomEmail(), password: 'x'.repeat(201) },
+      ['password'],
+      /at most 200 characters/,
+    ],
     ['an email without a domain', { email: 'ada@', password: GOOD_PASSWORD }, ['email'], /email address/],
     ['both wrong', { email: 'not an email', password: '123' }, ['email', 'password'], /./],
     ['no password', { email: randomEmail() }, ['password'], /./],
@@ -29,7 +36,12 @@ describe('POST /api/v1/auth/signup → 400', () => {
   });
 
   it('answers invalid_json to a body that is not JSON', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/signup', headers: { 'content-type': 'application/json' }, payload: '{"email": ' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/signup',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
     expectError({ ...response, body: JSON.parse(response.body) }, 'invalid_json');
   });
 });

@@ -19,10 +19,14 @@ afterAll(async () => {
 describe('POST /api/v1/auth/signup → 403', () => {
   it('is forbidden when CLARION_SIGNUP=closed, and creates nothing', async () => {
     const email = randomEmail();
-    const response = await sessionCall(closed, 'POST', '/api/v1/auth/signup', null, { body: { email, password: GOOD_PASSWORD } });
+    const response = await sessionCall(closed, 'POST', '/api/v1/auth/signup', null, {
+      body: { email, password: GOOD_PASSWORD },
+    });
     expect(expectError(response, 'forbidden').message).toMatch(/Sign-up is closed/);
     expect(response.headers['set-cookie']).toBeUndefined();
-    expect(await closed.store.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()).toBeUndefined();
+    expect(
+      await closed.store.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('tells the dashboard that sign-up is closed', async () => {
@@ -32,8 +36,13 @@ describe('POST /api/v1/auth/signup → 403', () => {
 
   it('refuses a sign-up the browser marks as sent from another site (csrf_failed)', async () => {
     const email = randomEmail();
-    const response = await sessionCall(open, 'POST', '/api/v1/auth/signup', null, { body: { email, password: GOOD_PASSWORD }, headers: { 'sec-fetch-site': 'cross-site' } });
+    const response = await sessionCall(open, 'POST', '/api/v1/auth/signup', null, {
+      body: { email, password: GOOD_PASSWORD },
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     expectError(response, 'csrf_failed');
-    expect(await open.store.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()).toBeUndefined();
+    expect(
+      await open.store.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
+    ).toBeUndefined();
   });
 });

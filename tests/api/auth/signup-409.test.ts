@@ -15,8 +15,13 @@ describe('POST /api/v1/auth/signup → 409 conflict', () => {
     // Named, so the check below looks for this request's account only: other files create accounts in the same
     // database at the same time, and a count of every account would see theirs.
     const accountName = `Second try ${first.email}`;
-    const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, { body: { email: ` ${first.email.toUpperCase()} `, password: `${GOOD_PASSWORD}!`, accountName } });
-    expect(expectError(response, 'conflict')).toMatchObject({ message: expect.stringMatching(/sign in instead/), details: { field: 'email' } });
+    const response = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, {
+      body: { email: ` ${first.email.toUpperCase()} `, password: `${GOOD_PASSWORD}!`, accountName },
+    });
+    expect(expectError(response, 'conflict')).toMatchObject({
+      message: expect.stringMatching(/sign in instead/),
+      details: { field: 'email' },
+    });
     expect(await t.store.db.selectFrom('accounts').select('id').where('name', '=', accountName).execute()).toEqual([]);
   });
 });

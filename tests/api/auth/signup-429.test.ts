@@ -17,14 +17,24 @@ describe('POST /api/v1/auth/signup → 429 rate_limited', () => {
     const ip = randomIp();
     // All but the last two through the store: each sign-up costs a scrypt hash, and only the count matters.
     for (let i = 0; i < SIGNIN_MAX_ATTEMPTS_PER_IP - 2; i += 1) {
-      await recordSigninAttempt(t.store.db, { kind: 'signup', emailHash: emailHashOf(randomEmail()), ip, now: t.clock.now() });
+      await recordSigninAttempt(t.store.db, {
+        kind: 'signup',
+        emailHash: emailHashOf(randomEmail()),
+        ip,
+        now: t.clock.now(),
+      });
     }
     await signUp(t, { ip });
     await signUp(t, { ip });
     const email = randomEmail();
-    const limited = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, { body: { email, password: GOOD_PASSWORD }, ip });
+    const limited = await sessionCall(t, 'POST', '/api/v1/auth/signup', null, {
+      body: { email, password: GOOD_PASSWORD },
+      ip,
+    });
     expect(expectError(limited, 'rate_limited').details).toEqual({ retryAfterSeconds: SIGNIN_WINDOW_MS / 1000 });
-    expect(await t.store.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()).toBeUndefined();
+    expect(
+      await t.store.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(),
+    ).toBeUndefined();
 
     // Another address is not affected; the same one may sign up again once the window has passed.
     await signUp(t);

@@ -13,7 +13,14 @@ afterAll(async () => t.close());
 describe('POST /api/v1/channels → 201', () => {
   it('creates a channel with zero subscribers, and GET returns it', async () => {
     const account = await t.newAccount();
-    const data = expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'breaking-news', name: 'Breaking news', description: 'As it happens' }), 201);
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/channels', account.secretKey, {
+        code: 'breaking-news',
+        name: 'Breaking news',
+        description: 'As it happens',
+      }),
+      201,
+    );
     expect(data).toMatchObject({
       id: expect.stringMatching(/^chn_[0-9a-z]{26}$/),
       code: 'breaking-news',
@@ -29,14 +36,22 @@ describe('POST /api/v1/channels → 201', () => {
 
   it('switches the join page on at creation when asked, with its address', async () => {
     const account = await t.newAccount();
-    const data = expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'news', joinPage: true }), 201);
-    expect(data).toMatchObject({ joinPage: true, joinUrl: expect.stringMatching(new RegExp(`^${t.config.baseUrl}/join/[a-z0-9-]+/news$`)) });
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/channels', account.secretKey, { code: 'news', joinPage: true }),
+      201,
+    );
+    expect(data).toMatchObject({
+      joinPage: true,
+      joinUrl: expect.stringMatching(new RegExp(`^${t.config.baseUrl}/join/[a-z0-9-]+/news$`)),
+    });
     expect(await joinKeyId(t, account.id, 'news')).toMatch(/^key_/);
   });
 
   it('names the channel after its code when no name is given', async () => {
     const account = await t.newAccount();
-    expect(expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'x_1' }), 201)).toMatchObject({ code: 'x_1', name: 'x_1', description: null });
+    expect(expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'x_1' }), 201)).toMatchObject(
+      { code: 'x_1', name: 'x_1', description: null },
+    );
   });
 
   it.each(['a', '0', 'a'.repeat(64), 'a-b_c-9'])('accepts the code "%s"', async (code) => {

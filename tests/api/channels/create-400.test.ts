@@ -29,7 +29,8 @@ describe('POST /api/v1/channels → 400 validation_failed', () => {
     const account = await t.newAccount();
     const before = await accountState(t, account.id);
     const [problem] = expectValidation(await post(t.app, '/api/v1/channels', account.secretKey, body), fields);
-    if (fields[0] === 'code' && typeof body.code === 'string') expect(problem!.message).toMatch(/lower-case letters, digits/);
+    if (fields[0] === 'code' && typeof body.code === 'string')
+      expect(problem!.message).toMatch(/lower-case letters, digits/);
     expect(await accountState(t, account.id)).toEqual(before);
   });
 });

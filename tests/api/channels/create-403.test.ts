@@ -17,10 +17,15 @@ describe('POST /api/v1/channels → 403', () => {
     expect(await accountCounts(t, account.id)).toMatchObject({ channels: 0 });
   });
 
-  it.each(['sport', 'ghost'])('answers channel_not_allowed to a scoped key creating "%s" outside its scope, whether or not it exists', async (code) => {
-    const account = await t.newAccount({ channels: ['news', 'sport'] });
-    const scoped = await account.key({ channels: ['news'] });
-    expect(expectError(await post(t.app, '/api/v1/channels', scoped.value, { code }), 'channel_not_allowed').details).toEqual({ channelCode: code });
-    expect(await accountCounts(t, account.id)).toMatchObject({ channels: 2 });
-  });
+  it.each(['sport', 'ghost'])(
+    'answers channel_not_allowed to a scoped key creating "%s" outside its scope, whether or not it exists',
+    async (code) => {
+      const account = await t.newAccount({ channels: ['news', 'sport'] });
+      const scoped = await account.key({ channels: ['news'] });
+      expect(
+        expectError(await post(t.app, '/api/v1/channels', scoped.value, { code }), 'channel_not_allowed').details,
+      ).toEqual({ channelCode: code });
+      expect(await accountCounts(t, account.id)).toMatchObject({ channels: 2 });
+    },
+  );
 });

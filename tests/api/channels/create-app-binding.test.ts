@@ -15,11 +15,18 @@ afterAll(async () => t.close());
 describe('POST /api/v1/channels with apps', () => {
   it('binds to the built-in app without apps, to the first app by default, and to the app named', async () => {
     const account = await t.newAccount();
-    expect(expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'before' }), 201).appId).toBeNull();
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'before' }), 201).appId,
+    ).toBeNull();
     const first = await createTestApp(t, account.secretKey, 'First');
     const second = await createTestApp(t, account.secretKey, 'Second');
-    expect(expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'default' }), 201).appId).toBe(first.id);
-    expect(expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'named', appId: second.id }), 201).appId).toBe(second.id);
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'default' }), 201).appId,
+    ).toBe(first.id);
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'named', appId: second.id }), 201)
+        .appId,
+    ).toBe(second.id);
   });
 
   it("refuses another account's app (400 on appId) and creates nothing", async () => {
@@ -27,8 +34,12 @@ describe('POST /api/v1/channels with apps', () => {
     const app = await createTestApp(t, owner.secretKey);
     const other = await t.newAccount();
     const before = await accountState(t, other.id);
-    expectValidation(await post(t.app, '/api/v1/channels', other.secretKey, { code: 'stolen', appId: app.id }), ['appId']);
-    expectValidation(await post(t.app, '/api/v1/channels', other.secretKey, { code: 'stolen', appId: 'app_nope' }), ['appId']);
+    expectValidation(await post(t.app, '/api/v1/channels', other.secretKey, { code: 'stolen', appId: app.id }), [
+      'appId',
+    ]);
+    expectValidation(await post(t.app, '/api/v1/channels', other.secretKey, { code: 'stolen', appId: 'app_nope' }), [
+      'appId',
+    ]);
     expect(await accountState(t, other.id)).toEqual(before);
   });
 });

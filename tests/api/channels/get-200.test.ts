@@ -21,7 +21,12 @@ describe('GET /api/v1/channels/:code → 200', () => {
     await post(t.app, `/api/v1/subscribers/${gone}/unsubscribe`, account.secretKey);
     await subscribe(t.app, account.publishableKey, 'sport', 'ios');
     const data = expectSuccess(await get(t.app, '/api/v1/channels/news', account.secretKey), 200);
-    expect(data).toMatchObject({ code: 'news', name: 'news', description: null, subscriberCount: { total: 4, ios: 1, android: 2, web: 1 } });
+    expect(data).toMatchObject({
+      code: 'news',
+      name: 'news',
+      description: null,
+      subscriberCount: { total: 4, ios: 1, android: 2, web: 1 },
+    });
     expect(data.id).toMatch(/^chn_/);
   });
 

@@ -10,8 +10,11 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('GET /api/v1/channels/:code → 400 validation_failed', () => {
-  it.each(['News', '-news', 'a%20b', 'x'.repeat(65), 'news.eu'])('refuses the code "%s", which cannot be a channel code', async (code) => {
-    const account = await t.newAccount({ channels: ['news'] });
-    expectValidation(await get(t.app, `/api/v1/channels/${code}`, account.secretKey), ['code']);
-  });
+  it.each(['News', '-news', 'a%20b', 'x'.repeat(65), 'news.eu'])(
+    'refuses the code "%s", which cannot be a channel code',
+    async (code) => {
+      const account = await t.newAccount({ channels: ['news'] });
+      expectValidation(await get(t.app, `/api/v1/channels/${code}`, account.secretKey), ['code']);
+    },
+  );
 });

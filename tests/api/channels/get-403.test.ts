@@ -15,9 +15,14 @@ describe('GET /api/v1/channels/:code → 403', () => {
     expectError(await get(t.app, '/api/v1/channels/news', account.publishableKey), 'forbidden');
   });
 
-  it.each(['sport', 'ghost'])('answers channel_not_allowed for "%s", outside the key scope, whether or not it exists', async (code) => {
-    const account = await t.newAccount({ channels: ['news', 'sport'] });
-    const scoped = await account.key({ channels: ['news'] });
-    expect(expectError(await get(t.app, `/api/v1/channels/${code}`, scoped.value), 'channel_not_allowed').details).toEqual({ channelCode: code });
-  });
+  it.each(['sport', 'ghost'])(
+    'answers channel_not_allowed for "%s", outside the key scope, whether or not it exists',
+    async (code) => {
+      const account = await t.newAccount({ channels: ['news', 'sport'] });
+      const scoped = await account.key({ channels: ['news'] });
+      expect(
+        expectError(await get(t.app, `/api/v1/channels/${code}`, scoped.value), 'channel_not_allowed').details,
+      ).toEqual({ channelCode: code });
+    },
+  );
 });

@@ -12,7 +12,9 @@ afterAll(async () => t.close());
 describe('GET /api/v1/channels/:code → 404 channel_not_found', () => {
   it('answers channel_not_found for an unknown code', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    expect(expectError(await get(t.app, '/api/v1/channels/nope', account.secretKey), 'channel_not_found').details).toEqual({ channelCode: 'nope' });
+    expect(
+      expectError(await get(t.app, '/api/v1/channels/nope', account.secretKey), 'channel_not_found').details,
+    ).toEqual({ channelCode: 'nope' });
   });
 
   it("answers channel_not_found for another account's channel", async () => {

@@ -13,7 +13,11 @@ describe('GET /api/v1/channels/:code/join-qr-code → 200', () => {
   it("is an SVG QR code of the channel's join page address, which runs and loads nothing when opened alone", async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const { joinUrl } = await switchJoinPage(t, account, 'news', true);
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/channels/news/join-qr-code', headers: { authorization: `Bearer ${account.secretKey}` } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/channels/news/join-qr-code',
+      headers: { authorization: `Bearer ${account.secretKey}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/svg+xml');
     expect(response.headers['content-security-policy']).toBe("default-src 'none'");

@@ -27,7 +27,9 @@ describe('GET /api/v1/channels/:code/join-qr-code → 400, 403, 404', () => {
   it('404 channel_not_found for an unknown channel, not_found while its join page is off', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     expectError(await get(t.app, '/api/v1/channels/ghost/join-qr-code', account.secretKey), 'channel_not_found');
-    expect(expectError(await get(t.app, '/api/v1/channels/news/join-qr-code', account.secretKey), 'not_found').message).toMatch(/join page of channel "news" is off/);
+    expect(
+      expectError(await get(t.app, '/api/v1/channels/news/join-qr-code', account.secretKey), 'not_found').message,
+    ).toMatch(/join page of channel "news" is off/);
     await switchJoinPage(t, account, 'news', true);
     await switchJoinPage(t, account, 'news', false);
     expectError(await get(t.app, '/api/v1/channels/news/join-qr-code', account.secretKey), 'not_found');

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const codes = (response: { body: { data: Array<{ code: string }> } }) => response.body.data.map((channel) => channel.code);
+const codes = (response: { body: { data: Array<{ code: string }> } }) =>
+  response.body.data.map((channel) => channel.code);
 
 describe('GET /api/v1/channels → 200', () => {
   it('lists the channels in creation order with their subscriber counts', async () => {

@@ -16,11 +16,32 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
   it('changes the name and description, keeps what is left out, and clears the description with null', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     await subscribe(t.app, account.publishableKey, 'news', 'web');
-    const renamed = expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { name: 'Daily news', description: 'Headlines at 7' }), 200);
-    expect(renamed).toMatchObject({ code: 'news', name: 'Daily news', description: 'Headlines at 7', joinPage: false, joinUrl: null, subscriberCount: { total: 1, web: 1 } });
-    expect(expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, {}), 200)).toMatchObject({ name: 'Daily news', description: 'Headlines at 7' });
-    expect(expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { description: null }), 200)).toMatchObject({ name: 'Daily news', description: null });
-    expect(expectSuccess(await get(t.app, '/api/v1/channels/news', account.secretKey), 200)).toMatchObject({ name: 'Daily news', description: null });
+    const renamed = expectSuccess(
+      await post(t.app, '/api/v1/channels/news/update', account.secretKey, {
+        name: 'Daily news',
+        description: 'Headlines at 7',
+      }),
+      200,
+    );
+    expect(renamed).toMatchObject({
+      code: 'news',
+      name: 'Daily news',
+      description: 'Headlines at 7',
+      joinPage: false,
+      joinUrl: null,
+      subscriberCount: { total: 1, web: 1 },
+    });
+    expect(expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, {}), 200)).toMatchObject({
+      name: 'Daily news',
+      description: 'Headlines at 7',
+    });
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { description: null }), 200),
+    ).toMatchObject({ name: 'Daily news', description: null });
+    expect(expectSuccess(await get(t.app, '/api/v1/channels/news', account.secretKey), 200)).toMatchObject({
+      name: 'Daily news',
+      description: null,
+    });
   });
 
   it('turns the join page on with a publishable key scoped to the channel, and off again by revoking it', async () => {
@@ -30,7 +51,13 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
     expect(on).toMatchObject({ joinPage: true, joinUrl: `${t.config.baseUrl}/join/${slug}/news` });
     const keyId = (await joinKeyId(t, account.id, 'news'))!;
     const key = (await findApiKey(t.store.db, keyId))!;
-    expect(key).toMatchObject({ account_id: account.id, kind: 'publishable', channel_scope: '["news"]', name: 'Join page: news', revoked_at: null });
+    expect(key).toMatchObject({
+      account_id: account.id,
+      kind: 'publishable',
+      channel_scope: '["news"]',
+      name: 'Join page: news',
+      revoked_at: null,
+    });
 
     // On again: the same key (the page's address and key stay stable).
     await switchJoinPage(t, account, 'news', true);
@@ -56,9 +83,18 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
 
   it('leaves one working join key when the page is switched on several times at once', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => post(t.app, '/api/v1/channels/news/update', account.secretKey, { joinPage: true })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post(t.app, '/api/v1/channels/news/update', account.secretKey, { joinPage: true }),
+      ),
+    );
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(200));
-    const keys = await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', account.id).where('name', '=', 'Join page: news').execute();
+    const keys = await t.store.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .where('name', '=', 'Join page: news')
+      .execute();
     expect(keys).toHaveLength(1);
     expect(await joinKeyId(t, account.id, 'news')).toBe(keys[0]!.id);
   });
@@ -67,13 +103,18 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     await switchJoinPage(t, account, 'sport', true);
     const list = (await get(t.app, '/api/v1/channels', account.secretKey)).body.data;
-    expect(list.map((channel: any) => [channel.code, channel.joinPage])).toEqual([['news', false], ['sport', true]]);
+    expect(list.map((channel: any) => [channel.code, channel.joinPage])).toEqual([
+      ['news', false],
+      ['sport', true],
+    ]);
     expect(list[1].joinUrl).toMatch(/\/join\/[a-z0-9-]+\/sport$/);
   });
 
   it('is allowed to a key scoped to the channel', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const scoped = await account.key({ channels: ['news'] });
-    expect(expectSuccess(await post(t.app, '/api/v1/channels/news/update', scoped.value, { name: 'News' }), 200).name).toBe('News');
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', scoped.value, { name: 'News' }), 200).name,
+    ).toBe('News');
   });
 });

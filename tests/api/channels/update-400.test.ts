@@ -19,7 +19,11 @@ describe('POST /api/v1/channels/:code/update → 400', () => {
   ])('refuses %j naming %s, changing nothing', async (body, field) => {
     const account = await t.newAccount({ channels: ['news'] });
     expectValidation(await post(t.app, '/api/v1/channels/news/update', account.secretKey, body), [field]);
-    expect((await get(t.app, '/api/v1/channels/news', account.secretKey)).body.data).toMatchObject({ code: 'news', name: 'news', joinPage: false });
+    expect((await get(t.app, '/api/v1/channels/news', account.secretKey)).body.data).toMatchObject({
+      code: 'news',
+      name: 'news',
+      joinPage: false,
+    });
   });
 
   it('refuses a code that is not a channel code', async () => {

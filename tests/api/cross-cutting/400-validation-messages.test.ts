@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.ts';
 import { expectError, expectValidation } from '../../harness/api-expect.ts';
 import { routeCases } from '../../harness/api-routes.ts';
-import { GOOD_PASSWORD, randomEmail, randomIp, sessionCall, signUp, type DashboardSession } from '../../harness/dashboard-session.ts';
+import {
+  GOOD_PASSWORD,
+  randomEmail,
+  randomIp,
+  sessionCall,
+  signUp,
+  type DashboardSession,
+} from '../../harness/dashboard-session.ts';
 import { loadOperations, propertyPaths, withValueAt, type Operation } from '../../harness/openapi-operations.ts';
 import { unreadableBecause } from '../../harness/readable-message.ts';
 import { get, post } from '../../harness/requests.ts';
@@ -20,9 +27,27 @@ afterAll(async () => t.close());
 
 describe('validation messages read well', () => {
   it.each([
-    ['priority "HIGH"', '/api/v1/notifications', { channelCode: 'news', title: 'x', priority: 'HIGH' }, 'priority', 'must be one of: normal, high'],
-    ['priority 5', '/api/v1/notifications', { channelCode: 'news', title: 'x', priority: 5 }, 'priority', 'must be one of: normal, high'],
-    ['a platform that is not one', '/api/v1/subscribers', { channelCode: 'news', platform: 'blackberry', token: 'x' }, 'platform', 'must be one of: ios, android, web'],
+    [
+      'priority "HIGH"',
+      '/api/v1/notifications',
+      { channelCode: 'news', title: 'x', priority: 'HIGH' },
+      'priority',
+      'must be one of: normal, high',
+    ],
+    [
+      'priority 5',
+      '/api/v1/notifications',
+      { channelCode: 'news', title: 'x', priority: 5 },
+      'priority',
+      'must be one of: normal, high',
+    ],
+    [
+      'a platform that is not one',
+      '/api/v1/subscribers',
+      { channelCode: 'news', platform: 'blackberry', token: 'x' },
+      'platform',
+      'must be one of: ios, android, web',
+    ],
     [
       'a channel code with a space',
       '/api/v1/channels',
@@ -30,9 +55,27 @@ describe('validation messages read well', () => {
       'code',
       'must be a channel code of 1 to 64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit',
     ],
-    ['a title of the wrong type', '/api/v1/notifications', { channelCode: 'news', title: 5 }, 'title', 'must be a string'],
-    ['an unknown field', '/api/v1/notifications', { channelCode: 'news', title: 'x', colour: 'red' }, 'colour', 'is not a known field'],
-    ['a template that is not one', '/api/v1/live-activities', { channelCode: 'news', template: 'bar', fields: {} }, 'template', 'must be one of: progress, timer, score, steps'],
+    [
+      'a title of the wrong type',
+      '/api/v1/notifications',
+      { channelCode: 'news', title: 5 },
+      'title',
+      'must be a string',
+    ],
+    [
+      'an unknown field',
+      '/api/v1/notifications',
+      { channelCode: 'news', title: 'x', colour: 'red' },
+      'colour',
+      'is not a known field',
+    ],
+    [
+      'a template that is not one',
+      '/api/v1/live-activities',
+      { channelCode: 'news', template: 'bar', fields: {} },
+      'template',
+      'must be one of: progress, timer, score, steps',
+    ],
   ])('%s', async (_name, url, body, field, message) => {
     expect(expectValidation(await post(t.app, url, account.secretKey, body), [field])).toEqual([{ field, message }]);
   });
@@ -50,12 +93,16 @@ describe('validation messages read well', () => {
       for (const { path } of paths) {
         for (const value of wrongValues) {
           const response = await call(operation, withValueAt(base, path, value));
-          expect(response.statusCode, `${operation.method} ${operation.path} ${path.join('.')}=${JSON.stringify(value)}`).toBeLessThan(500);
+          expect(
+            response.statusCode,
+            `${operation.method} ${operation.path} ${path.join('.')}=${JSON.stringify(value)}`,
+          ).toBeLessThan(500);
           if (response.body?.error?.code !== 'validation_failed') continue;
           validationErrors += 1;
           for (const problem of expectError(response, 'validation_failed').details.fields) {
             const why = unreadableBecause(problem.message);
-            if (why) unreadable.push(`${operation.method} ${operation.path} ${problem.field}: "${problem.message}" ${why}`);
+            if (why)
+              unreadable.push(`${operation.method} ${operation.path} ${problem.field}: "${problem.message}" ${why}`);
           }
         }
       }
@@ -73,12 +120,16 @@ describe('validation messages read well', () => {
       for (const { name } of operation.queryParams) {
         for (const value of ['HIGH', '-1', '1.5', '0', 'x'.repeat(300), '', '%00', 'true']) {
           const url = `${path}?${name}=${encodeURIComponent(value)}`;
-          const response = operation.auth === 'session' ? await sessionCall(t, 'GET', url, user) : await get(t.app, url, account.secretKey);
+          const response =
+            operation.auth === 'session'
+              ? await sessionCall(t, 'GET', url, user)
+              : await get(t.app, url, account.secretKey);
           expect(response.statusCode, `${operation.method} ${url}`).toBeLessThan(500);
           if (response.body?.error?.code !== 'validation_failed') continue;
           for (const problem of expectError(response, 'validation_failed').details.fields) {
             const why = unreadableBecause(problem.message);
-            if (why) unreadable.push(`${operation.method} ${operation.path} ${problem.field}: "${problem.message}" ${why}`);
+            if (why)
+              unreadable.push(`${operation.method} ${operation.path} ${problem.field}: "${problem.message}" ${why}`);
           }
         }
       }
@@ -92,13 +143,16 @@ function baseBody(operation: Operation): unknown {
   const url = operation.path.replace(/\{(\w+)\}/g, ':$1');
   const known = routeCases('news').find((route) => route.method === operation.method && route.url === url)?.body;
   if (known !== undefined) return known;
-  if (url === '/api/v1/auth/signup' || url === '/api/v1/auth/signin') return { email: randomEmail(), password: GOOD_PASSWORD };
+  if (url === '/api/v1/auth/signup' || url === '/api/v1/auth/signin')
+    return { email: randomEmail(), password: GOOD_PASSWORD };
   if (url === '/api/v1/keys') return { name: 'walk' };
   return {};
 }
 
 function call(operation: Operation, body: unknown) {
-  const path = operation.path.replace(/\{(\w+)\}/g, (_match, name: string) => (name === 'code' ? 'news' : newId('liveActivity')));
+  const path = operation.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
+    name === 'code' ? 'news' : newId('liveActivity'),
+  );
   if (operation.auth === 'key') {
     return post(t.app, path, account.secretKey, body);
   }

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../../src/store/api-keys-store.ts';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
-import { concretePath, PUBLIC_ROUTES, rawRequest, registeredApiRoutes, routeName, type RegisteredRoute } from '../../harness/api-routes.ts';
+import {
+  concretePath,
+  PUBLIC_ROUTES,
+  rawRequest,
+  registeredApiRoutes,
+  routeName,
+  type RegisteredRoute,
+} from '../../harness/api-routes.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
@@ -18,7 +25,14 @@ beforeAll(async () => {
   const now = t.clock.now();
   const revoked = await account.key({ name: 'revoked' });
   await revokeApiKey(t.store.db, revoked.id, now);
-  const expired = await createApiKey(t.store.db, { accountId: account.id, name: 'expired', kind: 'secret', channels: null, now: now - 2000, expiresAt: now - 1000 });
+  const expired = await createApiKey(t.store.db, {
+    accountId: account.id,
+    name: 'expired',
+    kind: 'secret',
+    channels: null,
+    now: now - 2000,
+    expiresAt: now - 1000,
+  });
   credentials = [
     ['no Authorization header', undefined],
     ['an empty header', ''],
@@ -41,8 +55,18 @@ describe('every /api/v1 route but the public ones → 401 unauthorized', () => {
     for (const route of routes) {
       for (const [label, authorization] of credentials) {
         // The body is broken on purpose: authentication comes first, so a caller without a key learns nothing more.
-        const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) };
-        const response = await rawRequest(t.app, route.method, concretePath(route), null, route.method === 'POST' ? '{"broken' : undefined, headers);
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          ...(authorization === undefined ? {} : { authorization }),
+        };
+        const response = await rawRequest(
+          t.app,
+          route.method,
+          concretePath(route),
+          null,
+          route.method === 'POST' ? '{"broken' : undefined,
+          headers,
+        );
         expect(response.statusCode, `${routeName(route)} with ${label}`).toBe(401);
         expectError(response, 'unauthorized');
       }
@@ -52,7 +76,14 @@ describe('every /api/v1 route but the public ones → 401 unauthorized', () => {
 
   it('says what is wrong with the header, always showing the expected form, and the same for every key it does not know', async () => {
     const messageFor = async (authorization: string | undefined) => {
-      const response = await rawRequest(t.app, 'GET', '/api/v1/usage', null, undefined, authorization === undefined ? {} : { authorization });
+      const response = await rawRequest(
+        t.app,
+        'GET',
+        '/api/v1/usage',
+        null,
+        undefined,
+        authorization === undefined ? {} : { authorization },
+      );
       return expectError(response, 'unauthorized').message as string;
     };
     const byLabel = new Map<string, string>();
@@ -64,11 +95,13 @@ describe('every /api/v1 route but the public ones → 401 unauthorized', () => {
       // Unknown, revoked and expired must read the same to the byte: the message says nothing about stored keys.
       invalid: ['an unknown key of the right shape', 'a revoked key', 'an expired key'],
     };
-    const messageOf = Object.fromEntries(Object.entries(groups).map(([group, labels]) => {
-      const messages = new Set(labels.map((label) => byLabel.get(label)));
-      expect(messages.size, `${group}: ${[...messages].join(' | ')}`).toBe(1);
-      return [group, [...messages][0]!];
-    }));
+    const messageOf = Object.fromEntries(
+      Object.entries(groups).map(([group, labels]) => {
+        const messages = new Set(labels.map((label) => byLabel.get(label)));
+        expect(messages.size, `${group}: ${[...messages].join(' | ')}`).toBe(1);
+        return [group, [...messages][0]!];
+      }),
+    );
     expect(new Set(Object.values(messageOf)).size).toBe(4);
     for (const message of Object.values(messageOf)) expect(message).toContain('Authorization: Bearer clr_sk_…');
     expect(messageOf.missing).toMatch(/^This request needs an API key/);
@@ -84,7 +117,9 @@ describe('every /api/v1 route but the public ones → 401 unauthorized', () => {
 
   it('accepts the scheme in any letter case and extra spaces around the key', async () => {
     for (const authorization of [`bearer ${account.secretKey}`, `BEARER   ${account.secretKey} `]) {
-      expect((await rawRequest(t.app, 'GET', '/api/v1/usage', null, undefined, { authorization })).statusCode).toBe(200);
+      expect((await rawRequest(t.app, 'GET', '/api/v1/usage', null, undefined, { authorization })).statusCode).toBe(
+        200,
+      );
     }
   });
 

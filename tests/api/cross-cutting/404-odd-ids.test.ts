@@ -21,30 +21,53 @@ afterAll(async () => t.close());
  * surrogate's UTF-8 bytes, SQL and path tricks, and a well-formed id of another kind.
  */
 const NOT_UTF8 = '%ED%A0%80';
-const ODD_IDS = ['%00', 'key_%00', 'ntf_01h%000000000000000000000', '%01%02', '%0A', NOT_UTF8, "x'%20OR%20'1'='1", '..%2F..%2Fetc', 'null', 'acc_01h00000000000000000000000'];
+const ODD_IDS = [
+  '%00',
+  'key_%00',
+  'ntf_01h%000000000000000000000',
+  '%01%02',
+  '%0A',
+  NOT_UTF8,
+  "x'%20OR%20'1'='1",
+  '..%2F..%2Fetc',
+  'null',
+  'acc_01h00000000000000000000000',
+];
 
 /** A body each POST (and PATCH) route accepts, so the request reaches the lookup instead of stopping at validation. */
 const bodies = new Map(routeCases('news').map((route) => [route.url, route.body]));
 
 describe('odd ids on every route with a path parameter → 404 (or 400), never 500', () => {
-  it.each(['a dashboard session', 'a secret key'])('as %s: every {id} route answers odd ids in the envelope', async (who) => {
-    const routes = registeredApiRoutes(t.app).filter((route) => route.url.includes(':'));
-    // The dashboard's key routes are among them: they take a session, which reaches the store lookups by id.
-    expect(routes.map(routeName)).toEqual(expect.arrayContaining(['POST /api/v1/keys/:id/revoke', 'POST /api/v1/keys/:id/rotate']));
-    for (const route of routes) {
-      for (const id of ODD_IDS) {
-        const url = route.url.replace(/:[a-z]+/i, id);
-        const body = route.method === 'POST' || route.method === 'PATCH' ? JSON.stringify(bodies.get(route.url) ?? {}) : undefined;
-        const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
-        const response =
-          who === 'a secret key'
-            ? await rawRequest(t.app, route.method, url, account.secretKey, body, headers)
-            : await rawRequest(t.app, route.method, url, null, body, { ...headers, cookie: user.cookie, 'x-csrf-token': user.csrfToken });
-        expect(response.statusCode, `${route.method} ${url}: ${JSON.stringify(response.body)}`).toBeLessThan(500);
-        expectError(response, expectedCode(route.url, id, who, response.body));
+  it.each(['a dashboard session', 'a secret key'])(
+    'as %s: every {id} route answers odd ids in the envelope',
+    async (who) => {
+      const routes = registeredApiRoutes(t.app).filter((route) => route.url.includes(':'));
+      // The dashboard's key routes are among them: they take a session, which reaches the store lookups by id.
+      expect(routes.map(routeName)).toEqual(
+        expect.arrayContaining(['POST /api/v1/keys/:id/revoke', 'POST /api/v1/keys/:id/rotate']),
+      );
+      for (const route of routes) {
+        for (const id of ODD_IDS) {
+          const url = route.url.replace(/:[a-z]+/i, id);
+          const body =
+            route.method === 'POST' || route.method === 'PATCH'
+              ? JSON.stringify(bodies.get(route.url) ?? {})
+              : undefined;
+          const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+          const response =
+            who === 'a secret key'
+              ? await rawRequest(t.app, route.method, url, account.secretKey, body, headers)
+              : await rawRequest(t.app, route.method, url, null, body, {
+                  ...headers,
+                  cookie: user.cookie,
+                  'x-csrf-token': user.csrfToken,
+                });
+          expect(response.statusCode, `${route.method} ${url}: ${JSON.stringify(response.body)}`).toBeLessThan(500);
+          expectError(response, expectedCode(route.url, id, who, response.body));
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 /**

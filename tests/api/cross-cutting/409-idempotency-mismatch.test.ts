@@ -28,38 +28,65 @@ const otherBodies: Record<string, (body: Record<string, unknown>) => unknown> = 
 };
 
 describe('Idempotency-Key → 409 idempotency_mismatch', () => {
-  it.each(routeCases('news').filter((route) => route.method === 'POST').map((route) => [`${route.method} ${route.url}`, route] as const))(
-    '%s: the same key with another body is refused, and changes nothing',
-    async (_name, route) => {
-      const account = await t.newAccount({ channels: ['news'] });
-      const subscriber = await subscribe(t.app, account.publishableKey, 'news');
-      const iosSubscriber = await subscribe(t.app, account.publishableKey, 'news', 'ios');
-      const liveActivity = await startActivity(t.app, account.secretKey, 'news');
-      const [target] = routeCases('news', { subscriber, iosSubscriber, liveActivity }).filter((item) => item.url === route.url && item.method === 'POST');
-      const headers = { 'idempotency-key': `mismatch-${route.url}` };
-      const first = await callRoute(t.app, target!, account.secretKey, { headers });
-      expect(first.statusCode).toBeLessThan(300);
-      const before = await accountState(t, account.id);
-      const otherBody = otherBodies[route.url]!(target!.body as Record<string, unknown>);
-      expectError(await callRoute(t.app, target!, account.secretKey, { headers, body: otherBody }), 'idempotency_mismatch');
-      expect(await accountState(t, account.id)).toEqual(before);
-    },
-  );
+  it.each(
+    routeCases('news')
+      .filter((route) => route.method === 'POST')
+      .map((route) => [`${route.method} ${route.url}`, route] as const),
+  )('%s: the same key with another body is refused, and changes nothing', async (_name, route) => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const subscriber = await subscribe(t.app, account.publishableKey, 'news');
+    const iosSubscriber = await subscribe(t.app, account.publishableKey, 'news', 'ios');
+    const liveActivity = await startActivity(t.app, account.secretKey, 'news');
+    const [target] = routeCases('news', { subscriber, iosSubscriber, liveActivity }).filter(
+      (item) => item.url === route.url && item.method === 'POST',
+    );
+    const headers = { 'idempotency-key': `mismatch-${route.url}` };
+    const first = await callRoute(t.app, target!, account.secretKey, { headers });
+    expect(first.statusCode).toBeLessThan(300);
+    const before = await accountState(t, account.id);
+    const otherBody = otherBodies[route.url]!(target!.body as Record<string, unknown>);
+    expectError(
+      await callRoute(t.app, target!, account.secretKey, { headers, body: otherBody }),
+      'idempotency_mismatch',
+    );
+    expect(await accountState(t, account.id)).toEqual(before);
+  });
 
   it('refuses the same key on another endpoint, even with an equivalent body', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const headers = { 'idempotency-key': 'cross-endpoint' };
-    expect((await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers)).statusCode).toBe(201);
-    expectError(await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: 'Hi' }, headers), 'idempotency_mismatch');
+    expect(
+      (await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers))
+        .statusCode,
+    ).toBe(201);
+    expectError(
+      await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: 'Hi' }, headers),
+      'idempotency_mismatch',
+    );
     expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
   });
 
   it('keeps refusing the other body while replaying the first', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const headers = { 'idempotency-key': 'sticky' };
-    const first = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'A' }, headers);
-    expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'B' }, headers), 'idempotency_mismatch');
-    const replay = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'A' }, headers);
+    const first = await post(
+      t.app,
+      '/api/v1/notifications',
+      account.secretKey,
+      { channelCode: 'news', title: 'A' },
+      headers,
+    );
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'B' }, headers),
+      'idempotency_mismatch',
+    );
+    const replay = await post(
+      t.app,
+      '/api/v1/notifications',
+      account.secretKey,
+      { channelCode: 'news', title: 'A' },
+      headers,
+    );
     expect(replay.body).toEqual(first.body);
   });
 });

@@ -10,7 +10,13 @@ import { startTestApp, type TestApp } from '../../harness/test-app.ts';
  * The app behind a trusted proxy on 127.0.0.1 (inject's own address), so X-Forwarded-For names the device. The
  * secret-key limit is as small as the per-address one, to show the two differ.
  */
-const LIMITS = { rateLimitPerSecond: 1, rateLimitBurst: 2, publishableRateLimitPerAddress: 1, publishableRateLimitBurst: 2, publishableRateLimit: 5 };
+const LIMITS = {
+  rateLimitPerSecond: 1,
+  rateLimitBurst: 2,
+  publishableRateLimitPerAddress: 1,
+  publishableRateLimitBurst: 2,
+  publishableRateLimit: 5,
+};
 const CEILING_BURST = LIMITS.publishableRateLimit * PUBLISHABLE_CEILING_BURST_SECONDS;
 
 let t: TestApp;
@@ -21,7 +27,13 @@ afterAll(async () => t.close());
 
 /** A publishable-key call from one device: unsubscribing an unknown subscriber (with a token) is cheap and answers 404. */
 const fromDevice = (app: TestApp['app'], key: string, address: string) =>
-  post(app, '/api/v1/subscribers/sub_01h00000000000000000000000/unsubscribe', key, { token: 'fcm-unknown-device' }, { 'x-forwarded-for': address });
+  post(
+    app,
+    '/api/v1/subscribers/sub_01h00000000000000000000000/unsubscribe',
+    key,
+    { token: 'fcm-unknown-device' },
+    { 'x-forwarded-for': address },
+  );
 
 const address = (i: number) => `203.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
 
@@ -37,16 +49,21 @@ describe('publishable keys are limited per (key, client address), under a per-ke
     expect(limited.headers['retry-after']).toBe('1');
     // …and refills at the ceiling's rate: a second gives five more devices.
     t.clock.advance(1000);
-    for (let i = 0; i < LIMITS.publishableRateLimit; i += 1) expect((await fromDevice(t.app, account.publishableKey, address(CEILING_BURST + 1 + i))).statusCode).toBe(404);
+    for (let i = 0; i < LIMITS.publishableRateLimit; i += 1)
+      expect((await fromDevice(t.app, account.publishableKey, address(CEILING_BURST + 1 + i))).statusCode).toBe(404);
     expectError(await fromDevice(t.app, account.publishableKey, address(CEILING_BURST + 100)), 'rate_limited');
   });
 
   it('limits one device on its own, leaving the other devices of the same key alone', async () => {
     const account = await t.newAccount();
     const device = '198.51.100.7';
-    for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1) expect((await fromDevice(t.app, account.publishableKey, device)).statusCode).toBe(404);
+    for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1)
+      expect((await fromDevice(t.app, account.publishableKey, device)).statusCode).toBe(404);
     const limited = await fromDevice(t.app, account.publishableKey, device);
-    expect(expectError(limited, 'rate_limited')).toMatchObject({ message: expect.stringMatching(/from this address/), details: { retryAfterSeconds: 1 } });
+    expect(expectError(limited, 'rate_limited')).toMatchObject({
+      message: expect.stringMatching(/from this address/),
+      details: { retryAfterSeconds: 1 },
+    });
     expect((await fromDevice(t.app, account.publishableKey, '198.51.100.8')).statusCode).toBe(404);
     t.clock.advance(1000);
     expect((await fromDevice(t.app, account.publishableKey, device)).statusCode).toBe(404);
@@ -63,7 +80,8 @@ describe('publishable keys are limited per (key, client address), under a per-ke
     const untrusted = await startTestApp(LIMITS);
     try {
       const account = await untrusted.newAccount();
-      for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1) expect((await fromDevice(untrusted.app, account.publishableKey, address(i))).statusCode).toBe(404);
+      for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1)
+        expect((await fromDevice(untrusted.app, account.publishableKey, address(i))).statusCode).toBe(404);
       expectError(await fromDevice(untrusted.app, account.publishableKey, address(50)), 'rate_limited');
     } finally {
       await untrusted.close();

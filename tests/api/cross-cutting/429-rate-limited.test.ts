@@ -6,7 +6,12 @@ import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ rateLimitPerSecond: 1, rateLimitBurst: 2, publishableRateLimitPerAddress: 1, publishableRateLimitBurst: 2 });
+  t = await startTestApp({
+    rateLimitPerSecond: 1,
+    rateLimitBurst: 2,
+    publishableRateLimitPerAddress: 1,
+    publishableRateLimitBurst: 2,
+  });
 });
 afterAll(async () => t.close());
 
@@ -41,8 +46,14 @@ describe('per-key rate limit → 429 rate_limited', () => {
     const other = await account.key({ name: 'other' });
     expect((await usage(other.value)).statusCode).toBe(200);
     const unknownDevice = { token: 'fcm-unknown-device' };
-    for (let i = 0; i < 2; i += 1) expect((await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey, unknownDevice)).statusCode).toBe(404);
-    expectError(await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey, unknownDevice), 'rate_limited');
+    for (let i = 0; i < 2; i += 1)
+      expect(
+        (await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey, unknownDevice)).statusCode,
+      ).toBe(404);
+    expectError(
+      await post(t.app, '/api/v1/subscribers/sub_x/unsubscribe', account.publishableKey, unknownDevice),
+      'rate_limited',
+    );
   });
 
   it('refuses a rate-limited send before doing anything: nothing stored, no quota used', async () => {
@@ -50,7 +61,10 @@ describe('per-key rate limit → 429 rate_limited', () => {
     await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: '1' });
     await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: '2' });
     const before = await accountState(t, account.id);
-    expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: '3' }), 'rate_limited');
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: '3' }),
+      'rate_limited',
+    );
     expect(await accountState(t, account.id)).toEqual(before);
     expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 2, quotaUsed: 2 });
   });

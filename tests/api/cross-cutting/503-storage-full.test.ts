@@ -35,9 +35,16 @@ describe('storage full or read-only → 503 unavailable', () => {
   ])('%s while accepting a notification: 503, and nothing was stored', async (_name, error) => {
     const account = await t.newAccount({ channels: ['news'] });
     faulty.failNext(1, isNotificationInsert as never, () => error(t.store.dialect));
-    expectError(await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 'unavailable');
-    expect(await t.store.db.selectFrom('notifications').select('id').where('account_id', '=', account.id).execute()).toEqual([]);
-    expect((await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' })).statusCode).toBe(201);
+    expectError(
+      await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+      'unavailable',
+    );
+    expect(
+      await t.store.db.selectFrom('notifications').select('id').where('account_id', '=', account.id).execute(),
+    ).toEqual([]);
+    expect(
+      (await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' })).statusCode,
+    ).toBe(201);
   });
 
   it.each([

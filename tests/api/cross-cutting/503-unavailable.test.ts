@@ -11,8 +11,15 @@ let down: { app: ClarionApp; store: Store };
 beforeAll(async () => {
   t = await startTestApp();
   // A store whose database refuses connections (nothing listens on port 1): storage is down.
-  const store = openStore({ databaseUrl: 'postgres://clarion@127.0.0.1:1/clarion', dataDir: t.config.dataDir, poolSize: 1 });
-  down = { app: await buildApp({ store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey }), store };
+  const store = openStore({
+    databaseUrl: 'postgres://clarion@127.0.0.1:1/clarion',
+    dataDir: t.config.dataDir,
+    poolSize: 1,
+  });
+  down = {
+    app: await buildApp({ store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey }),
+    store,
+  };
 });
 afterAll(async () => {
   await down.app.close();
@@ -24,7 +31,10 @@ describe('storage down → 503 unavailable', () => {
   it('answers unavailable (not 500, not 401) to API requests, so callers retry', async () => {
     const key = `clr_sk_${'A'.repeat(32)}`;
     expectError(await get(down.app, '/api/v1/usage', key), 'unavailable');
-    expectError(await post(down.app, '/api/v1/notifications', key, { channelCode: 'news', title: 'Hi' }), 'unavailable');
+    expectError(
+      await post(down.app, '/api/v1/notifications', key, { channelCode: 'news', title: 'Hi' }),
+      'unavailable',
+    );
   });
 
   it('reports not ready on /readyz while /healthz still answers', async () => {

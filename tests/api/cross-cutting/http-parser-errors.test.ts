@@ -25,7 +25,12 @@ function rawHttp(request: string): Promise<{ status: number; headers: Record<str
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
       const bodyText = rest.join('\r\n\r\n');
       let body: any = bodyText;
       try {
@@ -41,8 +46,14 @@ function rawHttp(request: string): Promise<{ status: number; headers: Record<str
 
 /** The envelope of docs/design.md 2.1, with a catalog code whose status is the one on the wire. */
 function expectEnvelope(response: Awaited<ReturnType<typeof rawHttp>>, code: keyof typeof errorCatalog) {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status: errorCatalog[code].status, code });
-  expect(response.body).toEqual({ success: false, error: { code, message: expect.any(String), requestId: expect.stringMatching(/^req_[0-9a-z]{26}$/) } });
+  expect({ status: response.status, code: response.body?.error?.code }).toEqual({
+    status: errorCatalog[code].status,
+    code,
+  });
+  expect(response.body).toEqual({
+    success: false,
+    error: { code, message: expect.any(String), requestId: expect.stringMatching(/^req_[0-9a-z]{26}$/) },
+  });
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(response.headers['x-request-id']).toBe(response.body.error.requestId);
   expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(response.body)));
@@ -59,7 +70,9 @@ describe('HTTP parser errors, refused before Fastify sees a request → the erro
   });
 
   it('answers 431 headers_too_large for headers over the 16 KiB limit', async () => {
-    const response = await rawHttp(`GET /api/v1/usage HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const response = await rawHttp(
+      `GET /api/v1/usage HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expectEnvelope(response, 'headers_too_large');
   });
 
@@ -70,9 +83,15 @@ describe('HTTP parser errors, refused before Fastify sees a request → the erro
   });
 
   it('maps the HTTP server’s timeout to 408 request_timeout (a slow client), and anything else to 400', () => {
-    expect(clientErrorFor(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })).code).toBe('request_timeout');
-    expect(clientErrorFor(Object.assign(new Error('overflow'), { code: 'HPE_HEADER_OVERFLOW' })).code).toBe('headers_too_large');
-    expect(clientErrorFor(Object.assign(new Error('token'), { code: 'HPE_INVALID_HEADER_TOKEN' })).code).toBe('bad_request');
+    expect(clientErrorFor(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })).code).toBe(
+      'request_timeout',
+    );
+    expect(clientErrorFor(Object.assign(new Error('overflow'), { code: 'HPE_HEADER_OVERFLOW' })).code).toBe(
+      'headers_too_large',
+    );
+    expect(clientErrorFor(Object.assign(new Error('token'), { code: 'HPE_INVALID_HEADER_TOKEN' })).code).toBe(
+      'bad_request',
+    );
     expect(clientErrorFor({}).code).toBe('bad_request');
   });
 });

@@ -20,7 +20,7 @@ const idempotencyKey = (name: string) => ({ 'idempotency-key': `${name}-${Math.r
  * answer another caller was authorized to get: the other caller's request runs, with its own checks.
  */
 describe('Idempotency-Key: each caller has its own keys', () => {
-  it('a channel-scoped key cannot replay an unscoped key\'s POST /webhooks (403, no webhook, no secret)', async () => {
+  it("a channel-scoped key cannot replay an unscoped key's POST /webhooks (403, no webhook, no secret)", async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const scoped = await account.key({ channels: ['news'] });
     const headers = idempotencyKey('webhook');
@@ -43,7 +43,7 @@ describe('Idempotency-Key: each caller has its own keys', () => {
     expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 1, quotaUsed: 1 });
   });
 
-  it('a publishable key gets no replay of a secret key\'s request: it runs its own (and may not send at all)', async () => {
+  it("a publishable key gets no replay of a secret key's request: it runs its own (and may not send at all)", async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const headers = idempotencyKey('subscribe');
     const body = { channelCode: 'news', platform: 'android', token: tokens.android() };
@@ -51,33 +51,69 @@ describe('Idempotency-Key: each caller has its own keys', () => {
     expect(first.statusCode).toBe(201);
     const own = await post(t.app, '/api/v1/subscribers', account.publishableKey, body, headers);
     // Its own request: the token is already registered, so 200 with the same subscriber, not a replayed 201.
-    expect({ status: own.statusCode, replay: own.headers['idempotency-replay'], id: own.body.data.id }).toEqual({ status: 200, replay: undefined, id: first.body.data.id });
+    expect({ status: own.statusCode, replay: own.headers['idempotency-replay'], id: own.body.data.id }).toEqual({
+      status: 200,
+      replay: undefined,
+      id: first.body.data.id,
+    });
 
     const send = idempotencyKey('send');
-    expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, send), 201);
-    expectError(await post(t.app, '/api/v1/notifications', account.publishableKey, { channelCode: 'news', title: 'Hi' }, send), 'forbidden');
+    expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, send),
+      201,
+    );
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.publishableKey, { channelCode: 'news', title: 'Hi' }, send),
+      'forbidden',
+    );
   });
 
   it('another secret key of the account runs its own request', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const other = await account.key({ name: 'second' });
     const headers = idempotencyKey('keys');
-    const first = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers), 201);
-    const again = await post(t.app, '/api/v1/notifications', other.value, { channelCode: 'news', title: 'Hi' }, headers);
+    const first = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers),
+      201,
+    );
+    const again = await post(
+      t.app,
+      '/api/v1/notifications',
+      other.value,
+      { channelCode: 'news', title: 'Hi' },
+      headers,
+    );
     expect(again.headers['idempotency-replay']).toBeUndefined();
     expect(expectSuccess(again, 201).id).not.toBe(first.id);
     // The first key still replays its own.
-    const replay = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, headers);
-    expect({ replay: replay.headers['idempotency-replay'], id: replay.body.data.id }).toEqual({ replay: 'true', id: first.id });
+    const replay = await post(
+      t.app,
+      '/api/v1/notifications',
+      account.secretKey,
+      { channelCode: 'news', title: 'Hi' },
+      headers,
+    );
+    expect({ replay: replay.headers['idempotency-replay'], id: replay.body.data.id }).toEqual({
+      replay: 'true',
+      id: first.id,
+    });
   });
 
-  it('a dashboard user\'s keys are theirs, across their sessions, and not an API key\'s', async () => {
+  it("a dashboard user's keys are theirs, across their sessions, and not an API key's", async () => {
     const user = await signUp(t);
     const headers = idempotencyKey('session');
-    const first = expectSuccess(await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code: 'alerts' }, headers }), 201);
+    const first = expectSuccess(
+      await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code: 'alerts' }, headers }),
+      201,
+    );
     const otherSession = await signIn(t, user.email, user.password);
-    const replay = await sessionCall(t, 'POST', '/api/v1/channels', otherSession, { body: { code: 'alerts' }, headers });
-    expect({ status: replay.statusCode, replay: replay.headers['idempotency-replay'], body: replay.body.data }).toEqual({ status: 201, replay: 'true', body: first });
+    const replay = await sessionCall(t, 'POST', '/api/v1/channels', otherSession, {
+      body: { code: 'alerts' },
+      headers,
+    });
+    expect({ status: replay.statusCode, replay: replay.headers['idempotency-replay'], body: replay.body.data }).toEqual(
+      { status: 201, replay: 'true', body: first },
+    );
 
     const key = expectSuccess(await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'backend' } }), 201);
     // The API key's own request runs: the code is taken.

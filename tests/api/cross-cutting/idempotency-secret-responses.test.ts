@@ -20,7 +20,11 @@ async function idempotencyRows(accountId: string) {
 
 async function madeRows(accountId: string) {
   const keys = await t.store.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).execute();
-  const webhooks = await t.store.db.selectFrom('webhook_endpoints').select(['id', 'secret']).where('account_id', '=', accountId).execute();
+  const webhooks = await t.store.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'secret'])
+    .where('account_id', '=', accountId)
+    .execute();
   return { keys: keys.length, webhooks };
 }
 
@@ -55,10 +59,19 @@ describe('Idempotency-Key on a route whose response shows a secret', () => {
   it('POST /webhooks with an API key: the same, and another body with the same key is still idempotency_mismatch', async () => {
     const account = await t.newAccount();
     const headers = idempotencyKey('webhook');
-    const created = expectSuccess(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }, headers), 201);
+    const created = expectSuccess(
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }, headers),
+      201,
+    );
     expect(JSON.stringify(await idempotencyRows(account.id))).not.toContain(created.secret);
-    expectError(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }, headers), 'idempotency_not_replayable');
-    expectError(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: `${PUBLIC_URL}/other` }, headers), 'idempotency_mismatch');
+    expectError(
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }, headers),
+      'idempotency_not_replayable',
+    );
+    expectError(
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: `${PUBLIC_URL}/other` }, headers),
+      'idempotency_mismatch',
+    );
     expect((await madeRows(account.id)).webhooks).toHaveLength(1);
   });
 
@@ -68,6 +81,10 @@ describe('Idempotency-Key on a route whose response shows a secret', () => {
     const headers = idempotencyKey('enable');
     const first = await post(t.app, `/api/v1/webhooks/${webhook.id}/enable`, account.secretKey, {}, headers);
     const again = await post(t.app, `/api/v1/webhooks/${webhook.id}/enable`, account.secretKey, {}, headers);
-    expect({ status: again.statusCode, replay: again.headers['idempotency-replay'], body: again.body }).toEqual({ status: first.statusCode, replay: 'true', body: first.body });
+    expect({ status: again.statusCode, replay: again.headers['idempotency-replay'], body: again.body }).toEqual({
+      status: first.statusCode,
+      replay: 'true',
+      body: first.body,
+    });
   });
 });

@@ -21,7 +21,10 @@ describe('quota counting (docs/design.md 2.7)', () => {
     expect(await used(account.secretKey)).toBe(1);
     await send(t.app, account.secretKey, 'empty');
     expect(await used(account.secretKey)).toBe(2);
-    const started = expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('big')), 201);
+    const started = expectSuccess(
+      await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('big')),
+      201,
+    );
     expect(started.recipientCount).toBe(6);
     expect(await used(account.secretKey)).toBe(3);
   });
@@ -37,7 +40,10 @@ describe('quota counting (docs/design.md 2.7)', () => {
     await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news' });
     await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'ghost', title: 'Hi' });
     await post(t.app, '/api/v1/notifications', account.publishableKey, { channelCode: 'news', title: 'Hi' });
-    await post(t.app, '/api/v1/live-activities', account.secretKey, { ...progressActivity('news'), fields: { title: 'x', progress: 45 } });
+    await post(t.app, '/api/v1/live-activities', account.secretKey, {
+      ...progressActivity('news'),
+      fields: { title: 'x', progress: 45 },
+    });
     expect(await used(account.secretKey)).toBe(0);
   });
 
@@ -45,18 +51,27 @@ describe('quota counting (docs/design.md 2.7)', () => {
     const account = await t.newAccount({ channels: ['news'], plan: 'free', limit: 2 });
     await send(t.app, account.secretKey, 'news');
     await send(t.app, account.secretKey, 'news');
-    const spent = expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 'quota_exceeded');
+    const spent = expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+      'quota_exceeded',
+    );
     const before = expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200);
     expect(spent.details.resetsAt).toBe(before.resetsAt);
 
     t.clock.set(Date.parse(before.resetsAt) - 1);
-    expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 'quota_exceeded');
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+      'quota_exceeded',
+    );
     t.clock.set(Date.parse(before.resetsAt));
     const after = expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200);
     expect(after).toMatchObject({ used: 0, remaining: 2, periodStart: before.resetsAt });
     expect(Date.parse(after.resetsAt)).toBeGreaterThan(Date.parse(before.resetsAt));
     expect(new Date(after.resetsAt).getUTCDate()).toBe(1);
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'New month' });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'New month',
+    });
     expectSuccess(response, 201);
     expect(response.headers['x-quota-remaining']).toBe('1');
   });

@@ -18,7 +18,9 @@ describe('quota race: concurrent requests for the last unit', () => {
     for (let i = 0; i < limit - 1; i += 1) await send(t.app, account.secretKey, 'news');
 
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: `race ${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: `race ${i}` }),
+      ),
     );
     const accepted = responses.filter((response) => response.statusCode === 201);
     expect(accepted).toHaveLength(1);
@@ -26,8 +28,13 @@ describe('quota race: concurrent requests for the last unit', () => {
       expect(expectError(response, 'quota_exceeded').details).toMatchObject({ plan: 'starter', limit, used: limit });
     }
     expect(await accountCounts(t, account.id)).toMatchObject({ notifications: limit, quotaUsed: limit });
-    expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200)).toMatchObject({ used: limit, remaining: 0 });
-    expect(expectSuccess(await get(t.app, '/api/v1/notifications?limit=100', account.secretKey), 200)).toHaveLength(limit);
+    expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200)).toMatchObject({
+      used: limit,
+      remaining: 0,
+    });
+    expect(expectSuccess(await get(t.app, '/api/v1/notifications?limit=100', account.secretKey), 200)).toHaveLength(
+      limit,
+    );
   });
 
   it('shares the last unit between notifications and Live Activity starts racing for it', async () => {

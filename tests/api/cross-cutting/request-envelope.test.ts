@@ -36,12 +36,18 @@ describe('the error envelope and X-Request-Id on every kind of failure', () => {
 
   it('answers bad_request in the envelope for a malformed URL', async () => {
     const account = await t.newAccount();
-    expectError(await rawRequest(t.app, 'GET', '/api/v1/notifications/%E0%A4%A', account.secretKey, undefined), 'bad_request');
+    expectError(
+      await rawRequest(t.app, 'GET', '/api/v1/notifications/%E0%A4%A', account.secretKey, undefined),
+      'bad_request',
+    );
   });
 
   it('answers bad_request in the envelope for a path parameter over 100 characters', async () => {
     const account = await t.newAccount();
-    expectError(await rawRequest(t.app, 'GET', `/api/v1/notifications/ntf_${'a'.repeat(120)}`, account.secretKey, undefined), 'bad_request');
+    expectError(
+      await rawRequest(t.app, 'GET', `/api/v1/notifications/ntf_${'a'.repeat(120)}`, account.secretKey, undefined),
+      'bad_request',
+    );
   });
 
   it('never answers 500 to a strange id on any route that takes one', async () => {

@@ -12,7 +12,14 @@ beforeAll(async () => {
   t = await startTestApp();
   const captured = capturingLogger();
   logs = captured.logs;
-  app = await buildApp({ store: t.store, config: t.config, clock: t.clock, queue: t.queue, secretKey: t.secretKey, loggerInstance: captured.logger });
+  app = await buildApp({
+    store: t.store,
+    config: t.config,
+    clock: t.clock,
+    queue: t.queue,
+    secretKey: t.secretKey,
+    loggerInstance: captured.logger,
+  });
   await app.ready();
 });
 afterAll(async () => {
@@ -25,14 +32,29 @@ describe('one JSON log line per request', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const requests = [
       { method: 'GET' as const, url: '/healthz', headers: {}, status: 200 },
-      { method: 'GET' as const, url: '/api/v1/usage?x=1', headers: { authorization: `Bearer ${account.secretKey}` }, status: 200 },
+      {
+        method: 'GET' as const,
+        url: '/api/v1/usage?x=1',
+        headers: { authorization: `Bearer ${account.secretKey}` },
+        status: 200,
+      },
       { method: 'GET' as const, url: '/api/v1/usage', headers: { authorization: 'Bearer sk_live_nope' }, status: 401 },
-      { method: 'POST' as const, url: '/api/v1/notifications', headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' }, status: 400 },
+      {
+        method: 'POST' as const,
+        url: '/api/v1/notifications',
+        headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
+        status: 400,
+      },
       { method: 'GET' as const, url: '/no/such/route', headers: {}, status: 404 },
     ];
     for (const request of requests) {
       logs.length = 0;
-      const response = await app.inject({ method: request.method, url: request.url, headers: request.headers, ...(request.method === 'POST' ? { payload: '{"channelCode":' } : {}) });
+      const response = await app.inject({
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        ...(request.method === 'POST' ? { payload: '{"channelCode":' } : {}),
+      });
       expect(response.statusCode).toBe(request.status);
       const lines = logs.filter((line) => line.reqId !== undefined);
       expect(lines, `${request.method} ${request.url}`).toHaveLength(1);

@@ -13,7 +13,9 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 const webFiles = filesUnder(WEB_ROOT).map((file) => `/${relative(WEB_ROOT, file)}`);
 const modules = webFiles.filter((file) => file.endsWith('.js'));
@@ -35,7 +37,8 @@ describe('the dashboard at / → 200', () => {
     for (const file of webFiles) {
       const response = await t.app.inject({ method: 'GET', url: file });
       expect(response.statusCode, file).toBe(200);
-      if (file.endsWith('.js')) expect(response.headers['content-type'], file).toMatch(/^(text|application)\/javascript/);
+      if (file.endsWith('.js'))
+        expect(response.headers['content-type'], file).toMatch(/^(text|application)\/javascript/);
     }
   });
 

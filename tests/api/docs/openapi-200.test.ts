@@ -37,14 +37,20 @@ describe('GET /api/v1/openapi.json → 200', () => {
   it('documents every method and path the app registers under /api/v1', () => {
     const routes = registeredApiRoutes(t.app);
     expect(routes.length).toBeGreaterThanOrEqual(11);
-    const missing = routes.filter((route) => operation(route.method, route.url) === undefined).map((route) => `${route.method} ${route.url}`);
+    const missing = routes
+      .filter((route) => operation(route.method, route.url) === undefined)
+      .map((route) => `${route.method} ${route.url}`);
     expect(missing).toEqual([]);
   });
 
   it('documents nothing the app does not serve', () => {
     const served = new Set(registeredApiRoutes(t.app).map((route) => `${route.method} ${openApiPath(route.url)}`));
-    const paths = Object.entries(spec.paths as Record<string, Record<string, unknown>>).filter(([path]) => path.startsWith('/api/v1/'));
-    const extra = paths.flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)).filter((name) => !served.has(name));
+    const paths = Object.entries(spec.paths as Record<string, Record<string, unknown>>).filter(([path]) =>
+      path.startsWith('/api/v1/'),
+    );
+    const extra = paths
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((name) => !served.has(name));
     expect(extra).toEqual([]);
   });
 
@@ -59,7 +65,8 @@ describe('GET /api/v1/openapi.json → 200', () => {
       // Every POST: bad JSON or Idempotency-Key (400), Idempotency-Key reuse (409), body limit (413), content type (415).
       if (route.method === 'POST') expect(statuses, name).toEqual(expect.arrayContaining(['400', '409', '413', '415']));
       // Every route with an id in its path or a channel in its body can name something that is not there.
-      const namesChannel = route.body !== undefined && ('channelCode' in (route.body as object) || 'channel' in (route.body as object));
+      const namesChannel =
+        route.body !== undefined && ('channelCode' in (route.body as object) || 'channel' in (route.body as object));
       if (route.url.includes(':') || namesChannel) expect(statuses, name).toContain('404');
     }
   });
@@ -72,7 +79,8 @@ describe('GET /api/v1/openapi.json → 200', () => {
   });
 
   it('publishes the fields of every Live Activity template', () => {
-    for (const name of ['ProgressFields', 'TimerFields', 'ScoreFields', 'StepsFields']) expect(spec.components.schemas[name], name).toBeDefined();
+    for (const name of ['ProgressFields', 'TimerFields', 'ScoreFields', 'StepsFields'])
+      expect(spec.components.schemas[name], name).toBeDefined();
     expect(spec.components.schemas.ProgressFields.properties.progress).toMatchObject({ minimum: 0, maximum: 1 });
   });
 

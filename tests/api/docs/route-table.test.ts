@@ -30,9 +30,14 @@ function routerRoutes(app: ClarionApp): string[] {
     const url = (prefixes[depth - 1] ?? '') + match[2]!;
     prefixes[depth] = url;
     if (!url.startsWith('/api/v1/')) continue;
-    for (const method of (match[3] ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       if (method === 'HEAD') continue;
-      expect(app.hasRoute({ method, url }), `${method} ${url} parsed from printRoutes is a registered route`).toBe(true);
+      expect(app.hasRoute({ method, url }), `${method} ${url} parsed from printRoutes is a registered route`).toBe(
+        true,
+      );
       routes.push(`${method} ${url}`);
     }
   }
@@ -65,7 +70,12 @@ describe('the route table (src/http/routes.ts)', () => {
 
   it('matches what the OpenAPI document says each route takes', async () => {
     const spec = (await get(t.app, '/api/v1/openapi.json', null)).body;
-    const expected: Record<RouteAuth, unknown> = { none: [], session: [{ session: [] }], secret: undefined, 'any-key': undefined };
+    const expected: Record<RouteAuth, unknown> = {
+      none: [],
+      session: [{ session: [] }],
+      secret: undefined,
+      'any-key': undefined,
+    };
     for (const route of routeTable.filter((row) => row.url !== '/api/v1/openapi.json')) {
       const operation = spec.paths[route.url.replace(/:([A-Za-z]+)/g, '{$1}')][route.method.toLowerCase()];
       // Key routes inherit the document's default: an API key or a dashboard session.
@@ -75,7 +85,16 @@ describe('the route table (src/http/routes.ts)', () => {
 
   it('leaves no /api/v1 route to a default: registering one without an auth fails', async () => {
     const app = Fastify() as unknown as ClarionApp;
-    registerAuth(app, { config: t.config, clock: t.clock, store: t.store, queue: t.queue, secretKey: t.secretKey, accepts: new GroupCommit(t.store), metrics: new ClarionMetrics(), providerClients: { apnsClient: () => null, fcmClient: () => null } });
+    registerAuth(app, {
+      config: t.config,
+      clock: t.clock,
+      store: t.store,
+      queue: t.queue,
+      secretKey: t.secretKey,
+      accepts: new GroupCommit(t.store),
+      metrics: new ClarionMetrics(),
+      providerClients: { apnsClient: () => null, fcmClient: () => null },
+    });
     app.get('/healthz-like', async () => ({}));
     await expect(async () => {
       app.get('/api/v1/unstated', async () => ({}));

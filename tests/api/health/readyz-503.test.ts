@@ -37,7 +37,9 @@ describe('GET /readyz → 503 unavailable', () => {
         'Content-Type: application/json\r\nContent-Length: 13\r\n\r\n',
     );
     // Its auth hook has run once the key's last use is recorded.
-    await eventually(async () => expect((await findApiKeyByValue(t.store.db, account.publishableKey))?.last_used_at).not.toBeNull());
+    await eventually(async () =>
+      expect((await findApiKeyByValue(t.store.db, account.publishableKey))?.last_used_at).not.toBeNull(),
+    );
 
     const closed = t.app.close();
     await eventually(() => expect(t.app.server.listening).toBe(false));
@@ -52,7 +54,10 @@ describe('GET /readyz → 503 unavailable', () => {
     expect(responses[0]).toMatch(/^HTTP\/1\.1 404 /);
     expect(responses[1]).toMatch(/^HTTP\/1\.1 503 /);
     const body = JSON.parse(responses[1]!.slice(responses[1]!.indexOf('\r\n\r\n') + 4));
-    expect(body).toMatchObject({ success: false, error: { code: 'unavailable', requestId: expect.stringMatching(/^req_/) } });
+    expect(body).toMatchObject({
+      success: false,
+      error: { code: 'unavailable', requestId: expect.stringMatching(/^req_/) },
+    });
     expect(responses[1]).toMatch(new RegExp(`x-request-id: ${body.error.requestId}`, 'i'));
   });
 });

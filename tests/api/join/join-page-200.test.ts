@@ -14,7 +14,10 @@ afterAll(async () => t.close());
 describe('GET /join/:slug/:code → 200', () => {
   it("serves the channel's page with its name and description (escaped), a strict CSP, and no cached copy", async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    await post(t.app, '/api/v1/channels/news/update', account.secretKey, { name: 'News <b>&</b> views', description: 'Headlines "at 7"' });
+    await post(t.app, '/api/v1/channels/news/update', account.secretKey, {
+      name: 'News <b>&</b> views',
+      description: 'Headlines "at 7"',
+    });
     await switchJoinPage(t, account, 'news', true);
     const page = await t.app.inject({ method: 'GET', url: `/join/${await accountSlug(t, account.id)}/news` });
     expect(page.statusCode).toBe(200);
@@ -41,9 +44,15 @@ describe('GET /join/:slug/:code → 200', () => {
     const key = embeddedJoinKey(page.body);
     expect(key).toMatch(/^clr_pk_/);
     expect(page.body).not.toContain(account.secretKey);
-    const registered = expectSuccess(await post(t.app, '/api/v1/subscribers', key, { channelCode: 'news', platform: 'web', token: tokens.web() }), 201);
+    const registered = expectSuccess(
+      await post(t.app, '/api/v1/subscribers', key, { channelCode: 'news', platform: 'web', token: tokens.web() }),
+      201,
+    );
     expect(registered).toMatchObject({ channelCode: 'news', platform: 'web' });
-    expectError(await post(t.app, '/api/v1/subscribers', key, { channelCode: 'sport', platform: 'web', token: tokens.web() }), 'channel_not_allowed');
+    expectError(
+      await post(t.app, '/api/v1/subscribers', key, { channelCode: 'sport', platform: 'web', token: tokens.web() }),
+      'channel_not_allowed',
+    );
     expectError(await post(t.app, '/api/v1/notifications', key, { channelCode: 'news', title: 'Hi' }), 'forbidden');
     expectError(await get(t.app, '/api/v1/channels/news', key), 'forbidden');
   });

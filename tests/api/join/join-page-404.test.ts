@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const page = (url: string, accept = 'text/html,application/xhtml+xml,*/*;q=0.8') => t.app.inject({ method: 'GET', url, headers: { accept } });
+const page = (url: string, accept = 'text/html,application/xhtml+xml,*/*;q=0.8') =>
+  t.app.inject({ method: 'GET', url, headers: { accept } });
 
 /** The plain 404 page a person sees: the same for every reason, so an address reveals nothing about the others. */
 function expectPlainNotFound(response: Awaited<ReturnType<typeof page>>) {
@@ -40,15 +41,33 @@ describe('GET /join/:slug/:code → 404', () => {
   it('when the page key was revoked on the keys page', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     await switchJoinPage(t, account, 'news', true);
-    await t.store.db.updateTable('api_keys').set({ revoked_at: t.clock.now() }).where('id', '=', (await joinKeyId(t, account.id, 'news'))!).execute();
+    await t.store.db
+      .updateTable('api_keys')
+      .set({ revoked_at: t.clock.now() })
+      .where('id', '=', (await joinKeyId(t, account.id, 'news'))!)
+      .execute();
     expectPlainNotFound(await page(`/join/${await accountSlug(t, account.id)}/news`));
   });
 
   it('when the key was sealed under another instance key (CLARION_SECRET_KEY changed), and on again issues one that works', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     await switchJoinPage(t, account, 'news', true);
-    const other = sealSecret(Buffer.alloc(32, 7), 'clr_pk_sealed_elsewhere', (await t.store.db.selectFrom('channels').select('id').where('account_id', '=', account.id).executeTakeFirstOrThrow()).id);
-    await t.store.db.updateTable('channels').set({ join_key_secret: other }).where('account_id', '=', account.id).execute();
+    const other = sealSecret(
+      Buffer.alloc(32, 7),
+      'clr_pk_sealed_elsewhere',
+      (
+        await t.store.db
+          .selectFrom('channels')
+          .select('id')
+          .where('account_id', '=', account.id)
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    await t.store.db
+      .updateTable('channels')
+      .set({ join_key_secret: other })
+      .where('account_id', '=', account.id)
+      .execute();
     const path = `/join/${await accountSlug(t, account.id)}/news`;
     expectPlainNotFound(await page(path));
     await switchJoinPage(t, account, 'news', false);

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const view = (url: string, address: string, accept = 'text/html') => t.app.inject({ method: 'GET', url, headers: { 'x-forwarded-for': address, accept } });
+const view = (url: string, address: string, accept = 'text/html') =>
+  t.app.inject({ method: 'GET', url, headers: { 'x-forwarded-for': address, accept } });
 
 describe('GET /join/:slug/:code → 429', () => {
   it(`holds one address to ${JOIN_PAGE_VIEWS_BURST} views at once and ${JOIN_PAGE_VIEWS_PER_SECOND} a second, with a plain page and Retry-After; others go on`, async () => {

@@ -19,10 +19,19 @@ describe('registration from a join page is rate-limited → 429 rate_limited', (
   it('per client address, with Retry-After, and registers nothing beyond the burst', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     await switchJoinPage(t, account, 'news', true);
-    const key = embeddedJoinKey((await t.app.inject({ method: 'GET', url: `/join/${await accountSlug(t, account.id)}/news` })).body);
+    const key = embeddedJoinKey(
+      (await t.app.inject({ method: 'GET', url: `/join/${await accountSlug(t, account.id)}/news` })).body,
+    );
     const register = (address: string) =>
-      post(t.app, '/api/v1/subscribers', key, { channelCode: 'news', platform: 'web', token: tokens.web() }, { 'x-forwarded-for': address });
-    for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1) expect((await register('203.0.113.7')).statusCode).toBe(201);
+      post(
+        t.app,
+        '/api/v1/subscribers',
+        key,
+        { channelCode: 'news', platform: 'web', token: tokens.web() },
+        { 'x-forwarded-for': address },
+      );
+    for (let i = 0; i < LIMITS.publishableRateLimitBurst; i += 1)
+      expect((await register('203.0.113.7')).statusCode).toBe(201);
     expectError(await register('203.0.113.7'), 'rate_limited');
     expect((await accountCounts(t, account.id)).activeSubscribers).toBe(LIMITS.publishableRateLimitBurst);
     // Another visitor is not held up by the first.

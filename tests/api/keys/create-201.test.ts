@@ -42,10 +42,30 @@ describe('POST /api/v1/keys → 201', () => {
   it('creates a publishable key scoped to chosen channels, which works only within them and only for subscribers', async () => {
     const user = await signUp(t);
     for (const code of ['news', 'sport']) await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code } });
-    const data = expectSuccess(await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'ios-app', kind: 'publishable', channels: ['news', 'news'] } }), 201);
+    const data = expectSuccess(
+      await sessionCall(t, 'POST', '/api/v1/keys', user, {
+        body: { name: 'ios-app', kind: 'publishable', channels: ['news', 'news'] },
+      }),
+      201,
+    );
     expect(data).toMatchObject({ kind: 'publishable', channels: ['news'], key: expect.stringMatching(/^clr_pk_/) });
-    expect((await post(t.app, '/api/v1/subscribers', data.key, { channelCode: 'news', platform: 'android', token: 'fcm-token-1234567890' })).statusCode).toBe(201);
-    expectError(await post(t.app, '/api/v1/subscribers', data.key, { channelCode: 'sport', platform: 'android', token: 'fcm-token-1234567890' }), 'channel_not_allowed');
+    expect(
+      (
+        await post(t.app, '/api/v1/subscribers', data.key, {
+          channelCode: 'news',
+          platform: 'android',
+          token: 'fcm-token-1234567890',
+        })
+      ).statusCode,
+    ).toBe(201);
+    expectError(
+      await post(t.app, '/api/v1/subscribers', data.key, {
+        channelCode: 'sport',
+        platform: 'android',
+        token: 'fcm-token-1234567890',
+      }),
+      'channel_not_allowed',
+    );
     expectError(await post(t.app, '/api/v1/notifications', data.key, { channelCode: 'news', title: 'x' }), 'forbidden');
   });
 });

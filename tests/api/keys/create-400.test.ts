@@ -22,6 +22,8 @@ describe('POST /api/v1/keys → 400 validation_failed', () => {
   ])('refuses %s and creates no key', async (_name, body, fields) => {
     const user = await signUp(t);
     expectValidation(await sessionCall(t, 'POST', '/api/v1/keys', user, { body }), fields);
-    expect(await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute()).toEqual([]);
+    expect(
+      await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute(),
+    ).toEqual([]);
   });
 });

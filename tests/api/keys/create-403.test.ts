@@ -17,6 +17,8 @@ describe('POST /api/v1/keys → 403 forbidden to every API key', () => {
     for (const key of [account.secretKey, scoped.value, account.publishableKey]) {
       expectError(await post(t.app, '/api/v1/keys', key, { name: 'escalated' }), 'forbidden');
     }
-    expect(await t.store.db.selectFrom('api_keys').select('id').where('account_id', '=', account.id).execute()).toEqual(before);
+    expect(await t.store.db.selectFrom('api_keys').select('id').where('account_id', '=', account.id).execute()).toEqual(
+      before,
+    );
   });
 });

@@ -15,8 +15,12 @@ describe('POST /api/v1/keys → 404 channel_not_found', () => {
     await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code: 'news' } });
     const other = await t.newAccount({ channels: ['sport'] });
     expect(other.id).not.toBe(user.accountId);
-    const response = await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'k', channels: ['news', 'sport'] } });
+    const response = await sessionCall(t, 'POST', '/api/v1/keys', user, {
+      body: { name: 'k', channels: ['news', 'sport'] },
+    });
     expect(expectError(response, 'channel_not_found').details).toEqual({ channelCode: 'sport' });
-    expect(await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute()).toEqual([]);
+    expect(
+      await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute(),
+    ).toEqual([]);
   });
 });

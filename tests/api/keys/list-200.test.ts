@@ -16,16 +16,32 @@ describe('GET /api/v1/keys → 200', () => {
     await sessionCall(t, 'POST', '/api/v1/channels', user, { body: { code: 'news' } });
     const first = expectSuccess(await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'first' } }), 201);
     t.clock.advance(1000);
-    const second = expectSuccess(await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'second', kind: 'publishable', channels: ['news'] } }), 201);
+    const second = expectSuccess(
+      await sessionCall(t, 'POST', '/api/v1/keys', user, {
+        body: { name: 'second', kind: 'publishable', channels: ['news'] },
+      }),
+      201,
+    );
     t.clock.advance(60_000);
     await get(t.app, '/api/v1/usage', first.key);
     await sessionCall(t, 'POST', `/api/v1/keys/${second.id}/revoke`, user);
 
     const page = (await sessionCall(t, 'GET', '/api/v1/keys', user)).body;
     expect(page.nextCursor).toBeNull();
-    expect(page.data.map((key: { name: string; status: string }) => `${key.name}:${key.status}`)).toEqual(['second:revoked', 'first:active']);
-    expect(page.data[1]).toMatchObject({ start: first.start, channels: null, lastUsedAt: new Date(t.clock.now()).toISOString() });
-    expect(page.data[0]).toMatchObject({ kind: 'publishable', channels: ['news'], revokedAt: new Date(t.clock.now()).toISOString() });
+    expect(page.data.map((key: { name: string; status: string }) => `${key.name}:${key.status}`)).toEqual([
+      'second:revoked',
+      'first:active',
+    ]);
+    expect(page.data[1]).toMatchObject({
+      start: first.start,
+      channels: null,
+      lastUsedAt: new Date(t.clock.now()).toISOString(),
+    });
+    expect(page.data[0]).toMatchObject({
+      kind: 'publishable',
+      channels: ['news'],
+      revokedAt: new Date(t.clock.now()).toISOString(),
+    });
     for (const key of page.data) expect(Object.keys(key)).not.toContain('key');
     expect(JSON.stringify(page)).not.toMatch(/key_hash|clr_sk_[A-Za-z0-9_-]{32}/);
   });

@@ -12,6 +12,7 @@ afterAll(async () => t.close());
 describe('GET /api/v1/keys → 403 forbidden', () => {
   it('is for dashboard sessions only: no API key may list keys', async () => {
     const account = await t.newAccount();
-    for (const key of [account.secretKey, account.publishableKey]) expectError(await get(t.app, '/api/v1/keys', key), 'forbidden');
+    for (const key of [account.secretKey, account.publishableKey])
+      expectError(await get(t.app, '/api/v1/keys', key), 'forbidden');
   });
 });

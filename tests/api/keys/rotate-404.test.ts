@@ -15,8 +15,11 @@ describe('POST /api/v1/keys/:id/rotate → 404 not_found', () => {
   it("answers not_found for an unknown id and for another account's key, which is left alone", async () => {
     const user = await signUp(t);
     const other = await t.newAccount();
-    for (const id of [newId('apiKey'), other.secretKeyId]) expectError(await sessionCall(t, 'POST', `/api/v1/keys/${id}/rotate`, user), 'not_found');
+    for (const id of [newId('apiKey'), other.secretKeyId])
+      expectError(await sessionCall(t, 'POST', `/api/v1/keys/${id}/rotate`, user), 'not_found');
     expect((await get(t.app, '/api/v1/usage', other.secretKey)).statusCode).toBe(200);
-    expect(await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute()).toEqual([]);
+    expect(
+      await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', user.accountId).execute(),
+    ).toEqual([]);
   });
 });

@@ -14,11 +14,18 @@ describe('POST /api/v1/keys/:id/rotate → 409 conflict for all but one of concu
     const user = await signUp(t);
     const key = expectSuccess(await sessionCall(t, 'POST', '/api/v1/keys', user, { body: { name: 'backend' } }), 201);
     const responses = await Promise.all(
-      Array.from({ length: count }, () => sessionCall(t, 'POST', `/api/v1/keys/${key.id}/rotate`, user, { body: { graceSeconds: 600 } })),
+      Array.from({ length: count }, () =>
+        sessionCall(t, 'POST', `/api/v1/keys/${key.id}/rotate`, user, { body: { graceSeconds: 600 } }),
+      ),
     );
     expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(1);
     for (const response of responses.filter((item) => item.statusCode !== 201)) expectError(response, 'conflict');
-    const rows = await t.store.db.selectFrom('api_keys').select(['id', 'replaced_by']).where('account_id', '=', user.accountId).where('name', '=', 'backend').execute();
+    const rows = await t.store.db
+      .selectFrom('api_keys')
+      .select(['id', 'replaced_by'])
+      .where('account_id', '=', user.accountId)
+      .where('name', '=', 'backend')
+      .execute();
     const winner = responses.find((response) => response.statusCode === 201)!.body.data.key.id;
     expect(rows.map((row) => row.id).sort()).toEqual([key.id, winner].sort());
     expect(rows.find((row) => row.id === key.id)?.replaced_by).toBe(winner);

@@ -39,7 +39,11 @@ describe('POST /api/v1/live-activities/{id}/end → 200', () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
     const asItIs = expectSuccess(await end(account.secretKey, id), 200);
-    expect(asItIs).toMatchObject({ status: 'ended', fields: { title: 'Order #42', progress: 0.45, status: 'Packing' }, dismissAt: null });
+    expect(asItIs).toMatchObject({
+      status: 'ended',
+      fields: { title: 'Order #42', progress: 0.45, status: 'Packing' },
+      dismissAt: null,
+    });
 
     const other = await startActivity(t.app, account.secretKey, 'orders');
     const past = new Date(t.clock.now() - 60_000).toISOString();
@@ -55,22 +59,56 @@ describe('POST /api/v1/live-activities/{id}/end → 200', () => {
 
     const events = (await listEvents(t.store.db, account.id)).filter((event) => event.type === 'live_activity.ended');
     expect(events.map((event) => event.data)).toEqual([
-      { liveActivityId: id, channelCode: 'orders', template: 'progress', fields: { title: 'Order #42', progress: 1, status: 'Packing' }, reason: 'requested', endedAt: new Date(t.clock.now()).toISOString(), dismissAt },
+      {
+        liveActivityId: id,
+        channelCode: 'orders',
+        template: 'progress',
+        fields: { title: 'Order #42', progress: 1, status: 'Packing' },
+        reason: 'requested',
+        endedAt: new Date(t.clock.now()).toISOString(),
+        dismissAt,
+      },
     ]);
     expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200).used).toBe(2);
 
-    const job = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'live_activity.dispatch').where('unique_key', 'like', `%:${id}:%`).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const job = await t.store.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', 'live_activity.dispatch')
+      .where('unique_key', 'like', `%:${id}:%`)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     const { push, platforms } = JSON.parse(job.payload) as LiveActivityDispatchPayload;
     expect(platforms).toEqual(['ios', 'android', 'web']);
-    expect(push).toMatchObject({ event: 'end', alert: null, staleAt: null, dismissAt: Date.parse(dismissAt), relevanceScore: 5, fields: { progress: 1 } });
+    expect(push).toMatchObject({
+      event: 'end',
+      alert: null,
+      staleAt: null,
+      dismissAt: Date.parse(dismissAt),
+      relevanceScore: 5,
+      fields: { progress: 1 },
+    });
   });
 
   it('carries an alert with its sound and a low priority to delivery, and shows the alert as the latest one', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
-    const data = expectSuccess(await end(account.secretKey, id, { alert: { title: 'Delivered', sound: 'chime.aiff' }, priority: 'low' }), 200);
+    const data = expectSuccess(
+      await end(account.secretKey, id, { alert: { title: 'Delivered', sound: 'chime.aiff' }, priority: 'low' }),
+      200,
+    );
     expect(data.alert).toEqual({ title: 'Delivered', sound: 'chime.aiff' });
-    const job = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'live_activity.dispatch').where('unique_key', 'like', `%:${id}:%`).orderBy('id', 'desc').executeTakeFirstOrThrow();
-    expect((JSON.parse(job.payload) as LiveActivityDispatchPayload).push).toMatchObject({ event: 'end', alert: { title: 'Delivered', sound: 'chime.aiff' }, priority: 'low' });
+    const job = await t.store.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', 'live_activity.dispatch')
+      .where('unique_key', 'like', `%:${id}:%`)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect((JSON.parse(job.payload) as LiveActivityDispatchPayload).push).toMatchObject({
+      event: 'end',
+      alert: { title: 'Delivered', sound: 'chime.aiff' },
+      priority: 'low',
+    });
   });
 });

@@ -16,7 +16,11 @@ describe('POST /api/v1/live-activities/{id}/end → 400', () => {
   it.each<[string, () => unknown, string[]]>([
     ['final fields out of range', () => ({ fields: { progress: 100 } }), ['fields.progress']],
     ['final fields removing a required one', () => ({ fields: { title: null } }), ['fields.title']],
-    ['a dismissAt more than 4 hours ahead', () => ({ dismissAt: new Date(t.clock.now() + 4 * 3600_000 + 1000).toISOString() }), ['dismissAt']],
+    [
+      'a dismissAt more than 4 hours ahead',
+      () => ({ dismissAt: new Date(t.clock.now() + 4 * 3600_000 + 1000).toISOString() }),
+      ['dismissAt'],
+    ],
     ['a dismissAt that is not a date', () => ({ dismissAt: 'tonight' }), ['dismissAt']],
     ['a dismissAt without offset', () => ({ dismissAt: '2026-01-15T12:00:00' }), ['dismissAt']],
     ['an alert without title', () => ({ alert: { sound: 'default' } }), ['alert.title']],
@@ -36,7 +40,12 @@ describe('POST /api/v1/live-activities/{id}/end → 400', () => {
   it('takes an end without any body as invalid JSON (send {} to end as it is)', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
-    expectError(await rawRequest(t.app, 'POST', activityPath(id, 'end'), account.secretKey, '', { 'content-type': 'application/json' }), 'invalid_json');
+    expectError(
+      await rawRequest(t.app, 'POST', activityPath(id, 'end'), account.secretKey, '', {
+        'content-type': 'application/json',
+      }),
+      'invalid_json',
+    );
     expect((await get(t.app, activityPath(id), account.secretKey)).body.data.status).toBe('active');
   });
 });

@@ -16,7 +16,10 @@ describe('POST /api/v1/live-activities/{id}/end → 403 forbidden', () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
     const before = await accountState(t, account.id);
-    expectError(await post(t.app, activityPath(id, 'end'), account.publishableKey, { fields: { progress: 0.9 } }), 'forbidden');
+    expectError(
+      await post(t.app, activityPath(id, 'end'), account.publishableKey, { fields: { progress: 0.9 } }),
+      'forbidden',
+    );
     expect(await accountState(t, account.id)).toEqual(before);
   });
 });

@@ -20,7 +20,10 @@ describe('POST /api/v1/live-activities/{id}/end → 404 not_found', () => {
   ])('answers not_found for %s, and charges nothing', async (_name, id) => {
     const account = await t.newAccount({ channels: ['orders'] });
     const before = await accountState(t, account.id);
-    expectError(await post(t.app, activityPath(id(), 'end'), account.secretKey, { fields: { progress: 0.5 } }), 'not_found');
+    expectError(
+      await post(t.app, activityPath(id(), 'end'), account.secretKey, { fields: { progress: 0.5 } }),
+      'not_found',
+    );
     expect(await accountState(t, account.id)).toEqual(before);
   });
 
@@ -29,7 +32,10 @@ describe('POST /api/v1/live-activities/{id}/end → 404 not_found', () => {
     const id = await startActivity(t.app, owner.secretKey, 'orders');
     const other = await t.newAccount({ channels: ['orders'] });
     const before = await accountState(t, owner.id);
-    expectError(await post(t.app, activityPath(id, 'end'), other.secretKey, { fields: { progress: 0.5 } }), 'not_found');
+    expectError(
+      await post(t.app, activityPath(id, 'end'), other.secretKey, { fields: { progress: 0.5 } }),
+      'not_found',
+    );
     expect(await accountState(t, owner.id)).toEqual(before);
     expect(await accountCounts(t, other.id)).toMatchObject({ quotaUsed: 0 });
   });

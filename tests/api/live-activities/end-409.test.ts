@@ -15,10 +15,16 @@ describe('POST /api/v1/live-activities/{id}/end → 409 activity_ended', () => {
   it('refuses to end an activity twice, and changes or charges nothing', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
-    const ended = expectSuccess(await post(t.app, activityPath(id, 'end'), account.secretKey, { fields: { progress: 1 } }), 200);
+    const ended = expectSuccess(
+      await post(t.app, activityPath(id, 'end'), account.secretKey, { fields: { progress: 1 } }),
+      200,
+    );
     t.clock.advance(1000);
     const before = await accountState(t, account.id);
-    const error = expectError(await post(t.app, activityPath(id, 'end'), account.secretKey, { fields: { progress: 0.9 } }), 'activity_ended');
+    const error = expectError(
+      await post(t.app, activityPath(id, 'end'), account.secretKey, { fields: { progress: 0.9 } }),
+      'activity_ended',
+    );
     expect(error.details).toEqual({ liveActivityId: id, endedAt: ended.endedAt });
     expect(await accountState(t, account.id)).toEqual(before);
     expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toEqual(ended);

@@ -19,6 +19,10 @@ describe('POST /api/v1/live-activities/{id}/end → 429 quota_exceeded', () => {
     const response = await post(t.app, activityPath(id, 'end'), account.secretKey, { fields: { progress: 1 } });
     expect(expectError(response, 'quota_exceeded').details).toMatchObject({ plan: 'free', limit: 1, used: 1 });
     expect(await accountState(t, account.id)).toEqual(before);
-    expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toMatchObject({ status: 'active', endedAt: null, fields: { progress: 0.45 } });
+    expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toMatchObject({
+      status: 'active',
+      endedAt: null,
+      fields: { progress: 0.45 },
+    });
   });
 });

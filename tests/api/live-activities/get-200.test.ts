@@ -15,8 +15,14 @@ describe('GET /api/v1/live-activities/{id} → 200', () => {
   it('returns the LiveActivity as the start returned it', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     await subscribe(t.app, account.publishableKey, 'orders', 'ios', { pushToStartToken: tokens.ios() });
-    const started = expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('orders')), 201);
-    expect(expectSuccess(await get(t.app, activityPath(started.id), account.secretKey), 200)).toEqual({ ...started, recipientCount: 1 });
+    const started = expectSuccess(
+      await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('orders')),
+      201,
+    );
+    expect(expectSuccess(await get(t.app, activityPath(started.id), account.secretKey), 200)).toEqual({
+      ...started,
+      recipientCount: 1,
+    });
   });
 
   it('shows the activity ended 8 hours after its start, with endedAt at that moment, before any job recorded it', async () => {
@@ -24,7 +30,10 @@ describe('GET /api/v1/live-activities/{id} → 200', () => {
     const startedAt = t.clock.now();
     const id = await startActivity(t.app, account.secretKey, 'orders');
     t.clock.advance(8 * 3600 * 1000 - 1);
-    expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toMatchObject({ status: 'active', endedAt: null });
+    expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toMatchObject({
+      status: 'active',
+      endedAt: null,
+    });
     t.clock.advance(1);
     expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toMatchObject({
       status: 'ended',

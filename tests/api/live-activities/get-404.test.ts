@@ -20,7 +20,9 @@ describe('GET /api/v1/live-activities/{id} → 404 not_found', () => {
     ['an id of 80 characters', () => `lva_${'a'.repeat(76)}`],
   ])('answers not_found for %s', async (_name, id) => {
     const account = await t.newAccount({ channels: ['orders'] });
-    expect(expectError(await get(t.app, activityPath(id()), account.secretKey), 'not_found').message).toBe('No Live Activity with that id.');
+    expect(expectError(await get(t.app, activityPath(id()), account.secretKey), 'not_found').message).toBe(
+      'No Live Activity with that id.',
+    );
   });
 
   it("answers not_found for another account's activity", async () => {

@@ -13,7 +13,10 @@ afterAll(async () => t.close());
 const list = async (key: string, query = '') => {
   const response = await get(t.app, `/api/v1/live-activities${query}`, key);
   expectSuccess(response, 200);
-  return response.body as { data: Array<{ id: string; status: string; channelCode: string }>; nextCursor: string | null };
+  return response.body as {
+    data: Array<{ id: string; status: string; channelCode: string }>;
+    nextCursor: string | null;
+  };
 };
 
 describe('GET /api/v1/live-activities → 200', () => {
@@ -46,7 +49,11 @@ describe('GET /api/v1/live-activities → 200', () => {
     const active = await startActivity(t.app, account.secretKey, 'orders');
     const sport = await startActivity(t.app, account.secretKey, 'sport');
 
-    expect((await list(account.secretKey, '?channelCode=orders')).data.map((item) => item.id)).toEqual([active, ended, old]);
+    expect((await list(account.secretKey, '?channelCode=orders')).data.map((item) => item.id)).toEqual([
+      active,
+      ended,
+      old,
+    ]);
     expect((await list(account.secretKey, '?status=active')).data.map((item) => item.id)).toEqual([sport, active]);
     expect((await list(account.secretKey, '?status=ended')).data.map((item) => [item.id, item.status])).toEqual([
       [ended, 'ended'],

@@ -15,9 +15,17 @@ describe('GET /api/v1/live-activities → 403', () => {
     expectError(await get(t.app, '/api/v1/live-activities', account.publishableKey), 'forbidden');
   });
 
-  it.each(['sport', 'ghost'])('answers channel_not_allowed for channelCode=%s outside the key scope, whether or not it exists', async (channelCode) => {
-    const account = await t.newAccount({ channels: ['orders', 'sport'] });
-    const scoped = await account.key({ channels: ['orders'] });
-    expect(expectError(await get(t.app, `/api/v1/live-activities?channelCode=${channelCode}`, scoped.value), 'channel_not_allowed').details).toEqual({ channelCode });
-  });
+  it.each(['sport', 'ghost'])(
+    'answers channel_not_allowed for channelCode=%s outside the key scope, whether or not it exists',
+    async (channelCode) => {
+      const account = await t.newAccount({ channels: ['orders', 'sport'] });
+      const scoped = await account.key({ channels: ['orders'] });
+      expect(
+        expectError(
+          await get(t.app, `/api/v1/live-activities?channelCode=${channelCode}`, scoped.value),
+          'channel_not_allowed',
+        ).details,
+      ).toEqual({ channelCode });
+    },
+  );
 });

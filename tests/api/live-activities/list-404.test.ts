@@ -13,7 +13,12 @@ describe('GET /api/v1/live-activities → 404 channel_not_found', () => {
   it('answers channel_not_found for a channelCode the account does not have', async () => {
     const owner = await t.newAccount({ channels: ['theirs'] });
     const account = await t.newAccount({ channels: ['orders'] });
-    expect(expectError(await get(t.app, '/api/v1/live-activities?channelCode=theirs', account.secretKey), 'channel_not_found').details).toEqual({ channelCode: 'theirs' });
+    expect(
+      expectError(
+        await get(t.app, '/api/v1/live-activities?channelCode=theirs', account.secretKey),
+        'channel_not_found',
+      ).details,
+    ).toEqual({ channelCode: 'theirs' });
     expect(owner.id).not.toBe(account.id);
   });
 });

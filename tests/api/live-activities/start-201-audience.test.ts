@@ -17,8 +17,27 @@ describe('POST /api/v1/live-activities with an audience → 201', () => {
     await subscribe(t.app, account.publishableKey, 'news', 'android');
     await subscribe(t.app, account.publishableKey, 'news', 'web', { externalId: 'alice' });
     expectSuccess(await patch(t.app, `/api/v1/subscribers/${tagged}`, account.secretKey, { tags: ['vip'] }), 200);
-    expect(expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, { ...progressActivity('news'), tags: { all: ['vip'] } }), 201).recipientCount).toBe(1);
-    expect(expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, { ...progressActivity('news'), externalIds: ['alice', 'bob'] }), 201).recipientCount).toBe(1);
-    expect(expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('news')), 201).recipientCount).toBe(3);
+    expect(
+      expectSuccess(
+        await post(t.app, '/api/v1/live-activities', account.secretKey, {
+          ...progressActivity('news'),
+          tags: { all: ['vip'] },
+        }),
+        201,
+      ).recipientCount,
+    ).toBe(1);
+    expect(
+      expectSuccess(
+        await post(t.app, '/api/v1/live-activities', account.secretKey, {
+          ...progressActivity('news'),
+          externalIds: ['alice', 'bob'],
+        }),
+        201,
+      ).recipientCount,
+    ).toBe(1);
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('news')), 201)
+        .recipientCount,
+    ).toBe(3);
   });
 });

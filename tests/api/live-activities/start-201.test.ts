@@ -45,7 +45,11 @@ describe('POST /api/v1/live-activities → 201', () => {
   it.each([
     ['progress at 0', 'progress', { title: 'Upload', progress: 0 }],
     ['progress at 1', 'progress', { title: 'Upload', progress: 1, status: 'Done' }],
-    ['score', 'score', { title: 'Final', home: { name: 'Ajax', score: 2 }, away: { name: 'PSV', score: 1 }, period: '2nd half' }],
+    [
+      'score',
+      'score',
+      { title: 'Final', home: { name: 'Ajax', score: 2 }, away: { name: 'PSV', score: 1 }, period: '2nd half' },
+    ],
     ['steps', 'steps', { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' }],
     ['timer with endsAt', 'timer', { title: 'Pizza', endsAt: '2099-01-01T12:30:00Z' }],
   ])('accepts the %s template as given', async (_name, template, fields) => {
@@ -57,14 +61,23 @@ describe('POST /api/v1/live-activities → 201', () => {
 
   it('turns a timer durationSeconds into an absolute endsAt', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const data = expectSuccess(await start(account.secretKey, { channelCode: 'orders', template: 'timer', fields: { title: 'Pizza', durationSeconds: 900 } }), 201);
+    const data = expectSuccess(
+      await start(account.secretKey, {
+        channelCode: 'orders',
+        template: 'timer',
+        fields: { title: 'Pizza', durationSeconds: 900 },
+      }),
+      201,
+    );
     expect(data.fields).toEqual({ title: 'Pizza', endsAt: new Date(t.clock.now() + 900_000).toISOString() });
   });
 
   it('keeps a future staleAt', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const staleAt = new Date(t.clock.now() + 3_600_000).toISOString();
-    expect(expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), staleAt }), 201).staleAt).toBe(staleAt);
+    expect(expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), staleAt }), 201).staleAt).toBe(
+      staleAt,
+    );
   });
 
   it('targets iOS subscribers with a push-to-start token and every Android and web subscriber', async () => {
@@ -78,14 +91,31 @@ describe('POST /api/v1/live-activities → 201', () => {
 
   it('splits the count by delivery mode: iOS 18 devices on the broadcast channel in auto mode, the rest per device', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    await subscribe(t.app, account.publishableKey, 'orders', 'ios', { pushToStartToken: tokens.ios(), osVersion: '18.1' });
-    await subscribe(t.app, account.publishableKey, 'orders', 'ios', { pushToStartToken: tokens.ios(), osVersion: '17.6' });
+    await subscribe(t.app, account.publishableKey, 'orders', 'ios', {
+      pushToStartToken: tokens.ios(),
+      osVersion: '18.1',
+    });
+    await subscribe(t.app, account.publishableKey, 'orders', 'ios', {
+      pushToStartToken: tokens.ios(),
+      osVersion: '17.6',
+    });
     await subscribe(t.app, account.publishableKey, 'orders', 'android');
     const auto = expectSuccess(await start(account.secretKey, progressActivity('orders')), 201);
-    expect(auto).toMatchObject({ delivery: 'auto', recipientCount: 3, recipientCounts: { broadcast: 1, tokens: 2 }, deliveryModes: ['broadcast', 'tokens'] });
-    const broadcast = expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), delivery: 'broadcast' }), 201);
+    expect(auto).toMatchObject({
+      delivery: 'auto',
+      recipientCount: 3,
+      recipientCounts: { broadcast: 1, tokens: 2 },
+      deliveryModes: ['broadcast', 'tokens'],
+    });
+    const broadcast = expectSuccess(
+      await start(account.secretKey, { ...progressActivity('orders'), delivery: 'broadcast' }),
+      201,
+    );
     expect(broadcast.recipientCounts).toEqual({ broadcast: 2, tokens: 1 });
-    const perToken = expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), delivery: 'tokens' }), 201);
+    const perToken = expectSuccess(
+      await start(account.secretKey, { ...progressActivity('orders'), delivery: 'tokens' }),
+      201,
+    );
     expect(perToken).toMatchObject({ recipientCounts: { broadcast: 0, tokens: 3 }, deliveryModes: ['tokens'] });
   });
 
@@ -95,7 +125,11 @@ describe('POST /api/v1/live-activities → 201', () => {
     const data = expectSuccess(await start(account.secretKey, progressActivity('orders')), 201);
     const events = await listEvents(t.store.db, account.id);
     expect(events.filter((event) => event.type === 'live_activity.started')).toEqual([
-      { id: expect.any(String), type: 'live_activity.started', data: expect.objectContaining({ liveActivityId: data.id, channelCode: 'orders', recipientCount: 3 }) },
+      {
+        id: expect.any(String),
+        type: 'live_activity.started',
+        data: expect.objectContaining({ liveActivityId: data.id, channelCode: 'orders', recipientCount: 3 }),
+      },
     ]);
     expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200).used).toBe(1);
   });
@@ -103,20 +137,38 @@ describe('POST /api/v1/live-activities → 201', () => {
   it('defaults the alert to the title and a summary of the fields, as APNs requires one on start', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const cases: Array<[string, Record<string, unknown>, { title: string; body: string }]> = [
-      ['progress', { title: 'Upload', progress: 0.456, status: 'Sending' }, { title: 'Upload', body: '46 % · Sending' }],
+      [
+        'progress',
+        { title: 'Upload', progress: 0.456, status: 'Sending' },
+        { title: 'Upload', body: '46 % · Sending' },
+      ],
       ['timer', { title: 'Pizza', durationSeconds: 600 }, { title: 'Pizza', body: 'Countdown started' }],
-      ['score', { title: 'Final', home: { name: 'Ajax', score: 2 }, away: { name: 'PSV', score: 1 } }, { title: 'Final', body: 'Ajax 2 – 1 PSV' }],
+      [
+        'score',
+        { title: 'Final', home: { name: 'Ajax', score: 2 }, away: { name: 'PSV', score: 1 } },
+        { title: 'Final', body: 'Ajax 2 – 1 PSV' },
+      ],
       ['steps', { title: 'Delivery', currentStep: 2, totalSteps: 4 }, { title: 'Delivery', body: 'Step 2 of 4' }],
     ];
     for (const [template, fields, alert] of cases) {
-      expect(expectSuccess(await start(account.secretKey, { channelCode: 'orders', template, fields }), 201).alert).toEqual(alert);
+      expect(
+        expectSuccess(await start(account.secretKey, { channelCode: 'orders', template, fields }), 201).alert,
+      ).toEqual(alert);
     }
   });
 
   it('enqueues the start push and the 8-hour end in the same transaction, with the first event timestamp', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const data = expectSuccess(await start(account.secretKey, { ...progressActivity('orders'), relevanceScore: 10 }), 201);
-    const jobs = await t.store.db.selectFrom('jobs').selectAll().where('unique_key', 'like', `live_activity.%:${data.id}%`).orderBy('kind').execute();
+    const data = expectSuccess(
+      await start(account.secretKey, { ...progressActivity('orders'), relevanceScore: 10 }),
+      201,
+    );
+    const jobs = await t.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('unique_key', 'like', `live_activity.%:${data.id}%`)
+      .orderBy('kind')
+      .execute();
     expect(jobs.map((job) => [job.kind, job.run_at])).toEqual([
       ['live_activity.dispatch', t.clock.now()],
       ['live_activity.expire', t.clock.now() + 8 * 3600 * 1000],

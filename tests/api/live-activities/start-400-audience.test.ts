@@ -15,7 +15,14 @@ describe('POST /api/v1/live-activities with an audience → 400', () => {
   it('→ 400 for two audiences at once, and nothing is stored or charged', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const before = await accountState(t, account.id);
-    expectValidation(await post(t.app, '/api/v1/live-activities', account.secretKey, { ...progressActivity('news'), externalIds: ['a'], subscriberIds: ['sub_x'] }), ['externalIds', 'subscriberIds']);
+    expectValidation(
+      await post(t.app, '/api/v1/live-activities', account.secretKey, {
+        ...progressActivity('news'),
+        externalIds: ['a'],
+        subscriberIds: ['sub_x'],
+      }),
+      ['externalIds', 'subscriberIds'],
+    );
     expect(await accountState(t, account.id)).toEqual(before);
   });
 });

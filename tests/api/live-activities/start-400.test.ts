@@ -10,13 +10,23 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const progress = (fields: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ channelCode: 'orders', template: 'progress', fields, ...extra });
+const progress = (fields: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  channelCode: 'orders',
+  template: 'progress',
+  fields,
+  ...extra,
+});
 const team = (name: string, score: number) => ({ name, score });
 
 describe('POST /api/v1/live-activities → 400 validation_failed', () => {
   it('explains that progress is a fraction when given a percentage', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const response = await post(t.app, '/api/v1/live-activities', account.secretKey, progress({ title: 'Upload', progress: 45 }));
+    const response = await post(
+      t.app,
+      '/api/v1/live-activities',
+      account.secretKey,
+      progress({ title: 'Upload', progress: 45 }),
+    );
     expect(expectValidation(response, ['fields.progress'])).toEqual([
       { field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' },
     ]);
@@ -29,24 +39,96 @@ describe('POST /api/v1/live-activities → 400 validation_failed', () => {
     ['an unknown member of fields', () => progress({ title: 'x', progress: 0.5, colour: 'red' }), ['fields.colour']],
     ['fields that are not an object', () => progress([0.5] as never), ['fields']],
     ['no fields', () => ({ channelCode: 'orders', template: 'progress' }), ['fields']],
-    ['an unknown template', () => ({ channelCode: 'orders', template: 'countdown', fields: { title: 'x' } }), ['template']],
+    [
+      'an unknown template',
+      () => ({ channelCode: 'orders', template: 'countdown', fields: { title: 'x' } }),
+      ['template'],
+    ],
     ['no template', () => ({ channelCode: 'orders', fields: { title: 'x' } }), ['template']],
-    ['an unknown delivery mode', () => progress({ title: 'x', progress: 0.5 }, { delivery: 'multicast' }), ['delivery']],
+    [
+      'an unknown delivery mode',
+      () => progress({ title: 'x', progress: 0.5 }, { delivery: 'multicast' }),
+      ['delivery'],
+    ],
     ['no channelCode', () => ({ template: 'progress', fields: { title: 'x', progress: 0.5 } }), ['channelCode']],
-    ['a timer without endsAt or durationSeconds', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x' } }), ['fields.endsAt']],
-    ['a timer endsAt that is not a date', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', endsAt: 'soon' } }), ['fields.endsAt']],
-    ['a timer of more than 8 hours', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', durationSeconds: 8 * 3600 + 1 } }), ['fields.durationSeconds']],
-    ['a timer with both endsAt and durationSeconds', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', endsAt: '2099-01-01T00:00:00Z', durationSeconds: 60 } }), ['fields.durationSeconds']],
-    ['a timer of 0 seconds', () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', durationSeconds: 0 } }), ['fields.durationSeconds']],
-    ['a score without away', () => ({ channelCode: 'orders', template: 'score', fields: { title: 'x', home: team('A', 1) } }), ['fields.away']],
-    ['a negative score', () => ({ channelCode: 'orders', template: 'score', fields: { title: 'x', home: team('A', -1), away: team('B', 0) } }), ['fields.home.score']],
-    ['a team without a name', () => ({ channelCode: 'orders', template: 'score', fields: { title: 'x', home: { score: 1 }, away: team('B', 0) } }), ['fields.home.name']],
-    ['a currentStep beyond totalSteps', () => ({ channelCode: 'orders', template: 'steps', fields: { title: 'x', currentStep: 5, totalSteps: 4 } }), ['fields.currentStep']],
-    ['a step of 0', () => ({ channelCode: 'orders', template: 'steps', fields: { title: 'x', currentStep: 0, totalSteps: 4 } }), ['fields.currentStep']],
-    ['a staleAt in the past', () => progress({ title: 'x', progress: 0.5 }, { staleAt: new Date(t.clock.now() - 1000).toISOString() }), ['staleAt']],
+    [
+      'a timer without endsAt or durationSeconds',
+      () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x' } }),
+      ['fields.endsAt'],
+    ],
+    [
+      'a timer endsAt that is not a date',
+      () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', endsAt: 'soon' } }),
+      ['fields.endsAt'],
+    ],
+    [
+      'a timer of more than 8 hours',
+      () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', durationSeconds: 8 * 3600 + 1 } }),
+      ['fields.durationSeconds'],
+    ],
+    [
+      'a timer with both endsAt and durationSeconds',
+      () => ({
+        channelCode: 'orders',
+        template: 'timer',
+        fields: { title: 'x', endsAt: '2099-01-01T00:00:00Z', durationSeconds: 60 },
+      }),
+      ['fields.durationSeconds'],
+    ],
+    [
+      'a timer of 0 seconds',
+      () => ({ channelCode: 'orders', template: 'timer', fields: { title: 'x', durationSeconds: 0 } }),
+      ['fields.durationSeconds'],
+    ],
+    [
+      'a score without away',
+      () => ({ channelCode: 'orders', template: 'score', fields: { title: 'x', home: team('A', 1) } }),
+      ['fields.away'],
+    ],
+    [
+      'a negative score',
+      () => ({
+        channelCode: 'orders',
+        template: 'score',
+        fields: { title: 'x', home: team('A', -1), away: team('B', 0) },
+      }),
+      ['fields.home.score'],
+    ],
+    [
+      'a team without a name',
+      () => ({
+        channelCode: 'orders',
+        template: 'score',
+        fields: { title: 'x', home: { score: 1 }, away: team('B', 0) },
+      }),
+      ['fields.home.name'],
+    ],
+    [
+      'a currentStep beyond totalSteps',
+      () => ({ channelCode: 'orders', template: 'steps', fields: { title: 'x', currentStep: 5, totalSteps: 4 } }),
+      ['fields.currentStep'],
+    ],
+    [
+      'a step of 0',
+      () => ({ channelCode: 'orders', template: 'steps', fields: { title: 'x', currentStep: 0, totalSteps: 4 } }),
+      ['fields.currentStep'],
+    ],
+    [
+      'a staleAt in the past',
+      () => progress({ title: 'x', progress: 0.5 }, { staleAt: new Date(t.clock.now() - 1000).toISOString() }),
+      ['staleAt'],
+    ],
     ['a staleAt that is not a date', () => progress({ title: 'x', progress: 0.5 }, { staleAt: 'later' }), ['staleAt']],
-    ['a relevanceScore over 100', () => progress({ title: 'x', progress: 0.5 }, { relevanceScore: 101 }), ['relevanceScore']],
-    ['an alert without title', () => progress({ title: 'x', progress: 0.5 }, { alert: { body: 'b' } }), ['alert.title']],
+    [
+      'a relevanceScore over 100',
+      () => progress({ title: 'x', progress: 0.5 }, { relevanceScore: 101 }),
+      ['relevanceScore'],
+    ],
+    [
+      'an alert without title',
+      () => progress({ title: 'x', progress: 0.5 }, { alert: { body: 'b' } }),
+      ['alert.title'],
+    ],
     ['an unknown top-level field', () => progress({ title: 'x', progress: 0.5 }, { sound: 'ding' }), ['sound']],
   ])('refuses %s, naming the field, and stores or charges nothing', async (_name, body, fields) => {
     const account = await t.newAccount({ channels: ['orders'] });

@@ -16,12 +16,17 @@ describe('POST /api/v1/live-activities → 409 app_required (CLARION_REQUIRE_OWN
   it('refuses a channel on the built-in app and stores or charges nothing; a channel on its own app starts', async () => {
     const account = await t.newAccount({ channels: ['builtin'] });
     const before = await accountState(t, account.id);
-    const refused = expectError(await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('builtin')), 'app_required');
+    const refused = expectError(
+      await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('builtin')),
+      'app_required',
+    );
     expect(refused.details).toEqual({ channelCode: 'builtin' });
     expect(await accountState(t, account.id)).toEqual(before);
 
     await createTestApp(t, account.secretKey);
     expect((await post(t.app, '/api/v1/channels', account.secretKey, { code: 'own' })).statusCode).toBe(201);
-    expect((await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('own'))).statusCode).toBe(201);
+    expect((await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('own'))).statusCode).toBe(
+      201,
+    );
   });
 });

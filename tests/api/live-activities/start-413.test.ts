@@ -16,7 +16,12 @@ describe('POST /api/v1/live-activities → 413 payload_too_large', () => {
     const before = await accountState(t, account.id);
     // 1,000 characters of 4 bytes each: within the schema's lengths, not within APNs' limit.
     const alert = { title: 'Big', body: '😀'.repeat(1000) };
-    const response = await post(t.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'orders', template: 'progress', fields: { title: 'x', progress: 0.5 }, alert });
+    const response = await post(t.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'orders',
+      template: 'progress',
+      fields: { title: 'x', progress: 0.5 },
+      alert,
+    });
     const error = expectError(response, 'payload_too_large');
     expect(error.details).toMatchObject({ limit: 'platform_payload', platform: 'ios', limitBytes: 4096 });
     expect(error.details.payloadBytes).toBeGreaterThan(4096);

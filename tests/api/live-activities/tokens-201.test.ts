@@ -12,8 +12,15 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** Reports `token` for the device as its app does: with the device token it registered as proof (a publishable key needs it). */
-const report = (key: string, id: string, device: { id: string; token: string }, token: string) => post(t.app, activityPath(id, 'tokens'), key, { subscriberId: device.id, token, deviceToken: device.token });
-const stored = (id: string) => t.store.db.selectFrom('live_activity_tokens').selectAll().where('live_activity_id', '=', id).orderBy('subscriber_id').execute();
+const report = (key: string, id: string, device: { id: string; token: string }, token: string) =>
+  post(t.app, activityPath(id, 'tokens'), key, { subscriberId: device.id, token, deviceToken: device.token });
+const stored = (id: string) =>
+  t.store.db
+    .selectFrom('live_activity_tokens')
+    .selectAll()
+    .where('live_activity_id', '=', id)
+    .orderBy('subscriber_id')
+    .execute();
 
 describe('POST /api/v1/live-activities/{id}/tokens → 201 / 200', () => {
   it("stores a device's first token with the publishable key (201), and a newer one replaces it (200)", async () => {
@@ -30,7 +37,12 @@ describe('POST /api/v1/live-activities/{id}/tokens → 201 / 200', () => {
     t.clock.advance(60_000);
     const second = activityToken();
     const replaced = expectSuccess(await report(account.publishableKey, id, device, second), 200);
-    expect(replaced).toEqual({ liveActivityId: id, subscriberId, createdAt: now, updatedAt: new Date(t.clock.now()).toISOString() });
+    expect(replaced).toEqual({
+      liveActivityId: id,
+      subscriberId,
+      createdAt: now,
+      updatedAt: new Date(t.clock.now()).toISOString(),
+    });
     expect((await stored(id)).map((row) => [row.subscriber_id, row.token])).toEqual([[subscriberId, second]]);
     // The same token again changes nothing but the time.
     expectSuccess(await report(account.publishableKey, id, device, second), 200);
@@ -44,7 +56,10 @@ describe('POST /api/v1/live-activities/{id}/tokens → 201 / 200', () => {
     const id = await startActivity(t.app, account.secretKey, 'orders');
     expectSuccess(await report(account.publishableKey, id, a, activityToken()), 201);
     // A secret key needs no proof.
-    expectSuccess(await post(t.app, activityPath(id, 'tokens'), account.secretKey, { subscriberId: b.id, token: activityToken() }), 201);
+    expectSuccess(
+      await post(t.app, activityPath(id, 'tokens'), account.secretKey, { subscriberId: b.id, token: activityToken() }),
+      201,
+    );
     expect((await stored(id)).map((row) => row.subscriber_id)).toEqual([a.id, b.id].sort());
   });
 

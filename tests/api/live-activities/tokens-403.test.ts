@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const stored = async (id: string) => t.store.db.selectFrom('live_activity_tokens').selectAll().where('live_activity_id', '=', id).execute();
+const stored = async (id: string) =>
+  t.store.db.selectFrom('live_activity_tokens').selectAll().where('live_activity_id', '=', id).execute();
 
 /**
  * A publishable key reports a Live Activity token only for the device whose registration token it sends as
@@ -23,7 +24,13 @@ describe('POST /api/v1/live-activities/{id}/tokens → 403 forbidden', () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const device = await subscribeDevice(t.app, account.publishableKey, 'orders', 'ios');
     const id = await startActivity(t.app, account.secretKey, 'orders');
-    const error = expectError(await post(t.app, activityPath(id, 'tokens'), account.publishableKey, { subscriberId: device.id, token: activityToken() }), 'forbidden');
+    const error = expectError(
+      await post(t.app, activityPath(id, 'tokens'), account.publishableKey, {
+        subscriberId: device.id,
+        token: activityToken(),
+      }),
+      'forbidden',
+    );
     expect(error.message).toMatch(/deviceToken/);
     expect(await stored(id)).toEqual([]);
   });

@@ -12,7 +12,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const stored = async (id: string) => (await t.store.db.selectFrom('live_activity_tokens').select('token').where('live_activity_id', '=', id).execute()).length;
+const stored = async (id: string) =>
+  (await t.store.db.selectFrom('live_activity_tokens').select('token').where('live_activity_id', '=', id).execute())
+    .length;
 
 describe('POST /api/v1/live-activities/{id}/tokens → 404 not_found', () => {
   it("answers not_found to a publishable key with another device's deviceToken, and stores nothing", async () => {
@@ -20,7 +22,14 @@ describe('POST /api/v1/live-activities/{id}/tokens → 404 not_found', () => {
     const device = await subscribeDevice(t.app, account.publishableKey, 'orders', 'ios');
     const id = await startActivity(t.app, account.secretKey, 'orders');
     for (const deviceToken of [tokens.ios(), device.token.toUpperCase().slice(2), 'not-a-token']) {
-      const error = expectError(await post(t.app, activityPath(id, 'tokens'), account.publishableKey, { subscriberId: device.id, token: activityToken(), deviceToken }), 'not_found');
+      const error = expectError(
+        await post(t.app, activityPath(id, 'tokens'), account.publishableKey, {
+          subscriberId: device.id,
+          token: activityToken(),
+          deviceToken,
+        }),
+        'not_found',
+      );
       expect(error.details).toEqual({ subscriberId: device.id });
     }
     expect(await stored(id)).toBe(0);
@@ -28,9 +37,21 @@ describe('POST /api/v1/live-activities/{id}/tokens → 404 not_found', () => {
 
   it('answers not_found for an unknown or malformed activity id', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const { id: subscriberId, token: deviceToken } = await subscribeDevice(t.app, account.publishableKey, 'orders', 'ios');
+    const { id: subscriberId, token: deviceToken } = await subscribeDevice(
+      t.app,
+      account.publishableKey,
+      'orders',
+      'ios',
+    );
     for (const id of [newId('liveActivity'), 'lva_x']) {
-      expectError(await post(t.app, activityPath(id, 'tokens'), account.publishableKey, { subscriberId, token: activityToken(), deviceToken }), 'not_found');
+      expectError(
+        await post(t.app, activityPath(id, 'tokens'), account.publishableKey, {
+          subscriberId,
+          token: activityToken(),
+          deviceToken,
+        }),
+        'not_found',
+      );
     }
   });
 
@@ -40,7 +61,14 @@ describe('POST /api/v1/live-activities/{id}/tokens → 404 not_found', () => {
     const theirs = await subscribeDevice(t.app, owner.publishableKey, 'orders', 'ios');
     const other = await t.newAccount({ channels: ['orders'] });
     const before = await stored(id);
-    expectError(await post(t.app, activityPath(id, 'tokens'), other.publishableKey, { subscriberId: theirs.id, token: activityToken(), deviceToken: theirs.token }), 'not_found');
+    expectError(
+      await post(t.app, activityPath(id, 'tokens'), other.publishableKey, {
+        subscriberId: theirs.id,
+        token: activityToken(),
+        deviceToken: theirs.token,
+      }),
+      'not_found',
+    );
     expect(await stored(id)).toBe(before);
   });
 
@@ -61,7 +89,14 @@ describe('POST /api/v1/live-activities/{id}/tokens → 404 not_found', () => {
     const device = await makeSubscriber(account.publishableKey);
     const subscriberId = device.id;
     const before = await stored(id);
-    const error = expectError(await post(t.app, activityPath(id, 'tokens'), account.publishableKey, { subscriberId, token: activityToken(), deviceToken: device.token }), 'not_found');
+    const error = expectError(
+      await post(t.app, activityPath(id, 'tokens'), account.publishableKey, {
+        subscriberId,
+        token: activityToken(),
+        deviceToken: device.token,
+      }),
+      'not_found',
+    );
     expect(error.details).toEqual({ subscriberId });
     expect(await stored(id)).toBe(before);
   });
@@ -71,6 +106,13 @@ describe('POST /api/v1/live-activities/{id}/tokens → 404 not_found', () => {
     const id = await startActivity(t.app, account.secretKey, 'sport');
     const device = await subscribeDevice(t.app, account.publishableKey, 'sport', 'ios');
     const scoped = await account.key({ kind: 'publishable', channels: ['orders'] });
-    expectError(await post(t.app, activityPath(id, 'tokens'), scoped.value, { subscriberId: device.id, token: activityToken(), deviceToken: device.token }), 'not_found');
+    expectError(
+      await post(t.app, activityPath(id, 'tokens'), scoped.value, {
+        subscriberId: device.id,
+        token: activityToken(),
+        deviceToken: device.token,
+      }),
+      'not_found',
+    );
   });
 });

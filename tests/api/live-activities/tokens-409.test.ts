@@ -11,24 +11,49 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const stored = (id: string) => t.store.db.selectFrom('live_activity_tokens').selectAll().where('live_activity_id', '=', id).execute();
+const stored = (id: string) =>
+  t.store.db.selectFrom('live_activity_tokens').selectAll().where('live_activity_id', '=', id).execute();
 
 describe('POST /api/v1/live-activities/{id}/tokens → 409 activity_ended', () => {
   it('refuses a token for an ended activity: nothing will be sent to it any more', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const { id: subscriberId, token: deviceToken } = await subscribeDevice(t.app, account.publishableKey, 'orders', 'ios');
+    const { id: subscriberId, token: deviceToken } = await subscribeDevice(
+      t.app,
+      account.publishableKey,
+      'orders',
+      'ios',
+    );
     const id = await startActivity(t.app, account.secretKey, 'orders');
     await post(t.app, activityPath(id, 'end'), account.secretKey, {});
-    expectError(await post(t.app, activityPath(id, 'tokens'), account.publishableKey, { subscriberId, token: activityToken(), deviceToken }), 'activity_ended');
+    expectError(
+      await post(t.app, activityPath(id, 'tokens'), account.publishableKey, {
+        subscriberId,
+        token: activityToken(),
+        deviceToken,
+      }),
+      'activity_ended',
+    );
     expect(await stored(id)).toEqual([]);
   });
 
   it('refuses one 8 hours after the start', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const { id: subscriberId, token: deviceToken } = await subscribeDevice(t.app, account.publishableKey, 'orders', 'ios');
+    const { id: subscriberId, token: deviceToken } = await subscribeDevice(
+      t.app,
+      account.publishableKey,
+      'orders',
+      'ios',
+    );
     const id = await startActivity(t.app, account.secretKey, 'orders');
     t.clock.advance(8 * 3600 * 1000);
-    expectError(await post(t.app, activityPath(id, 'tokens'), account.publishableKey, { subscriberId, token: activityToken(), deviceToken }), 'activity_ended');
+    expectError(
+      await post(t.app, activityPath(id, 'tokens'), account.publishableKey, {
+        subscriberId,
+        token: activityToken(),
+        deviceToken,
+      }),
+      'activity_ended',
+    );
     expect(await stored(id)).toEqual([]);
   });
 });

@@ -15,7 +15,13 @@ afterAll(async () => t.close());
 const update = (key: string, id: string, body: unknown) => post(t.app, activityPath(id, 'update'), key, body);
 
 async function dispatches(id: string): Promise<LiveActivityDispatchPayload[]> {
-  const jobs = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'live_activity.dispatch').where('unique_key', 'like', `%:${id}:%`).orderBy('id').execute();
+  const jobs = await t.store.db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('kind', '=', 'live_activity.dispatch')
+    .where('unique_key', 'like', `%:${id}:%`)
+    .orderBy('id')
+    .execute();
   return jobs.map((job) => JSON.parse(job.payload) as LiveActivityDispatchPayload);
 }
 
@@ -39,9 +45,27 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
   });
 
   it.each<[string, string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
-    ['a score team by member', 'score', { title: 'Match', home: { name: 'Ajax', score: 0 }, away: { name: 'PSV', score: 0 } }, { home: { score: 1 } }, { title: 'Match', home: { name: 'Ajax', score: 1 }, away: { name: 'PSV', score: 0 } }],
-    ['null removing an optional field', 'progress', { title: 'Upload', progress: 0.1, status: 'Slow' }, { status: null, progress: 0.2 }, { title: 'Upload', progress: 0.2 }],
-    ['a step forward', 'steps', { title: 'Ride', currentStep: 1, totalSteps: 3 }, { currentStep: 2, status: 'Driver on the way' }, { title: 'Ride', currentStep: 2, totalSteps: 3, status: 'Driver on the way' }],
+    [
+      'a score team by member',
+      'score',
+      { title: 'Match', home: { name: 'Ajax', score: 0 }, away: { name: 'PSV', score: 0 } },
+      { home: { score: 1 } },
+      { title: 'Match', home: { name: 'Ajax', score: 1 }, away: { name: 'PSV', score: 0 } },
+    ],
+    [
+      'null removing an optional field',
+      'progress',
+      { title: 'Upload', progress: 0.1, status: 'Slow' },
+      { status: null, progress: 0.2 },
+      { title: 'Upload', progress: 0.2 },
+    ],
+    [
+      'a step forward',
+      'steps',
+      { title: 'Ride', currentStep: 1, totalSteps: 3 },
+      { currentStep: 2, status: 'Driver on the way' },
+      { title: 'Ride', currentStep: 2, totalSteps: 3, status: 'Driver on the way' },
+    ],
     ['nothing (empty fields)', 'progress', { title: 'Upload', progress: 0.1 }, {}, { title: 'Upload', progress: 0.1 }],
   ])('merges %s', async (_name, template, fields, change, expected) => {
     const account = await t.newAccount({ channels: ['orders'] });
@@ -49,9 +73,12 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
     expect(expectSuccess(await update(account.secretKey, id, { fields: change }), 200).fields).toEqual(expected);
   });
 
-  it("restarts a timer from a new durationSeconds, replacing its endsAt", async () => {
+  it('restarts a timer from a new durationSeconds, replacing its endsAt', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const id = await startActivity(t.app, account.secretKey, 'orders', { template: 'timer', fields: { title: 'Pizza', endsAt: '2099-01-01T00:00:00Z' } });
+    const id = await startActivity(t.app, account.secretKey, 'orders', {
+      template: 'timer',
+      fields: { title: 'Pizza', endsAt: '2099-01-01T00:00:00Z' },
+    });
     t.clock.advance(60_000);
     const data = expectSuccess(await update(account.secretKey, id, { fields: { durationSeconds: 300 } }), 200);
     expect(data.fields).toEqual({ title: 'Pizza', endsAt: new Date(t.clock.now() + 300_000).toISOString() });
@@ -61,7 +88,10 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const staleAt = new Date(t.clock.now() + 600_000).toISOString();
     const id = await startActivity(t.app, account.secretKey, 'orders', { staleAt });
-    const alerting = expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.6 }, alert: { title: 'Halfway' }, staleAt }), 200);
+    const alerting = expectSuccess(
+      await update(account.secretKey, id, { fields: { progress: 0.6 }, alert: { title: 'Halfway' }, staleAt }),
+      200,
+    );
     expect(alerting).toMatchObject({ alert: { title: 'Halfway' }, staleAt });
     const silent = expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.7 } }), 200);
     expect(silent).toMatchObject({ alert: { title: 'Halfway' }, staleAt: null });
@@ -80,9 +110,18 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
 
   it('carries priority high/low and an alert sound to delivery (APNs 10/5 in apns-live-activity-payload.test.ts)', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
-    const id = await startActivity(t.app, account.secretKey, 'orders', { alert: { title: 'Started', sound: 'default' } });
+    const id = await startActivity(t.app, account.secretKey, 'orders', {
+      alert: { title: 'Started', sound: 'default' },
+    });
     expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.5 }, priority: 'high' }), 200);
-    const loud = expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.6 }, alert: { title: 'Halfway', sound: 'chime.aiff' }, priority: 'low' }), 200);
+    const loud = expectSuccess(
+      await update(account.secretKey, id, {
+        fields: { progress: 0.6 },
+        alert: { title: 'Halfway', sound: 'chime.aiff' },
+        priority: 'low',
+      }),
+      200,
+    );
     expect(loud.alert).toEqual({ title: 'Halfway', sound: 'chime.aiff' });
     expectSuccess(await update(account.secretKey, id, { fields: { progress: 0.7 } }), 200);
     const pushes = await dispatches(id);
@@ -101,8 +140,22 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
     await update(account.secretKey, id, { fields: { progress: 0.6 } });
     const events = (await listEvents(t.store.db, account.id)).filter((event) => event.type === 'live_activity.updated');
     expect(events.map((event) => event.data)).toEqual([
-      { liveActivityId: id, channelCode: 'orders', template: 'progress', fields: { title: 'Order #42', progress: 0.5, status: 'Packing' }, alert: { title: 'Halfway', body: 'Half done' }, staleAt: null },
-      { liveActivityId: id, channelCode: 'orders', template: 'progress', fields: { title: 'Order #42', progress: 0.6, status: 'Packing' }, alert: null, staleAt: null },
+      {
+        liveActivityId: id,
+        channelCode: 'orders',
+        template: 'progress',
+        fields: { title: 'Order #42', progress: 0.5, status: 'Packing' },
+        alert: { title: 'Halfway', body: 'Half done' },
+        staleAt: null,
+      },
+      {
+        liveActivityId: id,
+        channelCode: 'orders',
+        template: 'progress',
+        fields: { title: 'Order #42', progress: 0.6, status: 'Packing' },
+        alert: null,
+        staleAt: null,
+      },
     ]);
     expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200).used).toBe(3);
   });

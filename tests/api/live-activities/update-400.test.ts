@@ -23,7 +23,9 @@ describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', (
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
     const response = await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 45 } });
-    expect(expectValidation(response, ['fields.progress'])).toEqual([{ field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' }]);
+    expect(expectValidation(response, ['fields.progress'])).toEqual([
+      { field: 'fields.progress', message: 'progress is a fraction from 0 to 1: send 0.45 for 45 %' },
+    ]);
   });
 
   it.each<[string, keyof typeof starts, () => unknown, string[]]>([
@@ -36,11 +38,26 @@ describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', (
     ['no fields', 'progress', () => ({ alert: { title: 'x' } }), ['fields']],
     ['fields that are not an object', 'progress', () => ({ fields: 'progress=0.5' }), ['fields']],
     ['an alert without title', 'progress', () => ({ fields: {}, alert: { body: 'b' } }), ['alert.title']],
-    ['a staleAt in the past', 'progress', () => ({ fields: {}, staleAt: new Date(t.clock.now() - 1000).toISOString() }), ['staleAt']],
+    [
+      'a staleAt in the past',
+      'progress',
+      () => ({ fields: {}, staleAt: new Date(t.clock.now() - 1000).toISOString() }),
+      ['staleAt'],
+    ],
     ['a staleAt that is not a date', 'progress', () => ({ fields: {}, staleAt: 'later' }), ['staleAt']],
-    ['a dismissAt (only an end takes one)', 'progress', () => ({ fields: {}, dismissAt: new Date(t.clock.now()).toISOString() }), ['dismissAt']],
+    [
+      'a dismissAt (only an end takes one)',
+      'progress',
+      () => ({ fields: {}, dismissAt: new Date(t.clock.now()).toISOString() }),
+      ['dismissAt'],
+    ],
     ['a priority that is neither high nor low', 'progress', () => ({ fields: {}, priority: 'urgent' }), ['priority']],
-    ['a sound longer than 64 characters', 'progress', () => ({ fields: {}, alert: { title: 'x', sound: 's'.repeat(65) } }), ['alert.sound']],
+    [
+      'a sound longer than 64 characters',
+      'progress',
+      () => ({ fields: {}, alert: { title: 'x', sound: 's'.repeat(65) } }),
+      ['alert.sound'],
+    ],
     ['a template change', 'progress', () => ({ fields: {}, template: 'steps' }), ['template']],
   ])('refuses %s, naming the field, and changes or charges nothing', async (_name, template, body, fields) => {
     const account = await t.newAccount({ channels: ['orders'] });
@@ -55,9 +72,18 @@ describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', (
   it('does not advance the APNs timestamp of a refused update', async () => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders');
-    const stamp = async () => (await t.store.db.selectFrom('live_activities').select('push_timestamp').where('id', '=', id).executeTakeFirstOrThrow()).push_timestamp;
+    const stamp = async () =>
+      (
+        await t.store.db
+          .selectFrom('live_activities')
+          .select('push_timestamp')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).push_timestamp;
     const before = await stamp();
-    expectValidation(await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 2 } }), ['fields.progress']);
+    expectValidation(await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 2 } }), [
+      'fields.progress',
+    ]);
     expect(await stamp()).toBe(before);
   });
 });

@@ -17,7 +17,10 @@ describe('POST /api/v1/live-activities/{id}/update → 409 activity_ended', () =
     const id = await startActivity(t.app, account.secretKey, 'orders');
     const ended = expectSuccess(await post(t.app, activityPath(id, 'end'), account.secretKey, {}), 200);
     const before = await accountState(t, account.id);
-    const error = expectError(await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 0.9 } }), 'activity_ended');
+    const error = expectError(
+      await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 0.9 } }),
+      'activity_ended',
+    );
     expect(error.details).toEqual({ liveActivityId: id, endedAt: ended.endedAt });
     expect(await accountState(t, account.id)).toEqual(before);
     expect(expectSuccess(await get(t.app, activityPath(id), account.secretKey), 200)).toEqual(ended);
@@ -31,7 +34,10 @@ describe('POST /api/v1/live-activities/{id}/update → 409 activity_ended', () =
     expectSuccess(await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 0.5 } }), 200);
     t.clock.advance(1);
     const before = await accountState(t, account.id);
-    const error = expectError(await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 0.9 } }), 'activity_ended');
+    const error = expectError(
+      await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 0.9 } }),
+      'activity_ended',
+    );
     expect(error.details).toEqual({ liveActivityId: id, endedAt: new Date(startedAt + 8 * 3600 * 1000).toISOString() });
     expect(await accountState(t, account.id)).toEqual(before);
   });

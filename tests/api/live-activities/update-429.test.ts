@@ -19,7 +19,8 @@ describe('POST /api/v1/live-activities/{id}/update → 429 quota_exceeded', () =
     expectSuccess(first, 200);
     expect(first.headers['x-quota-remaining']).toBe('0');
     const before = await accountState(t, account.id);
-    const jobs = async () => (await t.store.db.selectFrom('jobs').select('id').where('unique_key', 'like', `%:${id}:%`).execute()).length;
+    const jobs = async () =>
+      (await t.store.db.selectFrom('jobs').select('id').where('unique_key', 'like', `%:${id}:%`).execute()).length;
     const jobsBefore = await jobs();
     const activityBefore = (await get(t.app, activityPath(id), account.secretKey)).body.data;
     const response = await post(t.app, activityPath(id, 'update'), account.secretKey, { fields: { progress: 0.9 } });

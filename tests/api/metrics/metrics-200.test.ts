@@ -31,8 +31,15 @@ describe('GET /metrics → 200 (CLARION_METRICS_TOKEN set, the right Bearer toke
   it('counts requests by route pattern (not URL) and status, accepted notifications and quota refusals', async () => {
     const account = await t.newAccount({ channels: ['news'], plan: 'starter', limit: 2 });
     const id = await send(t.app, account.secretKey, 'news');
-    await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Later', sendAt: new Date(t.clock.now() + 3_600_000).toISOString() });
-    expect((await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'One too many' })).statusCode).toBe(429);
+    await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Later',
+      sendAt: new Date(t.clock.now() + 3_600_000).toISOString(),
+    });
+    expect(
+      (await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'One too many' }))
+        .statusCode,
+    ).toBe(429);
     expect((await get(t.app, `/api/v1/notifications/${id}`, account.secretKey)).statusCode).toBe(200);
     expect((await get(t.app, '/no/such/path', null)).statusCode).toBe(404);
 
@@ -42,10 +49,27 @@ describe('GET /metrics → 200 (CLARION_METRICS_TOKEN set, the right Bearer toke
     expect(sample(text, 'clarion_quota_rejections_total')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'clarion_http_errors_total{code="quota_exceeded"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'clarion_http_errors_total{code="not_found"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'clarion_http_request_duration_seconds_count{method="POST",route="/api/v1/notifications",status_code="201"}')).toBeGreaterThanOrEqual(2);
-    expect(sample(text, 'clarion_http_request_duration_seconds_count{method="POST",route="/api/v1/notifications",status_code="429"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'clarion_http_request_duration_seconds_count{method="GET",route="/api/v1/notifications/:id",status_code="200"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'clarion_http_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(
+        text,
+        'clarion_http_request_duration_seconds_count{method="POST",route="/api/v1/notifications",status_code="201"}',
+      ),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(
+        text,
+        'clarion_http_request_duration_seconds_count{method="POST",route="/api/v1/notifications",status_code="429"}',
+      ),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(
+        text,
+        'clarion_http_request_duration_seconds_count{method="GET",route="/api/v1/notifications/:id",status_code="200"}',
+      ),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'clarion_http_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"}'),
+    ).toBeGreaterThanOrEqual(1);
     // No label holds an id, an account or a URL.
     expect(text).not.toContain(id);
     expect(text).not.toContain(account.id);
@@ -56,12 +80,16 @@ describe('GET /metrics → 200 (CLARION_METRICS_TOKEN set, the right Bearer toke
     t.clock.advance(10_000); // past the previous scrape's cached reading
     const text = String((await get(t.app, '/metrics', TOKEN)).body);
     expect(sample(text, 'clarion_queue_jobs{kind="notification.dispatch",state="due"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'clarion_queue_jobs{kind="notification.dispatch",state="scheduled"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'clarion_queue_jobs{kind="notification.dispatch",state="scheduled"}')).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(sample(text, 'clarion_queue_oldest_due_job_age_seconds')).toBeGreaterThanOrEqual(10);
 
     const account = await t.newAccount({ channels: ['news'] });
     await send(t.app, account.secretKey, 'news');
     const cached = String((await get(t.app, '/metrics', TOKEN)).body);
-    expect(sample(cached, 'clarion_queue_jobs{kind="notification.dispatch",state="due"}')).toBe(sample(text, 'clarion_queue_jobs{kind="notification.dispatch",state="due"}'));
+    expect(sample(cached, 'clarion_queue_jobs{kind="notification.dispatch",state="due"}')).toBe(
+      sample(text, 'clarion_queue_jobs{kind="notification.dispatch",state="due"}'),
+    );
   });
 });

@@ -26,7 +26,10 @@ describe('GET /metrics → 401 (CLARION_METRICS_TOKEN set)', () => {
   });
 
   it('refuses the token in another scheme or in the query string', async () => {
-    expectError(await get(t.app, '/metrics', null, { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` }), 'unauthorized');
+    expectError(
+      await get(t.app, '/metrics', null, { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` }),
+      'unauthorized',
+    );
     expectError(await get(t.app, '/metrics', null, { authorization: TOKEN }), 'unauthorized');
     expectError(await get(t.app, `/metrics?token=${TOKEN}`, null), 'unauthorized');
   });

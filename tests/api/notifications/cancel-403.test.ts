@@ -11,11 +11,17 @@ afterAll(async () => t.close());
 describe('POST /api/v1/notifications/{id}/cancel → 403 / 401', () => {
   it('refuses a publishable key with forbidden, and the notification stays scheduled', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Later', sendAt: new Date(t.clock.now() + 60_000).toISOString() });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Later',
+      sendAt: new Date(t.clock.now() + 60_000).toISOString(),
+    });
     const response = await post(t.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, account.publishableKey);
     expect(response.statusCode).toBe(403);
     expect(response.body.error.code).toBe('forbidden');
-    expect((await get(t.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data.status).toBe('scheduled');
+    expect((await get(t.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data.status).toBe(
+      'scheduled',
+    );
   });
 
   it('refuses a request without a key', async () => {

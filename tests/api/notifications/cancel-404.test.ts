@@ -19,16 +19,26 @@ describe('POST /api/v1/notifications/{id}/cancel → 404', () => {
   it("answers not_found for another account's notification, and leaves it scheduled", async () => {
     const owner = await t.newAccount({ channels: ['news'] });
     const other = await t.newAccount({ channels: ['news'] });
-    const sent = await post(t.app, '/api/v1/notifications', owner.secretKey, { channelCode: 'news', title: 'Mine', sendAt: new Date(t.clock.now() + 60_000).toISOString() });
+    const sent = await post(t.app, '/api/v1/notifications', owner.secretKey, {
+      channelCode: 'news',
+      title: 'Mine',
+      sendAt: new Date(t.clock.now() + 60_000).toISOString(),
+    });
     const response = await post(t.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, other.secretKey);
     expect(response.statusCode).toBe(404);
-    expect((await post(t.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, owner.secretKey)).statusCode).toBe(200);
+    expect((await post(t.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, owner.secretKey)).statusCode).toBe(
+      200,
+    );
   });
 
   it('answers not_found for a notification in a channel outside the key scope', async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const scoped = await account.key({ channels: ['sport'] });
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Mine', sendAt: new Date(t.clock.now() + 60_000).toISOString() });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Mine',
+      sendAt: new Date(t.clock.now() + 60_000).toISOString(),
+    });
     expect((await post(t.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, scoped.value)).statusCode).toBe(404);
   });
 });

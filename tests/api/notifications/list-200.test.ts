@@ -31,7 +31,11 @@ describe('GET /api/v1/notifications → 200', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const response = await get(t.app, `/api/v1/notifications?limit=2${cursor ? `&cursor=${cursor}` : ''}`, account.secretKey);
+      const response = await get(
+        t.app,
+        `/api/v1/notifications?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        account.secretKey,
+      );
       expectSuccess(response, 200);
       expect(response.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...ids(response));
@@ -46,11 +50,17 @@ describe('GET /api/v1/notifications → 200', () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const news = await send(t.app, account.secretKey, 'news');
     const sport = await send(t.app, account.secretKey, 'sport');
-    const later = await send(t.app, account.secretKey, 'sport', { sendAt: new Date(t.clock.now() + 3_600_000).toISOString() });
+    const later = await send(t.app, account.secretKey, 'sport', {
+      sendAt: new Date(t.clock.now() + 3_600_000).toISOString(),
+    });
     expect(ids(await get(t.app, '/api/v1/notifications?channelCode=news', account.secretKey))).toEqual([news]);
-    expect(ids(await get(t.app, '/api/v1/notifications?channelCode=sport', account.secretKey)).sort()).toEqual([sport, later].sort());
+    expect(ids(await get(t.app, '/api/v1/notifications?channelCode=sport', account.secretKey)).sort()).toEqual(
+      [sport, later].sort(),
+    );
     expect(ids(await get(t.app, '/api/v1/notifications?status=scheduled', account.secretKey))).toEqual([later]);
-    expect(ids(await get(t.app, '/api/v1/notifications?status=queued&channelCode=sport', account.secretKey))).toEqual([sport]);
+    expect(ids(await get(t.app, '/api/v1/notifications?status=queued&channelCode=sport', account.secretKey))).toEqual([
+      sport,
+    ]);
     expect(ids(await get(t.app, '/api/v1/notifications?status=sent', account.secretKey))).toEqual([]);
   });
 

@@ -12,7 +12,10 @@ afterAll(async () => t.close());
 describe('GET /api/v1/notifications → 404 channel_not_found', () => {
   it('answers channel_not_found when filtering by a channel the account does not have', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    expect(expectError(await get(t.app, '/api/v1/notifications?channelCode=nope', account.secretKey), 'channel_not_found').details).toEqual({ channelCode: 'nope' });
+    expect(
+      expectError(await get(t.app, '/api/v1/notifications?channelCode=nope', account.secretKey), 'channel_not_found')
+        .details,
+    ).toEqual({ channelCode: 'nope' });
   });
 
   it("answers channel_not_found when filtering by another account's channel", async () => {

@@ -28,6 +28,11 @@ describe('POST /api/v1/notify → 400', () => {
 
   it('answers invalid_json for a body that is not JSON', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    expectError(await rawRequest(t.app, 'POST', '/api/v1/notify', account.secretKey, '{channel: news}', { 'content-type': 'application/json' }), 'invalid_json');
+    expectError(
+      await rawRequest(t.app, 'POST', '/api/v1/notify', account.secretKey, '{channel: news}', {
+        'content-type': 'application/json',
+      }),
+      'invalid_json',
+    );
   });
 });

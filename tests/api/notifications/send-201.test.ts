@@ -13,7 +13,11 @@ afterAll(async () => t.close());
 describe('POST /api/v1/notifications → 201', () => {
   it('stores the notification as queued and returns the pinned fields', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'android', token: 'fcm-token-1' });
+    await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+      channelCode: 'news',
+      platform: 'android',
+      token: 'fcm-token-1',
+    });
     const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
       channelCode: 'news',
       title: 'Hello',
@@ -22,7 +26,12 @@ describe('POST /api/v1/notifications → 201', () => {
     });
     expect(response.statusCode).toBe(201);
     expect(response.body.success).toBe(true);
-    expect(response.body.data).toMatchObject({ channelCode: 'news', title: 'Hello', recipientCount: 1, status: 'queued' });
+    expect(response.body.data).toMatchObject({
+      channelCode: 'news',
+      title: 'Hello',
+      recipientCount: 1,
+      status: 'queued',
+    });
     expect(response.body.data.id).toMatch(/^ntf_[0-9a-z]{26}$/);
     expect(response.headers['x-request-id']).toMatch(/^req_/);
   });
@@ -72,16 +81,25 @@ describe('POST /api/v1/notifications → 201', () => {
     ['a body only', { body: 'Only a body' }, { title: null, body: 'Only a body', priority: 'high' }],
   ])('accepts %s', async (_name, content, expected) => {
     const account = await t.newAccount({ channels: ['news'] });
-    expect(expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', ...content }), 201)).toMatchObject(expected);
+    expect(
+      expectSuccess(
+        await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', ...content }),
+        201,
+      ),
+    ).toMatchObject(expected);
   });
 
   it('counts only the active subscribers of that channel as recipients', async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
-    for (const platform of ['ios', 'android', 'web'] as const) await subscribe(t.app, account.publishableKey, 'news', platform);
+    for (const platform of ['ios', 'android', 'web'] as const)
+      await subscribe(t.app, account.publishableKey, 'news', platform);
     const gone = await subscribe(t.app, account.publishableKey, 'news');
     await post(t.app, `/api/v1/subscribers/${gone}/unsubscribe`, account.secretKey);
     await subscribe(t.app, account.publishableKey, 'sport');
-    const data = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 201);
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+      201,
+    );
     expect(data.recipientCount).toBe(3);
     expect(data.stats).toEqual({ delivered: 0, failed: 0, skipped: 0, pending: 3 });
   });
@@ -89,10 +107,26 @@ describe('POST /api/v1/notifications → 201', () => {
   it('schedules a notification whose sendAt is in the future, and sends one in the past at once', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const future = new Date(t.clock.now() + 3_600_000).toISOString();
-    const scheduled = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Later', sendAt: future }), 201);
+    const scheduled = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'news',
+        title: 'Later',
+        sendAt: future,
+      }),
+      201,
+    );
     expect(scheduled).toMatchObject({ status: 'scheduled', sendAt: future });
     const past = new Date(t.clock.now() - 60_000).toISOString().replace('Z', '+00:00');
-    expect(expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Now', sendAt: past }), 201)).toMatchObject({
+    expect(
+      expectSuccess(
+        await post(t.app, '/api/v1/notifications', account.secretKey, {
+          channelCode: 'news',
+          title: 'Now',
+          sendAt: past,
+        }),
+        201,
+      ),
+    ).toMatchObject({
       status: 'queued',
       sendAt: null,
     });
@@ -102,16 +136,29 @@ describe('POST /api/v1/notifications → 201', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const utc = new Date(Math.floor((t.clock.now() + 86_400_000) / 1000) * 1000);
     const withOffset = `${new Date(utc.getTime() + 2 * 3_600_000).toISOString().slice(0, 19)}+02:00`;
-    const data = expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Later', sendAt: withOffset }), 201);
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'news',
+        title: 'Later',
+        sendAt: withOffset,
+      }),
+      201,
+    );
     expect(data.sendAt).toBe(utc.toISOString());
   });
 
   it('charges one unit of the quota and says so in X-Quota-Limit / X-Quota-Remaining', async () => {
     const account = await t.newAccount({ channels: ['news'], plan: 'free' });
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Hi',
+    });
     expectSuccess(response, 201);
     expect(response.headers['x-quota-limit']).toBe('250');
     expect(response.headers['x-quota-remaining']).toBe('249');
-    expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200)).toMatchObject({ used: 1, remaining: 249 });
+    expect(expectSuccess(await get(t.app, '/api/v1/usage', account.secretKey), 200)).toMatchObject({
+      used: 1,
+      remaining: 249,
+    });
   });
 });

@@ -26,19 +26,43 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
     ['a relative url', () => ({ channelCode: 'news', title: 'Hi', url: '/orders/42' }), ['url']],
     ['a javascript: url', () => ({ channelCode: 'news', title: 'Hi', url: 'javascript:alert(1)' }), ['url']],
     ['an ftp url', () => ({ channelCode: 'news', title: 'Hi', url: 'ftp://example.com/file' }), ['url']],
-    ['an http imageUrl', () => ({ channelCode: 'news', title: 'Hi', imageUrl: 'http://example.com/a.png' }), ['imageUrl']],
-    ['an http iconUrl', () => ({ channelCode: 'news', title: 'Hi', iconUrl: 'http://example.com/icon.png' }), ['iconUrl']],
+    [
+      'an http imageUrl',
+      () => ({ channelCode: 'news', title: 'Hi', imageUrl: 'http://example.com/a.png' }),
+      ['imageUrl'],
+    ],
+    [
+      'an http iconUrl',
+      () => ({ channelCode: 'news', title: 'Hi', iconUrl: 'http://example.com/icon.png' }),
+      ['iconUrl'],
+    ],
     ['data that is not an object', () => ({ channelCode: 'news', title: 'Hi', data: ['a'] }), ['data']],
     ['data with a number value', () => ({ channelCode: 'news', title: 'Hi', data: { count: 3 } }), ['data.count']],
-    ['data with a reserved key', () => ({ channelCode: 'news', title: 'Hi', data: { 'google.x': 'v' } }), ['data.google.x']],
+    [
+      'data with a reserved key',
+      () => ({ channelCode: 'news', title: 'Hi', data: { 'google.x': 'v' } }),
+      ['data.google.x'],
+    ],
     ['data with 51 entries', () => ({ channelCode: 'news', title: 'Hi', data: fiftyOne }), ['data']],
-    ['a sendAt without offset', () => ({ channelCode: 'news', title: 'Hi', sendAt: '2030-05-01T09:00:00' }), ['sendAt']],
+    [
+      'a sendAt without offset',
+      () => ({ channelCode: 'news', title: 'Hi', sendAt: '2030-05-01T09:00:00' }),
+      ['sendAt'],
+    ],
     ['a sendAt that is not a date', () => ({ channelCode: 'news', title: 'Hi', sendAt: 'tomorrow' }), ['sendAt']],
-    ['a sendAt more than 365 days ahead', () => ({ channelCode: 'news', title: 'Hi', sendAt: yearAhead() }), ['sendAt']],
+    [
+      'a sendAt more than 365 days ahead',
+      () => ({ channelCode: 'news', title: 'Hi', sendAt: yearAhead() }),
+      ['sendAt'],
+    ],
     ['a negative badge', () => ({ channelCode: 'news', title: 'Hi', badge: -1 }), ['badge']],
     ['a fractional badge', () => ({ channelCode: 'news', title: 'Hi', badge: 1.5 }), ['badge']],
     ['an unknown priority', () => ({ channelCode: 'news', title: 'Hi', priority: 'urgent' }), ['priority']],
-    ['a ttlSeconds over 28 days', () => ({ channelCode: 'news', title: 'Hi', ttlSeconds: 28 * 86_400 + 1 }), ['ttlSeconds']],
+    [
+      'a ttlSeconds over 28 days',
+      () => ({ channelCode: 'news', title: 'Hi', ttlSeconds: 28 * 86_400 + 1 }),
+      ['ttlSeconds'],
+    ],
     ['an unknown field', () => ({ channelCode: 'news', title: 'Hi', colour: 'red' }), ['colour']],
     ['the /notify field name', () => ({ channel: 'news', title: 'Hi' }), ['channel', 'channelCode']],
     ['a NUL character in the title', () => ({ channelCode: 'news', title: 'a\u0000b' }), ['title']],
@@ -51,20 +75,40 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
 
   it('explains the rule in the message', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const [problem] = expectValidation(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news' }), ['title']);
+    const [problem] = expectValidation(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news' }),
+      ['title'],
+    );
     expect(problem!.message).toBe('a notification needs a title, a body or both');
-    const [url] = expectValidation(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi', url: 'nope' }), ['url']);
+    const [url] = expectValidation(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi', url: 'nope' }),
+      ['url'],
+    );
     expect(url!.message).toMatch(/absolute http\(s\) URL/);
   });
 
   it('lists every wrong field at once', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    expectValidation(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: '', badge: -1, priority: 'x' }), ['title', 'badge', 'priority']);
+    expectValidation(
+      await post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'news',
+        title: '',
+        badge: -1,
+        priority: 'x',
+      }),
+      ['title', 'badge', 'priority'],
+    );
   });
 
   it('refuses a malformed Idempotency-Key', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, { 'idempotency-key': 'has spaces' });
+    const response = await post(
+      t.app,
+      '/api/v1/notifications',
+      account.secretKey,
+      { channelCode: 'news', title: 'Hi' },
+      { 'idempotency-key': 'has spaces' },
+    );
     expectValidation(response, ['Idempotency-Key']);
     expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
@@ -80,7 +124,9 @@ describe('POST /api/v1/notifications → 400 invalid_json', () => {
     ['a __proto__ key', '{"channelCode": "news", "title": "Hi", "__proto__": {"admin": true}}'],
   ])('answers invalid_json for %s and stores nothing', async (_name, payload) => {
     const account = await t.newAccount({ channels: ['news'] });
-    const response = await rawRequest(t.app, 'POST', '/api/v1/notifications', account.secretKey, payload, { 'content-type': 'application/json' });
+    const response = await rawRequest(t.app, 'POST', '/api/v1/notifications', account.secretKey, payload, {
+      'content-type': 'application/json',
+    });
     expectError(response, 'invalid_json');
     expect(await accountCounts(t, account.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });

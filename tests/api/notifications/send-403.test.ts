@@ -14,7 +14,10 @@ describe('POST /api/v1/notifications → 403', () => {
   it('forbids a publishable key to send, and stores nothing', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const before = await accountState(t, account.id);
-    expectError(await post(t.app, '/api/v1/notifications', account.publishableKey, { channelCode: 'news', title: 'Hi' }), 'forbidden');
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.publishableKey, { channelCode: 'news', title: 'Hi' }),
+      'forbidden',
+    );
     expect(await accountState(t, account.id)).toEqual(before);
   });
 
@@ -25,7 +28,10 @@ describe('POST /api/v1/notifications → 403', () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const scoped = await account.key({ channels: ['news'] });
     const before = await accountState(t, account.id);
-    const error = expectError(await post(t.app, '/api/v1/notifications', scoped.value, { channelCode, title: 'Hi' }), 'channel_not_allowed');
+    const error = expectError(
+      await post(t.app, '/api/v1/notifications', scoped.value, { channelCode, title: 'Hi' }),
+      'channel_not_allowed',
+    );
     expect(error.details).toEqual({ channelCode });
     expect(await accountState(t, account.id)).toEqual(before);
   });
@@ -33,6 +39,8 @@ describe('POST /api/v1/notifications → 403', () => {
   it('lets the scoped key send to a channel in its scope', async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const scoped = await account.key({ channels: ['news'] });
-    expect((await post(t.app, '/api/v1/notifications', scoped.value, { channelCode: 'news', title: 'Hi' })).statusCode).toBe(201);
+    expect(
+      (await post(t.app, '/api/v1/notifications', scoped.value, { channelCode: 'news', title: 'Hi' })).statusCode,
+    ).toBe(201);
   });
 });

@@ -14,7 +14,10 @@ describe('POST /api/v1/notifications → 404 channel_not_found', () => {
   it('answers channel_not_found for an unknown channel code, and stores nothing or charges nothing', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const before = await accountState(t, account.id);
-    const error = expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'nope', title: 'Hi' }), 'channel_not_found');
+    const error = expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'nope', title: 'Hi' }),
+      'channel_not_found',
+    );
     expect(error.details).toEqual({ channelCode: 'nope' });
     expect(await accountState(t, account.id)).toEqual(before);
   });
@@ -22,7 +25,10 @@ describe('POST /api/v1/notifications → 404 channel_not_found', () => {
   it("answers channel_not_found for another account's channel code", async () => {
     const owner = await t.newAccount({ channels: ['owner-only'] });
     const other = await t.newAccount();
-    expectError(await post(t.app, '/api/v1/notifications', other.secretKey, { channelCode: 'owner-only', title: 'Hi' }), 'channel_not_found');
+    expectError(
+      await post(t.app, '/api/v1/notifications', other.secretKey, { channelCode: 'owner-only', title: 'Hi' }),
+      'channel_not_found',
+    );
     expect(await accountCounts(t, owner.id)).toMatchObject({ notifications: 0, quotaUsed: 0 });
   });
 });

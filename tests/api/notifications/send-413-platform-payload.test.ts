@@ -12,7 +12,11 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
   it('refuses a body whose APNs payload would pass 4,096 bytes, and stores and charges nothing', async () => {
     const account = await t.newAccount({ channels: ['long'] });
     // 1,500 euro signs are 1,500 characters (within the 4,000-character field limit) but 4,500 bytes of UTF-8.
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'long', title: 'Too big', body: '€'.repeat(1500) });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'long',
+      title: 'Too big',
+      body: '€'.repeat(1500),
+    });
     expect(response.statusCode).toBe(413);
     expect(response.body.error).toMatchObject({
       code: 'payload_too_large',
@@ -25,13 +29,21 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
 
   it('accepts the longest body that still fits', async () => {
     const account = await t.newAccount({ channels: ['fits'] });
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'fits', title: 'Fits', body: 'x'.repeat(3900) });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'fits',
+      title: 'Fits',
+      body: 'x'.repeat(3900),
+    });
     expect(response.statusCode).toBe(201);
   });
 
   it('refuses a body that fits APNs and FCM but not Web Push once encrypted (RFC 8291 adds 103 bytes), naming web', async () => {
     const account = await t.newAccount({ channels: ['web-long'] });
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'web-long', title: 'T', body: 'x'.repeat(3960) });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'web-long',
+      title: 'T',
+      body: 'x'.repeat(3960),
+    });
     expect(response.statusCode).toBe(413);
     expect(response.body.error).toMatchObject({
       code: 'payload_too_large',
@@ -45,7 +57,11 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
   it('counts data entries too', async () => {
     const account = await t.newAccount({ channels: ['data'] });
     const data = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`k${i}`, 'v'.repeat(1000)]));
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'data', title: 'Data', data });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'data',
+      title: 'Data',
+      data,
+    });
     expect(response.statusCode).toBe(413);
     expect(response.body.error.details.limit).toBe('platform_payload');
   });

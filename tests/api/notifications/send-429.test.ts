@@ -21,7 +21,10 @@ describe('POST /api/v1/notifications → 429 quota_exceeded', () => {
     expect(last.headers['x-quota-remaining']).toBe('0');
     const before = await accountState(t, account.id);
 
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'One too many' });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'One too many',
+    });
     const now = new Date(t.clock.now());
     const resetsAt = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
     expect(expectError(response, 'quota_exceeded').details).toEqual({ plan: 'starter', limit: 2, used: 2, resetsAt });
@@ -35,7 +38,10 @@ describe('POST /api/v1/notifications → 429 quota_exceeded', () => {
     const account = await t.newAccount({ channels: ['news'], limit: 1 });
     await send(t.app, account.secretKey, 'news');
     const sendAt = new Date(t.clock.now() + 86_400_000).toISOString();
-    expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Later', sendAt }), 'quota_exceeded');
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Later', sendAt }),
+      'quota_exceeded',
+    );
   });
 });
 
@@ -46,7 +52,10 @@ describe('POST /api/v1/notifications → 429 rate_limited', () => {
       const account = await limited.newAccount({ channels: ['news'] });
       await send(limited.app, account.secretKey, 'news');
       const before = await accountState(limited, account.id);
-      const error = expectError(await post(limited.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 'rate_limited');
+      const error = expectError(
+        await post(limited.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+        'rate_limited',
+      );
       expect(error.details).toEqual({ retryAfterSeconds: 1 });
       expect(await accountState(limited, account.id)).toEqual(before);
     } finally {
@@ -57,9 +66,15 @@ describe('POST /api/v1/notifications → 429 rate_limited', () => {
 
 /** Dispatch jobs whose notification does not exist. */
 async function orphanDispatchJobs(): Promise<string[]> {
-  const jobs = await t.store.db.selectFrom('jobs').select('payload').where('kind', '=', DISPATCH_NOTIFICATION).execute();
+  const jobs = await t.store.db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('kind', '=', DISPATCH_NOTIFICATION)
+    .execute();
   const ids = jobs.map((job) => (JSON.parse(job.payload) as { notificationId: string }).notificationId);
   if (ids.length === 0) return [];
-  const stored = new Set((await t.store.db.selectFrom('notifications').select('id').where('id', 'in', ids).execute()).map((row) => row.id));
+  const stored = new Set(
+    (await t.store.db.selectFrom('notifications').select('id').where('id', 'in', ids).execute()).map((row) => row.id),
+  );
   return ids.filter((id) => !stored.has(id));
 }

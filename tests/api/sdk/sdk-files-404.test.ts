@@ -9,8 +9,11 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('GET /sdk/* → 404', () => {
-  it.each(['/sdk/unknown.js', '/sdk/', '/sdk/../package.json', '/sdk/%2e%2e/package.json'])('answers not_found for %s (only the listed files are served)', async (url) => {
-    const response = await t.app.inject({ method: 'GET', url });
-    expectError({ ...response, body: response.json() }, 'not_found');
-  });
+  it.each(['/sdk/unknown.js', '/sdk/', '/sdk/../package.json', '/sdk/%2e%2e/package.json'])(
+    'answers not_found for %s (only the listed files are served)',
+    async (url) => {
+      const response = await t.app.inject({ method: 'GET', url });
+      expectError({ ...response, body: response.json() }, 'not_found');
+    },
+  );
 });

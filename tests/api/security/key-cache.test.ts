@@ -23,7 +23,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const send = (app: ClarionApp, key: string, body: Record<string, unknown> = { channelCode: 'news', title: 'Hi' }) => post(app, '/api/v1/notifications', key, body);
+const send = (app: ClarionApp, key: string, body: Record<string, unknown> = { channelCode: 'news', title: 'Hi' }) =>
+  post(app, '/api/v1/notifications', key, body);
 
 describe('a cached API key on the accept path', () => {
   it('is refused on the next request once another instance revoked it, and nothing is stored or charged', async () => {
@@ -39,7 +40,10 @@ describe('a cached API key on the accept path', () => {
     const unknown = expectError(await send(t.app, `clr_sk_${'A'.repeat(32)}`), 'unauthorized');
     expect(refused.message).toBe(unknown.message);
     expectError(await send(other, account.secretKey), 'unauthorized');
-    expectError(await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: 'Hi' }), 'unauthorized');
+    expectError(
+      await post(t.app, '/api/v1/notify', account.secretKey, { channel: 'news', title: 'Hi' }),
+      'unauthorized',
+    );
     expect(await accountState(t, account.id)).toEqual(before);
   });
 
@@ -60,11 +64,31 @@ describe('a cached API key on the accept path', () => {
     await revokeApiKey(t.store.db, scoped.id, t.clock.now());
 
     const unknown = expectError(await send(t.app, `clr_sk_${'A'.repeat(32)}`), 'unauthorized').message;
-    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'nope', title: 'Hi' }), 'unauthorized').message).toBe(unknown);
-    expect(expectError(await send(t.app, scoped.value, { channelCode: 'sport', title: 'Hi' }), 'unauthorized').message).toBe(unknown);
-    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news' }), 'unauthorized').message).toBe(unknown);
-    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', extra: true }), 'unauthorized').message).toBe(unknown);
-    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', data: { big: 'x'.repeat(1024), b2: 'x'.repeat(1024), b3: 'x'.repeat(1024), b4: 'x'.repeat(1024) } }), 'unauthorized').message).toBe(unknown);
+    expect(
+      expectError(await send(t.app, account.secretKey, { channelCode: 'nope', title: 'Hi' }), 'unauthorized').message,
+    ).toBe(unknown);
+    expect(
+      expectError(await send(t.app, scoped.value, { channelCode: 'sport', title: 'Hi' }), 'unauthorized').message,
+    ).toBe(unknown);
+    expect(expectError(await send(t.app, account.secretKey, { channelCode: 'news' }), 'unauthorized').message).toBe(
+      unknown,
+    );
+    expect(
+      expectError(
+        await send(t.app, account.secretKey, { channelCode: 'news', title: 'Hi', extra: true }),
+        'unauthorized',
+      ).message,
+    ).toBe(unknown);
+    expect(
+      expectError(
+        await send(t.app, account.secretKey, {
+          channelCode: 'news',
+          title: 'Hi',
+          data: { big: 'x'.repeat(1024), b2: 'x'.repeat(1024), b3: 'x'.repeat(1024), b4: 'x'.repeat(1024) },
+        }),
+        'unauthorized',
+      ).message,
+    ).toBe(unknown);
   });
 
   it('still gets its own errors while it is valid', async () => {
@@ -76,9 +100,27 @@ describe('a cached API key on the accept path', () => {
 
   it('is refused with an Idempotency-Key, whose replay would otherwise answer before the handler', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    expectSuccess(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, { 'idempotency-key': 'once' }), 201);
+    expectSuccess(
+      await post(
+        t.app,
+        '/api/v1/notifications',
+        account.secretKey,
+        { channelCode: 'news', title: 'Hi' },
+        { 'idempotency-key': 'once' },
+      ),
+      201,
+    );
     expectSuccess(await send(t.app, account.secretKey), 201);
     await revokeApiKey(t.store.db, account.secretKeyId, t.clock.now());
-    expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }, { 'idempotency-key': 'once' }), 'unauthorized');
+    expectError(
+      await post(
+        t.app,
+        '/api/v1/notifications',
+        account.secretKey,
+        { channelCode: 'news', title: 'Hi' },
+        { 'idempotency-key': 'once' },
+      ),
+      'unauthorized',
+    );
   });
 });

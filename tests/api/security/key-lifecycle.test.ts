@@ -19,7 +19,10 @@ describe('revoked keys', () => {
     expectSuccess(await usage(account.secretKey), 200);
     await revokeApiKey(t.store.db, account.secretKeyId, t.clock.now());
     expectError(await usage(account.secretKey), 'unauthorized');
-    expectError(await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }), 'unauthorized');
+    expectError(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+      'unauthorized',
+    );
   });
 
   it('leave the other keys of the account working', async () => {
@@ -33,7 +36,10 @@ describe('revoked keys', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const key = await account.key({ kind: 'publishable', name: 'app' });
     await revokeApiKey(t.store.db, key.id, t.clock.now());
-    expectError(await post(t.app, '/api/v1/subscribers', key.value, { channelCode: 'news', platform: 'android', token: 'fcm-x' }), 'unauthorized');
+    expectError(
+      await post(t.app, '/api/v1/subscribers', key.value, { channelCode: 'news', platform: 'android', token: 'fcm-x' }),
+      'unauthorized',
+    );
   });
 });
 
@@ -41,7 +47,14 @@ describe('expired keys', () => {
   it('work until their expiry and fail with 401 from then on', async () => {
     const account = await t.newAccount();
     const now = t.clock.now();
-    const key = await createApiKey(t.store.db, { accountId: account.id, name: 'short-lived', kind: 'secret', channels: null, now, expiresAt: now + HOUR });
+    const key = await createApiKey(t.store.db, {
+      accountId: account.id,
+      name: 'short-lived',
+      kind: 'secret',
+      channels: null,
+      now,
+      expiresAt: now + HOUR,
+    });
     expectSuccess(await usage(key.value), 200);
     t.clock.advance(HOUR - 1);
     expectSuccess(await usage(key.value), 200);
@@ -75,7 +88,10 @@ describe('rotated keys', () => {
     const scoped = await account.key({ channels: ['news'] });
     const rotated = (await rotateApiKey(t.store.db, scoped.id, { graceMs: 0, now: t.clock.now() }))!;
     expect(rotated.value).toMatch(/^clr_sk_/);
-    expectError(await post(t.app, '/api/v1/notifications', rotated.value, { channelCode: 'sport', title: 'Hi' }), 'channel_not_allowed');
+    expectError(
+      await post(t.app, '/api/v1/notifications', rotated.value, { channelCode: 'sport', title: 'Hi' }),
+      'channel_not_allowed',
+    );
     expectSuccess(await post(t.app, '/api/v1/notifications', rotated.value, { channelCode: 'news', title: 'Hi' }), 201);
 
     const publishable = await account.key({ kind: 'publishable', name: 'app' });

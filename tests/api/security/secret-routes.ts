@@ -24,20 +24,38 @@ async function createKey(t: TestApp, user: DashboardSession): Promise<string> {
 
 /** Every route that shows a secret: the API key value (clr_sk_…) or a webhook signing secret (whsec_…). */
 export const secretRoutes: SecretRoute[] = [
-  { name: 'POST /keys', method: 'POST', status: 201, prepare: async () => ({ url: '/api/v1/keys', body: { name: 'backend' } }), secretOf: (data) => data.key },
+  {
+    name: 'POST /keys',
+    method: 'POST',
+    status: 201,
+    prepare: async () => ({ url: '/api/v1/keys', body: { name: 'backend' } }),
+    secretOf: (data) => data.key,
+  },
   {
     name: 'POST /keys/{id}/rotate',
     method: 'POST',
     status: 201,
-    prepare: async (t, user) => ({ url: `/api/v1/keys/${await createKey(t, user)}/rotate`, body: { graceSeconds: 60 } }),
+    prepare: async (t, user) => ({
+      url: `/api/v1/keys/${await createKey(t, user)}/rotate`,
+      body: { graceSeconds: 60 },
+    }),
     secretOf: (data) => data.key.key,
   },
-  { name: 'POST /webhooks', method: 'POST', status: 201, prepare: async () => ({ url: '/api/v1/webhooks', body: { url: PUBLIC_URL } }), secretOf: (data) => data.secret },
+  {
+    name: 'POST /webhooks',
+    method: 'POST',
+    status: 201,
+    prepare: async () => ({ url: '/api/v1/webhooks', body: { url: PUBLIC_URL } }),
+    secretOf: (data) => data.secret,
+  },
   {
     name: 'POST /webhooks/{id}/rotate-secret',
     method: 'POST',
     status: 200,
-    prepare: async (t, user) => ({ url: `/api/v1/webhooks/${await createWebhook(t, user)}/rotate-secret`, body: { graceSeconds: 60 } }),
+    prepare: async (t, user) => ({
+      url: `/api/v1/webhooks/${await createWebhook(t, user)}/rotate-secret`,
+      body: { graceSeconds: 60 },
+    }),
     secretOf: (data) => data.secret,
   },
   {

@@ -18,7 +18,11 @@ describe('DELETE /api/v1/subscribers/:id → 200', () => {
     const data = expectSuccess(await del(t.app, `/api/v1/subscribers/${id}`, account.secretKey), 200);
     expect(data).toMatchObject({ id, status: 'unsubscribed', unsubscribeReason: 'requested' });
     expect(expectSuccess(await del(t.app, `/api/v1/subscribers/${id}`, account.secretKey), 200)).toEqual(data);
-    const events = (await listEvents(t.store.db, account.id)).filter((event) => event.type === 'subscriber.unsubscribed');
-    expect(events.map((event) => event.data)).toEqual([{ subscriberId: id, channelCode: 'news', platform: 'ios', reason: 'requested' }]);
+    const events = (await listEvents(t.store.db, account.id)).filter(
+      (event) => event.type === 'subscriber.unsubscribed',
+    );
+    expect(events.map((event) => event.data)).toEqual([
+      { subscriberId: id, channelCode: 'news', platform: 'ios', reason: 'requested' },
+    ]);
   });
 });

@@ -21,7 +21,11 @@ describe('DELETE /api/v1/subscribers/:id → 404', () => {
     expectError(await del(t.app, `/api/v1/subscribers/${newId('subscriber')}`, account.secretKey), 'not_found');
     expectError(await del(t.app, `/api/v1/subscribers/${theirs}`, account.secretKey), 'not_found');
     expectError(await del(t.app, `/api/v1/subscribers/${sport}`, scoped.value), 'not_found');
-    expect(expectSuccess(await get(t.app, `/api/v1/subscribers/${theirs}`, other.secretKey), 200).status).toBe('active');
-    expect(expectSuccess(await get(t.app, `/api/v1/subscribers/${sport}`, account.secretKey), 200).status).toBe('active');
+    expect(expectSuccess(await get(t.app, `/api/v1/subscribers/${theirs}`, other.secretKey), 200).status).toBe(
+      'active',
+    );
+    expect(expectSuccess(await get(t.app, `/api/v1/subscribers/${sport}`, account.secretKey), 200).status).toBe(
+      'active',
+    );
   });
 });

@@ -14,7 +14,17 @@ describe('GET /api/v1/subscribers → 200', () => {
   it('lists subscribers newest first with their details, never the token beyond a short prefix', async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const iosToken = tokens.ios();
-    const first = expectSuccess(await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'ios', token: iosToken, externalId: 'alice', timezone: 'Europe/Berlin', locale: 'de-DE' }), 201).id;
+    const first = expectSuccess(
+      await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+        channelCode: 'news',
+        platform: 'ios',
+        token: iosToken,
+        externalId: 'alice',
+        timezone: 'Europe/Berlin',
+        locale: 'de-DE',
+      }),
+      201,
+    ).id;
     t.clock.advance(1000);
     const second = await subscribe(t.app, account.publishableKey, 'sport', 'web');
     const response = await get(t.app, '/api/v1/subscribers', account.secretKey);
@@ -22,8 +32,22 @@ describe('GET /api/v1/subscribers → 200', () => {
     expect(response.body.nextCursor).toBeNull();
     expect(data.map((row: any) => row.id)).toEqual([second, first]);
     expect(data[1]).toEqual({
-      id: first, channelCode: 'news', platform: 'ios', status: 'active', unsubscribeReason: null, createdAt: expect.any(String), unsubscribedAt: null,
-      externalId: 'alice', tags: [], timezone: 'Europe/Berlin', locale: 'de-DE', tokenPrefix: `${iosToken.slice(0, 8)}…`, updatedAt: expect.any(String), lastDeliveredAt: null, lastFailure: null, environment: null,
+      id: first,
+      channelCode: 'news',
+      platform: 'ios',
+      status: 'active',
+      unsubscribeReason: null,
+      createdAt: expect.any(String),
+      unsubscribedAt: null,
+      externalId: 'alice',
+      tags: [],
+      timezone: 'Europe/Berlin',
+      locale: 'de-DE',
+      tokenPrefix: `${iosToken.slice(0, 8)}…`,
+      updatedAt: expect.any(String),
+      lastDeliveredAt: null,
+      lastFailure: null,
+      environment: null,
     });
     expect(data[0].tokenPrefix).toBe('https://push.example.net/…');
     expect(JSON.stringify(response.body)).not.toContain(iosToken);
@@ -40,7 +64,8 @@ describe('GET /api/v1/subscribers → 200', () => {
     const carol = await subscribe(t.app, account.publishableKey, 'sport', 'android', { externalId: 'carol' });
     expectSuccess(await post(t.app, `/api/v1/subscribers/${bob}/unsubscribe`, account.secretKey), 200);
     expectSuccess(await patch(t.app, `/api/v1/subscribers/${carol}`, account.secretKey, { tags: ['beta'] }), 200);
-    const ids = async (query: string) => expectSuccess(await get(t.app, `/api/v1/subscribers?${query}`, account.secretKey), 200).map((row: any) => row.id);
+    const ids = async (query: string) =>
+      expectSuccess(await get(t.app, `/api/v1/subscribers?${query}`, account.secretKey), 200).map((row: any) => row.id);
     expect(await ids('channelCode=news')).toEqual([bob, alice]);
     expect(await ids('platform=android')).toEqual([carol, bob]);
     expect(await ids('status=unsubscribed')).toEqual([bob]);
@@ -74,7 +99,9 @@ describe('GET /api/v1/subscribers → 200', () => {
     const other = await t.newAccount({ channels: ['news'] });
     await subscribe(t.app, other.publishableKey, 'news');
     const scoped = await account.key({ channels: ['news'] });
-    expect(expectSuccess(await get(t.app, '/api/v1/subscribers', scoped.value), 200).map((row: any) => row.id)).toEqual([news]);
+    expect(expectSuccess(await get(t.app, '/api/v1/subscribers', scoped.value), 200).map((row: any) => row.id)).toEqual(
+      [news],
+    );
     expect(expectSuccess(await get(t.app, '/api/v1/subscribers', account.secretKey), 200)).toHaveLength(2);
   });
 });

@@ -23,7 +23,10 @@ describe('GET /api/v1/subscribers → 400', () => {
     ['idPrefix=ntf_01', 'idPrefix'],
   ])('refuses %s', async (query, field) => {
     const account = await t.newAccount({ channels: ['news'] });
-    const problems = expectError(await get(t.app, `/api/v1/subscribers?${query}`, account.secretKey), 'validation_failed').details.fields;
+    const problems = expectError(
+      await get(t.app, `/api/v1/subscribers?${query}`, account.secretKey),
+      'validation_failed',
+    ).details.fields;
     expect(problems.map((problem: any) => problem.field).join(' ')).toContain(field);
   });
 });

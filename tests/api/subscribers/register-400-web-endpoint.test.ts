@@ -16,7 +16,11 @@ beforeAll(async () => {
 });
 afterAll(async () => Promise.all([strict.close(), allowing.close(), allowingByOldName.close()]));
 
-const withEndpoint = (endpoint: string) => ({ channelCode: 'news', platform: 'web', token: { ...tokens.web(), endpoint } });
+const withEndpoint = (endpoint: string) => ({
+  channelCode: 'news',
+  platform: 'web',
+  token: { ...tokens.web(), endpoint },
+});
 
 describe('POST /api/v1/subscribers → 400 for a web endpoint on a private address', () => {
   it.each([
@@ -28,7 +32,10 @@ describe('POST /api/v1/subscribers → 400 for a web endpoint on a private addre
   ])('refuses %s, naming token.endpoint, and stores nothing', async (_what, endpoint, message) => {
     const account = await strict.newAccount({ channels: ['news'] });
     const before = await accountState(strict, account.id);
-    const [problem] = expectValidation(await post(strict.app, '/api/v1/subscribers', account.publishableKey, withEndpoint(endpoint)), ['token.endpoint']);
+    const [problem] = expectValidation(
+      await post(strict.app, '/api/v1/subscribers', account.publishableKey, withEndpoint(endpoint)),
+      ['token.endpoint'],
+    );
     expect(problem!.message).toMatch(message);
     expect(problem!.message).toContain('CLARION_ALLOW_PRIVATE_ADDRESSES=true');
     expect(await accountState(strict, account.id)).toEqual(before);
@@ -37,14 +44,24 @@ describe('POST /api/v1/subscribers → 400 for a web endpoint on a private addre
   it('accepts the same endpoints when the operator allows private addresses (either name of the setting)', async () => {
     for (const t of [allowing, allowingByOldName]) {
       const account = await t.newAccount({ channels: ['news'] });
-      const response = await post(t.app, '/api/v1/subscribers', account.publishableKey, withEndpoint('https://127.0.0.1:8443/push/abc'));
+      const response = await post(
+        t.app,
+        '/api/v1/subscribers',
+        account.publishableKey,
+        withEndpoint('https://127.0.0.1:8443/push/abc'),
+      );
       expect(response.statusCode).toBe(201);
     }
   });
 
   it('accepts a public name that does not resolve right now: the send-time guard checks it again', async () => {
     const account = await strict.newAccount({ channels: ['news'] });
-    const response = await post(strict.app, '/api/v1/subscribers', account.publishableKey, withEndpoint('https://push.example.net/send/abc'));
+    const response = await post(
+      strict.app,
+      '/api/v1/subscribers',
+      account.publishableKey,
+      withEndpoint('https://push.example.net/send/abc'),
+    );
     expect(response.statusCode).toBe(201);
   });
 });

@@ -15,7 +15,11 @@ describe('POST /api/v1/subscribers → 404 channel_not_found', () => {
   it('answers channel_not_found for an unknown channel, and stores nothing', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const before = await accountState(t, account.id);
-    const response = await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'nope', platform: 'android', token: tokens.android() });
+    const response = await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+      channelCode: 'nope',
+      platform: 'android',
+      token: tokens.android(),
+    });
     expect(expectError(response, 'channel_not_found').details).toEqual({ channelCode: 'nope' });
     expect(await accountState(t, account.id)).toEqual(before);
   });
@@ -23,7 +27,14 @@ describe('POST /api/v1/subscribers → 404 channel_not_found', () => {
   it("answers channel_not_found for another account's channel", async () => {
     const owner = await t.newAccount({ channels: ['theirs'] });
     const other = await t.newAccount();
-    expectError(await post(t.app, '/api/v1/subscribers', other.publishableKey, { channelCode: 'theirs', platform: 'android', token: tokens.android() }), 'channel_not_found');
+    expectError(
+      await post(t.app, '/api/v1/subscribers', other.publishableKey, {
+        channelCode: 'theirs',
+        platform: 'android',
+        token: tokens.android(),
+      }),
+      'channel_not_found',
+    );
     expect(await accountCounts(t, owner.id)).toMatchObject({ subscribers: 0 });
   });
 });

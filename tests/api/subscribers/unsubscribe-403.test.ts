@@ -21,18 +21,34 @@ describe('POST /api/v1/subscribers/:id/unsubscribe → 403 forbidden', () => {
     ['no body', undefined, {}],
     ['an empty JSON body', '', { 'content-type': 'application/json' }],
     ['{}', '{}', { 'content-type': 'application/json' }],
-  ] as const)('refuses a publishable key with %s: the subscriber stays active and nothing is recorded', async (_name, payload, headers) => {
-    const account = await t.newAccount({ channels: ['news'] });
-    const device = await subscribeDevice(t.app, account.publishableKey, 'news', 'ios');
-    const before = await accountState(t, account.id);
-    const error = expectError(await rawRequest(t.app, 'POST', `/api/v1/subscribers/${device.id}/unsubscribe`, account.publishableKey, payload, headers), 'forbidden');
-    expect(error.message).toMatch(/token/);
-    expect(await accountState(t, account.id)).toEqual(before);
-  });
+  ] as const)(
+    'refuses a publishable key with %s: the subscriber stays active and nothing is recorded',
+    async (_name, payload, headers) => {
+      const account = await t.newAccount({ channels: ['news'] });
+      const device = await subscribeDevice(t.app, account.publishableKey, 'news', 'ios');
+      const before = await accountState(t, account.id);
+      const error = expectError(
+        await rawRequest(
+          t.app,
+          'POST',
+          `/api/v1/subscribers/${device.id}/unsubscribe`,
+          account.publishableKey,
+          payload,
+          headers,
+        ),
+        'forbidden',
+      );
+      expect(error.message).toMatch(/token/);
+      expect(await accountState(t, account.id)).toEqual(before);
+    },
+  );
 
   it('answers the same whether or not the subscriber exists', async () => {
     const account = await t.newAccount({ channels: ['news'] });
-    const error = expectError(await post(t.app, '/api/v1/subscribers/sub_01jzzzzzzzzzzzzzzzzzzzzzzz/unsubscribe', account.publishableKey, {}), 'forbidden');
+    const error = expectError(
+      await post(t.app, '/api/v1/subscribers/sub_01jzzzzzzzzzzzzzzzzzzzzzzz/unsubscribe', account.publishableKey, {}),
+      'forbidden',
+    );
     expect(error.message).toMatch(/token/);
   });
 });

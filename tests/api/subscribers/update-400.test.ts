@@ -24,7 +24,13 @@ describe('PATCH /api/v1/subscribers/:id → 400', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const id = await subscribe(t.app, account.publishableKey, 'news', 'android', { externalId: 'alice' });
     const before = expectSuccess(await get(t.app, `/api/v1/subscribers/${id}`, account.secretKey), 200);
-    const problems = expectError(await patch(t.app, `/api/v1/subscribers/${id}`, account.secretKey, { ...body, ...(field === 'timezone' ? { tags: ['kept-out'] } : {}) }), 'validation_failed').details.fields;
+    const problems = expectError(
+      await patch(t.app, `/api/v1/subscribers/${id}`, account.secretKey, {
+        ...body,
+        ...(field === 'timezone' ? { tags: ['kept-out'] } : {}),
+      }),
+      'validation_failed',
+    ).details.fields;
     expect(problems.map((problem: any) => problem.field).join(' ')).toContain(field);
     expect(expectSuccess(await get(t.app, `/api/v1/subscribers/${id}`, account.secretKey), 200)).toEqual(before);
   });

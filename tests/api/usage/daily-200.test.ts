@@ -18,7 +18,9 @@ describe('GET /api/v1/usage/daily → 200', () => {
     t.clock.set(Date.UTC(2026, 2, 3, 0, 0, 0));
     await send(t.app, account.secretKey, 'news');
     await send(t.app, account.secretKey, 'news');
-    const scheduled = await send(t.app, account.secretKey, 'news', { sendAt: new Date(Date.UTC(2026, 2, 10)).toISOString() });
+    const scheduled = await send(t.app, account.secretKey, 'news', {
+      sendAt: new Date(Date.UTC(2026, 2, 10)).toISOString(),
+    });
     await send(t.app, account.secretKey, 'news', { sendAt: new Date(Date.UTC(2026, 2, 11)).toISOString() });
     expect((await post(t.app, `/api/v1/notifications/${scheduled}/cancel`, account.secretKey)).statusCode).toBe(200);
     // Another account's sends are not ours.

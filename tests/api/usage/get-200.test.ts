@@ -44,7 +44,9 @@ describe('GET /api/v1/usage → 200', () => {
     const account = await t.newAccount({ channels: ['news'], plan: 'starter' });
     await send(t.app, account.secretKey, 'news');
     await send(t.app, account.secretKey, 'news', { sendAt: new Date(t.clock.now() + 60_000).toISOString() });
-    expect((await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('news'))).statusCode).toBe(201);
+    expect((await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('news'))).statusCode).toBe(
+      201,
+    );
     expect(await usage(account.secretKey)).toMatchObject({ used: 3, remaining: 2_497 });
   });
 

@@ -17,9 +17,15 @@ describe('GET /api/v1/users/:externalId → 200', () => {
     t.clock.advance(1000);
     const browser = await subscribe(t.app, account.publishableKey, 'sport', 'web', { externalId: 'alice@example.com' });
     await subscribe(t.app, account.publishableKey, 'news', 'android', { externalId: 'bob' });
-    const data = expectSuccess(await get(t.app, `/api/v1/users/${encodeURIComponent('alice@example.com')}`, account.secretKey), 200);
+    const data = expectSuccess(
+      await get(t.app, `/api/v1/users/${encodeURIComponent('alice@example.com')}`, account.secretKey),
+      200,
+    );
     expect(data.externalId).toBe('alice@example.com');
-    expect(data.subscribers.map((row: any) => [row.id, row.channelCode, row.platform])).toEqual([[browser, 'sport', 'web'], [phone, 'news', 'ios']]);
+    expect(data.subscribers.map((row: any) => [row.id, row.channelCode, row.platform])).toEqual([
+      [browser, 'sport', 'web'],
+      [phone, 'news', 'ios'],
+    ]);
   });
 
   it('shows a scoped key only the devices in its channels', async () => {
@@ -27,6 +33,8 @@ describe('GET /api/v1/users/:externalId → 200', () => {
     const phone = await subscribe(t.app, account.publishableKey, 'news', 'ios', { externalId: 'alice' });
     await subscribe(t.app, account.publishableKey, 'sport', 'web', { externalId: 'alice' });
     const scoped = await account.key({ channels: ['news'] });
-    expect(expectSuccess(await get(t.app, '/api/v1/users/alice', scoped.value), 200).subscribers.map((row: any) => row.id)).toEqual([phone]);
+    expect(
+      expectSuccess(await get(t.app, '/api/v1/users/alice', scoped.value), 200).subscribers.map((row: any) => row.id),
+    ).toEqual([phone]);
   });
 });

@@ -27,7 +27,7 @@ describe('GET /api/v1/web-push/public-key → 200', () => {
     expect(point[0]).toBe(0x04);
   });
 
-  it('answers the stored pair\'s public key', async () => {
+  it("answers the stored pair's public key", async () => {
     const { body } = await get(t.app, '/api/v1/web-push/public-key', null);
     const row = await t.store.db.selectFrom('vapid_keys').selectAll().executeTakeFirstOrThrow();
     expect(row.public_key).toBe(body.data.publicKey);
@@ -43,7 +43,9 @@ describe('GET /api/v1/web-push/public-key with keys from configuration', () => {
     });
     try {
       const data = expectSuccess(await get(configured.app, '/api/v1/web-push/public-key', null), 200);
-      expect(data.publicKey).toBe('BHVU-43Er6qxYFOy-hfmQ_wUMKBaH-qkqp7-pEAFfJ3P4XAxJ6T9HQrFcrlYqM0d9beaxPWKEKXLojsrXM-Ed5Q');
+      expect(data.publicKey).toBe(
+        'BHVU-43Er6qxYFOy-hfmQ_wUMKBaH-qkqp7-pEAFfJ3P4XAxJ6T9HQrFcrlYqM0d9beaxPWKEKXLojsrXM-Ed5Q',
+      );
     } finally {
       await configured.close();
     }
@@ -54,7 +56,8 @@ describe('GET /api/v1/web-push/public-key: what Safari will make of the subject'
   it('warns when the subject is derived from a localhost base URL, which Apple refuses', async () => {
     const data = expectSuccess(await get(t.app, '/api/v1/web-push/public-key', null), 200);
     expect(t.config.baseUrl).toMatch(/^http:\/\/localhost/);
-    for (const said of ['mailto:webpush@localhost', 'Safari', 'CLARION_VAPID_SUBJECT']) expect(data.subjectWarning).toContain(said);
+    for (const said of ['mailto:webpush@localhost', 'Safari', 'CLARION_VAPID_SUBJECT'])
+      expect(data.subjectWarning).toContain(said);
   });
 
   it('says nothing for a subject Apple takes', async () => {

@@ -45,20 +45,39 @@ describe('POST /api/v1/webhooks → 201', () => {
       }),
       201,
     );
-    expect(data).toMatchObject({ url: 'https://93.184.215.14/path?x=1', events: ['subscriber.created', 'delivery.failed'], description: 'Data warehouse' });
+    expect(data).toMatchObject({
+      url: 'https://93.184.215.14/path?x=1',
+      events: ['subscriber.created', 'delivery.failed'],
+      description: 'Data warehouse',
+    });
   });
 
   it('accepts every event type by name, and a public IPv6 literal', async () => {
     const account = await t.newAccount();
-    const events = ['subscriber.created', 'subscriber.unsubscribed', 'notification.delivered', 'delivery.failed', 'live_activity.started', 'live_activity.updated', 'live_activity.ended'];
-    const data = expectSuccess(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: 'https://[2606:4700:4700::1111]/hook', events }), 201);
+    const events = [
+      'subscriber.created',
+      'subscriber.unsubscribed',
+      'notification.delivered',
+      'delivery.failed',
+      'live_activity.started',
+      'live_activity.updated',
+      'live_activity.ended',
+    ];
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: 'https://[2606:4700:4700::1111]/hook', events }),
+      201,
+    );
     expect(data.events).toEqual(events);
   });
 
   it('stores the secret encrypted (AES-256-GCM, bound to the webhook id), never in plain text', async () => {
     const account = await t.newAccount();
     const data = expectSuccess(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }), 201);
-    const row = await t.store.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', data.id).executeTakeFirstOrThrow();
+    const row = await t.store.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', data.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret).toMatch(/^v1:/);
     expect(JSON.stringify(row)).not.toContain(data.secret.slice('whsec_'.length));
     expect(openSecret(t.secretKey, row.secret, data.id)).toBe(data.secret);

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const PRIVATE_HINT = 'only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)';
+const PRIVATE_HINT =
+  'only public addresses are reached (the operator can allow private ones with CLARION_ALLOW_PRIVATE_ADDRESSES=true)';
 
 describe('POST /api/v1/webhooks → 400 validation_failed', () => {
   it.each([
@@ -33,21 +34,34 @@ describe('POST /api/v1/webhooks → 400 validation_failed', () => {
   it.each([
     ['ftp://files.example.com/hook', 'must use http or https (got ftp)'],
     ['not a url', 'must be an absolute http:// or https:// URL'],
-    ['https://user:secret@93.184.215.14/hook', 'must not contain a user name or password; verify the webhook signature instead'],
+    [
+      'https://user:secret@93.184.215.14/hook',
+      'must not contain a user name or password; verify the webhook signature instead',
+    ],
   ])('refuses the url %s, saying why', async (url, message) => {
     const account = await t.newAccount();
-    expect(expectValidation(await post(t.app, '/api/v1/webhooks', account.secretKey, { url }), ['url'])).toEqual([{ field: 'url', message }]);
+    expect(expectValidation(await post(t.app, '/api/v1/webhooks', account.secretKey, { url }), ['url'])).toEqual([
+      { field: 'url', message },
+    ]);
   });
 
   it.each([
     ['loopback', 'http://127.0.0.1:8080/hook', '127.0.0.1 is a loopback address (127.0.0.0/8)'],
     ['a private range', 'http://10.0.0.1/hook', '10.0.0.1 is a private address (10.0.0.0/8)'],
     ['another private range', 'http://192.168.1.20/hook', '192.168.1.20 is a private address (192.168.0.0/16)'],
-    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data/', '169.254.169.254 is a cloud metadata address (169.254.169.254/32)'],
+    [
+      'the cloud metadata address',
+      'http://169.254.169.254/latest/meta-data/',
+      '169.254.169.254 is a cloud metadata address (169.254.169.254/32)',
+    ],
     ['link-local', 'http://169.254.10.10/', '169.254.10.10 is a link-local address (169.254.0.0/16)'],
     ['carrier-grade NAT', 'http://100.64.1.1/', '100.64.1.1 is a carrier-grade NAT (shared) address (100.64.0.0/10)'],
     ['IPv6 loopback', 'http://[::1]/hook', '::1 is a loopback address (::1/128)'],
-    ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]/hook', '::ffff:7f00:1 is a loopback address (127.0.0.0/8)'],
+    [
+      'IPv4-mapped IPv6 loopback',
+      'http://[::ffff:127.0.0.1]/hook',
+      '::ffff:7f00:1 is a loopback address (127.0.0.0/8)',
+    ],
     ['IPv6 unique-local', 'http://[fd00::1]/hook', 'fd00::1 is a unique-local address (fc00::/7)'],
     ['the unspecified address', 'http://0.0.0.0:3000/', '0.0.0.0 is an unspecified address (0.0.0.0/8)'],
     ['a decimal loopback', 'http://2130706433/', '127.0.0.1 is a loopback address (127.0.0.0/8)'],
@@ -60,7 +74,10 @@ describe('POST /api/v1/webhooks → 400 validation_failed', () => {
 
   it('refuses a host name that resolves to loopback (localhost)', async () => {
     const account = await t.newAccount();
-    const [problem] = expectValidation(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: 'http://localhost:3000/hook' }), ['url']);
+    const [problem] = expectValidation(
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: 'http://localhost:3000/hook' }),
+      ['url'],
+    );
     expect(problem!.message).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/);
     expect(await webhookState(t, account.id)).toEqual({ endpoints: 0, messages: 0, jobs: 0 });
   });

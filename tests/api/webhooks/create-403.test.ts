@@ -21,7 +21,9 @@ describe('POST /api/v1/webhooks → 403 forbidden', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const scoped = await account.key({ channels: ['news'] });
     const error = expectError(await post(t.app, '/api/v1/webhooks', scoped.value, { url: PUBLIC_URL }), 'forbidden');
-    expect(error.message).toBe('Webhooks report events of every channel: manage them with a secret key that has no channel scope.');
+    expect(error.message).toBe(
+      'Webhooks report events of every channel: manage them with a secret key that has no channel scope.',
+    );
     expect(await webhookState(t, account.id)).toEqual({ endpoints: 0, messages: 0, jobs: 0 });
   });
 });

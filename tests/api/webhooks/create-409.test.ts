@@ -20,8 +20,14 @@ describe('POST /api/v1/webhooks → 409 conflict', () => {
       expect(created.statusCode).toBe(201);
       ids.push(created.body.data.id);
     }
-    const error = expectError(await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }), 'conflict');
-    expect(error).toMatchObject({ message: `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook endpoints; delete one first.`, details: { limit: MAX_WEBHOOKS_PER_ACCOUNT } });
+    const error = expectError(
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL }),
+      'conflict',
+    );
+    expect(error).toMatchObject({
+      message: `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+      details: { limit: MAX_WEBHOOKS_PER_ACCOUNT },
+    });
     expect(await webhookState(t, account.id)).toMatchObject({ endpoints: MAX_WEBHOOKS_PER_ACCOUNT });
 
     // The limit is per account.

@@ -15,7 +15,8 @@ describe('DELETE /api/v1/webhooks/:id → 404 not_found', () => {
     const owner = await t.newAccount();
     const { webhook } = await insertWebhookFixture(t, owner.id);
     const other = await t.newAccount();
-    for (const id of [newId('webhook'), 'whk_', webhook]) expectError(await del(t, `/api/v1/webhooks/${id}`, other.secretKey), 'not_found');
+    for (const id of [newId('webhook'), 'whk_', webhook])
+      expectError(await del(t, `/api/v1/webhooks/${id}`, other.secretKey), 'not_found');
     expect(await webhookState(t, owner.id)).toMatchObject({ endpoints: 1, messages: 1 });
   });
 

@@ -15,9 +15,21 @@ describe('POST /api/v1/webhooks/:id/enable → 403 forbidden', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const scoped = await account.key({ channels: ['news'] });
     const { webhook } = await insertWebhookFixture(t, account.id);
-    await t.store.db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'gone', disabled_at: t.clock.now() }).where('id', '=', webhook).execute();
+    await t.store.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', disabled_reason: 'gone', disabled_at: t.clock.now() })
+      .where('id', '=', webhook)
+      .execute();
     expectError(await post(t.app, `/api/v1/webhooks/${webhook}/enable`, account.publishableKey), 'forbidden');
     expectError(await post(t.app, `/api/v1/webhooks/${webhook}/enable`, scoped.value), 'forbidden');
-    expect((await t.store.db.selectFrom('webhook_endpoints').select('status').where('id', '=', webhook).executeTakeFirstOrThrow()).status).toBe('disabled');
+    expect(
+      (
+        await t.store.db
+          .selectFrom('webhook_endpoints')
+          .select('status')
+          .where('id', '=', webhook)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('disabled');
   });
 });

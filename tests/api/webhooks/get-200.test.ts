@@ -13,7 +13,9 @@ afterAll(async () => t.close());
 describe('GET /api/v1/webhooks/:id → 200', () => {
   it('shows the endpoint as it was created, without the secret', async () => {
     const account = await t.newAccount();
-    const { secret, ...created } = (await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL, events: ['delivery.failed'] })).body.data;
+    const { secret, ...created } = (
+      await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL, events: ['delivery.failed'] })
+    ).body.data;
     const response = await get(t.app, `/api/v1/webhooks/${created.id}`, account.secretKey);
     expect(expectSuccess(response, 200)).toEqual(created);
     expect(JSON.stringify(response.body)).not.toContain(secret);
@@ -25,7 +27,12 @@ describe('GET /api/v1/webhooks/:id → 200', () => {
     const at = t.clock.now();
     await t.store.db
       .updateTable('webhook_endpoints')
-      .set({ status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', disabled_at: at, failing_since: at - 1000 })
+      .set({
+        status: 'disabled',
+        disabled_reason: 'The endpoint answered 410 Gone.',
+        disabled_at: at,
+        failing_since: at - 1000,
+      })
       .where('id', '=', created.id)
       .execute();
     expect(expectSuccess(await get(t.app, `/api/v1/webhooks/${created.id}`, account.secretKey), 200)).toMatchObject({

@@ -18,7 +18,9 @@ describe('GET /api/v1/webhooks/:id → 404 not_found', () => {
     ['a notification id', () => newId('notification')],
   ])('answers not_found for %s', async (_name, id) => {
     const account = await t.newAccount();
-    expect(expectError(await get(t.app, `/api/v1/webhooks/${id()}`, account.secretKey), 'not_found').message).toBe('No webhook with that id.');
+    expect(expectError(await get(t.app, `/api/v1/webhooks/${id()}`, account.secretKey), 'not_found').message).toBe(
+      'No webhook with that id.',
+    );
   });
 
   it("answers not_found for another account's webhook", async () => {

@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function create(key: string, n: number): Promise<string> {
-  return (await post(t.app, '/api/v1/webhooks', key, { url: `${PUBLIC_URL}/${n}`, description: `hook ${n}` })).body.data.id;
+  return (await post(t.app, '/api/v1/webhooks', key, { url: `${PUBLIC_URL}/${n}`, description: `hook ${n}` })).body.data
+    .id;
 }
 
 describe('GET /api/v1/webhooks → 200', () => {

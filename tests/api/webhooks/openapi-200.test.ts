@@ -27,7 +27,9 @@ const webhookRoutes = [
 
 describe('the webhook routes in GET /api/v1/openapi.json', () => {
   it('registers exactly the webhook routes of docs/webhooks.md', () => {
-    const registered = registeredApiRoutes(t.app).map((route) => `${route.method} ${route.url}`).filter((name) => name.includes('/webhook'));
+    const registered = registeredApiRoutes(t.app)
+      .map((route) => `${route.method} ${route.url}`)
+      .filter((name) => name.includes('/webhook'));
     expect(registered.sort()).toEqual([...webhookRoutes].sort());
   });
 

@@ -18,8 +18,18 @@ const rows: Array<{ name: string; payload: string; bodyRoutes: ErrorCode; bodile
   { name: 'an empty body', payload: '', bodyRoutes: 'invalid_json', bodiless: 'accepted' },
   { name: 'a JSON array', payload: '[]', bodyRoutes: 'validation_failed', bodiless: 'accepted' },
   { name: 'JSON null', payload: 'null', bodyRoutes: 'validation_failed', bodiless: 'accepted' },
-  { name: 'a NUL character', payload: '{"url":"https://93.184.215.14/\\u0000"}', bodyRoutes: 'validation_failed', bodiless: 'validation_failed' },
-  { name: 'a __proto__ key', payload: '{"__proto__": {"isAdmin": true}}', bodyRoutes: 'invalid_json', bodiless: 'invalid_json' },
+  {
+    name: 'a NUL character',
+    payload: '{"url":"https://93.184.215.14/\\u0000"}',
+    bodyRoutes: 'validation_failed',
+    bodiless: 'validation_failed',
+  },
+  {
+    name: 'a __proto__ key',
+    payload: '{"__proto__": {"isAdmin": true}}',
+    bodyRoutes: 'invalid_json',
+    bodiless: 'invalid_json',
+  },
 ];
 
 describe('webhook POST routes → 400 for malformed bodies, never 500, and nothing changes', () => {
@@ -27,7 +37,9 @@ describe('webhook POST routes → 400 for malformed bodies, never 500, and nothi
     const account = await t.newAccount();
     for (const route of await webhookPostRoutes(t, account.id)) {
       const before = await webhookState(t, account.id);
-      const response = await rawRequest(t.app, 'POST', route.path, account.secretKey, row.payload, { 'content-type': 'application/json' });
+      const response = await rawRequest(t.app, 'POST', route.path, account.secretKey, row.payload, {
+        'content-type': 'application/json',
+      });
       const expected = route.body === undefined ? row.bodiless : row.bodyRoutes;
       expect(response.statusCode, route.name).not.toBe(500);
       if (expected === 'accepted') {

@@ -19,8 +19,13 @@ describe('webhook POST routes → 413 payload_too_large over 64 KiB', () => {
     expect(body).toHaveLength(REQUEST_BODY_LIMIT_BYTES + 1);
     for (const route of await webhookPostRoutes(t, account.id)) {
       const before = await webhookState(t, account.id);
-      const response = await rawRequest(t.app, 'POST', route.path, account.secretKey, body, { 'content-type': 'application/json' });
-      expect(expectError(response, 'payload_too_large').details, route.name).toEqual({ limit: 'request_body', limitBytes: REQUEST_BODY_LIMIT_BYTES });
+      const response = await rawRequest(t.app, 'POST', route.path, account.secretKey, body, {
+        'content-type': 'application/json',
+      });
+      expect(expectError(response, 'payload_too_large').details, route.name).toEqual({
+        limit: 'request_body',
+        limitBytes: REQUEST_BODY_LIMIT_BYTES,
+      });
       expect(await webhookState(t, account.id)).toEqual(before);
     }
   });

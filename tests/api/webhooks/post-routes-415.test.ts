@@ -16,8 +16,19 @@ describe('webhook POST routes → 415 unsupported_media_type', () => {
     const account = await t.newAccount();
     for (const route of await webhookPostRoutes(t, account.id)) {
       const before = await webhookState(t, account.id);
-      for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}] as Array<Record<string, string>>) {
-        const response = await rawRequest(t.app, 'POST', route.path, account.secretKey, JSON.stringify(route.body ?? {}), headers);
+      for (const headers of [
+        { 'content-type': 'text/plain' },
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        {},
+      ] as Array<Record<string, string>>) {
+        const response = await rawRequest(
+          t.app,
+          'POST',
+          route.path,
+          account.secretKey,
+          JSON.stringify(route.body ?? {}),
+          headers,
+        );
         expect(response.statusCode, `${route.name} ${JSON.stringify(headers)}`).toBe(415);
         expectError(response, 'unsupported_media_type');
       }

@@ -18,10 +18,40 @@ export interface WebhookPostRoute {
 export async function webhookPostRoutes(t: TestApp, accountId: string): Promise<WebhookPostRoute[]> {
   const { webhook, webhookMessage } = await insertWebhookFixture(t, accountId);
   return [
-    { name: 'POST /webhooks', path: '/api/v1/webhooks', body: { url: PUBLIC_URL }, otherBody: { url: PUBLIC_URL, description: 'another' }, showsSecret: true },
-    { name: 'POST /webhooks/:id/rotate-secret', path: `/api/v1/webhooks/${webhook}/rotate-secret`, body: { graceSeconds: 60 }, otherBody: { graceSeconds: 120 }, showsSecret: true },
-    { name: 'POST /webhooks/:id/test', path: `/api/v1/webhooks/${webhook}/test`, body: undefined, otherBody: { note: 'another body' }, showsSecret: false },
-    { name: 'POST /webhooks/:id/enable', path: `/api/v1/webhooks/${webhook}/enable`, body: undefined, otherBody: { note: 'another body' }, showsSecret: false },
-    { name: 'POST /webhook-messages/:id/retry', path: `/api/v1/webhook-messages/${webhookMessage}/retry`, body: undefined, otherBody: { note: 'another body' }, showsSecret: false },
+    {
+      name: 'POST /webhooks',
+      path: '/api/v1/webhooks',
+      body: { url: PUBLIC_URL },
+      otherBody: { url: PUBLIC_URL, description: 'another' },
+      showsSecret: true,
+    },
+    {
+      name: 'POST /webhooks/:id/rotate-secret',
+      path: `/api/v1/webhooks/${webhook}/rotate-secret`,
+      body: { graceSeconds: 60 },
+      otherBody: { graceSeconds: 120 },
+      showsSecret: true,
+    },
+    {
+      name: 'POST /webhooks/:id/test',
+      path: `/api/v1/webhooks/${webhook}/test`,
+      body: undefined,
+      otherBody: { note: 'another body' },
+      showsSecret: false,
+    },
+    {
+      name: 'POST /webhooks/:id/enable',
+      path: `/api/v1/webhooks/${webhook}/enable`,
+      body: undefined,
+      otherBody: { note: 'another body' },
+      showsSecret: false,
+    },
+    {
+      name: 'POST /webhook-messages/:id/retry',
+      path: `/api/v1/webhook-messages/${webhookMessage}/retry`,
+      body: undefined,
+      otherBody: { note: 'another body' },
+      showsSecret: false,
+    },
   ];
 }

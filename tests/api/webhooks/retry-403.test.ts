@@ -16,7 +16,10 @@ describe('POST /api/v1/webhook-messages/:id/retry → 403 forbidden', () => {
     const scoped = await account.key({ channels: ['news'] });
     const { webhookMessage } = await insertWebhookFixture(t, account.id);
     const before = await webhookState(t, account.id);
-    expectError(await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, account.publishableKey), 'forbidden');
+    expectError(
+      await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, account.publishableKey),
+      'forbidden',
+    );
     expectError(await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, scoped.value), 'forbidden');
     expect(await webhookState(t, account.id)).toEqual(before);
   });

@@ -18,7 +18,9 @@ describe('POST /api/v1/webhook-messages/:id/retry → 404 not_found', () => {
     ['a webhook id', () => newId('webhook')],
   ])('answers not_found for %s', async (_name, id) => {
     const account = await t.newAccount();
-    expect(expectError(await post(t.app, `/api/v1/webhook-messages/${id()}/retry`, account.secretKey), 'not_found').message).toBe('No webhook message with that id.');
+    expect(
+      expectError(await post(t.app, `/api/v1/webhook-messages/${id()}/retry`, account.secretKey), 'not_found').message,
+    ).toBe('No webhook message with that id.');
   });
 
   it("answers not_found for another account's message, and queues nothing", async () => {

@@ -14,14 +14,27 @@ describe('POST /api/v1/webhook-messages/:id/retry → 409 conflict', () => {
   it('refuses to replay to a disabled endpoint until it is re-enabled', async () => {
     const account = await t.newAccount();
     const { webhook, webhookMessage } = await insertWebhookFixture(t, account.id);
-    await t.store.db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'Every delivery attempt has failed for 5 days.', disabled_at: t.clock.now() }).where('id', '=', webhook).execute();
+    await t.store.db
+      .updateTable('webhook_endpoints')
+      .set({
+        status: 'disabled',
+        disabled_reason: 'Every delivery attempt has failed for 5 days.',
+        disabled_at: t.clock.now(),
+      })
+      .where('id', '=', webhook)
+      .execute();
     const before = await webhookState(t, account.id);
-    const error = expectError(await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, account.secretKey), 'conflict');
+    const error = expectError(
+      await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, account.secretKey),
+      'conflict',
+    );
     expect(error.message).toContain('Every delivery attempt has failed for 5 days.');
     expect(error.details).toMatchObject({ webhookId: webhook, status: 'disabled' });
     expect(await webhookState(t, account.id)).toEqual(before);
 
     expect((await post(t.app, `/api/v1/webhooks/${webhook}/enable`, account.secretKey)).statusCode).toBe(200);
-    expect((await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, account.secretKey)).statusCode).toBe(202);
+    expect((await post(t.app, `/api/v1/webhook-messages/${webhookMessage}/retry`, account.secretKey)).statusCode).toBe(
+      202,
+    );
   });
 });

@@ -16,7 +16,10 @@ describe('POST /api/v1/webhooks/:id/rotate-secret → 200', () => {
     const account = await t.newAccount();
     const created = (await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL })).body.data;
     t.clock.advance(1_000);
-    const data = expectSuccess(await post(t.app, `/api/v1/webhooks/${created.id}/rotate-secret`, account.secretKey, {}), 200);
+    const data = expectSuccess(
+      await post(t.app, `/api/v1/webhooks/${created.id}/rotate-secret`, account.secretKey, {}),
+      200,
+    );
     const { secret, previousSecretExpiresAt, updatedAt, ...rest } = data;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(secret).not.toBe(created.secret);
@@ -24,7 +27,11 @@ describe('POST /api/v1/webhooks/:id/rotate-secret → 200', () => {
     expect(updatedAt).toBe(new Date(t.clock.now()).toISOString());
     const { secret: _old, previousSecretExpiresAt: _none, updatedAt: _created, ...before } = created;
     expect(rest).toEqual(before);
-    const row = await t.store.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.store.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(openSecret(t.secretKey, row.secret, created.id)).toBe(secret);
     expect(openSecret(t.secretKey, row.previous_secret!, created.id)).toBe(created.secret);
   });
@@ -36,9 +43,16 @@ describe('POST /api/v1/webhooks/:id/rotate-secret → 200', () => {
   ])('graceSeconds %s', async (graceSeconds, ms) => {
     const account = await t.newAccount();
     const created = (await post(t.app, '/api/v1/webhooks', account.secretKey, { url: PUBLIC_URL })).body.data;
-    const data = expectSuccess(await post(t.app, `/api/v1/webhooks/${created.id}/rotate-secret`, account.secretKey, { graceSeconds }), 200);
+    const data = expectSuccess(
+      await post(t.app, `/api/v1/webhooks/${created.id}/rotate-secret`, account.secretKey, { graceSeconds }),
+      200,
+    );
     expect(data.previousSecretExpiresAt).toBe(ms === null ? null : new Date(t.clock.now() + ms).toISOString());
-    const row = await t.store.db.selectFrom('webhook_endpoints').select(['previous_secret']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.store.db
+      .selectFrom('webhook_endpoints')
+      .select(['previous_secret'])
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.previous_secret === null).toBe(ms === null);
   });
 });

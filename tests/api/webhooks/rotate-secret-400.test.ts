@@ -11,7 +11,11 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function secretRow(id: string) {
-  return t.store.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', id).executeTakeFirstOrThrow();
+  return t.store.db
+    .selectFrom('webhook_endpoints')
+    .select(['secret', 'previous_secret'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 describe('POST /api/v1/webhooks/:id/rotate-secret → 400', () => {
@@ -25,8 +29,12 @@ describe('POST /api/v1/webhooks/:id/rotate-secret → 400', () => {
     const account = await t.newAccount();
     const { webhook } = await insertWebhookFixture(t, account.id);
     const before = await secretRow(webhook);
-    const problems = expectValidation(await post(t.app, `/api/v1/webhooks/${webhook}/rotate-secret`, account.secretKey, body), fields);
-    if ('graceSeconds' in body && typeof body.graceSeconds === 'number') expect(problems[0]!.message).toBe('must be a whole number of seconds from 0 to 604800 (7 days)');
+    const problems = expectValidation(
+      await post(t.app, `/api/v1/webhooks/${webhook}/rotate-secret`, account.secretKey, body),
+      fields,
+    );
+    if ('graceSeconds' in body && typeof body.graceSeconds === 'number')
+      expect(problems[0]!.message).toBe('must be a whole number of seconds from 0 to 604800 (7 days)');
     expect(await secretRow(webhook)).toEqual(before);
   });
 

@@ -15,9 +15,17 @@ describe('POST /api/v1/webhooks/:id/rotate-secret → 403 forbidden', () => {
     const account = await t.newAccount({ channels: ['news'] });
     const scoped = await account.key({ channels: ['news'] });
     const { webhook } = await insertWebhookFixture(t, account.id);
-    const row = () => t.store.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', webhook).executeTakeFirstOrThrow();
+    const row = () =>
+      t.store.db
+        .selectFrom('webhook_endpoints')
+        .select(['secret', 'previous_secret'])
+        .where('id', '=', webhook)
+        .executeTakeFirstOrThrow();
     const before = await row();
-    expectError(await post(t.app, `/api/v1/webhooks/${webhook}/rotate-secret`, account.publishableKey, {}), 'forbidden');
+    expectError(
+      await post(t.app, `/api/v1/webhooks/${webhook}/rotate-secret`, account.publishableKey, {}),
+      'forbidden',
+    );
     expectError(await post(t.app, `/api/v1/webhooks/${webhook}/rotate-secret`, scoped.value, {}), 'forbidden');
     expect(await row()).toEqual(before);
   });

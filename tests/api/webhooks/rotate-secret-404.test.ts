@@ -16,9 +16,13 @@ describe('POST /api/v1/webhooks/:id/rotate-secret → 404 not_found', () => {
     const owner = await t.newAccount();
     const { webhook } = await insertWebhookFixture(t, owner.id);
     const other = await t.newAccount();
-    const row = () => t.store.db.selectFrom('webhook_endpoints').select(['secret']).where('id', '=', webhook).executeTakeFirstOrThrow();
+    const row = () =>
+      t.store.db.selectFrom('webhook_endpoints').select(['secret']).where('id', '=', webhook).executeTakeFirstOrThrow();
     const before = await row();
-    expectError(await post(t.app, `/api/v1/webhooks/${newId('webhook')}/rotate-secret`, other.secretKey, {}), 'not_found');
+    expectError(
+      await post(t.app, `/api/v1/webhooks/${newId('webhook')}/rotate-secret`, other.secretKey, {}),
+      'not_found',
+    );
     const response = await post(t.app, `/api/v1/webhooks/${webhook}/rotate-secret`, other.secretKey, {});
     expectError(response, 'not_found');
     expect(JSON.stringify(response.body)).not.toContain('whsec_');

@@ -19,7 +19,9 @@ describe('GET /api/v1/webhooks/:id/secret → 200', () => {
       secret: created.secret,
       previousSecretExpiresAt: null,
     });
-    const rotated = (await post(t.app, `/api/v1/webhooks/${created.id}/rotate-secret`, account.secretKey, { graceSeconds: 3600 })).body.data;
+    const rotated = (
+      await post(t.app, `/api/v1/webhooks/${created.id}/rotate-secret`, account.secretKey, { graceSeconds: 3600 })
+    ).body.data;
     expect(expectSuccess(await get(t.app, `/api/v1/webhooks/${created.id}/secret`, account.secretKey), 200)).toEqual({
       webhookId: created.id,
       secret: rotated.secret,

@@ -15,10 +15,16 @@ describe('POST /api/v1/webhooks/:id/test → 409 conflict', () => {
     const account = await t.newAccount();
     const { webhook } = await insertWebhookFixture(t, account.id);
     const reason = 'The endpoint answered 410 Gone at 2026-01-01T00:00:00.000Z, which asks senders to stop.';
-    await t.store.db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason, disabled_at: t.clock.now() }).where('id', '=', webhook).execute();
+    await t.store.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', disabled_reason: reason, disabled_at: t.clock.now() })
+      .where('id', '=', webhook)
+      .execute();
     const before = await webhookState(t, account.id);
     const error = expectError(await post(t.app, `/api/v1/webhooks/${webhook}/test`, account.secretKey), 'conflict');
-    expect(error.message).toBe(`This webhook endpoint is disabled (${reason}); re-enable it with POST /api/v1/webhooks/${webhook}/enable first.`);
+    expect(error.message).toBe(
+      `This webhook endpoint is disabled (${reason}); re-enable it with POST /api/v1/webhooks/${webhook}/enable first.`,
+    );
     expect(error.details).toEqual({ webhookId: webhook, status: 'disabled', disabledReason: reason });
     expect(await webhookState(t, account.id)).toEqual(before);
   });

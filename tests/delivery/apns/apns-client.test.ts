@@ -29,10 +29,21 @@ let fake: FakeApns;
 let fakeClock: ManualClock;
 const clients: ApnsClient[] = [];
 
-function client(overrides: Partial<Parameters<typeof createApnsClient>[0]> = {}): { apns: ApnsClient; clock: ManualClock } {
+function client(overrides: Partial<Parameters<typeof createApnsClient>[0]> = {}): {
+  apns: ApnsClient;
+  clock: ManualClock;
+} {
   const clock = new ManualClock(fakeClock.now());
   // No `ca`: vitest.config.ts sets NODE_EXTRA_CA_CERTS to the fakes' CA, the same trust path as production.
-  const apns = createApnsClient({ url: fake.url, keyPem: key.privateKeyPem, keyId: key.keyId, teamId: key.teamId, topic: TOPIC, clock, ...overrides });
+  const apns = createApnsClient({
+    url: fake.url,
+    keyPem: key.privateKeyPem,
+    keyId: key.keyId,
+    teamId: key.teamId,
+    topic: TOPIC,
+    clock,
+    ...overrides,
+  });
   clients.push(apns);
   return { apns, clock };
 }
@@ -71,7 +82,12 @@ describe('APNs client against the fake APNs', () => {
     expect(request?.payload).toEqual({
       flight: 'LH454',
       url: 'https://example.com/f/454',
-      aps: { alert: { title: 'Gate change', body: 'LH 454 boards at B12' }, sound: 'default', badge: 1, 'thread-id': 'flights' },
+      aps: {
+        alert: { title: 'Gate change', body: 'LH 454 boards at B12' },
+        sound: 'default',
+        badge: 1,
+        'thread-id': 'flights',
+      },
     });
   });
 
@@ -81,15 +97,35 @@ describe('APNs client against the fake APNs', () => {
     fake.setTokenOutcome(token(3), { reason: 'BadDeviceToken' });
     fake.setTokenTopic(token(4), 'com.example.other');
     // The 410 body's timestamp (ms) travels with the outcome: a token registered again after it is kept (batch-outcomes.ts).
-    expect(await apns.send(token(2), content)).toEqual({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered', invalidSince: 1_700_000_000_123 });
-    expect(await apns.send(token(3), content)).toEqual({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' });
-    expect(await apns.send(token(4), content)).toEqual({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' });
+    expect(await apns.send(token(2), content)).toEqual({
+      kind: 'token_dead',
+      reason: 'token_unregistered',
+      providerReason: 'Unregistered',
+      invalidSince: 1_700_000_000_123,
+    });
+    expect(await apns.send(token(3), content)).toEqual({
+      kind: 'token_dead',
+      reason: 'token_invalid',
+      providerReason: 'BadDeviceToken',
+    });
+    expect(await apns.send(token(4), content)).toEqual({
+      kind: 'token_dead',
+      reason: 'token_invalid',
+      providerReason: 'DeviceTokenNotForTopic',
+    });
   });
 
   it('refuses a non-hex token and an oversized payload without a request', async () => {
     const { apns } = client();
-    expect(await apns.send('not-a-token', content)).toEqual({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' });
-    expect(await apns.send(token(5), { ...content, body: 'x'.repeat(4096) })).toEqual({ kind: 'rejected', reason: 'apns:PayloadTooLarge' });
+    expect(await apns.send('not-a-token', content)).toEqual({
+      kind: 'token_dead',
+      reason: 'token_invalid',
+      providerReason: 'BadDeviceToken',
+    });
+    expect(await apns.send(token(5), { ...content, body: 'x'.repeat(4096) })).toEqual({
+      kind: 'rejected',
+      reason: 'apns:PayloadTooLarge',
+    });
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -144,12 +180,25 @@ describe('APNs client against the fake APNs', () => {
     const { apns } = client({ keyPem: other.privateKeyPem, keyId: other.keyId });
     const outcome = await apns.send(token(10), content);
     expect(outcome).toMatchObject({ kind: 'fatal', reason: 'apns:InvalidProviderToken' });
-    expect(outcome.kind === 'fatal' && outcome.fix).toMatch(/CLARION_APNS_KEY_FILE, CLARION_APNS_KEY_ID and CLARION_APNS_TEAM_ID/);
+    expect(outcome.kind === 'fatal' && outcome.fix).toMatch(
+      /CLARION_APNS_KEY_FILE, CLARION_APNS_KEY_ID and CLARION_APNS_TEAM_ID/,
+    );
   });
 
   it('refuses an unusable key file when the client is created', () => {
-    expect(() => createApnsClient({ url: fake.url, keyPem: 'nonsense', keyId: 'K', teamId: 'T', topic: TOPIC, clock: fakeClock })).toThrow(/CLARION_APNS_KEY_FILE/);
-    expect(() => createApnsClient({ url: fake.url, keyFile: '/nonexistent/AuthKey.p8', keyId: 'K', teamId: 'T', topic: TOPIC, clock: fakeClock })).toThrow(/CLARION_APNS_KEY_FILE: cannot read/);
+    expect(() =>
+      createApnsClient({ url: fake.url, keyPem: 'nonsense', keyId: 'K', teamId: 'T', topic: TOPIC, clock: fakeClock }),
+    ).toThrow(/CLARION_APNS_KEY_FILE/);
+    expect(() =>
+      createApnsClient({
+        url: fake.url,
+        keyFile: '/nonexistent/AuthKey.p8',
+        keyId: 'K',
+        teamId: 'T',
+        topic: TOPIC,
+        clock: fakeClock,
+      }),
+    ).toThrow(/CLARION_APNS_KEY_FILE: cannot read/);
   });
 
   it('multiplexes 500 concurrent sends within the advertised stream limit', async () => {
@@ -182,21 +231,38 @@ describe('APNs client against the fake APNs', () => {
     expect(fake.sessions.find((session) => session.id === firstSession)?.closedAt).not.toBeNull();
   });
 
-  it('sends raw Live Activity pushes with the caller\'s headers', async () => {
+  it("sends raw Live Activity pushes with the caller's headers", async () => {
     const { apns, clock } = client();
-    const payload = { aps: { timestamp: Math.floor(clock.now() / 1000), event: 'update', 'content-state': { gate: 'B12' } } };
-    const headers = { 'apns-push-type': 'liveactivity', 'apns-topic': apnsLiveActivityTopic(apns.topic), 'apns-priority': '5' };
+    const payload = {
+      aps: { timestamp: Math.floor(clock.now() / 1000), event: 'update', 'content-state': { gate: 'B12' } },
+    };
+    const headers = {
+      'apns-push-type': 'liveactivity',
+      'apns-topic': apnsLiveActivityTopic(apns.topic),
+      'apns-priority': '5',
+    };
     expect(await apns.sendRaw(token(14), headers, payload)).toEqual({ kind: 'delivered' });
     const [request] = await fake.waitForRequests(1);
-    expect(request).toMatchObject({ pushType: 'liveactivity', topic: `${TOPIC}.push-type.liveactivity`, priority: 5, payload });
+    expect(request).toMatchObject({
+      pushType: 'liveactivity',
+      topic: `${TOPIC}.push-type.liveactivity`,
+      priority: 5,
+      payload,
+    });
     // The wrong topic for the push type is APNs' error, mapped like any other.
-    expect(await apns.sendRaw(token(14), { ...headers, 'apns-topic': TOPIC }, payload)).toMatchObject({ kind: 'fatal', reason: 'apns:TopicDisallowed' });
+    expect(await apns.sendRaw(token(14), { ...headers, 'apns-topic': TOPIC }, payload)).toMatchObject({
+      kind: 'fatal',
+      reason: 'apns:TopicDisallowed',
+    });
   });
 
   it('rejects a push whose headers node:http2 refuses, and keeps the connection', async () => {
     const { apns } = client();
     await apns.send(token(15), content);
-    expect(await apns.sendRaw(token(15), { connection: 'keep-alive' }, { aps: {} })).toEqual({ kind: 'rejected', reason: 'apns:invalid_request' });
+    expect(await apns.sendRaw(token(15), { connection: 'keep-alive' }, { aps: {} })).toEqual({
+      kind: 'rejected',
+      reason: 'apns:invalid_request',
+    });
     expect(await apns.send(token(15), content)).toEqual({ kind: 'delivered' });
     expect(new Set(fake.requests.map((request) => request.sessionId)).size).toBe(1);
   });
@@ -205,7 +271,11 @@ describe('APNs client against the fake APNs', () => {
     const { apns } = client();
     await apns.send(token(13), content);
     await apns.close();
-    await waitFor(() => fake.sessions.every((session) => session.closedAt !== null), 10_000, 'the fake sees every connection closed');
+    await waitFor(
+      () => fake.sessions.every((session) => session.closedAt !== null),
+      10_000,
+      'the fake sees every connection closed',
+    );
     expect(await apns.send(token(13), content)).toEqual({ kind: 'retry', reason: 'apns:closed', retryAfterMs: null });
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildApnsLiveActivityHeaders, buildApnsLiveActivityPayload } from '../../../src/delivery/apns/apns-live-activity-payload.ts';
+import {
+  buildApnsLiveActivityHeaders,
+  buildApnsLiveActivityPayload,
+} from '../../../src/delivery/apns/apns-live-activity-payload.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 
 const CREATED = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -23,31 +26,93 @@ describe('buildApnsLiveActivityPayload', () => {
     [
       'start: attributes type and id, alert, input-push-token',
       base,
-      { timestamp: T, event: 'start', 'content-state': base.fields, 'attributes-type': 'ClarionProgressAttributes', attributes: { activityId: base.activityId }, alert: { title: 'Your order', body: 'is being packed' }, 'input-push-token': 1 },
+      {
+        timestamp: T,
+        event: 'start',
+        'content-state': base.fields,
+        'attributes-type': 'ClarionProgressAttributes',
+        attributes: { activityId: base.activityId },
+        alert: { title: 'Your order', body: 'is being packed' },
+        'input-push-token': 1,
+      },
     ],
     [
       'start with stale date and relevance',
-      push({ template: 'steps', fields: { title: 'Ride', currentStep: 1, totalSteps: 3 }, alert: { title: 'Ride' }, staleAt: CREATED + 600_500, relevanceScore: 75 }),
-      { timestamp: T, event: 'start', 'content-state': { title: 'Ride', currentStep: 1, totalSteps: 3 }, 'attributes-type': 'ClarionStepsAttributes', attributes: { activityId: base.activityId }, alert: { title: 'Ride' }, 'input-push-token': 1, 'stale-date': T + 600, 'relevance-score': 75 },
+      push({
+        template: 'steps',
+        fields: { title: 'Ride', currentStep: 1, totalSteps: 3 },
+        alert: { title: 'Ride' },
+        staleAt: CREATED + 600_500,
+        relevanceScore: 75,
+      }),
+      {
+        timestamp: T,
+        event: 'start',
+        'content-state': { title: 'Ride', currentStep: 1, totalSteps: 3 },
+        'attributes-type': 'ClarionStepsAttributes',
+        attributes: { activityId: base.activityId },
+        alert: { title: 'Ride' },
+        'input-push-token': 1,
+        'stale-date': T + 600,
+        'relevance-score': 75,
+      },
     ],
     [
       'start without an alert in the snapshot: the default one',
       push({ alert: null }),
-      { timestamp: T, event: 'start', 'content-state': base.fields, 'attributes-type': 'ClarionProgressAttributes', attributes: { activityId: base.activityId }, alert: { title: 'Order #42', body: '45 %' }, 'input-push-token': 1 },
+      {
+        timestamp: T,
+        event: 'start',
+        'content-state': base.fields,
+        'attributes-type': 'ClarionProgressAttributes',
+        attributes: { activityId: base.activityId },
+        alert: { title: 'Order #42', body: '45 %' },
+        'input-push-token': 1,
+      },
     ],
-    ['silent update', push({ event: 'update', timestamp: T + 1, alert: null }), { timestamp: T + 1, event: 'update', 'content-state': base.fields }],
+    [
+      'silent update',
+      push({ event: 'update', timestamp: T + 1, alert: null }),
+      { timestamp: T + 1, event: 'update', 'content-state': base.fields },
+    ],
     [
       'alerting update with stale date',
-      push({ event: 'update', timestamp: T + 2, alert: { title: 'Halfway' }, staleAt: CREATED + 60_000, relevanceScore: 10 }),
-      { timestamp: T + 2, event: 'update', 'content-state': base.fields, alert: { title: 'Halfway' }, 'stale-date': T + 60, 'relevance-score': 10 },
+      push({
+        event: 'update',
+        timestamp: T + 2,
+        alert: { title: 'Halfway' },
+        staleAt: CREATED + 60_000,
+        relevanceScore: 10,
+      }),
+      {
+        timestamp: T + 2,
+        event: 'update',
+        'content-state': base.fields,
+        alert: { title: 'Halfway' },
+        'stale-date': T + 60,
+        'relevance-score': 10,
+      },
     ],
-    ['end with dismissal date', push({ event: 'end', timestamp: T + 3, alert: null, dismissAt: CREATED + 900_000 }), { timestamp: T + 3, event: 'end', 'content-state': base.fields, 'dismissal-date': T + 900 }],
+    [
+      'end with dismissal date',
+      push({ event: 'end', timestamp: T + 3, alert: null, dismissAt: CREATED + 900_000 }),
+      { timestamp: T + 3, event: 'end', 'content-state': base.fields, 'dismissal-date': T + 900 },
+    ],
     [
       'alerts carry their sound inside alert, the end too',
       push({ event: 'end', timestamp: T + 4, alert: { title: 'Delivered', sound: 'chime.aiff' } }),
-      { timestamp: T + 4, event: 'end', 'content-state': base.fields, alert: { title: 'Delivered', sound: 'chime.aiff' } },
+      {
+        timestamp: T + 4,
+        event: 'end',
+        'content-state': base.fields,
+        alert: { title: 'Delivered', sound: 'chime.aiff' },
+      },
     ],
-    ['end without: the system keeps it up to 4 hours', push({ event: 'end', timestamp: T + 3, alert: null, staleAt: CREATED + 60_000 }), { timestamp: T + 3, event: 'end', 'content-state': base.fields }],
+    [
+      'end without: the system keeps it up to 4 hours',
+      push({ event: 'end', timestamp: T + 3, alert: null, staleAt: CREATED + 60_000 }),
+      { timestamp: T + 3, event: 'end', 'content-state': base.fields },
+    ],
   ])('%s', (_name, input, aps) => {
     expect(buildApnsLiveActivityPayload(input)).toEqual({ aps });
   });

@@ -32,32 +32,80 @@ function content(overrides: Partial<PushContent> = {}): PushContent {
 
 describe('buildApnsPayload', () => {
   it.each<[string, Partial<PushContent>, { threadId?: string | null }, Record<string, unknown>]>([
-    ['title and body only', {}, {}, { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } }],
+    [
+      'title and body only',
+      {},
+      {},
+      { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } },
+    ],
     ['body only', { title: null }, {}, { aps: { alert: { body: 'Flight LH 454 now boards at B12' } } }],
     ['no text: no alert', { title: null, body: null, badge: 3 }, {}, { aps: { badge: 3 } }],
-    ['sound and badge', { sound: 'default', badge: 0 }, {}, { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, sound: 'default', badge: 0 } }],
-    ['thread id', {}, { threadId: 'flights' }, { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'thread-id': 'flights' } }],
-    ['null thread id', {}, { threadId: null }, { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } }],
-    ['url as a custom key', { url: 'https://example.com/f/454' }, {}, { url: 'https://example.com/f/454', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } }],
+    [
+      'sound and badge',
+      { sound: 'default', badge: 0 },
+      {},
+      { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, sound: 'default', badge: 0 } },
+    ],
+    [
+      'thread id',
+      {},
+      { threadId: 'flights' },
+      { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'thread-id': 'flights' } },
+    ],
+    [
+      'null thread id',
+      {},
+      { threadId: null },
+      { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } },
+    ],
+    [
+      'url as a custom key',
+      { url: 'https://example.com/f/454' },
+      {},
+      {
+        url: 'https://example.com/f/454',
+        aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } },
+      },
+    ],
     [
       'image: mutable-content and imageUrl',
       { imageUrl: 'https://example.com/i.png' },
       {},
-      { imageUrl: 'https://example.com/i.png', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'mutable-content': 1 } },
+      {
+        imageUrl: 'https://example.com/i.png',
+        aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'mutable-content': 1 },
+      },
     ],
     [
       'data as custom keys',
       { data: { flight: 'LH454', gate: 'B12' } },
       {},
-      { flight: 'LH454', gate: 'B12', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } },
+      {
+        flight: 'LH454',
+        gate: 'B12',
+        aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } },
+      },
     ],
     [
       'data never overrides aps; url and imageUrl win over data',
-      { data: { aps: 'evil', url: 'from-data', imageUrl: 'from-data' }, url: 'https://example.com', imageUrl: 'https://example.com/i.png' },
+      {
+        data: { aps: 'evil', url: 'from-data', imageUrl: 'from-data' },
+        url: 'https://example.com',
+        imageUrl: 'https://example.com/i.png',
+      },
       {},
-      { url: 'https://example.com', imageUrl: 'https://example.com/i.png', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'mutable-content': 1 } },
+      {
+        url: 'https://example.com',
+        imageUrl: 'https://example.com/i.png',
+        aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'mutable-content': 1 },
+      },
     ],
-    ['data url kept without a content url', { data: { url: 'from-data' } }, {}, { url: 'from-data', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } }],
+    [
+      'data url kept without a content url',
+      { data: { url: 'from-data' } },
+      {},
+      { url: 'from-data', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } },
+    ],
   ])('%s', (_name, overrides, options, expected) => {
     expect(buildApnsPayload(content(overrides), options)).toEqual(expected);
   });
@@ -66,13 +114,17 @@ describe('buildApnsPayload', () => {
     const emoji = content({ title: '🚀 Launch', body: 'ü' });
     expect(apnsPayloadBytes(emoji)).toBe(Buffer.byteLength(serializeApnsPayload(emoji), 'utf8'));
     expect(apnsPayloadBytes(emoji)).toBeGreaterThan(serializeApnsPayload(emoji).length);
-    expect(apnsPayloadBytes(content(), { threadId: 'flights' })).toBe(apnsPayloadBytes(content()) + ',"thread-id":"flights"'.length);
+    expect(apnsPayloadBytes(content(), { threadId: 'flights' })).toBe(
+      apnsPayloadBytes(content()) + ',"thread-id":"flights"'.length,
+    );
   });
 
   it('lets the API find the 4096-byte boundary', () => {
     const base = apnsPayloadBytes(content({ body: '' }));
     expect(apnsPayloadBytes(content({ body: 'x'.repeat(APNS_MAX_PAYLOAD_BYTES - base) }))).toBe(APNS_MAX_PAYLOAD_BYTES);
-    expect(apnsPayloadBytes(content({ body: 'x'.repeat(APNS_MAX_PAYLOAD_BYTES - base + 1) }))).toBe(APNS_MAX_PAYLOAD_BYTES + 1);
+    expect(apnsPayloadBytes(content({ body: 'x'.repeat(APNS_MAX_PAYLOAD_BYTES - base + 1) }))).toBe(
+      APNS_MAX_PAYLOAD_BYTES + 1,
+    );
   });
 });
 
@@ -111,7 +163,9 @@ describe('apnsExpiration', () => {
     // ttl 60 due at NOW, retried two hours later... (it is not sent then: push-expiry.ts); retried after 30 s, 30 s are left.
     const expiresAt = NOW + 60_000;
     expect(apnsExpiration(60, NOW + 30_000, expiresAt)).toBe(String(NOW_S + 60));
-    expect(buildApnsHeaders(content({ ttlSeconds: 60, expiresAt }), { topic: 't', now: NOW + 30_000 })['apns-expiration']).toBe(String(NOW_S + 60));
+    expect(
+      buildApnsHeaders(content({ ttlSeconds: 60, expiresAt }), { topic: 't', now: NOW + 30_000 })['apns-expiration'],
+    ).toBe(String(NOW_S + 60));
     expect(apnsExpiration(60, NOW, NOW + 60_500)).toBe(String(NOW_S + 60));
     expect(apnsExpiration(60, NOW + 59_900, NOW + 60_000)).toBe(String(NOW_S + 60));
     expect(apnsExpiration(0, NOW + 30_000, NOW)).toBe('0');

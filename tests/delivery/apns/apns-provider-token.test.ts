@@ -10,7 +10,12 @@ const signingKey = createApnsSigningKey({ keyId: 'ABC123DEFG', teamId: 'DEF123GH
 
 function setup() {
   const clock = new ManualClock();
-  const tokens = createApnsProviderToken({ key: createPrivateKey(signingKey.privateKeyPem), keyId: signingKey.keyId, teamId: signingKey.teamId, clock });
+  const tokens = createApnsProviderToken({
+    key: createPrivateKey(signingKey.privateKeyPem),
+    keyId: signingKey.keyId,
+    teamId: signingKey.teamId,
+    clock,
+  });
   return { clock, tokens };
 }
 
@@ -19,7 +24,10 @@ describe('APNs provider token', () => {
     const { clock, tokens } = setup();
     const jwt = await tokens.current();
     expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'ES256', kid: 'ABC123DEFG' });
-    const { payload } = await jwtVerify(jwt, signingKey.publicKey, { algorithms: ['ES256'], currentDate: new Date(clock.now()) });
+    const { payload } = await jwtVerify(jwt, signingKey.publicKey, {
+      algorithms: ['ES256'],
+      currentDate: new Date(clock.now()),
+    });
     expect(payload).toEqual({ iss: 'DEF123GHIJ', iat: clock.now() / 1000 });
     // A raw 64-byte R‖S signature, not DER (docs/protocols.md 1.2).
     expect(Buffer.from(jwt.split('.')[2] ?? '', 'base64url')).toHaveLength(64);

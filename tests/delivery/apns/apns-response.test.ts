@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { APNS_SERVER_ERROR_RETRY_MS, apnsReasonRules, mapApnsResponse, parseApnsErrorBody, parseApnsReason } from '../../../src/delivery/apns/apns-response.ts';
+import {
+  APNS_SERVER_ERROR_RETRY_MS,
+  apnsReasonRules,
+  mapApnsResponse,
+  parseApnsErrorBody,
+  parseApnsReason,
+} from '../../../src/delivery/apns/apns-response.ts';
 import { apnsReasons } from '../../../tools/fakes/index.ts';
 
 type Expected =
@@ -60,8 +66,19 @@ describe('mapApnsResponse', () => {
   it.each(table)('%i %s → %j', (status, reason, [kind, detail]) => {
     const outcome = mapApnsResponse({ status, reason, retryAfterMs: null });
     expect(outcome.kind).toBe(kind);
-    if (outcome.kind === 'token_dead') expect(outcome).toEqual({ kind: 'token_dead', reason: detail, providerReason: reason, ...(status === 410 ? { invalidSince: null } : {}) });
-    if (outcome.kind === 'retry') expect(outcome).toEqual({ kind: 'retry', reason: `apns:${reason}`, retryAfterMs: status >= 500 ? APNS_SERVER_ERROR_RETRY_MS : null });
+    if (outcome.kind === 'token_dead')
+      expect(outcome).toEqual({
+        kind: 'token_dead',
+        reason: detail,
+        providerReason: reason,
+        ...(status === 410 ? { invalidSince: null } : {}),
+      });
+    if (outcome.kind === 'retry')
+      expect(outcome).toEqual({
+        kind: 'retry',
+        reason: `apns:${reason}`,
+        retryAfterMs: status >= 500 ? APNS_SERVER_ERROR_RETRY_MS : null,
+      });
     if (outcome.kind === 'rejected') expect(outcome).toEqual({ kind: 'rejected', reason: `apns:${reason}` });
     if (outcome.kind === 'renew_token') expect(outcome.reason).toBe('apns:ExpiredProviderToken');
     if (outcome.kind === 'fatal') {
@@ -80,27 +97,51 @@ describe('mapApnsResponse', () => {
   });
 
   it('honours Retry-After on retryable answers', () => {
-    expect(mapApnsResponse({ status: 429, reason: 'TooManyRequests', retryAfterMs: 30_000 })).toEqual({ kind: 'retry', reason: 'apns:TooManyRequests', retryAfterMs: 30_000 });
-    expect(mapApnsResponse({ status: 503, reason: 'ServiceUnavailable', retryAfterMs: 30 * 60_000 })).toMatchObject({ retryAfterMs: 30 * 60_000 });
+    expect(mapApnsResponse({ status: 429, reason: 'TooManyRequests', retryAfterMs: 30_000 })).toEqual({
+      kind: 'retry',
+      reason: 'apns:TooManyRequests',
+      retryAfterMs: 30_000,
+    });
+    expect(mapApnsResponse({ status: 503, reason: 'ServiceUnavailable', retryAfterMs: 30 * 60_000 })).toMatchObject({
+      retryAfterMs: 30 * 60_000,
+    });
   });
 
   it("retries 5xx after Apple's 15 minutes, not the queue's first seconds, even when Retry-After is shorter", () => {
     expect(APNS_SERVER_ERROR_RETRY_MS).toBe(15 * 60_000);
-    for (const [status, reason] of [[500, 'InternalServerError'], [503, 'ServiceUnavailable'], [503, 'Shutdown'], [502, null]] as const) {
-      expect(mapApnsResponse({ status, reason, retryAfterMs: null })).toMatchObject({ kind: 'retry', retryAfterMs: 15 * 60_000 });
-      expect(mapApnsResponse({ status, reason, retryAfterMs: 5_000 })).toMatchObject({ kind: 'retry', retryAfterMs: 15 * 60_000 });
+    for (const [status, reason] of [
+      [500, 'InternalServerError'],
+      [503, 'ServiceUnavailable'],
+      [503, 'Shutdown'],
+      [502, null],
+    ] as const) {
+      expect(mapApnsResponse({ status, reason, retryAfterMs: null })).toMatchObject({
+        kind: 'retry',
+        retryAfterMs: 15 * 60_000,
+      });
+      expect(mapApnsResponse({ status, reason, retryAfterMs: 5_000 })).toMatchObject({
+        kind: 'retry',
+        retryAfterMs: 15 * 60_000,
+      });
     }
-    expect(mapApnsResponse({ status: 429, reason: 'TooManyRequests', retryAfterMs: null })).toMatchObject({ kind: 'retry', retryAfterMs: null });
+    expect(mapApnsResponse({ status: 429, reason: 'TooManyRequests', retryAfterMs: null })).toMatchObject({
+      kind: 'retry',
+      retryAfterMs: null,
+    });
   });
 
   it("carries a 410's timestamp as the moment the token was last known invalid", () => {
-    expect(mapApnsResponse({ status: 410, reason: 'Unregistered', retryAfterMs: null, timestamp: 1_700_000_000_000 })).toEqual({
+    expect(
+      mapApnsResponse({ status: 410, reason: 'Unregistered', retryAfterMs: null, timestamp: 1_700_000_000_000 }),
+    ).toEqual({
       kind: 'token_dead',
       reason: 'token_unregistered',
       providerReason: 'Unregistered',
       invalidSince: 1_700_000_000_000,
     });
-    expect(mapApnsResponse({ status: 400, reason: 'BadDeviceToken', retryAfterMs: null, timestamp: 1_700_000_000_000 })).not.toHaveProperty('invalidSince');
+    expect(
+      mapApnsResponse({ status: 400, reason: 'BadDeviceToken', retryAfterMs: null, timestamp: 1_700_000_000_000 }),
+    ).not.toHaveProperty('invalidSince');
   });
 
   it.each([
@@ -114,7 +155,12 @@ describe('mapApnsResponse', () => {
   ] as const)('decides an unknown reason by status: %i %s → %s', (status, reason, kind) => {
     const outcome = mapApnsResponse({ status, reason, retryAfterMs: null });
     expect(outcome.kind).toBe(kind);
-    const label = outcome.kind === 'token_dead' ? `apns:${outcome.providerReason}` : outcome.kind === 'delivered' ? '' : outcome.reason;
+    const label =
+      outcome.kind === 'token_dead'
+        ? `apns:${outcome.providerReason}`
+        : outcome.kind === 'delivered'
+          ? ''
+          : outcome.reason;
     expect(label).toBe(reason === null ? `apns:HTTP${status}` : `apns:${reason}`);
   });
 

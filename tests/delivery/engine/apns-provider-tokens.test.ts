@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const MINUTE = 60_000;
-const keyRequests = (keyId: string) => [...h.apns.requests, ...h.apnsSandbox.requests].filter((request) => request.jwt?.kid === keyId);
+const keyRequests = (keyId: string) =>
+  [...h.apns.requests, ...h.apnsSandbox.requests].filter((request) => request.jwt?.kid === keyId);
 
 describe('APNs provider tokens', () => {
   it('signs one token for the built-in key, used by the production, sandbox and broadcast connections alike', async () => {
@@ -39,10 +40,17 @@ describe('APNs provider tokens', () => {
     h.clock.advance(10 * MINUTE);
     const device = await h.iosDevice(account, 'news', { osVersion: '18.2' });
     h.apns.devices.issue(device.pushToStartToken!, 'production');
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'news', template: 'progress', fields: { title: 'Live', progress: 0 }, delivery: 'broadcast' });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'news',
+      template: 'progress',
+      fields: { title: 'Live', progress: 0 },
+      delivery: 'broadcast',
+    });
     expect(started.statusCode).toBe(201);
     await h.settle();
-    await post(h.app, `/api/v1/live-activities/${started.body.data.id}/update`, account.secretKey, { fields: { progress: 0.5 } });
+    await post(h.app, `/api/v1/live-activities/${started.body.data.id}/update`, account.secretKey, {
+      fields: { progress: 0.5 },
+    });
     await h.settle();
 
     const requests = keyRequests(keyId);
@@ -59,7 +67,10 @@ describe('APNs provider tokens', () => {
     h.apns.devices.issue(token, 'production');
     await registerSubscriber(h, account.publishableKey, 'built-in', 'ios', token);
     // The operator's own app, uploaded with the instance's key: the same key, another client.
-    const app = await post(h.app, '/api/v1/apps', account.secretKey, { name: 'Same key', ios: { key: keyPem, keyId, teamId, bundleId } });
+    const app = await post(h.app, '/api/v1/apps', account.secretKey, {
+      name: 'Same key',
+      ios: { key: keyPem, keyId, teamId, bundleId },
+    });
     expect(app.statusCode).toBe(201);
     await post(h.app, '/api/v1/channels', account.secretKey, { code: 'own-app' });
     await registerSubscriber(h, account.publishableKey, 'own-app', 'ios', token);
@@ -67,17 +78,29 @@ describe('APNs provider tokens', () => {
     // 30 minutes into the key's token (the first test signed it): old enough for a client of its own to sign a new one.
     h.clock.advance(20 * MINUTE);
     const from = h.clock.now();
-    const first = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'built-in', title: 'Built-in' });
-    expect(await finalNotification(h, account.secretKey, first.body.data.id)).toMatchObject({ stats: { delivered: 1 } });
+    const first = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'built-in',
+      title: 'Built-in',
+    });
+    expect(await finalNotification(h, account.secretKey, first.body.data.id)).toMatchObject({
+      stats: { delivered: 1 },
+    });
     h.clock.advance(5 * MINUTE);
     const checked = expectSuccess(await post(h.app, `/api/v1/apps/${app.body.data.id}/test`, account.secretKey), 200);
     expect(checked).toMatchObject({ ios: { ok: true } });
     const sessions = h.apns.sessions.length;
-    expect(expectSuccess(await post(h.app, `/api/v1/apps/${app.body.data.id}/test`, account.secretKey), 200)).toMatchObject({ ios: { ok: true } });
+    expect(
+      expectSuccess(await post(h.app, `/api/v1/apps/${app.body.data.id}/test`, account.secretKey), 200),
+    ).toMatchObject({ ios: { ok: true } });
     expect(h.apns.sessions.length).toBe(sessions);
     h.clock.advance(5 * MINUTE);
-    const second = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'own-app', title: 'Own app' });
-    expect(await finalNotification(h, account.secretKey, second.body.data.id)).toMatchObject({ stats: { delivered: 1 } });
+    const second = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'own-app',
+      title: 'Own app',
+    });
+    expect(await finalNotification(h, account.secretKey, second.body.data.id)).toMatchObject({
+      stats: { delivered: 1 },
+    });
 
     const requests = keyRequests(keyId!).filter((request) => request.at >= from);
     expect(requests.filter((request) => request.reason === 'TooManyProviderTokenUpdates')).toEqual([]);

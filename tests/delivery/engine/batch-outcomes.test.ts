@@ -1,19 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { guardAgainstMisconfiguration, MISCONFIGURATION_MIN_BATCH, retryGroupDelayMs, settleBatch, type BatchSettlement, type SettleOptions } from '../../../src/delivery/batch-outcomes.ts';
+import {
+  guardAgainstMisconfiguration,
+  MISCONFIGURATION_MIN_BATCH,
+  retryGroupDelayMs,
+  settleBatch,
+  type BatchSettlement,
+  type SettleOptions,
+} from '../../../src/delivery/batch-outcomes.ts';
 import { APNS_SERVER_ERROR_RETRY_MS } from '../../../src/delivery/apns/apns-response.ts';
 import { RECONNECT_RETRY_CAP_MS } from '../../../src/queue/retry-policy.ts';
 import type { DeliveryOutcome } from '../../../src/delivery/delivery-outcome.ts';
 import { MAX_SEND_ROUNDS } from '../../../src/delivery/job-kinds.ts';
 
 const delivered: DeliveryOutcome = { kind: 'delivered' };
-const unregistered = (invalidSince?: number): DeliveryOutcome => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'Unregistered', ...(invalidSince === undefined ? {} : { invalidSince }) });
+const unregistered = (invalidSince?: number): DeliveryOutcome => ({
+  kind: 'token_dead',
+  reason: 'token_unregistered',
+  providerReason: 'Unregistered',
+  ...(invalidSince === undefined ? {} : { invalidSince }),
+});
 const badToken: DeliveryOutcome = { kind: 'token_dead', reason: 'token_invalid', providerReason: 'BadDeviceToken' };
-const retry = (retryAfterMs: number | null = null): DeliveryOutcome => ({ kind: 'retry', reason: 'apns:TooManyRequests', retryAfterMs });
-const lost: DeliveryOutcome = { kind: 'retry', reason: 'apns:connection_lost', retryAfterMs: null, connectionLost: true };
+const retry = (retryAfterMs: number | null = null): DeliveryOutcome => ({
+  kind: 'retry',
+  reason: 'apns:TooManyRequests',
+  retryAfterMs,
+});
+const lost: DeliveryOutcome = {
+  kind: 'retry',
+  reason: 'apns:connection_lost',
+  retryAfterMs: null,
+  connectionLost: true,
+};
 const rejected: DeliveryOutcome = { kind: 'rejected', reason: 'apns:PayloadTooLarge' };
 const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderToken', fix: 'check the key' };
 
-const none: BatchSettlement = { delivered: [], failed: [], dead: [], retry: [], fatal: null, misconfiguredOrigins: [], learned: [] };
+const none: BatchSettlement = {
+  delivered: [],
+  failed: [],
+  dead: [],
+  retry: [],
+  fatal: null,
+  misconfiguredOrigins: [],
+  learned: [],
+};
 
 /** One row per rule: outcomes by subscriber id, options, and the settlement expected. */
 const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
@@ -21,41 +50,109 @@ const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Part
   ['delivered are counted', { a: delivered, b: delivered }, { round: 0 }, { delivered: ['a', 'b'] }],
   [
     'an APNs environment learned on delivery is kept',
-    { a: { kind: 'delivered', apnsEnvironment: 'sandbox' }, b: { kind: 'delivered', apnsEnvironment: 'production' }, c: delivered },
+    {
+      a: { kind: 'delivered', apnsEnvironment: 'sandbox' },
+      b: { kind: 'delivered', apnsEnvironment: 'production' },
+      c: delivered,
+    },
     { round: 0 },
-    { delivered: ['a', 'b', 'c'], learned: [{ id: 'a', environment: 'sandbox' }, { id: 'b', environment: 'production' }] },
+    {
+      delivered: ['a', 'b', 'c'],
+      learned: [
+        { id: 'a', environment: 'sandbox' },
+        { id: 'b', environment: 'production' },
+      ],
+    },
   ],
-  ['rejected fail with the provider reason', { a: rejected }, { round: 0 }, { failed: [{ id: 'a', reason: 'apns:PayloadTooLarge' }] }],
+  [
+    'rejected fail with the provider reason',
+    { a: rejected },
+    { round: 0 },
+    { failed: [{ id: 'a', reason: 'apns:PayloadTooLarge' }] },
+  ],
   [
     'dead tokens fail and are unsubscribed',
     { a: unregistered(), b: badToken },
     { round: 0 },
-    { failed: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_invalid' }], dead: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_invalid' }] },
+    {
+      failed: [
+        { id: 'a', reason: 'token_unregistered' },
+        { id: 'b', reason: 'token_invalid' },
+      ],
+      dead: [
+        { id: 'a', reason: 'token_unregistered' },
+        { id: 'b', reason: 'token_invalid' },
+      ],
+    },
   ],
   [
     '410 before the last registration keeps the subscriber',
     { a: unregistered(1_000), b: unregistered(3_000), c: unregistered() },
     { round: 0, registeredAt: () => 2_000 },
-    { failed: [{ id: 'a', reason: 'token_unregistered' }, { id: 'b', reason: 'token_unregistered' }, { id: 'c', reason: 'token_unregistered' }], dead: [{ id: 'b', reason: 'token_unregistered' }, { id: 'c', reason: 'token_unregistered' }] },
+    {
+      failed: [
+        { id: 'a', reason: 'token_unregistered' },
+        { id: 'b', reason: 'token_unregistered' },
+        { id: 'c', reason: 'token_unregistered' },
+      ],
+      dead: [
+        { id: 'b', reason: 'token_unregistered' },
+        { id: 'c', reason: 'token_unregistered' },
+      ],
+    },
   ],
-  ['410 with a timestamp but no known registration unsubscribes', { a: unregistered(1_000) }, { round: 0, registeredAt: () => null }, { failed: [{ id: 'a', reason: 'token_unregistered' }], dead: [{ id: 'a', reason: 'token_unregistered' }] }],
-  ['retries go to the next round with the longest Retry-After', { a: retry(5_000), b: retry(90_000), c: retry() }, { round: 0 }, { retry: [{ ids: ['a', 'b', 'c'], retryAfterMs: 90_000, connectionLost: false }] }],
-  ['retries without Retry-After leave the backoff to the queue', { a: retry() }, { round: 3 }, { retry: [{ ids: ['a'], retryAfterMs: null, connectionLost: false }] }],
+  [
+    '410 with a timestamp but no known registration unsubscribes',
+    { a: unregistered(1_000) },
+    { round: 0, registeredAt: () => null },
+    { failed: [{ id: 'a', reason: 'token_unregistered' }], dead: [{ id: 'a', reason: 'token_unregistered' }] },
+  ],
+  [
+    'retries go to the next round with the longest Retry-After',
+    { a: retry(5_000), b: retry(90_000), c: retry() },
+    { round: 0 },
+    { retry: [{ ids: ['a', 'b', 'c'], retryAfterMs: 90_000, connectionLost: false }] },
+  ],
+  [
+    'retries without Retry-After leave the backoff to the queue',
+    { a: retry() },
+    { round: 3 },
+    { retry: [{ ids: ['a'], retryAfterMs: null, connectionLost: false }] },
+  ],
   [
     "pushes lost with their connection are retried apart, never behind another push's wait (an APNs 5xx's 15 minutes)",
     { a: retry(APNS_SERVER_ERROR_RETRY_MS), b: lost, c: lost },
     { round: 0 },
-    { retry: [{ ids: ['b', 'c'], retryAfterMs: null, connectionLost: true }, { ids: ['a'], retryAfterMs: APNS_SERVER_ERROR_RETRY_MS, connectionLost: false }] },
+    {
+      retry: [
+        { ids: ['b', 'c'], retryAfterMs: null, connectionLost: true },
+        { ids: ['a'], retryAfterMs: APNS_SERVER_ERROR_RETRY_MS, connectionLost: false },
+      ],
+    },
   ],
-  ['the last round turns retries into retry_exhausted', { a: retry(), b: delivered }, { round: MAX_SEND_ROUNDS - 1 }, { delivered: ['b'], failed: [{ id: 'a', reason: 'retry_exhausted' }] }],
-  ['maxRounds is respected', { a: retry() }, { round: 1, maxRounds: 2 }, { failed: [{ id: 'a', reason: 'retry_exhausted' }] }],
+  [
+    'the last round turns retries into retry_exhausted',
+    { a: retry(), b: delivered },
+    { round: MAX_SEND_ROUNDS - 1 },
+    { delivered: ['b'], failed: [{ id: 'a', reason: 'retry_exhausted' }] },
+  ],
+  [
+    'maxRounds is respected',
+    { a: retry() },
+    { round: 1, maxRounds: 2 },
+    { failed: [{ id: 'a', reason: 'retry_exhausted' }] },
+  ],
   [
     'a fatal answer fails every push not delivered and unsubscribes nobody',
     { a: delivered, b: fatal, c: badToken, d: retry() },
     { round: 0 },
     {
       delivered: ['a'],
-      failed: [{ id: 'b', reason: 'apns:InvalidProviderToken' }, { id: 'c', reason: 'apns:InvalidProviderToken' }, { id: 'd', reason: 'apns:InvalidProviderToken' }],
+      failed: [
+        { id: 'b', reason: 'apns:InvalidProviderToken' },
+        { id: 'c', reason: 'apns:InvalidProviderToken' },
+        { id: 'd', reason: 'apns:InvalidProviderToken' },
+      ],
       fatal: { reason: 'apns:InvalidProviderToken', fix: 'check the key' },
     },
   ],
@@ -75,28 +172,60 @@ describe('settleBatch', () => {
     // Jittered: spread between 0 and the round's ceiling.
     expect(retryGroupDelayMs(lostGroup, 5, () => 0)).toBe(0);
     // Any other retry keeps the queue's exponential backoff and the provider's wait.
-    expect(retryGroupDelayMs({ ids: ['b'], retryAfterMs: APNS_SERVER_ERROR_RETRY_MS, connectionLost: false }, 1, () => 0.5)).toBe(APNS_SERVER_ERROR_RETRY_MS);
+    expect(
+      retryGroupDelayMs({ ids: ['b'], retryAfterMs: APNS_SERVER_ERROR_RETRY_MS, connectionLost: false }, 1, () => 0.5),
+    ).toBe(APNS_SERVER_ERROR_RETRY_MS);
   });
 
   it('treats a whole batch answering BadDeviceToken as our misconfiguration', () => {
-    const outcomes = new Map(Array.from({ length: MISCONFIGURATION_MIN_BATCH }, (_, i) => [`s${i}`, badToken] as const));
+    const outcomes = new Map(
+      Array.from({ length: MISCONFIGURATION_MIN_BATCH }, (_, i) => [`s${i}`, badToken] as const),
+    );
     const settled = settleBatch(outcomes, { round: 0 });
     expect(settled.dead).toEqual([]);
-    expect(settled.fatal).toEqual({ reason: 'provider_configuration:BadDeviceToken', fix: expect.stringContaining('CLARION_APNS_URL') });
+    expect(settled.fatal).toEqual({
+      reason: 'provider_configuration:BadDeviceToken',
+      fix: expect.stringContaining('CLARION_APNS_URL'),
+    });
     expect(settled.failed.every((failure) => failure.reason === 'provider_configuration:BadDeviceToken')).toBe(true);
   });
 });
 
 describe('guardAgainstMisconfiguration', () => {
-  const batch = (size: number, outcome: (i: number) => DeliveryOutcome) => new Map(Array.from({ length: size }, (_, i) => [`s${i}`, outcome(i)] as const));
+  const batch = (size: number, outcome: (i: number) => DeliveryOutcome) =>
+    new Map(Array.from({ length: size }, (_, i) => [`s${i}`, outcome(i)] as const));
   it.each<[string, Map<string, DeliveryOutcome>, string | null]>([
     ['too small a batch', batch(MISCONFIGURATION_MIN_BATCH - 1, () => badToken), null],
-    ['all DeviceTokenNotForTopic', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' })), 'provider_configuration:DeviceTokenNotForTopic'],
-    ['all SENDER_ID_MISMATCH', batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'SENDER_ID_MISMATCH' })), 'provider_configuration:SENDER_ID_MISMATCH'],
-    ['all Web Push 403 (VAPID refused)', batch(12, () => ({ kind: 'rejected', reason: 'web-push:403:BadJwtToken' })), 'provider_configuration:web-push:403:BadJwtToken'],
-    ['all Web Push 400 (our request)', batch(12, () => ({ kind: 'rejected', reason: 'web-push:400:errno112' })), 'provider_configuration:web-push:400:errno112'],
-    ['all Web Push 413 is one message, not our configuration', batch(12, () => ({ kind: 'rejected', reason: 'web-push:413' })), null],
-    ['all Web Push 410 is the browsers, not us', batch(12, () => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' })), null],
+    [
+      'all DeviceTokenNotForTopic',
+      batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'DeviceTokenNotForTopic' })),
+      'provider_configuration:DeviceTokenNotForTopic',
+    ],
+    [
+      'all SENDER_ID_MISMATCH',
+      batch(12, () => ({ kind: 'token_dead', reason: 'token_invalid', providerReason: 'SENDER_ID_MISMATCH' })),
+      'provider_configuration:SENDER_ID_MISMATCH',
+    ],
+    [
+      'all Web Push 403 (VAPID refused)',
+      batch(12, () => ({ kind: 'rejected', reason: 'web-push:403:BadJwtToken' })),
+      'provider_configuration:web-push:403:BadJwtToken',
+    ],
+    [
+      'all Web Push 400 (our request)',
+      batch(12, () => ({ kind: 'rejected', reason: 'web-push:400:errno112' })),
+      'provider_configuration:web-push:400:errno112',
+    ],
+    [
+      'all Web Push 413 is one message, not our configuration',
+      batch(12, () => ({ kind: 'rejected', reason: 'web-push:413' })),
+      null,
+    ],
+    [
+      'all Web Push 410 is the browsers, not us',
+      batch(12, () => ({ kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' })),
+      null,
+    ],
     ['all Unregistered is the devices, not us', batch(12, () => unregistered()), null],
     ['one token delivered', batch(12, (i) => (i === 0 ? delivered : badToken)), null],
   ])('%s', (_name, outcomes, reason) => {
@@ -110,16 +239,25 @@ describe('the misconfiguration guard per Web Push origin', () => {
   const badJwt: DeliveryOutcome = { kind: 'rejected', reason: 'web-push:403:BadJwtToken' };
   const keyMismatch: DeliveryOutcome = { kind: 'rejected', reason: 'web-push:403:errno109' };
   /** `n` subscribers at `origin`, each answering `outcome(i)`: ids `<origin tag><i>`. */
-  const at = (tag: string, n: number, outcome: (i: number) => DeliveryOutcome) => Array.from({ length: n }, (_, i) => [`${tag}${i}`, outcome(i)] as const);
+  const at = (tag: string, n: number, outcome: (i: number) => DeliveryOutcome) =>
+    Array.from({ length: n }, (_, i) => [`${tag}${i}`, outcome(i)] as const);
   const originOf = (id: string) => (id.startsWith('apple') ? apple : id.startsWith('moz') ? mozilla : null);
 
   it('an origin refusing every push is our configuration there, and only there: its pushes fail, nobody is unsubscribed', () => {
     const outcomes = new Map([...at('apple', 12, () => badJwt), ...at('moz', 3, () => delivered)]);
     const settled = settleBatch(outcomes, { round: 0, originOf });
     expect(settled.fatal).toBeNull();
-    expect(settled.misconfiguredOrigins).toEqual([{ origin: apple, reason: 'provider_configuration:web-push:403:BadJwtToken', fix: expect.stringContaining(`the push service at ${apple} refused the VAPID signature`) }]);
+    expect(settled.misconfiguredOrigins).toEqual([
+      {
+        origin: apple,
+        reason: 'provider_configuration:web-push:403:BadJwtToken',
+        fix: expect.stringContaining(`the push service at ${apple} refused the VAPID signature`),
+      },
+    ]);
     expect(settled.delivered).toHaveLength(3);
-    expect(settled.failed).toEqual(at('apple', 12, () => badJwt).map(([id]) => ({ id, reason: 'provider_configuration:web-push:403:BadJwtToken' })));
+    expect(settled.failed).toEqual(
+      at('apple', 12, () => badJwt).map(([id]) => ({ id, reason: 'provider_configuration:web-push:403:BadJwtToken' })),
+    );
     expect(settled.dead).toEqual([]);
   });
 

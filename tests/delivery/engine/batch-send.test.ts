@@ -8,7 +8,13 @@ describe('sendEach', () => {
   it('answers one outcome per id in the order of the ids, leaving out ids with nothing to send', async () => {
     const ids = ['a', 'b', 'c', 'd'];
     // Answers arrive in reverse order.
-    const outcomes = await sendEach(ids, (id) => new Promise((resolve) => setTimeout(() => resolve(id === 'c' ? null : { kind: 'rejected', reason: id }), 10 * (4 - ids.indexOf(id)))));
+    const outcomes = await sendEach(
+      ids,
+      (id) =>
+        new Promise((resolve) =>
+          setTimeout(() => resolve(id === 'c' ? null : { kind: 'rejected', reason: id }), 10 * (4 - ids.indexOf(id))),
+        ),
+    );
     expect([...outcomes.entries()]).toEqual([
       ['a', { kind: 'rejected', reason: 'a' }],
       ['b', { kind: 'rejected', reason: 'b' }],

@@ -6,7 +6,17 @@ import type { Config } from '../../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../src/worker.ts';
 import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
-import { createApnsSigningKey, startFakeApns, startFakeFcm, startFakeWebPush, writeCredentialFile, type FakeApns, type FakeApnsOptions, type FakeFcm, type FakeWebPush } from '../../../tools/fakes/index.ts';
+import {
+  createApnsSigningKey,
+  startFakeApns,
+  startFakeFcm,
+  startFakeWebPush,
+  writeCredentialFile,
+  type FakeApns,
+  type FakeApnsOptions,
+  type FakeFcm,
+  type FakeWebPush,
+} from '../../../tools/fakes/index.ts';
 import { resolveVapidKeys, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { deviceTokenHash } from '../../../src/domain/device-token.ts';
 import { newId } from '../../../src/domain/ids.ts';
@@ -66,9 +76,18 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
   // Tokens the production host refuses are tried here once (src/delivery/apns/apns-environment-sender.ts).
   const shared = {
     ...(apnsOptions.clock ? { clock: apnsOptions.clock } : {}),
-    ...(apnsOptions.providerTokenMinRefreshSeconds !== undefined ? { providerTokenMinRefreshSeconds: apnsOptions.providerTokenMinRefreshSeconds } : {}),
+    ...(apnsOptions.providerTokenMinRefreshSeconds !== undefined
+      ? { providerTokenMinRefreshSeconds: apnsOptions.providerTokenMinRefreshSeconds }
+      : {}),
   };
-  const apnsSandbox = await startFakeApns({ keys: [key], topics: [APNS_TOPIC], ...shared, environment: 'sandbox', devices: apns.devices, keyTokens: apns.keyTokens });
+  const apnsSandbox = await startFakeApns({
+    keys: [key],
+    topics: [APNS_TOPIC],
+    ...shared,
+    environment: 'sandbox',
+    devices: apns.devices,
+    keyTokens: apns.keyTokens,
+  });
   const fcm = await startFakeFcm(apnsOptions.clock ? { clock: apnsOptions.clock } : {});
   const account = fcm.createServiceAccount(FCM_PROJECT);
   const providerEnv = {
@@ -82,7 +101,13 @@ export async function startFakeProviders(apnsOptions: FakeApnsOptions = {}): Pro
     CLARION_FCM_URL: fcm.url,
     CLARION_FCM_SERVICE_ACCOUNT_FILE: writeCredentialFile(join(credentials, 'fcm.json'), account),
   };
-  return { apns, apnsSandbox, fcm, providerEnv, close: async () => void (await Promise.all([apns.close(), apnsSandbox.close(), fcm.close()])) };
+  return {
+    apns,
+    apnsSandbox,
+    fcm,
+    providerEnv,
+    close: async () => void (await Promise.all([apns.close(), apnsSandbox.close(), fcm.close()])),
+  };
 }
 
 /** The options that point Clarion's provider clients at the fakes of `startFakeProviders`. */
@@ -135,7 +160,17 @@ export async function startDeliveryHarness(
   const vapidKeys = await resolveVapidKeys(base.store.db, base.secretKey, config, base.clock.now());
   const { logger, logs } = capturingLogger();
   const providers = createPushProviders(config, base.clock, logger, vapidKeys, providerTokens);
-  const worker = await startDeliveryWorker({ store: base.store, queue: base.queue, clock: base.clock, config, logger, providers, secretKey: base.secretKey, metrics: options.metrics, providerTokens });
+  const worker = await startDeliveryWorker({
+    store: base.store,
+    queue: base.queue,
+    clock: base.clock,
+    config,
+    logger,
+    providers,
+    secretKey: base.secretKey,
+    metrics: options.metrics,
+    providerTokens,
+  });
   return {
     ...base,
     config,
@@ -167,7 +202,13 @@ export function androidToken(n: number): string {
 }
 
 /** Inserts `count` active subscribers (even n iOS, odd n Android) straight into the database, 500 rows a statement. */
-export async function seedSubscribers(t: TestApp, account: TestAccount, channelCode: string, count: number, firstN = 0): Promise<Map<string, string>> {
+export async function seedSubscribers(
+  t: TestApp,
+  account: TestAccount,
+  channelCode: string,
+  count: number,
+  firstN = 0,
+): Promise<Map<string, string>> {
   const channel = (await findChannelByCode(t.store.db, account.id, channelCode))!;
   const tokens = new Map<string, string>();
   const now = t.clock.now() - 1_000;
@@ -179,9 +220,24 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
       const id = newId('subscriber', now);
       tokens.set(token, id);
       rows.push({
-        id, account_id: account.id, channel_id: channel.id, platform, token, token_hash: deviceTokenHash(`${platform}:${token}`),
-        push_to_start_token: null, os_version: null, timezone: null, locale: null, external_id: null, status: 'active', unsubscribe_reason: null,
-        created_at: now, updated_at: now, unsubscribed_at: null, apns_environment: null, last_delivered_at: null,
+        id,
+        account_id: account.id,
+        channel_id: channel.id,
+        platform,
+        token,
+        token_hash: deviceTokenHash(`${platform}:${token}`),
+        push_to_start_token: null,
+        os_version: null,
+        timezone: null,
+        locale: null,
+        external_id: null,
+        status: 'active',
+        unsubscribe_reason: null,
+        created_at: now,
+        updated_at: now,
+        unsubscribed_at: null,
+        apns_environment: null,
+        last_delivered_at: null,
       });
     }
     await t.store.db.insertInto('subscribers').values(rows).execute();
@@ -190,18 +246,31 @@ export async function seedSubscribers(t: TestApp, account: TestAccount, channelC
 }
 
 /** Registers a subscriber through the API, as an app would (201 expected), and returns its id. */
-export async function registerSubscriber(t: TestApp, key: string, channelCode: string, platform: string, token: unknown): Promise<string> {
+export async function registerSubscriber(
+  t: TestApp,
+  key: string,
+  channelCode: string,
+  platform: string,
+  token: unknown,
+): Promise<string> {
   const response = await post(t.app, '/api/v1/subscribers', key, { channelCode, platform, token });
-  if (response.statusCode !== 201) throw new Error(`registering a ${platform} subscriber answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 201)
+    throw new Error(
+      `registering a ${platform} subscriber answered ${response.statusCode}: ${JSON.stringify(response.body)}`,
+    );
   return response.body.data.id as string;
 }
 
 /** Waits until the notification is `sent` or `failed`, and returns it as the API shows it. */
 export async function finalNotification(t: TestApp, key: string, id: string): Promise<any> {
   let body: any;
-  await waitFor(async () => {
-    body = (await get(t.app, `/api/v1/notifications/${id}`, key)).body;
-    return body.data.status === 'sent' || body.data.status === 'failed';
-  }, 15_000, `notification ${id} to finish`);
+  await waitFor(
+    async () => {
+      body = (await get(t.app, `/api/v1/notifications/${id}`, key)).body;
+      return body.data.status === 'sent' || body.data.status === 'failed';
+    },
+    15_000,
+    `notification ${id} to finish`,
+  );
   return body.data;
 }

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClarionMetrics } from '../../../src/metrics/clarion-metrics.ts';
 import { post } from '../../harness/requests.ts';
 import { eventually } from '../../harness/wait-for.ts';
-import { androidToken, finalNotification, iosToken, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import {
+  androidToken,
+  finalNotification,
+  iosToken,
+  registerSubscriber,
+  startDeliveryHarness,
+  type DeliveryHarness,
+} from './delivery-harness.ts';
 
 let h: DeliveryHarness;
 let metrics: ClarionMetrics;
@@ -17,9 +24,15 @@ describe('delivery metrics against the fake providers', () => {
     const account = await h.newAccount({ channels: ['orders'] });
     await registerSubscriber(h, account.publishableKey, 'orders', 'ios', iosToken(7));
     await registerSubscriber(h, account.publishableKey, 'orders', 'android', androidToken(7));
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'orders', title: 'Shipped' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'orders',
+      title: 'Shipped',
+    });
     expect(sent.statusCode).toBe(201);
-    expect(await finalNotification(h, account.secretKey, sent.body.data.id)).toMatchObject({ status: 'sent', stats: { delivered: 2 } });
+    expect(await finalNotification(h, account.secretKey, sent.body.data.id)).toMatchObject({
+      status: 'sent',
+      stats: { delivered: 2 },
+    });
 
     await eventually(async () => {
       const text = await metrics.render();

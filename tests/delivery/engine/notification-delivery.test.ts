@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../../src/store/events-store.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { androidToken, APNS_TOPIC, FCM_PROJECT, iosToken, finalNotification as waitForFinal, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import {
+  androidToken,
+  APNS_TOPIC,
+  FCM_PROJECT,
+  iosToken,
+  finalNotification as waitForFinal,
+  registerSubscriber,
+  startDeliveryHarness,
+  type DeliveryHarness,
+} from './delivery-harness.ts';
 
 /** End to end through the HTTP API: accepted notifications reach the fake providers with the exact platform payloads. */
 let h: DeliveryHarness;
@@ -11,7 +20,8 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-const register = (key: string, channelCode: string, platform: string, token: unknown) => registerSubscriber(h, key, channelCode, platform, token);
+const register = (key: string, channelCode: string, platform: string, token: unknown) =>
+  registerSubscriber(h, key, channelCode, platform, token);
 const finalNotification = (key: string, id: string) => waitForFinal(h, key, id);
 
 describe('notification delivery to APNs and FCM', () => {
@@ -45,7 +55,12 @@ describe('notification delivery to APNs and FCM', () => {
     expect(apnsRequest.headers['apns-collapse-id']).toBe(id);
     expect(Number(apnsRequest.headers['apns-expiration'])).toBe(Math.floor(h.clock.now() / 1000) + 3600);
     expect(apnsRequest.payload).toEqual({
-      aps: { alert: { title: 'Order shipped', body: 'Your parcel is on its way' }, badge: 3, sound: 'default', 'thread-id': 'orders' },
+      aps: {
+        alert: { title: 'Order shipped', body: 'Your parcel is on its way' },
+        badge: 3,
+        sound: 'default',
+        'thread-id': 'orders',
+      },
       url: 'https://shop.example/orders/42',
       orderId: '42',
     });
@@ -88,15 +103,26 @@ describe('notification delivery to APNs and FCM', () => {
     expect(channel.body.data.subscriberCount).toEqual({ total: 1, ios: 0, android: 1, web: 0 });
 
     const events = await listEvents(h.store.db, account.id);
-    const unsubscribed = events.filter((event) => event.type === 'subscriber.unsubscribed').map((event) => event.data as any);
-    expect(unsubscribed.map((data) => [data.subscriberId, data.reason]).sort()).toEqual([
-      [androidId, 'token_unregistered'],
-      [iosId, 'token_unregistered'],
-    ].sort());
-    expect(events.filter((event) => event.type === 'delivery.failed').flatMap((event) => (event.data as any).failures)).toHaveLength(2);
+    const unsubscribed = events
+      .filter((event) => event.type === 'subscriber.unsubscribed')
+      .map((event) => event.data as any);
+    expect(unsubscribed.map((data) => [data.subscriberId, data.reason]).sort()).toEqual(
+      [
+        [androidId, 'token_unregistered'],
+        [iosId, 'token_unregistered'],
+      ].sort(),
+    );
+    expect(
+      events.filter((event) => event.type === 'delivery.failed').flatMap((event) => (event.data as any).failures),
+    ).toHaveLength(2);
     const delivered = events.filter((event) => event.type === 'notification.delivered');
     expect(delivered).toHaveLength(1);
-    expect(delivered[0]!.data).toMatchObject({ notificationId: final.id, delivered: 1, failed: 2, platforms: { ios: { delivered: 0, failed: 1 }, android: { delivered: 1, failed: 1 } } });
+    expect(delivered[0]!.data).toMatchObject({
+      notificationId: final.id,
+      delivered: 1,
+      failed: 2,
+      platforms: { ios: { delivered: 0, failed: 1 }, android: { delivered: 1, failed: 1 } },
+    });
   });
 
   it("retries after the provider's Retry-After on 429 and 503, and ends with exact stats", async () => {
@@ -110,18 +136,30 @@ describe('notification delivery to APNs and FCM', () => {
 
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'busy', title: 'Later' });
     const id = sent.body.data.id as string;
-    await waitFor(() => h.apns.requests.some((r) => r.token === ios) && h.fcm.requests.some((r) => r.target?.value === android), 10_000, 'first attempts');
+    await waitFor(
+      () => h.apns.requests.some((r) => r.token === ios) && h.fcm.requests.some((r) => r.target?.value === android),
+      10_000,
+      'first attempts',
+    );
     const followUps = async () =>
-      (await h.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'notification.send').where('state', '=', 'available').execute()).filter(
-        (job) => JSON.parse(job.payload).notificationId === id,
-      );
+      (
+        await h.store.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('kind', '=', 'notification.send')
+          .where('state', '=', 'available')
+          .execute()
+      ).filter((job) => JSON.parse(job.payload).notificationId === id);
     await waitFor(async () => (await followUps()).length === 2, 10_000, 'retry jobs');
     for (const job of await followUps()) {
       const payload = JSON.parse(job.payload);
       expect(payload.round).toBe(1);
       expect(job.run_at - h.clock.now()).toBeGreaterThanOrEqual(payload.platform === 'ios' ? 120_000 : 90_000);
     }
-    expect((await get(h.app, `/api/v1/notifications/${id}`, account.secretKey)).body.data).toMatchObject({ status: 'sending', stats: { delivered: 0, failed: 0, pending: 2 } });
+    expect((await get(h.app, `/api/v1/notifications/${id}`, account.secretKey)).body.data).toMatchObject({
+      status: 'sending',
+      stats: { delivered: 0, failed: 0, pending: 2 },
+    });
 
     h.apns.setTokenOutcome(ios, null);
     h.fcm.setTokenOutcome(android, null);
@@ -146,8 +184,20 @@ describe('notification delivery to APNs and FCM', () => {
     h.apns.setTokenOutcome(lateIos, { reason: 'TooManyRequests', retryAfterSeconds: 7200 });
 
     const dueAt = h.clock.now();
-    const soon = (await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'ttl-soon', title: 'Flash sale', ttlSeconds: 60 })).body.data.id as string;
-    const late = (await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'ttl-late', title: 'Flash sale', ttlSeconds: 60 })).body.data.id as string;
+    const soon = (
+      await post(h.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'ttl-soon',
+        title: 'Flash sale',
+        ttlSeconds: 60,
+      })
+    ).body.data.id as string;
+    const late = (
+      await post(h.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'ttl-late',
+        title: 'Flash sale',
+        ttlSeconds: 60,
+      })
+    ).body.data.id as string;
     // Retries only: due later than now. The first round's send jobs are 'available' too until a worker claims them, and
     // counting one of them (late's, say) as a retry would let the test clear its throttle before it was ever sent.
     const retryJobs = async () =>
@@ -168,7 +218,10 @@ describe('notification delivery to APNs and FCM', () => {
     // 31 s later: delivered, with the deadline fixed at the due time + 60 s, not now + 60 s.
     h.clock.advance(31_000);
     h.worker.pool.wake();
-    expect(await finalNotification(account.secretKey, soon)).toMatchObject({ status: 'sent', stats: { delivered: 2, failed: 0, pending: 0 } });
+    expect(await finalNotification(account.secretKey, soon)).toMatchObject({
+      status: 'sent',
+      stats: { delivered: 2, failed: 0, pending: 0 },
+    });
     const [firstIos, retryIos] = h.apns.requests.filter((r) => r.token === soonIos);
     expect(firstIos!.headers['apns-expiration']).toBe(String(Math.floor((dueAt + 60_000) / 1000)));
     expect(retryIos!.headers['apns-expiration']).toBe(String(Math.floor((dueAt + 60_000) / 1000)));
@@ -179,7 +232,10 @@ describe('notification delivery to APNs and FCM', () => {
     // Two hours later the other retry finds its push expired: nothing is sent, it fails as expired.
     h.clock.advance(7_200_000);
     h.worker.pool.wake();
-    expect(await finalNotification(account.secretKey, late)).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 1, pending: 0 } });
+    expect(await finalNotification(account.secretKey, late)).toMatchObject({
+      status: 'failed',
+      stats: { delivered: 0, failed: 1, pending: 0 },
+    });
     expect(h.apns.requests.filter((r) => r.token === lateIos)).toHaveLength(1);
     const failures = await get(h.app, `/api/v1/notifications/${late}/failures`, account.secretKey);
     expect(failures.body.data).toEqual([expect.objectContaining({ subscriberId: lateId, reason: 'expired' })]);
@@ -199,14 +255,19 @@ describe('notification delivery to APNs and FCM', () => {
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'rereg', title: 'Hi' });
     const final = await finalNotification(account.secretKey, sent.body.data.id);
     expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 2 } });
-    const status = async (id: string) => (await h.store.db.selectFrom('subscribers').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const status = async (id: string) =>
+      (await h.store.db.selectFrom('subscribers').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+        .status;
     expect(await status(renewedId)).toBe('active');
     expect(await status(goneId)).toBe('unsubscribed');
   });
 
   it('completes a notification to a channel without subscribers at once', async () => {
     const account = await h.newAccount({ channels: ['empty'] });
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'empty', title: 'Nobody' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'empty',
+      title: 'Nobody',
+    });
     const final = await finalNotification(account.secretKey, sent.body.data.id);
     expect(final).toMatchObject({ status: 'sent', recipientCount: 0, stats: { delivered: 0, failed: 0, pending: 0 } });
     const events = await listEvents(h.store.db, account.id);
@@ -222,7 +283,10 @@ describe('notification delivery to APNs and FCM', () => {
       await register(account.publishableKey, 'wrong-topic', 'ios', token);
       h.apns.setTokenTopic(token, 'com.example.other-app');
     }
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'wrong-topic', title: 'Hi' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'wrong-topic',
+      title: 'Hi',
+    });
     const final = await finalNotification(account.secretKey, sent.body.data.id);
     expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 12 } });
     const channel = await get(h.app, '/api/v1/channels/wrong-topic', account.secretKey);
@@ -235,7 +299,11 @@ describe('notification delivery to APNs and FCM', () => {
     const ios = iosToken(5001);
     await register(account.publishableKey, 'later', 'ios', ios);
     const sendAt = new Date(h.clock.now() + 10 * 60_000).toISOString();
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'later', title: 'Reminder', sendAt });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'later',
+      title: 'Reminder',
+      sendAt,
+    });
     expect(sent.body.data).toMatchObject({ status: 'scheduled', sendAt });
     // The worker has looked for due jobs since the send and found none: only now does "nothing sent" mean something.
     await h.worker.pool.whenIdle();

@@ -1,6 +1,9 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProviderClientRegistry, type ProviderClientRegistry } from '../../../src/delivery/provider-client-registry.ts';
+import {
+  createProviderClientRegistry,
+  type ProviderClientRegistry,
+} from '../../../src/delivery/provider-client-registry.ts';
 import { unconfiguredSender } from '../../../src/delivery/push-sender.ts';
 import { findApp, type App } from '../../../src/store/apps-store.ts';
 import { createTestApp } from '../../api/apps/app-fixtures.ts';
@@ -10,13 +13,27 @@ import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 let t: TestApp;
 let registry: ProviderClientRegistry;
 const apps: App[] = [];
-const builtIn = { ios: unconfiguredSender('x', 'x'), android: unconfiguredSender('x', 'x'), web: unconfiguredSender('x', 'x') };
+const builtIn = {
+  ios: unconfiguredSender('x', 'x'),
+  android: unconfiguredSender('x', 'x'),
+  web: unconfiguredSender('x', 'x'),
+};
 
 beforeAll(async () => {
   t = await startTestApp();
   const account = await t.newAccount();
-  for (let n = 0; n < 3; n += 1) apps.push((await findApp(t.store.db, account.id, (await createTestApp(t, account.secretKey, `App ${n}`)).id))!);
-  registry = createProviderClientRegistry({ store: t.store, config: t.config, clock: t.clock, logger: pino({ level: 'silent' }), secretKey: t.secretKey, builtIn, maxClients: 2, idleMs: 60_000 });
+  for (let n = 0; n < 3; n += 1)
+    apps.push((await findApp(t.store.db, account.id, (await createTestApp(t, account.secretKey, `App ${n}`)).id))!);
+  registry = createProviderClientRegistry({
+    store: t.store,
+    config: t.config,
+    clock: t.clock,
+    logger: pino({ level: 'silent' }),
+    secretKey: t.secretKey,
+    builtIn,
+    maxClients: 2,
+    idleMs: 60_000,
+  });
 });
 afterAll(async () => {
   await registry?.close();

@@ -14,10 +14,14 @@ async function sendAndFinish(harness: DeliveryHarness, key: string, channelCode:
   const sent = await post(harness.app, '/api/v1/notifications', key, { channelCode, title: 'Hi' });
   expect(sent.statusCode).toBe(201);
   let data: any;
-  await waitFor(async () => {
-    data = (await get(harness.app, `/api/v1/notifications/${sent.body.data.id}`, key)).body.data;
-    return data.status === 'sent' || data.status === 'failed';
-  }, 15_000, 'the notification to finish');
+  await waitFor(
+    async () => {
+      data = (await get(harness.app, `/api/v1/notifications/${sent.body.data.id}`, key)).body.data;
+      return data.status === 'sent' || data.status === 'failed';
+    },
+    15_000,
+    'the notification to finish',
+  );
   return data;
 }
 
@@ -46,12 +50,18 @@ describe('provider credentials', () => {
     h = await startDeliveryHarness({ apns: { keys: [] } });
     const account = await h.newAccount({ channels: ['badkey'] });
     for (let i = 0; i < 3; i += 1) {
-      await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'badkey', platform: 'ios', token: iosToken(7000 + i) });
+      await post(h.app, '/api/v1/subscribers', account.publishableKey, {
+        channelCode: 'badkey',
+        platform: 'ios',
+        token: iosToken(7000 + i),
+      });
     }
     const final = await sendAndFinish(h, account.secretKey, 'badkey');
     expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 3, pending: 0 } });
     const failures = await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey);
-    expect(new Set(failures.body.data.map((failure: any) => failure.reason))).toEqual(new Set(['apns:InvalidProviderToken']));
+    expect(new Set(failures.body.data.map((failure: any) => failure.reason))).toEqual(
+      new Set(['apns:InvalidProviderToken']),
+    );
     // Nobody is unsubscribed for our own misconfiguration.
     expect((await get(h.app, '/api/v1/channels/badkey', account.secretKey)).body.data.subscriberCount.ios).toBe(3);
     const logged = h.logs.find((line) => line.level === 50 && String(line.msg).includes('whole batch'));

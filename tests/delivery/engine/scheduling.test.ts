@@ -20,17 +20,39 @@ afterAll(async () => {
 });
 
 const HOUR = 3_600_000;
-const notification = async (key: string, id: string) => (await get(h.app, `/api/v1/notifications/${id}`, key)).body.data;
-const received = (token: string) => h.apns.requests.some((r) => r.token === token && r.status === 200) || h.fcm.requests.some((r) => r.target?.value === token && r.status === 200);
+const notification = async (key: string, id: string) =>
+  (await get(h.app, `/api/v1/notifications/${id}`, key)).body.data;
+const received = (token: string) =>
+  h.apns.requests.some((r) => r.token === token && r.status === 200) ||
+  h.fcm.requests.some((r) => r.target?.value === token && r.status === 200);
 
-async function register(key: string, channelCode: string, platform: 'ios' | 'android', token: string, timezone?: string) {
-  const response = await post(h.app, '/api/v1/subscribers', key, { channelCode, platform, token, ...(timezone ? { timezone } : {}) });
+async function register(
+  key: string,
+  channelCode: string,
+  platform: 'ios' | 'android',
+  token: string,
+  timezone?: string,
+) {
+  const response = await post(h.app, '/api/v1/subscribers', key, {
+    channelCode,
+    platform,
+    token,
+    ...(timezone ? { timezone } : {}),
+  });
   expect(response.statusCode).toBe(201);
 }
 
 /** Starts a new worker on the same queue, as a restarted `clarion serve` would (the previous one was stopped). */
 async function restartWorker() {
-  h.worker = await startDeliveryWorker({ store: h.store, queue: h.queue, clock: h.clock, config: h.config, logger: pino({ level: 'silent' }), providers: h.providers, secretKey: h.secretKey });
+  h.worker = await startDeliveryWorker({
+    store: h.store,
+    queue: h.queue,
+    clock: h.clock,
+    config: h.config,
+    logger: pino({ level: 'silent' }),
+    providers: h.providers,
+    secretKey: h.secretKey,
+  });
 }
 
 /**
@@ -58,11 +80,21 @@ describe('scheduled delivery', () => {
     await register(account.publishableKey, 'morning', 'ios', tokyo, 'Asia/Tokyo');
     await register(account.publishableKey, 'morning', 'android', noZone);
 
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'morning', title: 'Good morning', deliverAtLocalTime: '09:00' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'morning',
+      title: 'Good morning',
+      deliverAtLocalTime: '09:00',
+    });
     expect(sent.statusCode).toBe(201);
     expect(sent.body.data).toMatchObject({ status: 'scheduled', deliverAtLocalTime: '09:00', recipientCount: 4 });
     const id = sent.body.data.id as string;
-    const dueTimes = (await h.store.db.selectFrom('jobs').select(['payload', 'run_at']).where('kind', '=', 'notification.dispatch').execute())
+    const dueTimes = (
+      await h.store.db
+        .selectFrom('jobs')
+        .select(['payload', 'run_at'])
+        .where('kind', '=', 'notification.dispatch')
+        .execute()
+    )
       .filter((job) => JSON.parse(job.payload).notificationId === id)
       .map((job) => [JSON.parse(job.payload).timezone, new Date(job.run_at).toISOString()])
       .sort();
@@ -84,7 +116,12 @@ describe('scheduled delivery', () => {
     expect((await notification(account.secretKey, id)).status).toBe('sending');
     await advanceTo('2026-03-29T09:00:00Z', [noZone]);
     await waitFor(async () => (await notification(account.secretKey, id)).status === 'sent', 10_000, 'sent');
-    expect((await notification(account.secretKey, id)).stats).toEqual({ delivered: 4, failed: 0, skipped: 0, pending: 0 });
+    expect((await notification(account.secretKey, id)).stats).toEqual({
+      delivered: 4,
+      failed: 0,
+      skipped: 0,
+      pending: 0,
+    });
   });
 
   it('sends a scheduled notification after a worker outage that spans its due time', async () => {
@@ -93,24 +130,41 @@ describe('scheduled delivery', () => {
     const token = iosToken(8101);
     await register(account.publishableKey, 'outage', 'ios', token);
     await h.worker.stop(100);
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'outage', title: 'Later', sendAt: '2026-06-01T11:00:00Z' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'outage',
+      title: 'Later',
+      sendAt: '2026-06-01T11:00:00Z',
+    });
     h.clock.advance(3 * HOUR);
     await restartWorker();
-    await waitFor(async () => (await notification(account.secretKey, sent.body.data.id)).status === 'sent', 10_000, 'sent after restart');
+    await waitFor(
+      async () => (await notification(account.secretKey, sent.body.data.id)).status === 'sent',
+      10_000,
+      'sent after restart',
+    );
     expect(received(token)).toBe(true);
   });
 
-  it("fails a scheduled notification whose ttlSeconds passed during an outage, with reason expired, and pushes nothing", async () => {
+  it('fails a scheduled notification whose ttlSeconds passed during an outage, with reason expired, and pushes nothing', async () => {
     h.clock.set(Date.parse('2026-06-02T10:00:00Z'));
     const account = await h.newAccount({ channels: ['stale'] });
     const token = androidToken(8201);
     await register(account.publishableKey, 'stale', 'android', token);
     await h.worker.stop(100);
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'stale', title: 'Flash sale', sendAt: '2026-06-02T10:10:00Z', ttlSeconds: 600 });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'stale',
+      title: 'Flash sale',
+      sendAt: '2026-06-02T10:10:00Z',
+      ttlSeconds: 600,
+    });
     h.clock.advance(HOUR);
     await restartWorker();
     let final: any;
-    await waitFor(async () => (final = await notification(account.secretKey, sent.body.data.id)).status === 'failed', 10_000, 'expired');
+    await waitFor(
+      async () => (final = await notification(account.secretKey, sent.body.data.id)).status === 'failed',
+      10_000,
+      'expired',
+    );
     expect(final).toMatchObject({ failureReason: 'expired', stats: { delivered: 0, failed: 1, pending: 0 } });
     const failures = await get(h.app, `/api/v1/notifications/${final.id}/failures`, account.secretKey);
     expect(failures.body.data.map((failure: any) => failure.reason)).toEqual(['expired']);
@@ -122,7 +176,11 @@ describe('scheduled delivery', () => {
     const account = await h.newAccount({ channels: ['cancel'] });
     const token = iosToken(8301);
     await register(account.publishableKey, 'cancel', 'ios', token);
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'cancel', title: 'Never', sendAt: '2026-06-03T12:00:00Z' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'cancel',
+      title: 'Never',
+      sendAt: '2026-06-03T12:00:00Z',
+    });
     expect((await get(h.app, '/api/v1/usage', account.secretKey)).body.data.used).toBe(1);
     const canceled = await post(h.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, account.secretKey);
     expect(canceled.statusCode).toBe(200);
@@ -132,7 +190,9 @@ describe('scheduled delivery', () => {
     // Past its time: the worker has looked for due jobs with the clock as it is now and run all it found.
     await h.worker.pool.whenIdle();
     expect(received(token)).toBe(false);
-    expect((await post(h.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, account.secretKey)).body.error.code).toBe('not_cancelable');
+    expect(
+      (await post(h.app, `/api/v1/notifications/${sent.body.data.id}/cancel`, account.secretKey)).body.error.code,
+    ).toBe('not_cancelable');
   });
 
   it('cancels the zones not yet sent of a local-time notification, keeps what was sent, refunds nothing', async () => {
@@ -142,10 +202,18 @@ describe('scheduled delivery', () => {
     const berlin = iosToken(8402);
     await register(account.publishableKey, 'partial', 'ios', tokyo, 'Asia/Tokyo');
     await register(account.publishableKey, 'partial', 'ios', berlin, 'Europe/Berlin');
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'partial', title: 'Morning', deliverAtLocalTime: '09:00' });
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'partial',
+      title: 'Morning',
+      deliverAtLocalTime: '09:00',
+    });
     const id = sent.body.data.id as string;
     await advanceTo('2026-06-04T01:00:00Z', [tokyo]);
-    await waitFor(async () => (await notification(account.secretKey, id)).stats.delivered === 1, 10_000, 'Tokyo counted');
+    await waitFor(
+      async () => (await notification(account.secretKey, id)).stats.delivered === 1,
+      10_000,
+      'Tokyo counted',
+    );
     const canceled = await post(h.app, `/api/v1/notifications/${id}/cancel`, account.secretKey);
     expect(canceled.statusCode).toBe(200);
     expect(canceled.body.data).toMatchObject({ status: 'canceled', stats: { delivered: 1, failed: 0, pending: 0 } });

@@ -1,10 +1,20 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { TableNode } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchNotificationHandler } from '../../../src/delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH } from '../../../src/delivery/job-kinds.ts';
-import { createProviderClientRegistry, type ProviderClientRegistry } from '../../../src/delivery/provider-client-registry.ts';
+import {
+  createProviderClientRegistry,
+  type ProviderClientRegistry,
+} from '../../../src/delivery/provider-client-registry.ts';
 import { createPushProviders } from '../../../src/delivery/push-providers.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { sendBatchHandler } from '../../../src/delivery/send-batch-job.ts';
@@ -34,7 +44,8 @@ const OWNER = 'snapshot-test-worker';
 
 function readsOfNotifications(): KyselyPlugin {
   const isNotificationRead = (node: RootOperationNode) =>
-    node.kind === 'SelectQueryNode' && (node.from?.froms ?? []).some((from) => TableNode.is(from) && from.table.identifier.name === 'notifications');
+    node.kind === 'SelectQueryNode' &&
+    (node.from?.froms ?? []).some((from) => TableNode.is(from) && from.table.identifier.name === 'notifications');
   return {
     transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
       if (isNotificationRead(node)) sendJobNotificationReads += 1;
@@ -53,7 +64,14 @@ beforeAll(async () => {
   const config = { ...t.config, ...fakeProviderConfig(fakes.providerEnv) };
   providers = createPushProviders(config, t.clock, logger);
   const deps = { store: t.store, queue: t.queue, clock: t.clock, logger };
-  registry = createProviderClientRegistry({ store: t.store, config, clock: t.clock, logger, secretKey: resolveSecretKey(config.secretKey, config.dataDir), builtIn: providers });
+  registry = createProviderClientRegistry({
+    store: t.store,
+    config,
+    clock: t.clock,
+    logger,
+    secretKey: resolveSecretKey(config.secretKey, config.dataDir),
+    builtIn: providers,
+  });
   const counted = { ...t.store, db: t.store.db.withPlugin(readsOfNotifications()) };
   handlers = {
     [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps),
@@ -96,7 +114,12 @@ describe('a send job', () => {
     const account = await t.newAccount({ channels: ['snapshot-content'] });
     // 1,001 subscribers: a page of 1,000 (500 iOS, 500 Android) and a last page of one: three send jobs.
     const tokens = await seedSubscribers(t, account, 'snapshot-content', 1001, 200_000);
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'snapshot-content', title: 'Kept', body: 'Read once', data: { order: '42' } });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'snapshot-content',
+      title: 'Kept',
+      body: 'Read once',
+      data: { order: '42' },
+    });
     expect(sent.statusCode).toBe(201);
     expect(await runOne(DISPATCH_NOTIFICATION)).toBe(true);
     const readsBefore = sendJobNotificationReads;
@@ -110,8 +133,14 @@ describe('a send job', () => {
     const apns = fakes.apns.requests.filter((request) => tokens.has(request.token ?? ''));
     const fcm = fakes.fcm.requests.filter((request) => tokens.has(request.target?.value ?? ''));
     expect([apns.length, fcm.length]).toEqual([501, 500]);
-    expect(new Set(apns.map((request) => JSON.stringify((request.payload as { aps: unknown }).aps)))).toEqual(new Set([JSON.stringify({ alert: { title: 'Kept', body: 'Read once' }, 'thread-id': 'snapshot-content' })]));
-    const fcmContent = new Set(fcm.map((request) => JSON.stringify([(request.message as FcmMessage).notification, (request.message as FcmMessage).data])));
+    expect(new Set(apns.map((request) => JSON.stringify((request.payload as { aps: unknown }).aps)))).toEqual(
+      new Set([JSON.stringify({ alert: { title: 'Kept', body: 'Read once' }, 'thread-id': 'snapshot-content' })]),
+    );
+    const fcmContent = new Set(
+      fcm.map((request) =>
+        JSON.stringify([(request.message as FcmMessage).notification, (request.message as FcmMessage).data]),
+      ),
+    );
     expect(fcmContent).toEqual(new Set([JSON.stringify([{ title: 'Kept', body: 'Read once' }, { order: '42' }])]));
   });
 
@@ -119,16 +148,23 @@ describe('a send job', () => {
     const account = await t.newAccount({ channels: ['snapshot-move'] });
     const first = await createApp(account, 1);
     const second = await createApp(account, 2);
-    expect((await post(t.app, '/api/v1/channels/snapshot-move/update', account.secretKey, { appId: first.id })).statusCode).toBe(200);
+    expect(
+      (await post(t.app, '/api/v1/channels/snapshot-move/update', account.secretKey, { appId: first.id })).statusCode,
+    ).toBe(200);
     // A page of 1,000 (500 iOS, 500 Android) and a last page of 2 (one each): two Android send jobs.
     const tokens = await seedSubscribers(t, account, 'snapshot-move', 1002, 300_000);
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'snapshot-move', title: 'Moving' });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'snapshot-move',
+      title: 'Moving',
+    });
     expect(sent.statusCode).toBe(201);
     expect(await runOne(DISPATCH_NOTIFICATION)).toBe(true);
     expect(await runOne(DISPATCH_NOTIFICATION)).toBe(false);
     // The first batch (iOS, the first page's first job), then the move, then the rest.
     expect(await runOne(SEND_BATCH)).toBe(true);
-    expect((await post(t.app, '/api/v1/channels/snapshot-move/update', account.secretKey, { appId: second.id })).statusCode).toBe(200);
+    expect(
+      (await post(t.app, '/api/v1/channels/snapshot-move/update', account.secretKey, { appId: second.id })).statusCode,
+    ).toBe(200);
     while (await runOne(SEND_BATCH)) {
       // until every batch ran
     }
@@ -139,12 +175,17 @@ describe('a send job', () => {
     expect(fcm).toHaveLength(501);
     expect(new Set(fcm.map((request) => request.clientEmail))).toEqual(new Set([first.clientEmail]));
     // The channel's next notification goes out with the app it moved to.
-    const next = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'snapshot-move', title: 'Moved' });
+    const next = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'snapshot-move',
+      title: 'Moved',
+    });
     expect(await runOne(DISPATCH_NOTIFICATION)).toBe(true);
     while (await runOne(SEND_BATCH)) {
       // until every batch ran
     }
-    expect((await get(t.app, `/api/v1/notifications/${next.body.data.id}`, account.secretKey)).body.data).toMatchObject({ status: 'sent' });
+    expect((await get(t.app, `/api/v1/notifications/${next.body.data.id}`, account.secretKey)).body.data).toMatchObject(
+      { status: 'sent' },
+    );
     const moved = fakes.fcm.requests.filter((request) => tokens.has(request.target?.value ?? '')).slice(501);
     expect(moved).toHaveLength(501);
     expect(new Set(moved.map((request) => request.clientEmail))).toEqual(new Set([second.clientEmail]));
@@ -154,19 +195,29 @@ describe('a send job', () => {
     const account = await t.newAccount({ channels: ['snapshot-delete'] });
     const first = await createApp(account, 3);
     const second = await createApp(account, 4);
-    expect((await post(t.app, '/api/v1/channels/snapshot-delete/update', account.secretKey, { appId: first.id })).statusCode).toBe(200);
+    expect(
+      (await post(t.app, '/api/v1/channels/snapshot-delete/update', account.secretKey, { appId: first.id })).statusCode,
+    ).toBe(200);
     const tokens = await seedSubscribers(t, account, 'snapshot-delete', 1002, 400_000);
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'snapshot-delete', title: 'Deleted' });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'snapshot-delete',
+      title: 'Deleted',
+    });
     expect(await runOne(DISPATCH_NOTIFICATION)).toBe(true);
     expect(await runOne(SEND_BATCH)).toBe(true);
     // Moved away, the first app is no longer in use and can be deleted while its notification is still being sent.
-    expect((await post(t.app, '/api/v1/channels/snapshot-delete/update', account.secretKey, { appId: second.id })).statusCode).toBe(200);
+    expect(
+      (await post(t.app, '/api/v1/channels/snapshot-delete/update', account.secretKey, { appId: second.id }))
+        .statusCode,
+    ).toBe(200);
     expect((await del(t.app, `/api/v1/apps/${first.id}`, account.secretKey)).statusCode).toBe(200);
     while (await runOne(SEND_BATCH)) {
       // until every batch ran
     }
 
-    expect((await get(t.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data).toMatchObject({ status: 'sent', stats: { delivered: 1002, failed: 0 } });
+    expect((await get(t.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data).toMatchObject(
+      { status: 'sent', stats: { delivered: 1002, failed: 0 } },
+    );
     const fcm = fakes.fcm.requests.filter((request) => tokens.has(request.target?.value ?? ''));
     expect(new Set(fcm.map((request) => request.clientEmail))).toEqual(new Set([second.clientEmail]));
   });

@@ -10,7 +10,13 @@ import { JobFatalError, JobRetryError, type JobRow } from '../../../src/queue/jo
 import type { JobHandler } from '../../../src/queue/worker-pool.ts';
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
-import { androidToken, fakeProviderConfig, iosToken, startFakeProviders, type FakeProviders } from './delivery-harness.ts';
+import {
+  androidToken,
+  fakeProviderConfig,
+  iosToken,
+  startFakeProviders,
+  type FakeProviders,
+} from './delivery-harness.ts';
 import { faultyStore, isSubscriberRead, type FaultyStore } from './store-faults.ts';
 
 /**
@@ -35,7 +41,10 @@ beforeAll(async () => {
   providers = createPushProviders({ ...t.config, ...fakeProviderConfig(fakes.providerEnv) }, t.clock, logger);
   faulty = faultyStore(t.store);
   const deps = { store: faulty.store, queue: t.queue, clock: t.clock, logger };
-  handlers = { [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps), [SEND_BATCH]: sendBatchHandler({ ...deps, providers }) };
+  handlers = {
+    [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps),
+    [SEND_BATCH]: sendBatchHandler({ ...deps, providers }),
+  };
 });
 afterAll(async () => {
   await Promise.all(Object.values(providers ?? {}).map((provider) => provider.close()));
@@ -52,23 +61,55 @@ async function runOne(kind: string): Promise<{ job: JobRow; error: unknown }> {
     await t.queue.complete(t.store.db, job, OWNER);
     return { job, error: null };
   } catch (error) {
-    await t.queue.fail(job, OWNER, { message: String(error), retryAfterMs: error instanceof JobRetryError ? error.retryAfterMs : null, fatal: error instanceof JobFatalError });
+    await t.queue.fail(job, OWNER, {
+      message: String(error),
+      retryAfterMs: error instanceof JobRetryError ? error.retryAfterMs : null,
+      fatal: error instanceof JobFatalError,
+    });
     return { job, error };
   }
 }
 
-async function notify(channel: string, tokens: { ios?: string[]; android?: string[] }): Promise<{ id: string; secretKey: string }> {
+async function notify(
+  channel: string,
+  tokens: { ios?: string[]; android?: string[] },
+): Promise<{ id: string; secretKey: string }> {
   const account = await t.newAccount({ channels: [channel] });
-  for (const token of tokens.ios ?? []) expect((await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: channel, platform: 'ios', token })).statusCode).toBe(201);
-  for (const token of tokens.android ?? []) expect((await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: channel, platform: 'android', token })).statusCode).toBe(201);
-  const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: channel, title: 'Disk full' });
+  for (const token of tokens.ios ?? [])
+    expect(
+      (
+        await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+          channelCode: channel,
+          platform: 'ios',
+          token,
+        })
+      ).statusCode,
+    ).toBe(201);
+  for (const token of tokens.android ?? [])
+    expect(
+      (
+        await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+          channelCode: channel,
+          platform: 'android',
+          token,
+        })
+      ).statusCode,
+    ).toBe(201);
+  const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+    channelCode: channel,
+    title: 'Disk full',
+  });
   expect(sent.statusCode).toBe(201);
   expect((await runOne(DISPATCH_NOTIFICATION)).error).toBeNull();
   return { id: sent.body.data.id as string, secretKey: account.secretKey };
 }
 
 function pushesTo(tokens: string[]): number[] {
-  return tokens.map((token) => fakes.apns.requests.filter((r) => r.token === token).length + fakes.fcm.requests.filter((r) => r.target?.value === token).length);
+  return tokens.map(
+    (token) =>
+      fakes.apns.requests.filter((r) => r.token === token).length +
+      fakes.fcm.requests.filter((r) => r.target?.value === token).length,
+  );
 }
 
 async function statusOf(id: string, secretKey: string) {
@@ -85,7 +126,10 @@ describe('a failed settling transaction', () => {
     expect(error).toBeNull();
     expect(faulty.failures - before).toBe(SETTLE_RETRY_DELAYS_MS.length);
     expect(pushesTo(tokens)).toEqual([1, 1, 1]);
-    expect(await statusOf(id, secretKey)).toMatchObject({ status: 'sent', stats: { delivered: 3, failed: 0, pending: 0 } });
+    expect(await statusOf(id, secretKey)).toMatchObject({
+      status: 'sent',
+      stats: { delivered: 3, failed: 0, pending: 0 },
+    });
   });
 
   it('keeps the answers in the job when it keeps failing, and the next attempt settles them without sending', async () => {
@@ -105,7 +149,10 @@ describe('a failed settling transaction', () => {
     expect(second.job.id).toBe(first.job.id);
     expect(second.error).toBeNull();
     expect(pushesTo(tokens)).toEqual([1, 1]);
-    expect(await statusOf(id, secretKey)).toMatchObject({ status: 'sent', stats: { delivered: 2, failed: 0, pending: 0 } });
+    expect(await statusOf(id, secretKey)).toMatchObject({
+      status: 'sent',
+      stats: { delivered: 2, failed: 0, pending: 0 },
+    });
   });
 });
 
@@ -113,20 +160,33 @@ describe('a send job on its last attempt', () => {
   it('settles the answers it has instead of leaving the notification sending', async () => {
     const tokens = [iosToken(93_001), iosToken(93_002)];
     const { id, secretKey } = await notify('last-attempt', { ios: tokens });
-    await t.store.db.updateTable('jobs').set({ max_attempts: 1 }).where('kind', '=', SEND_BATCH).where('state', '=', 'available').execute();
+    await t.store.db
+      .updateTable('jobs')
+      .set({ max_attempts: 1 })
+      .where('kind', '=', SEND_BATCH)
+      .where('state', '=', 'available')
+      .execute();
     // Every in-memory try of the normal settling fails; the giving-up settlement then goes through.
     faulty.failNext(SETTLE_RETRY_DELAYS_MS.length + 1);
     const { job, error } = await runOne(SEND_BATCH);
     expect(error).toBeNull();
     expect((await t.queue.findJob(job.id))!.state).toBe('completed');
     expect(pushesTo(tokens)).toEqual([1, 1]);
-    expect(await statusOf(id, secretKey)).toMatchObject({ status: 'sent', stats: { delivered: 2, failed: 0, pending: 0 } });
+    expect(await statusOf(id, secretKey)).toMatchObject({
+      status: 'sent',
+      stats: { delivered: 2, failed: 0, pending: 0 },
+    });
   });
 
   it('fails the pushes it could not send as attempts_exhausted, so the notification ends failed', async () => {
     const tokens = [androidToken(94_001), androidToken(94_002)];
     const { id, secretKey } = await notify('exhausted', { android: tokens });
-    await t.store.db.updateTable('jobs').set({ max_attempts: 1 }).where('kind', '=', SEND_BATCH).where('state', '=', 'available').execute();
+    await t.store.db
+      .updateTable('jobs')
+      .set({ max_attempts: 1 })
+      .where('kind', '=', SEND_BATCH)
+      .where('state', '=', 'available')
+      .execute();
     // The attempt fails before anything is sent: the store cannot even read the batch's subscribers.
     faulty.failNext(1, isSubscriberRead);
     const { job } = await runOne(SEND_BATCH);
@@ -135,6 +195,9 @@ describe('a send job on its last attempt', () => {
     const final = await statusOf(id, secretKey);
     expect(final).toMatchObject({ status: 'failed', stats: { delivered: 0, failed: 2, pending: 0 } });
     const failures = (await get(t.app, `/api/v1/notifications/${id}/failures`, secretKey)).body.data;
-    expect(failures.map((failure: { reason: string }) => failure.reason)).toEqual(['attempts_exhausted', 'attempts_exhausted']);
+    expect(failures.map((failure: { reason: string }) => failure.reason)).toEqual([
+      'attempts_exhausted',
+      'attempts_exhausted',
+    ]);
   });
 });

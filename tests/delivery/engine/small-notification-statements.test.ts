@@ -9,7 +9,13 @@ import { WorkerPool, type JobHandler } from '../../../src/queue/worker-pool.ts';
 import { capturingLogger } from '../../harness/captured-logs.ts';
 import { post } from '../../harness/requests.ts';
 import { testDialect } from '../../harness/test-dialect.ts';
-import { androidToken, finalNotification, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import {
+  androidToken,
+  finalNotification,
+  registerSubscriber,
+  startDeliveryHarness,
+  type DeliveryHarness,
+} from './delivery-harness.ts';
 
 /**
  * What the worker sends to the database for one small notification (docs/performance.md, "Latency to first push"),
@@ -32,14 +38,23 @@ clientPrototype.query = function (this: unknown, ...args: unknown[]) {
   const [first] = args;
   if (counting) {
     if (typeof first === 'string') sent.push({ text: first, named: false });
-    else if (first && typeof first === 'object') sent.push({ text: String((first as { text?: unknown }).text), named: typeof (first as { name?: unknown }).name === 'string' });
+    else if (first && typeof first === 'object')
+      sent.push({
+        text: String((first as { text?: unknown }).text),
+        named: typeof (first as { name?: unknown }).name === 'string',
+      });
   }
   return pgQuery.apply(this, args);
 };
 const probe = new SqliteDatabase(':memory:');
-const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
+const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<
+  string,
+  (...args: unknown[]) => unknown
+>;
 probe.close();
-const sqliteMethods = Object.fromEntries(['run', 'get', 'all', 'iterate'].map((method) => [method, statementPrototype[method]!]));
+const sqliteMethods = Object.fromEntries(
+  ['run', 'get', 'all', 'iterate'].map((method) => [method, statementPrototype[method]!]),
+);
 for (const [method, original] of Object.entries(sqliteMethods)) {
   statementPrototype[method] = function (this: { source: string }, ...args: unknown[]) {
     if (counting) sent.push({ text: this.source, named: false });
@@ -66,12 +81,22 @@ describe(`the worker's statements for a one-subscriber notification (${testDiale
     // The harness's worker stops; the notification waits for a worker of this test's own, with nothing else running
     // on the database: no poll, heartbeat or rescue within the test (an hour each), no webhook relay.
     await h.worker.stop(1_000);
-    const accepted = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'one', title: 'Order shipped' });
+    const accepted = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'one',
+      title: 'Order shipped',
+    });
     expect(accepted.statusCode).toBe(201);
 
     const { logger } = capturingLogger();
     const delivery = { store: h.store, queue: h.queue, clock: h.clock, logger };
-    const registry = createProviderClientRegistry({ store: h.store, config: h.config, clock: h.clock, logger, secretKey: h.secretKey, builtIn: h.providers });
+    const registry = createProviderClientRegistry({
+      store: h.store,
+      config: h.config,
+      clock: h.clock,
+      logger,
+      secretKey: h.secretKey,
+      builtIn: h.providers,
+    });
     const send = sendBatchHandler({ ...delivery, providers: h.providers, providersFor: registry.providersFor });
     let settled!: () => void;
     const sendSettled = new Promise<void>((resolve) => (settled = resolve));
@@ -99,7 +124,10 @@ describe(`the worker's statements for a one-subscriber notification (${testDiale
       await pool.stop(1_000);
       await registry.close();
     }
-    expect(await finalNotification(h, account.secretKey, accepted.body.data.id as string)).toMatchObject({ status: 'sent', stats: { delivered: 1 } });
+    expect(await finalNotification(h, account.secretKey, accepted.body.data.id as string)).toMatchObject({
+      status: 'sent',
+      stats: { delivered: 1 },
+    });
 
     // The LISTEN of the PostgreSQL worker's wake-up connection is its start, not the notification's.
     const statements = sent.filter((statement) => !/^\s*LISTEN\b/.test(statement.text));
@@ -108,10 +136,17 @@ describe(`the worker's statements for a one-subscriber notification (${testDiale
     // dispatch count, targeted stats, the send job inserted leased, targeted count fixed), the send job's two reads
     // (the notification, its subscribers: the channel's app comes in its payload) and its settle (job completed,
     // counts, stats, last delivered, completion, stats read, event).
-    expect(texts.filter((text) => /^begin/i.test(text)), texts.join('\n')).toHaveLength(2);
+    expect(
+      texts.filter((text) => /^begin/i.test(text)),
+      texts.join('\n'),
+    ).toHaveLength(2);
     expect(texts, texts.join('\n')).toHaveLength(21);
     if (testDialect === 'postgres') {
-      expect(statements.filter((statement) => !statement.named && !isTransactionControl(statement.text)).map((statement) => statement.text)).toEqual([]);
+      expect(
+        statements
+          .filter((statement) => !statement.named && !isTransactionControl(statement.text))
+          .map((statement) => statement.text),
+      ).toEqual([]);
     }
   });
 });

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISPATCH_NOTIFICATION, dispatchNotificationJob, SEND_BATCH } from '../../../src/delivery/job-kinds.ts';
 import { post } from '../../harness/requests.ts';
-import { androidToken, finalNotification, iosToken, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import {
+  androidToken,
+  finalNotification,
+  iosToken,
+  registerSubscriber,
+  startDeliveryHarness,
+  type DeliveryHarness,
+} from './delivery-harness.ts';
 
 /**
  * The small notification's path (src/delivery/dispatch-job.ts): an audience that fits in one page
@@ -29,10 +36,17 @@ describe('a notification to a small audience', () => {
       return jobs;
     };
     try {
-      const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'small', title: 'Hello' });
+      const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'small',
+        title: 'Hello',
+      });
       expect(sent.statusCode).toBe(201);
       const id = sent.body.data.id as string;
-      expect(await finalNotification(h, account.secretKey, id)).toMatchObject({ status: 'sent', recipientCount: 2, stats: { delivered: 2, failed: 0, pending: 0 } });
+      expect(await finalNotification(h, account.secretKey, id)).toMatchObject({
+        status: 'sent',
+        recipientCount: 2,
+        stats: { delivered: 2, failed: 0, pending: 0 },
+      });
       expect(h.apns.requests.filter((request) => request.token === ios)).toHaveLength(1);
       expect(h.fcm.requests.filter((request) => request.target?.value === android)).toHaveLength(1);
 

@@ -1,4 +1,13 @@
-import { ColumnNode, TableNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  ColumnNode,
+  TableNode,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import type { Store } from '../../../src/store/database.ts';
 import { PostgresConnectionError } from '../../../src/store/postgres-pool.ts';
 
@@ -19,7 +28,12 @@ export interface FaultyStore {
 function isSettlingStatement(node: RootOperationNode): boolean {
   if (node.kind !== 'UpdateQueryNode') return false;
   const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;
-  return table === 'notifications' && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'delivered_count');
+  return (
+    table === 'notifications' &&
+    (node.updates ?? []).some(
+      (update) => ColumnNode.is(update.column) && update.column.column.name === 'delivered_count',
+    )
+  );
 }
 
 /** The error a read-only database gives a write: a hot standby after a failover, or a read-only file. */
@@ -47,7 +61,10 @@ export function unavailableError(dialect: Store['dialect']): Error {
 
 /** Matches a SELECT from subscribers. */
 export function isSubscriberRead(node: RootOperationNode): boolean {
-  return node.kind === 'SelectQueryNode' && (node.from?.froms ?? []).some((from) => TableNode.is(from) && from.table.identifier.name === 'subscribers');
+  return (
+    node.kind === 'SelectQueryNode' &&
+    (node.from?.froms ?? []).some((from) => TableNode.is(from) && from.table.identifier.name === 'subscribers')
+  );
 }
 
 export function faultyStore(store: Store): FaultyStore {

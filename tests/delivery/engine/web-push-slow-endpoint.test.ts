@@ -3,7 +3,13 @@ import { WEB_PUSH_DEADLINE_MS } from '../../../src/delivery/web-push/web-push-cl
 import { startFakeWebPush, type FakeWebPush } from '../../../tools/fakes/index.ts';
 import { post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';
-import { androidToken, finalNotification, registerSubscriber, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.ts';
+import {
+  androidToken,
+  finalNotification,
+  registerSubscriber,
+  startDeliveryHarness,
+  type DeliveryHarness,
+} from './delivery-harness.ts';
 
 /**
  * A web subscriber's endpoint is any https URL a page registers with the publishable key that every join page embeds,
@@ -39,20 +45,42 @@ describe('a Web Push endpoint that drips its answer', () => {
 
     const webSends: string[] = [];
     for (const channelCode of ['first', 'second']) {
-      const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode, title: 'Slow', body: 'A dripping endpoint' });
+      const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+        channelCode,
+        title: 'Slow',
+        body: 'A dripping endpoint',
+      });
       expect(sent.statusCode).toBe(201);
       webSends.push(sent.body.data.id as string);
     }
     const dripStarted = performance.now();
     await waitFor(() => slow.messages.length === 2, 10_000, 'both dripping endpoints to be answering');
 
-    const alert = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'alerts', title: 'Unrelated', body: 'An Android alert' });
+    const alert = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'alerts',
+      title: 'Unrelated',
+      body: 'An Android alert',
+    });
     expect(alert.statusCode).toBe(201);
-    await waitFor(() => h.fcm.requests.some((request) => request.status === 200 && request.target?.value === android), WEB_PUSH_DEADLINE_MS, 'the Android alert to reach FCM');
+    await waitFor(
+      () => h.fcm.requests.some((request) => request.status === 200 && request.target?.value === android),
+      WEB_PUSH_DEADLINE_MS,
+      'the Android alert to reach FCM',
+    );
     // It went out while both web pushes were still waiting on their dripping answers.
-    const webJobs = await h.store.db.selectFrom('jobs').select(['state', 'payload']).where('kind', '=', 'notification.send').where('lane', '=', 'web').execute();
-    expect(webJobs.filter((job) => webSends.includes(JSON.parse(job.payload).notificationId)).map((job) => job.state)).toEqual(['running', 'running']);
-    expect((await finalNotification(h, account.secretKey, alert.body.data.id)).stats).toMatchObject({ delivered: 1, pending: 0 });
+    const webJobs = await h.store.db
+      .selectFrom('jobs')
+      .select(['state', 'payload'])
+      .where('kind', '=', 'notification.send')
+      .where('lane', '=', 'web')
+      .execute();
+    expect(
+      webJobs.filter((job) => webSends.includes(JSON.parse(job.payload).notificationId)).map((job) => job.state),
+    ).toEqual(['running', 'running']);
+    expect((await finalNotification(h, account.secretKey, alert.body.data.id)).stats).toMatchObject({
+      delivered: 1,
+      pending: 0,
+    });
 
     // Each dripping push is given up at its deadline; the status it answered at once counts (201: delivered).
     for (const id of webSends) {

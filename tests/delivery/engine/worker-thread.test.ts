@@ -42,18 +42,56 @@ describe('the delivery worker on its own thread', () => {
     const unsubscribe = t.queue.onWake(() => thread!.wake());
     const account = await t.newAccount({ channels: ['news'] });
     const token = androidToken(7);
-    expect((await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'android', token })).statusCode).toBe(201);
+    expect(
+      (
+        await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+          channelCode: 'news',
+          platform: 'android',
+          token,
+        })
+      ).statusCode,
+    ).toBe(201);
     const browser = webPush.subscribe({ applicationServerKey: vapidKeys.publicKey });
-    expect((await post(t.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'news', platform: 'web', token: browser.json })).statusCode).toBe(201);
+    expect(
+      (
+        await post(t.app, '/api/v1/subscribers', account.publishableKey, {
+          channelCode: 'news',
+          platform: 'web',
+          token: browser.json,
+        })
+      ).statusCode,
+    ).toBe(201);
 
-    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hello from the main thread' });
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Hello from the main thread',
+    });
     expect(sent.statusCode).toBe(201);
-    await waitFor(() => fakes.fcm.requests.some((request) => request.target?.value === token), 15_000, 'the push to reach fake FCM');
-    await waitFor(() => webPush.messages.some((message) => message.subscriptionId === browser.id), 15_000, 'the push to reach the fake push service');
-    const [message] = webPush.messages.filter((entry) => entry.subscriptionId === browser.id);
-    expect(message).toMatchObject({ status: 201, decryptError: null, message: { title: 'Hello from the main thread' } });
     await waitFor(
-      async () => (await t.store.db.selectFrom('notifications').select('status').where('id', '=', sent.body.data.id).executeTakeFirstOrThrow()).status === 'sent',
+      () => fakes.fcm.requests.some((request) => request.target?.value === token),
+      15_000,
+      'the push to reach fake FCM',
+    );
+    await waitFor(
+      () => webPush.messages.some((message) => message.subscriptionId === browser.id),
+      15_000,
+      'the push to reach the fake push service',
+    );
+    const [message] = webPush.messages.filter((entry) => entry.subscriptionId === browser.id);
+    expect(message).toMatchObject({
+      status: 201,
+      decryptError: null,
+      message: { title: 'Hello from the main thread' },
+    });
+    await waitFor(
+      async () =>
+        (
+          await t.store.db
+            .selectFrom('notifications')
+            .select('status')
+            .where('id', '=', sent.body.data.id)
+            .executeTakeFirstOrThrow()
+        ).status === 'sent',
       15_000,
       'the notification to be sent',
     );

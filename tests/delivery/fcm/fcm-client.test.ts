@@ -6,7 +6,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { type FcmClient, createFcmClient } from '../../../src/delivery/fcm/fcm-client.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
-import { type FakeFcm, type FcmServiceAccount, createFcmServiceAccount, ensureFakeTls, startFakeFcm, writeCredentialFile } from '../../../tools/fakes/index.ts';
+import {
+  type FakeFcm,
+  type FcmServiceAccount,
+  createFcmServiceAccount,
+  ensureFakeTls,
+  startFakeFcm,
+  writeCredentialFile,
+} from '../../../tools/fakes/index.ts';
 import { waitFor } from '../../harness/wait-for.ts';
 
 const PROJECT = 'clarion-test';
@@ -32,7 +39,10 @@ let fakeClock: ManualClock;
 let account: FcmServiceAccount;
 const clients: FcmClient[] = [];
 
-function client(overrides: Partial<Parameters<typeof createFcmClient>[0]> = {}): { fcm: FcmClient; clock: ManualClock } {
+function client(overrides: Partial<Parameters<typeof createFcmClient>[0]> = {}): {
+  fcm: FcmClient;
+  clock: ManualClock;
+} {
   const clock = new ManualClock(fakeClock.now());
   // No `ca`: vitest.config.ts sets NODE_EXTRA_CA_CERTS, so global fetch and node:http2 trust the fake like production.
   // tokenUri 'https': the fake's token endpoint is on loopback, as CLARION_ALLOW_PRIVATE_ADDRESSES allows.
@@ -62,7 +72,12 @@ describe('FCM client against the fake FCM', () => {
     expect(await fcm.send(token(1), content)).toEqual({ kind: 'delivered' });
     const [exchange] = await fake.waitForTokenRequests(1);
     const iat = Math.floor(clock.now() / 1000);
-    expect(exchange).toMatchObject({ method: 'POST', grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer', status: 200, error: null });
+    expect(exchange).toMatchObject({
+      method: 'POST',
+      grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      status: 200,
+      error: null,
+    });
     expect(exchange?.claims).toEqual({
       kid: account.json.private_key_id,
       iss: account.json.client_email,
@@ -72,7 +87,13 @@ describe('FCM client against the fake FCM', () => {
       exp: iat + 3600,
     });
     const [request] = await fake.waitForRequests(1);
-    expect(request).toMatchObject({ httpVersion: '2.0', method: 'POST', path: `/v1/projects/${PROJECT}/messages:send`, projectId: PROJECT, status: 200 });
+    expect(request).toMatchObject({
+      httpVersion: '2.0',
+      method: 'POST',
+      path: `/v1/projects/${PROJECT}/messages:send`,
+      projectId: PROJECT,
+      status: 200,
+    });
     expect(request?.headers.authorization).toBe(`Bearer ${exchange?.accessToken}`);
     expect(request?.message).toEqual({
       token: token(1),
@@ -148,11 +169,14 @@ describe('FCM client against the fake FCM', () => {
   it.each([
     ['QUOTA_EXCEEDED', 90, 90_000],
     ['UNAVAILABLE', 20, 20_000],
-  ] as const)('maps %s with Retry-After %i s to retry after %i ms', async (errorCode, retryAfterSeconds, retryAfterMs) => {
-    const { fcm } = client();
-    fake.failNext(1, { errorCode, retryAfterSeconds });
-    expect(await fcm.send(token(4), content)).toEqual({ kind: 'retry', reason: `fcm:${errorCode}`, retryAfterMs });
-  });
+  ] as const)(
+    'maps %s with Retry-After %i s to retry after %i ms',
+    async (errorCode, retryAfterSeconds, retryAfterMs) => {
+      const { fcm } = client();
+      fake.failNext(1, { errorCode, retryAfterSeconds });
+      expect(await fcm.send(token(4), content)).toEqual({ kind: 'retry', reason: `fcm:${errorCode}`, retryAfterMs });
+    },
+  );
 
   it('rejects a message FCM refuses as malformed, without touching the token', async () => {
     const { fcm } = client();
@@ -162,9 +186,15 @@ describe('FCM client against the fake FCM', () => {
 
   it('sends data-only messages', async () => {
     const { fcm, clock } = client();
-    expect(await fcm.sendData(token(6), { progress: '0.4' }, { expiresAt: clock.now() + 60_000 })).toEqual({ kind: 'delivered' });
+    expect(await fcm.sendData(token(6), { progress: '0.4' }, { expiresAt: clock.now() + 60_000 })).toEqual({
+      kind: 'delivered',
+    });
     const [request] = await fake.waitForRequests(1);
-    expect(request?.message).toEqual({ token: token(6), data: { progress: '0.4' }, android: { priority: 'HIGH', ttl: '60s' } });
+    expect(request?.message).toEqual({
+      token: token(6),
+      data: { progress: '0.4' },
+      android: { priority: 'HIGH', ttl: '60s' },
+    });
   });
 
   it('reconnects after GOAWAY', async () => {
@@ -177,7 +207,10 @@ describe('FCM client against the fake FCM', () => {
   });
 
   it('reads the service account from CLARION_FCM_SERVICE_ACCOUNT_FILE and trusts an explicit `ca`', async () => {
-    const file = writeCredentialFile(join(mkdtempSync(join(tmpdir(), 'clarion-fcm-')), 'service-account.json'), account);
+    const file = writeCredentialFile(
+      join(mkdtempSync(join(tmpdir(), 'clarion-fcm-')), 'service-account.json'),
+      account,
+    );
     const { fcm } = client({ serviceAccount: undefined, serviceAccountFile: file, ca: ensureFakeTls().caPem });
     expect(await fcm.send(token(8), content)).toEqual({ kind: 'delivered' });
     expect(fake.tokenRequests[0]?.httpVersion).toBe('1.1');
@@ -192,13 +225,21 @@ describe('FCM client against the fake FCM', () => {
 
   it('retries later when token_uri cannot be reached', async () => {
     const { fcm } = client({ serviceAccount: { ...account.json, token_uri: 'https://127.0.0.1:1/token' } });
-    expect(await fcm.send(token(11), content)).toEqual({ kind: 'retry', reason: 'fcm:token_exchange_failed', retryAfterMs: null });
+    expect(await fcm.send(token(11), content)).toEqual({
+      kind: 'retry',
+      reason: 'fcm:token_exchange_failed',
+      retryAfterMs: null,
+    });
   });
 
   it("fails every push, sending nothing, when the service account's token_uri is not one its policy allows", async () => {
     const { fcm } = client({ tokenUri: 'google' });
     for (const outcome of [await fcm.send(token(12), content), await fcm.sendData(token(12), { progress: '0.5' })]) {
-      expect(outcome).toMatchObject({ kind: 'fatal', reason: 'fcm:token_uri_refused', fix: expect.stringContaining('https://oauth2.googleapis.com/token') });
+      expect(outcome).toMatchObject({
+        kind: 'fatal',
+        reason: 'fcm:token_uri_refused',
+        fix: expect.stringContaining('https://oauth2.googleapis.com/token'),
+      });
     }
     expect(fake.tokenRequests).toEqual([]);
     expect(fake.requests).toEqual([]);
@@ -207,8 +248,12 @@ describe('FCM client against the fake FCM', () => {
   it('refuses an unusable service-account file when the client is created', () => {
     const dir = mkdtempSync(join(tmpdir(), 'clarion-fcm-'));
     writeFileSync(join(dir, 'bad.json'), '{"type":"service_account"}');
-    expect(() => createFcmClient({ url: fake.url, serviceAccountFile: join(dir, 'bad.json'), clock: fakeClock })).toThrow(/CLARION_FCM_SERVICE_ACCOUNT_FILE.*"token_uri" is missing/);
-    expect(() => createFcmClient({ url: fake.url, serviceAccountFile: join(dir, 'none.json'), clock: fakeClock })).toThrow(/CLARION_FCM_SERVICE_ACCOUNT_FILE: cannot read/);
+    expect(() =>
+      createFcmClient({ url: fake.url, serviceAccountFile: join(dir, 'bad.json'), clock: fakeClock }),
+    ).toThrow(/CLARION_FCM_SERVICE_ACCOUNT_FILE.*"token_uri" is missing/);
+    expect(() =>
+      createFcmClient({ url: fake.url, serviceAccountFile: join(dir, 'none.json'), clock: fakeClock }),
+    ).toThrow(/CLARION_FCM_SERVICE_ACCOUNT_FILE: cannot read/);
   });
 
   it('closes its connection on close()', async () => {

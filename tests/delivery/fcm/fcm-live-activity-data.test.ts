@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildFcmLiveActivityData, fcmLiveActivityOptions, fcmLiveActivityPayloadBytes } from '../../../src/delivery/fcm/fcm-live-activity-data.ts';
+import {
+  buildFcmLiveActivityData,
+  fcmLiveActivityOptions,
+  fcmLiveActivityPayloadBytes,
+} from '../../../src/delivery/fcm/fcm-live-activity-data.ts';
 import { buildFcmDataMessage } from '../../../src/delivery/fcm/fcm-message.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 
@@ -16,13 +20,36 @@ const base: LiveActivityPush = {
   relevanceScore: 20,
   expiresAt: CREATED + 8 * 3600_000,
 };
-const common = { clarion: 'live_activity', activityId: base.activityId, template: 'score', fields: JSON.stringify(base.fields) };
+const common = {
+  clarion: 'live_activity',
+  activityId: base.activityId,
+  template: 'score',
+  fields: JSON.stringify(base.fields),
+};
 
 describe('buildFcmLiveActivityData', () => {
   it.each<[string, LiveActivityPush, Record<string, string>]>([
-    ['start', base, { ...common, event: 'start', timestamp: String(CREATED), alert: '{"title":"Kick-off"}', staleAt: '2026-01-15T12:01:00.000Z' }],
-    ['silent update', { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED + 1) }],
-    ['an update queued in seconds', { ...base, event: 'update', timestamp: CREATED / 1000 + 1, alert: null, staleAt: null }, { ...common, event: 'update', timestamp: String(CREATED + 1000) }],
+    [
+      'start',
+      base,
+      {
+        ...common,
+        event: 'start',
+        timestamp: String(CREATED),
+        alert: '{"title":"Kick-off"}',
+        staleAt: '2026-01-15T12:01:00.000Z',
+      },
+    ],
+    [
+      'silent update',
+      { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null },
+      { ...common, event: 'update', timestamp: String(CREATED + 1) },
+    ],
+    [
+      'an update queued in seconds',
+      { ...base, event: 'update', timestamp: CREATED / 1000 + 1, alert: null, staleAt: null },
+      { ...common, event: 'update', timestamp: String(CREATED + 1000) },
+    ],
     [
       'end with dismissAt (no staleAt on an end)',
       { ...base, event: 'end', timestamp: base.timestamp + 2, alert: null, dismissAt: CREATED + 600_000 },
@@ -35,8 +62,17 @@ describe('buildFcmLiveActivityData', () => {
   });
 
   it('is a HIGH-priority data message, never collapsible, without a notification block', () => {
-    const message = buildFcmDataMessage('token-1', buildFcmLiveActivityData(base), fcmLiveActivityOptions(base), CREATED).message;
-    expect(message).toEqual({ token: 'token-1', data: expect.any(Object), android: { priority: 'HIGH', ttl: `${8 * 3600}s` } });
+    const message = buildFcmDataMessage(
+      'token-1',
+      buildFcmLiveActivityData(base),
+      fcmLiveActivityOptions(base),
+      CREATED,
+    ).message;
+    expect(message).toEqual({
+      token: 'token-1',
+      data: expect.any(Object),
+      android: { priority: 'HIGH', ttl: `${8 * 3600}s` },
+    });
   });
 
   it.each<[string, LiveActivityPush, number, string]>([
@@ -50,7 +86,9 @@ describe('buildFcmLiveActivityData', () => {
 
   it("counts keys and values the way FCM's 4 KB limit does, with the longest TTL", () => {
     const data = buildFcmLiveActivityData(base);
-    const expected = Object.entries(data).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value), 0) + 'priorityHIGHttl2419200s'.length;
+    const expected =
+      Object.entries(data).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value), 0) +
+      'priorityHIGHttl2419200s'.length;
     expect(fcmLiveActivityPayloadBytes(base)).toBe(expected);
   });
 });

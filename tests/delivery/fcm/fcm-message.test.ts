@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
-import { FCM_MAX_PAYLOAD_BYTES, buildFcmDataMessage, buildFcmMessage, fcmPayloadBytes, isReservedFcmDataKey } from '../../../src/delivery/fcm/fcm-message.ts';
+import {
+  FCM_MAX_PAYLOAD_BYTES,
+  buildFcmDataMessage,
+  buildFcmMessage,
+  fcmPayloadBytes,
+  isReservedFcmDataKey,
+} from '../../../src/delivery/fcm/fcm-message.ts';
 
 function content(overrides: Partial<PushContent> = {}): PushContent {
   return {
@@ -26,17 +32,45 @@ describe('buildFcmMessage', () => {
     [
       'title and body, high priority, no ttl',
       {},
-      { token: 'tok', notification: { title: 'Gate change', body: 'LH 454 boards at B12' }, android: { priority: 'HIGH', notification: { tag: TAG } } },
+      {
+        token: 'tok',
+        notification: { title: 'Gate change', body: 'LH 454 boards at B12' },
+        android: { priority: 'HIGH', notification: { tag: TAG } },
+      },
     ],
     ['normal priority', { priority: 'normal' }, { android: { priority: 'NORMAL', notification: { tag: TAG } } }],
     ['ttl 0 → "0s"', { ttlSeconds: 0 }, { android: { priority: 'HIGH', ttl: '0s', notification: { tag: TAG } } }],
-    ['ttl 3600 → "3600s"', { ttlSeconds: 3600 }, { android: { priority: 'HIGH', ttl: '3600s', notification: { tag: TAG } } }],
-    ['ttl over 4 weeks capped', { ttlSeconds: 90 * 86_400 }, { android: { priority: 'HIGH', ttl: '2419200s', notification: { tag: TAG } } }],
-    ['image', { imageUrl: 'https://example.com/i.png' }, { notification: { title: 'Gate change', body: 'LH 454 boards at B12', image: 'https://example.com/i.png' } }],
-    ['sound and badge', { sound: 'default', badge: 4 }, { android: { priority: 'HIGH', notification: { tag: TAG, sound: 'default', notification_count: 4 } } }],
+    [
+      'ttl 3600 → "3600s"',
+      { ttlSeconds: 3600 },
+      { android: { priority: 'HIGH', ttl: '3600s', notification: { tag: TAG } } },
+    ],
+    [
+      'ttl over 4 weeks capped',
+      { ttlSeconds: 90 * 86_400 },
+      { android: { priority: 'HIGH', ttl: '2419200s', notification: { tag: TAG } } },
+    ],
+    [
+      'image',
+      { imageUrl: 'https://example.com/i.png' },
+      { notification: { title: 'Gate change', body: 'LH 454 boards at B12', image: 'https://example.com/i.png' } },
+    ],
+    [
+      'sound and badge',
+      { sound: 'default', badge: 4 },
+      { android: { priority: 'HIGH', notification: { tag: TAG, sound: 'default', notification_count: 4 } } },
+    ],
     ['url in data', { url: 'https://example.com/f' }, { data: { url: 'https://example.com/f' } }],
-    ['caller data plus url, url wins', { url: 'https://example.com/f', data: { url: 'x', flight: 'LH454' } }, { data: { url: 'https://example.com/f', flight: 'LH454' } }],
-    ['reserved data keys dropped', { data: { from: 'x', google_x: 'y', gcm_z: 'z', message_type: 'm', ok: 'yes' } }, { data: { ok: 'yes' } }],
+    [
+      'caller data plus url, url wins',
+      { url: 'https://example.com/f', data: { url: 'x', flight: 'LH454' } },
+      { data: { url: 'https://example.com/f', flight: 'LH454' } },
+    ],
+    [
+      'reserved data keys dropped',
+      { data: { from: 'x', google_x: 'y', gcm_z: 'z', message_type: 'm', ok: 'yes' } },
+      { data: { ok: 'yes' } },
+    ],
   ])('%s', (_name, overrides, expected) => {
     expect(buildFcmMessage('tok', content(overrides)).message).toMatchObject(expected);
   });
@@ -47,7 +81,9 @@ describe('buildFcmMessage', () => {
     expect(buildFcmMessage('tok', expiring, { now: dueAt }).message.android?.ttl).toBe('60s');
     expect(buildFcmMessage('tok', expiring, { now: dueAt + 45_000 }).message.android?.ttl).toBe('15s');
     expect(buildFcmMessage('tok', expiring, { now: dueAt + 44_500 }).message.android?.ttl).toBe('16s');
-    expect(buildFcmMessage('tok', content({ ttlSeconds: 0, expiresAt: dueAt }), { now: dueAt + 5_000 }).message.android?.ttl).toBe('0s');
+    expect(
+      buildFcmMessage('tok', content({ ttlSeconds: 0, expiresAt: dueAt }), { now: dueAt + 5_000 }).message.android?.ttl,
+    ).toBe('0s');
     expect(() => buildFcmMessage('tok', expiring)).toThrow(/options.now/);
     expect(fcmPayloadBytes(expiring)).toBe(fcmPayloadBytes(content({ ttlSeconds: 60 })));
   });
@@ -63,8 +99,12 @@ describe('buildFcmMessage', () => {
 
 describe('buildFcmDataMessage', () => {
   it('is data-only, HIGH by default, never collapsible, with the TTL left until its expiry', () => {
-    expect(buildFcmDataMessage('tok', { progress: '0.5' })).toEqual({ message: { token: 'tok', data: { progress: '0.5' }, android: { priority: 'HIGH' } } });
-    expect(buildFcmDataMessage('tok', { a: 'b' }, { priority: 'normal', expiresAt: 1_060_500 }, 1_000_000).message.android).toEqual({ priority: 'NORMAL', ttl: '61s' });
+    expect(buildFcmDataMessage('tok', { progress: '0.5' })).toEqual({
+      message: { token: 'tok', data: { progress: '0.5' }, android: { priority: 'HIGH' } },
+    });
+    expect(
+      buildFcmDataMessage('tok', { a: 'b' }, { priority: 'normal', expiresAt: 1_060_500 }, 1_000_000).message.android,
+    ).toEqual({ priority: 'NORMAL', ttl: '61s' });
     expect(() => buildFcmDataMessage('tok', {}, { expiresAt: 1 })).toThrow(/pass now with expiresAt/);
   });
 });
@@ -73,7 +113,18 @@ describe('fcmPayloadBytes', () => {
   it('counts UTF-8 bytes of keys and values, not the token', () => {
     const small = content({ title: 'T', body: 'B', priority: 'high' });
     // notification{title:T, body:B} + android{priority:HIGH, notification{tag:<id>}}
-    const expected = 'notification'.length + 'title'.length + 1 + 'body'.length + 1 + 'android'.length + 'priority'.length + 'HIGH'.length + 'notification'.length + 'tag'.length + TAG.length;
+    const expected =
+      'notification'.length +
+      'title'.length +
+      1 +
+      'body'.length +
+      1 +
+      'android'.length +
+      'priority'.length +
+      'HIGH'.length +
+      'notification'.length +
+      'tag'.length +
+      TAG.length;
     expect(fcmPayloadBytes(small)).toBe(expected);
     expect(fcmPayloadBytes(content({ title: 'ü' }))).toBe(fcmPayloadBytes(content({ title: 'u' })) + 1);
   });

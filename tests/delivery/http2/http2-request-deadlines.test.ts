@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestDeadlines } from '../../../src/delivery/http2-request-deadlines.ts';
 import { waitFor } from '../../harness/wait-for.ts';
 
-describe('RequestDeadlines (one timer for all of a pool\'s request timeouts)', () => {
+describe("RequestDeadlines (one timer for all of a pool's request timeouts)", () => {
   it('expires armed items in order, skips settled and re-armed ones, and expires a re-armed one at its new deadline', async () => {
     const expired: string[] = [];
     const deadlines = new RequestDeadlines<{ name: string; deadline: number }>(20, (item) => expired.push(item.name));

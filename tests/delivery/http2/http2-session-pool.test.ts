@@ -25,7 +25,10 @@ interface RawServer {
 const tls = ensureFakeTls();
 const open: Array<{ close(): Promise<void> }> = [];
 
-async function rawServer(onStream: (stream: ServerHttp2Stream, server: RawServer) => void, settings: Settings = {}): Promise<RawServer> {
+async function rawServer(
+  onStream: (stream: ServerHttp2Stream, server: RawServer) => void,
+  settings: Settings = {},
+): Promise<RawServer> {
   const server: Http2SecureServer = http2.createSecureServer({ cert: tls.certPem, key: tls.keyPem, settings });
   const raw: RawServer = {
     url: '',
@@ -76,7 +79,11 @@ async function serverBehindProxy(delayMs = 20): Promise<{ server: RawServer; pro
 
 const BIG_BODY = 'y'.repeat(200_000);
 
-function pool(url: string, clock = new ManualClock(), extra: Partial<Parameters<typeof createHttp2Pool>[0]> = {}): Http2Pool {
+function pool(
+  url: string,
+  clock = new ManualClock(),
+  extra: Partial<Parameters<typeof createHttp2Pool>[0]> = {},
+): Http2Pool {
   const created = createHttp2Pool({ origin: url, clock, ca: tls.caPem, ...extra });
   open.push(created);
   return created;
@@ -107,14 +114,17 @@ describe('HTTP/2 session pool', () => {
 
   it('retries on a new session the streams a GOAWAY left unprocessed', async () => {
     const held: ServerHttp2Stream[] = [];
-    const server = await rawServer((stream, raw) => {
-      if (raw.sessions.length > 1 || held.length >= 3) return ok(stream);
-      held.push(stream);
-      if (held.length < 3) return;
-      // Three streams open; only the first will be processed: GOAWAY(NO_ERROR, lastStreamID = its id).
-      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, held[0]?.id ?? 1);
-      ok(held[0] as ServerHttp2Stream);
-    }, { maxConcurrentStreams: 10 });
+    const server = await rawServer(
+      (stream, raw) => {
+        if (raw.sessions.length > 1 || held.length >= 3) return ok(stream);
+        held.push(stream);
+        if (held.length < 3) return;
+        // Three streams open; only the first will be processed: GOAWAY(NO_ERROR, lastStreamID = its id).
+        stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, held[0]?.id ?? 1);
+        ok(held[0] as ServerHttp2Stream);
+      },
+      { maxConcurrentStreams: 10 },
+    );
     const client = pool(server.url);
     const results = await Promise.all([1, 2, 3].map((n) => client.request({ ':path': `/${n}` }, 'x')));
     expect(results.map((result) => result.status)).toEqual([200, 200, 200]);
@@ -125,16 +135,19 @@ describe('HTTP/2 session pool', () => {
   it('keeps to the server stream limit and follows a SETTINGS change', async () => {
     let active = 0;
     let maxActive = 0;
-    const server = await rawServer((stream) => {
-      active += 1;
-      maxActive = Math.max(maxActive, active);
-      setImmediate(() => {
-        active -= 1;
-        ok(stream);
-        // Like APNs after the first valid token (docs/protocols.md 1.2, 1.6).
-        stream.session?.settings({ maxConcurrentStreams: 5 });
-      });
-    }, { maxConcurrentStreams: 1 });
+    const server = await rawServer(
+      (stream) => {
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        setImmediate(() => {
+          active -= 1;
+          ok(stream);
+          // Like APNs after the first valid token (docs/protocols.md 1.2, 1.6).
+          stream.session?.settings({ maxConcurrentStreams: 5 });
+        });
+      },
+      { maxConcurrentStreams: 1 },
+    );
     const client = pool(server.url, new ManualClock(), { maxSessions: 1 });
     const first = client.request({ ':path': '/a' }, '');
     const rest = Array.from({ length: 40 }, (_, i) => client.request({ ':path': `/${i}` }, ''));
@@ -182,7 +195,10 @@ describe('HTTP/2 session pool', () => {
         }),
     });
     const clock = new ManualClock();
-    const client = pool(`https://localhost:${(silent.address() as AddressInfo).port}`, clock, { requestTimeoutMs: 100, pingTimeoutMs: 100 });
+    const client = pool(`https://localhost:${(silent.address() as AddressInfo).port}`, clock, {
+      requestTimeoutMs: 100,
+      pingTimeoutMs: 100,
+    });
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'timeout' });
     // The timeout triggers a PING at once; it goes unanswered, so the session is dropped.
     await waitFor(() => client.stats().sessions === 0, 10_000, 'the unanswered session is dropped');
@@ -192,10 +208,13 @@ describe('HTTP/2 session pool', () => {
 
   it('gives a request that waited for a free stream its full timeout once sent', async () => {
     // One stream at a time, each answered after 300 ms: the second request waits 300 ms, then needs 300 ms more.
-    const server = await rawServer((stream) => {
-      const timer = setTimeout(() => !stream.destroyed && ok(stream), 300);
-      stream.on('close', () => clearTimeout(timer));
-    }, { maxConcurrentStreams: 1 });
+    const server = await rawServer(
+      (stream) => {
+        const timer = setTimeout(() => !stream.destroyed && ok(stream), 300);
+        stream.on('close', () => clearTimeout(timer));
+      },
+      { maxConcurrentStreams: 1 },
+    );
     const client = pool(server.url, new ManualClock(), { maxSessions: 1, requestTimeoutMs: 500 });
     expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
     const results = await Promise.all([client.request({ ':path': '/a' }, ''), client.request({ ':path': '/b' }, '')]);
@@ -211,7 +230,11 @@ describe('HTTP/2 session pool', () => {
     const error = await client.request({ ':path': '/' }, '').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Http2RequestError);
     expect(error).toMatchObject({ kind: 'connect', causeCode: 'ECONNREFUSED' });
-    expect(requestFailureOutcome(error, 'apns', 'CLARION_APNS_URL')).toEqual({ kind: 'retry', reason: 'apns:connect_failed', retryAfterMs: null });
+    expect(requestFailureOutcome(error, 'apns', 'CLARION_APNS_URL')).toEqual({
+      kind: 'retry',
+      reason: 'apns:connect_failed',
+      retryAfterMs: null,
+    });
   });
 
   it('turns an untrusted certificate into a fatal outcome naming the URL variable', async () => {
@@ -234,29 +257,43 @@ describe('HTTP/2 session pool', () => {
     const client = pool(server.url);
     await client.request({ ':path': '/' }, '');
     await client.close();
-    await waitFor(() => server.sessions.every((session) => session.closed || session.destroyed), 10_000, 'the server sees the session closed');
+    await waitFor(
+      () => server.sessions.every((session) => session.closed || session.destroyed),
+      10_000,
+      'the server sees the session closed',
+    );
     await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'closed' });
   });
 });
 
 describe('HTTP/2 session pool under network faults', () => {
-  it('drops a black-holed session at once and serves the queue on a new connection, with FCM\'s single session', async () => {
+  it("drops a black-holed session at once and serves the queue on a new connection, with FCM's single session", async () => {
     const { proxy } = await serverBehindProxy();
     const client = pool(proxy.url, new ManualClock(), { maxSessions: 1, requestTimeoutMs: 500, pingTimeoutMs: 300 });
     expect((await client.request({ ':path': '/warm-up' }, '')).status).toBe(200);
     // The connection goes silent with ~20 MB of request bodies in flight; new connections still work.
     proxy.stall({ newConnections: false });
-    const stuck = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY)));
+    const stuck = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) => client.request({ ':path': `/stuck/${i}` }, BIG_BODY)),
+    );
     // The first requests time out and put the session under suspicion; once its PING goes unanswered, it is dropped and
     // whatever it still holds fails as connection_lost. On a loaded machine the 100 bodies go out over more than the
     // PING's 300 ms, so some requests are still inside their own 500 ms then: either outcome is right, none is answered.
-    const outcomes = stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered'));
+    const outcomes = stuck.map((result) =>
+      result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered',
+    );
     expect(outcomes).toContain('timeout');
     expect(outcomes.filter((kind) => kind !== 'timeout' && kind !== 'connection_lost')).toEqual([]);
     // Every later request reaches the server over a new connection instead of waiting on the dead one.
-    const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
+    const after = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')),
+    );
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
-    await waitFor(() => client.stats().sessions === 1 && proxy.acceptedConnections === 2, 10_000, 'one session left, on the second connection');
+    await waitFor(
+      () => client.stats().sessions === 1 && proxy.acceptedConnections === 2,
+      10_000,
+      'one session left, on the second connection',
+    );
   });
 
   it('PINGs a connection that falls silent under requests in flight without waiting for their timeout, drops it, and goes on on a new one', async () => {
@@ -268,8 +305,13 @@ describe('HTTP/2 session pool under network faults', () => {
     // A reset the socket never reports looks the same from here: nothing comes back, whatever is sent.
     proxy.stall({ newConnections: false });
     const started = performance.now();
-    const stuck = await Promise.allSettled([client.request({ ':path': '/a' }, 'x'), client.request({ ':path': '/b' }, 'x')]);
-    expect(stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered'))).toEqual(['connection_lost', 'connection_lost']);
+    const stuck = await Promise.allSettled([
+      client.request({ ':path': '/a' }, 'x'),
+      client.request({ ':path': '/b' }, 'x'),
+    ]);
+    expect(
+      stuck.map((result) => (result.status === 'rejected' ? (result.reason as Http2RequestError).kind : 'answered')),
+    ).toEqual(['connection_lost', 'connection_lost']);
     expect(performance.now() - started).toBeLessThan(requestTimeoutMs);
     expect((await client.request({ ':path': '/after' }, 'x')).status).toBe(200);
     expect(proxy.acceptedConnections).toBe(2);
@@ -288,10 +330,17 @@ describe('HTTP/2 session pool under network faults', () => {
       if (result.status === 'rejected') {
         expect(result.reason).toMatchObject({ kind: 'connection_lost' });
         // Sent again at once on a new connection (batch-outcomes.ts), not after the backoff of other retries.
-        expect(requestFailureOutcome(result.reason, 'apns', 'CLARION_APNS_URL')).toEqual({ kind: 'retry', reason: 'apns:connection_lost', retryAfterMs: null, connectionLost: true });
+        expect(requestFailureOutcome(result.reason, 'apns', 'CLARION_APNS_URL')).toEqual({
+          kind: 'retry',
+          reason: 'apns:connection_lost',
+          retryAfterMs: null,
+          connectionLost: true,
+        });
       }
     }
-    const after = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')));
+    const after = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.request({ ':path': `/after/${i}` }, 'x')),
+    );
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
   });
 
@@ -311,8 +360,14 @@ describe('HTTP/2 session pool under network faults', () => {
           for (const socket of sockets) socket.destroy();
         }),
     });
-    const client = pool(`https://localhost:${(mute.address() as AddressInfo).port}`, new ManualClock(), { connectTimeoutMs: 200, requestTimeoutMs: 10_000 });
-    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({ kind: 'connect', causeCode: 'ETIMEDOUT' });
+    const client = pool(`https://localhost:${(mute.address() as AddressInfo).port}`, new ManualClock(), {
+      connectTimeoutMs: 200,
+      requestTimeoutMs: 10_000,
+    });
+    await expect(client.request({ ':path': '/' }, '')).rejects.toMatchObject({
+      kind: 'connect',
+      causeCode: 'ETIMEDOUT',
+    });
     expect(client.stats().sessions).toBe(0);
   });
 

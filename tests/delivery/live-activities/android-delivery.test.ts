@@ -19,14 +19,29 @@ describe('Android Live Activity delivery', () => {
   it('gets every update and the end at once, past FCM’s 20-message burst for collapsible messages', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     const android = await h.androidDevice(account, 'match');
-    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'progress', fields: { title: 'Match', progress: 0 } })).body.data.id as string;
+    const id = (
+      await post(h.app, '/api/v1/live-activities', account.secretKey, {
+        channelCode: 'match',
+        template: 'progress',
+        fields: { title: 'Match', progress: 0 },
+      })
+    ).body.data.id as string;
     await h.settle();
     // Each update goes out before the next is made (an update still queued when the activity ends is skipped).
     for (let n = 1; n <= 25; n += 1) {
-      expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: n / 100 } })).statusCode).toBe(200);
+      expect(
+        (
+          await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, {
+            fields: { progress: n / 100 },
+          })
+        ).statusCode,
+      ).toBe(200);
       await h.settle();
     }
-    expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { progress: 1 } })).statusCode).toBe(200);
+    expect(
+      (await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { progress: 1 } }))
+        .statusCode,
+    ).toBe(200);
     await h.settle();
 
     const received = h.fcm.devices.delivered(android.token).map((delivery) => dataOf(delivery.message));
@@ -43,20 +58,31 @@ describe('Android Live Activity delivery', () => {
     const android = await h.androidDevice(account, 'parcel');
     const startedAt = h.clock.now();
     h.fcm.devices.setOnline(android.token, false);
-    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'parcel', template: 'progress', fields: { title: 'Parcel', progress: 0.1 } })).body.data.id as string;
+    const id = (
+      await post(h.app, '/api/v1/live-activities', account.secretKey, {
+        channelCode: 'parcel',
+        template: 'progress',
+        fields: { title: 'Parcel', progress: 0.1 },
+      })
+    ).body.data.id as string;
     await h.settle();
     h.clock.advance(HOUR);
     await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } });
     await h.settle();
 
-    const ttls = h.fcmPushes(android.token).map((request) => (request.message as { android: { ttl?: string } }).android.ttl);
+    const ttls = h
+      .fcmPushes(android.token)
+      .map((request) => (request.message as { android: { ttl?: string } }).android.ttl);
     expect(ttls).toEqual([`${8 * 3600}s`, `${7 * 3600}s`]);
 
     // The 8-hour end reaches a device that comes back within 4 hours after it; the start and update do not.
     h.clock.set(startedAt + 8 * HOUR);
     h.worker.pool.wake();
     await h.settle();
-    expect(h.fcmPushes(android.token).at(-1)!.message).toMatchObject({ data: { event: 'end' }, android: { ttl: `${4 * 3600}s` } });
+    expect(h.fcmPushes(android.token).at(-1)!.message).toMatchObject({
+      data: { event: 'end' },
+      android: { ttl: `${4 * 3600}s` },
+    });
     h.clock.advance(3 * HOUR);
     h.fcm.devices.setOnline(android.token, true);
     expect(h.fcm.devices.delivered(android.token).map((delivery) => dataOf(delivery.message).event)).toEqual(['end']);

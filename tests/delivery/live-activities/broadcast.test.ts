@@ -21,15 +21,27 @@ const fields = { title: 'Ajax – PSV', home: { name: 'Ajax', score: 0 }, away: 
 describe('Live Activities over APNs broadcast channels', () => {
   it('auto: iOS 18 devices on one channel, iOS 17 per token, Android per device; one request per update; channel deleted at the end', async () => {
     const account = await h.newAccount({ channels: ['match'] });
-    const modern = [await h.iosDevice(account, 'match', { osVersion: '18.2' }), await h.iosDevice(account, 'match', { osVersion: '26.0' })];
+    const modern = [
+      await h.iosDevice(account, 'match', { osVersion: '18.2' }),
+      await h.iosDevice(account, 'match', { osVersion: '26.0' }),
+    ];
     const older = await h.iosDevice(account, 'match', { osVersion: '17.5' });
     const android = await h.androidDevice(account, 'match');
     const before = broadcasts().length;
 
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+    });
     expect(started.statusCode).toBe(201);
     const id = started.body.data.id as string;
-    expect(started.body.data).toMatchObject({ delivery: 'auto', recipientCount: 4, recipientCounts: { broadcast: 2, tokens: 2 }, deliveryModes: ['broadcast', 'tokens'] });
+    expect(started.body.data).toMatchObject({
+      delivery: 'auto',
+      recipientCount: 4,
+      recipientCounts: { broadcast: 2, tokens: 2 },
+      deliveryModes: ['broadcast', 'tokens'],
+    });
     await h.settle();
 
     const record = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data;
@@ -41,7 +53,9 @@ describe('Live Activities over APNs broadcast channels', () => {
       expect(start!.payload).toMatchObject({ aps: { event: 'start', 'input-push-channel': channelId } });
       expect((start!.payload as { aps: Record<string, unknown> }).aps['input-push-token']).toBeUndefined();
     }
-    expect(h.apnsPushes(older.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { event: 'start', 'input-push-token': 1 } });
+    expect(h.apnsPushes(older.pushToStartToken!)[0]!.payload).toMatchObject({
+      aps: { event: 'start', 'input-push-token': 1 },
+    });
 
     // Two updates and the end: one broadcast request each, whatever the number of iOS 18 devices.
     for (const [path, body] of [
@@ -50,16 +64,29 @@ describe('Live Activities over APNs broadcast channels', () => {
       ['end', { fields: { period: 'Full time' } }],
     ] as const) {
       h.clock.advance(1_000);
-      expect((await post(h.app, `/api/v1/live-activities/${id}/${path}`, account.secretKey, body)).statusCode).toBe(200);
+      expect((await post(h.app, `/api/v1/live-activities/${id}/${path}`, account.secretKey, body)).statusCode).toBe(
+        200,
+      );
       await h.settle();
     }
     const sent = broadcasts().slice(before);
-    expect(sent.map((request) => [request.status, request.channelId, (request.payload as { aps: { event: string } }).aps.event, request.headers['apns-priority']])).toEqual([
+    expect(
+      sent.map((request) => [
+        request.status,
+        request.channelId,
+        (request.payload as { aps: { event: string } }).aps.event,
+        request.headers['apns-priority'],
+      ]),
+    ).toEqual([
       [200, channelId, 'update', '5'],
       [200, channelId, 'update', '5'],
       [200, channelId, 'end', '10'],
     ]);
-    expect(sent[0]!.headers).toMatchObject({ 'apns-push-type': 'liveactivity', 'apns-topic': `${APNS_TOPIC}.push-type.liveactivity`, 'apns-expiration': '0' });
+    expect(sent[0]!.headers).toMatchObject({
+      'apns-push-type': 'liveactivity',
+      'apns-topic': `${APNS_TOPIC}.push-type.liveactivity`,
+      'apns-expiration': '0',
+    });
 
     // Every device ends in the right state.
     const final = { ...fields, home: { name: 'Ajax', score: 1 }, away: { name: 'PSV', score: 1 }, period: 'Full time' };
@@ -70,20 +97,40 @@ describe('Live Activities over APNs broadcast channels', () => {
     expect((await h.deviceActivity(modern[0]!, id)).channelId).toBe(channelId);
     // The iOS 17 device got its updates on its own token, the others none.
     const olderActivity = await h.deviceActivity(older, id);
-    expect(h.apnsPushes(olderActivity.updateToken).map((request) => (request.payload as { aps: { event: string } }).aps.event)).toEqual(['update', 'update', 'end']);
-    expect(JSON.parse((h.fcmPushes(android.token).at(-1)!.message as { data: { fields: string } }).data.fields)).toEqual(final);
+    expect(
+      h
+        .apnsPushes(olderActivity.updateToken)
+        .map((request) => (request.payload as { aps: { event: string } }).aps.event),
+    ).toEqual(['update', 'update', 'end']);
+    expect(
+      JSON.parse((h.fcmPushes(android.token).at(-1)!.message as { data: { fields: string } }).data.fields),
+    ).toEqual(final);
 
     // The channel is gone at APNs and marked deleted.
     expect(h.apns.channels.list(APNS_TOPIC).map((channel) => channel.id)).not.toContain(channelId);
-    const row = await h.store.db.selectFrom('apns_broadcast_channels').selectAll().where('channel_id', '=', channelId).executeTakeFirstOrThrow();
+    const row = await h.store.db
+      .selectFrom('apns_broadcast_channels')
+      .selectAll()
+      .where('channel_id', '=', channelId)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ live_activity_id: id, deleted_at: expect.any(Number) });
   });
 
   it('tokens: no channel, every iOS device per token', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     const device = await h.iosDevice(account, 'match', { osVersion: '18.2' });
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields, delivery: 'tokens' });
-    expect(started.body.data).toMatchObject({ delivery: 'tokens', recipientCounts: { broadcast: 0, tokens: 1 }, deliveryModes: ['tokens'], channelId: null });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+      delivery: 'tokens',
+    });
+    expect(started.body.data).toMatchObject({
+      delivery: 'tokens',
+      recipientCounts: { broadcast: 0, tokens: 1 },
+      deliveryModes: ['tokens'],
+      channelId: null,
+    });
     await h.settle();
     expect(h.apnsPushes(device.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-token': 1 } });
   });
@@ -91,42 +138,87 @@ describe('Live Activities over APNs broadcast channels', () => {
   it('broadcast: every iOS device on the channel, whatever version it reported', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     const unknown = await h.iosDevice(account, 'match');
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields, delivery: 'broadcast' });
-    expect(started.body.data).toMatchObject({ delivery: 'broadcast', recipientCounts: { broadcast: 1, tokens: 0 }, deliveryModes: ['broadcast'] });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+      delivery: 'broadcast',
+    });
+    expect(started.body.data).toMatchObject({
+      delivery: 'broadcast',
+      recipientCounts: { broadcast: 1, tokens: 0 },
+      deliveryModes: ['broadcast'],
+    });
     await h.settle();
-    const channelId = (await get(h.app, `/api/v1/live-activities/${started.body.data.id}`, account.secretKey)).body.data.channelId;
-    expect(h.apnsPushes(unknown.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-channel': channelId } });
+    const channelId = (await get(h.app, `/api/v1/live-activities/${started.body.data.id}`, account.secretKey)).body.data
+      .channelId;
+    expect(h.apnsPushes(unknown.pushToStartToken!)[0]!.payload).toMatchObject({
+      aps: { 'input-push-channel': channelId },
+    });
   });
 
   it('restarts the broadcast part per token when APNs no longer knows the channel (ChannelNotRegistered), and goes on per token', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     const modern = await h.iosDevice(account, 'match', { osVersion: '18.2' });
     const older = await h.iosDevice(account, 'match', { osVersion: '17.5' });
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+    });
     const id = started.body.data.id as string;
     await h.settle();
-    const channelId = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data.channelId as string;
+    const channelId = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data
+      .channelId as string;
     // The channel is gone at APNs (deleted by someone else): the next broadcast answers ChannelNotRegistered.
     h.apns.channels.delete(APNS_TOPIC, channelId);
 
     h.clock.advance(1_000);
-    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { home: { score: 1 } } })).statusCode).toBe(200);
+    expect(
+      (await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { home: { score: 1 } } }))
+        .statusCode,
+    ).toBe(200);
     await h.settle();
-    expect(broadcasts().filter((request) => request.channelId === channelId).map((request) => request.reason)).toEqual(['ChannelNotRegistered']);
+    expect(
+      broadcasts()
+        .filter((request) => request.channelId === channelId)
+        .map((request) => request.reason),
+    ).toEqual(['ChannelNotRegistered']);
     // The device that was on the channel is started again per token, with the current state; the other keeps its own.
     const restarts = h.apnsPushes(modern.pushToStartToken!).slice(1);
     expect(restarts.map((request) => request.payload)).toEqual([
-      expect.objectContaining({ aps: expect.objectContaining({ event: 'start', 'input-push-token': 1, 'content-state': { ...fields, home: { name: 'Ajax', score: 1 } } }) }),
+      expect.objectContaining({
+        aps: expect.objectContaining({
+          event: 'start',
+          'input-push-token': 1,
+          'content-state': { ...fields, home: { name: 'Ajax', score: 1 } },
+        }),
+      }),
     ]);
     expect(h.apnsPushes(older.pushToStartToken!)).toHaveLength(1);
-    expect((await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data).toMatchObject({ channelId: null, deliveryModes: ['tokens'], recipientCounts: { broadcast: 0, tokens: 2 } });
+    expect((await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data).toMatchObject({
+      channelId: null,
+      deliveryModes: ['tokens'],
+      recipientCounts: { broadcast: 0, tokens: 2 },
+    });
 
     // Later events reach it on the token it reported.
     h.clock.advance(1_000);
-    expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { period: 'Full time' } })).statusCode).toBe(200);
+    expect(
+      (await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, { fields: { period: 'Full time' } }))
+        .statusCode,
+    ).toBe(200);
     await h.settle();
-    const restarted = h.apns.liveActivities.find((activity) => activity.pushToStartToken === modern.pushToStartToken && activity.channelId === null && activity.attributes.activityId === id);
-    expect(restarted).toMatchObject({ state: 'ended', contentState: { ...fields, home: { name: 'Ajax', score: 1 }, period: 'Full time' } });
+    const restarted = h.apns.liveActivities.find(
+      (activity) =>
+        activity.pushToStartToken === modern.pushToStartToken &&
+        activity.channelId === null &&
+        activity.attributes.activityId === id,
+    );
+    expect(restarted).toMatchObject({
+      state: 'ended',
+      contentState: { ...fields, home: { name: 'Ajax', score: 1 }, period: 'Full time' },
+    });
     expect(broadcasts().filter((request) => request.channelId === channelId)).toHaveLength(1);
   });
 
@@ -135,10 +227,18 @@ describe('Live Activities over APNs broadcast channels', () => {
     const device = await h.iosDevice(account, 'match', { osVersion: '18.2' });
     h.apns.channels.setLimit(h.apns.channels.list(APNS_TOPIC).length);
     try {
-      const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+      const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+        channelCode: 'match',
+        template: 'score',
+        fields,
+      });
       await h.settle();
       const record = (await get(h.app, `/api/v1/live-activities/${started.body.data.id}`, account.secretKey)).body.data;
-      expect(record).toMatchObject({ channelId: null, recipientCounts: { broadcast: 0, tokens: 1 }, deliveryModes: ['tokens'] });
+      expect(record).toMatchObject({
+        channelId: null,
+        recipientCounts: { broadcast: 0, tokens: 1 },
+        deliveryModes: ['tokens'],
+      });
       expect(h.apnsPushes(device.pushToStartToken!)[0]!.payload).toMatchObject({ aps: { 'input-push-token': 1 } });
     } finally {
       h.apns.channels.setLimit(10_000);
@@ -148,13 +248,22 @@ describe('Live Activities over APNs broadcast channels', () => {
   it('the sweeper deletes the channel of an ended activity a crash left, and leaves channels Clarion did not create alone', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     await h.iosDevice(account, 'match', { osVersion: '18.2' });
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+    });
     await h.settle();
     const id = started.body.data.id as string;
-    const channelId = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data.channelId as string;
+    const channelId = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data
+      .channelId as string;
     // A crash: the activity was ended but its channel's deletion never ran. And a channel of the same bundle id that
     // another backend created: Apple keeps it until its owner deletes it.
-    await h.store.db.updateTable('live_activities').set({ status: 'ended', ended_at: h.clock.now() }).where('id', '=', id).execute();
+    await h.store.db
+      .updateTable('live_activities')
+      .set({ status: 'ended', ended_at: h.clock.now() })
+      .where('id', '=', id)
+      .execute();
     const foreign = h.apns.channels.create(APNS_TOPIC, 1, h.clock.now())!;
 
     const sweep = async () => {
@@ -168,6 +277,8 @@ describe('Live Activities over APNs broadcast channels', () => {
     await sweep();
     // Only CLARION_APNS_DELETE_UNKNOWN_CHANNELS=true deletes channels Clarion has no record of (broadcast-per-app.test.ts).
     expect(left()).toContain(foreign.id);
-    expect(h.apns.requests.filter((request) => request.method === 'DELETE' && request.channelId === foreign.id)).toEqual([]);
+    expect(
+      h.apns.requests.filter((request) => request.method === 'DELETE' && request.channelId === foreign.id),
+    ).toEqual([]);
   });
 });

@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-const progress = (channelCode: string) => ({ channelCode, template: 'progress', fields: { title: 'Upload', progress: 0.2 } });
+const progress = (channelCode: string) => ({
+  channelCode,
+  template: 'progress',
+  fields: { title: 'Upload', progress: 0.2 },
+});
 
 async function subscriber(id: string) {
   return h.store.db.selectFrom('subscribers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -22,31 +26,54 @@ describe('dead Live Activity tokens', () => {
     const account = await h.newAccount({ channels: ['uploads'] });
     const ios = await h.iosDevice(account, 'uploads');
     const other = await h.iosDevice(account, 'uploads');
-    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, progress('uploads'))).body.data.id as string;
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, progress('uploads'))).body.data
+      .id as string;
     await h.settle();
     const device = await h.deviceActivity(ios, id);
     const otherDevice = await h.deviceActivity(other, id);
-    await waitFor(() => h.reporter.reports.filter((report) => report.liveActivityId === id).length === 2, 10_000, 'both token reports');
+    await waitFor(
+      () => h.reporter.reports.filter((report) => report.liveActivityId === id).length === 2,
+      10_000,
+      'both token reports',
+    );
 
     // The user dismissed the activity on one device: APNs answers 410 for its token from now on.
     h.apns.liveActivities.endActivity(device.updateToken);
-    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } })).statusCode).toBe(200);
+    expect(
+      (await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } }))
+        .statusCode,
+    ).toBe(200);
     await h.settle();
     const [gone] = h.apnsPushes(device.updateToken);
     expect(gone).toMatchObject({ status: 410, reason: 'Unregistered' });
     expect(h.apnsPushes(otherDevice.updateToken)).toHaveLength(1);
 
-    const tokens = await h.store.db.selectFrom('live_activity_tokens').select('subscriber_id').where('live_activity_id', '=', id).execute();
+    const tokens = await h.store.db
+      .selectFrom('live_activity_tokens')
+      .select('subscriber_id')
+      .where('live_activity_id', '=', id)
+      .execute();
     expect(tokens.map((row) => row.subscriber_id)).toEqual([other.subscriberId]);
-    expect(await subscriber(ios.subscriberId)).toMatchObject({ status: 'active', push_to_start_token: ios.pushToStartToken });
-    expect((await listEvents(h.store.db, account.id)).filter((event) => event.type === 'subscriber.unsubscribed')).toEqual([]);
+    expect(await subscriber(ios.subscriberId)).toMatchObject({
+      status: 'active',
+      push_to_start_token: ios.pushToStartToken,
+    });
+    expect(
+      (await listEvents(h.store.db, account.id)).filter((event) => event.type === 'subscriber.unsubscribed'),
+    ).toEqual([]);
 
     // The next event skips the dropped token; the subscriber still gets notifications.
     await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, {});
     await h.settle();
     expect(h.apnsPushes(device.updateToken)).toHaveLength(1);
-    expect(h.apnsPushes(otherDevice.updateToken).map((request) => (request.payload as any).aps.event)).toEqual(['update', 'end']);
-    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'uploads', title: 'Still here' });
+    expect(h.apnsPushes(otherDevice.updateToken).map((request) => (request.payload as any).aps.event)).toEqual([
+      'update',
+      'end',
+    ]);
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'uploads',
+      title: 'Still here',
+    });
     await waitFor(() => h.apnsPushes(ios.token).length === 1, 10_000, 'the notification to the subscriber');
     expect(sent.body.data.recipientCount).toBe(2);
   });
@@ -59,10 +86,16 @@ describe('dead Live Activity tokens', () => {
     expect(started.body.data.recipientCount).toBe(1);
     await h.settle();
     expect(h.apnsPushes(ios.pushToStartToken!).map((request) => request.status)).toEqual([410]);
-    expect(await subscriber(ios.subscriberId)).toMatchObject({ status: 'active', push_to_start_token: null, token: ios.token });
+    expect(await subscriber(ios.subscriberId)).toMatchObject({
+      status: 'active',
+      push_to_start_token: null,
+      token: ios.token,
+    });
 
     // Not targeted any more until the app registers a new push-to-start token.
-    expect((await post(h.app, '/api/v1/live-activities', account.secretKey, progress('scores'))).body.data.recipientCount).toBe(0);
+    expect(
+      (await post(h.app, '/api/v1/live-activities', account.secretKey, progress('scores'))).body.data.recipientCount,
+    ).toBe(0);
     await h.settle();
     expect(h.apnsPushes(ios.pushToStartToken!)).toHaveLength(1);
   });
@@ -74,15 +107,23 @@ describe('dead Live Activity tokens', () => {
     await post(h.app, '/api/v1/live-activities', account.secretKey, progress('deliveries'));
     await h.settle();
     expect(h.fcmPushes(android.token).map((request) => request.status)).toEqual([404]);
-    expect(await subscriber(android.subscriberId)).toMatchObject({ status: 'unsubscribed', unsubscribe_reason: 'token_unregistered' });
-    const unsubscribed = (await listEvents(h.store.db, account.id)).filter((event) => event.type === 'subscriber.unsubscribed');
-    expect(unsubscribed.map((event) => event.data)).toEqual([expect.objectContaining({ subscriberId: android.subscriberId, reason: 'token_unregistered' })]);
+    expect(await subscriber(android.subscriberId)).toMatchObject({
+      status: 'unsubscribed',
+      unsubscribe_reason: 'token_unregistered',
+    });
+    const unsubscribed = (await listEvents(h.store.db, account.id)).filter(
+      (event) => event.type === 'subscriber.unsubscribed',
+    );
+    expect(unsubscribed.map((event) => event.data)).toEqual([
+      expect.objectContaining({ subscriberId: android.subscriberId, reason: 'token_unregistered' }),
+    ]);
   });
 
-  it("retries a push APNs could not take after its Retry-After, and gives up an update that a newer one replaced", async () => {
+  it('retries a push APNs could not take after its Retry-After, and gives up an update that a newer one replaced', async () => {
     const account = await h.newAccount({ channels: ['busy'] });
     const ios = await h.iosDevice(account, 'busy');
-    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, progress('busy'))).body.data.id as string;
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, progress('busy'))).body.data
+      .id as string;
     await h.settle();
     const device = await h.deviceActivity(ios, id);
     await waitFor(() => h.reporter.reports.some((report) => report.liveActivityId === id), 10_000, 'the token report');
@@ -97,7 +138,11 @@ describe('dead Live Activity tokens', () => {
     h.worker.pool.wake();
     await waitFor(() => h.apnsPushes(device.updateToken).length === 2, 10_000, 'the retried update');
     await h.settle();
-    expect(h.apnsPushes(device.updateToken).map((request) => [request.status, (request.payload as any).aps['content-state'].progress])).toEqual([
+    expect(
+      h
+        .apnsPushes(device.updateToken)
+        .map((request) => [request.status, (request.payload as any).aps['content-state'].progress]),
+    ).toEqual([
       [429, 0.4],
       [200, 0.4],
     ]);
@@ -112,7 +157,11 @@ describe('dead Live Activity tokens', () => {
     h.clock.advance(31_000);
     h.worker.pool.wake();
     await h.settle();
-    expect(h.apnsPushes(device.updateToken).map((request) => [request.status, (request.payload as any).aps['content-state'].progress])).toEqual([
+    expect(
+      h
+        .apnsPushes(device.updateToken)
+        .map((request) => [request.status, (request.payload as any).aps['content-state'].progress]),
+    ).toEqual([
       [429, 0.4],
       [200, 0.4],
       [429, 0.6],

@@ -21,13 +21,23 @@ describe('late joiners', () => {
   it('starts a device that joins mid-activity with the current state, once, and on the channel for iOS 18', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     await h.iosDevice(account, 'match', { osVersion: '18.2' });
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+    });
     const id = started.body.data.id as string;
     await h.settle();
     h.clock.advance(1_000);
     await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { home: { score: 2 } } });
     await h.settle();
-    const channelId = (await h.store.db.selectFrom('live_activities').select('apns_channel_id').where('id', '=', id).executeTakeFirstOrThrow()).apns_channel_id;
+    const channelId = (
+      await h.store.db
+        .selectFrom('live_activities')
+        .select('apns_channel_id')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).apns_channel_id;
 
     h.clock.advance(1_000);
     const lateModern = await h.iosDevice(account, 'match', { osVersion: '18.2' });
@@ -39,7 +49,13 @@ describe('late joiners', () => {
     expect(olderActivity).toMatchObject({ state: 'active', contentState: current, channelId: null });
 
     // Registering again (the app does at every launch) starts nothing more.
-    await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'match', platform: 'ios', token: lateOlder.token, pushToStartToken: lateOlder.pushToStartToken, osVersion: '17.4' });
+    await post(h.app, '/api/v1/subscribers', account.publishableKey, {
+      channelCode: 'match',
+      platform: 'ios',
+      token: lateOlder.token,
+      pushToStartToken: lateOlder.pushToStartToken,
+      osVersion: '17.4',
+    });
     await h.settle();
     expect(h.apnsPushes(lateOlder.pushToStartToken!)).toHaveLength(1);
 
@@ -56,18 +72,33 @@ describe('late joiners', () => {
     // Registered without the harness, so nobody reports its token on its own.
     const pushToStartToken = randomBytes(40).toString('hex');
     const deviceToken = randomBytes(32).toString('hex');
-    const registered = await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'match', platform: 'ios', token: deviceToken, pushToStartToken });
+    const registered = await post(h.app, '/api/v1/subscribers', account.publishableKey, {
+      channelCode: 'match',
+      platform: 'ios',
+      token: deviceToken,
+      pushToStartToken,
+    });
     const subscriberId = registered.body.data.id as string;
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'match', template: 'score', fields });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'match',
+      template: 'score',
+      fields,
+    });
     const id = started.body.data.id as string;
     await h.settle();
     h.clock.advance(1_000);
     await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { home: { score: 2 } } });
     await h.settle();
-    const activity = h.apns.liveActivities.find((candidate) => candidate.pushToStartToken === pushToStartToken && candidate.attributes.activityId === id)!;
+    const activity = h.apns.liveActivities.find(
+      (candidate) => candidate.pushToStartToken === pushToStartToken && candidate.attributes.activityId === id,
+    )!;
     expect(activity.contentState).toEqual(fields);
 
-    const reported = await post(h.app, `/api/v1/live-activities/${id}/tokens`, account.publishableKey, { subscriberId, token: activity.updateToken, deviceToken });
+    const reported = await post(h.app, `/api/v1/live-activities/${id}/tokens`, account.publishableKey, {
+      subscriberId,
+      token: activity.updateToken,
+      deviceToken,
+    });
     expect(reported.statusCode).toBe(201);
     await h.settle();
     expect(activity.contentState).toEqual(current);

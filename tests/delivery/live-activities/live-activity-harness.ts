@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { ClarionApp } from '../../../src/http/app-types.ts';
-import { reportLiveActivityTokens, type ApnsRequestRecord, type FakeLiveActivity, type FcmSendRecord, type TokenReporter } from '../../../tools/fakes/index.ts';
+import {
+  reportLiveActivityTokens,
+  type ApnsRequestRecord,
+  type FakeLiveActivity,
+  type FcmSendRecord,
+  type TokenReporter,
+} from '../../../tools/fakes/index.ts';
 import { post } from '../../harness/requests.ts';
 import type { TestAccount } from '../../harness/test-app.ts';
 import { waitFor } from '../../harness/wait-for.ts';
@@ -18,7 +24,11 @@ export interface LiveActivityHarness extends DeliveryHarness {
    * An iOS device registered with a push-to-start token (none with `pushToStartToken: false`), reported for
    * `template` when given (else untemplated), and with `osVersion` when given.
    */
-  iosDevice(account: TestAccount, channelCode: string, options?: { pushToStartToken?: boolean; template?: string; osVersion?: string }): Promise<IosDevice>;
+  iosDevice(
+    account: TestAccount,
+    channelCode: string,
+    options?: { pushToStartToken?: boolean; template?: string; osVersion?: string },
+  ): Promise<IosDevice>;
   /** The device reports one more push-to-start token, for `template` (iOS issues one per ActivityAttributes type). */
   addPushToStartToken(account: TestAccount, channelCode: string, device: IosDevice, template: string): Promise<string>;
   androidDevice(account: TestAccount, channelCode: string): Promise<{ subscriberId: string; token: string }>;
@@ -39,12 +49,17 @@ export interface IosDevice {
 }
 
 /** `options` go to the delivery harness (e.g. `apns: { environment: 'production' }` for a production fake host). */
-export async function startLiveActivityHarness(options: Parameters<typeof startDeliveryHarness>[0] = {}): Promise<LiveActivityHarness> {
+export async function startLiveActivityHarness(
+  options: Parameters<typeof startDeliveryHarness>[0] = {},
+): Promise<LiveActivityHarness> {
   // A database of its own on PostgreSQL: these tests move their clock (8 hours, Retry-After), and on the shared one
   // other files' workers would claim these jobs and push them to their own fakes, and this worker theirs.
   const h = await startDeliveryHarness({ ...options, isolatedDatabase: true });
   const devices = new Map<string, { subscriberId: string; deviceToken: string; publishableKey: string }>();
-  const reporter = reportLiveActivityTokens(h.apns.liveActivities, { deviceFor: (token) => devices.get(token), post: injectPoster(h.app) });
+  const reporter = reportLiveActivityTokens(h.apns.liveActivities, {
+    deviceFor: (token) => devices.get(token),
+    post: injectPoster(h.app),
+  });
 
   const register = async (account: TestAccount, body: Record<string, unknown>) => {
     const response = await post(h.app, '/api/v1/subscribers', account.publishableKey, body);
@@ -66,7 +81,8 @@ export async function startLiveActivityHarness(options: Parameters<typeof startD
         ...(options.template ? { template: options.template } : {}),
         ...(options.osVersion ? { osVersion: options.osVersion } : {}),
       });
-      if (pushToStartToken) devices.set(pushToStartToken, { subscriberId, deviceToken: token, publishableKey: account.publishableKey });
+      if (pushToStartToken)
+        devices.set(pushToStartToken, { subscriberId, deviceToken: token, publishableKey: account.publishableKey });
       return { subscriberId, token, pushToStartToken, osVersion: options.osVersion ?? null };
     },
     async addPushToStartToken(account, channelCode, device, template) {
@@ -80,7 +96,11 @@ export async function startLiveActivityHarness(options: Parameters<typeof startD
         ...(device.osVersion ? { osVersion: device.osVersion } : {}),
       });
       expect(response.statusCode).toBe(200);
-      devices.set(pushToStartToken, { subscriberId: device.subscriberId, deviceToken: device.token, publishableKey: account.publishableKey });
+      devices.set(pushToStartToken, {
+        subscriberId: device.subscriberId,
+        deviceToken: device.token,
+        publishableKey: account.publishableKey,
+      });
       return pushToStartToken;
     },
     async androidDevice(account, channelCode) {
@@ -88,23 +108,40 @@ export async function startLiveActivityHarness(options: Parameters<typeof startD
       return { subscriberId: await register(account, { channelCode, platform: 'android', token }), token };
     },
     async settle() {
-      await waitFor(async () => {
-        const busy = await h.store.db
-          .selectFrom('jobs')
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where('kind', 'like', 'live_activity.%')
-          .where((eb) => eb.or([eb('state', '=', 'running'), eb.and([eb('state', '=', 'available'), eb('run_at', '<=', h.clock.now())])]))
-          .executeTakeFirstOrThrow();
-        await reporter.settled();
-        return Number(busy.count) === 0;
-      }, 15_000, 'the Live Activity jobs to finish');
+      await waitFor(
+        async () => {
+          const busy = await h.store.db
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .where('kind', 'like', 'live_activity.%')
+            .where((eb) =>
+              eb.or([
+                eb('state', '=', 'running'),
+                eb.and([eb('state', '=', 'available'), eb('run_at', '<=', h.clock.now())]),
+              ]),
+            )
+            .executeTakeFirstOrThrow();
+          await reporter.settled();
+          return Number(busy.count) === 0;
+        },
+        15_000,
+        'the Live Activity jobs to finish',
+      );
     },
     async deviceActivity(device, liveActivityId) {
       let found: FakeLiveActivity | undefined;
-      await waitFor(() => {
-        found = h.apns.liveActivities.find((activity) => activity.pushToStartToken === device.pushToStartToken && activity.attributes.activityId === liveActivityId);
-        return found !== undefined;
-      }, 15_000, `the fake device to start ${liveActivityId}`);
+      await waitFor(
+        () => {
+          found = h.apns.liveActivities.find(
+            (activity) =>
+              activity.pushToStartToken === device.pushToStartToken &&
+              activity.attributes.activityId === liveActivityId,
+          );
+          return found !== undefined;
+        },
+        15_000,
+        `the fake device to start ${liveActivityId}`,
+      );
       return found!;
     },
     apnsPushes: (token) => h.apns.requests.filter((request) => request.token === token.toLowerCase()),

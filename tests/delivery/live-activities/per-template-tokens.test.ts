@@ -14,7 +14,8 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const start = async (key: string, template: 'progress' | 'timer') => {
-  const fields = template === 'progress' ? { title: 'Upload', progress: 0.1 } : { title: 'Pizza', durationSeconds: 600 };
+  const fields =
+    template === 'progress' ? { title: 'Upload', progress: 0.1 } : { title: 'Pizza', durationSeconds: 600 };
   const response = await post(h.app, '/api/v1/live-activities', key, { channelCode: 'live', template, fields });
   expect(response.statusCode).toBe(201);
   return response.body.data as { id: string; recipientCount: number };
@@ -33,15 +34,23 @@ describe('push-to-start tokens per template', () => {
     expect(progress.recipientCount).toBe(3); // untemplated, both (its progress token), Android
     await h.settle();
     expect(h.apnsPushes(timerOnly.pushToStartToken!)).toEqual([]);
-    expect(h.apnsPushes(untemplated.pushToStartToken!).map((request) => request.payload)).toMatchObject([{ aps: { event: 'start', 'attributes-type': 'ClarionProgressAttributes' } }]);
-    expect(h.apnsPushes(bothProgress).map((request) => request.payload)).toMatchObject([{ aps: { event: 'start', 'attributes-type': 'ClarionProgressAttributes' } }]);
+    expect(h.apnsPushes(untemplated.pushToStartToken!).map((request) => request.payload)).toMatchObject([
+      { aps: { event: 'start', 'attributes-type': 'ClarionProgressAttributes' } },
+    ]);
+    expect(h.apnsPushes(bothProgress).map((request) => request.payload)).toMatchObject([
+      { aps: { event: 'start', 'attributes-type': 'ClarionProgressAttributes' } },
+    ]);
     expect(h.apnsPushes(both.pushToStartToken!)).toEqual([]);
 
     const timer = await start(account.secretKey, 'timer');
     expect(timer.recipientCount).toBe(4); // timerOnly, untemplated, both (untemplated serves timer), Android
     await h.settle();
-    expect(h.apnsPushes(timerOnly.pushToStartToken!).map((request) => request.payload)).toMatchObject([{ aps: { event: 'start', 'attributes-type': 'ClarionTimerAttributes' } }]);
-    expect(h.apnsPushes(both.pushToStartToken!).map((request) => request.payload)).toMatchObject([{ aps: { event: 'start', 'attributes-type': 'ClarionTimerAttributes' } }]);
+    expect(h.apnsPushes(timerOnly.pushToStartToken!).map((request) => request.payload)).toMatchObject([
+      { aps: { event: 'start', 'attributes-type': 'ClarionTimerAttributes' } },
+    ]);
+    expect(h.apnsPushes(both.pushToStartToken!).map((request) => request.payload)).toMatchObject([
+      { aps: { event: 'start', 'attributes-type': 'ClarionTimerAttributes' } },
+    ]);
     expect(h.apnsPushes(bothProgress)).toHaveLength(1);
   });
 
@@ -52,9 +61,17 @@ describe('push-to-start tokens per template', () => {
     h.apns.unregisterToken(progressToken);
     await start(account.secretKey, 'progress');
     await h.settle();
-    const left = await h.store.db.selectFrom('push_to_start_tokens').select('template').where('subscriber_id', '=', device.subscriberId).execute();
+    const left = await h.store.db
+      .selectFrom('push_to_start_tokens')
+      .select('template')
+      .where('subscriber_id', '=', device.subscriberId)
+      .execute();
     expect(left).toEqual([]);
-    const subscriber = await h.store.db.selectFrom('subscribers').select(['push_to_start_token', 'status']).where('id', '=', device.subscriberId).executeTakeFirstOrThrow();
+    const subscriber = await h.store.db
+      .selectFrom('subscribers')
+      .select(['push_to_start_token', 'status'])
+      .where('id', '=', device.subscriberId)
+      .executeTakeFirstOrThrow();
     expect(subscriber).toEqual({ push_to_start_token: device.pushToStartToken, status: 'active' });
   });
 });

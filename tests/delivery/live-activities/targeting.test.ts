@@ -16,10 +16,20 @@ describe('a targeted Live Activity', () => {
     const aliceAndroid = await h.androidDevice(account, 'orders');
     const bobIos = await h.iosDevice(account, 'orders');
     const bobAndroid = await h.androidDevice(account, 'orders');
-    for (const [id, externalId] of [[aliceIos.subscriberId, 'alice'], [aliceAndroid.subscriberId, 'alice'], [bobIos.subscriberId, 'bob'], [bobAndroid.subscriberId, 'bob']] as const) {
+    for (const [id, externalId] of [
+      [aliceIos.subscriberId, 'alice'],
+      [aliceAndroid.subscriberId, 'alice'],
+      [bobIos.subscriberId, 'bob'],
+      [bobAndroid.subscriberId, 'bob'],
+    ] as const) {
       expect((await patch(h.app, `/api/v1/subscribers/${id}`, account.secretKey, { externalId })).statusCode).toBe(200);
     }
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'orders', template: 'progress', fields: { title: 'Order #9', progress: 0.2 }, externalIds: ['alice'] });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'orders',
+      template: 'progress',
+      fields: { title: 'Order #9', progress: 0.2 },
+      externalIds: ['alice'],
+    });
     expect(started.statusCode).toBe(201);
     expect(started.body.data.recipientCount).toBe(2);
     const id = started.body.data.id as string;
@@ -28,7 +38,10 @@ describe('a targeted Live Activity', () => {
     expect(h.apnsPushes(aliceIos.pushToStartToken!)).toHaveLength(1);
     expect(h.fcmPushes(aliceAndroid.token)).toHaveLength(1);
 
-    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.6 } })).statusCode).toBe(200);
+    expect(
+      (await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.6 } }))
+        .statusCode,
+    ).toBe(200);
     await h.settle();
     expect(h.fcmPushes(aliceAndroid.token)).toHaveLength(2);
 

@@ -19,14 +19,26 @@ describe('Live Activity timestamps', () => {
     const account = await h.newAccount({ channels: ['race'] });
     const ios = await h.iosDevice(account, 'race');
     const android = await h.androidDevice(account, 'race');
-    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'race', template: 'progress', fields: { title: 'Race', progress: 0 } })).body.data.id as string;
+    const id = (
+      await post(h.app, '/api/v1/live-activities', account.secretKey, {
+        channelCode: 'race',
+        template: 'progress',
+        fields: { title: 'Race', progress: 0 },
+      })
+    ).body.data.id as string;
     await h.settle();
     const device = await h.deviceActivity(ios, id);
     await waitFor(() => h.reporter.reports.some((report) => report.liveActivityId === id), 10_000, 'the token report');
 
     for (let n = 1; n <= 30; n += 1) {
       h.clock.advance(100);
-      expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: n / 100 } })).statusCode).toBe(200);
+      expect(
+        (
+          await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, {
+            fields: { progress: n / 100 },
+          })
+        ).statusCode,
+      ).toBe(200);
       await h.settle();
     }
 
@@ -39,7 +51,9 @@ describe('Live Activity timestamps', () => {
     expect(device.events.filter((event) => !event.applied)).toEqual([]);
     expect(device.contentState).toMatchObject({ progress: 0.3 });
     // Android orders by its own `timestamp`: strictly increasing, and near the clock too.
-    const androidTimestamps = h.fcmPushes(android.token).map((request) => Number((request.message as { data: { timestamp: string } }).data.timestamp));
+    const androidTimestamps = h
+      .fcmPushes(android.token)
+      .map((request) => Number((request.message as { data: { timestamp: string } }).data.timestamp));
     expect(androidTimestamps.every((value, index) => index === 0 || value > androidTimestamps[index - 1]!)).toBe(true);
     expect(androidTimestamps.at(-1)! - h.clock.now()).toBeLessThanOrEqual(0);
   });

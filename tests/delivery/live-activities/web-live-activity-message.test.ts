@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { END_LIFETIME_MS, webLiveActivityContent } from '../../../src/delivery/live-activities/web-live-activity-message.ts';
+import {
+  END_LIFETIME_MS,
+  webLiveActivityContent,
+} from '../../../src/delivery/live-activities/web-live-activity-message.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 import { buildWebPushHeaders, buildWebPushMessage } from '../../../src/delivery/web-push/web-push-message.ts';
 
@@ -26,26 +29,66 @@ const nowhere = { timeZone: null, locale: null };
 describe('the web notification of a Live Activity (web-live-activity-message.ts)', () => {
   it.each([
     ['progress, silent update', push({}), nowhere, 'Order #42', '▓▓▓▓▓░░░░░\n45 % · Packing', false],
-    ['progress, start with its alert', push({ event: 'start', alert: { title: 'Your order', body: 'is being packed' } }), nowhere, 'Order #42', 'Your order: is being packed\n▓▓▓▓▓░░░░░\n45 % · Packing', true],
-    ['progress, end', push({ event: 'end', fields: { title: 'Order #42', progress: 1, status: 'Delivered' } }), nowhere, 'Order #42', '▓▓▓▓▓▓▓▓▓▓\n100 % · Delivered\nEnded', false],
+    [
+      'progress, start with its alert',
+      push({ event: 'start', alert: { title: 'Your order', body: 'is being packed' } }),
+      nowhere,
+      'Order #42',
+      'Your order: is being packed\n▓▓▓▓▓░░░░░\n45 % · Packing',
+      true,
+    ],
+    [
+      'progress, end',
+      push({ event: 'end', fields: { title: 'Order #42', progress: 1, status: 'Delivered' } }),
+      nowhere,
+      'Order #42',
+      '▓▓▓▓▓▓▓▓▓▓\n100 % · Delivered\nEnded',
+      false,
+    ],
     [
       'timer in the subscriber’s zone and language',
-      push({ template: 'timer', fields: { title: 'Gate closes', endsAt: '2026-05-01T12:30:00.000Z', status: 'Boarding' } }),
+      push({
+        template: 'timer',
+        fields: { title: 'Gate closes', endsAt: '2026-05-01T12:30:00.000Z', status: 'Boarding' },
+      }),
       { timeZone: 'Europe/Berlin', locale: 'de-DE' },
       'Gate closes',
       'Ends at 14:30 · Boarding',
       false,
     ],
-    ['timer without a zone says UTC', push({ template: 'timer', fields: { title: 'Gate closes', endsAt: '2026-05-01T12:30:00.000Z' } }), nowhere, 'Gate closes', 'Ends at 12:30 UTC', false],
+    [
+      'timer without a zone says UTC',
+      push({ template: 'timer', fields: { title: 'Gate closes', endsAt: '2026-05-01T12:30:00.000Z' } }),
+      nowhere,
+      'Gate closes',
+      'Ends at 12:30 UTC',
+      false,
+    ],
     [
       'score',
-      push({ template: 'score', fields: { title: 'Final', home: { name: 'Ajax', score: 2 }, away: { name: 'PSV', score: 1 }, period: '2nd half' }, alert: { title: 'Goal!' } }),
+      push({
+        template: 'score',
+        fields: {
+          title: 'Final',
+          home: { name: 'Ajax', score: 2 },
+          away: { name: 'PSV', score: 1 },
+          period: '2nd half',
+        },
+        alert: { title: 'Goal!' },
+      }),
       nowhere,
       'Final',
       'Goal!\nAjax 2 – 1 PSV (2nd half)',
       true,
     ],
-    ['steps', push({ template: 'steps', fields: { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' } }), nowhere, 'Delivery', '▓▓▓▓▓░░░░░\nStep 2 of 4 · On the way', false],
+    [
+      'steps',
+      push({ template: 'steps', fields: { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' } }),
+      nowhere,
+      'Delivery',
+      '▓▓▓▓▓░░░░░\nStep 2 of 4 · On the way',
+      false,
+    ],
   ] as const)('%s', (_what, event, place, title, body, alerting) => {
     // What the service worker receives, built by the notification path's own Web Push message builder.
     const message = buildWebPushMessage(webLiveActivityContent(event, place));
@@ -54,7 +97,14 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
       body,
       url: null,
       tag: event.activityId,
-      data: expect.objectContaining({ clarion: 'live_activity', event: event.event, activityId: event.activityId, template: event.template, timestamp: String(event.timestamp), alerting: String(alerting) }),
+      data: expect.objectContaining({
+        clarion: 'live_activity',
+        event: event.event,
+        activityId: event.activityId,
+        template: event.template,
+        timestamp: String(event.timestamp),
+        alerting: String(alerting),
+      }),
     });
   });
 
@@ -66,19 +116,33 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
   });
 
   it("carries a timer's end for the notification's time", () => {
-    const content = webLiveActivityContent(push({ template: 'timer', fields: { title: 'T', endsAt: '2026-05-01T12:30:00.000Z' } }), nowhere);
+    const content = webLiveActivityContent(
+      push({ template: 'timer', fields: { title: 'T', endsAt: '2026-05-01T12:30:00.000Z' } }),
+      nowhere,
+    );
     expect(content.data?.endsAt).toBe('2026-05-01T12:30:00.000Z');
     expect(webLiveActivityContent(push({}), nowhere).data?.endsAt).toBeUndefined();
   });
 
   it('is carried until the activity can no longer change, urgent only when it alerts, one Topic per activity', () => {
-    expect(buildWebPushHeaders(webLiveActivityContent(push({}), nowhere), START + 3600_000)).toMatchObject({ ttl: String(7 * 3600), urgency: 'normal', topic: 'lva_01hx0000000000000000000000' });
-    expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' } }), nowhere), START).urgency).toBe('high');
+    expect(buildWebPushHeaders(webLiveActivityContent(push({}), nowhere), START + 3600_000)).toMatchObject({
+      ttl: String(7 * 3600),
+      urgency: 'normal',
+      topic: 'lva_01hx0000000000000000000000',
+    });
+    expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' } }), nowhere), START).urgency).toBe(
+      'high',
+    );
   });
 
   it("follows the caller's priority over the alert rule, as APNs does", () => {
-    expect(buildWebPushHeaders(webLiveActivityContent(push({ priority: 'high' }), nowhere), START).urgency).toBe('high');
-    expect(buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' }, priority: 'low' }), nowhere), START).urgency).toBe('normal');
+    expect(buildWebPushHeaders(webLiveActivityContent(push({ priority: 'high' }), nowhere), START).urgency).toBe(
+      'high',
+    );
+    expect(
+      buildWebPushHeaders(webLiveActivityContent(push({ alert: { title: 'Now' }, priority: 'low' }), nowhere), START)
+        .urgency,
+    ).toBe('normal');
   });
 
   it('carries the end for a day from the end, under a Topic of its own, whenever it is sent', () => {
@@ -90,9 +154,10 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
     expect(headers.topic).not.toBe(atExpiry.activityId);
     // A minute before the 8 hours, retried an hour later: what is left of its day.
     const early = push({ event: 'end', timestamp: expiry / 1000 - 60 });
-    expect(buildWebPushHeaders(webLiveActivityContent(early, nowhere), expiry + 3600_000 - 60_000).ttl).toBe(String(END_LIFETIME_MS / 1000 - 3600));
+    expect(buildWebPushHeaders(webLiveActivityContent(early, nowhere), expiry + 3600_000 - 60_000).ttl).toBe(
+      String(END_LIFETIME_MS / 1000 - 3600),
+    );
     // The tag stays the activity id: the end replaces the notification the browser shows.
     expect(buildWebPushMessage(webLiveActivityContent(atExpiry, nowhere)).tag).toBe(atExpiry.activityId);
   });
 });
-

@@ -17,25 +17,50 @@ describe('a Live Activity on a channel with web subscribers', () => {
     const account = await h.newAccount({ channels: ['mixed'] });
     const ios = await h.iosDevice(account, 'mixed');
     const browser = h.webPush.subscribe({ applicationServerKey: h.vapidKeys.publicKey });
-    expect((await post(h.app, '/api/v1/subscribers', account.publishableKey, { channelCode: 'mixed', platform: 'web', token: browser.json })).statusCode).toBe(201);
+    expect(
+      (
+        await post(h.app, '/api/v1/subscribers', account.publishableKey, {
+          channelCode: 'mixed',
+          platform: 'web',
+          token: browser.json,
+        })
+      ).statusCode,
+    ).toBe(201);
 
-    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, { channelCode: 'mixed', template: 'progress', fields: { title: 'Order', progress: 0.1 } });
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'mixed',
+      template: 'progress',
+      fields: { title: 'Order', progress: 0.1 },
+    });
     expect(started.statusCode).toBe(201);
     const id = started.body.data.id as string;
     await h.settle();
     expect(h.apnsPushes(ios.pushToStartToken!).map((push) => push.status)).toEqual([200]);
     await h.deviceActivity(ios, id);
     await h.settle();
-    expect((await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } })).statusCode).toBe(200);
+    expect(
+      (await post(h.app, `/api/v1/live-activities/${id}/update`, account.secretKey, { fields: { progress: 0.5 } }))
+        .statusCode,
+    ).toBe(200);
     // Each event settled before the next: an end may otherwise overtake an update still queued, which then is not sent.
     await h.settle();
     expect((await post(h.app, `/api/v1/live-activities/${id}/end`, account.secretKey, {})).statusCode).toBe(200);
     await h.settle();
     const activity = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data;
     expect(activity.status).toBe('ended');
-    const events = h.apns.requests.filter((push) => push.headers['apns-push-type'] === 'liveactivity').map((push) => [(push.payload as any)?.aps?.event, push.status]);
-    expect(events).toEqual([['start', 200], ['update', 200], ['end', 200]]);
-    expect(h.webPush.messages.filter((message) => message.subscriptionId === browser.id).map((message) => [(message.message as any)?.data?.event, message.status])).toEqual([
+    const events = h.apns.requests
+      .filter((push) => push.headers['apns-push-type'] === 'liveactivity')
+      .map((push) => [(push.payload as any)?.aps?.event, push.status]);
+    expect(events).toEqual([
+      ['start', 200],
+      ['update', 200],
+      ['end', 200],
+    ]);
+    expect(
+      h.webPush.messages
+        .filter((message) => message.subscriptionId === browser.id)
+        .map((message) => [(message.message as any)?.data?.event, message.status]),
+    ).toEqual([
       ['start', 201],
       ['update', 201],
       ['end', 201],

@@ -11,7 +11,19 @@ import { ensureFakeTls, startFakeWebPush, type FakeWebPush } from '../../../tool
 /** The client against the fake push service and against endpoints that misbehave, on loopback. */
 const clock = new ManualClock(Date.now());
 const keys: VapidKeys = { ...generateVapidKeyPair(), subject: 'mailto:ops@example.com', source: 'config' };
-const content: PushContent = { notificationId: 'ntf_01test', title: 'Hi', body: 'There', url: null, data: null, imageUrl: null, iconUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 60 };
+const content: PushContent = {
+  notificationId: 'ntf_01test',
+  title: 'Hi',
+  body: 'There',
+  url: null,
+  data: null,
+  imageUrl: null,
+  iconUrl: null,
+  sound: null,
+  badge: null,
+  priority: 'high',
+  ttlSeconds: 60,
+};
 let fake: FakeWebPush;
 const clients: WebPushClient[] = [];
 const servers: Server[] = [];
@@ -51,9 +63,15 @@ describe('Web Push client: endpoint safety', () => {
   it('refuses a loopback IP endpoint and a name resolving to loopback when private addresses are not allowed, sending nothing', async () => {
     const strict = client({ allowPrivate: false });
     const subscription = fake.subscribe();
-    expect(await strict.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'rejected', reason: 'endpoint_refused' });
+    expect(await strict.send(JSON.stringify(subscription.json), content)).toEqual({
+      kind: 'rejected',
+      reason: 'endpoint_refused',
+    });
     const byName = subscription.endpoint.replace('127.0.0.1', 'localhost');
-    expect(await strict.send(token(byName, subscription), content)).toEqual({ kind: 'rejected', reason: 'endpoint_refused' });
+    expect(await strict.send(token(byName, subscription), content)).toEqual({
+      kind: 'rejected',
+      reason: 'endpoint_refused',
+    });
     expect(fake.messages.filter((message) => message.subscriptionId === subscription.id)).toHaveLength(0);
     // The same endpoint with private addresses allowed is delivered.
     expect(await client().send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
@@ -62,46 +80,68 @@ describe('Web Push client: endpoint safety', () => {
   it('calls a token that is not a usable subscription invalid (an http endpoint, foreign JSON)', async () => {
     const c = client();
     const subscription = fake.subscribe();
-    expect(await c.send(token(subscription.endpoint.replace('https:', 'http:'), subscription), content)).toMatchObject({ kind: 'token_dead', reason: 'token_invalid' });
+    expect(await c.send(token(subscription.endpoint.replace('https:', 'http:'), subscription), content)).toMatchObject({
+      kind: 'token_dead',
+      reason: 'token_invalid',
+    });
     expect(await c.send('not json', content)).toMatchObject({ kind: 'token_dead', reason: 'token_invalid' });
   });
 
   it('does not follow a redirect', async () => {
     const tls = ensureFakeTls();
-    const { port } = await listen(createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (_request, response) => {
-      response.writeHead(307, { location: fake.url }).end();
-    }));
-    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toEqual({ kind: 'rejected', reason: 'web-push:307' });
+    const { port } = await listen(
+      createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (_request, response) => {
+        response.writeHead(307, { location: fake.url }).end();
+      }),
+    );
+    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toEqual({
+      kind: 'rejected',
+      reason: 'web-push:307',
+    });
   });
 
   it('reads only the start of an endless answer, so it cannot hold the push', async () => {
     const tls = ensureFakeTls();
-    const { port } = await listen(createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (_request, response) => {
-      response.writeHead(400, { 'content-type': 'text/plain' });
-      const chunk = Buffer.alloc(16 * 1024, 'x');
-      const pump = () => {
-        while (!response.destroyed && response.write(chunk));
-        if (!response.destroyed) response.once('drain', pump);
-      };
-      pump();
-    }));
-    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toEqual({ kind: 'rejected', reason: 'web-push:400' });
+    const { port } = await listen(
+      createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (_request, response) => {
+        response.writeHead(400, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(16 * 1024, 'x');
+        const pump = () => {
+          while (!response.destroyed && response.write(chunk));
+          if (!response.destroyed) response.once('drain', pump);
+        };
+        pump();
+      }),
+    );
+    expect(await client().send(token(`https://127.0.0.1:${port}/push/x`), content)).toEqual({
+      kind: 'rejected',
+      reason: 'web-push:400',
+    });
   });
 
   it('an origin that never answers times out once, is paused, and does not hold pushes to other origins', async () => {
     let accepted = 0;
-    const { port } = await listen(createTcpServer(() => {
-      accepted += 1;
-    }));
+    const { port } = await listen(
+      createTcpServer(() => {
+        accepted += 1;
+      }),
+    );
     // It accepts the connection and never speaks: the TLS handshake itself times out.
     const c = client({ timeoutMs: 200 });
     const subscription = fake.subscribe();
-    const [silent, good] = await Promise.all([c.send(token(`https://127.0.0.1:${port}/push/a`), content), c.send(JSON.stringify(subscription.json), content)]);
+    const [silent, good] = await Promise.all([
+      c.send(token(`https://127.0.0.1:${port}/push/a`), content),
+      c.send(JSON.stringify(subscription.json), content),
+    ]);
     expect(good).toEqual({ kind: 'delivered' });
     expect(silent).toMatchObject({ kind: 'retry', reason: 'web-push:timeout' });
     // Paused now: a second push to that origin answers "retry later" without connecting.
     const acceptedBefore = accepted;
-    expect(await c.send(token(`https://127.0.0.1:${port}/push/b`), content)).toMatchObject({ kind: 'retry', reason: 'web-push:origin_unresponsive', retryAfterMs: 60_000 });
+    expect(await c.send(token(`https://127.0.0.1:${port}/push/b`), content)).toMatchObject({
+      kind: 'retry',
+      reason: 'web-push:origin_unresponsive',
+      retryAfterMs: 60_000,
+    });
     expect(accepted).toBe(acceptedBefore);
   });
 });
@@ -120,7 +160,10 @@ describe('Web Push client: a total deadline per push', () => {
       expect(performance.now() - started).toBeGreaterThanOrEqual(600);
       // The origin is paused: its other subscriptions answer "retry later" at once, without a connection.
       const other = slow.subscribe();
-      expect(await c.send(JSON.stringify(other.json), content)).toMatchObject({ kind: 'retry', reason: 'web-push:origin_unresponsive' });
+      expect(await c.send(JSON.stringify(other.json), content)).toMatchObject({
+        kind: 'retry',
+        reason: 'web-push:origin_unresponsive',
+      });
       expect(slow.messages.filter((message) => message.subscriptionId === other.id)).toHaveLength(0);
       // Other origins are not.
       expect(await c.send(JSON.stringify(fake.subscribe().json), content)).toEqual({ kind: 'delivered' });
@@ -134,17 +177,28 @@ describe('Web Push client: transport', () => {
   it('keeps connections open: ten pushes one after another reuse them (undici may open a second while the first settles)', async () => {
     const c = client();
     const subscriptions = Array.from({ length: 10 }, () => fake.subscribe());
-    for (const subscription of subscriptions) expect(await c.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
-    const ids = new Set(fake.messages.filter((message) => subscriptions.some((s) => s.id === message.subscriptionId)).map((message) => message.connectionId));
+    for (const subscription of subscriptions)
+      expect(await c.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+    const ids = new Set(
+      fake.messages
+        .filter((message) => subscriptions.some((s) => s.id === message.subscriptionId))
+        .map((message) => message.connectionId),
+    );
     expect(ids.size).toBeLessThanOrEqual(2);
   });
 
   it('bounds the connections per origin: 100 pushes at once use at most 32', async () => {
     const c = client();
     const subscriptions = Array.from({ length: 100 }, () => fake.subscribe());
-    const outcomes = await Promise.all(subscriptions.map((subscription) => c.send(JSON.stringify(subscription.json), content)));
+    const outcomes = await Promise.all(
+      subscriptions.map((subscription) => c.send(JSON.stringify(subscription.json), content)),
+    );
     expect(outcomes.every((outcome) => outcome.kind === 'delivered')).toBe(true);
-    const ids = new Set(fake.messages.filter((message) => subscriptions.some((s) => s.id === message.subscriptionId)).map((message) => message.connectionId));
+    const ids = new Set(
+      fake.messages
+        .filter((message) => subscriptions.some((s) => s.id === message.subscriptionId))
+        .map((message) => message.connectionId),
+    );
     expect(ids.size).toBeLessThanOrEqual(32);
   });
 
@@ -153,7 +207,9 @@ describe('Web Push client: transport', () => {
     const [a, b] = [fake.subscribe(), fake.subscribe()];
     await c.send(JSON.stringify(a.json), content);
     await c.send(JSON.stringify(b.json), content);
-    const [first, second] = [a, b].map((s) => fake.messages.find((message) => message.subscriptionId === s.id)!.headers.authorization);
+    const [first, second] = [a, b].map(
+      (s) => fake.messages.find((message) => message.subscriptionId === s.id)!.headers.authorization,
+    );
     expect(first).toBe(second);
   });
 });
@@ -163,9 +219,16 @@ describe("Web Push client: the push service's own reason", () => {
     const apple = await startFakeWebPush({ clock, service: 'apple' });
     try {
       const subscription = apple.subscribe({ applicationServerKey: keys.publicKey });
-      const refusedSubject = createWebPushClient({ keys: { ...keys, subject: 'mailto: <ops@example.com>' }, clock, allowPrivate: true });
+      const refusedSubject = createWebPushClient({
+        keys: { ...keys, subject: 'mailto: <ops@example.com>' },
+        clock,
+        allowPrivate: true,
+      });
       clients.push(refusedSubject);
-      expect(await refusedSubject.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'rejected', reason: 'web-push:403:BadJwtToken' });
+      expect(await refusedSubject.send(JSON.stringify(subscription.json), content)).toEqual({
+        kind: 'rejected',
+        reason: 'web-push:403:BadJwtToken',
+      });
       expect(await client().send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
     } finally {
       await apple.close();

@@ -9,7 +9,9 @@ const policy = (resolve: ResolveHost, allowPrivate = false) => ({ allowPrivate, 
 
 describe('the push endpoint guard at registration', () => {
   it('refuses a name that resolves to a private address, naming it', async () => {
-    expect(await refusePushEndpoint('https://push.example.net/x', policy(resolvesTo('10.0.0.7')))).toMatch(/push\.example\.net resolves to 10\.0\.0\.7 is a private address/);
+    expect(await refusePushEndpoint('https://push.example.net/x', policy(resolvesTo('10.0.0.7')))).toMatch(
+      /push\.example\.net resolves to 10\.0\.0\.7 is a private address/,
+    );
   });
 
   it('lets through a public address, and anything when private addresses are allowed', async () => {

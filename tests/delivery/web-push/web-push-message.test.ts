@@ -6,7 +6,19 @@ import { mapWebPushResponse } from '../../../src/delivery/web-push/web-push-resp
 import { createSimulatedBrowser } from '../../../tools/fakes/index.ts';
 
 const NOW = 1_800_000_000_000;
-const content: PushContent = { notificationId: 'ntf_01jz8k3m9q2w4e6r8t0y2u4i6o', title: 'T', body: null, url: null, data: null, imageUrl: null, iconUrl: null, sound: null, badge: null, priority: 'high', ttlSeconds: 600 };
+const content: PushContent = {
+  notificationId: 'ntf_01jz8k3m9q2w4e6r8t0y2u4i6o',
+  title: 'T',
+  body: null,
+  url: null,
+  data: null,
+  imageUrl: null,
+  iconUrl: null,
+  sound: null,
+  badge: null,
+  priority: 'high',
+  ttlSeconds: 600,
+};
 
 describe('Web Push request headers (RFC 8030)', () => {
   it('TTL, Urgency, Topic, Content-Encoding', () => {
@@ -50,13 +62,19 @@ describe('Web Push encrypted size', () => {
 });
 
 describe('push service answer → outcome', () => {
-  const autopush = (code: number, errno: number) => JSON.stringify({ code, errno, error: 'Error', message: 'as autopush documents' });
+  const autopush = (code: number, errno: number) =>
+    JSON.stringify({ code, errno, error: 'Error', message: 'as autopush documents' });
   it.each([
     [201, null, '', { kind: 'delivered' }],
     [202, null, '', { kind: 'delivered' }],
     [404, null, '', { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:404' }],
     [410, null, '', { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410' }],
-    [410, null, autopush(410, 103), { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410:errno103' }],
+    [
+      410,
+      null,
+      autopush(410, 103),
+      { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:410:errno103' },
+    ],
     // 400/401/403 are the request's or our signature's fault: refused, never a dead subscription.
     [400, null, '', { kind: 'rejected', reason: 'web-push:400' }],
     [400, null, autopush(400, 112), { kind: 'rejected', reason: 'web-push:400:errno112' }],
@@ -65,8 +83,18 @@ describe('push service answer → outcome', () => {
     [403, null, '{"reason":"BadJwtToken"}', { kind: 'rejected', reason: 'web-push:403:BadJwtToken' }],
     [403, null, 'the key is not valid', { kind: 'rejected', reason: 'web-push:403' }],
     // …unless the body names the subscription as gone.
-    [400, null, autopush(400, 102), { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:400:errno102' }],
-    [403, null, autopush(403, 106), { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:403:errno106' }],
+    [
+      400,
+      null,
+      autopush(400, 102),
+      { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:400:errno102' },
+    ],
+    [
+      403,
+      null,
+      autopush(403, 106),
+      { kind: 'token_dead', reason: 'token_unregistered', providerReason: 'web-push:403:errno106' },
+    ],
     [413, null, autopush(413, 104), { kind: 'rejected', reason: 'web-push:413:errno104' }],
     [429, 30_000, '', { kind: 'retry', reason: 'web-push:429', retryAfterMs: 30_000 }],
     [503, null, autopush(503, 202), { kind: 'retry', reason: 'web-push:503:errno202', retryAfterMs: null }],

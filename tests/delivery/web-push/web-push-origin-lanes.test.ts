@@ -18,7 +18,11 @@ describe('OriginLanes', () => {
         });
       });
     const results = Array.from({ length: 5 }, () => lanes.run('https://a.example', work, () => 'paused'));
-    const other = lanes.run('https://b.example', async () => 'other', () => 'paused');
+    const other = lanes.run(
+      'https://b.example',
+      async () => 'other',
+      () => 'paused',
+    );
     expect(await other).toBe('other');
     while (releases.length > 0 || running > 0) {
       await Promise.resolve();

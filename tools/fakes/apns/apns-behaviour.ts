@@ -51,7 +51,10 @@ export class ApnsBehaviour extends FakeBehaviour<ApnsOutcome, ApnsLatencyContext
 
   /** The token now answers 410 Unregistered with this timestamp (ms; default: the time of each request). */
   unregisterToken(token: string, timestampMs?: number): void {
-    this.setTokenOutcome(token, { reason: 'Unregistered', ...(timestampMs === undefined ? {} : { timestamp: timestampMs }) });
+    this.setTokenOutcome(token, {
+      reason: 'Unregistered',
+      ...(timestampMs === undefined ? {} : { timestamp: timestampMs }),
+    });
   }
 
   /** Ties a device token to one app: a push to it under another bundle id gets 400 DeviceTokenNotForTopic. */
@@ -74,7 +77,12 @@ export function answerFor(outcome: ApnsOutcome, nowMs: number): ApnsAnswer {
   const status = statusOf(outcome);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (outcome.retryAfterSeconds !== undefined) headers['retry-after'] = String(outcome.retryAfterSeconds);
-  return { status, reason: outcome.reason, body: apnsErrorBody(outcome.reason, status, outcome.timestamp ?? nowMs), headers };
+  return {
+    status,
+    reason: outcome.reason,
+    body: apnsErrorBody(outcome.reason, status, outcome.timestamp ?? nowMs),
+    headers,
+  };
 }
 
 function statusOf(outcome: ApnsOutcome): number {

@@ -34,7 +34,12 @@ export class FakeBroadcastChannels {
   /** The new channel, or null when the app already has as many as the limit allows. */
   create(bundleId: string, messageStoragePolicy: 0 | 1, now: number): FakeBroadcastChannel | null {
     if (this.list(bundleId).length >= this.limit) return null;
-    const channel: FakeBroadcastChannel = { id: randomBytes(16).toString('base64'), bundleId, messageStoragePolicy, createdAt: now };
+    const channel: FakeBroadcastChannel = {
+      id: randomBytes(16).toString('base64'),
+      bundleId,
+      messageStoragePolicy,
+      createdAt: now,
+    };
     this.channels.set(channel.id, channel);
     return channel;
   }

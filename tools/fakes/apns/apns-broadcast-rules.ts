@@ -17,17 +17,26 @@ const accept = <T>(value: T) => ({ ok: true as const, value });
 
 export type ChannelOperation = 'create' | 'read' | 'delete' | 'list';
 
-export function checkManagementLine(method: string | undefined, path: string | undefined): Checked<{ operation: ChannelOperation; bundleId: string }> {
-  const match = /^\/1\/apps\/([A-Za-z0-9][A-Za-z0-9._-]*)\/(channels|all-channels)$/.exec((path ?? '').split('?')[0] ?? '');
+export function checkManagementLine(
+  method: string | undefined,
+  path: string | undefined,
+): Checked<{ operation: ChannelOperation; bundleId: string }> {
+  const match = /^\/1\/apps\/([A-Za-z0-9][A-Za-z0-9._-]*)\/(channels|all-channels)$/.exec(
+    (path ?? '').split('?')[0] ?? '',
+  );
   if (!match) return reject('BadPath');
   const bundleId = match[1]!;
-  if (match[2] === 'all-channels') return method === 'GET' ? accept({ operation: 'list', bundleId }) : reject('MethodNotAllowed');
+  if (match[2] === 'all-channels')
+    return method === 'GET' ? accept({ operation: 'list', bundleId }) : reject('MethodNotAllowed');
   const operation = ({ POST: 'create', GET: 'read', DELETE: 'delete' } as const)[method as 'POST' | 'GET' | 'DELETE'];
   return operation ? accept({ operation, bundleId }) : reject('MethodNotAllowed');
 }
 
 /** POST /4/broadcasts/apps/<bundle> on the push host (405 for another method). */
-export function checkBroadcastLine(method: string | undefined, path: string | undefined): Checked<{ bundleId: string }> | null {
+export function checkBroadcastLine(
+  method: string | undefined,
+  path: string | undefined,
+): Checked<{ bundleId: string }> | null {
   const match = /^\/4\/broadcasts\/apps\/([^/?]*)$/.exec((path ?? '').split('?')[0] ?? '');
   if (!match) return null;
   if (method !== 'POST') return reject('MethodNotAllowed');

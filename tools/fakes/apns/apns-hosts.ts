@@ -17,15 +17,19 @@ export interface FakeApnsHosts {
   close(): Promise<void>;
 }
 
-export async function startFakeApnsHosts(options: Omit<FakeApnsOptions, 'environment' | 'devices' | 'keyTokens'> & { issuedTokensOnly?: boolean } = {}): Promise<FakeApnsHosts> {
+export async function startFakeApnsHosts(
+  options: Omit<FakeApnsOptions, 'environment' | 'devices' | 'keyTokens'> & { issuedTokensOnly?: boolean } = {},
+): Promise<FakeApnsHosts> {
   const { issuedTokensOnly, ...rest } = options;
   const devices = new FakeApnsDevices(issuedTokensOnly ?? false);
   const keyTokens = new FakeApnsKeyTokens();
   const production = await startFakeApns({ ...rest, environment: 'production', devices, keyTokens });
-  const sandbox = await startFakeApns({ ...rest, environment: 'sandbox', devices, keyTokens }).catch(async (error: unknown) => {
-    await production.close();
-    throw error;
-  });
+  const sandbox = await startFakeApns({ ...rest, environment: 'sandbox', devices, keyTokens }).catch(
+    async (error: unknown) => {
+      await production.close();
+      throw error;
+    },
+  );
   return {
     production,
     sandbox,

@@ -143,7 +143,8 @@ export class FakeLiveActivities {
   }
 
   private start(token: string, aps: Record<string, unknown>): FakeLiveActivity | null {
-    const problem = startProblem(aps) ?? (this.farAhead(aps.timestamp as number) ? 'aps.timestamp is more than 8 hours ahead' : null);
+    const problem =
+      startProblem(aps) ?? (this.farAhead(aps.timestamp as number) ? 'aps.timestamp is more than 8 hours ahead' : null);
     if (problem) {
       this.refusedStarts.push({ token, problem, aps });
       return null;
@@ -173,7 +174,13 @@ export class FakeLiveActivities {
   private apply(activity: FakeLiveActivity, aps: Record<string, unknown>): void {
     const timestamp = typeof aps.timestamp === 'number' ? aps.timestamp : null;
     const known = aps.event === 'update' || aps.event === 'end';
-    if (activity.state !== 'active' || timestamp === null || timestamp < activity.timestamp || this.farAhead(timestamp) || !known) {
+    if (
+      activity.state !== 'active' ||
+      timestamp === null ||
+      timestamp < activity.timestamp ||
+      this.farAhead(timestamp) ||
+      !known
+    ) {
       activity.events.push({ event: String(aps.event), timestamp, applied: false, aps });
       return;
     }
@@ -200,7 +207,8 @@ export class FakeLiveActivities {
 /** What iOS needs to start an activity from a push (docs/protocols.md 2.2; alert is required on start). */
 function startProblem(aps: Record<string, unknown>): string | null {
   if (typeof aps.timestamp !== 'number') return 'aps.timestamp must be a number (epoch seconds)';
-  if (typeof aps['content-state'] !== 'object' || aps['content-state'] === null) return 'aps.content-state must be an object';
+  if (typeof aps['content-state'] !== 'object' || aps['content-state'] === null)
+    return 'aps.content-state must be an object';
   if (typeof aps['attributes-type'] !== 'string') return 'aps.attributes-type must name the ActivityAttributes type';
   if (typeof aps.attributes !== 'object' || aps.attributes === null) return 'aps.attributes must be an object';
   if (typeof aps.alert !== 'object' || aps.alert === null) return 'aps.alert is required on start';

@@ -14,7 +14,9 @@ import type { FakeLiveActivities, FakeLiveActivity } from './apns-live-activitie
  */
 export interface TokenReporterOptions {
   /** The device that owns a push-to-start token: its subscriber id and app key; undefined: this device stays silent. */
-  deviceFor(pushToStartToken: string): { subscriberId: string; deviceToken: string; publishableKey: string } | undefined;
+  deviceFor(
+    pushToStartToken: string,
+  ): { subscriberId: string; deviceToken: string; publishableKey: string } | undefined;
   /** Clarion's base URL, e.g. http://localhost:3000 (with the default `post`). */
   baseUrl?: string;
   post?: (path: string, body: unknown, headers: Record<string, string>) => Promise<{ status: number }>;
@@ -36,7 +38,10 @@ export interface TokenReporter {
   stop(): void;
 }
 
-export function reportLiveActivityTokens(liveActivities: FakeLiveActivities, options: TokenReporterOptions): TokenReporter {
+export function reportLiveActivityTokens(
+  liveActivities: FakeLiveActivities,
+  options: TokenReporterOptions,
+): TokenReporter {
   const reports: TokenReport[] = [];
   const pending = new Set<Promise<void>>();
   const post = options.post ?? fetchPoster(options.baseUrl);

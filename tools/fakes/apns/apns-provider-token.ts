@@ -112,10 +112,15 @@ export async function checkProviderToken(
   if (claims.iss !== key.teamId) return invalid;
   // One team per connection; a second key must be the first one's related key (docs/protocols.md 1.2, pushy's mock).
   if (connection.teamId !== null && connection.teamId !== key.teamId) return invalid;
-  if (connection.firstKeyId !== null && connection.firstKeyId !== key.keyId && !areRelated(connection.firstKeyId, key, keys)) {
+  if (
+    connection.firstKeyId !== null &&
+    connection.firstKeyId !== key.keyId &&
+    !areRelated(connection.firstKeyId, key, keys)
+  ) {
     return { ok: false, reason: 'UnrelatedKeyIdInToken', claims };
   }
-  if (key.environment && key.environment !== rules.environment) return { ok: false, reason: rules.environmentMismatchReason, claims };
+  if (key.environment && key.environment !== rules.environment)
+    return { ok: false, reason: rules.environmentMismatchReason, claims };
   if ((claims.iat + rules.maxAgeSeconds) * 1000 < nowMs) return { ok: false, reason: 'ExpiredProviderToken', claims };
 
   // What counts as a token update: a different token for the same key with a later `iat`, on any connection. An older
@@ -123,7 +128,8 @@ export async function checkProviderToken(
   // is not punished.
   const known = keyTokens.get(key.keyId);
   if (known && known.jwt !== jwt && claims.iat > known.iat) {
-    if (nowMs - known.acceptedAt < rules.minRefreshSeconds * 1000) return { ok: false, reason: 'TooManyProviderTokenUpdates', claims };
+    if (nowMs - known.acceptedAt < rules.minRefreshSeconds * 1000)
+      return { ok: false, reason: 'TooManyProviderTokenUpdates', claims };
     keyTokens.set(key.keyId, { jwt, iat: claims.iat, acceptedAt: nowMs });
   } else if (!known) {
     keyTokens.set(key.keyId, { jwt, iat: claims.iat, acceptedAt: nowMs });

@@ -42,7 +42,18 @@ export function checkDeviceToken(token: string): Checked<string> {
   return /^(?:[0-9a-fA-F]{2})+$/.test(token) ? accept(token.toLowerCase()) : reject('BadDeviceToken');
 }
 
-export const apnsPushTypes = ['alert', 'background', 'location', 'voip', 'complication', 'fileprovider', 'mdm', 'liveactivity', 'pushtotalk', 'widgets'] as const;
+export const apnsPushTypes = [
+  'alert',
+  'background',
+  'location',
+  'voip',
+  'complication',
+  'fileprovider',
+  'mdm',
+  'liveactivity',
+  'pushtotalk',
+  'widgets',
+] as const;
 export type ApnsPushType = (typeof apnsPushTypes)[number];
 
 /** Topic suffix each push type needs after the bundle id (docs/protocols.md 1.3, `apns-topic` row). */
@@ -75,7 +86,8 @@ export function checkApnsHeaders(headers: IncomingHttpHeaders): Checked<ApnsHead
   if (apnsId !== undefined && !UUID.test(apnsId)) return reject('BadMessageId');
 
   const pushTypeValue = single(headers['apns-push-type']);
-  if (pushTypeValue !== undefined && !(apnsPushTypes as readonly string[]).includes(pushTypeValue)) return reject('InvalidPushType');
+  if (pushTypeValue !== undefined && !(apnsPushTypes as readonly string[]).includes(pushTypeValue))
+    return reject('InvalidPushType');
   const pushType = (pushTypeValue as ApnsPushType | undefined) ?? null;
 
   const priorityValue = single(headers['apns-priority']);
@@ -89,7 +101,8 @@ export function checkApnsHeaders(headers: IncomingHttpHeaders): Checked<ApnsHead
   if (expirationValue !== undefined && !/^\d{1,12}$/.test(expirationValue)) return reject('BadExpirationDate');
 
   const collapseId = single(headers['apns-collapse-id']);
-  if (collapseId !== undefined && Buffer.byteLength(collapseId, 'utf8') > MAX_COLLAPSE_ID_BYTES) return reject('BadCollapseId');
+  if (collapseId !== undefined && Buffer.byteLength(collapseId, 'utf8') > MAX_COLLAPSE_ID_BYTES)
+    return reject('BadCollapseId');
 
   return accept({
     apnsId: apnsId ?? null,
@@ -105,7 +118,10 @@ export function checkApnsHeaders(headers: IncomingHttpHeaders): Checked<ApnsHead
  * push type needs, e.g. `<bundle>.push-type.liveactivity` (400 TopicDisallowed, the reason reported when a voip push
  * lacked `.voip`, https://github.com/node-apn/node-apn/issues/635). Returns the bundle id the topic belongs to.
  */
-export function checkTopic(topic: string | undefined, pushType: ApnsPushType | null): Checked<{ topic: string; bundleId: string }> {
+export function checkTopic(
+  topic: string | undefined,
+  pushType: ApnsPushType | null,
+): Checked<{ topic: string; bundleId: string }> {
   if (topic === undefined || topic === '') return reject('MissingTopic');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(topic)) return reject('BadTopic');
   const needed = pushType ? topicSuffixes[pushType] : undefined;
@@ -126,7 +142,12 @@ export function maxPayloadBytes(pushType: ApnsPushType | null): number {
 }
 
 /** Empty → 400 PayloadEmpty; over the limit → 413 PayloadTooLarge; not a JSON object → 400 BadPayload. */
-export function checkPayload(body: Buffer, size: number, pushType: ApnsPushType | null, maxBytes = maxPayloadBytes(pushType)): Checked<Record<string, unknown>> {
+export function checkPayload(
+  body: Buffer,
+  size: number,
+  pushType: ApnsPushType | null,
+  maxBytes = maxPayloadBytes(pushType),
+): Checked<Record<string, unknown>> {
   if (size === 0) return reject('PayloadEmpty');
   if (size > maxBytes) return reject('PayloadTooLarge');
   try {

@@ -4,7 +4,13 @@ import type { Http2SecureServer, Http2Session, IncomingHttpHeaders, ServerHttp2S
 import type { Clock } from '../../../src/domain/clock.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { type ListenOptions, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
-import { type ApnsAnswer, ApnsBehaviour, type ApnsLatencyContext, type ApnsOutcome, answerFor } from './apns-behaviour.ts';
+import {
+  type ApnsAnswer,
+  ApnsBehaviour,
+  type ApnsLatencyContext,
+  type ApnsOutcome,
+  answerFor,
+} from './apns-behaviour.ts';
 import {
   type ApnsEnvironment,
   type ConnectionAuthState,
@@ -18,11 +24,25 @@ import {
 } from './apns-provider-token.ts';
 import { FakeApnsDevices } from './apns-devices.ts';
 import { FakeBroadcastChannels } from './apns-broadcast-channels.ts';
-import { BROADCAST_MAX_PAYLOAD_BYTES, checkBroadcastLine, checkBroadcastPushType, checkChannelIdHeader, checkCreateChannelBody, checkManagementLine } from './apns-broadcast-rules.ts';
+import {
+  BROADCAST_MAX_PAYLOAD_BYTES,
+  checkBroadcastLine,
+  checkBroadcastPushType,
+  checkChannelIdHeader,
+  checkCreateChannelBody,
+  checkManagementLine,
+} from './apns-broadcast-rules.ts';
 import { FakeLiveActivities, type FakeLiveActivity } from './apns-live-activities.ts';
 import type { ApnsReason } from './apns-reasons.ts';
 import { type ApnsRequestRecord, type ApnsSessionRecord, headerSnapshot } from './apns-record.ts';
-import { checkApnsHeaders, checkDeviceToken, checkNoDuplicateHeaders, checkPayload, checkRequestLine, checkTopic } from './apns-request-rules.ts';
+import {
+  checkApnsHeaders,
+  checkDeviceToken,
+  checkNoDuplicateHeaders,
+  checkPayload,
+  checkRequestLine,
+  checkTopic,
+} from './apns-request-rules.ts';
 
 /**
  * A fake APNs provider API (docs/protocols.md 1.1–1.6, checklist 6.1): HTTP/2 over TLS only, token (JWT) authentication,
@@ -138,21 +158,49 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
 
   const attach = (role: Role) => (server: Http2SecureServer) => {
     server.on('session', (session) => {
-      const record: ApnsSessionRecord = { id: sessionRecords.length + 1, openedAt: clock.now(), closedAt: null, teamId: null, maxActiveStreams: 0, requestCount: 0 };
+      const record: ApnsSessionRecord = {
+        id: sessionRecords.length + 1,
+        openedAt: clock.now(),
+        closedAt: null,
+        teamId: null,
+        maxActiveStreams: 0,
+        requestCount: 0,
+      };
       sessionRecords.push(record);
-      states.set(session, { record, auth: newConnectionAuthState(), active: 0, lastStreamId: 0, unlocked: lockedStreams >= maxStreams });
+      states.set(session, {
+        record,
+        auth: newConnectionAuthState(),
+        active: 0,
+        lastStreamId: 0,
+        unlocked: lockedStreams >= maxStreams,
+      });
       session.once('close', () => (record.closedAt = clock.now()));
     });
     // node:http2 passes the raw header list as a 4th argument (not in @types/node), needed for DuplicateHeaders.
-    server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
-      handleStream(stream, headers, rawHeaders ?? [], role).catch(() => stream.destroy());
-    });
+    server.on(
+      'stream',
+      (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
+        handleStream(stream, headers, rawHeaders ?? [], role).catch(() => stream.destroy());
+      },
+    );
   };
-  const listenOptions = { ...options, allowHTTP1: false, settings: { maxConcurrentStreams: lockedStreams, maxHeaderListSize: 8000 } };
+  const listenOptions = {
+    ...options,
+    allowHTTP1: false,
+    settings: { maxConcurrentStreams: lockedStreams, maxHeaderListSize: 8000 },
+  };
   const listener = await listenSecureHttp2(listenOptions, attach('push'));
-  const management = await listenSecureHttp2({ ...listenOptions, port: options.managementPort ?? 0 }, attach('management'));
+  const management = await listenSecureHttp2(
+    { ...listenOptions, port: options.managementPort ?? 0 },
+    attach('management'),
+  );
 
-  async function handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: readonly string[], role: Role): Promise<void> {
+  async function handleStream(
+    stream: ServerHttp2Stream,
+    headers: IncomingHttpHeaders,
+    rawHeaders: readonly string[],
+    role: Role,
+  ): Promise<void> {
     const state = stream.session ? states.get(stream.session) : undefined;
     if (!state || !stream.session) return;
     const session = stream.session;
@@ -168,16 +216,22 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     const answer = await evaluate(draft, headers, rawHeaders, body, size, state, session, role);
     // A delivered Live Activity push reaches the device; a start that minted an update token is announced below.
     const started: FakeLiveActivity | null =
-      answer.status === 200 && draft.kind === 'device' && draft.pushType === 'liveactivity' && draft.token ? liveActivities.accept(draft.token, draft.payload) : null;
+      answer.status === 200 && draft.kind === 'device' && draft.pushType === 'liveactivity' && draft.token
+        ? liveActivities.accept(draft.token, draft.payload)
+        : null;
     // A broadcast reaches every activity subscribed to the channel.
-    if (answer.status === 200 && draft.kind === 'broadcast' && draft.channelId) liveActivities.broadcast(draft.channelId, draft.payload);
+    if (answer.status === 200 && draft.kind === 'broadcast' && draft.channelId)
+      liveActivities.broadcast(draft.channelId, draft.payload);
 
     const delayMs = behaviour.latencyFor({ token: draft.token, topic: draft.topic, headers: draft.headers });
     if (delayMs > 0) await listener.delay(delayMs);
     const answered = !stream.closed && !stream.destroyed;
     requests.add({ ...draft, at: clock.now(), status: answer.status, reason: answer.reason, answered });
     if (!answered) return;
-    stream.respond({ ':status': answer.status, 'apns-id': draft.apnsId, ...answer.headers }, { endStream: answer.body === '' });
+    stream.respond(
+      { ':status': answer.status, 'apns-id': draft.apnsId, ...answer.headers },
+      { endStream: answer.body === '' },
+    );
     if (answer.body !== '') stream.end(answer.body);
     if (started) liveActivities.announce(started);
   }
@@ -211,7 +265,12 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
 
     const parsed = checkApnsHeaders(headers);
     if (!parsed.ok) return fail(parsed.reason);
-    Object.assign(draft, { pushType: parsed.value.pushType, priority: parsed.value.priority, collapseId: parsed.value.collapseId, expiration: parsed.value.expiration });
+    Object.assign(draft, {
+      pushType: parsed.value.pushType,
+      priority: parsed.value.priority,
+      collapseId: parsed.value.collapseId,
+      expiration: parsed.value.expiration,
+    });
     const topic = checkTopic(single(headers['apns-topic']), parsed.value.pushType);
     if (!topic.ok) return fail(topic.reason);
     // A topic outside the key's (or team's) apps: pushy's mock answers InvalidProviderToken (docs/protocols.md 1.5 table).
@@ -235,7 +294,12 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     }
     // An ended (or rotated-away) activity's update token is no longer valid for the topic (docs/protocols.md 2.3).
     if (liveActivities.isGone(token.value)) return fail('Unregistered');
-    return { status: 200, reason: null, body: '', headers: environment === 'sandbox' ? { 'apns-unique-id': randomUUID() } : {} };
+    return {
+      status: 200,
+      reason: null,
+      body: '',
+      headers: environment === 'sandbox' ? { 'apns-unique-id': randomUUID() } : {},
+    };
   }
 
   /** The provider token (JWT) checks of every request, on both hosts (docs/protocols.md 1.2). */
@@ -276,7 +340,11 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     if (!mayUse(auth.key, bundleId)) return fail('InvalidProviderToken');
     const parsed = checkApnsHeaders(headers);
     if (!parsed.ok) return fail(parsed.reason);
-    Object.assign(draft, { pushType: parsed.value.pushType, priority: parsed.value.priority, expiration: parsed.value.expiration });
+    Object.assign(draft, {
+      pushType: parsed.value.pushType,
+      priority: parsed.value.priority,
+      expiration: parsed.value.expiration,
+    });
     const pushType = checkBroadcastPushType(single(headers['apns-push-type']));
     if (!pushType.ok) return fail(pushType.reason);
     // Whether APNs needs apns-topic on a broadcast is open (docs/protocols.md 7, q3): absent passes, a wrong one fails.
@@ -300,7 +368,13 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   }
 
   /** The channel management API (docs/protocols.md 2.5): JWT, then create, read, list or delete. */
-  async function evaluateManagement(draft: Draft, headers: IncomingHttpHeaders, body: Buffer, state: SessionState, session: Http2Session): Promise<ApnsAnswer> {
+  async function evaluateManagement(
+    draft: Draft,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    state: SessionState,
+    session: Http2Session,
+  ): Promise<ApnsAnswer> {
     const now = clock.now();
     const fail = (reason: ApnsReason) => answerFor({ reason }, now);
     const line = checkManagementLine(headers[':method'], headers[':path']);
@@ -314,7 +388,12 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
       draft.injected = true;
       return answerFor(injected, now);
     }
-    const json = (status: number, value: unknown): ApnsAnswer => ({ status, reason: null, body: JSON.stringify(value), headers: { 'content-type': 'application/json', ...requestIdHeader(headers) } });
+    const json = (status: number, value: unknown): ApnsAnswer => ({
+      status,
+      reason: null,
+      body: JSON.stringify(value),
+      headers: { 'content-type': 'application/json', ...requestIdHeader(headers) },
+    });
     if (operation === 'list') return json(200, { channels: channels.list(bundleId).map((channel) => channel.id) });
     if (operation === 'create') {
       const checked = checkCreateChannelBody(body);
@@ -322,13 +401,19 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
       const channel = channels.create(bundleId, checked.value.messageStoragePolicy, now);
       if (!channel) return fail('CannotCreateChannelConfig');
       draft.channelId = channel.id;
-      return { status: 201, reason: null, body: '', headers: { 'apns-channel-id': channel.id, ...requestIdHeader(headers) } };
+      return {
+        status: 201,
+        reason: null,
+        body: '',
+        headers: { 'apns-channel-id': channel.id, ...requestIdHeader(headers) },
+      };
     }
     const channelId = checkChannelIdHeader(single(headers['apns-channel-id']));
     if (!channelId.ok) return fail(channelId.reason);
     const channel = channels.find(bundleId, channelId.value);
     if (!channel) return fail('ChannelNotRegistered');
-    if (operation === 'read') return json(200, { 'message-storage-policy': channel.messageStoragePolicy, 'push-type': 'LiveActivity' });
+    if (operation === 'read')
+      return json(200, { 'message-storage-policy': channel.messageStoragePolicy, 'push-type': 'LiveActivity' });
     channels.delete(bundleId, channel.id);
     return { status: 204, reason: null, body: '', headers: requestIdHeader(headers) };
   }
@@ -387,9 +472,17 @@ function requestIdHeader(headers: IncomingHttpHeaders): Record<string, string> {
   return { 'apns-request-id': requestId ?? randomUUID() };
 }
 
-function newDraft(state: SessionState, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer, size: number, role: Role): Draft {
+function newDraft(
+  state: SessionState,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  size: number,
+  role: Role,
+): Draft {
   const path = headers[':path'] ?? '';
-  const kind: Draft['kind'] = role === 'management' ? 'channels' : path.startsWith('/4/broadcasts/') ? 'broadcast' : 'device';
+  const kind: Draft['kind'] =
+    role === 'management' ? 'channels' : path.startsWith('/4/broadcasts/') ? 'broadcast' : 'device';
   const token = kind === 'device' ? (/^\/3\/device\/([^/?]+)/.exec(path)?.[1]?.toLowerCase() ?? null) : null;
   const authorization = single(headers.authorization);
   const jwt = authorization ? readClaims(authorization.replace(/^bearer\s+/i, '')) : null;
@@ -420,7 +513,8 @@ function newDraft(state: SessionState, stream: ServerHttp2Stream, headers: Incom
     payload,
     jwt,
     // Echo the caller's apns-id when it is a UUID, else generate one (docs/protocols.md 1.3, 1.4).
-    apnsId: apnsId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(apnsId) ? apnsId : randomUUID(),
+    apnsId:
+      apnsId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(apnsId) ? apnsId : randomUUID(),
     injected: false,
   };
 }

@@ -41,5 +41,6 @@ export function answerFor(outcome: FcmOutcome): GoogleErrorAnswer {
 }
 
 function checkCode(outcome: FcmOutcome): void {
-  if (!Object.hasOwn(fcmErrorCodes, outcome.errorCode)) throw new Error(`unknown FCM errorCode ${JSON.stringify(outcome.errorCode)}`);
+  if (!Object.hasOwn(fcmErrorCodes, outcome.errorCode))
+    throw new Error(`unknown FCM errorCode ${JSON.stringify(outcome.errorCode)}`);
 }

@@ -88,7 +88,8 @@ export class FakeFcmDevices {
     if (pending.expiresAt <= now) return;
     device.collapsed.delete(collapseKey);
     device.collapsed.set(collapseKey, pending);
-    while (device.collapsed.size > MAX_STORED_COLLAPSE_KEYS) device.collapsed.delete(device.collapsed.keys().next().value!);
+    while (device.collapsed.size > MAX_STORED_COLLAPSE_KEYS)
+      device.collapsed.delete(device.collapsed.keys().next().value!);
   }
 
   /** Takes the device off the network (false) or back on (true): what FCM held for it is delivered then. */
@@ -127,14 +128,24 @@ export class FakeFcmDevices {
   private advance(token: string, now: number): DeviceState {
     let device = this.devices.get(token);
     if (!device) {
-      device = { online: true, tokens: COLLAPSIBLE_BURST, refilledAt: now, stored: [], collapsed: new Map(), delivered: [], deletedNotices: 0 };
+      device = {
+        online: true,
+        tokens: COLLAPSIBLE_BURST,
+        refilledAt: now,
+        stored: [],
+        collapsed: new Map(),
+        delivered: [],
+        deletedNotices: 0,
+      };
       this.devices.set(token, device);
     }
     device.stored = device.stored.filter((pending) => pending.expiresAt > now);
     for (;;) {
       // The moment the throttle next has a message to give (now, or at a refill), and what is still worth delivering then.
-      const at = device.tokens >= 1 ? device.refilledAt : device.refilledAt + (1 - device.tokens) * COLLAPSIBLE_REFILL_MS;
-      for (const [key, pending] of device.collapsed) if (pending.expiresAt <= Math.min(at, now)) device.collapsed.delete(key);
+      const at =
+        device.tokens >= 1 ? device.refilledAt : device.refilledAt + (1 - device.tokens) * COLLAPSIBLE_REFILL_MS;
+      for (const [key, pending] of device.collapsed)
+        if (pending.expiresAt <= Math.min(at, now)) device.collapsed.delete(key);
       const next = device.collapsed.entries().next().value;
       if (!device.online || !next || at > now) break;
       this.refill(device, at);

@@ -13,13 +13,21 @@ const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
  * are the ones commonly seen in real responses [unconfirmed by a primary source]; clients must not parse them.
  */
 export const fcmErrorCodes = {
-  INVALID_ARGUMENT: { httpStatus: 400, status: 'INVALID_ARGUMENT', message: 'The registration token is not a valid FCM registration token' },
+  INVALID_ARGUMENT: {
+    httpStatus: 400,
+    status: 'INVALID_ARGUMENT',
+    message: 'The registration token is not a valid FCM registration token',
+  },
   UNREGISTERED: { httpStatus: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' },
   SENDER_ID_MISMATCH: { httpStatus: 403, status: 'PERMISSION_DENIED', message: 'SenderId mismatch' },
   QUOTA_EXCEEDED: { httpStatus: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded for sending messages.' },
   UNAVAILABLE: { httpStatus: 503, status: 'UNAVAILABLE', message: 'The service is currently unavailable.' },
   INTERNAL: { httpStatus: 500, status: 'INTERNAL', message: 'Internal error encountered.' },
-  THIRD_PARTY_AUTH_ERROR: { httpStatus: 401, status: 'UNAUTHENTICATED', message: 'Auth error from APNS or Web Push Service' },
+  THIRD_PARTY_AUTH_ERROR: {
+    httpStatus: 401,
+    status: 'UNAUTHENTICATED',
+    message: 'Auth error from APNS or Web Push Service',
+  },
 } as const;
 
 export type FcmErrorCode = keyof typeof fcmErrorCodes;
@@ -30,16 +38,37 @@ export interface GoogleErrorAnswer {
   headers: Record<string, string>;
 }
 
-export function googleError(httpStatus: number, status: string, message: string, details: unknown[] = [], headers: Record<string, string> = {}): GoogleErrorAnswer {
-  const error = details.length > 0 ? { code: httpStatus, message, status, details } : { code: httpStatus, message, status };
-  return { httpStatus, body: JSON.stringify({ error }), headers: { 'content-type': 'application/json; charset=UTF-8', ...headers } };
+export function googleError(
+  httpStatus: number,
+  status: string,
+  message: string,
+  details: unknown[] = [],
+  headers: Record<string, string> = {},
+): GoogleErrorAnswer {
+  const error =
+    details.length > 0 ? { code: httpStatus, message, status, details } : { code: httpStatus, message, status };
+  return {
+    httpStatus,
+    body: JSON.stringify({ error }),
+    headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+  };
 }
 
 /** An error carrying an FcmError detail, e.g. UNREGISTERED → 404 NOT_FOUND. */
-export function fcmError(errorCode: FcmErrorCode, options: { message?: string; retryAfterSeconds?: number } = {}): GoogleErrorAnswer {
+export function fcmError(
+  errorCode: FcmErrorCode,
+  options: { message?: string; retryAfterSeconds?: number } = {},
+): GoogleErrorAnswer {
   const entry = fcmErrorCodes[errorCode];
-  const headers: Record<string, string> = options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) };
-  return googleError(entry.httpStatus, entry.status, options.message ?? entry.message, [{ '@type': FCM_ERROR_TYPE, errorCode }], headers);
+  const headers: Record<string, string> =
+    options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) };
+  return googleError(
+    entry.httpStatus,
+    entry.status,
+    options.message ?? entry.message,
+    [{ '@type': FCM_ERROR_TYPE, errorCode }],
+    headers,
+  );
 }
 
 export interface FieldViolation {
@@ -61,15 +90,33 @@ export function badRequest(message: string, violations: FieldViolation[], withFc
  * 401 for a missing, unknown or expired access token. Google's wording; the ErrorInfo reasons (CREDENTIALS_MISSING,
  * ACCESS_TOKEN_EXPIRED, ACCESS_TOKEN_TYPE_UNSUPPORTED) are what Google APIs send today [unconfirmed by a primary source].
  */
-export function unauthenticated(reason: 'CREDENTIALS_MISSING' | 'ACCESS_TOKEN_EXPIRED' | 'ACCESS_TOKEN_TYPE_UNSUPPORTED'): GoogleErrorAnswer {
+export function unauthenticated(
+  reason: 'CREDENTIALS_MISSING' | 'ACCESS_TOKEN_EXPIRED' | 'ACCESS_TOKEN_TYPE_UNSUPPORTED',
+): GoogleErrorAnswer {
   const message =
     reason === 'CREDENTIALS_MISSING'
       ? 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
       : 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
-  const challenge = reason === 'CREDENTIALS_MISSING' ? 'Bearer realm="https://accounts.google.com/"' : 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
-  return googleError(401, 'UNAUTHENTICATED', message, [{ '@type': ERROR_INFO_TYPE, reason, domain: 'googleapis.com', metadata: { service: 'fcm.googleapis.com', method: 'google.firebase.fcm.v1.FcmService.SendMessage' } }], {
-    'www-authenticate': challenge,
-  });
+  const challenge =
+    reason === 'CREDENTIALS_MISSING'
+      ? 'Bearer realm="https://accounts.google.com/"'
+      : 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
+  return googleError(
+    401,
+    'UNAUTHENTICATED',
+    message,
+    [
+      {
+        '@type': ERROR_INFO_TYPE,
+        reason,
+        domain: 'googleapis.com',
+        metadata: { service: 'fcm.googleapis.com', method: 'google.firebase.fcm.v1.FcmService.SendMessage' },
+      },
+    ],
+    {
+      'www-authenticate': challenge,
+    },
+  );
 }
 
 /** The access token's service account belongs to another project than the URL names. */
@@ -78,7 +125,14 @@ export function permissionDenied(projectId: string): GoogleErrorAnswer {
     403,
     'PERMISSION_DENIED',
     `Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/${projectId}' (or it may not exist).`,
-    [{ '@type': ERROR_INFO_TYPE, reason: 'IAM_PERMISSION_DENIED', domain: 'cloudresourcemanager.googleapis.com', metadata: { permission: 'cloudmessaging.messages.create' } }],
+    [
+      {
+        '@type': ERROR_INFO_TYPE,
+        reason: 'IAM_PERMISSION_DENIED',
+        domain: 'cloudresourcemanager.googleapis.com',
+        metadata: { permission: 'cloudmessaging.messages.create' },
+      },
+    ],
   );
 }
 

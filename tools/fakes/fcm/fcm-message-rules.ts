@@ -14,7 +14,17 @@ export type CheckedSend = { ok: true; value: FcmSendRequest } | { ok: false; err
 
 const TARGETS = ['token', 'topic', 'condition', 'fid'] as const;
 /** Fields of v1 `Message`; proto JSON accepts both snake_case and lowerCamelCase names. */
-const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'fcmOptions', ...TARGETS]);
+const MESSAGE_FIELDS = new Set([
+  'name',
+  'data',
+  'notification',
+  'android',
+  'webpush',
+  'apns',
+  'fcm_options',
+  'fcmOptions',
+  ...TARGETS,
+]);
 const REQUEST_FIELDS = new Set(['message', 'validate_only', 'validateOnly']);
 /** 4096 bytes, 2048 for topic messages (docs/protocols.md 3.3 "Size limit"; conditions address topics too). */
 const MAX_PAYLOAD_BYTES = 4096;
@@ -30,12 +40,14 @@ export function checkSendBody(text: string): CheckedSend {
     const description = `Invalid JSON payload received. ${(error as Error).message}`;
     return fail(badRequest(description, [{ description }]));
   }
-  if (!isObject(body)) return fail(invalidValue('', 'type.googleapis.com/google.firebase.fcm.v1.SendMessageRequest', body));
+  if (!isObject(body))
+    return fail(invalidValue('', 'type.googleapis.com/google.firebase.fcm.v1.SendMessageRequest', body));
   const unknownTop = Object.keys(body).find((key) => !REQUEST_FIELDS.has(key));
   if (unknownTop !== undefined) return fail(unknownName(unknownTop, null));
 
   const message = body.message ?? {};
-  if (!isObject(message)) return fail(invalidValue('message', 'type.googleapis.com/google.firebase.fcm.v1.Message', message));
+  if (!isObject(message))
+    return fail(invalidValue('message', 'type.googleapis.com/google.firebase.fcm.v1.Message', message));
   const unknownField = Object.keys(message).find((key) => !MESSAGE_FIELDS.has(key));
   if (unknownField !== undefined) return fail(unknownName(unknownField, 'message'));
   const validateOnly = body.validate_only ?? body.validateOnly ?? false;
@@ -69,10 +81,13 @@ export function checkSendBody(text: string): CheckedSend {
 
 function checkTarget(kind: FcmSendRequest['target']['kind'], value: string): GoogleErrorAnswer | null {
   // Registration tokens are opaque (~160 chars of [A-Za-z0-9_:-] today); anything else cannot be one.
-  if ((kind === 'token' || kind === 'fid') && !/^[A-Za-z0-9_:.-]{1,4096}$/.test(value)) return fcmError('INVALID_ARGUMENT');
+  if ((kind === 'token' || kind === 'fid') && !/^[A-Za-z0-9_:.-]{1,4096}$/.test(value))
+    return fcmError('INVALID_ARGUMENT');
   // Topic names: [a-zA-Z0-9-_.~%]+, without the legacy "/topics/" prefix in v1.
-  if (kind === 'topic' && !/^[a-zA-Z0-9\-_.~%]{1,900}$/.test(value)) return fcmError('INVALID_ARGUMENT', { message: 'Invalid topic name' });
-  if (kind === 'condition' && value.trim() === '') return fcmError('INVALID_ARGUMENT', { message: 'Invalid condition expression provided.' });
+  if (kind === 'topic' && !/^[a-zA-Z0-9\-_.~%]{1,900}$/.test(value))
+    return fcmError('INVALID_ARGUMENT', { message: 'Invalid topic name' });
+  if (kind === 'condition' && value.trim() === '')
+    return fcmError('INVALID_ARGUMENT', { message: 'Invalid condition expression provided.' });
   return null;
 }
 
@@ -92,26 +107,49 @@ function checkData(data: unknown, field: string): GoogleErrorAnswer | null {
 
 function checkAndroid(android: unknown): GoogleErrorAnswer | null {
   if (android === undefined) return null;
-  if (!isObject(android)) return invalidValue('message.android', 'type.googleapis.com/google.firebase.fcm.v1.AndroidConfig', android);
+  if (!isObject(android))
+    return invalidValue('message.android', 'type.googleapis.com/google.firebase.fcm.v1.AndroidConfig', android);
   const priority = android.priority;
-  if (priority !== undefined && (typeof priority !== 'string' || !['NORMAL', 'HIGH'].includes(priority.toUpperCase()))) {
-    return invalidValue('message.android.priority', 'type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority', priority);
+  if (
+    priority !== undefined &&
+    (typeof priority !== 'string' || !['NORMAL', 'HIGH'].includes(priority.toUpperCase()))
+  ) {
+    return invalidValue(
+      'message.android.priority',
+      'type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority',
+      priority,
+    );
   }
   const ttl = android.ttl;
   if (ttl !== undefined) {
     // A protobuf Duration in JSON: seconds with up to 9 fractional digits and an "s", e.g. "3600s" or "3.5s".
-    if (typeof ttl !== 'string' || !/^\d+(\.\d{1,9})?s$/.test(ttl)) return invalidValue('message.android.ttl', 'type.googleapis.com/google.protobuf.Duration', ttl);
+    if (typeof ttl !== 'string' || !/^\d+(\.\d{1,9})?s$/.test(ttl))
+      return invalidValue('message.android.ttl', 'type.googleapis.com/google.protobuf.Duration', ttl);
     if (Number(ttl.slice(0, -1)) > MAX_TTL_SECONDS) {
       const description = `TTL exceeds the maximum of ${MAX_TTL_SECONDS}s (4 weeks).`;
       return badRequest(description, [{ field: 'message.android.ttl', description }]);
     }
   }
-  if (android.collapse_key !== undefined && typeof android.collapse_key !== 'string') return invalidValue('message.android.collapse_key', 'TYPE_STRING', android.collapse_key);
-  return checkData(android.data, 'message.android.data') ?? checkStringFields(android.notification, 'message.android.notification', ['title', 'body', 'channel_id', 'tag', 'image']);
+  if (android.collapse_key !== undefined && typeof android.collapse_key !== 'string')
+    return invalidValue('message.android.collapse_key', 'TYPE_STRING', android.collapse_key);
+  return (
+    checkData(android.data, 'message.android.data') ??
+    checkStringFields(android.notification, 'message.android.notification', [
+      'title',
+      'body',
+      'channel_id',
+      'tag',
+      'image',
+    ])
+  );
 }
 
 /** Fields that must be strings when present (notification title/body/image). */
-function checkStringFields(value: unknown, field: string, names = ['title', 'body', 'image']): GoogleErrorAnswer | null {
+function checkStringFields(
+  value: unknown,
+  field: string,
+  names = ['title', 'body', 'image'],
+): GoogleErrorAnswer | null {
   if (value === undefined) return null;
   if (!isObject(value)) return invalidValue(field, 'type.googleapis.com/google.firebase.fcm.v1.Notification', value);
   const bad = names.find((name) => value[name] !== undefined && typeof value[name] !== 'string');
@@ -140,7 +178,8 @@ function checkSize(message: Record<string, unknown>, kind: FcmSendRequest['targe
 
 function contentBytes(value: unknown): number {
   if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + contentBytes(item), 0);
-  if (isObject(value)) return Object.entries(value).reduce((sum, [key, item]) => sum + Buffer.byteLength(key) + contentBytes(item), 0);
+  if (isObject(value))
+    return Object.entries(value).reduce((sum, [key, item]) => sum + Buffer.byteLength(key) + contentBytes(item), 0);
   return value === null || value === undefined ? 0 : Buffer.byteLength(String(value));
 }
 

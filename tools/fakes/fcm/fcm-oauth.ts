@@ -9,7 +9,10 @@ import type { FcmServiceAccount } from '../fake-credentials.ts';
  */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Either scope lets a token send FCM messages (docs/protocols.md 3.1; fb-admin-node's scope list). */
-const FCM_SCOPES = ['https://www.googleapis.com/auth/firebase.messaging', 'https://www.googleapis.com/auth/cloud-platform'];
+const FCM_SCOPES = [
+  'https://www.googleapis.com/auth/firebase.messaging',
+  'https://www.googleapis.com/auth/cloud-platform',
+];
 /** exp − iat may be at most one hour (docs/protocols.md 3.1). */
 const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
 /** How far ahead of the fake's clock a client's iat may be; Google tolerates small skew [unconfirmed amount]. */
@@ -26,10 +29,16 @@ export interface AssertionClaims {
 
 export type TokenExchange =
   | { ok: true; account: FcmServiceAccount; claims: AssertionClaims }
-  | { ok: false; error: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant' | 'invalid_scope'; description: string; claims: AssertionClaims | null };
+  | {
+      ok: false;
+      error: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant' | 'invalid_scope';
+      description: string;
+      claims: AssertionClaims | null;
+    };
 
 /** Google's descriptions [commonly seen in real responses; not from a primary source]. */
-const SHORT_LIVED = 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.';
+const SHORT_LIVED =
+  'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.';
 
 export async function exchangeAssertion(
   form: URLSearchParams,
@@ -38,10 +47,18 @@ export async function exchangeAssertion(
   nowMs: number,
 ): Promise<TokenExchange> {
   const grantType = form.get('grant_type');
-  if (grantType === null) return { ok: false, error: 'invalid_request', description: 'Missing required parameter: grant_type', claims: null };
-  if (grantType !== JWT_BEARER_GRANT) return { ok: false, error: 'unsupported_grant_type', description: `Invalid grant_type: ${grantType}`, claims: null };
+  if (grantType === null)
+    return { ok: false, error: 'invalid_request', description: 'Missing required parameter: grant_type', claims: null };
+  if (grantType !== JWT_BEARER_GRANT)
+    return {
+      ok: false,
+      error: 'unsupported_grant_type',
+      description: `Invalid grant_type: ${grantType}`,
+      claims: null,
+    };
   const assertion = form.get('assertion');
-  if (!assertion) return { ok: false, error: 'invalid_request', description: 'Missing required parameter: assertion', claims: null };
+  if (!assertion)
+    return { ok: false, error: 'invalid_request', description: 'Missing required parameter: assertion', claims: null };
 
   const claims = readAssertionClaims(assertion);
   const grant = (description: string) => ({ ok: false as const, error: 'invalid_grant' as const, description, claims });
@@ -64,13 +81,19 @@ export async function exchangeAssertion(
     return grant('Invalid JWT Signature.');
   }
   const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud === null ? [] : [claims.aud];
-  if (!audiences.some((aud) => acceptedAudiences.includes(aud))) return grant(`Invalid JWT: Failed audience check. The right audience is ${acceptedAudiences[0]}`);
+  if (!audiences.some((aud) => acceptedAudiences.includes(aud)))
+    return grant(`Invalid JWT: Failed audience check. The right audience is ${acceptedAudiences[0]}`);
   if (claims.iat === null || claims.exp === null) return grant(SHORT_LIVED);
   if (claims.exp <= claims.iat || claims.exp - claims.iat > MAX_ASSERTION_LIFETIME_SECONDS) return grant(SHORT_LIVED);
   if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) return grant(SHORT_LIVED);
   const scopes = (claims.scope ?? '').split(' ').filter(Boolean);
   if (!scopes.some((scope) => FCM_SCOPES.includes(scope))) {
-    return { ok: false, error: 'invalid_scope', description: 'Invalid OAuth scope or ID token audience provided.', claims };
+    return {
+      ok: false,
+      error: 'invalid_scope',
+      description: 'Invalid OAuth scope or ID token audience provided.',
+      claims,
+    };
   }
   return { ok: true, account, claims };
 }

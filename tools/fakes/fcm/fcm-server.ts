@@ -4,10 +4,24 @@ import http2 from 'node:http2';
 import type { Http2ServerResponse } from 'node:http2';
 import type { Clock } from '../../../src/domain/clock.ts';
 import { type FcmServiceAccount, createFcmServiceAccount } from '../fake-credentials.ts';
-import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
+import {
+  type AnyRequest,
+  type ListenOptions,
+  clientGone,
+  connectionNumbering,
+  listenSecureHttp2,
+  readBody,
+} from '../fake-http2-server.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { FcmBehaviour, type FcmLatencyContext, type FcmOutcome, answerFor } from './fcm-behaviour.ts';
-import { type GoogleErrorAnswer, googleError, notFound, permissionDenied, projectQuotaExceeded, unauthenticated } from './fcm-errors.ts';
+import {
+  type GoogleErrorAnswer,
+  googleError,
+  notFound,
+  permissionDenied,
+  projectQuotaExceeded,
+  unauthenticated,
+} from './fcm-errors.ts';
 import { FakeFcmProjectQuota } from './fcm-project-quota.ts';
 import { FakeFcmDevices } from './fcm-devices.ts';
 import { checkSendBody } from './fcm-message-rules.ts';
@@ -87,13 +101,17 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
   const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
     server.on('request', (request: AnyRequest, response: AnyResponse) => {
       route(request, response).catch(() => {
-        if (!response.headersSent && !clientGone(request)) respond(response, googleError(500, 'INTERNAL', 'Internal error encountered.'));
+        if (!response.headersSent && !clientGone(request))
+          respond(response, googleError(500, 'INTERNAL', 'Internal error encountered.'));
       });
     });
   });
   const port = listener.port;
   // The certificate covers all three loopback names, so a token_uri may use any of them (aud must match it).
-  const audiences = [`${listener.url}/token`, ...['127.0.0.1', 'localhost', '[::1]'].map((host) => `https://${host}:${port}/token`)];
+  const audiences = [
+    `${listener.url}/token`,
+    ...['127.0.0.1', 'localhost', '[::1]'].map((host) => `https://${host}:${port}/token`),
+  ];
 
   async function route(request: AnyRequest, response: AnyResponse): Promise<void> {
     const path = (request.url ?? '').split('?')[0] ?? '';
@@ -109,7 +127,13 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     const isForm = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
     const form = new URLSearchParams(isForm ? body.toString('utf8') : '');
     let exchange: TokenExchange;
-    if (request.method !== 'POST') exchange = { ok: false, error: 'invalid_request', description: `Method ${request.method} not allowed; use POST`, claims: null };
+    if (request.method !== 'POST')
+      exchange = {
+        ok: false,
+        error: 'invalid_request',
+        description: `Method ${request.method} not allowed; use POST`,
+        claims: null,
+      };
     else exchange = await exchangeAssertion(form, accounts, audiences, clock.now());
 
     let answer: GoogleErrorAnswer;
@@ -117,14 +141,33 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     if (exchange.ok) {
       const grant = accessTokens.issue(exchange.account, clock.now(), lifetimeSeconds);
       accessToken = grant.accessToken;
-      const body = JSON.stringify({ access_token: grant.accessToken, expires_in: lifetimeSeconds, token_type: 'Bearer' });
-      answer = { httpStatus: 200, body, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' } };
+      const body = JSON.stringify({
+        access_token: grant.accessToken,
+        expires_in: lifetimeSeconds,
+        token_type: 'Bearer',
+      });
+      answer = {
+        httpStatus: 200,
+        body,
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'cache-control': 'no-cache, no-store, max-age=0, must-revalidate',
+        },
+      };
     } else {
       // RFC 6749 §5.2: 400 with {"error","error_description"}; Google uses 400 for invalid_grant too.
-      answer = { httpStatus: 400, body: JSON.stringify({ error: exchange.error, error_description: exchange.description }), headers: { 'content-type': 'application/json; charset=utf-8' } };
+      answer = {
+        httpStatus: 400,
+        body: JSON.stringify({ error: exchange.error, error_description: exchange.description }),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      };
     }
     const assertion = form.get('assertion');
-    const delayMs = behaviour.latencyFor({ endpoint: 'token', projectId: exchange.ok ? exchange.account.json.project_id : null, token: null });
+    const delayMs = behaviour.latencyFor({
+      endpoint: 'token',
+      projectId: exchange.ok ? exchange.account.json.project_id : null,
+      token: null,
+    });
     if (delayMs > 0) await listener.delay(delayMs);
     const answered = !clientGone(request);
     tokenRequests.add({
@@ -174,11 +217,13 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     else if (grant === 'expired') answer = unauthenticated('ACCESS_TOKEN_EXPIRED');
     else if (grant.projectId !== projectId) answer = permissionDenied(projectId);
     else if (quota.exhausted(projectId, clock.now())) answer = projectQuotaExceeded(projectId, quota.perMinute);
-    else if (size > RECORD_BODY_BYTES) answer = googleError(413, 'INVALID_ARGUMENT', 'Request payload size exceeds the limit.');
+    else if (size > RECORD_BODY_BYTES)
+      answer = googleError(413, 'INVALID_ARGUMENT', 'Request payload size exceeds the limit.');
     else if (parsed && !parsed.ok) answer = parsed.error;
     else if (parsed?.ok) {
       const target = parsed.value.target;
-      const injected = behaviour.takeInjectedFailure() ?? (target.kind === 'token' ? behaviour.tokenOutcome(target.value) : undefined);
+      const injected =
+        behaviour.takeInjectedFailure() ?? (target.kind === 'token' ? behaviour.tokenOutcome(target.value) : undefined);
       if (injected) {
         draft.injected = true;
         answer = answerFor(injected);
@@ -188,17 +233,36 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
     let name: string | null = null;
     if (answer === null) {
       // validate_only answers a fixed id, as FCM does for dry runs; a real send gets "0:<µs>%<16 hex>".
-      const id = draft.validateOnly ? 'fake_message_id' : `0:${clock.now() * 1000 + (messageCount++ % 1000)}%${randomBytes(8).toString('hex')}`;
+      const id = draft.validateOnly
+        ? 'fake_message_id'
+        : `0:${clock.now() * 1000 + (messageCount++ % 1000)}%${randomBytes(8).toString('hex')}`;
       name = `projects/${projectId}/messages/${id}`;
-      answer = { httpStatus: 200, body: JSON.stringify({ name }), headers: { 'content-type': 'application/json; charset=UTF-8' } };
-      if (!draft.validateOnly && draft.target?.kind === 'token' && parsed?.ok) devices.accept(draft.target.value, name, parsed.value.message);
+      answer = {
+        httpStatus: 200,
+        body: JSON.stringify({ name }),
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+      };
+      if (!draft.validateOnly && draft.target?.kind === 'token' && parsed?.ok)
+        devices.accept(draft.target.value, name, parsed.value.message);
     }
     // The quota counts every message a project's credentials sent, 4xx answers too, except 429 (fcm-project-quota.ts).
-    if (grant !== null && typeof grant === 'object' && grant.projectId === projectId && answer.httpStatus !== 429) quota.count(projectId, clock.now());
-    const delayMs = behaviour.latencyFor({ endpoint: 'send', projectId, token: draft.target?.kind === 'token' ? draft.target.value : null });
+    if (grant !== null && typeof grant === 'object' && grant.projectId === projectId && answer.httpStatus !== 429)
+      quota.count(projectId, clock.now());
+    const delayMs = behaviour.latencyFor({
+      endpoint: 'send',
+      projectId,
+      token: draft.target?.kind === 'token' ? draft.target.value : null,
+    });
     if (delayMs > 0) await listener.delay(delayMs);
     const answered = !clientGone(request);
-    requests.add({ ...draft, at: clock.now(), status: answer.httpStatus, errorCode: answer.httpStatus === 200 ? null : errorCodeOf(answer.body), name, answered });
+    requests.add({
+      ...draft,
+      at: clock.now(),
+      status: answer.httpStatus,
+      errorCode: answer.httpStatus === 200 ? null : errorCodeOf(answer.body),
+      name,
+      answered,
+    });
     if (answered) respond(response, answer);
   }
 
@@ -252,10 +316,12 @@ export async function startFakeFcm(options: FakeFcmOptions = {}): Promise<FakeFc
 }
 
 function respond(response: AnyResponse, answer: GoogleErrorAnswer): void {
-  response.writeHead(answer.httpStatus, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+  response.writeHead(answer.httpStatus, {
+    ...answer.headers,
+    'content-length': String(Buffer.byteLength(answer.body)),
+  });
   response.end(answer.body);
 }
-
 
 function messageOf(text: string): unknown {
   try {

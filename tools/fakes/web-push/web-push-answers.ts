@@ -40,9 +40,20 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** The content type and text of the answer `service` gives for `refusal`. */
-export function refusalBody(service: WebPushServiceKind, refusal: WebPushRefusal): { contentType: string; text: string } {
+export function refusalBody(
+  service: WebPushServiceKind,
+  refusal: WebPushRefusal,
+): { contentType: string; text: string } {
   const json = (value: unknown) => ({ contentType: 'application/json', text: JSON.stringify(value) });
   if (refusal.body) return json(refusal.body);
-  if (service === 'apple') return refusal.appleReason ? json({ reason: refusal.appleReason }) : { contentType: 'text/plain; charset=utf-8', text: refusal.reason };
-  return json({ code: refusal.status, ...(refusal.errno === undefined ? {} : { errno: refusal.errno }), error: STATUS_TEXT[refusal.status] ?? 'Error', message: refusal.reason });
+  if (service === 'apple')
+    return refusal.appleReason
+      ? json({ reason: refusal.appleReason })
+      : { contentType: 'text/plain; charset=utf-8', text: refusal.reason };
+  return json({
+    code: refusal.status,
+    ...(refusal.errno === undefined ? {} : { errno: refusal.errno }),
+    error: STATUS_TEXT[refusal.status] ?? 'Error',
+    message: refusal.reason,
+  });
 }

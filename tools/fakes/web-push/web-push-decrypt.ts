@@ -26,12 +26,14 @@ export function decryptWebPush(body: Buffer, keys: BrowserKeys): Buffer {
   const recordSize = body.readUInt32BE(16);
   const idLength = body[20]!;
   // Web Push puts the sender's ephemeral public key in the key id (RFC 8291 §4): 65 bytes.
-  if (idLength !== 65) throw new WebPushDecryptError(`key id is ${idLength} bytes; Web Push needs the 65-byte sender public key`);
+  if (idLength !== 65)
+    throw new WebPushDecryptError(`key id is ${idLength} bytes; Web Push needs the 65-byte sender public key`);
   const senderPublic = body.subarray(HEADER_FIXED_BYTES, HEADER_FIXED_BYTES + idLength);
   const record = body.subarray(HEADER_FIXED_BYTES + idLength);
   if (record.length < TAG_BYTES + 1) throw new WebPushDecryptError('no record after the header');
   // One record only (RFC 8291 §4): it must fit the declared record size.
-  if (record.length > recordSize) throw new WebPushDecryptError(`record of ${record.length} bytes is over the declared record size ${recordSize}`);
+  if (record.length > recordSize)
+    throw new WebPushDecryptError(`record of ${record.length} bytes is over the declared record size ${recordSize}`);
 
   let ecdhSecret: Buffer;
   try {
@@ -53,7 +55,9 @@ export function decryptWebPush(body: Buffer, keys: BrowserKeys): Buffer {
   try {
     padded = Buffer.concat([decipher.update(record.subarray(0, record.length - TAG_BYTES)), decipher.final()]);
   } catch {
-    throw new WebPushDecryptError('the record does not decrypt with this subscription\'s keys (wrong p256dh/auth, or changed in transit)');
+    throw new WebPushDecryptError(
+      "the record does not decrypt with this subscription's keys (wrong p256dh/auth, or changed in transit)",
+    );
   }
   // Plaintext ‖ 0x02 ‖ zero padding: the last non-zero byte is the delimiter, and it must be 2 (last record).
   let end = padded.length - 1;

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import type { Clock } from '../../../src/domain/clock.ts';
-import { type AnyRequest, type ListenOptions, clientGone, connectionNumbering, listenSecureHttp2, readBody } from '../fake-http2-server.ts';
+import {
+  type AnyRequest,
+  type ListenOptions,
+  clientGone,
+  connectionNumbering,
+  listenSecureHttp2,
+  readBody,
+} from '../fake-http2-server.ts';
 import { FakeRecord } from '../fake-record.ts';
 import { type PushSubscriptionJson, type SimulatedBrowser, createSimulatedBrowser } from './web-push-browser.ts';
 import { WebPushBehaviour, type WebPushLatencyContext, type WebPushOutcome } from './web-push-behaviour.ts';
@@ -138,10 +145,20 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
     // Order: the resource, then credentials, then the message's headers and size, then chaos (fake-behaviour.ts).
     let refusal: WebPushRefusal | null = null;
     // A refused VAPID JWT, in both services' words (web-push-answers.ts): autopush's errno 109, Apple's BadJwtToken.
-    const vapidRefusal = (status: number, reason: string): WebPushRefusal => ({ status: service === 'apple' ? 403 : status, reason, errno: 109, appleReason: 'BadJwtToken' });
+    const vapidRefusal = (status: number, reason: string): WebPushRefusal => ({
+      status: service === 'apple' ? 403 : status,
+      reason,
+      errno: 109,
+      appleReason: 'BadJwtToken',
+    });
     if (request.method !== 'POST') refusal = { status: 405, reason: 'only POST delivers a push message' };
     else if (!subscription) refusal = { status: 404, reason: 'no such subscription', errno: 102 };
-    else if (subscription.gone) refusal = { status: subscription.gone, reason: 'the subscription is no longer valid', errno: subscription.gone === 410 ? 103 : 102 };
+    else if (subscription.gone)
+      refusal = {
+        status: subscription.gone,
+        reason: 'the subscription is no longer valid',
+        errno: subscription.gone === 410 ? 103 : 102,
+      };
     if (!refusal && subscription) {
       const vapid = await checkVapid(headerOf(request, 'authorization'), listener.url, clock.now());
       draft.vapid = vapid.ok ? vapid.claims : null;
@@ -185,7 +202,15 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
       messages.add({ ...draft, at: clock.now(), status: refusal.status, reason: refusal.reason, answered });
       if (answered) {
         const { contentType, text } = refusalBody(service, refusal);
-        answer(response, refusal.status, { 'content-type': contentType, ...(refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }) }, text);
+        answer(
+          response,
+          refusal.status,
+          {
+            'content-type': contentType,
+            ...(refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) }),
+          },
+          text,
+        );
       }
       return;
     }
@@ -204,7 +229,8 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
       return;
     }
     const ttl = message.ttl ?? 0;
-    if (message.topic !== null) subscription.held = subscription.held.filter((held) => held.message.topic !== message.topic);
+    if (message.topic !== null)
+      subscription.held = subscription.held.filter((held) => held.message.topic !== message.topic);
     if (ttl > 0) subscription.held.push({ message, expiresAt: message.at + ttl * 1000 });
   }
 
@@ -228,7 +254,14 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
   function subscribe({ applicationServerKey }: { applicationServerKey?: string } = {}): FakeSubscription {
     const id = randomBytes(16).toString('base64url');
     const browser = createSimulatedBrowser();
-    subscriptions.set(id, { browser, applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null, gone: null, online: true, held: [], received: [] });
+    subscriptions.set(id, {
+      browser,
+      applicationServerKey: applicationServerKey?.replace(/=+$/, '') ?? null,
+      gone: null,
+      online: true,
+      held: [],
+      received: [],
+    });
     const endpoint = `${listener.url}/push/${id}`;
     return { id, endpoint, browser, json: browser.subscription(endpoint) };
   }
@@ -302,7 +335,10 @@ function headerOf(request: AnyRequest, name: string): string | undefined {
 }
 
 function answer(response: AnyResponse, status: number, headers: Record<string, string>, text: string): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers, 'content-length': String(Buffer.byteLength(text)) });
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    ...headers,
+    'content-length': String(Buffer.byteLength(text)),
+  });
   response.end(text);
 }
-

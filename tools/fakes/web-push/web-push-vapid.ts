@@ -19,7 +19,11 @@ export type VapidCheck =
 
 const MAX_EXP_AHEAD_SECONDS = 24 * 3600;
 
-export async function checkVapid(authorization: string | undefined, expectedOrigin: string, nowMs: number): Promise<VapidCheck> {
+export async function checkVapid(
+  authorization: string | undefined,
+  expectedOrigin: string,
+  nowMs: number,
+): Promise<VapidCheck> {
   const parsed = /^vapid\s+(.+)$/i.exec(authorization ?? '');
   if (!parsed) return { ok: false, status: 401, reason: 'missing Authorization: vapid t=…, k=…', claims: null };
   const params = new Map<string, string>();
@@ -29,26 +33,45 @@ export async function checkVapid(authorization: string | undefined, expectedOrig
   }
   const token = params.get('t');
   const publicKey = params.get('k');
-  if (!token || !publicKey) return { ok: false, status: 401, reason: 'the vapid scheme needs both t= and k=', claims: null };
+  if (!token || !publicKey)
+    return { ok: false, status: 401, reason: 'the vapid scheme needs both t= and k=', claims: null };
   const point = Buffer.from(publicKey, 'base64url');
-  if (point.length !== 65 || point[0] !== 4) return { ok: false, status: 403, reason: 'k is not a 65-byte uncompressed P-256 point', claims: null };
+  if (point.length !== 65 || point[0] !== 4)
+    return { ok: false, status: 403, reason: 'k is not a 65-byte uncompressed P-256 point', claims: null };
 
   let claims: Partial<VapidClaims>;
   try {
     const header = decodeProtectedHeader(token);
-    if (header.alg !== 'ES256') return { ok: false, status: 403, reason: `alg must be ES256 (got ${String(header.alg)})`, claims: null };
-    const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') }, format: 'jwk' });
+    if (header.alg !== 'ES256')
+      return { ok: false, status: 403, reason: `alg must be ES256 (got ${String(header.alg)})`, claims: null };
+    const key = createPublicKey({
+      key: {
+        kty: 'EC',
+        crv: 'P-256',
+        x: point.subarray(1, 33).toString('base64url'),
+        y: point.subarray(33).toString('base64url'),
+      },
+      format: 'jwk',
+    });
     const { payload } = await compactVerify(token, key, { algorithms: ['ES256'] });
     claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<VapidClaims>;
   } catch {
     return { ok: false, status: 403, reason: 'the JWT is malformed or not signed by k', claims: null };
   }
   const now = Math.floor(nowMs / 1000);
-  if (claims.aud !== expectedOrigin) return { ok: false, status: 403, reason: `aud must be the push service origin ${expectedOrigin} (got ${String(claims.aud)})`, claims };
+  if (claims.aud !== expectedOrigin)
+    return {
+      ok: false,
+      status: 403,
+      reason: `aud must be the push service origin ${expectedOrigin} (got ${String(claims.aud)})`,
+      claims,
+    };
   if (typeof claims.exp !== 'number') return { ok: false, status: 403, reason: 'exp is missing', claims };
   if (claims.exp <= now) return { ok: false, status: 403, reason: 'the JWT has expired', claims };
-  if (claims.exp > now + MAX_EXP_AHEAD_SECONDS) return { ok: false, status: 403, reason: 'exp is more than 24 hours ahead', claims };
-  if (typeof claims.sub !== 'string' || !/^(mailto:|https:)/.test(claims.sub)) return { ok: false, status: 403, reason: 'sub must be a mailto: or https: contact', claims };
+  if (claims.exp > now + MAX_EXP_AHEAD_SECONDS)
+    return { ok: false, status: 403, reason: 'exp is more than 24 hours ahead', claims };
+  if (typeof claims.sub !== 'string' || !/^(mailto:|https:)/.test(claims.sub))
+    return { ok: false, status: 403, reason: 'sub must be a mailto: or https: contact', claims };
   return { ok: true, publicKey: point.toString('base64url'), claims: claims as VapidClaims };
 }
 
@@ -64,7 +87,8 @@ export async function checkVapid(authorization: string | undefined, expectedOrig
 export function appleSubjectProblem(sub: string): string | null {
   if (/[\s<>]/.test(sub)) return 'sub is not a URL: it holds whitespace or angle brackets';
   const host = sub.startsWith('mailto:') ? sub.slice(sub.lastIndexOf('@') + 1) : hostOf(sub);
-  if (host === null || /^(localhost|.*\.localhost|127(\.\d+){3}|\[::1\])$/i.test(host)) return `sub must name a reachable contact, not ${host ?? 'an unreadable URL'}`;
+  if (host === null || /^(localhost|.*\.localhost|127(\.\d+){3}|\[::1\])$/i.test(host))
+    return `sub must name a reachable contact, not ${host ?? 'an unreadable URL'}`;
   return null;
 }
 

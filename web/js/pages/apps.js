@@ -48,11 +48,23 @@ async function renderList(section) {
       ['App', 'iOS', 'Android', 'Web (VAPID public key)', 'Credentials', ''],
       page.data.map((app) => [
         h('span', { title: app.id }, app.name),
-        app.ios ? h('span', {}, h('code', {}, app.ios.bundleId), h('br'), `Key ${app.ios.keyId} · Team ${app.ios.teamId}`) : '—',
+        app.ios
+          ? h('span', {}, h('code', {}, app.ios.bundleId), h('br'), `Key ${app.ios.keyId} · Team ${app.ios.teamId}`)
+          : '—',
         app.android ? h('span', {}, h('code', {}, app.android.projectId), h('br'), app.android.clientEmail) : '—',
         h('code', { class: 'fingerprint' }, `${app.web.vapidPublicKey.slice(0, 16)}…`),
-        app.credentials.status === 'ok' ? 'OK' : h('span', { class: 'status-failing' }, `Failing since ${formatTime(app.credentials.failedAt)}: ${app.credentials.error}`),
-        h('button', { type: 'button', onclick: (event) => testCredentials(app, event.currentTarget, results) }, `Test credentials`),
+        app.credentials.status === 'ok'
+          ? 'OK'
+          : h(
+              'span',
+              { class: 'status-failing' },
+              `Failing since ${formatTime(app.credentials.failedAt)}: ${app.credentials.error}`,
+            ),
+        h(
+          'button',
+          { type: 'button', onclick: (event) => testCredentials(app, event.currentTarget, results) },
+          `Test credentials`,
+        ),
       ]),
       { rowHeaders: true },
     ),
@@ -75,11 +87,22 @@ async function testCredentials(app, button, results) {
       results,
       notice(
         allGood ? 'success' : 'error',
-        h('h3', {}, `${app.name}: ${allGood ? 'the providers accepted the credentials' : 'a provider refused the credentials'}`),
+        h(
+          'h3',
+          {},
+          `${app.name}: ${allGood ? 'the providers accepted the credentials' : 'a provider refused the credentials'}`,
+        ),
         h(
           'ul',
           { class: 'app-check' },
-          rows.map(([label, result]) => h('li', { 'data-ok': String(result.ok) }, h('strong', {}, `${label}: ${result.ok ? 'OK' : 'refused'}`), ` — provider said ${result.providerAnswer}. ${result.message}`)),
+          rows.map(([label, result]) =>
+            h(
+              'li',
+              { 'data-ok': String(result.ok) },
+              h('strong', {}, `${label}: ${result.ok ? 'OK' : 'refused'}`),
+              ` — provider said ${result.providerAnswer}. ${result.message}`,
+            ),
+          ),
         ),
       ),
     );
@@ -104,16 +127,32 @@ function createAppForm(onCreated) {
       'fieldset',
       {},
       h('legend', {}, 'iOS (APNs token authentication)'),
-      field({ label: '.p8 key file', hint: 'Certificates, Identifiers & Profiles → Keys in the Apple developer account.', input: { name: 'iosKey', type: 'file', accept: '.p8' } }),
-      field({ label: 'Key ID', hint: '10 characters, shown beside the key.', input: { name: 'iosKeyId', maxlength: '10' } }),
-      field({ label: 'Team ID', hint: '10 characters, under Membership.', input: { name: 'iosTeamId', maxlength: '10' } }),
+      field({
+        label: '.p8 key file',
+        hint: 'Certificates, Identifiers & Profiles → Keys in the Apple developer account.',
+        input: { name: 'iosKey', type: 'file', accept: '.p8' },
+      }),
+      field({
+        label: 'Key ID',
+        hint: '10 characters, shown beside the key.',
+        input: { name: 'iosKeyId', maxlength: '10' },
+      }),
+      field({
+        label: 'Team ID',
+        hint: '10 characters, under Membership.',
+        input: { name: 'iosTeamId', maxlength: '10' },
+      }),
       field({ label: 'Bundle ID', input: { name: 'iosBundleId', placeholder: 'com.example.app' } }),
     ),
     h(
       'fieldset',
       {},
       h('legend', {}, 'Android (Firebase Cloud Messaging)'),
-      field({ label: 'Service-account JSON', hint: 'Firebase console → Project settings → Service accounts → Generate new private key.', input: { name: 'androidServiceAccount', type: 'file', accept: '.json,application/json' } }),
+      field({
+        label: 'Service-account JSON',
+        hint: 'Firebase console → Project settings → Service accounts → Generate new private key.',
+        input: { name: 'androidServiceAccount', type: 'file', accept: '.json,application/json' },
+      }),
     ),
     h('p', { class: 'hint' }, 'Web Push: a VAPID key pair is generated for the app.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add app')),
@@ -122,10 +161,16 @@ function createAppForm(onCreated) {
     const body = { name: String(data.get('name')).trim() };
     const keyFile = data.get('iosKey');
     if (keyFile instanceof File && keyFile.size > 0) {
-      body.ios = { key: await keyFile.text(), keyId: String(data.get('iosKeyId')).trim(), teamId: String(data.get('iosTeamId')).trim(), bundleId: String(data.get('iosBundleId')).trim() };
+      body.ios = {
+        key: await keyFile.text(),
+        keyId: String(data.get('iosKeyId')).trim(),
+        teamId: String(data.get('iosTeamId')).trim(),
+        bundleId: String(data.get('iosBundleId')).trim(),
+      };
     }
     const accountFile = data.get('androidServiceAccount');
-    if (accountFile instanceof File && accountFile.size > 0) body.android = { serviceAccount: await accountFile.text() };
+    if (accountFile instanceof File && accountFile.size > 0)
+      body.android = { serviceAccount: await accountFile.text() };
     const created = await api.post('/api/v1/apps', body);
     form.reset();
     announce(`App ${created.name} created.`);

@@ -10,9 +10,24 @@ import { accountApps } from './apps.js';
 
 /** What each platform sends as `token` when it registers (docs/api.md). */
 const platformTokens = [
-  { platform: 'ios', label: 'iOS', token: '"<APNs device token, hex>"', note: 'From application(_:didRegisterForRemoteNotificationsWithDeviceToken:), as a hex string. Add "pushToStartToken" (iOS 17.2+) with its "template" to receive Live Activities, and "osVersion" so iOS 18 devices get them on a broadcast channel.' },
-  { platform: 'android', label: 'Android', token: '"<FCM registration token>"', note: 'From FirebaseMessaging.getInstance().token.' },
-  { platform: 'web', label: 'Web', token: '<PushSubscription.toJSON()>', note: 'The browser’s PushSubscription object, as JSON. The browser SDK, /sdk/clarion-web.js, registers it for you; or use the public join page above.' },
+  {
+    platform: 'ios',
+    label: 'iOS',
+    token: '"<APNs device token, hex>"',
+    note: 'From application(_:didRegisterForRemoteNotificationsWithDeviceToken:), as a hex string. Add "pushToStartToken" (iOS 17.2+) with its "template" to receive Live Activities, and "osVersion" so iOS 18 devices get them on a broadcast channel.',
+  },
+  {
+    platform: 'android',
+    label: 'Android',
+    token: '"<FCM registration token>"',
+    note: 'From FirebaseMessaging.getInstance().token.',
+  },
+  {
+    platform: 'web',
+    label: 'Web',
+    token: '<PushSubscription.toJSON()>',
+    note: 'The browser’s PushSubscription object, as JSON. The browser SDK, /sdk/clarion-web.js, registers it for you; or use the public join page above.',
+  },
 ];
 
 export async function channelPage({ container, params }) {
@@ -29,12 +44,28 @@ export async function channelPage({ container, params }) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Code'), h('dd', {}, h('code', {}, channel.code)),
-      h('dt', {}, 'Active subscribers'), h('dd', {}, `${formatNumber(counts.total)} (iOS ${formatNumber(counts.ios)}, Android ${formatNumber(counts.android)}, web ${formatNumber(counts.web)})`),
-      h('dt', {}, 'App'), h('dd', { id: 'channel-app' }, appName(channel.appId, apps)),
-      h('dt', {}, 'Created'), h('dd', {}, formatTime(channel.createdAt)),
+      h('dt', {}, 'Code'),
+      h('dd', {}, h('code', {}, channel.code)),
+      h('dt', {}, 'Active subscribers'),
+      h(
+        'dd',
+        {},
+        `${formatNumber(counts.total)} (iOS ${formatNumber(counts.ios)}, Android ${formatNumber(counts.android)}, web ${formatNumber(counts.web)})`,
+      ),
+      h('dt', {}, 'App'),
+      h('dd', { id: 'channel-app' }, appName(channel.appId, apps)),
+      h('dt', {}, 'Created'),
+      h('dd', {}, formatTime(channel.createdAt)),
     ),
-    h('p', {}, h('a', { class: 'button primary', href: href(`/notifications/new?channel=${encodeURIComponent(channel.code)}`) }, 'Send a test notification')),
+    h(
+      'p',
+      {},
+      h(
+        'a',
+        { class: 'button primary', href: href(`/notifications/new?channel=${encodeURIComponent(channel.code)}`) },
+        'Send a test notification',
+      ),
+    ),
     apps.length > 0 ? moveAppForm(channel, apps) : null,
     joinPageSection(channel),
     joinInformation(channel.code),
@@ -53,13 +84,20 @@ function appName(appId, apps) {
 function moveAppForm(channel, apps) {
   const problems = h('div');
   const options = apps.map((app) => ({ value: app.id, label: app.name, selected: app.id === channel.appId }));
-  const hint = 'Its next pushes go out with the chosen app’s credentials: the subscribers’ tokens must belong to that app (same bundle id and Firebase project).';
+  const hint =
+    'Its next pushes go out with the chosen app’s credentials: the subscribers’ tokens must belong to that app (same bundle id and Firebase project).';
   const form = h(
     'form',
     { class: 'card', novalidate: true, 'aria-labelledby': 'channel-app-heading' },
     h('h2', { id: 'channel-app-heading' }, 'App'),
     problems,
-    field({ label: 'Deliver with the app', hint, control: 'select', input: { name: 'appId', required: true }, options }),
+    field({
+      label: 'Deliver with the app',
+      hint,
+      control: 'select',
+      input: { name: 'appId', required: true },
+      options,
+    }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Move channel')),
   );
   onSubmit(form, problems, async (data) => {
@@ -84,7 +122,9 @@ function joinPageSection(initial) {
     toggle.addEventListener('change', async () => {
       toggle.disabled = true;
       try {
-        const updated = await api.post(`/api/v1/channels/${encodeURIComponent(channel.code)}/update`, { joinPage: toggle.checked });
+        const updated = await api.post(`/api/v1/channels/${encodeURIComponent(channel.code)}/update`, {
+          joinPage: toggle.checked,
+        });
         render(updated);
         announce(updated.joinPage ? 'Join page on.' : 'Join page off.');
         section.querySelector('#join-page-switch')?.focus();
@@ -97,10 +137,30 @@ function joinPageSection(initial) {
     replace(
       section,
       h('h2', { id: 'join-page' }, 'Public join page'),
-      h('p', {}, 'A page on this server where anyone can get this channel’s notifications in their browser, with no app and no code on your side. Share its link or print its QR code.'),
-      h('div', { class: 'choice' }, toggle, h('label', { for: 'join-page-switch' }, 'Public join page ', h('span', { class: 'hint' }, channel.joinPage ? '(on)' : '(off)'))),
+      h(
+        'p',
+        {},
+        'A page on this server where anyone can get this channel’s notifications in their browser, with no app and no code on your side. Share its link or print its QR code.',
+      ),
+      h(
+        'div',
+        { class: 'choice' },
+        toggle,
+        h(
+          'label',
+          { for: 'join-page-switch' },
+          'Public join page ',
+          h('span', { class: 'hint' }, channel.joinPage ? '(on)' : '(off)'),
+        ),
+      ),
       problems,
-      channel.joinPage ? joinPageDetails(channel) : h('p', { class: 'muted' }, 'Off: the page’s address answers “not found”. Turning it on creates a publishable key, limited to this channel, that the page uses.'),
+      channel.joinPage
+        ? joinPageDetails(channel)
+        : h(
+            'p',
+            { class: 'muted' },
+            'Off: the page’s address answers “not found”. Turning it on creates a publishable key, limited to this channel, that the page uses.',
+          ),
     );
   };
   render(initial);
@@ -110,9 +170,29 @@ function joinPageSection(initial) {
 function joinPageDetails(channel) {
   const qrPath = `/api/v1/channels/${encodeURIComponent(channel.code)}/join-qr-code`;
   return [
-    h('dl', { class: 'facts' }, h('dt', {}, 'Address'), h('dd', {}, h('a', { href: channel.joinUrl, target: '_blank', rel: 'noopener' }, channel.joinUrl), ' ', copyButton(channel.joinUrl, 'Copy join page address'))),
-    h('figure', { class: 'qr-code' }, h('img', { src: qrPath, width: '200', height: '200', alt: `QR code of ${channel.joinUrl}` }), h('figcaption', {}, h('a', { href: qrPath, download: `join-${channel.code}.svg` }, 'Download the QR code (SVG)'))),
-    h('p', { class: 'muted' }, 'On iPhone and iPad, browsers get notifications only from a web app on the Home Screen (iOS 16.4 or later): the page walks visitors through adding it.'),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Address'),
+      h(
+        'dd',
+        {},
+        h('a', { href: channel.joinUrl, target: '_blank', rel: 'noopener' }, channel.joinUrl),
+        ' ',
+        copyButton(channel.joinUrl, 'Copy join page address'),
+      ),
+    ),
+    h(
+      'figure',
+      { class: 'qr-code' },
+      h('img', { src: qrPath, width: '200', height: '200', alt: `QR code of ${channel.joinUrl}` }),
+      h('figcaption', {}, h('a', { href: qrPath, download: `join-${channel.code}.svg` }, 'Download the QR code (SVG)')),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      'On iPhone and iPad, browsers get notifications only from a web app on the Home Screen (iOS 16.4 or later): the page walks visitors through adding it.',
+    ),
   ];
 }
 
@@ -133,18 +213,51 @@ function joinInformation(code) {
     h(
       'ol',
       {},
-      h('li', {}, 'Create a ', h('strong', {}, 'publishable'), ' key (clr_pk_…) on the ', h('a', { href: href('/keys') }, 'API keys'), ` page, limited to the channel ${code} if you like. It is safe to ship inside your app: it can only register and unsubscribe subscribers.`),
-      h('li', {}, 'In the app, register the device with that key and this channel code. The answer’s ', h('code', {}, 'id'), ' (sub_…) is the subscriber: keep it to unsubscribe later.'),
-      h('li', {}, 'From your backend, send with a ', h('strong', {}, 'secret'), ' key: ', h('code', {}, `POST /api/v1/notifications {"channelCode": "${code}", "title": "…"}`), '.'),
+      h(
+        'li',
+        {},
+        'Create a ',
+        h('strong', {}, 'publishable'),
+        ' key (clr_pk_…) on the ',
+        h('a', { href: href('/keys') }, 'API keys'),
+        ` page, limited to the channel ${code} if you like. It is safe to ship inside your app: it can only register and unsubscribe subscribers.`,
+      ),
+      h(
+        'li',
+        {},
+        'In the app, register the device with that key and this channel code. The answer’s ',
+        h('code', {}, 'id'),
+        ' (sub_…) is the subscriber: keep it to unsubscribe later.',
+      ),
+      h(
+        'li',
+        {},
+        'From your backend, send with a ',
+        h('strong', {}, 'secret'),
+        ' key: ',
+        h('code', {}, `POST /api/v1/notifications {"channelCode": "${code}", "title": "…"}`),
+        '.',
+      ),
     ),
-    h('dl', { class: 'facts' }, h('dt', {}, 'Channel code'), h('dd', {}, h('code', {}, code), ' ', copyButton(code, 'Copy channel code')), h('dt', {}, 'API address'), h('dd', {}, h('code', {}, `${origin}/api/v1`))),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Channel code'),
+      h('dd', {}, h('code', {}, code), ' ', copyButton(code, 'Copy channel code')),
+      h('dt', {}, 'API address'),
+      h('dd', {}, h('code', {}, `${origin}/api/v1`)),
+    ),
     h('h3', {}, 'Example registration request'),
     h('pre', { class: 'code', tabindex: '0' }, h('code', {}, example)),
     copyButton(example, 'Copy example request'),
     table(
       'What each platform sends as token',
       ['Platform', 'platform', 'token'],
-      platformTokens.map((entry) => [entry.label, h('code', {}, entry.platform), h('span', {}, h('code', {}, entry.token), ' ', h('span', { class: 'muted' }, entry.note))]),
+      platformTokens.map((entry) => [
+        entry.label,
+        h('code', {}, entry.platform),
+        h('span', {}, h('code', {}, entry.token), ' ', h('span', { class: 'muted' }, entry.note)),
+      ]),
       { rowHeaders: true, showCaption: true },
     ),
   );

@@ -9,13 +9,18 @@ import { accountApps } from './apps.js';
 
 /** The channel code rule of src/domain/channel-code.ts, checked here as the user types and again by the API. */
 export const CHANNEL_CODE_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
-const CHANNEL_CODE_RULE = '1 to 64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit. Apps and your backend name the channel by this code, and it cannot be changed later.';
+const CHANNEL_CODE_RULE =
+  '1 to 64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit. Apps and your backend name the channel by this code, and it cannot be changed later.';
 
 export async function channelsPage({ container, navigate }) {
   pageHeading(container, 'Channels');
   append(
     container,
-    h('p', { class: 'lead' }, 'A channel is a list of subscribers — devices and browsers — that one request reaches. Apps join a channel by its code.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'A channel is a list of subscribers — devices and browsers — that one request reaches. Apps join a channel by its code.',
+    ),
     createChannelForm(navigate),
   );
   const list = h('section', { 'aria-labelledby': 'channels-list' }, h('h2', { id: 'channels-list' }, 'Your channels'));
@@ -30,8 +35,24 @@ function createChannelForm(navigate) {
     { class: 'card', novalidate: true, 'aria-labelledby': 'create-channel' },
     h('h2', { id: 'create-channel' }, 'Create a channel'),
     problems,
-    field({ label: 'Code', hint: CHANNEL_CODE_RULE, input: { name: 'code', required: true, pattern: CHANNEL_CODE_PATTERN, maxlength: '64', autocomplete: 'off', spellcheck: 'false', placeholder: 'news' } }),
-    field({ label: 'Name', hint: 'Shown in the dashboard; defaults to the code.', input: { name: 'name', maxlength: '100' } }),
+    field({
+      label: 'Code',
+      hint: CHANNEL_CODE_RULE,
+      input: {
+        name: 'code',
+        required: true,
+        pattern: CHANNEL_CODE_PATTERN,
+        maxlength: '64',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        placeholder: 'news',
+      },
+    }),
+    field({
+      label: 'Name',
+      hint: 'Shown in the dashboard; defaults to the code.',
+      input: { name: 'name', maxlength: '100' },
+    }),
     field({ label: 'Description', control: 'textarea', input: { name: 'description', maxlength: '500' } }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create channel')),
   );
@@ -39,9 +60,14 @@ function createChannelForm(navigate) {
   accountApps()
     .then((apps) => {
       if (apps.length === 0) return;
-      const options = apps.map((app, index) => ({ value: app.id, label: index === 0 ? `${app.name} (default)` : app.name }));
+      const options = apps.map((app, index) => ({
+        value: app.id,
+        label: index === 0 ? `${app.name} (default)` : app.name,
+      }));
       const hint = 'Whose credentials deliver this channel’s pushes. Apps are managed on the Apps page.';
-      form.querySelector('.actions').before(field({ label: 'App', hint, control: 'select', input: { name: 'appId', required: true }, options }));
+      form
+        .querySelector('.actions')
+        .before(field({ label: 'App', hint, control: 'select', input: { name: 'appId', required: true }, options }));
     })
     .catch((problem) => showProblem(problems, problem));
   const code = form.elements.namedItem('code');
@@ -52,7 +78,9 @@ function createChannelForm(navigate) {
     if (bad) code.setAttribute('aria-invalid', 'true');
     else code.removeAttribute('aria-invalid');
     slot.hidden = !bad;
-    slot.textContent = bad ? `"${code.value}" is not a valid code: use lower-case letters, digits, "_" and "-", starting with a letter or digit.` : '';
+    slot.textContent = bad
+      ? `"${code.value}" is not a valid code: use lower-case letters, digits, "_" and "-", starting with a letter or digit.`
+      : '';
   });
   onSubmit(form, problems, async (data) => {
     const values = Object.fromEntries(data);
@@ -74,7 +102,16 @@ async function appendChannelPages(section, cursor = null) {
   const page = await api.list(withQuery('/api/v1/channels', { limit: 50, cursor }));
   status.remove();
   if (page.data.length === 0 && cursor === null) {
-    append(section, h('p', {}, 'No channels yet. Create one above; then create a publishable key for your app on the ', h('a', { href: href('/keys') }, 'API keys'), ' page.'));
+    append(
+      section,
+      h(
+        'p',
+        {},
+        'No channels yet. Create one above; then create a publishable key for your app on the ',
+        h('a', { href: href('/keys') }, 'API keys'),
+        ' page.',
+      ),
+    );
     return;
   }
   append(
@@ -98,7 +135,9 @@ async function appendChannelPages(section, cursor = null) {
     const more = h('button', { type: 'button' }, 'Show more channels');
     more.addEventListener('click', async () => {
       more.remove();
-      await appendChannelPages(section, page.nextCursor).catch((problem) => showProblem(section.appendChild(h('div')), problem));
+      await appendChannelPages(section, page.nextCursor).catch((problem) =>
+        showProblem(section.appendChild(h('div')), problem),
+      );
     });
     append(section, more);
   }

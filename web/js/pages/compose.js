@@ -11,17 +11,37 @@ export async function composePage({ container, query, navigate }) {
   pageHeading(container, 'New notification');
   const channels = await allChannels();
   if (channels.length === 0) {
-    append(container, notice('info', h('p', {}, 'There is no channel to send to yet. ', h('a', { href: href('/channels') }, 'Create a channel first.'))));
+    append(
+      container,
+      notice(
+        'info',
+        h(
+          'p',
+          {},
+          'There is no channel to send to yet. ',
+          h('a', { href: href('/channels') }, 'Create a channel first.'),
+        ),
+      ),
+    );
     return;
   }
   const chosen = query.get('channel');
   const problems = h('div');
-  const when = h('input', { type: 'datetime-local', id: 'send-at', name: 'sendAt', 'aria-describedby': 'send-at-hint send-at-error' });
+  const when = h('input', {
+    type: 'datetime-local',
+    id: 'send-at',
+    name: 'sendAt',
+    'aria-describedby': 'send-at-hint send-at-error',
+  });
   const scheduleBox = h(
     'div',
     { class: 'field', hidden: true },
     h('label', { for: 'send-at' }, 'Send at'),
-    h('p', { id: 'send-at-hint', class: 'hint' }, `In your time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}). At most 365 days ahead.`),
+    h(
+      'p',
+      { id: 'send-at-hint', class: 'hint' },
+      `In your time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}). At most 365 days ahead.`,
+    ),
     when,
     h('p', { id: 'send-at-error', class: 'field-error', hidden: true }),
   );
@@ -39,21 +59,38 @@ export async function composePage({ container, query, navigate }) {
       label: 'Channel',
       control: 'select',
       input: { name: 'channelCode', required: true },
-      options: channels.map((channel) => ({ value: channel.code, label: `${channel.code} (${channel.subscriberCount.total} subscribers)`, selected: channel.code === chosen })),
+      options: channels.map((channel) => ({
+        value: channel.code,
+        label: `${channel.code} (${channel.subscriberCount.total} subscribers)`,
+        selected: channel.code === chosen,
+      })),
     }),
     audience.element,
-    field({ label: 'Title', hint: 'A notification needs a title, a body or both.', input: { name: 'title', maxlength: '256' } }),
+    field({
+      label: 'Title',
+      hint: 'A notification needs a title, a body or both.',
+      input: { name: 'title', maxlength: '256' },
+    }),
     field({ label: 'Body', control: 'textarea', input: { name: 'body', maxlength: '4000' } }),
-    field({ label: 'Link', hint: 'Opened when the notification is tapped: an absolute http(s) address.', input: { name: 'url', type: 'url', placeholder: 'https://example.com/welcome' } }),
+    field({
+      label: 'Link',
+      hint: 'Opened when the notification is tapped: an absolute http(s) address.',
+      input: { name: 'url', type: 'url', placeholder: 'https://example.com/welcome' },
+    }),
     h('div', { class: 'choice' }, scheduled, h('label', { for: 'schedule' }, 'Schedule for later')),
     scheduleBox,
-    h('p', { class: 'muted' }, 'Each notification counts one against this month’s quota, however many subscribers it reaches. A canceled scheduled one is refunded.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Each notification counts one against this month’s quota, however many subscribers it reaches. A canceled scheduled one is refunded.',
+    ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send notification')),
   );
   onSubmit(form, problems, async (data) => {
     const values = Object.fromEntries(data);
     const body = { channelCode: values.channelCode };
-    for (const name of ['title', 'body', 'url']) if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
+    for (const name of ['title', 'body', 'url'])
+      if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
     Object.assign(body, audience.read(values));
     if (scheduled.checked && values.sendAt) {
       // datetime-local is the reader's wall-clock time; toISOString() turns it into the UTC instant the API wants.
@@ -83,12 +120,21 @@ function audiencePicker(query) {
   const usersBox = h(
     'div',
     { hidden: !preset },
-    field({ label: 'External ids', control: 'textarea', hint: 'Your user ids, one per line or separated by commas (up to 10,000).', input: { name: 'externalIds', required: true, value: preset ?? '' } }),
+    field({
+      label: 'External ids',
+      control: 'textarea',
+      hint: 'Your user ids, one per line or separated by commas (up to 10,000).',
+      input: { name: 'externalIds', required: true, value: preset ?? '' },
+    }),
   );
   const tagsBox = h(
     'div',
     { hidden: true },
-    field({ label: 'Tags', hint: 'Separated by commas, as set with PATCH /api/v1/subscribers/{id}.', input: { name: 'tags', required: true } }),
+    field({
+      label: 'Tags',
+      hint: 'Separated by commas, as set with PATCH /api/v1/subscribers/{id}.',
+      input: { name: 'tags', required: true },
+    }),
     radioGroup({
       legend: 'Match',
       name: 'tagMatch',
@@ -118,7 +164,8 @@ function audiencePicker(query) {
     element: h('div', { class: 'audience' }, choice, usersBox, tagsBox),
     read(values) {
       if (values.audience === 'users') return { externalIds: listOf(values.externalIds) };
-      if (values.audience === 'tags') return { tags: { [values.tagMatch === 'all' ? 'all' : 'any']: listOf(values.tags) } };
+      if (values.audience === 'tags')
+        return { tags: { [values.tagMatch === 'all' ? 'all' : 'any']: listOf(values.tags) } };
       return {};
     },
   };

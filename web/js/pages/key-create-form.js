@@ -14,7 +14,17 @@ export function createKeyForm(channels, onCreated) {
       ? h('p', { class: 'muted' }, 'There are no channels yet; create one first, or give the key every channel.')
       : channels.map((channel) => {
           const id = uid('scope');
-          return h('div', { class: 'choice' }, h('input', { type: 'checkbox', id, name: 'channels', value: channel.code }), h('label', { for: id }, h('code', {}, channel.code), channel.name !== channel.code ? ` ${channel.name}` : null));
+          return h(
+            'div',
+            { class: 'choice' },
+            h('input', { type: 'checkbox', id, name: 'channels', value: channel.code }),
+            h(
+              'label',
+              { for: id },
+              h('code', {}, channel.code),
+              channel.name !== channel.code ? ` ${channel.name}` : null,
+            ),
+          );
         }),
   );
   const form = h(
@@ -22,14 +32,26 @@ export function createKeyForm(channels, onCreated) {
     { class: 'card', novalidate: true, 'aria-labelledby': 'create-key' },
     h('h2', { id: 'create-key' }, 'Create a key'),
     problems,
-    field({ label: 'Key name', hint: 'To tell keys apart, e.g. "backend" or "ios-app".', input: { name: 'name', required: true, maxlength: '100', autocomplete: 'off' } }),
+    field({
+      label: 'Key name',
+      hint: 'To tell keys apart, e.g. "backend" or "ios-app".',
+      input: { name: 'name', required: true, maxlength: '100', autocomplete: 'off' },
+    }),
     radioGroup({
       legend: 'Kind',
       name: 'kind',
       value: 'secret',
       choices: [
-        { value: 'secret', label: 'Secret', description: 'for your servers: sends notifications, reads everything. Never put it in an app.' },
-        { value: 'publishable', label: 'Publishable', description: 'for apps and web pages: only registers and unsubscribes devices.' },
+        {
+          value: 'secret',
+          label: 'Secret',
+          description: 'for your servers: sends notifications, reads everything. Never put it in an app.',
+        },
+        {
+          value: 'publishable',
+          label: 'Publishable',
+          description: 'for apps and web pages: only registers and unsubscribes devices.',
+        },
       ],
     }),
     radioGroup({
@@ -38,7 +60,11 @@ export function createKeyForm(channels, onCreated) {
       value: 'all',
       choices: [
         { value: 'all', label: 'All channels', description: 'including channels created later.' },
-        { value: 'chosen', label: 'Chosen channels only', description: 'requests naming any other channel are refused (403 channel_not_allowed).' },
+        {
+          value: 'chosen',
+          label: 'Chosen channels only',
+          description: 'requests naming any other channel are refused (403 channel_not_allowed).',
+        },
       ],
     }),
     chooser,

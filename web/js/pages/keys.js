@@ -60,16 +60,39 @@ export async function keysPage({ container }) {
  * Safari will refuse it, in the server's words.
  */
 function webPushKeySection() {
-  const section = h('section', { 'aria-labelledby': 'web-push-key' }, h('h2', { id: 'web-push-key' }, 'Web Push public key'));
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'web-push-key' },
+    h('h2', { id: 'web-push-key' }, 'Web Push public key'),
+  );
   api
     .get('/api/v1/web-push/public-key')
     .then(({ publicKey, subjectWarning }) =>
       append(
         section,
-        h('p', {}, 'Browsers subscribe with this VAPID key (the applicationServerKey of PushManager.subscribe). It is public and the same for every account on this Clarion instance.'),
-        h('p', {}, h('code', { class: 'wrap', 'aria-label': 'VAPID public key' }, publicKey), ' ', copyButton(publicKey, 'Copy public key')),
-        subjectWarning ? notice('warning', h('p', {}, h('strong', {}, 'Safari will refuse this instance’s pushes. '), subjectWarning)) : null,
-        h('p', {}, 'Only the operator changes it (clarion web-push rotate-keys --yes), and every subscribed browser then stops receiving pushes until it subscribes again.'),
+        h(
+          'p',
+          {},
+          'Browsers subscribe with this VAPID key (the applicationServerKey of PushManager.subscribe). It is public and the same for every account on this Clarion instance.',
+        ),
+        h(
+          'p',
+          {},
+          h('code', { class: 'wrap', 'aria-label': 'VAPID public key' }, publicKey),
+          ' ',
+          copyButton(publicKey, 'Copy public key'),
+        ),
+        subjectWarning
+          ? notice(
+              'warning',
+              h('p', {}, h('strong', {}, 'Safari will refuse this instance’s pushes. '), subjectWarning),
+            )
+          : null,
+        h(
+          'p',
+          {},
+          'Only the operator changes it (clarion web-push rotate-keys --yes), and every subscribed browser then stops receiving pushes until it subscribes again.',
+        ),
       ),
     )
     .catch((problem) => showProblem(section, problem));
@@ -119,8 +142,20 @@ function statusText(key) {
 
 function actions(key, context) {
   if (key.status !== 'active') return '—';
-  const rotate = key.replacedBy ? null : h('button', { type: 'button', onclick: () => rotateKey(key, context) }, 'Rotate', h('span', { class: 'visually-hidden' }, ` ${key.name}`));
-  const revoke = h('button', { type: 'button', class: 'danger', onclick: () => revokeKey(key, context) }, 'Revoke', h('span', { class: 'visually-hidden' }, ` ${key.name}`));
+  const rotate = key.replacedBy
+    ? null
+    : h(
+        'button',
+        { type: 'button', onclick: () => rotateKey(key, context) },
+        'Rotate',
+        h('span', { class: 'visually-hidden' }, ` ${key.name}`),
+      );
+  const revoke = h(
+    'button',
+    { type: 'button', class: 'danger', onclick: () => revokeKey(key, context) },
+    'Revoke',
+    h('span', { class: 'visually-hidden' }, ` ${key.name}`),
+  );
   return h('div', { class: 'row-actions' }, rotate, revoke);
 }
 
@@ -146,19 +181,38 @@ async function rotateKey(key, context) {
   const answer = await askDialog({
     title: `Rotate the key "${key.name}"?`,
     body: [
-      h('p', {}, 'A new value is made for the same name, kind and channels. Give the old value a grace period if running servers or apps still use it.'),
-      h('div', { class: 'field' }, h('label', { for: selectId }, 'Old key keeps working for'), h('select', { id: selectId, name: 'graceSeconds' }, graceChoices.map((choice) => h('option', { value: choice.value }, choice.label)))),
+      h(
+        'p',
+        {},
+        'A new value is made for the same name, kind and channels. Give the old value a grace period if running servers or apps still use it.',
+      ),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: selectId }, 'Old key keeps working for'),
+        h(
+          'select',
+          { id: selectId, name: 'graceSeconds' },
+          graceChoices.map((choice) => h('option', { value: choice.value }, choice.label)),
+        ),
+      ),
     ],
     confirmLabel: 'Rotate key',
   });
   if (!answer.confirmed) return;
   try {
-    const rotated = await api.post(`/api/v1/keys/${encodeURIComponent(key.id)}/rotate`, { graceSeconds: Number(answer.values.graceSeconds ?? 0) });
+    const rotated = await api.post(`/api/v1/keys/${encodeURIComponent(key.id)}/rotate`, {
+      graceSeconds: Number(answer.values.graceSeconds ?? 0),
+    });
     const until = rotated.replaced.expiresAt;
     context.showReveal(
       keyReveal(rotated.key, {
         title: 'Your rotated API key',
-        extra: h('p', {}, `The old value (${key.start}…) stops working ${Date.parse(until) <= Date.now() ? 'now' : `at ${formatTimeText(until)}`}.`),
+        extra: h(
+          'p',
+          {},
+          `The old value (${key.start}…) stops working ${Date.parse(until) <= Date.now() ? 'now' : `at ${formatTimeText(until)}`}.`,
+        ),
       }),
     );
     announce(`Key ${key.name} rotated. Copy the new value now: you will not see it again.`);

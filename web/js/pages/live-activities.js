@@ -21,7 +21,15 @@ export async function liveActivitiesPage({ container, query, navigate }) {
   const filter = h(
     'form',
     { class: 'filters', 'aria-label': 'Which activities' },
-    field({ label: 'Show', control: 'select', input: { name: 'status', required: true }, options: [{ value: 'active', label: 'Active', selected: status === 'active' }, { value: 'ended', label: 'Ended', selected: status === 'ended' }] }),
+    field({
+      label: 'Show',
+      control: 'select',
+      input: { name: 'status', required: true },
+      options: [
+        { value: 'active', label: 'Active', selected: status === 'active' },
+        { value: 'ended', label: 'Ended', selected: status === 'ended' },
+      ],
+    }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Show')),
   );
   filter.addEventListener('submit', (event) => {
@@ -32,10 +40,22 @@ export async function liveActivitiesPage({ container, query, navigate }) {
   const grid = h('div', { class: 'activity-grid' });
   const formTicks = [];
   const channels = await allChannels();
-  const starter = channels.length > 0 ? h('details', { class: 'start-activity' }, h('summary', {}, 'Start a Live Activity'), startForm({ channels, ticks: formTicks, onStarted: () => load() })) : null;
+  const starter =
+    channels.length > 0
+      ? h(
+          'details',
+          { class: 'start-activity' },
+          h('summary', {}, 'Start a Live Activity'),
+          startForm({ channels, ticks: formTicks, onStarted: () => load() }),
+        )
+      : null;
   append(
     container,
-    h('p', { class: 'lead' }, 'Your backend starts and updates activities with POST /api/v1/live-activities; each shows on iOS lock screens (and as an ongoing notification on Android). The previews below follow their current fields.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'Your backend starts and updates activities with POST /api/v1/live-activities; each shows on iOS lock screens (and as an ongoing notification on Android). The previews below follow their current fields.',
+    ),
     starter,
     filter,
     problems,
@@ -51,7 +71,12 @@ export async function liveActivitiesPage({ container, query, navigate }) {
     if (seen === shown) return;
     shown = seen;
     ticks = [];
-    replace(grid, page.data.length === 0 ? h('p', {}, status === 'active' ? 'No active Live Activities.' : 'No ended Live Activities.') : page.data.map((activity) => card(activity, { problems, reload: load, ticks })));
+    replace(
+      grid,
+      page.data.length === 0
+        ? h('p', {}, status === 'active' ? 'No active Live Activities.' : 'No ended Live Activities.')
+        : page.data.map((activity) => card(activity, { problems, reload: load, ticks })),
+    );
   };
   await load();
   // Timers tick every second and the list refreshes every few seconds, until the user leaves the page.
@@ -61,7 +86,8 @@ export async function liveActivitiesPage({ container, query, navigate }) {
   }, 1000);
   const refresher = setInterval(() => {
     if (!container.isConnected) return clearInterval(refresher);
-    if (!document.hidden && !container.querySelector('dialog')) load().catch((problem) => showProblem(problems, problem));
+    if (!document.hidden && !container.querySelector('dialog'))
+      load().catch((problem) => showProblem(problems, problem));
   }, REFRESH_MS);
 }
 
@@ -75,27 +101,48 @@ function card(activity, context) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Channel'), h('dd', {}, h('code', {}, activity.channelCode)),
-      h('dt', {}, 'Template'), h('dd', {}, activity.template),
-      h('dt', {}, 'Recipients'), h('dd', {}, formatNumber(activity.recipientCount)),
-      h('dt', {}, 'Delivery'), h('dd', {}, deliveryText(activity)),
-      h('dt', {}, 'Updated'), h('dd', {}, formatTime(activity.updatedAt)),
+      h('dt', {}, 'Channel'),
+      h('dd', {}, h('code', {}, activity.channelCode)),
+      h('dt', {}, 'Template'),
+      h('dd', {}, activity.template),
+      h('dt', {}, 'Recipients'),
+      h('dd', {}, formatNumber(activity.recipientCount)),
+      h('dt', {}, 'Delivery'),
+      h('dd', {}, deliveryText(activity)),
+      h('dt', {}, 'Updated'),
+      h('dd', {}, formatTime(activity.updatedAt)),
       activity.endedAt ? [h('dt', {}, 'Ended'), h('dd', {}, formatTime(activity.endedAt))] : null,
-      h('dt', {}, 'Id'), h('dd', {}, h('code', {}, activity.id)),
+      h('dt', {}, 'Id'),
+      h('dd', {}, h('code', {}, activity.id)),
     ),
     activity.status === 'active'
       ? h(
           'div',
           { class: 'actions' },
-          h('button', { type: 'button', onclick: () => updateActivity(activity, context) }, 'Update activity', h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`)),
-          h('button', { type: 'button', class: 'danger', onclick: () => end(activity, context) }, 'End activity', h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`)),
+          h(
+            'button',
+            { type: 'button', onclick: () => updateActivity(activity, context) },
+            'Update activity',
+            h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`),
+          ),
+          h(
+            'button',
+            { type: 'button', class: 'danger', onclick: () => end(activity, context) },
+            'End activity',
+            h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`),
+          ),
         )
       : null,
   );
 }
 
 async function end(activity, context) {
-  const answer = await askDialog({ title: `End "${activity.fields.title ?? activity.id}"?`, body: h('p', {}, 'It stays on lock screens as ended for a while, then goes. This counts one against the quota.'), confirmLabel: 'End activity', danger: true });
+  const answer = await askDialog({
+    title: `End "${activity.fields.title ?? activity.id}"?`,
+    body: h('p', {}, 'It stays on lock screens as ended for a while, then goes. This counts one against the quota.'),
+    confirmLabel: 'End activity',
+    danger: true,
+  });
   if (!answer.confirmed) return;
   try {
     await api.post(`/api/v1/live-activities/${encodeURIComponent(activity.id)}/end`, {});

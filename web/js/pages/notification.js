@@ -23,22 +23,43 @@ export async function notificationPage({ container, params }) {
 
 function details(notification, context) {
   const { stats } = notification;
-  const cancelable = notification.status === 'scheduled' || (notification.status === 'sending' && notification.deliverAtLocalTime);
+  const cancelable =
+    notification.status === 'scheduled' || (notification.status === 'sending' && notification.deliverAtLocalTime);
   return h(
     'div',
     {},
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Status'), h('dd', {}, statusBadge(notification.status), notification.failureReason ? ` (${notification.failureReason})` : null),
-      h('dt', {}, 'Channel'), h('dd', {}, h('a', { href: href(`/channels/${encodeURIComponent(notification.channelCode)}`) }, h('code', {}, notification.channelCode))),
-      h('dt', {}, 'Audience'), h('dd', {}, audienceText(notification.audience)),
-      h('dt', {}, 'Body'), h('dd', {}, notification.body ?? '—'),
-      h('dt', {}, 'Link'), h('dd', {}, notification.url ?? '—'),
-      h('dt', {}, 'Created'), h('dd', {}, formatTime(notification.createdAt)),
+      h('dt', {}, 'Status'),
+      h(
+        'dd',
+        {},
+        statusBadge(notification.status),
+        notification.failureReason ? ` (${notification.failureReason})` : null,
+      ),
+      h('dt', {}, 'Channel'),
+      h(
+        'dd',
+        {},
+        h(
+          'a',
+          { href: href(`/channels/${encodeURIComponent(notification.channelCode)}`) },
+          h('code', {}, notification.channelCode),
+        ),
+      ),
+      h('dt', {}, 'Audience'),
+      h('dd', {}, audienceText(notification.audience)),
+      h('dt', {}, 'Body'),
+      h('dd', {}, notification.body ?? '—'),
+      h('dt', {}, 'Link'),
+      h('dd', {}, notification.url ?? '—'),
+      h('dt', {}, 'Created'),
+      h('dd', {}, formatTime(notification.createdAt)),
       notification.sendAt ? [h('dt', {}, 'Scheduled for'), h('dd', {}, formatTime(notification.sendAt))] : null,
       notification.canceledAt ? [h('dt', {}, 'Canceled'), h('dd', {}, formatTime(notification.canceledAt))] : null,
-      h('dt', {}, 'Id'), h('dd', {}, h('code', {}, notification.id)),
+      h('dt', {}, 'Id'),
+      h('dd', {}, h('code', {}, notification.id)),
     ),
     h(
       'ul',
@@ -52,8 +73,25 @@ function details(notification, context) {
     h(
       'div',
       { class: 'actions' },
-      h('button', { type: 'button', onclick: () => context.reload().then(() => announce('Refreshed.')).catch((problem) => showProblem(context.problems, problem)) }, 'Refresh'),
-      cancelable ? h('button', { type: 'button', class: 'danger', onclick: () => cancel(notification, context) }, 'Cancel notification') : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () =>
+            context
+              .reload()
+              .then(() => announce('Refreshed.'))
+              .catch((problem) => showProblem(context.problems, problem)),
+        },
+        'Refresh',
+      ),
+      cancelable
+        ? h(
+            'button',
+            { type: 'button', class: 'danger', onclick: () => cancel(notification, context) },
+            'Cancel notification',
+          )
+        : null,
     ),
   );
 }
@@ -70,13 +108,24 @@ function audienceText(audience) {
 }
 
 function stat(label, value) {
-  return h('li', {}, h('span', { class: 'stat-value' }, formatNumber(value)), h('span', { class: 'stat-label' }, label));
+  return h(
+    'li',
+    {},
+    h('span', { class: 'stat-value' }, formatNumber(value)),
+    h('span', { class: 'stat-label' }, label),
+  );
 }
 
 async function cancel(notification, context) {
   const answer = await askDialog({
     title: 'Cancel this notification?',
-    body: h('p', {}, notification.status === 'scheduled' ? 'It will not be sent, and its quota unit is refunded.' : 'Time zones not reached yet will not get it.'),
+    body: h(
+      'p',
+      {},
+      notification.status === 'scheduled'
+        ? 'It will not be sent, and its quota unit is refunded.'
+        : 'Time zones not reached yet will not get it.',
+    ),
     confirmLabel: 'Cancel notification',
     cancelLabel: 'Keep it',
     danger: true,
@@ -98,13 +147,20 @@ async function failures(notification) {
     append(section, h('p', {}, 'None so far.'));
     return section;
   }
-  const page = await api.list(withQuery(`/api/v1/notifications/${encodeURIComponent(notification.id)}/failures`, { limit: 100 }));
+  const page = await api.list(
+    withQuery(`/api/v1/notifications/${encodeURIComponent(notification.id)}/failures`, { limit: 100 }),
+  );
   append(
     section,
     table(
       'Subscribers the notification could not be delivered to',
       ['Subscriber', 'Platform', 'Reason', 'When'],
-      page.data.map((failure) => [h('code', {}, failure.subscriberId), failure.platform, h('code', {}, failure.reason), formatTime(failure.failedAt)]),
+      page.data.map((failure) => [
+        h('code', {}, failure.subscriberId),
+        failure.platform,
+        h('code', {}, failure.reason),
+        formatTime(failure.failedAt),
+      ]),
       { rowHeaders: true },
     ),
     page.nextCursor ? h('p', { class: 'muted' }, 'Showing the first 100 failures.') : null,

@@ -21,7 +21,11 @@ export function statusBadge(status) {
 }
 
 export async function notificationsPage({ container, query, navigate }) {
-  pageHeading(container, 'Notifications', h('a', { class: 'button primary', href: href('/notifications/new') }, 'New notification'));
+  pageHeading(
+    container,
+    'Notifications',
+    h('a', { class: 'button primary', href: href('/notifications/new') }, 'New notification'),
+  );
   const channels = await allChannels();
   const channelCode = query.get('channel') ?? '';
   const status = query.get('status') ?? '';
@@ -32,13 +36,23 @@ export async function notificationsPage({ container, query, navigate }) {
       label: 'Channel',
       control: 'select',
       input: { name: 'channel', required: true },
-      options: [{ value: '', label: 'All channels' }, ...channels.map((channel) => ({ value: channel.code, label: channel.code, selected: channel.code === channelCode }))],
+      options: [
+        { value: '', label: 'All channels' },
+        ...channels.map((channel) => ({
+          value: channel.code,
+          label: channel.code,
+          selected: channel.code === channelCode,
+        })),
+      ],
     }),
     field({
       label: 'Status',
       control: 'select',
       input: { name: 'status', required: true },
-      options: [{ value: '', label: 'Any status' }, ...Object.entries(statusLabels).map(([value, label]) => ({ value, label, selected: value === status }))],
+      options: [
+        { value: '', label: 'Any status' },
+        ...Object.entries(statusLabels).map(([value, label]) => ({ value, label, selected: value === status })),
+      ],
     }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')),
   );
@@ -53,9 +67,14 @@ export async function notificationsPage({ container, query, navigate }) {
 }
 
 async function appendPage(section, filter, cursor) {
-  const page = await api.list(withQuery('/api/v1/notifications', { channelCode: filter.channelCode, status: filter.status, limit: 25, cursor }));
+  const page = await api.list(
+    withQuery('/api/v1/notifications', { channelCode: filter.channelCode, status: filter.status, limit: 25, cursor }),
+  );
   if (page.data.length === 0 && cursor === null) {
-    append(section, h('p', {}, 'No notifications yet. ', h('a', { href: href('/notifications/new') }, 'Send a test notification.')));
+    append(
+      section,
+      h('p', {}, 'No notifications yet. ', h('a', { href: href('/notifications/new') }, 'Send a test notification.')),
+    );
     return;
   }
   append(
@@ -64,7 +83,11 @@ async function appendPage(section, filter, cursor) {
       cursor ? 'More notifications' : 'Notifications, newest first',
       ['Notification', 'Channel', 'Status', 'Recipients', 'Delivered', 'Failed', 'Skipped', 'Pending', 'Created'],
       page.data.map((notification) => [
-        h('a', { href: href(`/notifications/${notification.id}`) }, notification.title ?? notification.body ?? notification.id),
+        h(
+          'a',
+          { href: href(`/notifications/${notification.id}`) },
+          notification.title ?? notification.body ?? notification.id,
+        ),
         h('code', {}, notification.channelCode),
         statusBadge(notification.status),
         formatNumber(notification.recipientCount),
@@ -81,7 +104,9 @@ async function appendPage(section, filter, cursor) {
     const more = h('button', { type: 'button' }, 'Show older notifications');
     more.addEventListener('click', () => {
       more.remove();
-      appendPage(section, filter, page.nextCursor).catch((problem) => showProblem(section.appendChild(h('div')), problem));
+      appendPage(section, filter, page.nextCursor).catch((problem) =>
+        showProblem(section.appendChild(h('div')), problem),
+      );
     });
     append(section, more);
   }

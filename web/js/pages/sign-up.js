@@ -40,9 +40,20 @@ export async function signUpPage({ container, navigate }) {
     field({
       label: 'Password',
       hint: `At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong one.`,
-      input: { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: String(PASSWORD_MIN_LENGTH), maxlength: '200' },
+      input: {
+        name: 'password',
+        type: 'password',
+        autocomplete: 'new-password',
+        required: true,
+        minlength: String(PASSWORD_MIN_LENGTH),
+        maxlength: '200',
+      },
     }),
-    field({ label: 'Account name', hint: 'Your company or project. Defaults to your email.', input: { name: 'accountName', autocomplete: 'organization', maxlength: '100' } }),
+    field({
+      label: 'Account name',
+      hint: 'Your company or project. Defaults to your email.',
+      input: { name: 'accountName', autocomplete: 'organization', maxlength: '100' },
+    }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create account')),
   );
   onSubmit(form, problems, async (data) => {
@@ -53,5 +64,9 @@ export async function signUpPage({ container, navigate }) {
     setFlash('success', 'Your account is ready. Start by creating a channel.');
     navigate('/channels');
   });
-  append(container, form, firstAccount ? null : h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')));
+  append(
+    container,
+    form,
+    firstAccount ? null : h('p', {}, 'Already have an account? ', h('a', { href: href('/signin') }, 'Sign in')),
+  );
 }

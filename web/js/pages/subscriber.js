@@ -19,7 +19,13 @@ export async function subscriberPage({ container, params, navigate }) {
     const subscriber = await api.get(`/api/v1/subscribers/${encodeURIComponent(params.id)}`);
     heading.textContent = `Subscriber ${subscriber.id}`;
     document.title = `${heading.textContent} · Clarion`;
-    replace(body, details(subscriber), recentFailures(subscriber), actions(subscriber, { problems, reload: show, navigate }), await otherDevices(subscriber));
+    replace(
+      body,
+      details(subscriber),
+      recentFailures(subscriber),
+      actions(subscriber, { problems, reload: show, navigate }),
+      await otherDevices(subscriber),
+    );
   };
   await show();
 }
@@ -28,16 +34,39 @@ function details(subscriber) {
   return h(
     'dl',
     { class: 'facts' },
-    h('dt', {}, 'Channel'), h('dd', {}, h('a', { href: href(`/channels/${encodeURIComponent(subscriber.channelCode)}`) }, h('code', {}, subscriber.channelCode))),
-    h('dt', {}, 'Platform'), h('dd', {}, platformLabels[subscriber.platform] ?? subscriber.platform),
-    h('dt', {}, 'Status'), h('dd', {}, subscriberStatusLabels[subscriber.status] ?? subscriber.status, subscriber.unsubscribeReason ? ` (${subscriber.unsubscribeReason})` : null),
-    h('dt', {}, 'External id'), h('dd', {}, subscriber.externalId ?? '—'),
-    h('dt', {}, 'Tags'), h('dd', {}, subscriber.tags.length > 0 ? subscriber.tags.join(', ') : '—'),
-    h('dt', {}, 'Time zone'), h('dd', {}, subscriber.timezone ?? '—'),
-    h('dt', {}, 'Locale'), h('dd', {}, subscriber.locale ?? '—'),
-    h('dt', {}, 'Token'), h('dd', {}, h('code', {}, subscriber.tokenPrefix), ' (only its start is ever shown)'),
-    h('dt', {}, 'Registered'), h('dd', {}, formatTime(subscriber.createdAt)),
-    h('dt', {}, 'Last delivered'), h('dd', {}, formatTime(subscriber.lastDeliveredAt, 'Never')),
+    h('dt', {}, 'Channel'),
+    h(
+      'dd',
+      {},
+      h(
+        'a',
+        { href: href(`/channels/${encodeURIComponent(subscriber.channelCode)}`) },
+        h('code', {}, subscriber.channelCode),
+      ),
+    ),
+    h('dt', {}, 'Platform'),
+    h('dd', {}, platformLabels[subscriber.platform] ?? subscriber.platform),
+    h('dt', {}, 'Status'),
+    h(
+      'dd',
+      {},
+      subscriberStatusLabels[subscriber.status] ?? subscriber.status,
+      subscriber.unsubscribeReason ? ` (${subscriber.unsubscribeReason})` : null,
+    ),
+    h('dt', {}, 'External id'),
+    h('dd', {}, subscriber.externalId ?? '—'),
+    h('dt', {}, 'Tags'),
+    h('dd', {}, subscriber.tags.length > 0 ? subscriber.tags.join(', ') : '—'),
+    h('dt', {}, 'Time zone'),
+    h('dd', {}, subscriber.timezone ?? '—'),
+    h('dt', {}, 'Locale'),
+    h('dd', {}, subscriber.locale ?? '—'),
+    h('dt', {}, 'Token'),
+    h('dd', {}, h('code', {}, subscriber.tokenPrefix), ' (only its start is ever shown)'),
+    h('dt', {}, 'Registered'),
+    h('dd', {}, formatTime(subscriber.createdAt)),
+    h('dt', {}, 'Last delivered'),
+    h('dd', {}, formatTime(subscriber.lastDeliveredAt, 'Never')),
   );
 }
 
@@ -50,25 +79,53 @@ function recentFailures(subscriber) {
     h('h2', { id: 'recent-failures' }, 'Recent failed pushes'),
     failures.length === 0
       ? h('p', {}, 'None.')
-      : h('ul', {}, failures.map((failure) => h('li', {}, h('a', { href: href(`/notifications/${encodeURIComponent(failure.notificationId)}`) }, failure.reason), ' on ', formatTime(failure.at)))),
+      : h(
+          'ul',
+          {},
+          failures.map((failure) =>
+            h(
+              'li',
+              {},
+              h('a', { href: href(`/notifications/${encodeURIComponent(failure.notificationId)}`) }, failure.reason),
+              ' on ',
+              formatTime(failure.at),
+            ),
+          ),
+        ),
   );
 }
 
 function actions(subscriber, context) {
-  if (subscriber.status !== 'active') return h('p', { class: 'muted' }, 'This subscriber no longer receives notifications.');
-  const title = h('input', { id: 'test-title', name: 'title', value: 'Test notification', maxlength: '256', required: true });
+  if (subscriber.status !== 'active')
+    return h('p', { class: 'muted' }, 'This subscriber no longer receives notifications.');
+  const title = h('input', {
+    id: 'test-title',
+    name: 'title',
+    value: 'Test notification',
+    maxlength: '256',
+    required: true,
+  });
   const form = h(
     'form',
     { class: 'card', 'aria-labelledby': 'test-heading' },
     h('h2', { id: 'test-heading' }, 'Send a test to this device'),
     h('div', { class: 'field' }, h('label', { for: 'test-title' }, 'Title'), title),
     h('p', { class: 'muted' }, 'Only this device receives it. It counts one against this month’s quota.'),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send test'), h('button', { type: 'button', class: 'danger', onclick: () => unsubscribe(subscriber, context) }, 'Unsubscribe')),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Send test'),
+      h('button', { type: 'button', class: 'danger', onclick: () => unsubscribe(subscriber, context) }, 'Unsubscribe'),
+    ),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
-      const notification = await api.post('/api/v1/notifications', { channelCode: subscriber.channelCode, title: title.value.trim() || 'Test notification', subscriberIds: [subscriber.id] });
+      const notification = await api.post('/api/v1/notifications', {
+        channelCode: subscriber.channelCode,
+        title: title.value.trim() || 'Test notification',
+        subscriberIds: [subscriber.id],
+      });
       refreshQuotaBanner();
       context.navigate(`/notifications/${notification.id}`);
     } catch (problem) {
@@ -106,6 +163,17 @@ async function otherDevices(subscriber) {
     h('h2', { id: 'other-devices' }, `Other devices of ${subscriber.externalId}`),
     others.length === 0
       ? h('p', {}, 'None.')
-      : h('ul', {}, others.map((device) => h('li', {}, h('a', { href: href(`/subscribers/${device.id}`) }, h('code', {}, device.id)), ` — ${platformLabels[device.platform] ?? device.platform} in ${device.channelCode}, ${subscriberStatusLabels[device.status] ?? device.status}`))),
+      : h(
+          'ul',
+          {},
+          others.map((device) =>
+            h(
+              'li',
+              {},
+              h('a', { href: href(`/subscribers/${device.id}`) }, h('code', {}, device.id)),
+              ` — ${platformLabels[device.platform] ?? device.platform} in ${device.channelCode}, ${subscriberStatusLabels[device.status] ?? device.status}`,
+            ),
+          ),
+        ),
   );
 }

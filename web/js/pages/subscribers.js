@@ -18,37 +18,77 @@ export async function subscribersPage({ container, query, navigate }) {
   pageHeading(container, 'Subscribers');
   const channels = await allChannels();
   const search = query.get('search') ?? '';
-  const filter = { channelCode: query.get('channel') ?? '', platform: query.get('platform') ?? '', status: query.get('status') ?? '' };
+  const filter = {
+    channelCode: query.get('channel') ?? '',
+    platform: query.get('platform') ?? '',
+    status: query.get('status') ?? '',
+  };
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Find subscribers', novalidate: true },
-    field({ label: 'Search', hint: 'An external id (your user id), or the start of a subscriber id (sub_…).', input: { name: 'search', type: 'search', value: search, autocomplete: 'off' } }),
+    field({
+      label: 'Search',
+      hint: 'An external id (your user id), or the start of a subscriber id (sub_…).',
+      input: { name: 'search', type: 'search', value: search, autocomplete: 'off' },
+    }),
     field({
       label: 'Channel',
       control: 'select',
       input: { name: 'channel', required: true },
-      options: [{ value: '', label: 'All channels' }, ...channels.map((channel) => ({ value: channel.code, label: channel.code, selected: channel.code === filter.channelCode }))],
+      options: [
+        { value: '', label: 'All channels' },
+        ...channels.map((channel) => ({
+          value: channel.code,
+          label: channel.code,
+          selected: channel.code === filter.channelCode,
+        })),
+      ],
     }),
     field({
       label: 'Platform',
       control: 'select',
       input: { name: 'platform', required: true },
-      options: [{ value: '', label: 'Any platform' }, ...Object.entries(platformLabels).map(([value, label]) => ({ value, label, selected: value === filter.platform }))],
+      options: [
+        { value: '', label: 'Any platform' },
+        ...Object.entries(platformLabels).map(([value, label]) => ({
+          value,
+          label,
+          selected: value === filter.platform,
+        })),
+      ],
     }),
     field({
       label: 'Status',
       control: 'select',
       input: { name: 'status', required: true },
-      options: [{ value: '', label: 'Any status' }, ...Object.entries(subscriberStatusLabels).map(([value, label]) => ({ value, label, selected: value === filter.status }))],
+      options: [
+        { value: '', label: 'Any status' },
+        ...Object.entries(subscriberStatusLabels).map(([value, label]) => ({
+          value,
+          label,
+          selected: value === filter.status,
+        })),
+      ],
     }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Find')),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const values = Object.fromEntries(new FormData(form));
-    navigate(withQuery('/subscribers', { search: String(values.search ?? '').trim(), channel: values.channel, platform: values.platform, status: values.status }));
+    navigate(
+      withQuery('/subscribers', {
+        search: String(values.search ?? '').trim(),
+        channel: values.channel,
+        platform: values.platform,
+        status: values.status,
+      }),
+    );
   });
-  const results = h('section', { 'aria-labelledby': 'subscriber-results' }, h('h2', { id: 'subscriber-results' }, search ? `Results for “${search}”` : 'Newest first'));
+  const results = h(
+    'section',
+    { 'aria-labelledby': 'subscriber-results' },
+    h('h2', { id: 'subscriber-results' }, search ? `Results for “${search}”` : 'Newest first'),
+  );
   append(container, form, results);
   const searchParams = /^sub_[0-9a-z]*$/.test(search) ? { idPrefix: search } : search ? { externalId: search } : {};
   await appendPage(results, { ...filter, ...searchParams }, null);
@@ -57,7 +97,14 @@ export async function subscribersPage({ container, query, navigate }) {
 async function appendPage(section, filter, cursor) {
   const page = await api.list(withQuery('/api/v1/subscribers', { ...filter, limit: 25, cursor }));
   if (page.data.length === 0 && cursor === null) {
-    append(section, h('p', {}, 'No subscriber matches. Apps register devices with a publishable key (POST /api/v1/subscribers); browsers through a channel’s join page.'));
+    append(
+      section,
+      h(
+        'p',
+        {},
+        'No subscriber matches. Apps register devices with a publishable key (POST /api/v1/subscribers); browsers through a channel’s join page.',
+      ),
+    );
     return;
   }
   append(
@@ -81,7 +128,9 @@ async function appendPage(section, filter, cursor) {
     const more = h('button', { type: 'button' }, 'Show older subscribers');
     more.addEventListener('click', () => {
       more.remove();
-      appendPage(section, filter, page.nextCursor).catch((problem) => showProblem(section.appendChild(h('div')), problem));
+      appendPage(section, filter, page.nextCursor).catch((problem) =>
+        showProblem(section.appendChild(h('div')), problem),
+      );
     });
     append(section, more);
   }

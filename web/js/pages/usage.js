@@ -25,7 +25,12 @@ export async function usagePage({ container }) {
       'section',
       { class: 'card', 'aria-labelledby': 'this-month' },
       h('h2', { id: 'this-month' }, 'This month'),
-      h('p', { id: 'quota-text' }, h('strong', {}, `${formatNumber(usage.used)} of ${formatNumber(usage.limit)}`), ` notifications used (${formatPercent(usage.used, usage.limit)}) on the ${planName} plan.`),
+      h(
+        'p',
+        { id: 'quota-text' },
+        h('strong', {}, `${formatNumber(usage.used)} of ${formatNumber(usage.limit)}`),
+        ` notifications used (${formatPercent(usage.used, usage.limit)}) on the ${planName} plan.`,
+      ),
       h(
         'div',
         {
@@ -39,7 +44,13 @@ export async function usagePage({ container }) {
         },
         h('div', { class: 'quota-fill', style: { width: `${(share * 100).toFixed(1)}%` } }),
       ),
-      h('p', { class: 'muted' }, `${formatNumber(usage.remaining)} left. The count starts again at `, formatTime(usage.resetsAt), '. Every notification, scheduled or sent, and every Live Activity start, update and end counts one, however many devices it reaches.'),
+      h(
+        'p',
+        { class: 'muted' },
+        `${formatNumber(usage.remaining)} left. The count starts again at `,
+        formatTime(usage.resetsAt),
+        '. Every notification, scheduled or sent, and every Live Activity start, update and end counts one, however many devices it reaches.',
+      ),
     ),
     h(
       'section',
@@ -47,7 +58,17 @@ export async function usagePage({ container }) {
       h('h2', { id: 'daily' }, 'Notifications per day'),
       // Drawn at the width it will be shown at, so its labels stay legible on a phone instead of being scaled down.
       dailyChart(daily.days, { width: Math.min(900, Math.max(300, container.clientWidth - 48)) }),
-      h('details', {}, h('summary', {}, 'Show as a table'), table('Notifications per day this month (UTC)', ['Day', 'Notifications'], daily.days.map((day) => [day.date, formatNumber(day.notifications)]), { rowHeaders: true })),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Show as a table'),
+        table(
+          'Notifications per day this month (UTC)',
+          ['Day', 'Notifications'],
+          daily.days.map((day) => [day.date, formatNumber(day.notifications)]),
+          { rowHeaders: true },
+        ),
+      ),
     ),
     h(
       'section',
@@ -56,10 +77,24 @@ export async function usagePage({ container }) {
       table(
         'Plans and their monthly notifications',
         ['Plan', 'Notifications a month', 'Yours'],
-        plans.map((plan) => [plan.name, formatNumber(plan.limit), plan.id === usage.plan ? h('strong', {}, usage.limit === plan.limit ? 'Your plan' : `Your plan (your limit: ${formatNumber(usage.limit)})`) : '']),
+        plans.map((plan) => [
+          plan.name,
+          formatNumber(plan.limit),
+          plan.id === usage.plan
+            ? h(
+                'strong',
+                {},
+                usage.limit === plan.limit ? 'Your plan' : `Your plan (your limit: ${formatNumber(usage.limit)})`,
+              )
+            : '',
+        ]),
         { rowHeaders: true },
       ),
-      h('p', { class: 'muted' }, `Plans are changed by the operator of this instance (clarion accounts set-plan). Quota periods are calendar months in UTC; this one ends ${formatTimeText(usage.resetsAt)}.`),
+      h(
+        'p',
+        { class: 'muted' },
+        `Plans are changed by the operator of this instance (clarion accounts set-plan). Quota periods are calendar months in UTC; this one ends ${formatTimeText(usage.resetsAt)}.`,
+      ),
     ),
   );
 }

@@ -31,38 +31,77 @@ function settings(webhook, context) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'URL'), h('dd', {}, h('code', {}, webhook.url)),
-      h('dt', {}, 'Events'), h('dd', {}, webhook.events.includes('*') ? 'All events' : webhook.events.join(', ')),
-      h('dt', {}, 'Status'), h('dd', {}, webhook.status === 'enabled' ? 'Enabled' : `Disabled: ${webhook.disabledReason ?? ''}`),
+      h('dt', {}, 'URL'),
+      h('dd', {}, h('code', {}, webhook.url)),
+      h('dt', {}, 'Events'),
+      h('dd', {}, webhook.events.includes('*') ? 'All events' : webhook.events.join(', ')),
+      h('dt', {}, 'Status'),
+      h('dd', {}, webhook.status === 'enabled' ? 'Enabled' : `Disabled: ${webhook.disabledReason ?? ''}`),
       webhook.failingSince ? [h('dt', {}, 'Failing since'), h('dd', {}, formatTime(webhook.failingSince))] : null,
-      h('dt', {}, 'Created'), h('dd', {}, formatTime(webhook.createdAt)),
+      h('dt', {}, 'Created'),
+      h('dd', {}, formatTime(webhook.createdAt)),
     ),
     h(
       'div',
       { class: 'actions' },
       webhook.status === 'enabled'
-        ? h('button', { type: 'button', onclick: run(async () => {
-            await api.post(`/api/v1/webhooks/${webhook.id}/test`);
-            announce('Test message queued.');
-            await context.reload();
-          }) }, 'Send a test message')
-        : h('button', { type: 'button', class: 'primary', onclick: run(async () => {
-            await api.post(`/api/v1/webhooks/${webhook.id}/enable`);
-            announce('Endpoint enabled.');
-            await context.reload();
-          }) }, 'Enable again'),
-      h('button', { type: 'button', onclick: run(async () => {
-        const secret = await api.get(`/api/v1/webhooks/${webhook.id}/secret`);
-        const panel = secretReveal(secret.secret, 'Signing secret');
-        replace(context.secretSlot, panel);
-        panel.querySelector('h2').focus();
-      }) }, 'Show signing secret'),
-      h('button', { type: 'button', class: 'danger', onclick: run(async () => {
-        const answer = await askDialog({ title: 'Delete this endpoint?', body: h('p', {}, 'Its delivery log goes with it, and queued attempts are dropped.'), confirmLabel: 'Delete endpoint', danger: true });
-        if (!answer.confirmed) return;
-        await api.delete(`/api/v1/webhooks/${webhook.id}`);
-        context.navigate('/webhooks');
-      }) }, 'Delete endpoint'),
+        ? h(
+            'button',
+            {
+              type: 'button',
+              onclick: run(async () => {
+                await api.post(`/api/v1/webhooks/${webhook.id}/test`);
+                announce('Test message queued.');
+                await context.reload();
+              }),
+            },
+            'Send a test message',
+          )
+        : h(
+            'button',
+            {
+              type: 'button',
+              class: 'primary',
+              onclick: run(async () => {
+                await api.post(`/api/v1/webhooks/${webhook.id}/enable`);
+                announce('Endpoint enabled.');
+                await context.reload();
+              }),
+            },
+            'Enable again',
+          ),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(async () => {
+            const secret = await api.get(`/api/v1/webhooks/${webhook.id}/secret`);
+            const panel = secretReveal(secret.secret, 'Signing secret');
+            replace(context.secretSlot, panel);
+            panel.querySelector('h2').focus();
+          }),
+        },
+        'Show signing secret',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'danger',
+          onclick: run(async () => {
+            const answer = await askDialog({
+              title: 'Delete this endpoint?',
+              body: h('p', {}, 'Its delivery log goes with it, and queued attempts are dropped.'),
+              confirmLabel: 'Delete endpoint',
+              danger: true,
+            });
+            if (!answer.confirmed) return;
+            await api.delete(`/api/v1/webhooks/${webhook.id}`);
+            context.navigate('/webhooks');
+          }),
+        },
+        'Delete endpoint',
+      ),
     ),
   );
 }
@@ -70,7 +109,8 @@ function settings(webhook, context) {
 async function deliveryLog(webhook, context) {
   const section = h('section', { 'aria-labelledby': 'delivery-log' }, h('h2', { id: 'delivery-log' }, 'Delivery log'));
   const page = await api.list(withQuery(`/api/v1/webhooks/${webhook.id}/messages`, { limit: 50 }));
-  if (page.data.length === 0) return append(section, h('p', {}, 'No messages yet. Send a test message to try the endpoint.'));
+  if (page.data.length === 0)
+    return append(section, h('p', {}, 'No messages yet. Send a test message to try the endpoint.'));
   return append(
     section,
     table(
@@ -82,7 +122,12 @@ async function deliveryLog(webhook, context) {
         attempts(message),
         formatTime(message.createdAt),
         formatTime(message.nextAttemptAt),
-        h('button', { type: 'button', onclick: () => replay(message, context) }, 'Replay', h('span', { class: 'visually-hidden' }, ` ${message.id}`)),
+        h(
+          'button',
+          { type: 'button', onclick: () => replay(message, context) },
+          'Replay',
+          h('span', { class: 'visually-hidden' }, ` ${message.id}`),
+        ),
       ]),
       { rowHeaders: true },
     ),
@@ -96,7 +141,21 @@ function attempts(message) {
     'details',
     {},
     h('summary', {}, `${message.attemptCount}`),
-    h('ol', {}, message.attempts.map((attempt) => h('li', {}, `${attempt.statusCode ?? 'no answer'} in ${attempt.durationMs} ms`, attempt.error ? ` — ${attempt.error}` : '', ' (', formatTime(attempt.attemptedAt), ')'))),
+    h(
+      'ol',
+      {},
+      message.attempts.map((attempt) =>
+        h(
+          'li',
+          {},
+          `${attempt.statusCode ?? 'no answer'} in ${attempt.durationMs} ms`,
+          attempt.error ? ` — ${attempt.error}` : '',
+          ' (',
+          formatTime(attempt.attemptedAt),
+          ')',
+        ),
+      ),
+    ),
   );
 }
 
@@ -113,15 +172,42 @@ async function replay(message, context) {
 /** Shows a webhook signing secret with a copy button (it can be shown again from the endpoint's page). */
 export function secretReveal(secret, title, onDone = () => {}) {
   const inputId = uid('secret');
-  const input = h('input', { id: inputId, class: 'key-value', type: 'text', readonly: true, value: secret, spellcheck: 'false', autocomplete: 'off' });
+  const input = h('input', {
+    id: inputId,
+    class: 'key-value',
+    type: 'text',
+    readonly: true,
+    value: secret,
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
   const panel = h(
     'section',
     { class: 'card reveal', 'aria-labelledby': `${inputId}-title` },
     h('h2', { id: `${inputId}-title`, tabindex: '-1' }, title),
-    h('p', {}, 'Verify each message’s webhook-signature with this secret (any Standard Webhooks library does it). Keep it on your server.'),
+    h(
+      'p',
+      {},
+      'Verify each message’s webhook-signature with this secret (any Standard Webhooks library does it). Keep it on your server.',
+    ),
     h('label', { for: inputId }, 'Signing secret'),
     h('div', { class: 'copy-row' }, input, copyButton(secret, 'Copy secret')),
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => { input.value = ''; panel.remove(); onDone(); } }, 'Done')),
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            input.value = '';
+            panel.remove();
+            onDone();
+          },
+        },
+        'Done',
+      ),
+    ),
   );
   return panel;
 }

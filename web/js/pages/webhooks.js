@@ -25,10 +25,16 @@ export async function webhooksPage({ container, navigate }) {
   const list = h('section', { 'aria-labelledby': 'webhook-list' }, h('h2', { id: 'webhook-list' }, 'Endpoints'));
   append(
     container,
-    h('p', { class: 'lead' }, 'Clarion POSTs events to your endpoints, signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers). Failed deliveries are retried for about three days; every attempt is logged and can be replayed.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'Clarion POSTs events to your endpoints, signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers). Failed deliveries are retried for about three days; every attempt is logged and can be replayed.',
+    ),
     revealSlot,
     createWebhookForm(async (created) => {
-      const panel = secretReveal(created.secret, `Endpoint created: its signing secret`, () => navigate(`/webhooks/${created.id}`));
+      const panel = secretReveal(created.secret, `Endpoint created: its signing secret`, () =>
+        navigate(`/webhooks/${created.id}`),
+      );
       replace(revealSlot, panel);
       panel.querySelector('h2').focus();
       announce('Webhook endpoint created.');
@@ -52,9 +58,18 @@ async function renderList(section) {
       'Webhook endpoints',
       ['Endpoint', 'Events', 'Status', 'Created'],
       page.data.map((webhook) => [
-        h('a', { href: href(`/webhooks/${webhook.id}`) }, webhook.description || webhook.url, webhook.description ? h('span', { class: 'muted' }, ` ${webhook.url}`) : null),
+        h(
+          'a',
+          { href: href(`/webhooks/${webhook.id}`) },
+          webhook.description || webhook.url,
+          webhook.description ? h('span', { class: 'muted' }, ` ${webhook.url}`) : null,
+        ),
         webhook.events.includes('*') ? 'All events' : webhook.events.join(', '),
-        webhook.status === 'enabled' ? (webhook.failingSince ? h('span', {}, 'Failing since ', formatTime(webhook.failingSince)) : 'Enabled') : `Disabled: ${webhook.disabledReason ?? ''}`,
+        webhook.status === 'enabled'
+          ? webhook.failingSince
+            ? h('span', {}, 'Failing since ', formatTime(webhook.failingSince))
+            : 'Enabled'
+          : `Disabled: ${webhook.disabledReason ?? ''}`,
         formatTime(webhook.createdAt),
       ]),
       { rowHeaders: true },
@@ -70,7 +85,12 @@ function createWebhookForm(onCreated) {
     h('legend', {}, 'Events to send'),
     eventTypes.map(([type, what]) => {
       const id = uid('event');
-      return h('div', { class: 'choice' }, h('input', { type: 'checkbox', id, name: 'events', value: type }), h('label', { for: id }, h('code', {}, type), h('span', { class: 'hint' }, ` — ${what}`)));
+      return h(
+        'div',
+        { class: 'choice' },
+        h('input', { type: 'checkbox', id, name: 'events', value: type }),
+        h('label', { for: id }, h('code', {}, type), h('span', { class: 'hint' }, ` — ${what}`)),
+      );
     }),
   );
   const form = h(
@@ -78,7 +98,11 @@ function createWebhookForm(onCreated) {
     { class: 'card', novalidate: true, 'aria-labelledby': 'create-webhook' },
     h('h2', { id: 'create-webhook' }, 'Add an endpoint'),
     problems,
-    field({ label: 'Endpoint URL', hint: 'An http(s) address of your server. Private and local addresses are refused unless the operator allows them.', input: { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks/clarion' } }),
+    field({
+      label: 'Endpoint URL',
+      hint: 'An http(s) address of your server. Private and local addresses are refused unless the operator allows them.',
+      input: { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks/clarion' },
+    }),
     field({ label: 'Description', input: { name: 'description', maxlength: '500' } }),
     radioGroup({
       legend: 'Events',

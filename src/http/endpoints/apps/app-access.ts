@@ -11,7 +11,10 @@ export const AppIdParams = IdParams('app');
  * dashboard session) manages them. Checked before any lookup, so the answer does not depend on whether the app exists.
  */
 export function assertAppManager(auth: AuthContext): void {
-  if (auth.channels !== null) throw new ApiError('forbidden', { message: 'Apps hold the credentials of every channel: manage them with a secret key that has no channel scope.' });
+  if (auth.channels !== null)
+    throw new ApiError('forbidden', {
+      message: 'Apps hold the credentials of every channel: manage them with a secret key that has no channel scope.',
+    });
 }
 
 /** The caller's app, or 404 not_found (also for another account's id). */

@@ -6,7 +6,11 @@ export const AppName = Type.String({ minLength: 1, maxLength: 100, description: 
 
 export const IosCredentials = Type.Object(
   {
-    key: Type.String({ minLength: 1, maxLength: 10_000, description: 'Contents of the .p8 file (PEM, "-----BEGIN PRIVATE KEY-----").' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description: 'Contents of the .p8 file (PEM, "-----BEGIN PRIVATE KEY-----").',
+    }),
     keyId: Type.String({ maxLength: 10, description: 'The 10-character Key ID of the key.' }),
     teamId: Type.String({ maxLength: 10, description: 'The 10-character Apple Team ID.' }),
     bundleId: Type.String({ maxLength: 155, description: "The app's bundle id, sent as apns-topic." }),
@@ -26,9 +30,22 @@ export const AndroidCredentials = Type.Object(
 
 export const WebCredentials = Type.Object(
   {
-    publicKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID public key, base64url; with privateKey. Both omitted: a pair is generated.' })),
+    publicKey: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'VAPID public key, base64url; with privateKey. Both omitted: a pair is generated.',
+      }),
+    ),
     privateKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID private key, base64url (32 bytes).' })),
-    subject: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'mailto: or https: contact for the push services, without spaces or angle brackets and not on localhost (Apple refuses those); null: the instance default.' }))),
+    subject: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 500,
+          description:
+            'mailto: or https: contact for the push services, without spaces or angle brackets and not on localhost (Apple refuses those); null: the instance default.',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false, title: 'AppWebCredentials' },
 );

@@ -20,7 +20,12 @@ export function createAppHandler(deps: AppDependencies): Endpoint {
           'The .p8 key must be a P-256 key and the service account must have what FCM needs, with `token_uri` https://oauth2.googleapis.com/token (any https URL when the operator allows private addresses); without `web` a VAPID pair is generated. Secrets are encrypted with the instance key; responses show fingerprints only.',
         tags: ['apps'],
         body: Type.Object(
-          { name: AppName, ios: Type.Optional(IosCredentials), android: Type.Optional(AndroidCredentials), web: Type.Optional(WebCredentials) },
+          {
+            name: AppName,
+            ios: Type.Optional(IosCredentials),
+            android: Type.Optional(AndroidCredentials),
+            web: Type.Optional(WebCredentials),
+          },
           { additionalProperties: false },
         ),
         response: { 201: Success(AppSchema), ...errorResponses(400, 401, 403, 413, 415, 429) },
@@ -35,7 +40,13 @@ export function createAppHandler(deps: AppDependencies): Endpoint {
       const sealed = sealAppCredentials(deps.secretKey, id, credentials, true, uploadedTokenUriPolicy(deps.config));
       if (!sealed.ok) throw validationFailed(sealed.problems);
       if (name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
-      const app = await insertApp(deps.store.db, { id, accountId: auth.accountId, name: name.trim(), sealed: sealed.columns, now });
+      const app = await insertApp(deps.store.db, {
+        id,
+        accountId: auth.accountId,
+        name: name.trim(),
+        sealed: sealed.columns,
+        now,
+      });
       return reply.code(201).send({ success: true, data: appView(app) });
     },
   );

@@ -24,9 +24,13 @@ export function deleteAppHandler(deps: AppDependencies): Endpoint {
       const app = await loadApp(deps, auth, request.params.id);
       const channels = await channelsOfApp(deps.store.db, app.id);
       if (channels.length > 0) {
-        throw new ApiError('conflict', { message: 'Channels still deliver through this app: bind them to another app first.', details: { appId: app.id, channelCodes: channels } });
+        throw new ApiError('conflict', {
+          message: 'Channels still deliver through this app: bind them to another app first.',
+          details: { appId: app.id, channelCodes: channels },
+        });
       }
-      if (!(await deleteApp(deps.store.db, auth.accountId, app.id))) throw new ApiError('not_found', { message: 'No app with that id.' });
+      if (!(await deleteApp(deps.store.db, auth.accountId, app.id)))
+        throw new ApiError('not_found', { message: 'No app with that id.' });
       return { success: true as const, data: { id: app.id, deleted: true as const } };
     },
   );

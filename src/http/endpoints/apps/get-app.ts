@@ -14,6 +14,9 @@ export function getAppHandler(deps: AppDependencies): Endpoint {
         response: { 200: Success(AppSchema), ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => ({ success: true as const, data: appView(await loadApp(deps, request.auth!, request.params.id)) }),
+    async (request) => ({
+      success: true as const,
+      data: appView(await loadApp(deps, request.auth!, request.params.id)),
+    }),
   );
 }

@@ -21,7 +21,11 @@ export function listAppsHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       assertAppManager(auth);
       const paging = readPageQuery(request.query, 'app');
-      const rows = await listApps(deps.store.db, { accountId: auth.accountId, after: paging.cursor, limit: paging.fetch });
+      const rows = await listApps(deps.store.db, {
+        accountId: auth.accountId,
+        after: paging.cursor,
+        limit: paging.fetch,
+      });
       return pageResponse(rows, paging, (row) => row.id, appView);
     },
   );

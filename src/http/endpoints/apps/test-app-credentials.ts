@@ -8,7 +8,10 @@ import { AppIdParams, loadApp } from './app-access.ts';
 const PlatformCheck = Type.Object(
   {
     ok: Type.Boolean({ description: 'Whether the provider accepted the credentials.' }),
-    providerAnswer: Type.String({ description: 'What the provider said, e.g. BadDeviceToken (expected for the made-up token) or apns:InvalidProviderToken.' }),
+    providerAnswer: Type.String({
+      description:
+        'What the provider said, e.g. BadDeviceToken (expected for the made-up token) or apns:InvalidProviderToken.',
+    }),
     message: Type.String(),
   },
   { title: 'AppPlatformCheck' },
@@ -18,12 +21,24 @@ export function testAppCredentialsHandler(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "Test an app's credentials with its providers (a push to a made-up token: no device receives anything)",
-        description: 'Opens a connection to APNs and fetches an FCM access token with the stored credentials, and reports what each provider said. Changes nothing.',
+        summary:
+          "Test an app's credentials with its providers (a push to a made-up token: no device receives anything)",
+        description:
+          'Opens a connection to APNs and fetches an FCM access token with the stored credentials, and reports what each provider said. Changes nothing.',
         tags: ['apps'],
         params: AppIdParams,
         response: {
-          200: Success(Type.Object({ appId: Type.String(), ios: Nullable(PlatformCheck), android: Nullable(PlatformCheck), web: PlatformCheck }, { title: 'AppCredentialsCheck' })),
+          200: Success(
+            Type.Object(
+              {
+                appId: Type.String(),
+                ios: Nullable(PlatformCheck),
+                android: Nullable(PlatformCheck),
+                web: PlatformCheck,
+              },
+              { title: 'AppCredentialsCheck' },
+            ),
+          ),
           ...errorResponses(401, 403, 404, 429),
         },
       },

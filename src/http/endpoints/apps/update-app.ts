@@ -19,11 +19,17 @@ export function updateAppHandler(deps: AppDependencies): Endpoint {
     {
       schema: {
         summary: "Rename an app or replace a platform's credentials",
-        description: 'Parts left out stay as they are; `ios: null` or `android: null` removes them. Replacing credentials clears a failing status.',
+        description:
+          'Parts left out stay as they are; `ios: null` or `android: null` removes them. Replacing credentials clears a failing status.',
         tags: ['apps'],
         params: AppIdParams,
         body: Type.Object(
-          { name: Type.Optional(AppName), ios: Type.Optional(Nullable(IosCredentials)), android: Type.Optional(Nullable(AndroidCredentials)), web: Type.Optional(WebCredentials) },
+          {
+            name: Type.Optional(AppName),
+            ios: Type.Optional(Nullable(IosCredentials)),
+            android: Type.Optional(Nullable(AndroidCredentials)),
+            web: Type.Optional(WebCredentials),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Success(AppSchema), ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
@@ -34,14 +40,23 @@ export function updateAppHandler(deps: AppDependencies): Endpoint {
       const app = await loadApp(deps, auth, request.params.id);
       // An empty body (allowed with Content-Type: application/json) changes nothing.
       const { name, ...credentials } = request.body ?? {};
-      if (name !== undefined && name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
-      const sealed = sealAppCredentials(deps.secretKey, app.id, credentials, false, uploadedTokenUriPolicy(deps.config));
+      if (name !== undefined && name.trim() === '')
+        throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
+      const sealed = sealAppCredentials(
+        deps.secretKey,
+        app.id,
+        credentials,
+        false,
+        uploadedTokenUriPolicy(deps.config),
+      );
       if (!sealed.ok) throw validationFailed(sealed.problems);
       const replaced = Object.keys(sealed.columns).length > 0;
       const updated = await updateApp(deps.store.db, auth.accountId, app.id, {
         ...sealed.columns,
         ...(name !== undefined ? { name: name.trim() } : {}),
-        ...(replaced ? { credentials_status: 'ok' as const, credentials_error: null, credentials_failed_at: null } : {}),
+        ...(replaced
+          ? { credentials_status: 'ok' as const, credentials_error: null, credentials_failed_at: null }
+          : {}),
         updated_at: deps.clock.now(),
       });
       if (!updated) throw new ApiError('not_found', { message: 'No app with that id.' });

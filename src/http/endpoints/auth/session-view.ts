@@ -21,14 +21,18 @@ export const SessionState = Type.Object(
   {
     signup: StringEnum(['open', 'closed', 'first-account'] as const, {
       description:
-        'Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator\'s account).',
+        "Who may sign up from the dashboard: open (anyone, CLARION_SIGNUP=open), closed (accounts come from the CLI), or first-account (closed, but the instance has no account yet: the first sign-up creates the operator's account).",
     }),
     session: Nullable(
       Type.Object({
         user: Type.Object({ id: Type.String({ description: 'usr_… identifier.' }), email: Type.String() }),
         account: AccountSummary,
-        accounts: Type.Array(AccountSummary, { description: 'Every account the user belongs to; switch with POST /api/v1/auth/switch-account.' }),
-        csrfToken: Type.String({ description: 'Send as the X-CSRF-Token header on every request of this session that changes something.' }),
+        accounts: Type.Array(AccountSummary, {
+          description: 'Every account the user belongs to; switch with POST /api/v1/auth/switch-account.',
+        }),
+        csrfToken: Type.String({
+          description: 'Send as the X-CSRF-Token header on every request of this session that changes something.',
+        }),
         expiresAt: Timestamp,
       }),
     ),
@@ -43,7 +47,10 @@ function accountSummary(account: UserAccount): Static<typeof AccountSummary> {
 }
 
 /** What the dashboard needs to know about its session; `token` is the cookie value (for the CSRF token). */
-export async function sessionState(deps: AppDependencies, session: { row: SessionRow; token: string } | null): Promise<SessionStateView> {
+export async function sessionState(
+  deps: AppDependencies,
+  session: { row: SessionRow; token: string } | null,
+): Promise<SessionStateView> {
   const signup = await signupState(deps);
   if (!session) return { signup, session: null };
   const { row, token } = session;

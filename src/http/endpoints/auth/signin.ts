@@ -47,11 +47,17 @@ export function signinHandler(deps: AppDependencies): Endpoint {
       else await verifyPassword(password, await decoy());
       if (!user || !valid) {
         await recordSigninAttempt(deps.store.db, { kind: 'signin_failure', emailHash, ip: request.ip, now });
-        throw new ApiError('unauthorized', { message: 'Wrong email or password.', headers: { 'www-authenticate': 'Bearer' } });
+        throw new ApiError('unauthorized', {
+          message: 'Wrong email or password.',
+          headers: { 'www-authenticate': 'Bearer' },
+        });
       }
       const accounts = await listUserAccounts(deps.store.db, user.id);
       const first = accounts[0];
-      if (!first) throw new ApiError('forbidden', { message: 'This user belongs to no account; ask an account owner to add you again.' });
+      if (!first)
+        throw new ApiError('forbidden', {
+          message: 'This user belongs to no account; ask an account owner to add you again.',
+        });
 
       await clearSigninFailures(deps.store.db, { emailHash, ip: request.ip });
       // Housekeeping on the way: ended sessions and attempts outside the window are of no further use.

@@ -10,7 +10,8 @@ export function signoutHandler(deps: AppDependencies): Endpoint {
     {
       schema: {
         summary: 'Sign out: end this dashboard session',
-        description: 'Deletes the session, so its cookie is refused from the next request on, and clears the cookie. Needs X-CSRF-Token.',
+        description:
+          'Deletes the session, so its cookie is refused from the next request on, and clears the cookie. Needs X-CSRF-Token.',
         tags: ['dashboard'],
         response: { 200: Success(SessionState), ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },

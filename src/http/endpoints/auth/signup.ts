@@ -16,7 +16,11 @@ import { signupState } from '../../signup-policy.ts';
 import { sessionState, SessionState } from './session-view.ts';
 import { startSession } from './start-session.ts';
 
-export const Email = Type.String({ minLength: 1, maxLength: EMAIL_MAX_LENGTH, description: 'Email address (compared without regard to case).' });
+export const Email = Type.String({
+  minLength: 1,
+  maxLength: EMAIL_MAX_LENGTH,
+  description: 'Email address (compared without regard to case).',
+});
 /** Long enough for any passphrase; passwordProblem() states the real rules. The bound keeps scrypt's input small. */
 export const Password = Type.String({ minLength: 1, maxLength: 1000, description: 'Password: 10 to 200 characters.' });
 
@@ -25,7 +29,10 @@ function signupClosed(): ApiError {
 }
 
 function emailTaken(): ApiError {
-  return new ApiError('conflict', { message: 'A user with this email already exists; sign in instead.', details: { field: 'email' } });
+  return new ApiError('conflict', {
+    message: 'A user with this email already exists; sign in instead.',
+    details: { field: 'email' },
+  });
 }
 
 export function signupHandler(deps: AppDependencies): Endpoint {
@@ -38,13 +45,19 @@ export function signupHandler(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Sign up: a new user with a new account on the Free plan, signed in (dashboard)',
         description:
-          'Only while CLARION_SIGNUP=open, or, when it is closed (the default), for the first account of an instance that has none (the operator\'s). Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.',
+          "Only while CLARION_SIGNUP=open, or, when it is closed (the default), for the first account of an instance that has none (the operator's). Sets the HttpOnly session cookie and returns the session with its CSRF token. No key needed. Counts against the per-address sign-in rate limit.",
         tags: ['dashboard'],
         body: Type.Object(
           {
             email: Email,
             password: Password,
-            accountName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Name of the new account (your company or project); defaults to the email.' })),
+            accountName: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 100,
+                description: 'Name of the new account (your company or project); defaults to the email.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -56,7 +69,8 @@ export function signupHandler(deps: AppDependencies): Endpoint {
       const email = normalizeEmail(request.body.email);
       const accountName = request.body.accountName?.trim() || email;
       const problems: FieldProblem[] = [];
-      if (!isEmailAddress(email)) problems.push({ field: 'email', message: 'must be an email address, like ada@example.com' });
+      if (!isEmailAddress(email))
+        problems.push({ field: 'email', message: 'must be an email address, like ada@example.com' });
       const weak = passwordProblem(password);
       if (weak) problems.push({ field: 'password', message: weak });
       if (problems.length > 0) throw validationFailed(problems);
@@ -73,7 +87,8 @@ export function signupHandler(deps: AppDependencies): Endpoint {
         created = await deps.store.db.transaction().execute(async (trx) => {
           // The first-account exception holds once: re-checked under a lock, so a second sign-up racing the first
           // finds the account the first one created and is refused.
-          if (deps.config.signup !== 'open' && (await instanceHasAccounts(trx, { lock: deps.store.dialect }))) throw signupClosed();
+          if (deps.config.signup !== 'open' && (await instanceHasAccounts(trx, { lock: deps.store.dialect })))
+            throw signupClosed();
           const user = await createUser(trx, { email, passwordHash, now });
           const account = await createAccount(trx, { name: accountName, plan: 'free', now });
           await addMembership(trx, { accountId: account.id, userId: user.id, role: 'owner', now });

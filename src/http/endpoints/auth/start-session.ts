@@ -18,7 +18,12 @@ export async function startSession(
   const previous = await resolveSession(deps, request);
   if (previous) await deleteSession(deps.store.db, previous.row.id);
   const token = generateSessionToken();
-  const row = await createSession(deps.store.db, { userId: input.userId, accountId: input.accountId, tokenHash: token.hash, now: deps.clock.now() });
+  const row = await createSession(deps.store.db, {
+    userId: input.userId,
+    accountId: input.accountId,
+    tokenHash: token.hash,
+    now: deps.clock.now(),
+  });
   reply.header('set-cookie', sessionCookie(token.value, isHttps(request)));
   // The body carries the CSRF token: no shared cache may keep it.
   reply.header('cache-control', 'no-store');

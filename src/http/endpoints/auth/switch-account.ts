@@ -15,7 +15,10 @@ export function switchAccountHandler(deps: AppDependencies): Endpoint {
         summary: 'Make another of your accounts the one this dashboard session acts for',
         description: 'Only accounts the signed-in user belongs to; any other id answers 404. Needs X-CSRF-Token.',
         tags: ['dashboard'],
-        body: Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64, description: 'acc_… identifier.' }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { accountId: Type.String({ minLength: 1, maxLength: 64, description: 'acc_… identifier.' }) },
+          { additionalProperties: false },
+        ),
         response: { 200: Success(SessionState), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },

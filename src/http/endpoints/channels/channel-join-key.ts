@@ -15,20 +15,31 @@ import type { JoinPageBase } from './channel-view.ts';
  * revokes the key. Its value is sealed on the channel row (context = channel id), since api_keys keeps only hashes
  * and the page shows the key on every visit.
  */
-export async function switchJoinPage(db: Kysely<Database>, input: { channel: Channel; on: boolean; secretKey: Buffer; now: number }): Promise<void> {
+export async function switchJoinPage(
+  db: Kysely<Database>,
+  input: { channel: Channel; on: boolean; secretKey: Buffer; now: number },
+): Promise<void> {
   const { channel, on, now } = input;
   const current = channel.join_key_id === null ? undefined : await findApiKey(db, channel.join_key_id);
   const currentActive = current !== undefined && isApiKeyActive(current, now);
   if (on && currentActive) return;
   if (!on) {
     if (current && currentActive) await revokeApiKey(db, current.id, now);
-    if (channel.join_key_id !== null && !(await setChannelJoinKey(db, channel.id, null, channel.join_key_id))) throw new JoinPageSwitchRace();
+    if (channel.join_key_id !== null && !(await setChannelJoinKey(db, channel.id, null, channel.join_key_id)))
+      throw new JoinPageSwitchRace();
     return;
   }
   // On, and no usable key (never had one, or it was revoked on the keys page): issue a fresh one.
-  const created = await createApiKey(db, { accountId: channel.account_id, name: `Join page: ${channel.code}`, kind: 'publishable', channels: [channel.code], now });
+  const created = await createApiKey(db, {
+    accountId: channel.account_id,
+    name: `Join page: ${channel.code}`,
+    kind: 'publishable',
+    channels: [channel.code],
+    now,
+  });
   const sealed = sealSecret(input.secretKey, created.value, channel.id);
-  if (!(await setChannelJoinKey(db, channel.id, { keyId: created.row.id, sealed }, channel.join_key_id))) throw new JoinPageSwitchRace();
+  if (!(await setChannelJoinKey(db, channel.id, { keyId: created.row.id, sealed }, channel.join_key_id)))
+    throw new JoinPageSwitchRace();
 }
 
 /**
@@ -42,7 +53,12 @@ export class JoinPageSwitchRace extends Error {
 }
 
 /** The join page's key value, or undefined when the page is off or its key no longer works (revoked, expired). */
-export async function activeJoinKey(db: Kysely<Database>, channel: Channel, secretKey: Buffer, now: number): Promise<string | undefined> {
+export async function activeJoinKey(
+  db: Kysely<Database>,
+  channel: Channel,
+  secretKey: Buffer,
+  now: number,
+): Promise<string | undefined> {
   if (channel.join_key_id === null || channel.join_key_secret === null) return undefined;
   const key = await findApiKey(db, channel.join_key_id);
   if (!key || !isApiKeyActive(key, now)) return undefined;

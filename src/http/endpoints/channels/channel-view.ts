@@ -14,9 +14,18 @@ export const ChannelSchema = Type.Object(
       { total: Type.Integer(), ios: Type.Integer(), android: Type.Integer(), web: Type.Integer() },
       { description: 'Active subscribers, in all and per platform.' },
     ),
-    joinPage: Type.Boolean({ description: 'Whether the public join page is on (off by default; docs/web-push.md, "Join page").' }),
-    joinUrl: Nullable(Type.String({ description: 'The join page: <base URL>/join/<account slug>/<code>; null while it is off.' })),
-    appId: Nullable(Type.String({ description: "The app whose credentials deliver this channel's pushes; null: the instance's built-in app (docs/apps.md)." })),
+    joinPage: Type.Boolean({
+      description: 'Whether the public join page is on (off by default; docs/web-push.md, "Join page").',
+    }),
+    joinUrl: Nullable(
+      Type.String({ description: 'The join page: <base URL>/join/<account slug>/<code>; null while it is off.' }),
+    ),
+    appId: Nullable(
+      Type.String({
+        description:
+          "The app whose credentials deliver this channel's pushes; null: the instance's built-in app (docs/apps.md).",
+      }),
+    ),
     createdAt: Timestamp,
   },
   { title: 'Channel' },
@@ -28,7 +37,11 @@ export interface JoinPageBase {
   accountSlug: string;
 }
 
-export function channelView(channel: Channel, counts: SubscriberCounts | undefined, join: JoinPageBase): Static<typeof ChannelSchema> {
+export function channelView(
+  channel: Channel,
+  counts: SubscriberCounts | undefined,
+  join: JoinPageBase,
+): Static<typeof ChannelSchema> {
   const { total, ios, android, web } = counts ?? { total: 0, ios: 0, android: 0, web: 0 };
   const joinPage = channel.join_key_id !== null;
   return {

@@ -10,14 +10,20 @@ import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { joinPageBase, switchJoinPage } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
-export const ChannelName = Type.String({ minLength: 1, maxLength: 100, description: 'Display name; defaults to the code.' });
+export const ChannelName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'Display name; defaults to the code.',
+});
 export const ChannelDescription = Type.String({ maxLength: 500 });
 export const ChannelAppId = Type.String({
   maxLength: 64,
-  description: "The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md).",
+  description:
+    "The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md).",
 });
 export const JoinPageSwitch = Type.Boolean({
-  description: 'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
+  description:
+    'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
 });
 
 export function createChannelHandler(deps: AppDependencies): Endpoint {
@@ -48,12 +54,21 @@ export function createChannelHandler(deps: AppDependencies): Endpoint {
       const now = deps.clock.now();
       try {
         const channel = await deps.store.db.transaction().execute(async (trx) => {
-          const created = await createChannel(trx, { accountId: auth.accountId, code, name: name ?? code, description: description ?? null, appId: app.appId, now });
+          const created = await createChannel(trx, {
+            accountId: auth.accountId,
+            code,
+            name: name ?? code,
+            description: description ?? null,
+            appId: app.appId,
+            now,
+          });
           if (!joinPage) return created;
           await switchJoinPage(trx, { channel: created, on: true, secretKey: deps.secretKey, now });
           return (await findChannelById(trx, created.id))!;
         });
-        return reply.code(201).send({ success: true, data: channelView(channel, undefined, await joinPageBase(deps, auth.accountId)) });
+        return reply
+          .code(201)
+          .send({ success: true, data: channelView(channel, undefined, await joinPageBase(deps, auth.accountId)) });
       } catch (error) {
         if (error instanceof ChannelCodeTakenError) {
           throw new ApiError('conflict', { message: error.message, details: { field: 'code', channelCode: code } });

@@ -25,7 +25,10 @@ export function getChannelHandler(deps: AppDependencies): Endpoint {
       const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
-      return { success: true as const, data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)) };
+      return {
+        success: true as const,
+        data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)),
+      };
     },
   );
 }

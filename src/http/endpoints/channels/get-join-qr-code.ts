@@ -35,11 +35,19 @@ export function getJoinQrCodeHandler(deps: AppDependencies): Endpoint {
       assertChannelInScope(auth, code);
       const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
-      if (channel.join_key_id === null) throw new ApiError('not_found', { message: `The join page of channel "${code}" is off; turn it on first.` });
+      if (channel.join_key_id === null)
+        throw new ApiError('not_found', { message: `The join page of channel "${code}" is off; turn it on first.` });
       const { baseUrl, accountSlug } = await joinPageBase(deps, auth.accountId);
-      const svg = await QRCode.toString(joinPageUrl(baseUrl, accountSlug, code), { type: 'svg', margin: 4, errorCorrectionLevel: 'M' });
+      const svg = await QRCode.toString(joinPageUrl(baseUrl, accountSlug, code), {
+        type: 'svg',
+        margin: 4,
+        errorCorrectionLevel: 'M',
+      });
       // An SVG opened on its own is a document: let it run and load nothing.
-      reply.header('content-security-policy', "default-src 'none'").header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache');
+      reply
+        .header('content-security-policy', "default-src 'none'")
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-cache');
       return reply.type('image/svg+xml').send(svg);
     },
   );

@@ -20,9 +20,17 @@ export function listChannelsHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const paging = readPageQuery(request.query, 'channel');
-      const rows = await listChannels(deps.store.db, { accountId: auth.accountId, codes: auth.channels, after: paging.cursor, limit: paging.fetch });
+      const rows = await listChannels(deps.store.db, {
+        accountId: auth.accountId,
+        codes: auth.channels,
+        after: paging.cursor,
+        limit: paging.fetch,
+      });
       const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
-      const counts = await countActiveSubscribers(deps.store.db, page.map((channel) => channel.id));
+      const counts = await countActiveSubscribers(
+        deps.store.db,
+        page.map((channel) => channel.id),
+      );
       const join = await joinPageBase(deps, auth.accountId);
       return {
         success: true as const,

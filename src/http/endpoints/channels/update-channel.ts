@@ -1,5 +1,10 @@
 import Type from 'typebox';
-import { countActiveSubscribers, findChannelByCode, findChannelById, updateChannel } from '../../../store/channels-store.ts';
+import {
+  countActiveSubscribers,
+  findChannelByCode,
+  findChannelById,
+  updateChannel,
+} from '../../../store/channels-store.ts';
 import { findApp } from '../../../store/apps-store.ts';
 import { hasRunningLiveActivity } from '../../../store/live-activities-store.ts';
 import { ApiError } from '../../api-error.ts';
@@ -62,13 +67,19 @@ export function updateChannelHandler(deps: AppDependencies): Endpoint {
             }
           }
           await updateChannel(trx, found.id, { name, description, appId });
-          if (joinPage !== undefined) await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
+          if (joinPage !== undefined)
+            await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
           return (await findChannelById(trx, found.id))!;
         });
       // Two switches of one channel at once: the later one runs again on what the first left (then usually a no-op).
-      const channel = await change().catch((error: unknown) => (error instanceof JoinPageSwitchRace ? change() : Promise.reject(error)));
+      const channel = await change().catch((error: unknown) =>
+        error instanceof JoinPageSwitchRace ? change() : Promise.reject(error),
+      );
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
-      return { success: true as const, data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)) };
+      return {
+        success: true as const,
+        data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)),
+      };
     },
   );
 }

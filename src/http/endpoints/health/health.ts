@@ -13,21 +13,45 @@ const Health = Type.Object({ status: Type.Literal('ok') });
  * every accepted notification fail), and the server is not shutting down.
  */
 export function registerHealth(app: ClarionApp, deps: AppDependencies, isClosing: () => boolean): void {
-  app.get('/healthz', { config: { auth: 'none' }, schema: { summary: 'Liveness', tags: ['operations'], response: { 200: Health } } }, async () => ({
-    status: 'ok' as const,
-  }));
+  app.get(
+    '/healthz',
+    { config: { auth: 'none' }, schema: { summary: 'Liveness', tags: ['operations'], response: { 200: Health } } },
+    async () => ({
+      status: 'ok' as const,
+    }),
+  );
 
   app.get(
     '/readyz',
-    { config: { auth: 'none' }, schema: { summary: 'Readiness: storage reachable and writable', tags: ['operations'], response: { 200: Health, ...errorResponses(503) } } },
+    {
+      config: { auth: 'none' },
+      schema: {
+        summary: 'Readiness: storage reachable and writable',
+        tags: ['operations'],
+        response: { 200: Health, ...errorResponses(503) },
+      },
+    },
     async (request) => {
       if (isClosing()) throw new ApiError('unavailable', { message: 'Shutting down.' });
       try {
         await probeWrite(deps.store.db, deps.clock.now());
       } catch (error) {
-        const reachable = await deps.store.db.selectFrom('jobs').select('id').limit(1).execute().then(() => true, () => false);
-        request.log.warn({ err: error }, reachable ? 'readiness check: storage is not writable' : 'readiness check: storage unreachable');
-        throw new ApiError('unavailable', { message: reachable ? 'Storage is not writable.' : 'Storage is unreachable.' });
+        const reachable = await deps.store.db
+          .selectFrom('jobs')
+          .select('id')
+          .limit(1)
+          .execute()
+          .then(
+            () => true,
+            () => false,
+          );
+        request.log.warn(
+          { err: error },
+          reachable ? 'readiness check: storage is not writable' : 'readiness check: storage unreachable',
+        );
+        throw new ApiError('unavailable', {
+          message: reachable ? 'Storage is not writable.' : 'Storage is unreachable.',
+        });
       }
       return { status: 'ok' as const };
     },
@@ -46,8 +70,20 @@ async function probeWrite(db: Kysely<Database>, now: number): Promise<void> {
     await trx
       .insertInto('jobs')
       .values({
-        id, kind: 'readyz.probe', payload: 'null', state: 'completed', run_at: now, attempt: 0, max_attempts: 0, lease_owner: null,
-        lease_expires_at: null, errors: '[]', unique_key: null, created_at: now, updated_at: now, finalized_at: now,
+        id,
+        kind: 'readyz.probe',
+        payload: 'null',
+        state: 'completed',
+        run_at: now,
+        attempt: 0,
+        max_attempts: 0,
+        lease_owner: null,
+        lease_expires_at: null,
+        errors: '[]',
+        unique_key: null,
+        created_at: now,
+        updated_at: now,
+        finalized_at: now,
       })
       .execute();
     await trx.deleteFrom('jobs').where('id', '=', id).execute();

@@ -64,12 +64,18 @@ export function joinPageHtml(content: JoinPageContent): string {
 
 /** The plain page for an unknown or switched-off join page: says nothing about which of the two it is. */
 export function joinPageNotFoundHtml(): string {
-  return plainPage('Page not found', 'There is no join page at this address. Check the link, or ask whoever shared it.');
+  return plainPage(
+    'Page not found',
+    'There is no join page at this address. Check the link, or ask whoever shared it.',
+  );
 }
 
 /** The plain page for too many views from one address (join-routes.ts). */
 export function joinPageTooManyHtml(): string {
-  return plainPage('Too many requests', 'This address has opened join pages very often in the last few seconds. Wait a moment, then reload.');
+  return plainPage(
+    'Too many requests',
+    'This address has opened join pages very often in the last few seconds. Wait a moment, then reload.',
+  );
 }
 
 function plainPage(heading: string, text: string): string {

@@ -37,9 +37,18 @@ export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void 
   const limited = (request: FastifyRequest, reply: FastifyReply) => {
     const retryAfter = views.take(request.ip);
     if (retryAfter === 0) return false;
-    if (wantsJson(request)) throw new ApiError('rate_limited', { headers: { 'retry-after': String(retryAfter) }, details: { retryAfterSeconds: retryAfter } });
+    if (wantsJson(request))
+      throw new ApiError('rate_limited', {
+        headers: { 'retry-after': String(retryAfter) },
+        details: { retryAfterSeconds: retryAfter },
+      });
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
-    reply.code(429).header('retry-after', String(retryAfter)).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(joinPageTooManyHtml());
+    reply
+      .code(429)
+      .header('retry-after', String(retryAfter))
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(joinPageTooManyHtml());
     return true;
   };
 
@@ -61,16 +70,25 @@ export function registerJoinPages(app: ClarionApp, deps: AppDependencies): void 
     );
   });
 
-  app.get<{ Params: JoinParams }>('/join/:slug/:code/manifest.webmanifest', { schema: { hide: true } }, async (request, reply) => {
-    if (limited(request, reply)) return reply;
-    const found = await findJoinPage(request, deps);
-    if (!found) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
-    reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
-    return reply.type('application/manifest+json; charset=utf-8').send(JSON.stringify(joinPageManifest({ channelName: found.channel.name, path: found.path })));
-  });
+  app.get<{ Params: JoinParams }>(
+    '/join/:slug/:code/manifest.webmanifest',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      if (limited(request, reply)) return reply;
+      const found = await findJoinPage(request, deps);
+      if (!found) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
+      reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
+      return reply
+        .type('application/manifest+json; charset=utf-8')
+        .send(JSON.stringify(joinPageManifest({ channelName: found.channel.name, path: found.path })));
+    },
+  );
 }
 
-async function findJoinPage(request: FastifyRequest<{ Params: JoinParams }>, deps: AppDependencies): Promise<{ channel: Channel; key: string; path: string } | undefined> {
+async function findJoinPage(
+  request: FastifyRequest<{ Params: JoinParams }>,
+  deps: AppDependencies,
+): Promise<{ channel: Channel; key: string; path: string } | undefined> {
   const { params } = request;
   if (!isChannelCode(params.code)) return undefined;
   const account = await findAccountBySlug(deps.store.db, params.slug);
@@ -84,7 +102,10 @@ async function findJoinPage(request: FastifyRequest<{ Params: JoinParams }>, dep
     if (!(error instanceof SecretBoxError)) throw error;
     // Sealed under another instance key (CLARION_SECRET_KEY changed): the page cannot show its key. Switching the page
     // off and on again issues a new one; until then it answers 404 like a page that is off, rather than failing.
-    request.log.warn({ channelId: channel.id }, 'join page key does not open with this CLARION_SECRET_KEY; switch the join page off and on to issue a new one');
+    request.log.warn(
+      { channelId: channel.id },
+      'join page key does not open with this CLARION_SECRET_KEY; switch the join page off and on to issue a new one',
+    );
     return undefined;
   }
   return key === undefined ? undefined : { channel, key, path: joinPagePath(account.slug, channel.code) };
@@ -94,7 +115,11 @@ async function findJoinPage(request: FastifyRequest<{ Params: JoinParams }>, dep
 function notFound(request: FastifyRequest, reply: FastifyReply) {
   if (wantsJson(request)) throw new ApiError('not_found', { message: 'There is no join page at this address.' });
   for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
-  return reply.code(404).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(joinPageNotFoundHtml());
+  return reply
+    .code(404)
+    .header('cache-control', 'no-cache')
+    .type('text/html; charset=utf-8')
+    .send(joinPageNotFoundHtml());
 }
 
 function wantsJson(request: FastifyRequest): boolean {

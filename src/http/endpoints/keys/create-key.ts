@@ -19,10 +19,18 @@ export function createKeyHandler(deps: AppDependencies): Endpoint {
         tags: ['api keys'],
         body: Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 100, description: 'A name to tell keys apart, e.g. "backend" or "ios-app".' }),
+            name: Type.String({
+              minLength: 1,
+              maxLength: 100,
+              description: 'A name to tell keys apart, e.g. "backend" or "ios-app".',
+            }),
             kind: Type.Optional(StringEnum(['secret', 'publishable'] as const, { default: 'secret' })),
             channels: Type.Optional(
-              Type.Array(ChannelCode, { minItems: 1, maxItems: MAX_SCOPE_CHANNELS, description: 'Channel codes the key is limited to; leave out for every channel.' }),
+              Type.Array(ChannelCode, {
+                minItems: 1,
+                maxItems: MAX_SCOPE_CHANNELS,
+                description: 'Channel codes the key is limited to; leave out for every channel.',
+              }),
             ),
           },
           { additionalProperties: false },
@@ -36,12 +44,22 @@ export function createKeyHandler(deps: AppDependencies): Endpoint {
       const channels = request.body.channels ? [...new Set(request.body.channels)] : null;
       if (channels) {
         // A scope naming a channel that does not exist is almost certainly a typo, and would silently allow nothing.
-        const found = new Set((await listChannels(deps.store.db, { accountId, codes: channels, after: null, limit: channels.length })).map((channel) => channel.code));
+        const found = new Set(
+          (await listChannels(deps.store.db, { accountId, codes: channels, after: null, limit: channels.length })).map(
+            (channel) => channel.code,
+          ),
+        );
         const missing = channels.find((code) => !found.has(code));
         if (missing !== undefined) throw new ApiError('channel_not_found', { details: { channelCode: missing } });
       }
       const now = deps.clock.now();
-      const created = await createApiKey(deps.store.db, { accountId, name: name || request.body.name, kind: request.body.kind ?? 'secret', channels, now });
+      const created = await createApiKey(deps.store.db, {
+        accountId,
+        name: name || request.body.name,
+        kind: request.body.kind ?? 'secret',
+        channels,
+        now,
+      });
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({ success: true, data: { ...apiKeyView(created.row, now), key: created.value } });
     },

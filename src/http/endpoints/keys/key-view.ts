@@ -8,12 +8,16 @@ const apiKeyProperties = {
   name: Type.String(),
   kind: StringEnum(['secret', 'publishable'] as const),
   start: Type.String({ description: 'The visible start of the value, e.g. clr_sk_Ab3x, to tell keys apart.' }),
-  channels: Nullable(Type.Array(Type.String(), { description: 'Channel codes the key is limited to; null = every channel.' })),
+  channels: Nullable(
+    Type.Array(Type.String(), { description: 'Channel codes the key is limited to; null = every channel.' }),
+  ),
   status: StringEnum(['active', 'revoked', 'expired'] as const),
   createdAt: Timestamp,
   lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'Last request with the key, to the minute.' })),
   revokedAt: NullableTimestamp,
-  expiresAt: Nullable(Type.String({ format: 'date-time', description: 'When a rotated key stops working (after its grace period).' })),
+  expiresAt: Nullable(
+    Type.String({ format: 'date-time', description: 'When a rotated key stops working (after its grace period).' }),
+  ),
   replacedBy: Nullable(Type.String({ description: 'The key_… that replaced this one on rotation.' })),
 };
 
@@ -21,7 +25,10 @@ const apiKeyProperties = {
 export const ApiKeySchema = Type.Object(apiKeyProperties, { title: 'ApiKey' });
 
 export const CreatedApiKeySchema = Type.Object(
-  { ...apiKeyProperties, key: Type.String({ description: 'The full key. Shown this once: Clarion keeps only its hash.' }) },
+  {
+    ...apiKeyProperties,
+    key: Type.String({ description: 'The full key. Shown this once: Clarion keeps only its hash.' }),
+  },
   { title: 'CreatedApiKey' },
 );
 

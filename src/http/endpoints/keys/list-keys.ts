@@ -19,9 +19,18 @@ export function listKeysHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const paging = readPageQuery(request.query, 'apiKey');
-      const rows = await listApiKeysPage(deps.store.db, { accountId: request.auth!.accountId, before: paging.cursor, limit: paging.fetch });
+      const rows = await listApiKeysPage(deps.store.db, {
+        accountId: request.auth!.accountId,
+        before: paging.cursor,
+        limit: paging.fetch,
+      });
       const now = deps.clock.now();
-      return pageResponse(rows, paging, (row) => row.id, (row) => apiKeyView(row, now));
+      return pageResponse(
+        rows,
+        paging,
+        (row) => row.id,
+        (row) => apiKeyView(row, now),
+      );
     },
   );
 }

@@ -19,7 +19,8 @@ export function revokeKeyHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const accountId = request.auth!.accountId;
       const key = await findApiKey(deps.store.db, request.params.id);
-      if (!key || key.account_id !== accountId) throw new ApiError('not_found', { message: 'No API key with that id in this account.' });
+      if (!key || key.account_id !== accountId)
+        throw new ApiError('not_found', { message: 'No API key with that id in this account.' });
       const now = deps.clock.now();
       const revoked = (await revokeApiKey(deps.store.db, key.id, now))!;
       return { success: true as const, data: apiKeyView(revoked, now) };

@@ -24,7 +24,12 @@ export function rotateKeyHandler(deps: AppDependencies): Endpoint {
         body: Type.Object(
           {
             graceSeconds: Type.Optional(
-              Type.Integer({ minimum: 0, maximum: MAX_GRACE_SECONDS, default: 0, description: `How long the old value keeps working, 0–${MAX_GRACE_SECONDS} seconds (7 days).` }),
+              Type.Integer({
+                minimum: 0,
+                maximum: MAX_GRACE_SECONDS,
+                default: 0,
+                description: `How long the old value keeps working, 0–${MAX_GRACE_SECONDS} seconds (7 days).`,
+              }),
             ),
           },
           { additionalProperties: false },
@@ -38,16 +43,25 @@ export function rotateKeyHandler(deps: AppDependencies): Endpoint {
     async (request, reply) => {
       const accountId = request.auth!.accountId;
       const old = await findApiKey(deps.store.db, request.params.id);
-      if (!old || old.account_id !== accountId) throw new ApiError('not_found', { message: 'No API key with that id in this account.' });
+      if (!old || old.account_id !== accountId)
+        throw new ApiError('not_found', { message: 'No API key with that id in this account.' });
       const now = deps.clock.now();
       if (!isApiKeyActive(old, now)) {
-        throw new ApiError('conflict', { message: 'Only an active key can be rotated; this one is revoked or expired. Create a new key instead.' });
+        throw new ApiError('conflict', {
+          message: 'Only an active key can be rotated; this one is revoked or expired. Create a new key instead.',
+        });
       }
       if (old.replaced_by !== null) {
-        throw new ApiError('conflict', { message: `This key was already rotated and is in its grace period; rotate its replacement ${old.replaced_by} instead.` });
+        throw new ApiError('conflict', {
+          message: `This key was already rotated and is in its grace period; rotate its replacement ${old.replaced_by} instead.`,
+        });
       }
-      const created = await rotateApiKey(deps.store.db, old.id, { graceMs: (request.body.graceSeconds ?? 0) * 1000, now });
-      if (!created) throw new ApiError('conflict', { message: 'The key was revoked or rotated meanwhile; reload and try again.' });
+      const created = await rotateApiKey(deps.store.db, old.id, {
+        graceMs: (request.body.graceSeconds ?? 0) * 1000,
+        now,
+      });
+      if (!created)
+        throw new ApiError('conflict', { message: 'The key was revoked or rotated meanwhile; reload and try again.' });
       const replaced = (await findApiKey(deps.store.db, old.id))!;
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({

@@ -1,11 +1,23 @@
 import type { FastifyReply } from 'fastify';
 import { enqueueLiveActivityPush } from '../../../delivery/live-activities/live-activity-jobs.ts';
-import { liveActivityPushOf, recordLiveActivityChange } from '../../../delivery/live-activities/live-activity-snapshot.ts';
+import {
+  liveActivityPushOf,
+  recordLiveActivityChange,
+} from '../../../delivery/live-activities/live-activity-snapshot.ts';
 import type { LiveActivityAlert, LiveActivityPriority } from '../../../domain/live-activity-alert.ts';
 import { effectiveStatus, LIVE_ACTIVITY_DISMISS_MAX_MS } from '../../../domain/live-activity-lifecycle.ts';
-import { mergeTemplateFields, validateTemplateFields, type TemplateFields, type TemplateName } from '../../../domain/live-activity-templates.ts';
+import {
+  mergeTemplateFields,
+  validateTemplateFields,
+  type TemplateFields,
+  type TemplateName,
+} from '../../../domain/live-activity-templates.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
-import { claimLiveActivityEvent, saveLiveActivityState, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import {
+  claimLiveActivityEvent,
+  saveLiveActivityState,
+  type LiveActivityRow,
+} from '../../../store/live-activities-store.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
@@ -13,8 +25,20 @@ import { activityEnded, findVisibleLiveActivity } from './live-activity-access.t
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 
 export type LiveActivityChange =
-  | { event: 'update'; fields: TemplateFields; alert?: LiveActivityAlert | undefined; staleAt?: string | undefined; priority?: LiveActivityPriority | undefined }
-  | { event: 'end'; fields?: TemplateFields | undefined; alert?: LiveActivityAlert | undefined; dismissAt?: string | undefined; priority?: LiveActivityPriority | undefined };
+  | {
+      event: 'update';
+      fields: TemplateFields;
+      alert?: LiveActivityAlert | undefined;
+      staleAt?: string | undefined;
+      priority?: LiveActivityPriority | undefined;
+    }
+  | {
+      event: 'end';
+      fields?: TemplateFields | undefined;
+      alert?: LiveActivityAlert | undefined;
+      dismissAt?: string | undefined;
+      priority?: LiveActivityPriority | undefined;
+    };
 
 /**
  * An update or an end, the same way as a notification is accepted (accept-notification.ts): the checks a caller can
@@ -22,7 +46,13 @@ export type LiveActivityChange =
  * fields, charges the quota and writes the new state, the `live_activity.updated`/`ended` event and the dispatch job
  * of the push. Errors, in order: 400 (times), 404, 409 activity_ended, 400 (merged fields), 413, 429.
  */
-export async function changeLiveActivity(deps: AppDependencies, auth: AuthContext, reply: FastifyReply, id: string, change: LiveActivityChange): Promise<LiveActivityRow> {
+export async function changeLiveActivity(
+  deps: AppDependencies,
+  auth: AuthContext,
+  reply: FastifyReply,
+  id: string,
+  change: LiveActivityChange,
+): Promise<LiveActivityRow> {
   const now = deps.clock.now();
   const times = checkTimes(change, now);
   const existing = await findVisibleLiveActivity(deps, auth, id);
@@ -33,7 +63,11 @@ export async function changeLiveActivity(deps: AppDependencies, auth: AuthContex
     // Ended by a concurrent call (or its 8 hours ran out) since the check above.
     if (!current) throw activityEnded(existing, now);
     const currentFields = JSON.parse(current.fields) as TemplateFields;
-    const checked = validateTemplateFields(current.template as TemplateName, change.fields ? mergeTemplateFields(currentFields, change.fields) : currentFields, now);
+    const checked = validateTemplateFields(
+      current.template as TemplateName,
+      change.fields ? mergeTemplateFields(currentFields, change.fields) : currentFields,
+      now,
+    );
     if (!checked.ok) throw validationFailed(checked.problems);
     const alert = change.alert ?? null;
     const row: LiveActivityRow = {
@@ -49,8 +83,20 @@ export async function changeLiveActivity(deps: AppDependencies, auth: AuthContex
     const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
     assertLiveActivityPayloadsFit(push);
     const quota = await chargeQuota(trx, auth.accountId, now);
-    await saveLiveActivityState(trx, row.id, { fields: row.fields, alert: row.alert, stale_at: row.stale_at, status: row.status, ended_at: row.ended_at, dismiss_at: row.dismiss_at });
-    await recordLiveActivityChange(trx, row, change.event === 'update' ? { type: 'updated', alert } : { type: 'ended', reason: 'requested' }, now);
+    await saveLiveActivityState(trx, row.id, {
+      fields: row.fields,
+      alert: row.alert,
+      stale_at: row.stale_at,
+      status: row.status,
+      ended_at: row.ended_at,
+      dismiss_at: row.dismiss_at,
+    });
+    await recordLiveActivityChange(
+      trx,
+      row,
+      change.event === 'update' ? { type: 'updated', alert } : { type: 'ended', reason: 'requested' },
+      now,
+    );
     await enqueueLiveActivityPush(trx, deps.queue, push);
     setQuotaHeaders(reply, quota);
     return row;
@@ -70,10 +116,14 @@ function checkTimes(change: LiveActivityChange, now: number): { staleAt: number 
     return parsed;
   };
   const staleAt = change.event === 'update' ? parse('staleAt', change.staleAt) : null;
-  if (staleAt !== null && staleAt <= now) problems.push({ field: 'staleAt', message: 'must be an ISO 8601 time in the future' });
+  if (staleAt !== null && staleAt <= now)
+    problems.push({ field: 'staleAt', message: 'must be an ISO 8601 time in the future' });
   const dismissAt = change.event === 'end' ? parse('dismissAt', change.dismissAt) : null;
   if (dismissAt !== null && dismissAt > now + LIVE_ACTIVITY_DISMISS_MAX_MS) {
-    problems.push({ field: 'dismissAt', message: 'can be at most 4 hours after the end: iOS removes an ended activity by then anyway' });
+    problems.push({
+      field: 'dismissAt',
+      message: 'can be at most 4 hours after the end: iOS removes an ended activity by then anyway',
+    });
   }
   if (problems.length > 0) throw validationFailed(problems);
   return { staleAt, dismissAt };

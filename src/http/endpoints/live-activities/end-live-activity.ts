@@ -17,8 +17,18 @@ export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
         params: IdParams('liveActivity'),
         body: Type.Object(
           {
-            fields: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' })),
-            dismissAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.' })),
+            fields: Type.Optional(
+              Type.Object(
+                {},
+                { additionalProperties: true, description: 'Final fields, merged into the current ones.' },
+              ),
+            ),
+            dismissAt: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.',
+              }),
+            ),
             alert: Type.Optional(Alert),
             priority: Type.Optional(Priority),
           },
@@ -29,7 +39,13 @@ export function endLiveActivityHandler(deps: AppDependencies): Endpoint {
     },
     async (request, reply) => {
       const { fields, dismissAt, alert, priority } = request.body;
-      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'end', fields: fields as TemplateFields | undefined, dismissAt, alert, priority });
+      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, {
+        event: 'end',
+        fields: fields as TemplateFields | undefined,
+        dismissAt,
+        alert,
+        priority,
+      });
       return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
     },
   );

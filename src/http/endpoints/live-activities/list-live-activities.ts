@@ -19,10 +19,27 @@ export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const auth = request.auth!;
-      const { channelIds, status, paging } = await readChannelListQuery(deps.store.db, auth, request.query, 'liveActivity');
+      const { channelIds, status, paging } = await readChannelListQuery(
+        deps.store.db,
+        auth,
+        request.query,
+        'liveActivity',
+      );
       const now = deps.clock.now();
-      const rows = await listLiveActivities(deps.store.db, { accountId: auth.accountId, channelIds, status, before: paging.cursor, limit: paging.fetch, now });
-      return pageResponse(rows, paging, (row) => row.id, (row) => liveActivityView(row, now));
+      const rows = await listLiveActivities(deps.store.db, {
+        accountId: auth.accountId,
+        channelIds,
+        status,
+        before: paging.cursor,
+        limit: paging.fetch,
+        now,
+      });
+      return pageResponse(
+        rows,
+        paging,
+        (row) => row.id,
+        (row) => liveActivityView(row, now),
+      );
     },
   );
 }

@@ -8,14 +8,21 @@ import { isChannelInScope } from '../../channel-scope.ts';
  * The activity a key may see: in its account and, for a scoped key, in one of its channels. Anything else is 404
  * like an id that does not exist, so a key learns nothing about activities outside its reach (docs/api.md, Keys).
  */
-export async function findVisibleLiveActivity(deps: AppDependencies, auth: AuthContext, id: string): Promise<LiveActivityRow> {
+export async function findVisibleLiveActivity(
+  deps: AppDependencies,
+  auth: AuthContext,
+  id: string,
+): Promise<LiveActivityRow> {
   const row = await findLiveActivity(deps.store.db, auth.accountId, id);
-  if (!row || !isChannelInScope(auth, row.channel_code)) throw new ApiError('not_found', { message: 'No Live Activity with that id.' });
+  if (!row || !isChannelInScope(auth, row.channel_code))
+    throw new ApiError('not_found', { message: 'No Live Activity with that id.' });
   return row;
 }
 
 /** 409 activity_ended, saying when: at the caller's end, or at start + 8 hours (live-activity-lifecycle.ts). */
 export function activityEnded(row: LiveActivityRow, now: number): ApiError {
   const { endedAt } = effectiveStatus(row, now);
-  return new ApiError('activity_ended', { details: { liveActivityId: row.id, endedAt: endedAt === null ? null : new Date(endedAt).toISOString() } });
+  return new ApiError('activity_ended', {
+    details: { liveActivityId: row.id, endedAt: endedAt === null ? null : new Date(endedAt).toISOString() },
+  });
 }

@@ -1,5 +1,11 @@
-import { apnsLiveActivityPayloadBytes, APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES } from '../../../delivery/apns/apns-live-activity-payload.ts';
-import { fcmLiveActivityPayloadBytes, FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-live-activity-data.ts';
+import {
+  apnsLiveActivityPayloadBytes,
+  APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
+} from '../../../delivery/apns/apns-live-activity-payload.ts';
+import {
+  fcmLiveActivityPayloadBytes,
+  FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
+} from '../../../delivery/fcm/fcm-live-activity-data.ts';
 import type { LiveActivityPush } from '../../../delivery/live-activities/live-activity-push.ts';
 import { webLiveActivityContent } from '../../../delivery/live-activities/web-live-activity-message.ts';
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
@@ -13,11 +19,25 @@ import { ApiError } from '../../api-error.ts';
  */
 export function assertLiveActivityPayloadsFit(push: LiveActivityPush): void {
   const sizes = [
-    { platform: 'ios', payloadBytes: apnsLiveActivityPayloadBytes(push), limitBytes: APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES },
-    { platform: 'android', payloadBytes: fcmLiveActivityPayloadBytes(push), limitBytes: FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES },
+    {
+      platform: 'ios',
+      payloadBytes: apnsLiveActivityPayloadBytes(push),
+      limitBytes: APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
+    },
+    {
+      platform: 'android',
+      payloadBytes: fcmLiveActivityPayloadBytes(push),
+      limitBytes: FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
+    },
     // The web text depends on the subscriber's zone and language only in a timer's "Ends at 14:30", a few bytes either
     // way from the UTC text measured here.
-    { platform: 'web', payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(webLiveActivityContent(push, { timeZone: null, locale: null })).length), limitBytes: WEB_PUSH_MAX_BODY_BYTES },
+    {
+      platform: 'web',
+      payloadBytes: encryptedWebPushBytes(
+        serializeWebPushMessage(webLiveActivityContent(push, { timeZone: null, locale: null })).length,
+      ),
+      limitBytes: WEB_PUSH_MAX_BODY_BYTES,
+    },
   ];
   const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
   if (over) {

@@ -3,7 +3,11 @@ import { toIso } from '../../../domain/clock.ts';
 import { liveActivityPriorities } from '../../../domain/live-activity-alert.ts';
 import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames } from '../../../domain/live-activity-templates.ts';
-import { liveActivityDeliveries, liveActivityStatuses, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import {
+  liveActivityDeliveries,
+  liveActivityStatuses,
+  type LiveActivityRow,
+} from '../../../store/live-activities-store.ts';
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
@@ -11,7 +15,14 @@ export const Alert = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 256 }),
     body: Type.Optional(Type.String({ maxLength: 1000 })),
-    sound: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON).' })),
+    sound: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON).',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Alert shown with the start, an update or the end of the activity.' },
 );
@@ -27,21 +38,38 @@ export const LiveActivitySchema = Type.Object(
     channelCode: Type.String(),
     template: StringEnum(templateNames),
     fields: Type.Record(Type.String(), Type.Unknown(), { description: "The template's current fields." }),
-    alert: Type.Union([Alert, Type.Null()], { description: 'The alert of the latest start or update that carried one (a start without one gets a default made from the fields).' }),
-    staleAt: Type.Union([Timestamp, Type.Null()], { description: 'When the current content goes stale; given with the start or the latest update.' }),
+    alert: Type.Union([Alert, Type.Null()], {
+      description:
+        'The alert of the latest start or update that carried one (a start without one gets a default made from the fields).',
+    }),
+    staleAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the current content goes stale; given with the start or the latest update.',
+    }),
     relevanceScore: Nullable(Type.Number()),
-    status: StringEnum(liveActivityStatuses, { description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.' }),
-    recipientCount: Type.Integer({ description: "Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones." }),
-    delivery: StringEnum(liveActivityDeliveries, { description: 'The delivery mode asked for at start (`auto` by default).' }),
+    status: StringEnum(liveActivityStatuses, {
+      description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.',
+    }),
+    recipientCount: Type.Integer({
+      description:
+        'Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones.',
+    }),
+    delivery: StringEnum(liveActivityDeliveries, {
+      description: 'The delivery mode asked for at start (`auto` by default).',
+    }),
     deliveryModes: Type.Array(StringEnum(['broadcast', 'tokens'] as const), {
-      description: 'The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web).',
+      description:
+        'The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web).',
     }),
     channelId: Type.Union([Type.String(), Type.Null()], {
-      description: 'The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery.',
+      description:
+        'The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery.',
     }),
     recipientCounts: Type.Object(
       {
-        broadcast: Type.Integer({ description: 'iOS devices started on the broadcast channel: each update reaches all of them with one APNs request.' }),
+        broadcast: Type.Integer({
+          description:
+            'iOS devices started on the broadcast channel: each update reaches all of them with one APNs request.',
+        }),
         tokens: Type.Integer({ description: 'Subscribers reached per device: iOS per token, Android and web.' }),
       },
       { description: 'recipientCount split by delivery mode.' },
@@ -49,7 +77,9 @@ export const LiveActivitySchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     endedAt: NullableTimestamp,
-    dismissAt: Type.Union([Timestamp, Type.Null()], { description: 'When the ended activity leaves the Lock Screen, if the end gave a time.' }),
+    dismissAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the ended activity leaves the Lock Screen, if the end gave a time.',
+    }),
   },
   { title: 'LiveActivity' },
 );
@@ -68,7 +98,10 @@ export function liveActivityView(row: LiveActivityRow, now: number): Static<type
     status,
     recipientCount: row.recipient_count,
     delivery: row.delivery,
-    deliveryModes: [...(row.broadcast_count > 0 || row.apns_channel_id !== null ? (['broadcast'] as const) : []), ...(row.recipient_count > row.broadcast_count ? (['tokens'] as const) : [])],
+    deliveryModes: [
+      ...(row.broadcast_count > 0 || row.apns_channel_id !== null ? (['broadcast'] as const) : []),
+      ...(row.recipient_count > row.broadcast_count ? (['tokens'] as const) : []),
+    ],
     channelId: row.apns_channel_id,
     recipientCounts: { broadcast: row.broadcast_count, tokens: row.recipient_count - row.broadcast_count },
     createdAt: toIso(row.created_at),

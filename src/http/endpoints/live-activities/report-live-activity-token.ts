@@ -40,15 +40,26 @@ export function reportLiveActivityTokenHandler(deps: AppDependencies): Endpoint 
         params: IdParams('liveActivity'),
         body: Type.Object(
           {
-            subscriberId: Type.String({ maxLength: 64, description: 'sub_… id of the device, as POST /subscribers returned it.' }),
+            subscriberId: Type.String({
+              maxLength: 64,
+              description: 'sub_… id of the device, as POST /subscribers returned it.',
+            }),
             token: Type.String({ maxLength: 400, description: "The activity's push token in hex." }),
             deviceToken: Type.Optional(
-              Type.String({ maxLength: 400, description: 'Required with a publishable key: the APNs device token (hex) this subscriber registered with (POST /subscribers `token`).' }),
+              Type.String({
+                maxLength: 400,
+                description:
+                  'Required with a publishable key: the APNs device token (hex) this subscriber registered with (POST /subscribers `token`).',
+              }),
             ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: Success(LiveActivityTokenSchema), 201: Success(LiveActivityTokenSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: {
+          200: Success(LiveActivityTokenSchema),
+          201: Success(LiveActivityTokenSchema),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -60,21 +71,37 @@ export function reportLiveActivityTokenHandler(deps: AppDependencies): Endpoint 
       const activity = await findVisibleLiveActivity(deps, auth, request.params.id);
       const subscriber = await findSubscriber(deps.store.db, auth.accountId, subscriberId);
       // Only a device of the activity's channel can have it; any other id names nothing this activity knows.
-      const noSuchSubscriber = () => new ApiError('not_found', { message: "No active subscriber with that id in the activity's channel.", details: { subscriberId } });
-      if (!subscriber || subscriber.channel_id !== activity.channel_id || subscriber.status !== 'active') throw noSuchSubscriber();
+      const noSuchSubscriber = () =>
+        new ApiError('not_found', {
+          message: "No active subscriber with that id in the activity's channel.",
+          details: { subscriberId },
+        });
+      if (!subscriber || subscriber.channel_id !== activity.channel_id || subscriber.status !== 'active')
+        throw noSuchSubscriber();
       assertRegisteredWith(auth, subscriber, deviceToken, noSuchSubscriber);
-      if (subscriber.platform !== 'ios') throw validationFailed([{ field: 'subscriberId', message: 'only iOS subscribers have Live Activity tokens' }]);
+      if (subscriber.platform !== 'ios')
+        throw validationFailed([{ field: 'subscriberId', message: 'only iOS subscribers have Live Activity tokens' }]);
       const now = deps.clock.now();
       if (effectiveStatus(activity, now).status === 'ended') throw activityEnded(activity, now);
       const { row, created } = await deps.store.db.transaction().execute(async (trx) => {
-        const saved = await saveLiveActivityToken(trx, { liveActivityId: activity.id, subscriberId: subscriber.id, token: token.value.token, now });
+        const saved = await saveLiveActivityToken(trx, {
+          liveActivityId: activity.id,
+          subscriberId: subscriber.id,
+          token: token.value.token,
+          now,
+        });
         // A device that reports its token after updates went out gets the current state now (late joiners).
         await updateLateJoiner(trx, deps.queue, activity, subscriber.id);
         return saved;
       });
       return reply.code(created ? 201 : 200).send({
         success: true,
-        data: { liveActivityId: row.live_activity_id, subscriberId: row.subscriber_id, createdAt: toIso(row.created_at), updatedAt: toIso(row.updated_at) },
+        data: {
+          liveActivityId: row.live_activity_id,
+          subscriberId: row.subscriber_id,
+          createdAt: toIso(row.created_at),
+          updatedAt: toIso(row.updated_at),
+        },
       });
     },
   );

@@ -1,5 +1,8 @@
 import Type from 'typebox';
-import { enqueueLiveActivityPush, scheduleLiveActivityExpiry } from '../../../delivery/live-activities/live-activity-jobs.ts';
+import {
+  enqueueLiveActivityPush,
+  scheduleLiveActivityExpiry,
+} from '../../../delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../../../delivery/live-activities/live-activity-snapshot.ts';
 import { newId } from '../../../domain/ids.ts';
 import { defaultStartAlert } from '../../../domain/live-activity-alert.ts';
@@ -9,7 +12,11 @@ import { findChannelByCode } from '../../../store/channels-store.ts';
 import { recordEvent } from '../../../store/events-store.ts';
 import type { Kysely } from 'kysely';
 import { supportsBroadcast } from '../../../domain/ios-version.ts';
-import { insertLiveActivity, liveActivityDeliveries, type LiveActivityRow } from '../../../store/live-activities-store.ts';
+import {
+  insertLiveActivity,
+  liveActivityDeliveries,
+  type LiveActivityRow,
+} from '../../../store/live-activities-store.ts';
 import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-targets-store.ts';
 import type { Database } from '../../../store/schema.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
@@ -28,8 +35,14 @@ const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
 /** The iOS devices the start puts on the broadcast channel: all of them (`broadcast`), iOS 18+ ones (`auto`), none (`tokens`). */
 async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRow): Promise<number> {
   if (activity.delivery === 'tokens') return 0;
-  const versions = await countIosStartTargetsByOsVersion(db, { channelId: activity.channel_id, template: activity.template, audience: activity.audience });
-  return versions.filter(({ osVersion }) => activity.delivery === 'broadcast' || supportsBroadcast(osVersion)).reduce((sum, { count }) => sum + count, 0);
+  const versions = await countIosStartTargetsByOsVersion(db, {
+    channelId: activity.channel_id,
+    template: activity.template,
+    audience: activity.audience,
+  });
+  return versions
+    .filter(({ osVersion }) => activity.delivery === 'broadcast' || supportsBroadcast(osVersion))
+    .reduce((sum, { count }) => sum + count, 0);
 }
 
 /**
@@ -48,10 +61,24 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
           {
             channelCode: ChannelCode,
             template: StringEnum(templateNames, { description: 'Template name.' }),
-            fields: Type.Object({}, { additionalProperties: true, description: 'Values for the template: see the <Template>Fields schemas.' }),
+            fields: Type.Object(
+              {},
+              { additionalProperties: true, description: 'Values for the template: see the <Template>Fields schemas.' },
+            ),
             alert: Type.Optional(Alert),
-            staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show the activity as out of date.' })),
-            relevanceScore: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Orders several activities of the app on the lock screen; higher shows first.' })),
+            staleAt: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description: 'When the system should show the activity as out of date.',
+              }),
+            ),
+            relevanceScore: Type.Optional(
+              Type.Number({
+                minimum: 0,
+                maximum: 100,
+                description: 'Orders several activities of the app on the lock screen; higher shows first.',
+              }),
+            ),
             // Optional audience inside the channel, as on POST /notifications (docs/api.md, "Targeting").
             ...audienceProperties,
             delivery: Type.Optional(
@@ -80,7 +107,8 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
       const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
       // As for notifications (docs/apps.md): no start through the built-in app when the operator requires accounts' own.
-      if (channel.app_id === null && deps.config.requireOwnApp) throw new ApiError('app_required', { details: { channelCode: body.channelCode } });
+      if (channel.app_id === null && deps.config.requireOwnApp)
+        throw new ApiError('app_required', { details: { channelCode: body.channelCode } });
       // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
       const alert = body.alert ?? defaultStartAlert(body.template, checked.fields);
       const draft: LiveActivityRow = {
@@ -119,11 +147,21 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
         await recordEvent(trx, {
           accountId: auth.accountId,
           type: 'live_activity.started',
-          data: { liveActivityId: activity.id, channelCode: channel.code, template: activity.template, fields: checked.fields, alert, recipientCount: activity.recipient_count },
+          data: {
+            liveActivityId: activity.id,
+            channelCode: channel.code,
+            template: activity.template,
+            fields: checked.fields,
+            alert,
+            recipientCount: activity.recipient_count,
+          },
           now,
         });
         await enqueueLiveActivityPush(trx, deps.queue, push);
-        await scheduleLiveActivityExpiry(trx, deps.queue, { liveActivityId: activity.id, expiresAt: liveActivityExpiresAt(now) });
+        await scheduleLiveActivityExpiry(trx, deps.queue, {
+          liveActivityId: activity.id,
+          expiresAt: liveActivityExpiresAt(now),
+        });
         setQuotaHeaders(reply, quota);
         return activity;
       });

@@ -17,9 +17,21 @@ export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
         params: IdParams('liveActivity'),
         body: Type.Object(
           {
-            fields: Type.Object({}, { additionalProperties: true, description: "Fields to change, merged into the current ones: see the template's <Template>Fields schema." }),
+            fields: Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description:
+                  "Fields to change, merged into the current ones: see the template's <Template>Fields schema.",
+              },
+            ),
             alert: Type.Optional(Alert),
-            staleAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the system should show this content as out of date.' })),
+            staleAt: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description: 'When the system should show this content as out of date.',
+              }),
+            ),
             priority: Type.Optional(Priority),
           },
           { additionalProperties: false },
@@ -29,7 +41,13 @@ export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
     },
     async (request, reply) => {
       const { fields, alert, staleAt, priority } = request.body;
-      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, { event: 'update', fields: fields as TemplateFields, alert, staleAt, priority });
+      const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, {
+        event: 'update',
+        fields: fields as TemplateFields,
+        alert,
+        staleAt,
+        priority,
+      });
       return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
     },
   );

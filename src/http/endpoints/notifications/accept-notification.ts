@@ -57,11 +57,20 @@ export async function acceptNotification(
     auth.keyFromCache = false;
     const channel = context.channel;
     if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
-    if (channel.app_id === null && deps.config.requireOwnApp) throw new ApiError('app_required', { details: { channelCode } });
+    if (channel.app_id === null && deps.config.requireOwnApp)
+      throw new ApiError('app_required', { details: { channelCode } });
     assertPlatformPayloadsFit(content, channel.code);
     const terms = quotaTerms(context.account, now);
     const id = newId('notification', now);
-    const dispatches = await planDispatches(trx, { notificationId: id, channelId: channel.id, accountId: auth.accountId, sendAt, localTime, audience, now });
+    const dispatches = await planDispatches(trx, {
+      notificationId: id,
+      channelId: channel.id,
+      accountId: auth.accountId,
+      sendAt,
+      localTime,
+      audience,
+      now,
+    });
     const stored: Omit<NotificationRow, 'recipient_count'> = {
       id,
       account_id: auth.accountId,
@@ -97,7 +106,12 @@ export async function acceptNotification(
     const { used, recipientCount } = await storeAcceptedNotification(trx, deps.store.dialect, deps.queue, {
       quota: { accountId: auth.accountId, period: terms.period, limit: terms.limit },
       notification: stored,
-      dispatches: dispatches.map((dispatch) => ({ kind: DISPATCH_NOTIFICATION, payload: dispatch, runAt: dispatch.dueAt, uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}` })),
+      dispatches: dispatches.map((dispatch) => ({
+        kind: DISPATCH_NOTIFICATION,
+        payload: dispatch,
+        runAt: dispatch.dueAt,
+        uniqueKey: `dispatch:${id}:${dispatch.timezone ?? '*'}`,
+      })),
       quotaRefused: (usedBefore) => quotaExceeded(terms, usedBefore),
       audience,
     });

@@ -29,7 +29,8 @@ export function cancelNotificationHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const found = await findNotification(deps.store.db, auth.accountId, request.params.id);
-      if (!found || !isChannelInScope(auth, found.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
+      if (!found || !isChannelInScope(auth, found.channel_code))
+        throw new ApiError('not_found', { message: 'No notification with that id.' });
       const row = await deps.store.db.transaction().execute(async (trx) => {
         const now = deps.clock.now();
         // Lock the notification first (the delivery engine's lock order), then read it as it is now.
@@ -48,7 +49,15 @@ export function cancelNotificationHandler(deps: AppDependencies): Endpoint {
         if (waiting.length === 0) throw notCancelable(current.status);
         // Refund only what was never started: a claimed dispatch may already be pushing, even before it says so.
         const started = dispatches.length > waiting.length;
-        await trx.deleteFrom('jobs').where('id', 'in', waiting.map((job) => job.id)).where('state', '=', 'available').execute();
+        await trx
+          .deleteFrom('jobs')
+          .where(
+            'id',
+            'in',
+            waiting.map((job) => job.id),
+          )
+          .where('state', '=', 'available')
+          .execute();
         const pending = current.dispatches_pending - waiting.length;
         await trx
           .updateTable('notifications')
@@ -68,7 +77,10 @@ export function cancelNotificationHandler(deps: AppDependencies): Endpoint {
 
 function notCancelable(status: string): ApiError {
   return new ApiError('not_cancelable', {
-    message: status === 'canceled' ? 'This notification is already canceled.' : `Nothing is left to cancel: the notification is ${status}.`,
+    message:
+      status === 'canceled'
+        ? 'This notification is already canceled.'
+        : `Nothing is left to cancel: the notification is ${status}.`,
     details: { status },
   });
 }

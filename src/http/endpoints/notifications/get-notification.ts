@@ -20,7 +20,8 @@ export function getNotificationHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const row = await findNotification(deps.store.db, auth.accountId, request.params.id);
       // Another account's notification, or one in a channel outside the key's scope, is simply not there.
-      if (!row || !isChannelInScope(auth, row.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
+      if (!row || !isChannelInScope(auth, row.channel_code))
+        throw new ApiError('not_found', { message: 'No notification with that id.' });
       return { success: true as const, data: notificationView(row) };
     },
   );

@@ -37,10 +37,25 @@ export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const notification = await findNotification(deps.store.db, auth.accountId, request.params.id);
-      if (!notification || !isChannelInScope(auth, notification.channel_code)) throw new ApiError('not_found', { message: 'No notification with that id.' });
+      if (!notification || !isChannelInScope(auth, notification.channel_code))
+        throw new ApiError('not_found', { message: 'No notification with that id.' });
       const paging = readPageQuery(request.query, 'subscriber');
-      const rows = await listDeliveryFailures(deps.store.db, { notificationId: notification.id, after: paging.cursor, limit: paging.fetch });
-      return pageResponse(rows, paging, (row) => row.subscriber_id, (row) => ({ subscriberId: row.subscriber_id, platform: row.platform, reason: row.reason, failedAt: toIso(row.created_at) }));
+      const rows = await listDeliveryFailures(deps.store.db, {
+        notificationId: notification.id,
+        after: paging.cursor,
+        limit: paging.fetch,
+      });
+      return pageResponse(
+        rows,
+        paging,
+        (row) => row.subscriber_id,
+        (row) => ({
+          subscriberId: row.subscriber_id,
+          platform: row.platform,
+          reason: row.reason,
+          failedAt: toIso(row.created_at),
+        }),
+      );
     },
   );
 }

@@ -18,8 +18,19 @@ export function listNotificationsHandler(deps: AppDependencies): Endpoint {
     },
     async (request) => {
       const auth = request.auth!;
-      const { channelIds, status, paging } = await readChannelListQuery(deps.store.db, auth, request.query, 'notification');
-      const rows = await listNotifications(deps.store.db, { accountId: auth.accountId, channelIds, status, before: paging.cursor, limit: paging.fetch });
+      const { channelIds, status, paging } = await readChannelListQuery(
+        deps.store.db,
+        auth,
+        request.query,
+        'notification',
+      );
+      const rows = await listNotifications(deps.store.db, {
+        accountId: auth.accountId,
+        channelIds,
+        status,
+        before: paging.cursor,
+        limit: paging.fetch,
+      });
       return pageResponse(rows, paging, (row) => row.id, notificationView);
     },
   );

@@ -30,11 +30,17 @@ export const Notification = Type.Object(
           'Why the whole notification failed: "expired" (its ttlSeconds passed before it could be sent), else the reason most of its pushes failed with (e.g. "token_unregistered", "provider_configuration:BadDeviceToken").',
       }),
     ),
-    recipientCount: Type.Integer({ description: 'Active subscribers of the channel (or of its audience) targeted when the notification was accepted.' }),
+    recipientCount: Type.Integer({
+      description:
+        'Active subscribers of the channel (or of its audience) targeted when the notification was accepted.',
+    }),
     audience: Nullable(
       Type.Union(
         [
-          Type.Object({ type: StringEnum(['externalIds', 'subscriberIds'] as const), count: Type.Integer({ description: 'How many ids the send named.' }) }),
+          Type.Object({
+            type: StringEnum(['externalIds', 'subscriberIds'] as const),
+            count: Type.Integer({ description: 'How many ids the send named.' }),
+          }),
           Type.Object({ type: Type.Literal('tags'), all: Type.Array(Type.String()), any: Type.Array(Type.String()) }),
         ],
         { description: 'Whom in the channel it targets; null for every subscriber.' },
@@ -43,8 +49,13 @@ export const Notification = Type.Object(
     stats: Type.Object(
       {
         delivered: Type.Integer({ description: 'Pushes the platform accepted.' }),
-        failed: Type.Integer({ description: 'Subscribers whose push failed for good; see GET /notifications/{id}/failures.' }),
-        skipped: Type.Integer({ description: 'Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them.' }),
+        failed: Type.Integer({
+          description: 'Subscribers whose push failed for good; see GET /notifications/{id}/failures.',
+        }),
+        skipped: Type.Integer({
+          description:
+            'Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them.',
+        }),
         pending: Type.Integer({ description: 'Recipients without an outcome yet.' }),
       },
       { description: 'Delivery progress: recipientCount = delivered + failed + skipped + pending, always.' },

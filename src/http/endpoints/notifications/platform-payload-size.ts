@@ -32,10 +32,18 @@ export function assertPlatformPayloadsFit(content: NotificationContent, channelC
     ttlSeconds: content.ttlSeconds ?? null,
   };
   const sizes = [
-    { platform: 'ios', payloadBytes: apnsPayloadBytes(push, { threadId: channelCode }), limitBytes: APNS_MAX_PAYLOAD_BYTES },
+    {
+      platform: 'ios',
+      payloadBytes: apnsPayloadBytes(push, { threadId: channelCode }),
+      limitBytes: APNS_MAX_PAYLOAD_BYTES,
+    },
     { platform: 'android', payloadBytes: fcmPayloadBytes(push), limitBytes: FCM_MAX_PAYLOAD_BYTES },
     // What the push service receives: the message encrypted for the browser (RFC 8291 adds 103 bytes).
-    { platform: 'web', payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push).length), limitBytes: WEB_PUSH_MAX_BODY_BYTES },
+    {
+      platform: 'web',
+      payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push).length),
+      limitBytes: WEB_PUSH_MAX_BODY_BYTES,
+    },
   ];
   const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
   if (over) {

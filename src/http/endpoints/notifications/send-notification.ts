@@ -12,11 +12,23 @@ import { Notification, notificationView } from './notification-view.ts';
  * POST /api/v1/notifications and POST /api/v1/notify, two of the original interface's pinned endpoints
  * (docs/design.md 2.4): one behaviour, with the channel's code in `channelCode` or in `channel`. Both routes are this one declaration, so they cannot drift apart.
  */
-function sendEndpoint(deps: AppDependencies, channelField: 'channelCode' | 'channel', docs: { summary: string; description?: string }): Endpoint {
-  const body = Type.Object({ [channelField]: ChannelCode, ...notificationContentProperties, ...audienceProperties }, { additionalProperties: false });
+function sendEndpoint(
+  deps: AppDependencies,
+  channelField: 'channelCode' | 'channel',
+  docs: { summary: string; description?: string },
+): Endpoint {
+  const body = Type.Object(
+    { [channelField]: ChannelCode, ...notificationContentProperties, ...audienceProperties },
+    { additionalProperties: false },
+  );
   return endpoint(
     {
-      schema: { ...docs, tags: ['notifications'], body, response: { 201: Success(Notification), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) } },
+      schema: {
+        ...docs,
+        tags: ['notifications'],
+        body,
+        response: { 201: Success(Notification), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
       // Room for 10,000 external ids; the rest of the body is still held to 64 KiB, before validation (notification-audience.ts).
       bodyLimit: AUDIENCE_REQUEST_BODY_LIMIT_BYTES,
       preValidation: async (request) => assertContentWithinBodyLimit(request.body, request.headers['content-length']),
@@ -24,7 +36,14 @@ function sendEndpoint(deps: AppDependencies, channelField: 'channelCode' | 'chan
     async (request, reply) => {
       const { audience, rest } = takeAudience(request.body as Record<string, unknown>);
       const { [channelField]: channelCode, ...content } = rest;
-      const row = await acceptNotification(deps, request.auth!, reply, channelCode as string, content as NotificationContent, audience);
+      const row = await acceptNotification(
+        deps,
+        request.auth!,
+        reply,
+        channelCode as string,
+        content as NotificationContent,
+        audience,
+      );
       return reply.code(201).send({ success: true, data: notificationView(row) });
     },
   );
@@ -33,7 +52,8 @@ function sendEndpoint(deps: AppDependencies, channelField: 'channelCode' | 'chan
 export const sendNotificationHandler = (deps: AppDependencies): Endpoint =>
   sendEndpoint(deps, 'channelCode', {
     summary: 'Send a notification to every subscriber of a channel, or to an audience in it',
-    description: 'Optionally one audience inside the channel: `externalIds` (the devices of these people), `subscriberIds`, or `tags` (`allOf` / `anyOf`). `recipientCount` counts the targeted subscribers; the quota counts one per request.',
+    description:
+      'Optionally one audience inside the channel: `externalIds` (the devices of these people), `subscriberIds`, or `tags` (`allOf` / `anyOf`). `recipientCount` counts the targeted subscribers; the quota counts one per request.',
   });
 
 export const notifyHandler = (deps: AppDependencies): Endpoint =>

@@ -15,7 +15,8 @@ export function deleteSubscriberHandler(deps: AppDependencies): Endpoint {
     {
       schema: {
         summary: 'Unsubscribe a subscriber (idempotent)',
-        description: 'Secret key. The same as POST /subscribers/{id}/unsubscribe: the subscriber stops receiving notifications and `subscriber.unsubscribed` is reported with reason `requested`.',
+        description:
+          'Secret key. The same as POST /subscribers/{id}/unsubscribe: the subscriber stops receiving notifications and `subscriber.unsubscribed` is reported with reason `requested`.',
         tags: ['subscribers'],
         params: IdParams('subscriber'),
         response: { 200: Success(SubscriberDetailSchema), ...errorResponses(401, 403, 404, 429) },
@@ -26,7 +27,12 @@ export function deleteSubscriberHandler(deps: AppDependencies): Endpoint {
       const now = deps.clock.now();
       const { subscriber, channelCode } = await deps.store.db.transaction().execute(async (trx) => {
         const found = await loadSubscriber(trx, auth, request.params.id);
-        await unsubscribeSubscriber(trx, { subscriber: found.subscriber, channelCode: found.channelCode, reason: 'requested', now });
+        await unsubscribeSubscriber(trx, {
+          subscriber: found.subscriber,
+          channelCode: found.channelCode,
+          reason: 'requested',
+          now,
+        });
         return loadSubscriber(trx, auth, request.params.id);
       });
       return { success: true as const, data: await subscriberDetail(deps.store.db, subscriber, channelCode) };

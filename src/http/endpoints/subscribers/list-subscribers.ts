@@ -12,21 +12,33 @@ import { subscriberDetails } from './subscriber-access.ts';
 import { SubscriberDetailSchema } from './subscriber-detail-view.ts';
 
 const CreatedBound = (description: string) =>
-  Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description, hint: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00Z' }));
+  Type.Optional(
+    Type.String({
+      format: 'date-time',
+      maxLength: 40,
+      description,
+      hint: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00Z',
+    }),
+  );
 
 export function listSubscribersHandler(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
         summary: 'List subscribers, newest first',
-        description: 'Secret key (a scoped key sees only its channels). Never shows a device token beyond a short prefix.',
+        description:
+          'Secret key (a scoped key sees only its channels). Never shows a device token beyond a short prefix.',
         tags: ['subscribers'],
         querystring: Type.Object(
           {
             channelCode: Type.Optional(ChannelCode),
             externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
             idPrefix: Type.Optional(
-              Type.String({ pattern: '^sub_[0-9a-z]{0,26}$', description: 'Subscribers whose id starts with this, e.g. sub_01j9 (the dashboard search).', hint: 'must be the start of a subscriber id, like sub_01j9' }),
+              Type.String({
+                pattern: '^sub_[0-9a-z]{0,26}$',
+                description: 'Subscribers whose id starts with this, e.g. sub_01j9 (the dashboard search).',
+                hint: 'must be the start of a subscriber id, like sub_01j9',
+              }),
             ),
             platform: Type.Optional(StringEnum(platforms)),
             status: Type.Optional(StringEnum(['active', 'unsubscribed'] as const)),
@@ -46,7 +58,8 @@ export function listSubscribersHandler(deps: AppDependencies): Endpoint {
       const paging = readPageQuery(query, 'subscriber');
       for (const field of ['externalId', 'tag'] as const) {
         const value = query[field];
-        if (value !== undefined && !isStorableText(value)) throw validationFailed([{ field, message: 'must not contain the NUL character (U+0000)' }]);
+        if (value !== undefined && !isStorableText(value))
+          throw validationFailed([{ field, message: 'must not contain the NUL character (U+0000)' }]);
       }
       const createdAfter = readTime(query.createdAfter, 'createdAfter');
       const createdBefore = readTime(query.createdBefore, 'createdBefore');
@@ -73,6 +86,7 @@ export function listSubscribersHandler(deps: AppDependencies): Endpoint {
 function readTime(value: string | undefined, field: string): number | null {
   if (value === undefined) return null;
   const parsed = Date.parse(value);
-  if (Number.isNaN(parsed) || !/(Z|[+-]\d{2}:\d{2})$/i.test(value)) throw validationFailed([{ field, message: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00Z' }]);
+  if (Number.isNaN(parsed) || !/(Z|[+-]\d{2}:\d{2})$/i.test(value))
+    throw validationFailed([{ field, message: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00Z' }]);
   return parsed;
 }

@@ -30,18 +30,30 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
           {
             channelCode: ChannelCode,
             platform: StringEnum(platforms),
-            token: RegistrationToken('iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object.'),
-            pushToStartToken: Type.Optional(Type.String({ maxLength: 400, description: 'iOS 17.2+: the Live Activity push-to-start token (hex).' })),
+            token: RegistrationToken(
+              'iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object.',
+            ),
+            pushToStartToken: Type.Optional(
+              Type.String({ maxLength: 400, description: 'iOS 17.2+: the Live Activity push-to-start token (hex).' }),
+            ),
             template: Type.Optional(
               StringEnum(templateNames, {
                 description:
                   'With pushToStartToken: the Live Activity template whose ActivityAttributes type issued it (iOS issues one token per type); starts of that template go to it. A token without a template serves every template the device has no token of its own for.',
               }),
             ),
-            osVersion: Type.Optional(Type.String({ maxLength: 16, description: 'iOS: the system version, e.g. "18.2" (UIDevice.current.systemVersion). 18 or later lets Live Activities use broadcast channels.' })),
+            osVersion: Type.Optional(
+              Type.String({
+                maxLength: 16,
+                description:
+                  'iOS: the system version, e.g. "18.2" (UIDevice.current.systemVersion). 18 or later lets Live Activities use broadcast channels.',
+              }),
+            ),
             timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' })),
             locale: Type.Optional(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' })),
-            externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your own id for the user or device.' })),
+            externalId: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 255, description: 'Your own id for the user or device.' }),
+            ),
             environment: Type.Optional(
               StringEnum(apnsEnvironments, {
                 description:
@@ -51,7 +63,11 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Success(SubscriberSchema), 201: Success(SubscriberSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: {
+          200: Success(SubscriberSchema),
+          201: Success(SubscriberSchema),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -67,17 +83,25 @@ export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
       }
       let pushToStartToken: string | null = null;
       if (body.pushToStartToken !== undefined) {
-        const normalized = body.platform === 'ios' ? normalizeToken('ios', body.pushToStartToken, 'pushToStartToken') : null;
-        if (!normalized) problems.push({ field: 'pushToStartToken', message: 'only iOS subscribers have a push-to-start token' });
+        const normalized =
+          body.platform === 'ios' ? normalizeToken('ios', body.pushToStartToken, 'pushToStartToken') : null;
+        if (!normalized)
+          problems.push({ field: 'pushToStartToken', message: 'only iOS subscribers have a push-to-start token' });
         else if (!normalized.ok) problems.push(...normalized.problems);
         else pushToStartToken = normalized.value.token;
       }
-      if (body.environment !== undefined && body.platform !== 'ios') problems.push({ field: 'environment', message: 'only iOS tokens have an APNs environment' });
-      if (body.template !== undefined && body.pushToStartToken === undefined) problems.push({ field: 'template', message: 'names the template of a pushToStartToken: send it with one' });
-      if (body.osVersion !== undefined && body.platform !== 'ios') problems.push({ field: 'osVersion', message: 'only iOS subscribers report an osVersion' });
-      else if (body.osVersion !== undefined && parseOsVersion(body.osVersion) === null) problems.push({ field: 'osVersion', message: 'must be an iOS version like 18.2' });
-      if (body.timezone !== undefined && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
-      if (body.locale !== undefined && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
+      if (body.environment !== undefined && body.platform !== 'ios')
+        problems.push({ field: 'environment', message: 'only iOS tokens have an APNs environment' });
+      if (body.template !== undefined && body.pushToStartToken === undefined)
+        problems.push({ field: 'template', message: 'names the template of a pushToStartToken: send it with one' });
+      if (body.osVersion !== undefined && body.platform !== 'ios')
+        problems.push({ field: 'osVersion', message: 'only iOS subscribers report an osVersion' });
+      else if (body.osVersion !== undefined && parseOsVersion(body.osVersion) === null)
+        problems.push({ field: 'osVersion', message: 'must be an iOS version like 18.2' });
+      if (body.timezone !== undefined && !isTimeZone(body.timezone))
+        problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
+      if (body.locale !== undefined && !isLocale(body.locale))
+        problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
       if (problems.length > 0 || !token.ok) throw validationFailed(problems);
 
       assertChannelInScope(auth, body.channelCode);

@@ -14,10 +14,15 @@ import { failureView, RECENT_FAILURES_SHOWN, subscriberDetailView } from './subs
  * The caller's subscriber with its channel's code, or 404 not_found: also for another account's subscriber and for
  * one in a channel outside the key's scope, so a key learns nothing about subscribers it may not see.
  */
-export async function loadSubscriber(db: Kysely<Database>, auth: AuthContext, id: string): Promise<{ subscriber: Subscriber; channelCode: string }> {
+export async function loadSubscriber(
+  db: Kysely<Database>,
+  auth: AuthContext,
+  id: string,
+): Promise<{ subscriber: Subscriber; channelCode: string }> {
   const subscriber = await findSubscriber(db, auth.accountId, id);
   const channel = subscriber ? await findChannelById(db, subscriber.channel_id) : undefined;
-  if (!subscriber || !channel || !isChannelInScope(auth, channel.code)) throw new ApiError('not_found', { message: 'No subscriber with that id.' });
+  if (!subscriber || !channel || !isChannelInScope(auth, channel.code))
+    throw new ApiError('not_found', { message: 'No subscriber with that id.' });
   return { subscriber, channelCode: channel.code };
 }
 
@@ -30,7 +35,9 @@ export async function loadSubscriber(db: Kysely<Database>, auth: AuthContext, id
  */
 export function requireRegistrationProof(auth: AuthContext, proof: unknown, field: string, action: string): void {
   if (auth.kind === 'publishable' && proof === undefined) {
-    throw new ApiError('forbidden', { message: `A publishable key may ${action} only the subscriber it registered: send its registration token as \`${field}\`.` });
+    throw new ApiError('forbidden', {
+      message: `A publishable key may ${action} only the subscriber it registered: send its registration token as \`${field}\`.`,
+    });
   }
 }
 
@@ -39,7 +46,12 @@ export function requireRegistrationProof(auth: AuthContext, proof: unknown, fiel
  * same PushSubscription: its identity is the endpoint). The hashes are compared in constant time. A token that does
  * not match answers like an id that is not there (404 with `notFound`).
  */
-export function assertRegisteredWith(auth: AuthContext, subscriber: Subscriber, proof: unknown, notFound: () => ApiError): void {
+export function assertRegisteredWith(
+  auth: AuthContext,
+  subscriber: Subscriber,
+  proof: unknown,
+  notFound: () => ApiError,
+): void {
   if (auth.kind !== 'publishable') return;
   const normalized = normalizeToken(subscriber.platform, proof);
   const presented = normalized.ok ? normalized.value.tokenHash : Buffer.alloc(0);
@@ -56,12 +68,32 @@ export async function subscriberDetail(db: Kysely<Database>, subscriber: Subscri
 
 /** One subscriber as GET /subscribers/{id} shows it: also its latest failed pushes (the dashboard's subscriber page). */
 export async function subscriberWithFailures(db: Kysely<Database>, subscriber: Subscriber, channelCode: string) {
-  const [tags, failures] = await Promise.all([tagsOf(db, [subscriber.id]), recentFailuresOf(db, subscriber.id, RECENT_FAILURES_SHOWN)]);
-  return { ...subscriberDetailView(subscriber, channelCode, { tags: tags.get(subscriber.id) ?? [], lastFailure: failures[0] ?? null }), recentFailures: failures.map(failureView) };
+  const [tags, failures] = await Promise.all([
+    tagsOf(db, [subscriber.id]),
+    recentFailuresOf(db, subscriber.id, RECENT_FAILURES_SHOWN),
+  ]);
+  return {
+    ...subscriberDetailView(subscriber, channelCode, {
+      tags: tags.get(subscriber.id) ?? [],
+      lastFailure: failures[0] ?? null,
+    }),
+    recentFailures: failures.map(failureView),
+  };
 }
 
 /** A page of subscribers as the lists show them: with their channel codes and tags, two queries for the page. */
 export async function subscriberDetails(db: Kysely<Database>, subscribers: Subscriber[]) {
-  const [codes, tags] = await Promise.all([channelCodesOf(db, subscribers.map((row) => row.channel_id)), tagsOf(db, subscribers.map((row) => row.id))]);
-  return subscribers.map((row) => subscriberDetailView(row, codes.get(row.channel_id) ?? '', { tags: tags.get(row.id) ?? [] }));
+  const [codes, tags] = await Promise.all([
+    channelCodesOf(
+      db,
+      subscribers.map((row) => row.channel_id),
+    ),
+    tagsOf(
+      db,
+      subscribers.map((row) => row.id),
+    ),
+  ]);
+  return subscribers.map((row) =>
+    subscriberDetailView(row, codes.get(row.channel_id) ?? '', { tags: tags.get(row.id) ?? [] }),
+  );
 }

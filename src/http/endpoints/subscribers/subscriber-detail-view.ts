@@ -15,16 +15,21 @@ const FailureFields = { notificationId: Type.String(), reason: Type.String(), at
 export const SubscriberDetailSchema = Type.Object(
   {
     ...SubscriberSchema.properties,
-    externalId: Nullable(Type.String({ description: 'Your id for the person; ties their devices together (GET /users/{externalId}).' })),
+    externalId: Nullable(
+      Type.String({ description: 'Your id for the person; ties their devices together (GET /users/{externalId}).' }),
+    ),
     tags: Type.Array(Type.String(), { description: 'Labels sends can target (`tags` on POST /notifications).' }),
     timezone: Nullable(Type.String()),
     locale: Nullable(Type.String()),
     tokenPrefix: Type.String({
-      description: 'The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself.',
+      description:
+        'The first characters of the device token (iOS, Android) or the push service origin (web): never the token itself.',
     }),
     updatedAt: Timestamp,
     lastDeliveredAt: NullableTimestamp,
-    lastFailure: Nullable(Type.Object(FailureFields, { description: 'The most recent push to this subscriber that failed.' })),
+    lastFailure: Nullable(
+      Type.Object(FailureFields, { description: 'The most recent push to this subscriber that failed.' }),
+    ),
   },
   { title: 'SubscriberDetail' },
 );
@@ -77,4 +82,3 @@ function tokenPrefix(subscriber: Pick<Subscriber, 'platform' | 'token'>): string
   }
   return `${subscriber.token.slice(0, TOKEN_PREFIX_LENGTH)}…`;
 }
-

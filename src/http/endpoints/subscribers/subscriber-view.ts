@@ -8,7 +8,9 @@ import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schema
 /** What the API shows of a subscriber: never its token. */
 export const SubscriberSchema = Type.Object(
   {
-    id: Type.String({ description: 'sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens.' }),
+    id: Type.String({
+      description: 'sub_… identifier; the app keeps it to unsubscribe and to report Live Activity tokens.',
+    }),
     channelCode: Type.String(),
     platform: StringEnum(platforms),
     status: StringEnum(['active', 'unsubscribed'] as const),
@@ -16,7 +18,8 @@ export const SubscriberSchema = Type.Object(
     createdAt: Timestamp,
     unsubscribedAt: NullableTimestamp,
     environment: Type.Union([StringEnum(apnsEnvironments), Type.Null()], {
-      description: 'iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms.',
+      description:
+        'iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms.',
     }),
   },
   { title: 'Subscriber' },

@@ -28,7 +28,11 @@ export function unsubscribeSubscriberHandler(deps: AppDependencies): Endpoint {
         params: IdParams('subscriber'),
         body: Type.Object(
           {
-            token: Type.Optional(RegistrationToken('Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with.')),
+            token: Type.Optional(
+              RegistrationToken(
+                'Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with.',
+              ),
+            ),
           },
           { additionalProperties: false },
         ),

@@ -8,10 +8,19 @@ import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Nullable, Success } from '../../schemas.ts';
-import { assertRegisteredWith, loadSubscriber, requireRegistrationProof, subscriberDetail } from './subscriber-access.ts';
+import {
+  assertRegisteredWith,
+  loadSubscriber,
+  requireRegistrationProof,
+  subscriberDetail,
+} from './subscriber-access.ts';
 import { SubscriberDetailSchema } from './subscriber-detail-view.ts';
 
-const Tag = Type.String({ pattern: TAG_PATTERN, description: 'Letters, digits and _ : . - (up to 64), starting with a letter or digit.', hint: 'must be 1–64 letters, digits or _ : . - starting with a letter or digit' });
+const Tag = Type.String({
+  pattern: TAG_PATTERN,
+  description: 'Letters, digits and _ : . - (up to 64), starting with a letter or digit.',
+  hint: 'must be 1–64 letters, digits or _ : . - starting with a letter or digit',
+});
 
 export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -24,13 +33,31 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
         params: IdParams('subscriber'),
         body: Type.Object(
           {
-            externalId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'Your id for the person this device belongs to.' }))),
-            tags: Type.Optional(Type.Array(Tag, { maxItems: MAX_TAGS_PER_SUBSCRIBER, description: `At most ${MAX_TAGS_PER_SUBSCRIBER}; replaces the current tags.` })),
-            timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' }))),
-            locale: Type.Optional(Nullable(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' }))),
+            externalId: Type.Optional(
+              Nullable(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 255,
+                  description: 'Your id for the person this device belongs to.',
+                }),
+              ),
+            ),
+            tags: Type.Optional(
+              Type.Array(Tag, {
+                maxItems: MAX_TAGS_PER_SUBSCRIBER,
+                description: `At most ${MAX_TAGS_PER_SUBSCRIBER}; replaces the current tags.`,
+              }),
+            ),
+            timezone: Type.Optional(
+              Nullable(Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin.' })),
+            ),
+            locale: Type.Optional(
+              Nullable(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' })),
+            ),
             token: Type.Optional(
               Type.Unsafe<unknown>({
-                description: 'Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with.',
+                description:
+                  'Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with.',
               }),
             ),
           },
@@ -44,25 +71,36 @@ export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
       const body = request.body;
       requireRegistrationProof(auth, body.token, 'token', 'change');
       const problems: FieldProblem[] = [];
-      if (body.timezone != null && !isTimeZone(body.timezone)) problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
-      if (body.locale != null && !isLocale(body.locale)) problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
+      if (body.timezone != null && !isTimeZone(body.timezone))
+        problems.push({ field: 'timezone', message: TIME_ZONE_PROBLEM });
+      if (body.locale != null && !isLocale(body.locale))
+        problems.push({ field: 'locale', message: 'must be a BCP 47 language tag, like de-DE' });
       const changes: SubscriberChanges = {
         ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
         ...(body.tags !== undefined ? { tags: normalizeTags(body.tags) } : {}),
         ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
       };
-      if (Object.keys(changes).length === 0) problems.push({ field: '(body)', message: 'must change at least one of externalId, tags, timezone, locale' });
+      if (Object.keys(changes).length === 0)
+        problems.push({ field: '(body)', message: 'must change at least one of externalId, tags, timezone, locale' });
       if (problems.length > 0) throw validationFailed(problems);
 
       const now = deps.clock.now();
       const updated = await deps.store.db.transaction().execute(async (trx) => {
         const { subscriber } = await loadSubscriber(trx, auth, request.params.id);
-        assertRegisteredWith(auth, subscriber, body.token, () => new ApiError('not_found', { message: 'No subscriber with that id.' }));
+        assertRegisteredWith(
+          auth,
+          subscriber,
+          body.token,
+          () => new ApiError('not_found', { message: 'No subscriber with that id.' }),
+        );
         await updateSubscriberDetails(trx, subscriber.id, changes, now);
         return loadSubscriber(trx, auth, subscriber.id);
       });
-      return { success: true as const, data: await subscriberDetail(deps.store.db, updated.subscriber, updated.channelCode) };
+      return {
+        success: true as const,
+        data: await subscriberDetail(deps.store.db, updated.subscriber, updated.channelCode),
+      };
     },
   );
 }

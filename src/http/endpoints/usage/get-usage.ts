@@ -10,7 +10,9 @@ const Usage = Type.Object(
   {
     plan: StringEnum(planNames),
     limit: Type.Integer({ description: 'Notifications allowed this month (plan quota or the operator override).' }),
-    used: Type.Integer({ description: 'Notifications and Live Activity starts, updates and ends accepted this month.' }),
+    used: Type.Integer({
+      description: 'Notifications and Live Activity starts, updates and ends accepted this month.',
+    }),
     remaining: Type.Integer(),
     periodStart: Timestamp,
     resetsAt: Timestamp,

@@ -14,7 +14,12 @@ import { ExternalIdParams } from './user-params.ts';
 const USER_SUBSCRIBERS_MAX = 1000;
 
 export const UserSchema = Type.Object(
-  { externalId: Type.String(), subscribers: Type.Array(SubscriberDetailSchema, { description: 'Newest first, active and unsubscribed, in every channel the key may see.' }) },
+  {
+    externalId: Type.String(),
+    subscribers: Type.Array(SubscriberDetailSchema, {
+      description: 'Newest first, active and unsubscribed, in every channel the key may see.',
+    }),
+  },
   { title: 'User' },
 );
 
@@ -33,7 +38,8 @@ export function getUserHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const { externalId } = request.params;
       // No subscriber can have an id the database cannot store.
-      if (!isStorableText(externalId)) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
+      if (!isStorableText(externalId))
+        throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
       const channelIds = await listableChannelIds(deps.store.db, auth, undefined);
       const rows = await listSubscribers(deps.store.db, {
         accountId: auth.accountId,
@@ -48,7 +54,10 @@ export function getUserHandler(deps: AppDependencies): Endpoint {
         limit: USER_SUBSCRIBERS_MAX,
       });
       if (rows.length === 0) throw new ApiError('not_found', { message: 'No subscriber has that externalId.' });
-      return { success: true as const, data: { externalId, subscribers: await subscriberDetails(deps.store.db, rows) } };
+      return {
+        success: true as const,
+        data: { externalId, subscribers: await subscriberDetails(deps.store.db, rows) },
+      };
     },
   );
 }

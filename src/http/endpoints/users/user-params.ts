@@ -4,7 +4,11 @@ import type { AuthContext } from '../../app-types.ts';
 
 /** Path parameter of /users/{externalId}: the caller's own id for a person, as given at registration (externalId). */
 export const ExternalIdParams = Type.Object({
-  externalId: Type.String({ minLength: 1, maxLength: 255, description: 'Your id for the person (the externalId their devices registered with).' }),
+  externalId: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Your id for the person (the externalId their devices registered with).',
+  }),
 });
 
 /**
@@ -13,6 +17,8 @@ export const ExternalIdParams = Type.Object({
  */
 export function assertUnscoped(auth: AuthContext): void {
   if (auth.channels !== null) {
-    throw new ApiError('forbidden', { message: "Erasing a user removes their devices in every channel: use a secret key that has no channel scope." });
+    throw new ApiError('forbidden', {
+      message: 'Erasing a user removes their devices in every channel: use a secret key that has no channel scope.',
+    });
   }
 }

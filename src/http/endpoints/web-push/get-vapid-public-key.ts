@@ -8,7 +8,8 @@ import { Nullable, Success } from '../../schemas.ts';
 const PublicKey = Type.Object(
   {
     publicKey: Type.String({
-      description: "The instance's VAPID public key: base64url of the 65-byte uncompressed P-256 point. Pass it as `applicationServerKey` to `PushManager.subscribe()`.",
+      description:
+        "The instance's VAPID public key: base64url of the 65-byte uncompressed P-256 point. Pass it as `applicationServerKey` to `PushManager.subscribe()`.",
     }),
     subjectWarning: Nullable(
       Type.String({
@@ -30,14 +31,18 @@ export function getVapidPublicKeyHandler(deps: AppDependencies): Endpoint {
     {
       schema: {
         summary: 'The VAPID public key browsers subscribe with',
-        description: 'No key needed (a publishable or secret key is accepted too). The same key for every account of this instance.',
+        description:
+          'No key needed (a publishable or secret key is accepted too). The same key for every account of this instance.',
         tags: ['web-push'],
         response: { 200: Success(PublicKey) },
       },
     },
     async () => {
       const publicKey = await resolveVapidPublicKey(deps.store.db, deps.secretKey, deps.config, deps.clock.now());
-      return { success: true as const, data: { publicKey, subjectWarning: localhostSubjectWarning(vapidSubject(deps.config)) } };
+      return {
+        success: true as const,
+        data: { publicKey, subjectWarning: localhostSubjectWarning(vapidSubject(deps.config)) },
+      };
     },
   );
 }

@@ -38,7 +38,11 @@ export function createWebhookHandler(deps: AppDependencies): Endpoint {
         tags: ['webhooks'],
         body: Type.Object(
           {
-            url: Type.String({ minLength: 1, maxLength: URL_MAX_LENGTH, description: 'Absolute http:// or https:// URL.' }),
+            url: Type.String({
+              minLength: 1,
+              maxLength: URL_MAX_LENGTH,
+              description: 'Absolute http:// or https:// URL.',
+            }),
             events: Type.Optional(WebhookEvents),
             description: Type.Optional(Type.String({ maxLength: 500 })),
           },
@@ -53,9 +57,17 @@ export function createWebhookHandler(deps: AppDependencies): Endpoint {
       const { url, description } = request.body;
       const events = request.body.events ?? [ALL_EVENTS];
       if (events.includes(ALL_EVENTS) && events.length > 1) {
-        throw validationFailed([{ field: 'events', message: 'lists "*" (every event) together with other types: send either ["*"] or the types' }]);
+        throw validationFailed([
+          {
+            field: 'events',
+            message: 'lists "*" (every event) together with other types: send either ["*"] or the types',
+          },
+        ]);
       }
-      const checked = await checkWebhookUrl(url, { allowPrivate: allowsPrivateAddresses(deps.config), resolve: systemResolver });
+      const checked = await checkWebhookUrl(url, {
+        allowPrivate: allowsPrivateAddresses(deps.config),
+        resolve: systemResolver,
+      });
       if (!checked.ok) throw validationFailed([{ field: 'url', message: checked.message }]);
 
       const { db } = deps.store;

@@ -25,7 +25,14 @@ export function enableWebhookHandler(deps: AppDependencies): Endpoint {
       const now = deps.clock.now();
       if (endpoint.status === 'enabled') return { success: true as const, data: webhookView(endpoint, now) };
       await enableWebhookEndpoint(deps.store.db, endpoint.id, now);
-      const enabled: WebhookEndpoint = { ...endpoint, status: 'enabled', disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now };
+      const enabled: WebhookEndpoint = {
+        ...endpoint,
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        updated_at: now,
+      };
       return { success: true as const, data: webhookView(enabled, now) };
     },
   );

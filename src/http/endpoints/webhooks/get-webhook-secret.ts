@@ -26,7 +26,11 @@ export function getWebhookSecretHandler(deps: AppDependencies): Endpoint {
       reply.header('cache-control', 'no-store');
       return {
         success: true as const,
-        data: { webhookId: endpoint.id, secret: openSecret(deps.secretKey, endpoint.secret, endpoint.id), previousSecretExpiresAt: view.previousSecretExpiresAt },
+        data: {
+          webhookId: endpoint.id,
+          secret: openSecret(deps.secretKey, endpoint.secret, endpoint.id),
+          previousSecretExpiresAt: view.previousSecretExpiresAt,
+        },
       };
     },
   );

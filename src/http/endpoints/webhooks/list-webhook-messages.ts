@@ -14,7 +14,10 @@ export function listWebhookMessagesHandler(deps: AppDependencies): Endpoint {
         summary: "A webhook endpoint's message log, newest first, each message with all its attempts",
         tags: ['webhooks'],
         params: WebhookIdParams,
-        querystring: Type.Object({ status: Type.Optional(StringEnum(['pending', 'delivered', 'failed'] as const)), ...PageQuery }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { status: Type.Optional(StringEnum(['pending', 'delivered', 'failed'] as const)), ...PageQuery },
+          { additionalProperties: false },
+        ),
         response: { 200: SuccessList(WebhookMessageSchema), ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
@@ -22,9 +25,17 @@ export function listWebhookMessagesHandler(deps: AppDependencies): Endpoint {
       const endpoint = await loadWebhook(deps, request.auth!, request.params.id);
       const { status } = request.query;
       const paging = readPageQuery(request.query, 'webhookMessage');
-      const rows = await listWebhookMessages(deps.store.db, { endpointId: endpoint.id, status: status ?? null, before: paging.cursor, limit: paging.fetch });
+      const rows = await listWebhookMessages(deps.store.db, {
+        endpointId: endpoint.id,
+        status: status ?? null,
+        before: paging.cursor,
+        limit: paging.fetch,
+      });
       const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
-      const attempts = await listWebhookAttempts(deps.store.db, page.map((message) => message.id));
+      const attempts = await listWebhookAttempts(
+        deps.store.db,
+        page.map((message) => message.id),
+      );
       return {
         success: true as const,
         data: page.map((message) => webhookMessageView(message, attempts.get(message.id) ?? [])),

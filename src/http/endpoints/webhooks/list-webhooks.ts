@@ -21,9 +21,18 @@ export function listWebhooksHandler(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       assertWebhookManager(auth);
       const paging = readPageQuery(request.query, 'webhook');
-      const rows = await listWebhookEndpoints(deps.store.db, { accountId: auth.accountId, after: paging.cursor, limit: paging.fetch });
+      const rows = await listWebhookEndpoints(deps.store.db, {
+        accountId: auth.accountId,
+        after: paging.cursor,
+        limit: paging.fetch,
+      });
       const now = deps.clock.now();
-      return pageResponse(rows, paging, (row) => row.id, (endpoint) => webhookView(endpoint, now));
+      return pageResponse(
+        rows,
+        paging,
+        (row) => row.id,
+        (endpoint) => webhookView(endpoint, now),
+      );
     },
   );
 }

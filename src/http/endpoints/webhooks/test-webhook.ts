@@ -34,7 +34,10 @@ export function testWebhookHandler(deps: AppDependencies): Endpoint {
         endpoint_id: endpoint.id,
         event_id: null,
         event_type: TEST_EVENT_TYPE,
-        payload: webhookBody(TEST_EVENT_TYPE, now, { webhookId: endpoint.id, message: 'This is a test message from Clarion. Verify its signature, then answer 2xx.' }),
+        payload: webhookBody(TEST_EVENT_TYPE, now, {
+          webhookId: endpoint.id,
+          message: 'This is a test message from Clarion. Verify its signature, then answer 2xx.',
+        }),
         status: 'pending' as const,
         attempt_count: 0,
         next_attempt_at: runAt,

@@ -13,7 +13,9 @@ export const WebhookIdParams = IdParams('webhook');
  */
 export function assertWebhookManager(auth: AuthContext): void {
   if (auth.channels !== null) {
-    throw new ApiError('forbidden', { message: 'Webhooks report events of every channel: manage them with a secret key that has no channel scope.' });
+    throw new ApiError('forbidden', {
+      message: 'Webhooks report events of every channel: manage them with a secret key that has no channel scope.',
+    });
   }
 }
 

@@ -9,13 +9,28 @@ const webhookProperties = {
   id: Type.String({ description: 'whk_… identifier.' }),
   url: Type.String({ description: 'Where messages are POSTed.' }),
   description: Nullable(Type.String()),
-  events: Type.Array(Type.String(), { description: 'Event types this endpoint receives; ["*"] = every type, including ones added later.' }),
+  events: Type.Array(Type.String(), {
+    description: 'Event types this endpoint receives; ["*"] = every type, including ones added later.',
+  }),
   status: StringEnum(['enabled', 'disabled'] as const),
-  disabledReason: Nullable(Type.String({ description: 'Why Clarion disabled the endpoint (410 Gone, or 5 days of failures); POST /webhooks/{id}/enable re-enables it.' })),
+  disabledReason: Nullable(
+    Type.String({
+      description:
+        'Why Clarion disabled the endpoint (410 Gone, or 5 days of failures); POST /webhooks/{id}/enable re-enables it.',
+    }),
+  ),
   disabledAt: NullableTimestamp,
-  failingSince: Nullable(Type.String({ format: 'date-time', description: 'Start of the current run of failed attempts; null after a success.' })),
+  failingSince: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'Start of the current run of failed attempts; null after a success.',
+    }),
+  ),
   previousSecretExpiresAt: Nullable(
-    Type.String({ format: 'date-time', description: 'After a rotation: until when the previous secret still signs, beside the current one.' }),
+    Type.String({
+      format: 'date-time',
+      description: 'After a rotation: until when the previous secret still signs, beside the current one.',
+    }),
   ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -23,9 +38,14 @@ const webhookProperties = {
 
 export const WebhookSchema = Type.Object(webhookProperties, { title: 'Webhook' });
 
-const SecretField = Type.String({ description: 'The signing secret, whsec_ + base64 (Standard Webhooks). Keep it on your server only.' });
+const SecretField = Type.String({
+  description: 'The signing secret, whsec_ + base64 (Standard Webhooks). Keep it on your server only.',
+});
 
-export const WebhookWithSecretSchema = Type.Object({ ...webhookProperties, secret: SecretField }, { title: 'WebhookWithSecret' });
+export const WebhookWithSecretSchema = Type.Object(
+  { ...webhookProperties, secret: SecretField },
+  { title: 'WebhookWithSecret' },
+);
 
 export const WebhookSecretSchema = Type.Object(
   { webhookId: Type.String(), secret: SecretField, previousSecretExpiresAt: webhookProperties.previousSecretExpiresAt },
@@ -35,12 +55,22 @@ export const WebhookSecretSchema = Type.Object(
 export const WebhookAttemptSchema = Type.Object(
   {
     attempt: Type.Integer({ description: '1, 2, … for this message.' }),
-    kind: StringEnum(['scheduled', 'manual'] as const, { description: 'scheduled: by the retry schedule; manual: POST /webhook-messages/{id}/retry.' }),
+    kind: StringEnum(['scheduled', 'manual'] as const, {
+      description: 'scheduled: by the retry schedule; manual: POST /webhook-messages/{id}/retry.',
+    }),
     url: Type.String(),
-    statusCode: Nullable(Type.Integer({ description: 'HTTP status of the answer; null when none came (timeout, connection error, refused address).' })),
+    statusCode: Nullable(
+      Type.Integer({
+        description: 'HTTP status of the answer; null when none came (timeout, connection error, refused address).',
+      }),
+    ),
     durationMs: Type.Integer(),
     responseExcerpt: Nullable(Type.String({ description: 'The first 1 KiB of the response body.' })),
-    error: Nullable(Type.String({ description: 'Why the attempt failed when the status does not say it (timeout, refused address, redirect).' })),
+    error: Nullable(
+      Type.String({
+        description: 'Why the attempt failed when the status does not say it (timeout, refused address, redirect).',
+      }),
+    ),
     attemptedAt: Timestamp,
   },
   { title: 'WebhookAttempt' },
@@ -53,13 +83,17 @@ export const WebhookMessageSchema = Type.Object(
     eventId: Nullable(Type.String({ description: 'The event reported; null for a test message.' })),
     eventType: Type.String(),
     status: StringEnum(['pending', 'delivered', 'failed'] as const, {
-      description: 'Outcome of the latest attempt: pending while an attempt is queued, delivered after a 2xx, failed when no attempt remains.',
+      description:
+        'Outcome of the latest attempt: pending while an attempt is queued, delivered after a 2xx, failed when no attempt remains.',
     }),
     attemptCount: Type.Integer(),
     nextAttemptAt: NullableTimestamp,
     deliveredAt: NullableTimestamp,
     createdAt: Timestamp,
-    payload: Type.Object({ type: Type.String(), timestamp: Type.String(), data: Type.Unknown() }, { description: 'The body sent (the same bytes on every attempt).' }),
+    payload: Type.Object(
+      { type: Type.String(), timestamp: Type.String(), data: Type.Unknown() },
+      { description: 'The body sent (the same bytes on every attempt).' },
+    ),
     attempts: Type.Array(WebhookAttemptSchema),
   },
   { title: 'WebhookMessage' },
@@ -97,7 +131,10 @@ export function webhookAttemptView(attempt: WebhookAttempt): Static<typeof Webho
   };
 }
 
-export function webhookMessageView(message: WebhookMessage, attempts: WebhookAttempt[]): Static<typeof WebhookMessageSchema> {
+export function webhookMessageView(
+  message: WebhookMessage,
+  attempts: WebhookAttempt[],
+): Static<typeof WebhookMessageSchema> {
   return {
     id: message.id,
     webhookId: message.endpoint_id,

@@ -3,4 +3,6 @@
  * key for the (channel_id, platform, token_hash) unique index that every registration and bulk import writes
  * (docs/performance.md, "Subscriber import"; the SQLite file says why). PostgreSQL rewrites the table and its indexes.
  */
-export const statements = [`ALTER TABLE subscribers ALTER COLUMN token_hash TYPE BYTEA USING decode(token_hash, 'hex')`];
+export const statements = [
+  `ALTER TABLE subscribers ALTER COLUMN token_hash TYPE BYTEA USING decode(token_hash, 'hex')`,
+];
