@@ -56,18 +56,16 @@ export async function seedFanoutChannel(store: Store, size: number, mix: FanoutM
       if (!token.ok) throw new Error(`bench token ${n} is invalid`);
       rows.push({ platform, ...token.value, pushToStartToken: null, timezone: null, locale: null, externalId: null });
     }
-    await store.db
-      .transaction()
-      .execute((trx) =>
-        importSubscribers(trx, {
-          accountId: account.id,
-          channelId: channel.id,
-          channelCode: channel.code,
-          rows,
-          events: false,
-          now,
-        }),
-      );
+    await store.db.transaction().execute((trx) =>
+      importSubscribers(trx, {
+        accountId: account.id,
+        channelId: channel.id,
+        channelCode: channel.code,
+        rows,
+        events: false,
+        now,
+      }),
+    );
   }
   return { accountId: account.id, channelId: channel.id, code: channel.code, size };
 }

@@ -39,15 +39,13 @@ export async function recordEvent(db: Kysely<Database>, input: NewEvent): Promis
  * "Latency to first push"); the batch's texts, one per number of rows, are not named.
  */
 const insertEvent = preparedQuery((db, param, _row: Insertable<EventsTable>) =>
-  db
-    .insertInto('events')
-    .values({
-      id: param('id'),
-      account_id: param('account_id'),
-      type: param('type'),
-      data: param('data'),
-      created_at: param('created_at'),
-    }),
+  db.insertInto('events').values({
+    id: param('id'),
+    account_id: param('account_id'),
+    type: param('type'),
+    data: param('data'),
+    created_at: param('created_at'),
+  }),
 );
 
 /** Compiled once per number of events (preparedRowsQuery): a bulk import writes up to 1,000 at a time. */

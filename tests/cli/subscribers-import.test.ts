@@ -145,22 +145,20 @@ describe('clarion subscribers import', () => {
     const register = (token: string) => {
       const normalized = normalizeToken('android', token);
       if (!normalized.ok) throw new Error('bad token');
-      return test.store.db
-        .transaction()
-        .execute((trx) =>
-          registerSubscriber(trx, {
-            accountId: account.id,
-            channelId: channel.id,
-            channelCode: 'news',
-            platform: 'android',
-            ...normalized.value,
-            pushToStartToken: null,
-            timezone: null,
-            locale: null,
-            externalId: 'old',
-            now,
-          }),
-        );
+      return test.store.db.transaction().execute((trx) =>
+        registerSubscriber(trx, {
+          accountId: account.id,
+          channelId: channel.id,
+          channelCode: 'news',
+          platform: 'android',
+          ...normalized.value,
+          pushToStartToken: null,
+          timezone: null,
+          locale: null,
+          externalId: 'old',
+          now,
+        }),
+      );
     };
     const kept = await register('fcm-kept');
     const gone = await register('fcm-gone');

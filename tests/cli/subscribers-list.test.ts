@@ -47,23 +47,21 @@ describe('clarion subscribers list', () => {
       const token = `fcm-token-${made.length}-${'x'.repeat(20)}`;
       const normalized = normalizeToken('android', token);
       if (!normalized.ok) throw new Error('bad token');
-      const { subscriber } = await test.store.db
-        .transaction()
-        .execute((trx) =>
-          registerSubscriber(trx, {
-            accountId: account.id,
-            channelId: channel.id,
-            channelCode: channel.code,
-            platform: 'android',
-            token,
-            tokenHash: normalized.value.tokenHash,
-            pushToStartToken: null,
-            timezone: null,
-            locale: null,
-            externalId,
-            now,
-          }),
-        );
+      const { subscriber } = await test.store.db.transaction().execute((trx) =>
+        registerSubscriber(trx, {
+          accountId: account.id,
+          channelId: channel.id,
+          channelCode: channel.code,
+          platform: 'android',
+          token,
+          tokenHash: normalized.value.tokenHash,
+          pushToStartToken: null,
+          timezone: null,
+          locale: null,
+          externalId,
+          now,
+        }),
+      );
       made.push({ id: subscriber.id, token });
     }
     await updateSubscriberDetails(test.store.db, made[0]!.id, { tags: ['vip'] }, now);

@@ -118,22 +118,20 @@ describe('migration 0017: subscribers.token_hash as 32 bytes', () => {
     const ios = normalizeToken('ios', iosToken.toUpperCase());
     const android = normalizeToken('android', androidToken);
     if (!ios.ok || !android.ok) throw new Error('test tokens are valid');
-    const registered = await store.db
-      .transaction()
-      .execute((trx) =>
-        registerSubscriber(trx, {
-          accountId: account.id,
-          channelId: channel.id,
-          channelCode: 'news',
-          platform: 'ios',
-          ...ios.value,
-          pushToStartToken: null,
-          timezone: null,
-          locale: null,
-          externalId: 'u-1',
-          now,
-        }),
-      );
+    const registered = await store.db.transaction().execute((trx) =>
+      registerSubscriber(trx, {
+        accountId: account.id,
+        channelId: channel.id,
+        channelCode: 'news',
+        platform: 'ios',
+        ...ios.value,
+        pushToStartToken: null,
+        timezone: null,
+        locale: null,
+        externalId: 'u-1',
+        now,
+      }),
+    );
     expect(registered).toMatchObject({ created: false, subscriber: { id: 'sub_01jbinaryhashios0000000000' } });
     const imported = await store.db.transaction().execute((trx) =>
       importSubscribers(trx, {

@@ -54,35 +54,29 @@ describe('the Apps page', { timeout: 90_000 }, () => {
       // A service account whose token_uri is plain http is refused with what to fix, and no app is made.
       await page.getByLabel('Name').fill('Foreign app');
       const foreign = { ...serviceAccount.json, token_uri: 'http://127.0.0.1:8080/token' };
-      await page
-        .getByLabel('Service-account JSON')
-        .setInputFiles({
-          name: 'service-account.json',
-          mimeType: 'application/json',
-          buffer: Buffer.from(JSON.stringify(foreign)),
-        });
+      await page.getByLabel('Service-account JSON').setInputFiles({
+        name: 'service-account.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify(foreign)),
+      });
       await page.getByRole('button', { name: 'Add app' }).click();
       await page.getByRole('alert').getByText('android.serviceAccount: "token_uri" must be an https URL').waitFor();
       expect(await page.getByRole('table', { name: 'Apps and their credential fingerprints' }).count()).toBe(0);
 
       await page.getByLabel('Name').fill('Dash app');
-      await page
-        .getByLabel('.p8 key file')
-        .setInputFiles({
-          name: `AuthKey_${key.keyId}.p8`,
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.from(key.privateKeyPem),
-        });
+      await page.getByLabel('.p8 key file').setInputFiles({
+        name: `AuthKey_${key.keyId}.p8`,
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from(key.privateKeyPem),
+      });
       await page.getByLabel('Key ID').fill(key.keyId);
       await page.getByLabel('Team ID').fill(key.teamId);
       await page.getByLabel('Bundle ID').fill('com.example.dash');
-      await page
-        .getByLabel('Service-account JSON')
-        .setInputFiles({
-          name: 'service-account.json',
-          mimeType: 'application/json',
-          buffer: Buffer.from(JSON.stringify(serviceAccount.json)),
-        });
+      await page.getByLabel('Service-account JSON').setInputFiles({
+        name: 'service-account.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify(serviceAccount.json)),
+      });
       await page.getByRole('button', { name: 'Add app' }).click();
 
       const apps = page.getByRole('table', { name: 'Apps and their credential fingerprints' });

@@ -73,17 +73,15 @@ export async function ensureBroadcastChannel(deps: Dependencies, activity: LiveA
       { outcome: created.outcome },
     );
   }
-  const channelId = await deps.store.db
-    .transaction()
-    .execute((trx) =>
-      attachBroadcastChannel(trx, {
-        liveActivityId: activity.id,
-        channelId: created.channelId,
-        environment: connection.environment,
-        topic: connection.topic,
-        now: deps.clock.now(),
-      }),
-    );
+  const channelId = await deps.store.db.transaction().execute((trx) =>
+    attachBroadcastChannel(trx, {
+      liveActivityId: activity.id,
+      channelId: created.channelId,
+      environment: connection.environment,
+      topic: connection.topic,
+      now: deps.clock.now(),
+    }),
+  );
   // A repeated dispatch made a second channel: the first one stays, this one goes at once (or with the sweeper).
   if (channelId !== created.channelId) await deleteBroadcastChannel(connection, created.channelId);
   deps.logger.info({ liveActivityId: activity.id, channelId }, 'APNs broadcast channel created for the Live Activity');

@@ -36,12 +36,10 @@ export function retryWebhookMessageHandler(deps: AppDependencies): Endpoint {
         await enqueueWebhookAttempt(deps.queue, trx, { messageId: message.id, attempt: null, runAt: now });
       });
       const attempts = await listWebhookAttempts(db, [message.id]);
-      return reply
-        .code(202)
-        .send({
-          success: true,
-          data: webhookMessageView({ ...message, status: 'pending', updated_at: now }, attempts.get(message.id) ?? []),
-        });
+      return reply.code(202).send({
+        success: true,
+        data: webhookMessageView({ ...message, status: 'pending', updated_at: now }, attempts.get(message.id) ?? []),
+      });
     },
   );
 }
