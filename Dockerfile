@@ -12,7 +12,7 @@ WORKDIR /app
 # Dependencies first, in a layer of their own that a source change does not invalidate. --ignore-scripts skips
 # `prepare` (no sources yet); esbuild's install script then runs through `npm rebuild`. No compiler is needed: on
 # Node 22 and later the SQLite driver is better-sqlite3 13, whose binaries for linux x64 and arm64 (glibc and musl)
-# are inside the package (src/store/sqlite-driver.ts); the optional better-sqlite3-node20 is for Node 20 only and
+# are inside the package (src/store/sqlite/sqlite-driver.ts); the optional better-sqlite3-node20 is for Node 20 only and
 # stays unbuilt here.
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild esbuild

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { JOBS_CHANNEL } from '../src/queue/postgres-queue-driver.ts';
+import { JOBS_CHANNEL } from '../src/store/postgres/postgres-queue-driver.ts';
 import {
   createBenchDatabase,
   ONE_PUSH_NOTIFICATION,
@@ -136,7 +136,7 @@ try {
   };
   for (let r = 1; r <= rounds; r += 1) {
     for (const listen of [false, true]) {
-      // A worker's LISTEN connection (src/queue/postgres-queue-driver.ts): its backend is woken by each NOTIFY.
+      // A worker's LISTEN connection (src/store/postgres/postgres-queue-driver.ts): its backend is woken by each NOTIFY.
       const listener = listen ? new pg.Client({ connectionString: database.databaseUrl }) : undefined;
       await listener?.connect();
       await listener?.query(`LISTEN ${JOBS_CHANNEL}`);

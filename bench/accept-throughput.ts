@@ -68,7 +68,7 @@ async function countPerNotification(
   counter.reset();
   for (let n = 0; n < requests; n += 1) await send(`bench-${Date.now()}-${n}`);
   const idempotent = counter.count() / requests;
-  // 50 at once, as the load sends them: on SQLite they share commits (src/store/group-commit.ts).
+  // 50 at once, as the load sends them: on SQLite they share commits (src/store/sqlite/group-commit.ts).
   counter.reset();
   await Promise.all(Array.from({ length: 50 }, () => send()));
   const together = counter.count() / 50;

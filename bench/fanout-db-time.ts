@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import { SqliteDatabase } from '../src/store/sqlite-driver.ts';
+import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.ts';
 import type {
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -174,7 +174,7 @@ const config = {
 };
 const logger = pino({ level: 'warn' });
 const providers = createPushProviders(config, systemClock, logger);
-const queue = JobQueue.forStore(timedStore, systemClock, bench.databaseUrl);
+const queue = JobQueue.forStore(timedStore, systemClock);
 const worker = await startDeliveryWorker({
   store: timedStore,
   queue,

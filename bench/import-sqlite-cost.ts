@@ -13,7 +13,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteDatabase } from '../src/store/sqlite-driver.ts';
+import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.ts';
 import { newId } from '../src/domain/ids.ts';
 import { openStore, SQLITE_FILE_NAME } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';

@@ -64,7 +64,7 @@ async function measure(
   const seeding = performance.now();
   const activity = await seedActivity(bench, fakes, accountId, mode);
   const seedSeconds = (performance.now() - seeding) / 1000;
-  const queue = JobQueue.forStore(bench.store, systemClock, bench.databaseUrl);
+  const queue = JobQueue.forStore(bench.store, systemClock);
   await settled(fakes);
   const before = fakes.pushCount();
   const started = performance.now();

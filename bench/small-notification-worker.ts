@@ -82,7 +82,7 @@ async function measure(fakesEnv: Record<string, string>): Promise<void> {
       CLARION_LOG_LEVEL: 'silent',
     });
     const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
-    const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
+    const queue = JobQueue.forStore(database.store, systemClock);
     const app = await buildApp({ store: database.store, config, clock: systemClock, queue, secretKey });
     await app.ready();
     const logger = pino({ level: 'warn' });

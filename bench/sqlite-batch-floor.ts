@@ -10,7 +10,7 @@
 // "boundListReadUsPerRow", "lastDeliveredUpdateUsPerRow", "updateByRowidUsPerRow", "commitUsPerRow"}.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteDatabase, type SqliteStatement } from '../src/store/sqlite-driver.ts';
+import { SqliteDatabase, type SqliteStatement } from '../src/store/sqlite/sqlite-driver.ts';
 import { SQLITE_FILE_NAME } from '../src/store/database.ts';
 import { createBenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';

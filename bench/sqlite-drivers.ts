@@ -1,6 +1,6 @@
 // The SQLite drivers this Node offers, side by side on Clarion's two hot shapes of statement, so the choice made in
-// src/store/sqlite-driver.ts rests on figures (docs/deploy.md, "Node.js versions"):
-// - better-sqlite3, the build src/store/sqlite-driver.ts loads on this Node (13 on Node 22+, 12 on Node 20);
+// src/store/sqlite/sqlite-driver.ts rests on figures (docs/deploy.md, "Node.js versions"):
+// - better-sqlite3, the build src/store/sqlite/sqlite-driver.ts loads on this Node (13 on Node 22+, 12 on Node 20);
 // - node:sqlite, Node's built-in module (Node 22.13 and later without a flag), when this Node has it.
 //
 // Each runs on a WAL file with the serving connection's pragmas (src/store/database.ts):
@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SQLITE_DRIVER_PACKAGE, SqliteDatabase, sqliteDriverPath } from '../src/store/sqlite-driver.ts';
+import { SQLITE_DRIVER_PACKAGE, SqliteDatabase, sqliteDriverPath } from '../src/store/sqlite/sqlite-driver.ts';
 import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });

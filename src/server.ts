@@ -1,6 +1,5 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/load-config.ts';
-import { redactUrl } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
@@ -21,9 +20,7 @@ import {
 } from './metrics/metrics-listener.ts';
 import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
-import { openStore } from './store/database.ts';
-import { CONNECTION_LOST_MESSAGE } from './store/postgres-pool.ts';
-import { CHECKPOINT_INTERVAL_MS } from './store/sqlite-checkpointer.ts';
+import { describeStore, openStore } from './store/database.ts';
 import { listenHost, listenOn } from './http/listen-on.ts';
 import { instanceHasAccounts } from './store/accounts-store.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -122,27 +119,18 @@ export async function startServer(
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const threaded = roles.worker && roles.api && config.workerThread;
   // With the worker on a thread of its own, the two SQLite connections hand the write lock over (sqlite-write-turns.ts).
-  const sqliteWriteTurns = threaded && !config.databaseUrl ? new SharedArrayBuffer(4) : undefined;
-  // The checkpoint thread keeps WAL checkpoints out of the API's commits (src/store/sqlite-checkpointer.ts). A
-  // worker-only process serves no requests, so it keeps SQLite's own checkpoints and the thread's memory.
+  const sqliteWriteTurns = threaded ? new SharedArrayBuffer(4) : undefined;
   const store = openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteWriteTurns,
-    onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE),
-    ...(roles.api
-      ? {
-          checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
-          onCheckpointError: (error: string) =>
-            logger.warn({ error }, 'SQLite checkpoint thread failed; the serving connection checkpoints alone'),
-        }
-      : {}),
+    logger,
+    serving: roles.api,
   });
   const { applied } = await migrateToLatest(store);
   logger.info(
     {
-      dialect: store.dialect,
-      database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir,
+      ...describeStore(store, config),
       applied,
       code: RUNNING_FROM,
     },
@@ -151,7 +139,7 @@ export async function startServer(
   const clock = systemClock;
   // Generated on the first start and stored (vapid-keys.ts): browsers subscribe with the public key from now on.
   const vapidKeys = await loadVapidKeys(store, secretKey, config, clock.now(), logger);
-  const queue = JobQueue.forStore(store, clock, config.databaseUrl);
+  const queue = JobQueue.forStore(store, clock);
   // One registry per process, with the process's own CPU, memory and event loop figures; the queue's gauges are read
   // through this process's connection when scraped.
   const metrics = new ClarionMetrics({ processMetrics: true });

@@ -9,7 +9,6 @@ import { systemClock } from './domain/clock.ts';
 import { ClarionMetrics } from './metrics/clarion-metrics.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { openStore } from './store/database.ts';
-import { CONNECTION_LOST_MESSAGE } from './store/postgres-pool.ts';
 import type { WorkerThreadMessage } from './worker-thread.ts';
 import { startDeliveryWorker } from './worker.ts';
 
@@ -30,9 +29,9 @@ const store = openStore({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   sqliteWriteTurns,
-  onConnectionLost: (error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE),
+  logger,
 });
-const queue = JobQueue.forStore(store, systemClock, config.databaseUrl);
+const queue = JobQueue.forStore(store, systemClock);
 // The thread's APNs provider tokens, one per key for its built-in and app clients (the main thread has its own).
 const providerTokens = createApnsProviderTokens(systemClock);
 const providers = createPushProviders(config, systemClock, logger, vapidKeys, providerTokens);

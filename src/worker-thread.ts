@@ -46,7 +46,7 @@ function threadEntry(): URL {
  * falls behind sooner under many small notifications (500 a second: first-push p99 0.4–1.4 s against 66 ms on one
  * loop). A thread rather than a second process keeps `clarion serve` one process to run, stop and watch. It has its
  * own database connection: on SQLite the two connections hand the write lock over through shared turns
- * (src/store/sqlite-write-turns.ts, `sqliteWriteTurns`), and a claim woken by 'wake' waits for the enqueueing
+ * (src/store/sqlite/sqlite-write-turns.ts, `sqliteWriteTurns`), and a claim woken by 'wake' waits for the enqueueing
  * transaction to commit.
  */
 export async function startWorkerThread(

@@ -21,7 +21,7 @@ export async function deliverNotification(
   onTick: () => void = () => {},
 ): Promise<Delivery> {
   const { store } = bench;
-  const queue = JobQueue.forStore(store, systemClock, bench.databaseUrl);
+  const queue = JobQueue.forStore(store, systemClock);
   const notificationId = newId('notification', Date.now());
   const started = performance.now();
   await store.db.transaction().execute(async (trx) => {

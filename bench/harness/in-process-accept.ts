@@ -23,7 +23,7 @@ export async function inProcessAcceptApp(
     CLARION_RATE_LIMIT_BURST: '100000',
     CLARION_LOG_LEVEL: 'silent',
   });
-  const queue = JobQueue.forStore(database.store, systemClock, database.databaseUrl);
+  const queue = JobQueue.forStore(database.store, systemClock);
   const app = await buildApp({
     store: database.store,
     config,

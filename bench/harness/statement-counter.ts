@@ -1,4 +1,4 @@
-import { SqliteDatabase } from '../../src/store/sqlite-driver.ts';
+import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.ts';
 import pg from 'pg';
 
 /**

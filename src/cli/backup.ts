@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSecretKey } from '../config/secret-key.ts';
-import { BackupError, writeSqliteBackup } from '../store/sqlite-backup.ts';
+import { BackupError, writeSqliteBackup } from '../store/sqlite/sqlite-backup.ts';
 import { CliError, countOf, printResult } from './cli-output.ts';
 
 /** Said when the instance runs on PostgreSQL, whose own tools back it up (docs/deploy.md, "Backups"). */
@@ -11,7 +11,7 @@ export const POSTGRES_BACKUP_HINT =
 
 /**
  * `clarion backup --to FILE`: a consistent copy of the SQLite database, taken while the server runs, carrying the
- * secret key from the data directory unless --without-secret-key (src/store/sqlite-backup.ts says why).
+ * secret key from the data directory unless --without-secret-key (src/store/sqlite/sqlite-backup.ts says why).
  */
 export function addBackup(program: Command): void {
   program

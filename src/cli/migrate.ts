@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { redactUrl } from '../config/load-config.ts';
+import { describeStore } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
@@ -12,8 +12,7 @@ export function addMigrate(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const result = await withStore(
         async (store, config) => ({
-          dialect: store.dialect,
-          database: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir,
+          ...describeStore(store, config),
           applied: (await migrateToLatest(store)).applied,
         }),
         { migrate: false },

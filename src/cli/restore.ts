@@ -11,7 +11,7 @@ import {
   describeSqliteBackup,
   existingInstanceFiles,
   restoreSqliteBackup,
-} from '../store/sqlite-backup.ts';
+} from '../store/sqlite/sqlite-backup.ts';
 import { POSTGRES_BACKUP_HINT } from './backup.ts';
 import { CliError, printResult } from './cli-output.ts';
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { findAccount } from '../store/accounts-store.ts';
 import { findChannelByCode, type Channel } from '../store/channels-store.ts';
 import type { Store } from '../store/database.ts';
@@ -59,17 +59,9 @@ export function addSubscribersImport(subscribers: Command): void {
           else missing.push(`line ${line}: channel: no channel "${code}" in account ${options.account}`);
         }
         if (missing.length > 0) throw new CliError(problemList(file, missing), 'not_found');
-        if (store.dialect === 'sqlite') {
-          // The import writes tokens in random order into the (channel, platform, token hash) index: with SQLite's
-          // default 2 MB page cache every row of a large channel missed it, so this connection (the CLI's own process)
-          // gets 128 MB. Checkpointing the WAL every 20,000 pages instead of 1,000 writes a page touched by several
-          // transactions back once: half the commit time of a 200,000-row import (bench/import-subscribers.ts).
-          await sql`PRAGMA cache_size = -131072`.execute(store.db);
-          await sql`PRAGMA wal_autocheckpoint = 20000`.execute(store.db);
-        }
+        await store.beginBulkWrites();
         const totals = await importFile(store, file, { accountId: options.account, channels, events: options.events });
-        // Hand the server a short WAL rather than leave it a large checkpoint at its next commit.
-        if (store.dialect === 'sqlite') await sql`PRAGMA wal_checkpoint(PASSIVE)`.execute(store.db);
+        await store.endBulkWrites();
         return totals;
       });
       const seconds = (performance.now() - started) / 1000;
@@ -138,12 +130,12 @@ async function importFile(
  * later than the event. On SQLite the transaction holds the database's only write lock (BEGIN IMMEDIATE), so an account
  * without any endpoint (whatever its status or event types: it may be re-enabled or subscribed later) at this point
  * cannot gain one created no later than these events: they would never be sent, and skipping them saves ~10 µs of
- * SQLite CPU per new subscriber, a fifth of the import (docs/performance.md, "Subscriber import"). On PostgreSQL an
- * endpoint created concurrently, stamped before this transaction's `now` but not committed yet, would be invisible
- * here and still eligible, so the events are always written there.
+ * SQLite CPU per new subscriber, a fifth of the import (docs/performance.md, "Subscriber import"). Where writers run
+ * side by side (PostgreSQL) an endpoint created concurrently, stamped before this transaction's `now` but not
+ * committed yet, would be invisible here and still eligible, so the events are always written there.
  */
 async function eventsCanReachWebhooks(store: Store, trx: Kysely<Database>, accountId: string): Promise<boolean> {
-  return store.dialect === 'postgres' || (await countWebhookEndpoints(trx, accountId)) > 0;
+  return !store.serialWriters || (await countWebhookEndpoints(trx, accountId)) > 0;
 }
 
 /** The file's non-blank lines with their 1-based numbers. */

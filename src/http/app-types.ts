@@ -13,7 +13,6 @@ import type { ApiKeyKind } from '../domain/api-key-secret.ts';
 import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
-import type { GroupCommit } from '../store/group-commit.ts';
 
 /** The Fastify instance with TypeBox inference: request types come from the same schemas that validate them. */
 export type ClarionApp = FastifyInstance<
@@ -33,8 +32,6 @@ export interface AppDependencies {
   queue: JobQueue;
   /** The instance key (resolveSecretKey) that seals secrets at rest, such as webhook signing secrets. */
   secretKey: Buffer;
-  /** Where accepted notifications are stored: on SQLite, several requests share one commit (src/store/group-commit.ts). */
-  accepts: GroupCommit;
   /** The process's metrics (src/metrics/): the API counts requests, errors, accepted notifications and quota refusals. */
   metrics: ClarionMetrics;
   /** Each app's pooled provider clients, for "Test credentials" (src/delivery/app-credentials-check.ts). */

@@ -1,7 +1,6 @@
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { newId } from '../domain/ids.ts';
-import { GroupCommit } from '../store/group-commit.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { isCachedKeyStillActive, registerAuth } from './auth.ts';
@@ -26,7 +25,7 @@ import { watchQueue } from '../metrics/queue-gauges.ts';
 import type { ApnsProviderTokens } from '../delivery/apns/apns-provider-token.ts';
 import { createProviderClientRegistry } from '../delivery/provider-client-registry.ts';
 
-export interface BuildAppOptions extends Omit<AppDependencies, 'accepts' | 'metrics' | 'providerClients'> {
+export interface BuildAppOptions extends Omit<AppDependencies, 'metrics' | 'providerClients'> {
   /** The process's metrics (src/server.ts makes one per process); a fresh registry of its own when absent (tests). */
   metrics?: ClarionMetrics;
   /**
@@ -91,7 +90,6 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     clock,
     queue,
     secretKey,
-    accepts: new GroupCommit(store),
     metrics,
     providerClients,
   };

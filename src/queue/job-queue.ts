@@ -7,10 +7,8 @@ import { preparedQuery } from '../store/prepared-query.ts';
 import type { Database, JobsTable } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store-errors.ts';
 import type { EnqueueInput, JobRow } from './job-types.ts';
-import { postgresQueueDriver } from './postgres-queue-driver.ts';
-import type { QueueDriver } from './queue-driver.ts';
+import type { QueueDriver } from '../store/queue-driver.ts';
 import { retryDelayMs } from './retry-policy.ts';
-import { sqliteQueueDriver } from './sqlite-queue-driver.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 25;
 
@@ -32,9 +30,8 @@ export class JobQueue {
     this.local.setMaxListeners(0);
   }
 
-  static forStore(store: Store, clock: Clock, databaseUrl?: string): JobQueue {
-    const driver = store.dialect === 'postgres' ? postgresQueueDriver(requireUrl(databaseUrl)) : sqliteQueueDriver;
-    return new JobQueue(store, driver, clock);
+  static forStore(store: Store, clock: Clock): JobQueue {
+    return new JobQueue(store, store.queueDriver, clock);
   }
 
   /** Inserts a job in `db` (pass the caller's transaction). Returns the job id (the existing one for a known unique key). */
@@ -361,8 +358,3 @@ const failJob = preparedQuery(
       .where('lease_owner', '=', param<string>('owner'))
       .returning('id'),
 );
-
-function requireUrl(url: string | undefined): string {
-  if (!url) throw new Error('the PostgreSQL queue needs the database URL for LISTEN');
-  return url;
-}

@@ -1,7 +1,4 @@
-import type { Selectable } from 'kysely';
-import type { JobsTable } from '../store/schema.ts';
-
-export type JobRow = Selectable<JobsTable>;
+export type { JobRow } from '../store/queue-driver.ts';
 
 export interface EnqueueInput {
   kind: string;

@@ -1,8 +1,7 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { accountSlugFromName, isAccountSlug, suffixedAccountSlug } from '../domain/account-slug.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Plan } from '../domain/plans.ts';
-import type { Dialect } from './database.ts';
 import type { AccountsTable, Database } from './schema.ts';
 
 export type Account = Selectable<AccountsTable>;
@@ -75,7 +74,6 @@ export async function setAccountPlan(
  * (SHARE ROW EXCLUSIVE conflicts with itself and with inserts) waits for the other transaction to commit; on SQLite
  * the transaction already holds the single write lock (BEGIN IMMEDIATE, src/store/database.ts).
  */
-export async function instanceHasAccounts(db: Kysely<Database>, options: { lock?: Dialect } = {}): Promise<boolean> {
-  if (options.lock === 'postgres') await sql`lock table accounts in share row exclusive mode`.execute(db);
+export async function instanceHasAccounts(db: Kysely<Database>): Promise<boolean> {
   return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

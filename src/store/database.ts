@@ -1,27 +1,56 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  CompiledQuery,
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDialectConfig,
-} from 'kysely';
-import { createPostgresPool } from './postgres-pool.ts';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { redactUrl } from '../config/load-config.ts';
+import type { AcceptInOneStatement } from './postgres/accept-in-one-statement.ts';
+import { CONNECTION_LOST_MESSAGE } from './postgres/postgres-pool.ts';
+import { openPostgresStore } from './postgres/postgres-store.ts';
+import type { QueueDriver } from './queue-driver.ts';
 import type { Database } from './schema.ts';
-import { SERVING_AUTOCHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.ts';
-import { SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
-import { SqliteWriteTurns } from './sqlite-write-turns.ts';
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** The query layer: one Kysely instance over whichever database the operator chose. */
+/**
+ * The storage port: one Kysely instance over whichever database the operator chose, and every operation whose SQL or
+ * behaviour differs between the two. Everything outside src/store/ works through this interface and never asks which
+ * database it runs on; src/store/sqlite/ and src/store/postgres/ each implement it with their own tricks, and the
+ * conformance suite (tests/store/storage-port.test.ts) holds both to the same contract.
+ */
 export interface Store {
   db: Kysely<Database>;
+  /** Which implementation this is: for src/store/ itself (migrations) and for what the server logs, never to branch on elsewhere. */
   dialect: Dialect;
+  /**
+   * True on SQLite: a write transaction holds the database's only write lock from its BEGIN (IMMEDIATE) to its end, so
+   * a read inside it sees every row that can be committed before it ends, and takes rows no other writer can take.
+   * False on PostgreSQL: writers run side by side, claims lock the rows they take (FOR UPDATE SKIP LOCKED), and a row
+   * stamped before a transaction's time may still be committed after its reads.
+   */
+  serialWriters: boolean;
+  /** The job queue's per-database part: claiming due jobs, announcing new ones, hearing of them (src/store/queue-driver.ts). */
+  queueDriver: QueueDriver;
+  /**
+   * Runs a short unit of work in a transaction of its own or, on SQLite, shared with the units of the same moment
+   * (group commit, src/store/sqlite/group-commit.ts); the unit must use only the `trx` it is given. `oneWrite`: the unit
+   * writes with a single statement and its reads need no snapshot shared with that write, so on PostgreSQL, where a
+   * statement outside a transaction commits by itself, it runs without BEGIN and COMMIT.
+   */
+  runShortTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>, options?: { oneWrite?: boolean }): Promise<T>;
+  /**
+   * The accept path's writes as one statement (src/store/postgres/accept-in-one-statement.ts), where each statement is
+   * a round trip; null on SQLite, where a statement is a function call and the group commit already shares BEGIN and
+   * COMMIT (src/queue/store-accepted-notification.ts).
+   */
+  acceptInOneStatement: AcceptInOneStatement | null;
+  /**
+   * Inside a write transaction: no other transaction inserts into `table` until this one ends, so a check for "none
+   * yet" stays true until the insert that follows it commits. Nothing to do on SQLite (`serialWriters`).
+   */
+  lockTable(trx: Kysely<Database>, table: 'accounts'): Promise<void>;
+  /** Before a long bulk write on this connection (the subscriber import): tune for it. */
+  beginBulkWrites(): Promise<void>;
+  /** After it: leave the server nothing large to tidy up. */
+  endBulkWrites(): Promise<void>;
   /**
    * After an erasure has committed (src/store/user-erasure-store.ts): makes the deleted rows unreadable in the
    * database's own files where the engine can. SQLite: every connection runs with secure_delete, so the pages the
@@ -44,16 +73,20 @@ export interface StoreOptions {
   /** PostgreSQL pool size; 10 suits one API process on 2 cores. */
   poolSize?: number;
   /**
-   * SQLite: checkpoint the WAL every this many milliseconds from a thread of its own, so that commits on this
-   * connection find almost nothing left to copy (src/store/sqlite-checkpointer.ts). For `clarion serve`, whose event
-   * loop answers requests; the CLI's short runs keep SQLite's default.
+   * This process answers requests (`clarion serve` with the API role): on SQLite the WAL is checkpointed from a thread
+   * of its own, so that commits on this connection find almost nothing left to copy
+   * (src/store/sqlite/sqlite-checkpointer.ts); the CLI's short runs and a worker-only process keep SQLite's default.
    */
+  serving?: boolean | undefined;
+  /** SQLite: the checkpoint thread's interval in place of the serving default (tests). */
   checkpointIntervalMs?: number | undefined;
-  /** Told of a failing checkpoint thread (at most once a minute); the server logs it as a warning. */
+  /** Where the store warns of what it works around: a lost PostgreSQL connection, a failing SQLite checkpoint thread. */
+  logger?: Pick<Logger, 'warn'> | undefined;
+  /** SQLite: told of a failing checkpoint thread (at most once a minute), in place of the logger's warning. */
   onCheckpointError?: ((message: string) => void) | undefined;
-  /** SQLite: the write turns shared with the other threads of this process that open the same file (src/store/sqlite-write-turns.ts). */
+  /** SQLite: the write turns shared with the other threads of this process that open the same file (src/store/sqlite/sqlite-write-turns.ts). */
   sqliteWriteTurns?: SharedArrayBuffer | undefined;
-  /** PostgreSQL: told of each pooled connection lost (src/store/postgres-pool.ts); the server logs it as a warning. */
+  /** PostgreSQL: told of each pooled connection lost (src/store/postgres/postgres-pool.ts), in place of the logger's warning. */
   onConnectionLost?: ((error: Error) => void) | undefined;
 }
 
@@ -61,155 +94,28 @@ export const SQLITE_FILE_NAME = 'clarion.db';
 
 export function openStore(options: StoreOptions): Store {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onConnectionLost)
-    : openSqlite(options);
+    ? openPostgresStore(
+        options.databaseUrl,
+        options.poolSize ?? 10,
+        options.onConnectionLost ?? warnOfLostConnection(options.logger),
+      )
+    : openSqliteStore(options);
 }
 
-function openPostgres(url: string, size: number, onConnectionLost: StoreOptions['onConnectionLost']): Store {
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: createPostgresPool({ url, size, onConnectionLost }) }),
-  });
-  return { db, dialect: 'postgres', forgetDeleted: async () => true, close: () => db.destroy() };
+function warnOfLostConnection(logger: StoreOptions['logger']): ((error: Error) => void) | undefined {
+  return logger && ((error) => logger.warn({ err: error }, CONNECTION_LOST_MESSAGE));
 }
 
-function openSqlite(options: StoreOptions): Store {
-  const file = options.sqliteFile ?? join(options.dataDir, SQLITE_FILE_NAME);
-  if (file !== ':memory:') {
-    mkdirSync(options.dataDir, { recursive: true });
-    // The file holds sealed webhook secrets, key hashes and sessions: create it owner-only (0600) before SQLite
-    // would create it 0644 under the usual umask. SQLite gives the -wal and -shm files it creates later the main
-    // file's permissions (findCreateFileMode in sqlite3.c), so they are 0600 too. An existing file keeps the mode
-    // the operator gave it.
-    closeSync(openSync(file, 'a', 0o600));
-  }
-  const database = new SqliteDatabase(file);
-  // WAL lets the CLI and readers work while the server writes; synchronous=NORMAL is durable across process
-  // crashes in WAL mode (only an OS crash can lose the last commits). busy_timeout makes a second process
-  // (the CLI beside a running server) wait for the write lock instead of failing at once.
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
-  database.pragma('foreign_keys = ON');
-  // Deleted content is overwritten with zeros instead of left in free space and free pages, where it stays readable in
-  // the file (https://www.sqlite.org/pragma.html#pragma_secure_delete): an erased person's tokens and id must not
-  // outlive DELETE /users/{externalId}. Per connection, so every process and thread that opens the file sets it.
-  // Measured on the accept path: docs/performance.md, "Accept path".
-  database.pragma('secure_delete = ON');
-  const checkpointer =
-    options.checkpointIntervalMs && file !== ':memory:'
-      ? startSqliteCheckpointer(file, options.checkpointIntervalMs, options.onCheckpointError)
-      : null;
-  if (checkpointer) database.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
-  const turns = options.sqliteWriteTurns ? new SqliteWriteTurns(options.sqliteWriteTurns) : null;
-  const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, turns),
-  });
+/** What the server and `clarion migrate` say of the store: which database, and where (a URL without its password). */
+export function describeStore(
+  store: Store,
+  location: { databaseUrl?: string | undefined; dataDir: string },
+): {
+  dialect: Dialect;
+  database: string;
+} {
   return {
-    db,
-    dialect: 'sqlite',
-    async forgetDeleted() {
-      if (file === ':memory:') return true;
-      // [busy, WAL frames, frames checkpointed]: busy = 1 when a reader kept the checkpoint from completing.
-      const [result] = database.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-      return result?.busy === 0;
-    },
-    async close() {
-      await checkpointer?.stop();
-      await db.destroy();
-    },
+    dialect: store.dialect,
+    database: location.databaseUrl ? redactUrl(location.databaseUrl) : location.dataDir,
   };
-}
-
-/** Prepared statements kept per connection; Clarion's queries have a few hundred distinct texts at most. */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely's SQLite driver prepares every statement anew, each time it runs: parsing and planning SQL against a schema
- * of 20 tables. Measured on the accept path (2026-11-23, 11 statements per POST /notifications, 2,000 requests
- * through inject() in one process): 2.6 ms per request before, 0.85 ms with this cache (docs/performance.md, "Accept
- * path"). better-sqlite3 statements can be run again with new parameters, so the
- * connection keeps the most recently used ones by their SQL text (least recently used dropped past the limit; texts
- * with a variable number of `?`, like `IN (…)` lists, are simply several entries). Safe because Kysely runs one
- * query at a time on its single SQLite connection, streams included.
- */
-function withStatementCache(database: SqliteDatabase): SqliteDialectConfig['database'] {
-  const statements = new Map<string, SqliteStatement>();
-  return {
-    close: () => database.close(),
-    prepare(source: string) {
-      let statement = statements.get(source);
-      if (statement) {
-        statements.delete(source);
-      } else {
-        statement = database.prepare(source);
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-      }
-      statements.set(source, statement);
-      return statement;
-    },
-  };
-}
-
-/**
- * SQLite transactions start with BEGIN IMMEDIATE: they take the write lock up front (waiting busy_timeout for it)
- * instead of failing with SQLITE_BUSY when a read inside the transaction is followed by a write while another
- * process (the CLI, a second worker) has written in between.
- */
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(
-    private readonly sqliteConfig: SqliteDialectConfig,
-    private readonly turns: SqliteWriteTurns | null,
-  ) {
-    super(sqliteConfig);
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.sqliteConfig, this.turns);
-  }
-}
-
-class ImmediateSqliteDriver extends SqliteDriver {
-  /** Whether this connection's transaction holds a turn (Kysely runs one transaction at a time per connection). */
-  private holdsTurn = false;
-
-  constructor(
-    config: SqliteDialectConfig,
-    private readonly turns: SqliteWriteTurns | null,
-  ) {
-    super(config);
-  }
-
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.turns) {
-      this.turns.take();
-      this.holdsTurn = true;
-    }
-    try {
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    } catch (error) {
-      this.giveTurn();
-      throw error;
-    }
-  }
-
-  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await super.commitTransaction(connection);
-    } finally {
-      this.giveTurn();
-    }
-  }
-
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await super.rollbackTransaction(connection);
-    } finally {
-      this.giveTurn();
-    }
-  }
-
-  private giveTurn(): void {
-    if (!this.holdsTurn) return;
-    this.holdsTurn = false;
-    this.turns!.give();
-  }
 }

@@ -1,19 +1,19 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Dialect } from './database.ts';
+import type { Store } from './database.ts';
 import type { Database, EventsTable } from './schema.ts';
 
 export type UnrelayedEvent = Pick<Selectable<EventsTable>, 'id' | 'account_id' | 'type' | 'data' | 'created_at'>;
 
 /**
  * Claims up to `limit` events that have no webhook messages yet, oldest first, for the caller's transaction.
- * The one dialect difference of the relay (like src/queue/*-queue-driver.ts):
- * - PostgreSQL: `FOR UPDATE SKIP LOCKED`, so relays in several worker processes take disjoint events without
- *   waiting on each other; a claimed event stays locked until the transaction that marks it relayed commits.
- * - SQLite: the transaction already holds the single write lock (BEGIN IMMEDIATE), so a plain SELECT is exclusive.
+ * `serialWriters` (src/store/database.ts):
+ * - false (PostgreSQL): `FOR UPDATE SKIP LOCKED`, so relays in several worker processes take disjoint events without
+ *   waiting on each other; a claimed event stays locked until the transaction that marks it relayed commits;
+ * - true (SQLite): the transaction already holds the single write lock (BEGIN IMMEDIATE), so a plain SELECT is exclusive.
  */
 export async function claimUnrelayedEvents(
   db: Kysely<Database>,
-  dialect: Dialect,
+  store: Pick<Store, 'serialWriters'>,
   limit: number,
 ): Promise<UnrelayedEvent[]> {
   const query = db
@@ -22,7 +22,7 @@ export async function claimUnrelayedEvents(
     .where('relayed_at', 'is', null)
     .orderBy('id')
     .limit(limit);
-  return (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+  return (store.serialWriters ? query : query.forUpdate().skipLocked()).execute();
 }
 
 export async function markEventsRelayed(db: Kysely<Database>, ids: string[], now: number): Promise<void> {

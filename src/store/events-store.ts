@@ -6,7 +6,7 @@ import type { Database, EventsTable } from './schema.ts';
 
 /**
  * Event types webhooks report (docs/design.md 2.6). Events are written in the same transaction as the change they
- * describe, so none is lost or invented; the webhooks issue delivers them from this table.
+ * describe, so none is lost or invented; the webhook relay (src/webhooks/webhook-relay.ts) delivers them from this table.
  */
 export type EventType =
   | 'subscriber.created'

@@ -35,7 +35,7 @@ export interface WebhookRelayDependencies {
 /** One relay pass over up to `limit` events; returns how many events it relayed. */
 export async function relayEvents(deps: WebhookRelayDependencies, limit = RELAY_BATCH_SIZE): Promise<number> {
   return deps.store.db.transaction().execute(async (trx) => {
-    const events = await claimUnrelayedEvents(trx, deps.store.dialect, limit);
+    const events = await claimUnrelayedEvents(trx, deps.store, limit);
     if (events.length === 0) return 0;
     const now = deps.clock.now();
     const runAt = now + firstAttemptDelay(deps.schedule);

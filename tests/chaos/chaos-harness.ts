@@ -159,7 +159,7 @@ export async function startServeWorkerHarness(mode: WorkerMode): Promise<ServeWo
       await thread.stop(1_000);
     };
   } else {
-    const queue = JobQueue.forStore(base.store, systemClock, base.databaseUrl);
+    const queue = JobQueue.forStore(base.store, systemClock);
     const providers = createPushProviders(config, systemClock, logger, null);
     const worker = await startDeliveryWorker({
       store: base.store,

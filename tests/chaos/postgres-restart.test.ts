@@ -194,7 +194,7 @@ describe.skipIf(skipReason !== null)(
           expect(pair.stats, `notification ${id}`).toEqual({ delivered: 2, failed: 0, skipped: 0, pending: 0 });
         }
         expect(server.child.exitCode).toBeNull();
-        // Not silent: the lost connections were logged (src/store/postgres-pool.ts).
+        // Not silent: the lost connections were logged (src/store/postgres/postgres-pool.ts).
         expect(server.output()).toMatch(/lost a PostgreSQL connection/);
       },
       TIMEOUT_MS,

@@ -81,7 +81,7 @@ describe('Dockerfile', () => {
       instructions.find((instruction) => instruction.keyword === 'ARG')!.args,
     )?.[1];
     expect(defaultImage).toMatch(/^node:\d+-/);
-    // Node 22 or later: the SQLite driver there ships its binaries (src/store/sqlite-driver.ts), so the build stage
+    // Node 22 or later: the SQLite driver there ships its binaries (src/store/sqlite/sqlite-driver.ts), so the build stage
     // needs no compiler; Node 20 would need the optional, compiled better-sqlite3-node20 that this recipe skips.
     expect(Number(/^node:(\d+)-/.exec(defaultImage!)![1])).toBeGreaterThanOrEqual(22);
     const buildRuns = stages[0]!.instructions

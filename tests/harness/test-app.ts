@@ -73,7 +73,7 @@ export async function startTestApp(
     ...overrides,
   };
   const clock = new ManualClock(Date.now());
-  const queue = JobQueue.forStore(testStore.store, clock, testStore.databaseUrl);
+  const queue = JobQueue.forStore(testStore.store, clock);
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const providerTokens = createApnsProviderTokens(clock);
   const app = await buildApp({ store: testStore.store, config, clock, queue, secretKey, providerTokens });

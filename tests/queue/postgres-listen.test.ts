@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { JOBS_CHANNEL, postgresQueueDriver } from '../../src/queue/postgres-queue-driver.ts';
+import { JOBS_CHANNEL, postgresQueueDriver } from '../../src/store/postgres/postgres-queue-driver.ts';
 import { openStore } from '../../src/store/database.ts';
 import { capturingLogger } from '../harness/captured-logs.ts';
 import { createIsolatedDatabase } from '../harness/isolated-database.ts';
@@ -8,7 +8,7 @@ import { testDialect } from '../harness/test-dialect.ts';
 import { waitFor } from '../harness/wait-for.ts';
 
 /**
- * The worker's LISTEN connection (src/queue/postgres-queue-driver.ts) outlives a lost connection: a worker in another
+ * The worker's LISTEN connection (src/store/postgres/postgres-queue-driver.ts) outlives a lost connection: a worker in another
  * process than the API is woken by NOTIFY again after PostgreSQL restarts or fails over, not only by its poll. The
  * connection is broken by ending its server process (pg_terminate_backend), in a database of this test's own, so no
  * other file's connection is touched.

@@ -19,7 +19,7 @@ let kindCounter = 0;
 export async function openQueueFixture(): Promise<QueueFixture> {
   const testStore = await openTestStore();
   const clock = new ManualClock(Date.now());
-  const queue = JobQueue.forStore(testStore.store, clock, testStore.databaseUrl);
+  const queue = JobQueue.forStore(testStore.store, clock);
   const prefix = `t${process.pid}-${Date.now().toString(36)}`;
   return {
     testStore,

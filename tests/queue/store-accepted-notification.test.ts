@@ -66,7 +66,7 @@ describe(`storeAcceptedNotification outside a transaction (${testDialect})`, () 
         quotaRefused: (used) => new Error(`quota used up at ${used}`),
         audience: null,
       };
-      return storeAcceptedNotification(db, f.testStore.store.dialect, f.queue, input);
+      return storeAcceptedNotification(db, f.testStore.store, f.queue, input);
     };
 
     expect(await accept('first')).toEqual({ used: 1, recipientCount: 0 });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/store/accounts-store.ts';
-import { GroupCommit } from '../../src/store/group-commit.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 let t: TestStore;
@@ -9,11 +8,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** Units submitted together share a commit on SQLite (one transaction, a savepoint each); each keeps its own outcome. */
-describe('GroupCommit', () => {
+/**
+ * Store.runShortTransaction: units submitted together share a commit on SQLite (one transaction, a savepoint each,
+ * src/store/sqlite/group-commit.ts), each its own on PostgreSQL; either way each keeps its own outcome.
+ */
+describe('short transactions (group commit on SQLite)', () => {
   it('commits the units that succeed and rolls back only the writes of the one that throws', async () => {
     const now = Date.now();
-    const group = new GroupCommit(t.store);
+    const group = { run: t.store.runShortTransaction.bind(t.store) };
     const names = ['first', 'failing', 'third'].map((name) => `group-commit ${name} ${now}`);
     const results = await Promise.allSettled(
       names.map((name) =>
@@ -36,7 +38,7 @@ describe('GroupCommit', () => {
   });
 
   it('answers each unit with its own value, also past the size of one group', async () => {
-    const group = new GroupCommit(t.store);
+    const group = { run: t.store.runShortTransaction.bind(t.store) };
     const values = await Promise.all(
       Array.from({ length: 150 }, (_, n) =>
         group.run(async (trx) => (await trx.selectNoFrom((eb) => eb.val(n).as('n')).executeTakeFirstOrThrow()).n),

@@ -2,14 +2,14 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.ts';
-import { PostgresConnectionError } from '../../src/store/postgres-pool.ts';
+import { PostgresConnectionError } from '../../src/store/postgres/postgres-pool.ts';
 import { isStorageUnavailable } from '../../src/store/store-errors.ts';
 import { createIsolatedDatabase } from '../harness/isolated-database.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 import { waitFor } from '../harness/wait-for.ts';
 
 /**
- * A pooled PostgreSQL connection that breaks while it is checked out (src/store/postgres-pool.ts): the process lives
+ * A pooled PostgreSQL connection that breaks while it is checked out (src/store/postgres/postgres-pool.ts): the process lives
  * on, what ran on the connection fails as storage unavailable, the loss is reported, and the next query gets a new
  * connection. The connection is broken by ending its own server process (pg_terminate_backend on its own pid), which
  * leaves the server and every other connection alone; tests/chaos/postgres-restart.test.ts crashes a whole server.

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openStore, SQLITE_FILE_NAME, type Store } from '../../src/store/database.ts';
-import { startSqliteCheckpointer } from '../../src/store/sqlite-checkpointer.ts';
+import { startSqliteCheckpointer } from '../../src/store/sqlite/sqlite-checkpointer.ts';
 
 /**
- * `clarion serve` checkpoints SQLite's WAL from a thread of its own (src/store/sqlite-checkpointer.ts): a COMMIT on
+ * `clarion serve` checkpoints SQLite's WAL from a thread of its own (src/store/sqlite/sqlite-checkpointer.ts): a COMMIT on
  * the serving event loop never copies the WAL into the database file and fsyncs it. Runs on both dialect runs: it
  * opens its own SQLite file whatever the dialect under test.
  */

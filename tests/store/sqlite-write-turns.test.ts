@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { threadId, Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.ts';
-import { SqliteWriteTurns } from '../../src/store/sqlite-write-turns.ts';
+import { SqliteWriteTurns } from '../../src/store/sqlite/sqlite-write-turns.ts';
 
 // The API thread and the worker thread of one `clarion serve` hand SQLite's write lock over through these turns
-// (src/store/sqlite-write-turns.ts) instead of polling for it with the busy handler's sleeps.
+// (src/store/sqlite/sqlite-write-turns.ts) instead of polling for it with the busy handler's sleeps.
 const threads: Worker[] = [];
 afterEach(async () => {
   await Promise.all(threads.splice(0).map((thread) => thread.terminate()));

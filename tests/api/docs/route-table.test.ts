@@ -7,7 +7,6 @@ import { PUBLIC_ROUTES, PUBLISHABLE_ROUTES, routeName } from '../../harness/api-
 import { get } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 import { ClarionMetrics } from '../../../src/metrics/clarion-metrics.ts';
-import { GroupCommit } from '../../../src/store/group-commit.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -91,7 +90,6 @@ describe('the route table (src/http/routes.ts)', () => {
       store: t.store,
       queue: t.queue,
       secretKey: t.secretKey,
-      accepts: new GroupCommit(t.store),
       metrics: new ClarionMetrics(),
       providerClients: { apnsClient: () => null, fcmClient: () => null },
     });

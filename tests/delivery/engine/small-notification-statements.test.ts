@@ -1,4 +1,4 @@
-import { SqliteDatabase } from '../../../src/store/sqlite-driver.ts';
+import { SqliteDatabase } from '../../../src/store/sqlite/sqlite-driver.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchNotificationHandler } from '../../../src/delivery/dispatch-job.ts';

@@ -9,7 +9,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import type { Store } from '../../../src/store/database.ts';
-import { PostgresConnectionError } from '../../../src/store/postgres-pool.ts';
+import { PostgresConnectionError } from '../../../src/store/postgres/postgres-pool.ts';
 
 /**
  * A store whose writes of one kind fail the way a full disk makes them fail, for the delivery worker only (the API and
@@ -50,7 +50,7 @@ export function diskFullError(dialect: Store['dialect']): Error {
 }
 
 /**
- * The error of a database that went away: on PostgreSQL the pool's lost connection (src/store/postgres-pool.ts), on
+ * The error of a database that went away: on PostgreSQL the pool's lost connection (src/store/postgres/postgres-pool.ts), on
  * SQLite a lock that busy_timeout gave up on.
  */
 export function unavailableError(dialect: Store['dialect']): Error {

@@ -87,8 +87,10 @@ export function signupHandler(deps: AppDependencies): Endpoint {
         created = await deps.store.db.transaction().execute(async (trx) => {
           // The first-account exception holds once: re-checked under a lock, so a second sign-up racing the first
           // finds the account the first one created and is refused.
-          if (deps.config.signup !== 'open' && (await instanceHasAccounts(trx, { lock: deps.store.dialect })))
-            throw signupClosed();
+          if (deps.config.signup !== 'open') {
+            await deps.store.lockTable(trx, 'accounts');
+            if (await instanceHasAccounts(trx)) throw signupClosed();
+          }
           const user = await createUser(trx, { email, passwordHash, now });
           const account = await createAccount(trx, { name: accountName, plan: 'free', now });
           await addMembership(trx, { accountId: account.id, userId: user.id, role: 'owner', now });

@@ -22,7 +22,7 @@ import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
 /**
  * Accepting a notification, the same for POST /notifications and POST /notify: check the content and the key's
  * scope, then in ONE transaction (on SQLite shared with the other requests of the same moment, each in a savepoint of
- * its own: src/store/group-commit.ts) read the caller's standing and the channel, charge the quota, store the
+ * its own: src/store/sqlite/group-commit.ts) read the caller's standing and the channel, charge the quota, store the
  * notification with its recipient count and enqueue its dispatch. A 201 therefore means it is stored; a 429 means
  * nothing was.
  *
@@ -46,10 +46,9 @@ export async function acceptNotification(
   const { sendAt, localTime } = checkNotificationContent(content, now);
   assertChannelInScope(auth, channelCode);
 
-  // On PostgreSQL a notification for the whole channel, now or at one time, is stored by ONE statement that is its own
-  // transaction (src/queue/store-accepted-notification.ts): no BEGIN and COMMIT round trips around it. The context
-  // read before it sees committed data either way (READ COMMITTED takes a snapshot per statement).
-  const withoutTransaction = deps.store.dialect === 'postgres' && audience === null && localTime === null;
+  // A notification for the whole channel, now or at one time, is stored by one write where the store can
+  // (src/queue/store-accepted-notification.ts); the context read before it needs no snapshot shared with it.
+  const oneWrite = audience === null && localTime === null;
   const accept = async (trx: Kysely<Database>) => {
     const context = await readSendContext(trx, { accountId: auth.accountId, keyId: auth.keyId, channelCode });
     // Revoked, rotated out or expired since the key was cached (src/http/auth.ts): refused, and nothing is stored.
@@ -101,9 +100,9 @@ export async function acceptNotification(
       updated_at: now,
     };
     // The quota charge, the notification and (the outbox) its dispatch jobs: stored together or not at all; run_at
-    // carries the schedule. On PostgreSQL usually one statement
-    // (src/queue/store-accepted-notification.ts); a targeted send counts its audience in the INSERT (audience-filter.ts).
-    const { used, recipientCount } = await storeAcceptedNotification(trx, deps.store.dialect, deps.queue, {
+    // carries the schedule. On PostgreSQL usually one statement (src/queue/store-accepted-notification.ts); a targeted
+    // send counts its audience in the INSERT (audience-filter.ts).
+    const { used, recipientCount } = await storeAcceptedNotification(trx, deps.store, deps.queue, {
       quota: { accountId: auth.accountId, period: terms.period, limit: terms.limit },
       notification: stored,
       dispatches: dispatches.map((dispatch) => ({
@@ -117,7 +116,7 @@ export async function acceptNotification(
     });
     return { row: { ...stored, recipient_count: recipientCount }, quota: terms.state(used) };
   };
-  const { row, quota } = await (withoutTransaction ? accept(deps.store.db) : deps.accepts.run(accept));
+  const { row, quota } = await deps.store.runShortTransaction(accept, { oneWrite });
   // Counted once committed: a request that failed in its transaction stored nothing.
   (row.status === 'scheduled' ? deps.metrics.acceptedScheduled : deps.metrics.acceptedNow).inc();
   setQuotaHeaders(reply, quota);

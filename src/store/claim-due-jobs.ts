@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { preparedQuery } from '../store/prepared-query.ts';
-import type { Database } from '../store/schema.ts';
-import type { JobRow } from './job-types.ts';
+import { preparedQuery } from './prepared-query.ts';
+import type { Database } from './schema.ts';
+import type { JobRow } from './queue-driver.ts';
 
 export interface ClaimInput {
   owner: string;

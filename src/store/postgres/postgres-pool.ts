@@ -1,6 +1,6 @@
 import type { PostgresPool } from 'kysely';
 import pg from 'pg';
-import { serverStatementName } from './prepared-query.ts';
+import { serverStatementName } from '../prepared-query.ts';
 
 // BIGINT (int8) columns hold millisecond timestamps and counts, all far below 2^53: read them as numbers, not strings.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));

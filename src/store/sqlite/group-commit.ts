@@ -1,6 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Store } from './database.ts';
-import type { Database } from './schema.ts';
+import type { Database } from '../schema.ts';
 
 /** The most units of work one shared transaction takes, so none holds SQLite's write lock for long. */
 export const GROUP_COMMIT_MAX = 64;
@@ -22,19 +21,15 @@ interface Pending {
  * committed (or with its own error, its savepoint rolled back and the others unaffected). One COMMIT — the WAL append,
  * ~100 µs, the largest single cost of accepting a notification (docs/performance.md, "Accept path") — then pays for all
  * of them. A unit must use only the `trx` it is given. If the COMMIT itself fails, every unit of the group fails
- * with that error and nothing of it is stored.
- *
- * On PostgreSQL each unit simply gets its own transaction: the pool runs them side by side, and a shared one would
- * serialize them.
+ * with that error and nothing of it is stored. (PostgreSQL gives each unit its own: src/store/postgres/postgres-store.ts.)
  */
 export class GroupCommit {
   private pending: Pending[] = [];
   private scheduled = false;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    if (this.store.dialect !== 'sqlite') return this.store.db.transaction().execute(work);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
@@ -54,12 +49,12 @@ export class GroupCommit {
     const [only] = group;
     if (group.length === 1 && only) {
       // Alone in its turn: a plain transaction, no savepoint needed.
-      await this.store.db.transaction().execute(only.work).then(only.resolve, only.reject);
+      await this.db.transaction().execute(only.work).then(only.resolve, only.reject);
       return;
     }
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      await this.store.db.transaction().execute(async (trx) => {
+      await this.db.transaction().execute(async (trx) => {
         for (const unit of group) {
           await trx.executeQuery(SAVEPOINT);
           try {

@@ -1,5 +1,5 @@
-import { claimDueJobs } from './claim-due-jobs.ts';
-import type { QueueDriver } from './queue-driver.ts';
+import { claimDueJobs } from '../claim-due-jobs.ts';
+import type { QueueDriver } from '../queue-driver.ts';
 
 /**
  * SQLite: one writer at a time, so the claim needs no row locks. There is no cross-process notification: workers

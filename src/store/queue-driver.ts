@@ -1,12 +1,15 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../store/schema.ts';
+import type { Database, JobsTable } from './schema.ts';
 import type { ClaimInput } from './claim-due-jobs.ts';
-import type { JobRow } from './job-types.ts';
+
+/** A job as stored (src/queue/job-queue.ts works with these). */
+export type JobRow = Selectable<JobsTable>;
 
 /**
- * The parts of the queue that differ per database (River's driver split). Everything else is shared: the claim
- * statement in claim-due-jobs.ts, the other queue operations in job-queue.ts.
+ * The parts of the queue that differ per database (River's driver split), each database's in its own folder
+ * (src/store/sqlite/, src/store/postgres/). Everything else is shared: the claim statement in claim-due-jobs.ts, the
+ * other queue operations in src/queue/job-queue.ts.
  */
 export interface QueueDriver {
   /** Atomically moves up to `limit` due jobs of these kinds to running under `owner`, counting the attempt. */

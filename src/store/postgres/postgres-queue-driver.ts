@@ -2,8 +2,8 @@ import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { claimDueJobs } from './claim-due-jobs.ts';
-import type { QueueDriver } from './queue-driver.ts';
+import { claimDueJobs } from '../claim-due-jobs.ts';
+import type { QueueDriver } from '../queue-driver.ts';
 
 /** The LISTEN/NOTIFY channel of the queue's wake-ups (also notified by store-accepted-notification.ts). */
 export const JOBS_CHANNEL = 'clarion_jobs';

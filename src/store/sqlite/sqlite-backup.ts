@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SECRET_KEY_FILE } from '../config/secret-key.ts';
-import { SQLITE_FILE_NAME } from './database.ts';
+import { SECRET_KEY_FILE } from '../../config/secret-key.ts';
+import { SQLITE_FILE_NAME } from '../database.ts';
 import { SqliteDatabase } from './sqlite-driver.ts';
 
 /**
