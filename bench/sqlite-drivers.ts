@@ -3,7 +3,7 @@
 // - better-sqlite3, the build src/store/sqlite/sqlite-driver.ts loads on this Node (13 on Node 22+, 12 on Node 20);
 // - node:sqlite, Node's built-in module (Node 22.13 and later without a flag), when this Node has it.
 //
-// Each runs on a WAL file with the serving connection's pragmas (src/store/database.ts):
+// Each runs on a WAL file with the serving connection's pragmas (src/store/sqlite/sqlite-store.ts):
 // - accept: one transaction per notification, as POST /notifications writes (BEGIN IMMEDIATE; the notification row,
 //   its job row, the month's usage counter; COMMIT): CPU µs per accept;
 // - fan-out: a send batch of 500 subscribers read by id and their last-delivered time written, then COMMIT

@@ -8,7 +8,7 @@ import pg from 'pg';
  */
 export function countStatements(): { count(): number; statements: string[]; reset(): void } {
   const statements: string[] = [];
-  // Statements are prepared once and run many times (src/store/database.ts keeps them): count the runs.
+  // Statements are prepared once and run many times (src/store/sqlite/sqlite-store.ts keeps them): count the runs.
   const probe = new SqliteDatabase(':memory:');
   const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<
     string,

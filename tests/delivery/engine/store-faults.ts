@@ -86,7 +86,12 @@ export function faultyStore(store: Store): FaultyStore {
     },
   };
   return {
-    store: { ...store, db: store.db.withPlugin(plugin) },
+    store: {
+      ...store,
+      db: store.db.withPlugin(plugin),
+      // The port's short transactions open their own on the real connection: the faults reach them through `trx`.
+      runShortTransaction: (work, options) => store.runShortTransaction((trx) => work(trx.withPlugin(plugin)), options),
+    },
     failNext(count, which = isSettlingStatement, error = () => diskFullError(store.dialect)) {
       remaining = count;
       matches = which;
