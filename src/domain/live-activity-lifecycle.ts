@@ -58,15 +58,7 @@ export function nextPushTimestamp(lastMs: number, now: number): number {
   return Math.max(now, lastMs + 1);
 }
 
-/**
- * An event timestamp in epoch ms. A value below 10^11 (1973 in ms, the year 5138 in seconds) is epoch seconds: the unit
- * of activities and queued jobs recorded by versions that counted in seconds, read as such.
- */
-export function pushTimestampMs(value: number): number {
-  return value < 1e11 ? value * 1000 : value;
-}
-
-/** The APNs `aps.timestamp` of an event: epoch seconds (docs/protocols.md 2.2). */
-export function apnsTimestampSeconds(value: number): number {
-  return Math.floor(pushTimestampMs(value) / 1000);
+/** The APNs `aps.timestamp` of an event (epoch ms): epoch seconds (docs/protocols.md 2.2). */
+export function apnsTimestampSeconds(valueMs: number): number {
+  return Math.floor(valueMs / 1000);
 }

@@ -153,8 +153,8 @@ export interface LiveActivitiesTable {
   ended_at: number | null;
   dismiss_at: number | null;
   /**
-   * The timestamp of the activity's last lifecycle event (epoch ms; seconds for activities recorded before, see
-   * live-activity-lifecycle.ts pushTimestampMs); each event takes a greater one. APNs gets it in seconds.
+   * The timestamp of the activity's last lifecycle event (epoch ms, live-activity-lifecycle.ts nextPushTimestamp);
+   * each event takes a greater one. APNs gets it in seconds.
    */
   push_timestamp: number;
   /** JSON: the targeted part of the channel, as on notifications (src/domain/audience.ts); null for the whole channel. */

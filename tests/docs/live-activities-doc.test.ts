@@ -31,12 +31,13 @@ describe('docs/live-activities.md', () => {
         activityId: start.attributes.activityId,
         template: 'progress',
         event: aps.event as LiveActivityEvent,
-        timestamp: aps.timestamp,
+        timestamp: aps.timestamp * 1000,
         fields: aps['content-state'],
         alert: aps.alert ?? null,
         staleAt: aps['stale-date'] === undefined ? null : aps['stale-date'] * 1000,
         dismissAt: aps['dismissal-date'] === undefined ? null : aps['dismissal-date'] * 1000,
         relevanceScore: aps['relevance-score'] ?? null,
+        priority: null,
         expiresAt: start.timestamp * 1000 + 8 * 3600_000,
       };
       expect(buildApnsLiveActivityPayload(push)).toEqual({ aps });
@@ -61,6 +62,7 @@ describe('docs/live-activities.md', () => {
       staleAt: null,
       dismissAt: null,
       relevanceScore: null,
+      priority: null,
       expiresAt: start.timestamp * 1000 + 8 * 3600_000,
     };
     expect(buildFcmLiveActivityData(push)).toEqual(data);

@@ -1,4 +1,4 @@
-import { liveActivityDeliveryDeadline, pushTimestampMs } from '../../domain/live-activity-lifecycle.ts';
+import { liveActivityDeliveryDeadline } from '../../domain/live-activity-lifecycle.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from './fcm-message.ts';
 
@@ -22,7 +22,7 @@ export function buildFcmLiveActivityData(push: LiveActivityPush): Record<string,
     activityId: push.activityId,
     template: push.template,
     fields: JSON.stringify(push.fields),
-    timestamp: String(pushTimestampMs(push.timestamp)),
+    timestamp: String(push.timestamp),
   };
   if (push.alert) data.alert = JSON.stringify(push.alert);
   if (push.event !== 'end' && push.staleAt !== null) data.staleAt = new Date(push.staleAt).toISOString();

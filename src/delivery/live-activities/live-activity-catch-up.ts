@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
-import { LIVE_ACTIVITY_MAX_MS, pushTimestampMs } from '../../domain/live-activity-lifecycle.ts';
+import { LIVE_ACTIVITY_MAX_MS } from '../../domain/live-activity-lifecycle.ts';
 import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
 import type { LiveActivityRow } from '../../store/live-activities-store.ts';
@@ -66,7 +66,7 @@ export async function updateLateJoiner(
   subscriberId: string,
 ): Promise<boolean> {
   // The start's own timestamp (its creation time): the device shows that state already.
-  if (pushTimestampMs(activity.push_timestamp) <= activity.created_at) return false;
+  if (activity.push_timestamp <= activity.created_at) return false;
   const push = liveActivityPushOf(activity, 'update', null, 'high');
   await sendLiveActivityJob.enqueue(
     queue,

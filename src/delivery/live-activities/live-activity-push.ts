@@ -12,20 +12,14 @@ export interface LiveActivityPush {
   activityId: string;
   template: TemplateName;
   event: LiveActivityEvent;
-  /**
-   * When the event was made: epoch ms, strictly increasing per activity (live-activity-lifecycle.ts nextPushTimestamp;
-   * seconds in a job queued by a version that counted in seconds: read it with pushTimestampMs).
-   */
+  /** When the event was made: epoch ms, strictly increasing per activity (live-activity-lifecycle.ts nextPushTimestamp). */
   timestamp: number;
   /** The template's fields after this event: APNs `content-state`. */
   fields: TemplateFields;
   /** Start: always set (APNs requires one). Update and end: set when the caller gave one, else null (silent). */
   alert: LiveActivityAlert | null;
-  /**
-   * The caller's `priority` on an update or end; absent or null = the event's default (10, or 5 for a silent update).
-   * Optional so a job enqueued before the field existed still reads as the default.
-   */
-  priority?: LiveActivityPriority | null;
+  /** The caller's `priority` on an update or end; null = the event's default (10, or 5 for a silent update). */
+  priority: LiveActivityPriority | null;
   /** Epoch ms the content goes stale (`stale-date`), or null. */
   staleAt: number | null;
   /** End only: epoch ms the ended activity leaves the Lock Screen (`dismissal-date`), or null for the system's default. */

@@ -19,7 +19,7 @@ export function liveActivityPushOf(
   priority: LiveActivityPriority | null = null,
 ): LiveActivityPush {
   return {
-    ...(priority ? { priority } : {}),
+    priority,
     activityId: row.id,
     template: row.template as TemplateName,
     event,

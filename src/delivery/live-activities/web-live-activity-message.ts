@@ -68,7 +68,7 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
     priority: urgent ? 'high' : 'normal',
     ttlSeconds: null,
     ...(push.event === 'end'
-      ? { expiresAt: push.timestamp * 1000 + END_LIFETIME_MS, topic: `${push.activityId}:end` }
+      ? { expiresAt: push.timestamp + END_LIFETIME_MS, topic: `${push.activityId}:end` }
       : { expiresAt: push.expiresAt }),
   };
 }

@@ -185,6 +185,7 @@ describe('POST /api/v1/live-activities → 201', () => {
       staleAt: null,
       dismissAt: null,
       relevanceScore: 10,
+      priority: null,
       expiresAt: t.clock.now() + 8 * 3600 * 1000,
     });
   });

@@ -10,16 +10,18 @@ const base: LiveActivityPush = {
   activityId: 'lva_01jhx0000000000000000000000',
   template: 'progress',
   event: 'start',
-  timestamp: CREATED / 1000,
+  timestamp: CREATED,
   fields: { title: 'Order #42', progress: 0.45 },
   alert: { title: 'Your order', body: 'is being packed' },
   staleAt: null,
   dismissAt: null,
   relevanceScore: null,
+  priority: null,
   expiresAt: CREATED + 8 * 3600_000,
 };
 const push = (overrides: Partial<LiveActivityPush>): LiveActivityPush => ({ ...base, ...overrides });
-const T = base.timestamp;
+/** The start's `aps.timestamp`: APNs counts in seconds. */
+const T = CREATED / 1000;
 
 describe('buildApnsLiveActivityPayload', () => {
   it.each<[string, LiveActivityPush, Record<string, unknown>]>([
@@ -72,14 +74,14 @@ describe('buildApnsLiveActivityPayload', () => {
     ],
     [
       'silent update',
-      push({ event: 'update', timestamp: T + 1, alert: null }),
+      push({ event: 'update', timestamp: CREATED + 1_000, alert: null }),
       { timestamp: T + 1, event: 'update', 'content-state': base.fields },
     ],
     [
       'alerting update with stale date',
       push({
         event: 'update',
-        timestamp: T + 2,
+        timestamp: CREATED + 2_000,
         alert: { title: 'Halfway' },
         staleAt: CREATED + 60_000,
         relevanceScore: 10,
@@ -95,12 +97,12 @@ describe('buildApnsLiveActivityPayload', () => {
     ],
     [
       'end with dismissal date',
-      push({ event: 'end', timestamp: T + 3, alert: null, dismissAt: CREATED + 900_000 }),
+      push({ event: 'end', timestamp: CREATED + 3_000, alert: null, dismissAt: CREATED + 900_000 }),
       { timestamp: T + 3, event: 'end', 'content-state': base.fields, 'dismissal-date': T + 900 },
     ],
     [
       'alerts carry their sound inside alert, the end too',
-      push({ event: 'end', timestamp: T + 4, alert: { title: 'Delivered', sound: 'chime.aiff' } }),
+      push({ event: 'end', timestamp: CREATED + 4_000, alert: { title: 'Delivered', sound: 'chime.aiff' } }),
       {
         timestamp: T + 4,
         event: 'end',
@@ -110,7 +112,7 @@ describe('buildApnsLiveActivityPayload', () => {
     ],
     [
       'end without: the system keeps it up to 4 hours',
-      push({ event: 'end', timestamp: T + 3, alert: null, staleAt: CREATED + 60_000 }),
+      push({ event: 'end', timestamp: CREATED + 3_000, alert: null, staleAt: CREATED + 60_000 }),
       { timestamp: T + 3, event: 'end', 'content-state': base.fields },
     ],
   ])('%s', (_name, input, aps) => {

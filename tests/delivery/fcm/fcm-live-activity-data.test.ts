@@ -18,6 +18,7 @@ const base: LiveActivityPush = {
   staleAt: CREATED + 60_000,
   dismissAt: null,
   relevanceScore: 20,
+  priority: null,
   expiresAt: CREATED + 8 * 3600_000,
 };
 const common = {
@@ -44,11 +45,6 @@ describe('buildFcmLiveActivityData', () => {
       'silent update',
       { ...base, event: 'update', timestamp: base.timestamp + 1, alert: null, staleAt: null },
       { ...common, event: 'update', timestamp: String(CREATED + 1) },
-    ],
-    [
-      'an update queued in seconds',
-      { ...base, event: 'update', timestamp: CREATED / 1000 + 1, alert: null, staleAt: null },
-      { ...common, event: 'update', timestamp: String(CREATED + 1000) },
     ],
     [
       'end with dismissAt (no staleAt on an end)',

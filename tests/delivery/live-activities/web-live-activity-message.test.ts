@@ -13,13 +13,14 @@ function push(overrides: Partial<LiveActivityPush>): LiveActivityPush {
     activityId: 'lva_01hx0000000000000000000000',
     template: 'progress',
     event: 'update',
-    timestamp: START / 1000 + 60,
+    timestamp: START + 60_000,
     fields: { title: 'Order #42', progress: 0.45, status: 'Packing' },
     alert: null,
     staleAt: null,
     dismissAt: null,
     relevanceScore: null,
     expiresAt: START + 8 * 3600_000,
+    priority: null,
     ...overrides,
   };
 }
@@ -147,13 +148,13 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
 
   it('carries the end for a day from the end, under a Topic of its own, whenever it is sent', () => {
     const expiry = START + 8 * 3600_000;
-    const atExpiry = push({ event: 'end', timestamp: expiry / 1000 });
+    const atExpiry = push({ event: 'end', timestamp: expiry });
     const headers = buildWebPushHeaders(webLiveActivityContent(atExpiry, nowhere), expiry);
     expect(headers.ttl).toBe(String(END_LIFETIME_MS / 1000));
     expect(headers.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(headers.topic).not.toBe(atExpiry.activityId);
     // A minute before the 8 hours, retried an hour later: what is left of its day.
-    const early = push({ event: 'end', timestamp: expiry / 1000 - 60 });
+    const early = push({ event: 'end', timestamp: expiry - 60_000 });
     expect(buildWebPushHeaders(webLiveActivityContent(early, nowhere), expiry + 3600_000 - 60_000).ttl).toBe(
       String(END_LIFETIME_MS / 1000 - 3600),
     );
