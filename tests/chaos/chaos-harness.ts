@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { Config } from '../../src/config/load-config.ts';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
+import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import { createPushProviders } from '../../src/delivery/push-providers.ts';
 import { unconfiguredSender, type PushProviders } from '../../src/delivery/push-sender.ts';
 import { systemClock } from '../../src/domain/clock.ts';
@@ -286,4 +287,37 @@ export function expectEveryPushDelivered(
   const repeated = [...received].filter(([, times]) => times > 1).map(([token]) => token);
   expect(repeated.length).toBeLessThanOrEqual(maxRepeats);
   return repeated;
+}
+
+/** Where each fake's request log stood at a fault: a repeated push's first copy must lie just before one of them. */
+export interface FaultMark {
+  apns: number;
+  fcm: number;
+}
+
+export function faultMark(h: ChaosHarness): FaultMark {
+  return { apns: h.apns.requests.length, fcm: h.fcm.requests.length };
+}
+
+/** Pushes the harness's worker has in flight at most: its concurrency (4 send jobs) × the batch size. */
+export const CHAOS_IN_FLIGHT = 4 * SEND_BATCH_SIZE;
+
+/**
+ * Every repeated token's first 200 was among the requests in flight at some fault: within CHAOS_IN_FLIGHT requests of that
+ * fault's mark — before it, or after it for requests the fake finished reading (and recorded) only after the fault.
+ */
+export function expectRepeatsOnlyAtFaults(
+  h: ChaosHarness,
+  repeated: string[],
+  marks: FaultMark[],
+  fanOut: FanOut,
+): void {
+  const window = CHAOS_IN_FLIGHT;
+  for (const token of repeated) {
+    const ios = h.apns.requests.findIndex((request) => request.status === 200 && request.token === token);
+    const android = h.fcm.requests.findIndex((request) => request.status === 200 && request.target?.value === token);
+    const first = ios >= 0 ? { at: ios, key: 'apns' as const } : { at: android, key: 'fcm' as const };
+    const nearFault = marks.some((at) => Math.abs(first.at - at[first.key]) <= window);
+    expect(nearFault, `token ${fanOut.tokens.get(token)} repeated without a fault around its first push`).toBe(true);
+  }
 }

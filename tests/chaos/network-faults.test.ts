@@ -1,58 +1,32 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import {
+  CHAOS_IN_FLIGHT,
   SCENARIO_TIMEOUT_MS,
   SHORT_REQUEST_TIMEOUT_MS,
   SUBSCRIBERS,
   atPushes,
   expectEveryPushDelivered,
+  expectRepeatsOnlyAtFaults,
+  faultMark,
   receivedCounts,
   startChaosHarness,
   startFanOut,
   waitUntilSent,
   type ChaosHarness,
-  type FanOut,
+  type FaultMark,
 } from './chaos-harness.ts';
 
 /**
- * Connections reset or black-holed in the middle of a fan-out. Before the fix a destroyed session
- * stayed in the pool and, with FCM's single session, nothing reached Android again until a restart. Now every push
- * is delivered within a bounded time after the last fault, the stats are exact, and a push is repeated only when
- * its first copy was in flight at a fault (answered by the fake, but the answer lost with the connection).
+ * Connections reset or black-holed in the middle of a fan-out: a destroyed session leaves the pool at once (with FCM's
+ * single session, one that stayed would keep Android from every later push). Every push is delivered within a bounded
+ * time after the last fault, the stats are exact, and a push is repeated only when its first copy was in flight at a
+ * fault (answered by the fake, but the answer lost with the connection).
  */
 let h: ChaosHarness;
 beforeEach(async () => {
   h = await startChaosHarness({ requestTimeoutMs: SHORT_REQUEST_TIMEOUT_MS });
 });
 afterEach(async () => h?.close());
-
-/** Where each fake's request log stood at a fault: a repeated push's first copy must lie just before one of them. */
-interface FaultMark {
-  apns: number;
-  fcm: number;
-}
-
-function mark(): FaultMark {
-  return { apns: h.apns.requests.length, fcm: h.fcm.requests.length };
-}
-
-/** Pushes one worker has in flight at most: its concurrency (4 send jobs) × the batch size. */
-const IN_FLIGHT = 4 * SEND_BATCH_SIZE;
-
-/**
- * Every repeated token's first 200 was among the requests in flight at some fault: within IN_FLIGHT requests of that
- * fault's mark — before it, or after it for requests the fake finished reading (and recorded) only after the fault.
- */
-function expectRepeatsOnlyAtFaults(repeated: string[], marks: FaultMark[], fanOut: FanOut): void {
-  const window = IN_FLIGHT;
-  for (const token of repeated) {
-    const ios = h.apns.requests.findIndex((request) => request.status === 200 && request.token === token);
-    const android = h.fcm.requests.findIndex((request) => request.status === 200 && request.target?.value === token);
-    const first = ios >= 0 ? { at: ios, key: 'apns' as const } : { at: android, key: 'fcm' as const };
-    const nearFault = marks.some((faultMark) => Math.abs(first.at - faultMark[first.key]) <= window);
-    expect(nearFault, `token ${fanOut.tokens.get(token)} repeated without a fault around its first push`).toBe(true);
-  }
-}
 
 describe('chaos: connection faults mid fan-out', () => {
   it(
@@ -62,7 +36,7 @@ describe('chaos: connection faults mid fan-out', () => {
       const marks: FaultMark[] = [];
       for (const share of [0.2, 0.45, 0.7]) {
         await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * share), () => {
-          marks.push(mark());
+          marks.push(faultMark(h));
           h.apnsProxy.reset();
           h.fcmProxy.reset();
         });
@@ -72,9 +46,9 @@ describe('chaos: connection faults mid fan-out', () => {
         final,
         receivedCounts(h.apns, h.fcm, fanOut),
         fanOut,
-        marks.length * 2 * IN_FLIGHT,
+        marks.length * 2 * CHAOS_IN_FLIGHT,
       );
-      expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
+      expectRepeatsOnlyAtFaults(h, repeated, marks, fanOut);
       // Both providers really lost their connections and made new ones.
       expect(h.apnsProxy.acceptedConnections).toBeGreaterThan(1);
       expect(h.fcmProxy.acceptedConnections).toBeGreaterThan(1);
@@ -88,14 +62,19 @@ describe('chaos: connection faults mid fan-out', () => {
       const fanOut = await startFanOut(h);
       const marks: FaultMark[] = [];
       await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
-        marks.push(mark());
+        marks.push(faultMark(h));
         // A NAT entry expiring, or a peer gone without a FIN: silence on the old connections only.
         h.apnsProxy.stall({ newConnections: false });
         h.fcmProxy.stall({ newConnections: false });
       });
       const final = await waitUntilSent(h, fanOut);
-      const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 2 * IN_FLIGHT);
-      expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
+      const repeated = expectEveryPushDelivered(
+        final,
+        receivedCounts(h.apns, h.fcm, fanOut),
+        fanOut,
+        2 * CHAOS_IN_FLIGHT,
+      );
+      expectRepeatsOnlyAtFaults(h, repeated, marks, fanOut);
       h.apnsProxy.resume();
       h.fcmProxy.resume();
     },
@@ -108,7 +87,7 @@ describe('chaos: connection faults mid fan-out', () => {
       const fanOut = await startFanOut(h);
       const marks: FaultMark[] = [];
       await atPushes(h.apns, h.fcm, fanOut, Math.floor(SUBSCRIBERS * 0.3), () => {
-        marks.push(mark());
+        marks.push(faultMark(h));
         h.apnsProxy.stall();
         h.fcmProxy.stall();
       });
@@ -124,8 +103,13 @@ describe('chaos: connection faults mid fan-out', () => {
       h.apnsProxy.resume();
       h.fcmProxy.resume();
       const final = await waitUntilSent(h, fanOut);
-      const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, 2 * IN_FLIGHT);
-      expectRepeatsOnlyAtFaults(repeated, marks, fanOut);
+      const repeated = expectEveryPushDelivered(
+        final,
+        receivedCounts(h.apns, h.fcm, fanOut),
+        fanOut,
+        2 * CHAOS_IN_FLIGHT,
+      );
+      expectRepeatsOnlyAtFaults(h, repeated, marks, fanOut);
     },
     SCENARIO_TIMEOUT_MS,
   );
