@@ -20,9 +20,9 @@ import { waitFor } from '../harness/wait-for.ts';
  * The providers misbehave rather than the network: storms of 503 and 429 (with Retry-After), and GOAWAY on every
  * connection, in the middle of a fan-out. An error answer means "not delivered", so a storm may not cause a single
  * repeated push. A GOAWAY names the streams the server will still answer, and the server then closes the connection:
- * an answer still on its way when it does can be lost (the fake is node:http2, whose close stops reading, so a frame the client
- * sends meanwhile resets the connection), as at a reset, and its push is sent again. So, as at a reset, a push
- * may repeat only when it was in flight at a GOAWAY.
+ * an answer still on its way when it does can be lost (the fake is node:http2, whose close stops reading, so a frame
+ * the client sends meanwhile resets the connection), as at a reset, and its push is sent again. So, as at a reset, a
+ * push may repeat only when it was in flight at a GOAWAY.
  */
 let h: ChaosHarness;
 beforeEach(async () => {
