@@ -303,8 +303,8 @@ export function faultMark(h: ChaosHarness): FaultMark {
 export const CHAOS_IN_FLIGHT = 4 * SEND_BATCH_SIZE;
 
 /**
- * Every repeated token's first 200 was among the requests in flight at some fault: within CHAOS_IN_FLIGHT requests of that
- * fault's mark — before it, or after it for requests the fake finished reading (and recorded) only after the fault.
+ * Every repeated token's first 200 was among the requests in flight at some fault: within CHAOS_IN_FLIGHT requests of
+ * that fault's mark — before it, or after it for requests the fake finished reading (and recorded) only after the fault.
  */
 export function expectRepeatsOnlyAtFaults(
   h: ChaosHarness,
