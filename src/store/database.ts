@@ -18,7 +18,7 @@ export type Dialect = 'sqlite' | 'postgres';
  */
 export interface Store {
   db: Kysely<Database>;
-  /** Which implementation this is: for src/store/ itself (migrations) and for what the server logs, never to branch on elsewhere. */
+  /** Which implementation this is: for src/store/ itself (migrations) and for logs (describeStore); nowhere else. */
   dialect: Dialect;
   /**
    * True on SQLite: a write transaction holds the database's only write lock from its BEGIN (IMMEDIATE) to its end, so
@@ -27,12 +27,12 @@ export interface Store {
    * stamped before a transaction's time may still be committed after its reads.
    */
   serialWriters: boolean;
-  /** The job queue's per-database part: claiming due jobs, announcing new ones, hearing of them (src/store/queue-driver.ts). */
+  /** The job queue's per-database part: claiming due jobs, announcing and hearing of new ones (queue-driver.ts). */
   queueDriver: QueueDriver;
   /**
    * Runs a short unit of work in a transaction of its own or, on SQLite, shared with the units of the same moment
-   * (group commit, src/store/sqlite/group-commit.ts); the unit must use only the `trx` it is given. `oneWrite`: the unit
-   * writes with a single statement and its reads need no snapshot shared with that write, so on PostgreSQL, where a
+   * (group commit, sqlite/group-commit.ts); the unit must use only the `trx` it is given. `oneWrite`: the unit writes
+   * with a single statement and its reads need no snapshot shared with that write, so on PostgreSQL, where a
    * statement outside a transaction commits by itself, it runs without BEGIN and COMMIT.
    */
   runShortTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>, options?: { oneWrite?: boolean }): Promise<T>;
@@ -80,13 +80,13 @@ export interface StoreOptions {
   serving?: boolean | undefined;
   /** SQLite: the checkpoint thread's interval in place of the serving default (tests). */
   checkpointIntervalMs?: number | undefined;
-  /** Where the store warns of what it works around: a lost PostgreSQL connection, a failing SQLite checkpoint thread. */
+  /** Where the store warns of what it works around: a lost PostgreSQL connection, a failing checkpoint thread. */
   logger?: Pick<Logger, 'warn'> | undefined;
   /** SQLite: told of a failing checkpoint thread (at most once a minute), in place of the logger's warning. */
   onCheckpointError?: ((message: string) => void) | undefined;
-  /** SQLite: the write turns shared with the other threads of this process that open the same file (src/store/sqlite/sqlite-write-turns.ts). */
+  /** SQLite: the write turns shared with the other threads of this process (sqlite/sqlite-write-turns.ts). */
   sqliteWriteTurns?: SharedArrayBuffer | undefined;
-  /** PostgreSQL: told of each pooled connection lost (src/store/postgres/postgres-pool.ts), in place of the logger's warning. */
+  /** PostgreSQL: told of each pooled connection lost (postgres/postgres-pool.ts), in place of the logger's warning. */
   onConnectionLost?: ((error: Error) => void) | undefined;
 }
 
