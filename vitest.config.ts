@@ -33,6 +33,7 @@ const SHARED = [
   'docs',
   'domain',
   'house',
+  'net',
   'queue',
   'webhooks',
   'delivery/apns',

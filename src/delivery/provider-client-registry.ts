@@ -3,7 +3,7 @@ import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Clock } from '../domain/clock.ts';
 import { findAppById, type App } from '../store/apps-store.ts';
 import type { Store } from '../store/database.ts';
-import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses } from '../net/outbound-url-guard.ts';
 import {
   apnsEnvironmentOf,
   createApnsBroadcastConnection,

@@ -12,7 +12,7 @@ import { ProviderCredentialsError } from './provider-credentials.ts';
 import { unconfiguredSender, type PushProviders, type PushSender } from './push-sender.ts';
 import type { VapidKeys } from './web-push/vapid-keys.ts';
 import { createWebPushClient } from './web-push/web-push-client.ts';
-import { allowsPrivateAddresses } from '../webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses } from '../net/outbound-url-guard.ts';
 
 const APNS_VARIABLES = [
   'CLARION_APNS_KEY_FILE',

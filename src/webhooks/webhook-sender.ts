@@ -7,8 +7,8 @@ import {
   refuseLiteralHost,
   systemResolver,
   type ResolveHost,
-  type WebhookUrlPolicy,
-} from './webhook-url-guard.ts';
+  type OutboundUrlPolicy,
+} from '../net/outbound-url-guard.ts';
 
 /**
  * The HTTP side of one delivery attempt: POST the signed body, wait at most `timeoutMs` (15 s by default,
@@ -47,7 +47,7 @@ export interface WebhookSenderOptions {
 const USER_AGENT = 'Clarion-Webhooks/1 (+https://www.standardwebhooks.com)';
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
-  const policy: WebhookUrlPolicy = { allowPrivate: options.allowPrivate, resolve: options.resolve ?? systemResolver };
+  const policy: OutboundUrlPolicy = { allowPrivate: options.allowPrivate, resolve: options.resolve ?? systemResolver };
   const lookup = guardedLookup(policy);
   return {
     async send({ url, headers, body, signal }) {
@@ -128,7 +128,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 }
 
 function describeError(error: NodeJS.ErrnoException): string {
-  if (error.code === 'EWEBHOOKREFUSED') return error.message;
+  if (error.code === 'EADDRESSREFUSED') return error.message;
   if (error.code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
   if (error.code === 'ECONNRESET') return 'connection reset by the receiver (ECONNRESET)';
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')

@@ -9,7 +9,7 @@ import { webhookDeliveryHandler } from './webhook-delivery-job.ts';
 import { WEBHOOK_DELIVERY } from './webhook-jobs.ts';
 import { startWebhookRelay, type WebhookRelay } from './webhook-relay.ts';
 import { createWebhookSender } from './webhook-sender.ts';
-import { allowsPrivateAddresses } from './webhook-url-guard.ts';
+import { allowsPrivateAddresses } from '../net/outbound-url-guard.ts';
 
 export interface WebhookWorkerDependencies {
   store: Store;

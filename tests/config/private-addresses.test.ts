@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
-import { allowsPrivateAddresses } from '../../src/webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses } from '../../src/net/outbound-url-guard.ts';
 
 describe('CLARION_ALLOW_PRIVATE_ADDRESSES (webhooks and Web Push endpoints)', () => {
   it.each([

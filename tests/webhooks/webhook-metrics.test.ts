@@ -49,9 +49,12 @@ describe('webhook delivery metrics', () => {
     await subscribe(t.app, other.publishableKey, 'news', 'ios');
     await eventually(async () => expect(await deliveries('retry')).toBe(1));
     expect(await deliveries('delivered')).toBe(1);
-    const finished = (await metrics.jobsFinished.get()).values.filter(
-      (value) => value.labels.kind === 'webhook.deliver',
-    );
-    expect(finished.reduce((sum, value) => sum + value.value, 0)).toBeGreaterThanOrEqual(2);
+    // The worker counts a finished job after its attempt's outcome: wait for it too.
+    await eventually(async () => {
+      const finished = (await metrics.jobsFinished.get()).values.filter(
+        (value) => value.labels.kind === 'webhook.deliver',
+      );
+      expect(finished.reduce((sum, value) => sum + value.value, 0)).toBeGreaterThanOrEqual(2);
+    });
   });
 });

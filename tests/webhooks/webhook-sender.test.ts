@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookSender, RESPONSE_EXCERPT_BYTES } from '../../src/webhooks/webhook-sender.ts';
-import type { ResolveHost } from '../../src/webhooks/webhook-url-guard.ts';
+import type { ResolveHost } from '../../src/net/outbound-url-guard.ts';
 import { startReceiver, type Answer, type Receiver } from './webhook-harness.ts';
 
 let receiver: Receiver;

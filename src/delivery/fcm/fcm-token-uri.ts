@@ -1,4 +1,4 @@
-import { allowsPrivateAddresses } from '../../webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses } from '../../net/outbound-url-guard.ts';
 
 /**
  * Where the OAuth token request of a service account may go. Clarion posts a signed assertion to the key file's

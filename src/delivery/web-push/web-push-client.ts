@@ -6,7 +6,7 @@ import {
   refuseLiteralHost,
   systemResolver,
   type ResolveHost,
-} from '../../webhooks/webhook-url-guard.ts';
+} from '../../net/outbound-url-guard.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import { parseRetryAfterMs } from '../http2-stream-response.ts';
 import { silentLogger, type DeliveryLogger } from '../http2-session-pool.ts';
@@ -105,7 +105,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
       response = await request(endpoint, { method: 'POST', headers, body, dispatcher: agent, signal: deadline });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
-      if (code === 'EWEBHOOKREFUSED') return { kind: 'rejected', reason: 'endpoint_refused' };
+      if (code === 'EADDRESSREFUSED') return { kind: 'rejected', reason: 'endpoint_refused' };
       if (TIMEOUT_CODES.has(code) || deadline.aborted) {
         lanes.pause(endpoint.origin);
         log.warn(

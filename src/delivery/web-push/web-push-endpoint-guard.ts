@@ -1,9 +1,4 @@
-import {
-  hostOf,
-  resolveAllowed,
-  WebhookAddressRefusedError,
-  type WebhookUrlPolicy,
-} from '../../webhooks/webhook-url-guard.ts';
+import { hostOf, resolveAllowed, AddressRefusedError, type OutboundUrlPolicy } from '../../net/outbound-url-guard.ts';
 
 /**
  * The SSRF guard for a subscription's endpoint when a browser registers (docs/design.md 2.6, the webhook guard's
@@ -14,13 +9,13 @@ import {
  */
 export async function refusePushEndpoint(
   endpoint: string,
-  policy: WebhookUrlPolicy,
+  policy: OutboundUrlPolicy,
   timeoutMs = LOOKUP_TIMEOUT_MS,
 ): Promise<string | null> {
   if (policy.allowPrivate) return null;
   const check = resolveAllowed(hostOf(new URL(endpoint)), policy).then(
     () => null,
-    (error: unknown) => (error instanceof WebhookAddressRefusedError ? error.message : null),
+    (error: unknown) => (error instanceof AddressRefusedError ? error.message : null),
   );
   // A slow resolver must not hold a browser's registration: past the timeout the send-time check decides, as above.
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { refusePushEndpoint } from '../../../src/delivery/web-push/web-push-endpoint-guard.ts';
-import type { ResolveHost } from '../../../src/webhooks/webhook-url-guard.ts';
+import type { ResolveHost } from '../../../src/net/outbound-url-guard.ts';
 
 const resolvesTo =
   (address: string): ResolveHost =>

@@ -9,7 +9,7 @@ import { findChannelByCode } from '../../../store/channels-store.ts';
 import { startLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
 import { registerSubscriber } from '../../../store/subscribers-store.ts';
 import { refusePushEndpoint } from '../../../delivery/web-push/web-push-endpoint-guard.ts';
-import { allowsPrivateAddresses, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses, systemResolver } from '../../../net/outbound-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -4,7 +4,7 @@ import { sealSecret } from '../../../domain/secret-box.ts';
 import { countWebhookEndpoints, createWebhookEndpoint } from '../../../store/webhooks-store.ts';
 import { ALL_EVENTS, webhookEventTypes } from '../../../webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
-import { allowsPrivateAddresses, checkWebhookUrl, systemResolver } from '../../../webhooks/webhook-url-guard.ts';
+import { allowsPrivateAddresses, checkOutboundUrl, systemResolver } from '../../../net/outbound-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -64,7 +64,7 @@ export function createWebhookHandler(deps: AppDependencies): Endpoint {
           },
         ]);
       }
-      const checked = await checkWebhookUrl(url, {
+      const checked = await checkOutboundUrl(url, {
         allowPrivate: allowsPrivateAddresses(deps.config),
         resolve: systemResolver,
       });

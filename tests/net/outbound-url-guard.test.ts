@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkUrlShape,
-  checkWebhookUrl,
+  checkOutboundUrl,
   guardedLookup,
   systemResolver,
   type ResolveHost,
-} from '../../src/webhooks/webhook-url-guard.ts';
+} from '../../src/net/outbound-url-guard.ts';
 
 const fixed =
   (addresses: Record<string, string[]>): ResolveHost =>
@@ -16,7 +16,7 @@ const fixed =
   };
 const strict = (resolve: ResolveHost) => ({ allowPrivate: false, resolve });
 
-describe('webhook URL shape', () => {
+describe('outbound URL shape', () => {
   it.each([
     ['ftp://files.example.com/hook', 'must use http or https (got ftp)'],
     ['javascript:alert(1)', 'must use http or https (got javascript)'],
@@ -41,7 +41,7 @@ describe('webhook URL shape', () => {
   });
 });
 
-describe('webhook URL check at registration', () => {
+describe('outbound URL check at registration', () => {
   const resolve = fixed({
     'hooks.example.com': ['93.184.215.14', '2606:2800:220:1:248:1893:25c8:1946'],
     'internal.example.com': ['10.0.0.7'],
@@ -79,7 +79,7 @@ describe('webhook URL check at registration', () => {
     ],
     ['https://nowhere.example.com/', 'the host nowhere.example.com does not resolve (ENOTFOUND)'],
   ])('refuses %s', async (url, message) => {
-    const result = await checkWebhookUrl(url, strict(resolve));
+    const result = await checkOutboundUrl(url, strict(resolve));
     expect(result.ok).toBe(false);
     if (!result.ok)
       expect(result.message).toBe(
@@ -90,7 +90,7 @@ describe('webhook URL check at registration', () => {
   });
 
   it('refuses localhost, which the system resolver maps to loopback', async () => {
-    const result = await checkWebhookUrl('http://localhost:3000/hook', strict(systemResolver));
+    const result = await checkOutboundUrl('http://localhost:3000/hook', strict(systemResolver));
     expect(result).toMatchObject({
       ok: false,
       message: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/),
@@ -98,7 +98,7 @@ describe('webhook URL check at registration', () => {
   });
 
   it('accepts a host whose every address is public', async () => {
-    expect(await checkWebhookUrl('https://hooks.example.com/clarion', strict(resolve))).toMatchObject({ ok: true });
+    expect(await checkOutboundUrl('https://hooks.example.com/clarion', strict(resolve))).toMatchObject({ ok: true });
   });
 
   it('accepts anything http(s) when private webhooks are allowed, without resolving', async () => {
@@ -106,9 +106,9 @@ describe('webhook URL check at registration', () => {
       throw new Error('must not resolve');
     };
     for (const url of ['http://127.0.0.1:9/', 'http://localhost/', 'http://[::1]/', 'http://unresolvable.invalid/']) {
-      expect(await checkWebhookUrl(url, { allowPrivate: true, resolve: never })).toMatchObject({ ok: true });
+      expect(await checkOutboundUrl(url, { allowPrivate: true, resolve: never })).toMatchObject({ ok: true });
     }
-    expect(await checkWebhookUrl('ftp://x/', { allowPrivate: true, resolve: never })).toMatchObject({ ok: false });
+    expect(await checkOutboundUrl('ftp://x/', { allowPrivate: true, resolve: never })).toMatchObject({ ok: false });
   });
 });
 
@@ -123,12 +123,12 @@ describe('guarded lookup at connect time', () => {
   it('refuses a name that resolved to a public address at registration and resolves to loopback now (DNS rebinding)', async () => {
     let calls = 0;
     const rebinding: ResolveHost = async () => [{ address: calls++ === 0 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
-    expect(await checkWebhookUrl('https://rebind.example.com/', strict(rebinding))).toMatchObject({ ok: true });
+    expect(await checkOutboundUrl('https://rebind.example.com/', strict(rebinding))).toMatchObject({ ok: true });
     const result = await run(rebinding, 'rebind.example.com');
     expect(result.error?.message).toMatch(
       /^refused: rebind\.example\.com resolves to 127\.0\.0\.1 is a loopback address/,
     );
-    expect(result.error?.code).toBe('EWEBHOOKREFUSED');
+    expect(result.error?.code).toBe('EADDRESSREFUSED');
   });
 
   it('hands the socket exactly the addresses it checked, one or all', async () => {

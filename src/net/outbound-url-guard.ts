@@ -1,13 +1,13 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { URL_MAX_LENGTH } from '../domain/limits.ts';
-import { classifyAddress, describeRefusal } from './webhook-address-policy.ts';
+import { classifyAddress, describeRefusal } from './address-policy.ts';
 
 /**
  * The SSRF guard (docs/design.md 2.6), for webhook URLs and Web Push subscription endpoints: the URL must be http(s)
  * (https for Web Push), and — unless the operator set CLARION_ALLOW_PRIVATE_ADDRESSES=true (or its older name
  * CLARION_ALLOW_PRIVATE_WEBHOOKS) — every address its host resolves to must be public
- * (webhook-address-policy.ts). Checked when the URL is registered, and again on every delivery attempt through
+ * (address-policy.ts). Checked when the URL is registered, and again on every delivery attempt through
  * `guardedLookup`, which hands the socket exactly the addresses it has just checked: a name that resolves to a
  * public address at registration and to 127.0.0.1 later (DNS rebinding) is refused before any connection is made.
  */
@@ -21,7 +21,7 @@ export type ResolveHost = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: ResolveHost = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-export interface WebhookUrlPolicy {
+export interface OutboundUrlPolicy {
   allowPrivate: boolean;
   resolve: ResolveHost;
 }
@@ -29,9 +29,9 @@ export interface WebhookUrlPolicy {
 export type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
 
 /** Thrown (and reported as the attempt's error) when a host leads to an address the policy refuses. */
-export class WebhookAddressRefusedError extends Error {
-  override name = 'WebhookAddressRefusedError';
-  readonly code = 'EWEBHOOKREFUSED';
+export class AddressRefusedError extends Error {
+  override name = 'AddressRefusedError';
+  readonly code = 'EADDRESSREFUSED';
 }
 
 const PRIVATE_HINT =
@@ -64,7 +64,7 @@ export function checkUrlShape(text: string): UrlCheck {
 }
 
 /** Registration: the shape, then (unless private addresses are allowed) every address the host resolves to. */
-export async function checkWebhookUrl(text: string, policy: WebhookUrlPolicy): Promise<UrlCheck> {
+export async function checkOutboundUrl(text: string, policy: OutboundUrlPolicy): Promise<UrlCheck> {
   const shape = checkUrlShape(text);
   if (!shape.ok || policy.allowPrivate) return shape;
   try {
@@ -91,10 +91,10 @@ export function refuseLiteralHost(host: string): string | null {
  * Every address of `hostname`, if all are allowed. One refused address refuses the host: a name that mixes public and
  * private records could otherwise be steered to the private one.
  */
-export async function resolveAllowed(hostname: string, policy: WebhookUrlPolicy): Promise<ResolvedAddress[]> {
+export async function resolveAllowed(hostname: string, policy: OutboundUrlPolicy): Promise<ResolvedAddress[]> {
   if (isIP(hostname) !== 0) {
     const refusal = policy.allowPrivate ? null : refuseLiteralHost(hostname);
-    if (refusal) throw new WebhookAddressRefusedError(refusal);
+    if (refusal) throw new AddressRefusedError(refusal);
     return [{ address: hostname, family: isIP(hostname) }];
   }
   let addresses: ResolvedAddress[];
@@ -110,7 +110,7 @@ export async function resolveAllowed(hostname: string, policy: WebhookUrlPolicy)
   for (const { address } of addresses) {
     const verdict = classifyAddress(address);
     if (!verdict.allowed)
-      throw new WebhookAddressRefusedError(
+      throw new AddressRefusedError(
         `refused: ${hostname} resolves to ${describeRefusal(address, verdict)}; ${PRIVATE_HINT}`,
       );
   }
@@ -121,7 +121,7 @@ export async function resolveAllowed(hostname: string, policy: WebhookUrlPolicy)
  * A `lookup` for http.request / net.connect that resolves once, checks every address, and connects only to those.
  * Node calls it with `all: true` when it races IPv4 and IPv6 (autoSelectFamily, on by default since Node 20).
  */
-export function guardedLookup(policy: WebhookUrlPolicy): LookupFunction {
+export function guardedLookup(policy: OutboundUrlPolicy): LookupFunction {
   return (hostname, options, callback) => {
     resolveAllowed(hostname, policy).then(
       (resolved) => {

@@ -1,9 +1,10 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses a webhook may be sent to (the SSRF policy, docs/design.md 2.6). Pure: no DNS, no sockets — the
- * URL guard resolves names and asks this for every address. Everything that is not globally reachable unicast is
- * refused: a webhook URL is chosen by a tenant, and the request leaves from inside the operator's network.
+ * Which IP addresses Clarion may connect to for a URL a tenant chose: a webhook, a Web Push subscription's endpoint
+ * (the SSRF policy, docs/design.md 2.6). Pure: no DNS, no sockets — the URL guard (outbound-url-guard.ts) resolves
+ * names and asks this for every address. Everything that is not globally reachable unicast is refused: the tenant
+ * chose the URL, and the request leaves from inside the operator's network.
  *
  * IPv6 addresses that embed an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64
  * 64:ff9b::/96, 6to4 2002::/16) are judged by the IPv4 address they lead to, so `::ffff:127.0.0.1` is loopback.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, describeRefusal, parseIp } from '../../src/webhooks/webhook-address-policy.ts';
+import { classifyAddress, describeRefusal, parseIp } from '../../src/net/address-policy.ts';
 
 describe('SSRF address policy', () => {
   it.each([
