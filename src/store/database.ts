@@ -90,7 +90,8 @@ export interface StoreOptions {
   onConnectionLost?: ((error: Error) => void) | undefined;
 }
 
-export const SQLITE_FILE_NAME = 'clarion.db';
+/** The SQLite file's name in the data directory. */
+export { SQLITE_FILE_NAME } from './sqlite/sqlite-store.ts';
 
 export function openStore(options: StoreOptions): Store {
   return options.databaseUrl

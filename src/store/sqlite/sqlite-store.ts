@@ -9,7 +9,7 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
-import { SQLITE_FILE_NAME, type Store, type StoreOptions } from '../database.ts';
+import type { Store, StoreOptions } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { GroupCommit } from './group-commit.ts';
 import {
@@ -20,6 +20,8 @@ import {
 import { SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
 import { sqliteQueueDriver } from './sqlite-queue-driver.ts';
 import { SqliteWriteTurns } from './sqlite-write-turns.ts';
+
+export const SQLITE_FILE_NAME = 'clarion.db';
 
 /** The storage port on SQLite (src/store/database.ts): one connection per process, in WAL mode. */
 export function openSqliteStore(options: StoreOptions): Store {
