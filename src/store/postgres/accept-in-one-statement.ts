@@ -1,17 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { preparedQuery } from '../prepared-query.ts';
-import type { Database } from '../schema.ts';
 import { activeInChannelCountQuery } from '../subscribers-store.ts';
 import { JOBS_CHANNEL } from './postgres-queue-driver.ts';
-
-/**
- * The values of one accepted notification: `quotaAccountId`, `quotaPeriod`, `quotaMaxUsedBefore`, every notification
- * column by its name, and every job column prefixed `job_`.
- */
-export type AcceptInOneStatement = (
-  db: Kysely<Database>,
-  values: Record<string, unknown>,
-) => Promise<Array<{ used: number | string | null; recipient_count: number | string | null }>>;
 
 /**
  * On PostgreSQL, where every statement is a round trip (measured, docs/performance.md, "Accept path": 7 statements and
@@ -22,15 +12,13 @@ export type AcceptInOneStatement = (
  * nothing and notifies no one (`used` comes back null), and the statement is complete by itself: run outside a
  * transaction it is its own, and the caller saves the BEGIN and COMMIT round trips. Durable when it returns, as
  * PostgreSQL commits synchronously.
+ *
+ * `values`: `quotaAccountId`, `quotaPeriod`, `quotaMaxUsedBefore`, every notification column by its name, and every
+ * job column prefixed `job_`. Compiled once per set of notification columns (src/store/prepared-query.ts). INSERT …
+ * SELECT rather than VALUES so that each write can depend on the one before; PostgreSQL still types each parameter
+ * from the column it is inserted into.
  */
-export const acceptInOneStatement: AcceptInOneStatement = (db, values) => oneStatement(db, values) as never;
-
-/**
- * PostgreSQL only (data-modifying CTEs); compiled once per set of notification columns (src/store/prepared-query.ts).
- * INSERT … SELECT rather than VALUES so that each write can depend on the one before; PostgreSQL still types each
- * parameter from the column it is inserted into.
- */
-const oneStatement = preparedQuery(
+export const acceptInOneStatement = preparedQuery(
   (db, param, values: Record<string, unknown>) => {
     const notificationColumns = Object.keys(values).filter(
       (key) => !key.startsWith('job_') && !key.startsWith('quota'),
@@ -86,3 +74,5 @@ const oneStatement = preparedQuery(
   },
   (values) => Object.keys(values).join(),
 );
+
+export type AcceptInOneStatement = typeof acceptInOneStatement;
