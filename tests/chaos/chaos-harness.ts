@@ -306,12 +306,7 @@ export const CHAOS_IN_FLIGHT = 4 * SEND_BATCH_SIZE;
  * Every repeated token's first 200 was among the requests in flight at some fault: within CHAOS_IN_FLIGHT requests of
  * that fault's mark — before it, or after it for requests the fake finished reading (and recorded) only after the fault.
  */
-export function expectRepeatsOnlyAtFaults(
-  h: ChaosHarness,
-  repeated: string[],
-  marks: FaultMark[],
-  fanOut: FanOut,
-): void {
+function expectRepeatsOnlyAtFaults(h: ChaosHarness, repeated: string[], marks: FaultMark[], fanOut: FanOut): void {
   const window = CHAOS_IN_FLIGHT;
   for (const token of repeated) {
     const ios = h.apns.requests.findIndex((request) => request.status === 200 && request.token === token);
@@ -320,4 +315,16 @@ export function expectRepeatsOnlyAtFaults(
     const nearFault = marks.some((at) => Math.abs(first.at - at[first.key]) <= window);
     expect(nearFault, `token ${fanOut.tokens.get(token)} repeated without a fault around its first push`).toBe(true);
   }
+}
+
+/** The end state of a scenario with faults: expectEveryPushDelivered, and each repeated push in flight at a fault. */
+export function expectEveryPushDeliveredRepeatingOnlyAtFaults(
+  h: ChaosHarness,
+  final: any,
+  fanOut: FanOut,
+  marks: FaultMark[],
+  maxRepeats: number,
+): void {
+  const repeated = expectEveryPushDelivered(final, receivedCounts(h.apns, h.fcm, fanOut), fanOut, maxRepeats);
+  expectRepeatsOnlyAtFaults(h, repeated, marks, fanOut);
 }
