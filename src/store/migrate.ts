@@ -3,23 +3,49 @@ import { Migrator, sql, type Migration, type MigrationProvider, type MigrationRe
 import type { Dialect, Store } from './database.ts';
 
 /**
- * Migrations are plain SQL per dialect: src/store/migrations/<dialect>/NNNN-name.ts, each exporting `statements`, found
- * by reading the folder (tests/store/migration-folders.test.ts keeps the two folders to the same names). The names
- * only order them: a gap in the numbers (there is no 0015) means nothing. Kysely's Migrator records what ran and
- * holds a lock, so several processes starting at once against one PostgreSQL database apply each migration exactly
- * once.
+ * Migrations are plain SQL: src/store/migrations/shared/NNNN-name.ts for a step both databases take alike, written
+ * once against the small type map below, and src/store/migrations/<dialect>/NNNN-name.ts for a step whose SQL truly
+ * differs (one file in each folder). Each exports `statements`: a list of SQL strings, or a function of the type map
+ * that returns one. They are found by reading the folders (tests/store/migration-folders.test.ts keeps every name in
+ * shared/ or in both dialect folders). The names only order them: a gap in the numbers (there is no 0015) means
+ * nothing. Kysely's Migrator records what ran and holds a lock, so several processes starting at once against one
+ * PostgreSQL database apply each migration exactly once.
  */
 const MIGRATION_FILE = /^(\d{4}-[a-z0-9-]+)\.(?:ts|js)$/;
 
-/** The migration names of a dialect's folder, in order, with the file each comes from (.ts from src/, .js from dist/). */
-export function migrationFiles(dialect: Dialect): Array<{ name: string; url: URL }> {
-  const folder = new URL(`./migrations/${dialect}/`, import.meta.url);
-  return readdirSync(folder)
+/** Where the databases' column types differ in a step written once. */
+export interface SqlTypes {
+  /** Epoch milliseconds (src/store/schema.ts): SQLite's INTEGER is 64-bit, PostgreSQL needs BIGINT. */
+  timestamp: 'INTEGER' | 'BIGINT';
+  /** Appended to CREATE TABLE: SQLite's STRICT tables refuse a value of the wrong type, as PostgreSQL always does. */
+  strict: ' STRICT' | '';
+}
+
+const sqlTypes: Record<Dialect, SqlTypes> = {
+  sqlite: { timestamp: 'INTEGER', strict: ' STRICT' },
+  postgres: { timestamp: 'BIGINT', strict: '' },
+};
+
+/** The migration files of one folder, in order, with their names (.ts from src/, .js from dist/). */
+export function migrationFolder(folder: Dialect | 'shared'): Array<{ name: string; url: URL }> {
+  const url = new URL(`./migrations/${folder}/`, import.meta.url);
+  return readdirSync(url)
     .flatMap((file) => {
       const match = MIGRATION_FILE.exec(file);
-      return match ? [{ name: match[1]!, url: new URL(file, folder) }] : [];
+      return match ? [{ name: match[1]!, url: new URL(file, url) }] : [];
     })
     .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A dialect's migrations, in order: its own folder's and the shared ones. */
+export function migrationFiles(dialect: Dialect): Array<{ name: string; url: URL }> {
+  return [...migrationFolder(dialect), ...migrationFolder('shared')].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The SQL of one migration on `dialect`. */
+export async function migrationStatements(url: URL, dialect: Dialect): Promise<string[]> {
+  const { statements } = (await import(url.href)) as { statements: string[] | ((types: SqlTypes) => string[]) };
+  return typeof statements === 'function' ? statements(sqlTypes[dialect]) : statements;
 }
 
 class SqlMigrationProvider implements MigrationProvider {
@@ -27,7 +53,7 @@ class SqlMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const entries = await Promise.all(
       migrationFiles(this.dialect).map(async ({ name, url }) => {
-        const { statements } = (await import(url.href)) as { statements: string[] };
+        const statements = await migrationStatements(url, this.dialect);
         const migration: Migration = {
           async up(db) {
             for (const statement of statements) await sql.raw(statement).execute(db);

@@ -1,5 +1,7 @@
+import type { SqlTypes } from '../../migrate.ts';
+
 /**
- * Live Activities at scale (SQLite), docs/live-activities.md:
+ * Live Activities at scale, docs/live-activities.md:
  * - `push_to_start_tokens`: iOS issues one push-to-start token per ActivityAttributes type, so a device reports one per
  *   template. `subscribers.push_to_start_token` stays what it was: the token reported without a template, which serves
  *   every template the device has no token of its own for, as every token did before; existing tokens are exactly
@@ -10,15 +12,15 @@
  * - `apns_broadcast_channels`: every channel Clarion created at APNs, until it is deleted there, so none outlives its
  *   activity even when a process dies in between (the sweeper reads it).
  */
-export const statements = [
+export const statements = (types: SqlTypes): string[] => [
   `CREATE TABLE push_to_start_tokens (
     subscriber_id TEXT NOT NULL REFERENCES subscribers(id),
     template TEXT NOT NULL,
     token TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
+    created_at ${types.timestamp} NOT NULL,
+    updated_at ${types.timestamp} NOT NULL,
     PRIMARY KEY (subscriber_id, template)
-  ) STRICT`,
+  )${types.strict}`,
   `ALTER TABLE subscribers ADD COLUMN os_version TEXT`,
   `ALTER TABLE live_activities ADD COLUMN delivery TEXT NOT NULL DEFAULT 'tokens'`,
   `ALTER TABLE live_activities ADD COLUMN apns_channel_id TEXT`,
@@ -28,8 +30,8 @@ export const statements = [
     live_activity_id TEXT REFERENCES live_activities(id),
     environment TEXT NOT NULL,
     topic TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    deleted_at INTEGER
-  ) STRICT`,
+    created_at ${types.timestamp} NOT NULL,
+    deleted_at ${types.timestamp}
+  )${types.strict}`,
   `CREATE INDEX apns_broadcast_channels_live ON apns_broadcast_channels (deleted_at, created_at)`,
 ];

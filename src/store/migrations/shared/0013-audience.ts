@@ -1,3 +1,5 @@
+import type { SqlTypes } from '../../migrate.ts';
+
 /**
  * Audience (docs/api.md, "Subscribers and users"; "Targeting"):
  * - `notifications.skipped_count`: targeted subscribers that unsubscribed or were removed between acceptance and
@@ -7,7 +9,7 @@
  * - `subscriber_tags`: a subscriber's tags, one row each, so all-of / any-of is plain SQL on both dialects;
  * - indexes for the lookups by external id (users, targeting) and by subscriber (a subscriber's failures, erasure).
  */
-export const statements = [
+export const statements = (types: SqlTypes): string[] => [
   `ALTER TABLE notifications ADD COLUMN skipped_count INTEGER NOT NULL DEFAULT 0`,
   `ALTER TABLE notifications ADD COLUMN audience TEXT`,
   `ALTER TABLE live_activities ADD COLUMN audience TEXT`,
@@ -15,7 +17,7 @@ export const statements = [
     subscriber_id TEXT NOT NULL REFERENCES subscribers(id),
     tag TEXT NOT NULL,
     PRIMARY KEY (subscriber_id, tag)
-  ) STRICT`,
+  )${types.strict}`,
   `CREATE INDEX subscriber_tags_tag ON subscriber_tags (tag, subscriber_id)`,
   `CREATE INDEX subscribers_external_id ON subscribers (account_id, external_id)`,
   `CREATE INDEX delivery_failures_subscriber ON delivery_failures (subscriber_id, created_at)`,
