@@ -1,6 +1,7 @@
 import type { App } from '../store/apps-store.ts';
 import { isKeyOfOtherEnvironment } from './apns/apns-environment-sender.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
+import { contentAsStored } from '../domain/notification-content.ts';
 import type { PushContent } from './push-content.ts';
 import type { ProviderClientRegistry } from './provider-client-registry.ts';
 
@@ -34,16 +35,7 @@ const IMPOSSIBLE_FCM_TOKEN = 'clarion-credentials-check';
 
 const probe: PushContent = {
   notificationId: 'clarion-credentials-check',
-  title: 'Credentials check',
-  body: null,
-  url: null,
-  data: null,
-  imageUrl: null,
-  iconUrl: null,
-  sound: null,
-  badge: null,
-  priority: 'normal',
-  ttlSeconds: 0,
+  ...contentAsStored({ title: 'Credentials check', priority: 'normal', ttlSeconds: 0 }),
 };
 
 export async function checkAppCredentials(input: {

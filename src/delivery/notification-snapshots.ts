@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { contentColumnNames, type ContentColumns } from '../domain/notification-content.ts';
 import { findNotificationById, type NotificationRow } from '../store/notifications-store.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -6,25 +7,8 @@ import type { Database } from '../store/schema.ts';
  * What a send job needs of its notification: only columns that never change once it is accepted (the content, where
  * it goes, when it was due). Its status and counters change with every batch and are not here.
  */
-export type NotificationSnapshot = Pick<
-  NotificationRow,
-  | 'id'
-  | 'account_id'
-  | 'channel_id'
-  | 'channel_code'
-  | 'title'
-  | 'body'
-  | 'url'
-  | 'data'
-  | 'image_url'
-  | 'icon_url'
-  | 'sound'
-  | 'badge'
-  | 'priority'
-  | 'ttl_seconds'
-  | 'send_at'
-  | 'created_at'
->;
+export type NotificationSnapshot = ContentColumns &
+  Pick<NotificationRow, 'id' | 'account_id' | 'channel_id' | 'channel_code' | 'send_at' | 'created_at'>;
 
 /**
  * The notifications this worker is sending, read once per notification instead of once per send batch (a 100,000-
@@ -64,22 +48,7 @@ export class NotificationSnapshots {
 }
 
 function snapshotOf(row: NotificationRow): NotificationSnapshot {
-  return {
-    id: row.id,
-    account_id: row.account_id,
-    channel_id: row.channel_id,
-    channel_code: row.channel_code,
-    title: row.title,
-    body: row.body,
-    url: row.url,
-    data: row.data,
-    image_url: row.image_url,
-    icon_url: row.icon_url,
-    sound: row.sound,
-    badge: row.badge,
-    priority: row.priority,
-    ttl_seconds: row.ttl_seconds,
-    send_at: row.send_at,
-    created_at: row.created_at,
-  };
+  const { id, account_id, channel_id, channel_code, send_at, created_at } = row;
+  const content = Object.fromEntries(contentColumnNames.map((column) => [column, row[column]])) as ContentColumns;
+  return { id, account_id, channel_id, channel_code, send_at, created_at, ...content };
 }

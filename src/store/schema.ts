@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
+import type { ContentColumns } from '../domain/notification-content.ts';
 
 /**
  * Row types of every table, shared by both dialects. Timestamps are integer milliseconds since the epoch (BIGINT on
@@ -96,22 +97,12 @@ export interface ApiKeysTable {
   replaced_by: string | null;
 }
 
-export interface NotificationsTable {
+/** A notification: its content's columns (src/domain/notification-content.ts) and where it stands. */
+export interface NotificationsTable extends ContentColumns {
   id: string;
   account_id: string;
   channel_id: string;
   channel_code: string;
-  title: string | null;
-  body: string | null;
-  url: string | null;
-  /** JSON object of strings. */
-  data: string | null;
-  image_url: string | null;
-  icon_url: string | null;
-  sound: string | null;
-  badge: number | null;
-  priority: 'normal' | 'high';
-  ttl_seconds: number | null;
   status: 'scheduled' | 'queued' | 'sending' | 'sent' | 'canceled' | 'failed';
   send_at: number | null;
   recipient_count: number;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,34 +7,36 @@ import { openTestStore, type TestStore } from '../harness/test-store.ts';
 type Shape = Record<string, Record<string, boolean>>;
 
 /**
- * The tables and columns src/store/schema.ts declares, read with the TypeScript compiler so schema.ts stays the one
- * description: the `Database` interface names each table's row interface, and a column is nullable when its type is
- * a union with `null`.
+ * The tables and columns src/store/schema.ts declares, read with the TypeScript type checker so schema.ts stays the one
+ * description (with what its row interfaces take from elsewhere, like a notification's content columns): the
+ * `Database` interface names each table's row type, and a column is nullable when its type is a union with `null`.
  */
 function declaredShape(): Shape {
-  const path = new URL('../../src/store/schema.ts', import.meta.url);
-  const source = ts.createSourceFile('schema.ts', readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
-  const interfaces = new Map<string, ts.InterfaceDeclaration>();
-  source.forEachChild((node) => {
-    if (ts.isInterfaceDeclaration(node)) interfaces.set(node.name.text, node);
+  const path = new URL('../../src/store/schema.ts', import.meta.url).pathname;
+  const program = ts.createProgram([path], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
   });
-  const propertiesOf = (name: string) => {
-    const declaration = interfaces.get(name);
-    if (!declaration) throw new Error(`schema.ts has no interface ${name}`);
-    return declaration.members.filter(ts.isPropertySignature);
-  };
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(path)!;
+  let database: ts.InterfaceDeclaration | undefined;
+  source.forEachChild((node) => {
+    if (ts.isInterfaceDeclaration(node) && node.name.text === 'Database') database = node;
+  });
+  if (!database) throw new Error('schema.ts has no interface Database');
   const shape: Shape = {};
-  for (const table of propertiesOf('Database')) {
-    const rowType = table.type;
-    if (!rowType || !ts.isTypeReferenceNode(rowType))
-      throw new Error(`Database.${table.name.getText(source)} is not a row interface`);
+  for (const table of database.members.filter(ts.isPropertySignature)) {
+    const rowType = checker.getTypeAtLocation(table.type!);
     shape[table.name.getText(source)] = Object.fromEntries(
-      propertiesOf(rowType.typeName.getText(source)).map((column) => {
-        const type = column.type!;
-        const nullable =
-          ts.isUnionTypeNode(type) &&
-          type.types.some((part) => ts.isLiteralTypeNode(part) && part.literal.kind === ts.SyntaxKind.NullKeyword);
-        return [column.name.getText(source), nullable];
+      checker.getPropertiesOfType(rowType).map((column) => {
+        const type = checker.getTypeOfSymbolAtLocation(column, table);
+        const nullable = type.isUnion() && type.types.some((part) => (part.flags & ts.TypeFlags.Null) !== 0);
+        return [column.name, nullable];
       }),
     );
   }

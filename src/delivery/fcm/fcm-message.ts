@@ -1,4 +1,5 @@
 import type { PushContent } from '../push-content.ts';
+import { isReservedFcmDataKey } from '../../domain/notification-content.ts';
 
 /**
  * PushContent → FCM HTTP v1 `messages:send` body (docs/protocols.md 3.2, 3.3). Pure. Only the Android parts: iOS goes to
@@ -26,14 +27,6 @@ export interface FcmMessage {
 
 export interface FcmSendBody {
   message: FcmMessage;
-}
-
-/**
- * Data keys FCM refuses with 400 INVALID_ARGUMENT: `from`, `message_type`, and any key starting with `google` or
- * `gcm` (docs/protocols.md 3.3; the fake enforces the same). Exported so the API can refuse them with a 400 up front.
- */
-export function isReservedFcmDataKey(key: string): boolean {
-  return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
 }
 
 /** `now` (epoch ms) turns the content's `expiresAt` into the TTL left; required for content that has one. */

@@ -5,7 +5,6 @@ import {
   buildFcmDataMessage,
   buildFcmMessage,
   fcmPayloadBytes,
-  isReservedFcmDataKey,
 } from '../../../src/delivery/fcm/fcm-message.ts';
 
 function content(overrides: Partial<PushContent> = {}): PushContent {
@@ -136,18 +135,5 @@ describe('fcmPayloadBytes', () => {
   it('lets the API find the 4096-byte boundary', () => {
     const base = fcmPayloadBytes(content({ body: '' }));
     expect(fcmPayloadBytes(content({ body: 'x'.repeat(FCM_MAX_PAYLOAD_BYTES - base) }))).toBe(FCM_MAX_PAYLOAD_BYTES);
-  });
-});
-
-describe('isReservedFcmDataKey', () => {
-  it.each([
-    ['from', true],
-    ['message_type', true],
-    ['google.sent_time', true],
-    ['GCM_x', true],
-    ['url', false],
-    ['fromage', false],
-  ] as const)('%s → %s', (key, reserved) => {
-    expect(isReservedFcmDataKey(key)).toBe(reserved);
   });
 });

@@ -4,6 +4,7 @@ import { DISPATCH_NOTIFICATION, type DispatchPayload } from '../../../delivery/j
 import type { Audience } from '../../../domain/audience.ts';
 import { newId } from '../../../domain/ids.ts';
 import { nextLocalOccurrence } from '../../../domain/local-time.ts';
+import { contentToColumns } from '../../../domain/notification-content.ts';
 import { findAccount } from '../../../store/accounts-store.ts';
 import { isApiKeyActive } from '../../../store/api-keys-store.ts';
 import { storeAcceptedNotification } from '../../../queue/store-accepted-notification.ts';
@@ -16,7 +17,7 @@ import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { unauthorized } from '../../auth.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { quotaExceeded, quotaTerms, setQuotaHeaders } from '../../quota.ts';
-import { checkNotificationContent, type NotificationContent } from './notification-body.ts';
+import { checkNotificationContent, type NotificationRequest } from './notification-body.ts';
 import { assertPlatformPayloadsFit } from './platform-payload-size.ts';
 
 /**
@@ -39,7 +40,7 @@ export async function acceptNotification(
   auth: AuthContext,
   reply: FastifyReply,
   channelCode: string,
-  content: NotificationContent,
+  content: NotificationRequest,
   audience: Audience | null = null,
 ): Promise<NotificationRow> {
   const now = deps.clock.now();
@@ -75,16 +76,7 @@ export async function acceptNotification(
       account_id: auth.accountId,
       channel_id: channel.id,
       channel_code: channel.code,
-      title: content.title ?? null,
-      body: content.body ?? null,
-      url: content.url ?? null,
-      data: content.data ? JSON.stringify(content.data) : null,
-      image_url: content.imageUrl ?? null,
-      icon_url: content.iconUrl ?? null,
-      sound: content.sound ?? null,
-      badge: content.badge ?? null,
-      priority: content.priority ?? 'high',
-      ttl_seconds: content.ttlSeconds ?? null,
+      ...contentToColumns(content),
       status: sendAt === null && localTime === null ? 'queued' : 'scheduled',
       send_at: sendAt,
       delivered_count: 0,

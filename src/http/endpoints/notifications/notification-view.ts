@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
-import { notificationContent } from '../../../delivery/push-content.ts';
 import { summarizeAudience } from '../../../domain/audience.ts';
 import { toIso } from '../../../domain/clock.ts';
+import { contentFromColumns, contentViewProperties } from '../../../domain/notification-content.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
@@ -10,16 +10,7 @@ export const Notification = Type.Object(
   {
     id: Type.String({ description: 'ntf_… identifier.' }),
     channelCode: Type.String(),
-    title: Nullable(Type.String()),
-    body: Nullable(Type.String()),
-    url: Nullable(Type.String()),
-    data: Nullable(Type.Record(Type.String(), Type.String())),
-    imageUrl: Nullable(Type.String()),
-    iconUrl: Nullable(Type.String({ description: 'Icon browsers show with it (Web Push).' })),
-    sound: Nullable(Type.String()),
-    badge: Nullable(Type.Integer()),
-    priority: Type.Union([Type.Literal('normal'), Type.Literal('high')]),
-    ttlSeconds: Nullable(Type.Integer()),
+    ...contentViewProperties,
     status: StringEnum(notificationStatuses),
     sendAt: NullableTimestamp,
     deliverAtLocalTime: Nullable(Type.String({ description: '"HH:MM" local delivery time, when given.' })),
@@ -70,7 +61,7 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
   return {
     id: row.id,
     channelCode: row.channel_code,
-    ...notificationContent(row),
+    ...contentFromColumns(row),
     status: row.status,
     sendAt: row.send_at === null ? null : toIso(row.send_at),
     deliverAtLocalTime: row.deliver_at_local_time,

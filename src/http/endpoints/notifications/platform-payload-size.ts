@@ -4,8 +4,8 @@ import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fc
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
 import { serializeWebPushMessage } from '../../../delivery/web-push/web-push-message.ts';
 import { idPrefixes } from '../../../domain/ids.ts';
+import { contentAsStored, type RequestedContent } from '../../../domain/notification-content.ts';
 import { ApiError } from '../../api-error.ts';
-import type { NotificationContent } from './notification-body.ts';
 
 const PROVIDER_NAMES: Record<string, string> = { ios: 'APNs', android: 'FCM', web: 'Web Push (encrypted)' };
 
@@ -17,20 +17,8 @@ const ID_OF_REAL_LENGTH = `${idPrefixes.notification}_${'0'.repeat(26)}`;
  * before anything is stored or charged: otherwise every push of it would be rejected by the provider later. The
  * payloads are built by the same builders the delivery engine uses, with an id of the real length.
  */
-export function assertPlatformPayloadsFit(content: NotificationContent, channelCode: string): void {
-  const push: PushContent = {
-    notificationId: ID_OF_REAL_LENGTH,
-    title: content.title ?? null,
-    body: content.body ?? null,
-    url: content.url ?? null,
-    data: content.data ?? null,
-    imageUrl: content.imageUrl ?? null,
-    iconUrl: content.iconUrl ?? null,
-    sound: content.sound ?? null,
-    badge: content.badge ?? null,
-    priority: content.priority ?? 'high',
-    ttlSeconds: content.ttlSeconds ?? null,
-  };
+export function assertPlatformPayloadsFit(content: RequestedContent, channelCode: string): void {
+  const push: PushContent = { notificationId: ID_OF_REAL_LENGTH, ...contentAsStored(content) };
   const sizes = [
     {
       platform: 'ios',

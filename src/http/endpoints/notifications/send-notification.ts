@@ -5,7 +5,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { acceptNotification } from './accept-notification.ts';
 import { assertContentWithinBodyLimit, audienceProperties, takeAudience } from './notification-audience.ts';
-import { notificationContentProperties, type NotificationContent } from './notification-body.ts';
+import { notificationContentProperties, type NotificationRequest } from './notification-body.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
 /**
@@ -41,7 +41,7 @@ function sendEndpoint(
         request.auth!,
         reply,
         channelCode as string,
-        content as NotificationContent,
+        content as NotificationRequest,
         audience,
       );
       return reply.code(201).send({ success: true, data: notificationView(row) });

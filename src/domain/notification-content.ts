@@ -1,0 +1,242 @@
+import Type, { type TSchema } from 'typebox';
+import { BODY_MAX_LENGTH, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from './limits.ts';
+
+/**
+ * The content of a notification — what a caller sends, what is stored, what the API shows back and what every push
+ * carries — declared once, one entry per field. Each entry gives the field's request schema, its column, how a
+ * request value is stored, how a stored value reads back, the view's schema and the checks a JSON schema cannot
+ * say. Everything else derives from this table: the request body's properties (notification-body.ts), the columns a
+ * send job keeps (src/delivery/notification-snapshots.ts), the payload-size check, the Notification view and the
+ * PushContent the provider payloads are built from (src/delivery/push-content.ts). Adding a field is an entry here,
+ * its migration, and the payload builder that uses it.
+ */
+interface ContentField<Given, Stored, Read> {
+  column: string;
+  /** The request body's property (always optional in the body). */
+  request: TSchema;
+  /** The property of the Notification object (docs/api.md). */
+  view: TSchema;
+  /** What is stored when the request gives `value` (undefined: not given). */
+  toColumn(value: Given | undefined): Stored;
+  fromColumn(stored: Stored): Read;
+  /** What is wrong with a value the schema allowed, as `field: message` pairs; none when it is right. */
+  problems?(value: Given): Array<{ field: string; message: string }>;
+}
+
+function field<const Column extends string, Given, Stored, Read>(
+  spec: ContentField<Given, Stored, Read> & { column: Column },
+): ContentField<Given, Stored, Read> & { column: Column } {
+  return spec;
+}
+
+const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+
+/** A text field stored as given, null when absent. */
+function text<const Column extends string>(
+  column: Column,
+  request: TSchema,
+  view: TSchema = Type.String(),
+  problems?: (value: string) => Array<{ field: string; message: string }>,
+) {
+  return field({
+    column,
+    request,
+    view: nullable(view),
+    toColumn: (value: string | undefined): string | null => value ?? null,
+    fromColumn: (stored: string | null) => stored,
+    ...(problems ? { problems } : {}),
+  });
+}
+
+function isUrl(value: string, protocols: string[]): boolean {
+  try {
+    const url = new URL(value);
+    return protocols.includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const HTTPS_ONLY = 'must be an absolute https URL';
+const httpsOnly = (name: string) => (value: string) =>
+  isUrl(value, ['https:']) ? [] : [{ field: name, message: HTTPS_ONLY }];
+
+/**
+ * Data keys FCM refuses with 400 INVALID_ARGUMENT: `from`, `message_type`, and any key starting with `google` or
+ * `gcm` (docs/protocols.md 3.3; the fake enforces the same), refused here with a 400 up front.
+ */
+export function isReservedFcmDataKey(key: string): boolean {
+  return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
+}
+
+/** Keys a notification's `data` may not use besides FCM's own; "clarion" is ours, for Live Activities. */
+const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion']);
+export const MAX_DATA_ENTRIES = 50;
+
+export const notificationContentFields = {
+  title: text(
+    'title',
+    Type.String({
+      minLength: 1,
+      maxLength: TITLE_MAX_LENGTH,
+      description: 'Title. A notification needs a title, a body or both.',
+    }),
+  ),
+  body: text('body', Type.String({ minLength: 1, maxLength: BODY_MAX_LENGTH, description: 'Text.' })),
+  url: text(
+    'url',
+    Type.String({
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+      description: 'Absolute http(s) URL opened when the notification is tapped.',
+      hint: 'must be an absolute http(s) URL, like https://example.com/orders/42',
+    }),
+    Type.String(),
+    (value) =>
+      isUrl(value, ['http:', 'https:'])
+        ? []
+        : [{ field: 'url', message: 'must be an absolute http(s) URL, like https://example.com/orders/42' }],
+  ),
+  data: field({
+    column: 'data',
+    request: Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ maxLength: 1024 }), {
+      maxProperties: MAX_DATA_ENTRIES,
+      description: 'Extra key/value strings delivered to the app.',
+      hint: `must be an object of at most ${MAX_DATA_ENTRIES} string values`,
+    }),
+    view: nullable(Type.Record(Type.String(), Type.String())),
+    // Stored as a JSON object of strings.
+    toColumn: (value: Record<string, string> | undefined): string | null =>
+      value === undefined ? null : JSON.stringify(value),
+    fromColumn: (stored: string | null): Record<string, string> | null =>
+      stored === null ? null : (JSON.parse(stored) as Record<string, string>),
+    problems: (value) =>
+      Object.keys(value)
+        .filter((key) => RESERVED_DATA_KEYS.has(key) || isReservedFcmDataKey(key))
+        .map((key) => ({
+          field: `data.${key}`,
+          message:
+            'is a reserved key (from, message_type, collapse_key, notification, clarion, or starting with google or gcm)',
+        })),
+  }),
+  imageUrl: text(
+    'image_url',
+    Type.String({
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+      description: 'https URL of an image shown with the notification.',
+      hint: HTTPS_ONLY,
+    }),
+    Type.String(),
+    httpsOnly('imageUrl'),
+  ),
+  iconUrl: text(
+    'icon_url',
+    Type.String({
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+      description:
+        "https URL of a small icon browsers show with the notification (Web Push); iOS and Android show the app's icon.",
+      hint: HTTPS_ONLY,
+    }),
+    Type.String({ description: 'Icon browsers show with it (Web Push).' }),
+    httpsOnly('iconUrl'),
+  ),
+  sound: text(
+    'sound',
+    Type.String({ minLength: 1, maxLength: 64, description: 'Sound name; "default" for the platform sound.' }),
+  ),
+  badge: field({
+    column: 'badge',
+    request: Type.Integer({ minimum: 0, maximum: 99999, description: 'iOS app icon badge number.' }),
+    view: nullable(Type.Integer()),
+    toColumn: (value: number | undefined): number | null => value ?? null,
+    fromColumn: (stored: number | null) => stored,
+  }),
+  priority: field({
+    column: 'priority',
+    request: Type.Union([Type.Literal('normal'), Type.Literal('high')], {
+      default: 'high',
+      description: 'high (default) delivers at once; normal lets the device batch for battery.',
+    }),
+    view: Type.Union([Type.Literal('normal'), Type.Literal('high')]),
+    toColumn: (value: 'normal' | 'high' | undefined): 'normal' | 'high' => value ?? 'high',
+    fromColumn: (stored: 'normal' | 'high') => stored,
+  }),
+  ttlSeconds: field({
+    column: 'ttl_seconds',
+    request: Type.Integer({
+      minimum: 0,
+      maximum: MAX_TTL_SECONDS,
+      description: `How long the platform may hold an undeliverable notification, 0–${MAX_TTL_SECONDS} seconds (28 days).`,
+    }),
+    view: nullable(Type.Integer()),
+    toColumn: (value: number | undefined): number | null => value ?? null,
+    fromColumn: (stored: number | null) => stored,
+  }),
+};
+
+type Fields = typeof notificationContentFields;
+type FieldName = keyof Fields;
+type Given<F> = F extends ContentField<infer G, unknown, unknown> ? G : never;
+type StoredOf<F> = F extends { toColumn(value: never): infer S } ? S : never;
+type ReadOf<F> = F extends { fromColumn(stored: never): infer R } ? R : never;
+
+/** The content as a request gives it: every field optional. */
+export type RequestedContent = { [K in FieldName]?: Given<Fields[K]> | undefined };
+/** The content as stored: the notifications table's content columns (src/store/schema.ts). */
+export type ContentColumns = { [K in FieldName as Fields[K]['column']]: StoredOf<Fields[K]> };
+/** The content as it reads back: what the API shows and every push carries. */
+export type NotificationContent = { [K in FieldName]: ReadOf<Fields[K]> };
+
+const fieldNames = Object.keys(notificationContentFields) as FieldName[];
+// Each entry's functions are typed by its own field; walking them all at once needs this one widening.
+const entries = notificationContentFields as unknown as Record<FieldName, ContentField<unknown, unknown, unknown>>;
+
+/** The content's columns, in the table's order: what a job that sends the notification keeps of its row. */
+export const contentColumnNames = fieldNames.map((name) => entries[name].column) as Array<keyof ContentColumns>;
+
+/** The request body's properties for the content (each optional). */
+export const contentRequestProperties = Object.fromEntries(
+  fieldNames.map((name) => [name, Type.Optional(entries[name].request)]),
+) as { [K in FieldName]: ReturnType<typeof Type.Optional<TSchema>> };
+
+/** The Notification object's properties for the content. */
+export const contentViewProperties = Object.fromEntries(fieldNames.map((name) => [name, entries[name].view])) as Record<
+  FieldName,
+  TSchema
+>;
+
+/** What is wrong with requested content that its schema allowed: a title or a body, URL schemes, reserved data keys. */
+export function contentProblems(content: RequestedContent): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  if (content.title === undefined && content.body === undefined) {
+    problems.push({ field: 'title', message: 'a notification needs a title, a body or both' });
+  }
+  for (const name of fieldNames) {
+    const value = content[name];
+    const check = entries[name].problems;
+    if (value !== undefined && check) problems.push(...check(value));
+  }
+  return problems;
+}
+
+/** Requested content → its columns. */
+export function contentToColumns(content: RequestedContent): ContentColumns {
+  return Object.fromEntries(
+    fieldNames.map((name) => [entries[name].column, entries[name].toColumn(content[name])]),
+  ) as ContentColumns;
+}
+
+/** Stored columns → the content they hold. */
+export function contentFromColumns(row: ContentColumns): NotificationContent {
+  const columns = row as unknown as Record<string, unknown>;
+  return Object.fromEntries(
+    fieldNames.map((name) => [name, entries[name].fromColumn(columns[entries[name].column])]),
+  ) as NotificationContent;
+}
+
+/** Requested content as it will read back once stored (the payload-size check builds the real payloads from it). */
+export function contentAsStored(content: RequestedContent): NotificationContent {
+  return contentFromColumns(contentToColumns(content));
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import {
+  contentAsStored,
+  contentColumnNames,
+  contentFromColumns,
+  contentProblems,
+  contentRequestProperties,
+  contentToColumns,
+  contentViewProperties,
+  isReservedFcmDataKey,
+  type RequestedContent,
+} from '../../src/domain/notification-content.ts';
+
+const everyField: Required<RequestedContent> = {
+  title: 'Order shipped',
+  body: 'Arrives Tuesday',
+  url: 'https://example.com/orders/42',
+  data: { orderId: '42' },
+  imageUrl: 'https://example.com/parcel.png',
+  iconUrl: 'https://example.com/icon.png',
+  sound: 'default',
+  badge: 3,
+  priority: 'normal',
+  ttlSeconds: 600,
+};
+
+describe('the notification content model', () => {
+  it('stores every field in its own column and reads each back as it was given', () => {
+    const columns = contentToColumns(everyField);
+    expect(Object.keys(columns).sort()).toEqual([...contentColumnNames].sort());
+    expect(columns).toMatchObject({ image_url: everyField.imageUrl, icon_url: everyField.iconUrl, ttl_seconds: 600 });
+    expect(columns.data).toBe('{"orderId":"42"}');
+    expect(contentFromColumns(columns)).toEqual(everyField);
+  });
+
+  it('stores an absent field as null, and an absent priority as high', () => {
+    const stored = contentAsStored({ body: 'Hi' });
+    expect(stored.priority).toBe('high');
+    expect(Object.entries(stored).filter(([, value]) => value !== null)).toEqual([
+      ['body', 'Hi'],
+      ['priority', 'high'],
+    ]);
+  });
+
+  it('gives the request body and the view one property per field, the same fields', () => {
+    expect(Object.keys(contentRequestProperties)).toEqual(Object.keys(everyField));
+    expect(Object.keys(contentViewProperties)).toEqual(Object.keys(everyField));
+  });
+
+  it('names what a schema cannot: a missing title and body, URL schemes, reserved data keys', () => {
+    expect(contentProblems(everyField)).toEqual([]);
+    expect(
+      contentProblems({
+        url: 'ftp://example.com/x',
+        imageUrl: 'http://example.com/a.png',
+        iconUrl: 'https://',
+        data: { from: 'x', clarion: 'y', fine: 'z' },
+      }).map((problem) => problem.field),
+    ).toEqual(['title', 'url', 'data.from', 'data.clarion', 'imageUrl', 'iconUrl']);
+  });
+});
+
+describe('isReservedFcmDataKey', () => {
+  it.each([
+    ['from', true],
+    ['message_type', true],
+    ['google.sent_time', true],
+    ['GCM_x', true],
+    ['url', false],
+    ['fromage', false],
+  ] as const)('%s → %s', (key, reserved) => {
+    expect(isReservedFcmDataKey(key)).toBe(reserved);
+  });
+});
