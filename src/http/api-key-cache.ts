@@ -9,8 +9,8 @@ export const API_KEY_CACHE_SIZE = 10_000;
 
 /**
  * Recently used API keys by the SHA-256 of their value (the value itself is never kept), so a route whose handler
- * re-reads the key's standing inside its own transaction (the route table's `keyRecheckedInTransaction`: sending a
- * notification) skips the lookup before it. Measured on POST /notifications (docs/performance.md, "Accept path"): the
+ * re-reads the key's standing inside its own transaction (admission: sending a notification, starting a Live
+ * Activity; src/http/admission.ts) skips the lookup before it. Measured on POST /notifications (docs/performance.md, "Accept path"): the
  * lookup was one of 11 statements per request. Revocation stays immediate across processes because the cached row is
  * never trusted alone: the transaction's first statement reads revoked_at and expires_at as committed
  * (src/store/send-context-store.ts), and an error answered before that statement confirms the key first

@@ -53,7 +53,8 @@ export interface AuthContext {
   session: { id: string; userId: string } | null;
   /**
    * True while the key was served from the short key cache (src/http/api-key-cache.ts) and nothing in this request
-   * has re-read its standing yet; the handler's transaction re-reads it (and clears this), an earlier error confirms it.
+   * has re-read its standing yet; admission re-reads it in its transaction (src/http/admission.ts, which clears this),
+   * and an error answered before that confirms it (src/http/error-handler.ts).
    */
   keyFromCache: boolean;
 }
@@ -71,7 +72,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
-    /** The handler re-reads the API key's standing inside its own transaction, so auth may serve the key from its cache. */
-    keyRecheckedInTransaction?: boolean;
+    /** The endpoint re-reads the API key's standing in its own transaction (src/http/endpoint.ts `confirmsCachedKey`). */
+    confirmsCachedKey?: boolean;
   }
 }

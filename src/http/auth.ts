@@ -114,11 +114,10 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
     if ('problem' in header) throw unauthorized(HEADER_PROBLEMS[header.problem]);
     const presented = header.key;
     const now = deps.clock.now();
-    // The cache serves only routes that re-read the key in their own transaction, and not a request with an
-    // Idempotency-Key, whose replay (src/http/idempotency.ts) answers before any handler runs.
+    // The cache serves only endpoints that re-read the key in their own transaction (src/http/admission.ts), and
+    // not a request with an Idempotency-Key, whose replay (src/http/idempotency.ts) answers before any handler runs.
     const cacheable =
-      request.routeOptions.config.keyRecheckedInTransaction === true &&
-      request.headers['idempotency-key'] === undefined;
+      request.routeOptions.config.confirmsCachedKey === true && request.headers['idempotency-key'] === undefined;
     const cached = cacheable ? keyCache.get(presented) : undefined;
     const key = cached ?? (await findApiKeyByValue(deps.store.db, presented));
     if (!key || !isApiKeyActive(key, now)) throw unauthorized();
@@ -159,8 +158,8 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
 }
 
 /**
- * For an error answered to a request whose key came from the cache before its transaction re-read it (a 400, 403,
- * 404 or 413 on the accept path): is the key still usable? If not, the caller gets the 401 it would have had
+ * For an error answered to a request whose key came from the cache before its admission re-read it (a 400 or a 403
+ * for the channel scope): is the key still usable? If not, the caller gets the 401 it would have had
  * without the cache. One lookup by primary key, on error paths only.
  */
 export async function isCachedKeyStillActive(deps: AppDependencies, request: FastifyRequest): Promise<boolean> {

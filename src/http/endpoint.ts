@@ -42,6 +42,11 @@ type EndpointHandler<S extends FastifySchema> = RouteHandlerMethod<
 export interface Endpoint {
   options: EndpointOptions<FastifySchema>;
   handler: EndpointHandler<FastifySchema>;
+  /**
+   * The handler re-reads the API key's standing inside its own transaction (src/http/admission.ts), so the auth hook
+   * may serve the key from its short cache. Set by `sendEndpoint`, never by hand.
+   */
+  confirmsCachedKey?: true;
 }
 
 /** An endpoint module's export: builds the endpoint on the app's dependencies. */

@@ -22,18 +22,17 @@ function planOf(account: Pick<Account, 'plan'>): Plan {
 /**
  * Charges one unit of the account's monthly quota inside `trx`, or throws 429 quota_exceeded (docs/design.md 2.7).
  * Whatever the caller stores in the same transaction is rolled back with the charge if anything later fails.
- * A caller that has already read the account in this transaction passes it (`known`), saving the lookup.
  */
-export async function chargeQuota(
-  trx: Kysely<Database>,
-  accountId: string,
-  now: number,
-  known?: Pick<Account, 'plan' | 'monthly_limit'>,
-): Promise<QuotaState> {
-  const terms = quotaTerms(known ?? (await findAccount(trx, accountId)), now);
+export async function chargeQuota(trx: Kysely<Database>, accountId: string, now: number): Promise<QuotaState> {
+  const terms = quotaTerms(await findAccount(trx, accountId), now);
+  return terms.state(await chargeOnTerms(trx, accountId, terms));
+}
+
+/** One unit charged on terms already known (admission read the account), or 429; returns the count used after. */
+export async function chargeOnTerms(trx: Kysely<Database>, accountId: string, terms: QuotaTerms): Promise<number> {
   const result = await takeQuota(trx, { accountId, period: terms.period, limit: terms.limit });
   if (!result.taken) throw quotaExceeded(terms, result.used);
-  return terms.state(result.used);
+  return result.used;
 }
 
 /** What a charge of the account's quota is against: the plan's limit and this month's period. */

@@ -64,11 +64,6 @@ export interface Route {
   handler: EndpointFactory;
   /** Called from customers' web pages by the browser SDK, so it answers CORS (src/http/browser-cors.ts). */
   browser?: true;
-  /**
-   * The handler reads the key's revocation and expiry inside its own transaction (sending a notification:
-   * src/store/send-context-store.ts), so src/http/auth.ts may take the key from its short cache (api-key-cache.ts).
-   */
-  keyRecheckedInTransaction?: true;
 }
 
 /**
@@ -82,14 +77,8 @@ export interface Route {
  * (dashboard-static.ts), all public.
  */
 export const routeTable: readonly Route[] = [
-  {
-    method: 'POST',
-    url: '/api/v1/notifications',
-    auth: 'secret',
-    handler: sendNotificationHandler,
-    keyRecheckedInTransaction: true,
-  },
-  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler, keyRecheckedInTransaction: true },
+  { method: 'POST', url: '/api/v1/notifications', auth: 'secret', handler: sendNotificationHandler },
+  { method: 'POST', url: '/api/v1/notify', auth: 'secret', handler: notifyHandler },
   { method: 'GET', url: '/api/v1/notifications/:id', auth: 'secret', handler: getNotificationHandler },
   { method: 'GET', url: '/api/v1/notifications', auth: 'secret', handler: listNotificationsHandler },
   { method: 'GET', url: '/api/v1/notifications/:id/failures', auth: 'secret', handler: listDeliveryFailuresHandler },
@@ -169,10 +158,13 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/openapi.json', auth: 'none', handler: getOpenApiHandler },
 ];
 
-/** Registers every row of the table; `auth` goes into the route's config, where the auth hook reads it. */
+/**
+ * Registers every row of the table; `auth`, and whether the endpoint confirms a cached key itself, go into the route's
+ * config, where the auth hook reads them.
+ */
 export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void {
   for (const route of routeTable) {
-    const { options, handler } = route.handler(deps);
+    const { options, handler, confirmsCachedKey } = route.handler(deps);
     const security = openApiSecurity[route.auth];
     const schema = security && options.schema ? { ...options.schema, security } : options.schema;
     app.route({
@@ -180,7 +172,7 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
       schema,
       method: route.method,
       url: route.url,
-      config: { auth: route.auth, keyRecheckedInTransaction: route.keyRecheckedInTransaction === true },
+      config: { auth: route.auth, confirmsCachedKey: confirmsCachedKey === true },
       handler,
     });
   }

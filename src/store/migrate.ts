@@ -3,10 +3,10 @@ import { Migrator, sql, type Migration, type MigrationProvider, type MigrationRe
 import type { Dialect, Store } from './database.ts';
 
 /**
- * Migrations are plain SQL: src/store/migrations/shared/NNNN-name.ts for a step both databases take alike, written
- * once against the small type map below, and src/store/migrations/<dialect>/NNNN-name.ts for a step whose SQL truly
- * differs (one file in each folder). Each exports `statements`: a list of SQL strings, or a function of the type map
- * that returns one. They are found by reading the folders (tests/store/migration-folders.test.ts keeps every name in
+ * Migrations are plain SQL, in files named NNNN-name.ts: in src/store/migrations/shared/ for a step both databases
+ * take alike, written once against the small type map below, or one in each of src/store/migrations/<dialect>/ for a
+ * step whose SQL truly differs. Each exports `statements`: a list of SQL strings, or a function of the type map that
+ * returns one. They are found by reading the folders (tests/store/migration-folders.test.ts keeps every name in
  * shared/ or in both dialect folders). The names only order them: a gap in the numbers (there is no 0015) means
  * nothing. Kysely's Migrator records what ran and holds a lock, so several processes starting at once against one
  * PostgreSQL database apply each migration exactly once.

@@ -5,9 +5,11 @@ import { revokeApiKey, rotateApiKey } from '../../../src/store/api-keys-store.ts
 import { accountState } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
+import { progressActivity } from '../../harness/sample-requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
-// POST /notifications and /notify may take the API key from a short in-memory cache (src/http/api-key-cache.ts).
+// The sends admission re-checks (POST /notifications, /notify and /live-activities: src/http/admission.ts) may take the
+// API key from a short in-memory cache (src/http/api-key-cache.ts).
 // Two app instances on one database stand for two `clarion serve` processes: each has its own cache, so a key
 // revoked through one (or by the CLI, straight in the database) must be refused by the other on its very next
 // request, even though the other has the key cached from the request before.
@@ -122,5 +124,36 @@ describe('a cached API key on the accept path', () => {
       ),
       'unauthorized',
     );
+  });
+});
+
+describe('a cached API key on a Live Activity start', () => {
+  const start = (app: ClarionApp, key: string, body: Record<string, unknown> = progressActivity('news')) =>
+    post(app, '/api/v1/live-activities', key, body);
+
+  it('is refused on the next start once another instance revoked it, and nothing is stored or charged', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    expectSuccess(await start(t.app, account.secretKey), 201);
+    expectSuccess(await start(other, account.secretKey), 201);
+    const before = await accountState(t, account.id);
+
+    await revokeApiKey(t.store.db, account.secretKeyId, t.clock.now());
+    const unknown = expectError(await start(t.app, `clr_sk_${'A'.repeat(32)}`), 'unauthorized').message;
+    expect(expectError(await start(t.app, account.secretKey), 'unauthorized').message).toBe(unknown);
+    expectError(await start(other, account.secretKey), 'unauthorized');
+    // …whatever else is wrong with the start: an unknown channel, or fields its template does not take.
+    expectError(await start(t.app, account.secretKey, progressActivity('nope')), 'unauthorized');
+    expectError(
+      await start(t.app, account.secretKey, { ...progressActivity('news'), fields: { progress: 7 } }),
+      'unauthorized',
+    );
+    expect(await accountState(t, account.id)).toEqual(before);
+  });
+
+  it('shares the cache with the notification routes: a key a send cached is re-checked by a start', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    expectSuccess(await send(t.app, account.secretKey), 201);
+    await revokeApiKey(t.store.db, account.secretKeyId, t.clock.now());
+    expectError(await start(t.app, account.secretKey), 'unauthorized');
   });
 });

@@ -8,7 +8,6 @@ import { newId } from '../../../domain/ids.ts';
 import { defaultStartAlert } from '../../../domain/live-activity-alert.ts';
 import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
-import { findChannelByCode } from '../../../store/channels-store.ts';
 import { recordEvent } from '../../../store/events-store.ts';
 import type { Kysely } from 'kysely';
 import { supportsBroadcast } from '../../../domain/ios-version.ts';
@@ -21,11 +20,11 @@ import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-ta
 import type { Database } from '../../../store/schema.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
 import { audienceProperties, takeAudience } from '../notifications/notification-audience.ts';
-import { ApiError, validationFailed } from '../../api-error.ts';
+import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
-import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { assertChannelInScope } from '../../channel-scope.ts';
-import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
+import { admitSend, sendEndpoint } from '../../admission.ts';
+import type { Endpoint } from '../../endpoint.ts';
+import { chargeOnTerms } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
@@ -46,12 +45,14 @@ async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRo
 }
 
 /**
- * POST /api/v1/live-activities. In ONE transaction: the quota unit, the activity, `live_activity.started`, the
- * dispatch job of its `start` push (push-to-start on iOS, a data message on Android; src/delivery/live-activities/)
- * and the job that ends it after 8 hours. A 201 means all of them exist; a 429 means none does.
+ * POST /api/v1/live-activities. Admitted like a notification (src/http/admission.ts: the key's standing, scope,
+ * channel, app, payload fit, quota); in admission's ONE transaction: the quota unit, the activity,
+ * `live_activity.started`, the dispatch job of its `start` push (push-to-start on iOS, a data message on Android;
+ * src/delivery/live-activities/) and the job that ends it after 8 hours. A 201 means all of them exist; a 429 means
+ * none does.
  */
 export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
-  return endpoint(
+  return sendEndpoint(
     {
       schema: {
         summary: 'Start a Live Activity on every subscriber of a channel',
@@ -103,67 +104,65 @@ export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
       if (staleAt !== null && (Number.isNaN(staleAt) || staleAt <= now)) {
         throw validationFailed([{ field: 'staleAt', message: 'must be an ISO 8601 time in the future' }]);
       }
-      assertChannelInScope(auth, body.channelCode);
-      const channel = await findChannelByCode(deps.store.db, auth.accountId, body.channelCode);
-      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
-      // As for notifications (docs/apps.md): no start through the built-in app when the operator requires accounts' own.
-      if (channel.app_id === null && deps.config.requireOwnApp)
-        throw new ApiError('app_required', { details: { channelCode: body.channelCode } });
       // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
       const alert = body.alert ?? defaultStartAlert(body.template, checked.fields);
-      const draft: LiveActivityRow = {
-        id: newId('liveActivity', now),
-        account_id: auth.accountId,
-        channel_id: channel.id,
-        channel_code: channel.code,
-        template: body.template,
-        fields: JSON.stringify(checked.fields),
-        alert: JSON.stringify(alert),
-        stale_at: staleAt,
-        relevance_score: body.relevanceScore ?? null,
-        status: 'active',
-        recipient_count: 0,
-        created_at: now,
-        updated_at: now,
-        ended_at: null,
-        dismiss_at: null,
-        push_timestamp: nextPushTimestamp(0, now),
-        audience: audience === null ? null : JSON.stringify(audience),
-        delivery: body.delivery ?? 'auto',
-        apns_channel_id: null,
-        broadcast_count: 0,
-      };
-      const push = liveActivityPushOf(draft, 'start', alert);
-      assertLiveActivityPayloadsFit(push);
-
-      const row = await deps.store.db.transaction().execute(async (trx) => {
-        const quota = await chargeQuota(trx, auth.accountId, now);
-        const activity: LiveActivityRow = {
-          ...draft,
-          recipient_count: await countLiveActivityTargets(trx, channel.id, body.template, audience),
-          broadcast_count: await countBroadcastPart(trx, draft),
-        };
-        await insertLiveActivity(trx, activity);
-        await recordEvent(trx, {
-          accountId: auth.accountId,
-          type: 'live_activity.started',
-          data: {
+      const row = await admitSend(deps, auth, reply, {
+        channelCode: body.channelCode,
+        prepare: (channel) => {
+          const draft: LiveActivityRow = {
+            id: newId('liveActivity', now),
+            account_id: auth.accountId,
+            channel_id: channel.id,
+            channel_code: channel.code,
+            template: body.template,
+            fields: JSON.stringify(checked.fields),
+            alert: JSON.stringify(alert),
+            stale_at: staleAt,
+            relevance_score: body.relevanceScore ?? null,
+            status: 'active',
+            recipient_count: 0,
+            created_at: now,
+            updated_at: now,
+            ended_at: null,
+            dismiss_at: null,
+            push_timestamp: nextPushTimestamp(0, now),
+            audience: audience === null ? null : JSON.stringify(audience),
+            delivery: body.delivery ?? 'auto',
+            apns_channel_id: null,
+            broadcast_count: 0,
+          };
+          const push = liveActivityPushOf(draft, 'start', alert);
+          assertLiveActivityPayloadsFit(push);
+          return { draft, push };
+        },
+        store: async (trx, { draft, push }, terms) => {
+          const used = await chargeOnTerms(trx, auth.accountId, terms);
+          const activity: LiveActivityRow = {
+            ...draft,
+            recipient_count: await countLiveActivityTargets(trx, draft.channel_id, body.template, audience),
+            broadcast_count: await countBroadcastPart(trx, draft),
+          };
+          await insertLiveActivity(trx, activity);
+          await recordEvent(trx, {
+            accountId: auth.accountId,
+            type: 'live_activity.started',
+            data: {
+              liveActivityId: activity.id,
+              channelCode: activity.channel_code,
+              template: activity.template,
+              fields: checked.fields,
+              alert,
+              recipientCount: activity.recipient_count,
+            },
+            now,
+          });
+          await enqueueLiveActivityPush(trx, deps.queue, push);
+          await scheduleLiveActivityExpiry(trx, deps.queue, {
             liveActivityId: activity.id,
-            channelCode: channel.code,
-            template: activity.template,
-            fields: checked.fields,
-            alert,
-            recipientCount: activity.recipient_count,
-          },
-          now,
-        });
-        await enqueueLiveActivityPush(trx, deps.queue, push);
-        await scheduleLiveActivityExpiry(trx, deps.queue, {
-          liveActivityId: activity.id,
-          expiresAt: liveActivityExpiresAt(now),
-        });
-        setQuotaHeaders(reply, quota);
-        return activity;
+            expiresAt: liveActivityExpiresAt(now),
+          });
+          return { stored: activity, used };
+        },
       });
       return reply.code(201).send({ success: true, data: liveActivityView(row, now) });
     },

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { AUDIENCE_REQUEST_BODY_LIMIT_BYTES } from '../../../domain/limits.ts';
 import type { AppDependencies } from '../../app-types.ts';
-import { endpoint, type Endpoint } from '../../endpoint.ts';
+import { sendEndpoint } from '../../admission.ts';
+import type { Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { acceptNotification } from './accept-notification.ts';
 import { assertContentWithinBodyLimit, audienceProperties, takeAudience } from './notification-audience.ts';
@@ -12,7 +13,7 @@ import { Notification, notificationView } from './notification-view.ts';
  * POST /api/v1/notifications and POST /api/v1/notify, two of the original interface's pinned endpoints
  * (docs/design.md 2.4): one behaviour, with the channel's code in `channelCode` or in `channel`. Both routes are this one declaration, so they cannot drift apart.
  */
-function sendEndpoint(
+function notificationEndpoint(
   deps: AppDependencies,
   channelField: 'channelCode' | 'channel',
   docs: { summary: string; description?: string },
@@ -21,7 +22,7 @@ function sendEndpoint(
     { [channelField]: ChannelCode, ...notificationContentProperties, ...audienceProperties },
     { additionalProperties: false },
   );
-  return endpoint(
+  return sendEndpoint(
     {
       schema: {
         ...docs,
@@ -50,14 +51,14 @@ function sendEndpoint(
 }
 
 export const sendNotificationHandler = (deps: AppDependencies): Endpoint =>
-  sendEndpoint(deps, 'channelCode', {
+  notificationEndpoint(deps, 'channelCode', {
     summary: 'Send a notification to every subscriber of a channel, or to an audience in it',
     description:
       'Optionally one audience inside the channel: `externalIds` (the devices of these people), `subscriberIds`, or `tags` (`allOf` / `anyOf`). `recipientCount` counts the targeted subscribers; the quota counts one per request.',
   });
 
 export const notifyHandler = (deps: AppDependencies): Endpoint =>
-  sendEndpoint(deps, 'channel', {
+  notificationEndpoint(deps, 'channel', {
     summary: 'Send a notification (alternative path: the channel is named `channel`)',
     description:
       'Identical to POST /api/v1/notifications except that the channel code is in `channel`. The response is the same Notification, which names it `channelCode`.',
