@@ -28,7 +28,7 @@ import type {
 import pino from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { resolveSecretKey } from '../src/config/secret-key.ts';
-import { createPushProviders } from '../src/delivery/push-providers.ts';
+import { createPushProviders } from '../src/delivery/built-in-app.ts';
 import { systemClock } from '../src/domain/clock.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { startDeliveryWorker } from '../src/worker.ts';

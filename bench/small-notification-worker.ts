@@ -18,7 +18,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { resolveSecretKey } from '../src/config/secret-key.ts';
 import { systemClock } from '../src/domain/clock.ts';
-import { createPushProviders } from '../src/delivery/push-providers.ts';
+import { createPushProviders } from '../src/delivery/built-in-app.ts';
 import { resolveVapidKeys } from '../src/delivery/web-push/vapid-keys.ts';
 import { buildApp } from '../src/http/app.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';

@@ -4,7 +4,7 @@ import { resolveSecretKey } from './config/secret-key.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './worker.ts';
 import { startWorkerThread, type WorkerThread } from './worker-thread.ts';
-import { createPushProviders } from './delivery/push-providers.ts';
+import { createPushProviders } from './delivery/built-in-app.ts';
 import { createApnsProviderTokens } from './delivery/apns/apns-provider-token.ts';
 import { resolveVapidKeys, type VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { localhostSubjectWarning } from './delivery/web-push/vapid-subject.ts';

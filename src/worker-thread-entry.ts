@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
 import type { Config } from './config/load-config.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
-import { createPushProviders } from './delivery/push-providers.ts';
+import { createPushProviders } from './delivery/built-in-app.ts';
 import { createApnsProviderTokens } from './delivery/apns/apns-provider-token.ts';
 import type { VapidKeys } from './delivery/web-push/vapid-keys.ts';
 import { systemClock } from './domain/clock.ts';

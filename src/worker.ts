@@ -43,7 +43,7 @@ export interface DeliveryWorkerDependencies {
   secretKey: Buffer;
   /** Where the worker counts jobs, pushes and webhook deliveries (src/metrics/); none when nobody scrapes (tests). */
   metrics?: ClarionMetrics;
-  /** The process's APNs provider tokens, also given to `providers` (push-providers.ts); default: the worker's own. */
+  /** The process's APNs provider tokens, also given to `providers` (built-in-app.ts); default: the worker's own. */
   providerTokens?: ApnsProviderTokens;
 }
 

@@ -3,34 +3,31 @@ import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Clock } from '../domain/clock.ts';
 import { findAppById, type App } from '../store/apps-store.ts';
 import type { Store } from '../store/database.ts';
-import { allowsPrivateAddresses } from '../net/outbound-url-guard.ts';
-import {
-  apnsEnvironmentOf,
-  createApnsBroadcastConnection,
-  type ApnsBroadcastConnection,
-} from './apns/apns-broadcast.ts';
-import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
+import type { ApnsClient } from './apns/apns-client.ts';
 import { createApnsProviderTokens, type ApnsProviderTokens } from './apns/apns-provider-token.ts';
-import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import { openAppCredentials } from './app-credentials.ts';
-import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
-import type { DeliveryLogger } from './http2-session-pool.ts';
-import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
 import {
-  sendApnsLiveActivity,
-  sendFcmLiveActivity,
-  sendWebLiveActivity,
-} from './live-activities/live-activity-senders.ts';
-import { unconfiguredSender, type PushProviders } from './push-sender.ts';
+  apnsClientOf,
+  fcmClientOf,
+  sendersOf,
+  type AppKeys,
+  type ClientCache,
+  type ProviderClient,
+  type SenderDependencies,
+} from './app-senders.ts';
+import type { FcmClient } from './fcm/fcm-client.ts';
+import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
+import type { DeliveryLogger } from './http2-session-pool.ts';
+import type { PushProviders } from './push-sender.ts';
 import { vapidSubject } from './web-push/vapid-subject.ts';
-import { createWebPushClient, type WebPushClient } from './web-push/web-push-client.ts';
 
 /**
  * The provider clients of every app (docs/apps.md, "Delivery per app"), keyed by (app, platform, APNs environment):
  * each its own HTTP/2 pool, JWT or OAuth token, or VAPID signer. Created on the first push that needs one, closed after
  * `idleMs` without use, and at most `maxClients` open at once (least recently used closed first), so 10,000 apps do
- * not hold 10,000 idle connections. A channel without an app uses the built-in providers from CLARION_APNS_* /
- * CLARION_FCM_* (push-providers.ts), which live for the worker's life.
+ * not hold 10,000 idle connections. The senders are app-senders.ts's, the same as the built-in app's
+ * (built-in-app.ts: from CLARION_APNS_* / CLARION_FCM_*, for channels without an app), whose clients live for the
+ * worker's life.
  *
  * Clients are keyed by the app's `updated_at` too: new credentials (PATCH /apps/{id}) make new clients, and the old ones
  * age out. The Live Activity helpers get their APNs client here the same way (`apnsClient`), and so does "Test
@@ -73,13 +70,8 @@ export interface ProviderClientRegistryOptions {
   idleMs?: number;
 }
 
-type Client =
-  | { kind: 'apns'; client: ApnsClient }
-  | { kind: 'apns-broadcast'; client: ApnsBroadcastConnection }
-  | { kind: 'fcm'; client: FcmClient }
-  | { kind: 'web'; client: WebPushClient };
 interface Entry {
-  client: Client;
+  client: ProviderClient;
   lastUsed: number;
 }
 
@@ -103,7 +95,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     void done.finally(() => closing.delete(done));
   }
 
-  function use<T extends Client>(key: string, create: () => T): T {
+  function use<T extends ProviderClient>(key: string, create: () => T): T {
     const found = entries.get(key);
     if (found) {
       entries.delete(key);
@@ -121,134 +113,47 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     return client;
   }
 
-  const keyOf = (app: App, part: string) => `${app.id}:${app.updated_at}:${part}`;
+  const senderDeps: SenderDependencies = { config, clock, logger, providerTokens };
+  /** An app's clients in the cache, keyed by its `updated_at` too: new credentials make new clients. */
+  const cacheOf = (app: App): ClientCache => ({
+    use: (part, create) => use(`${app.id}:${app.updated_at}:${part}`, create),
+  });
+  const missing = (app: App, platform: 'iOS' | 'Android') =>
+    `app ${app.id} has no ${platform} credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``;
 
-  // Secrets are opened only when a client is created, not per push: a cached client already holds what it needs.
-  const opened = (app: App) => openAppCredentials(options.secretKey, app);
+  /** The app as its senders are built from it. Secrets are opened only when a client is made, not per push. */
+  function keysOf(app: App): AppKeys {
+    const opened = () => openAppCredentials(options.secretKey, app);
+    return {
+      ios:
+        app.apns_sealed_key && app.apns_topic
+          ? { topic: app.apns_topic, open: () => opened().apns! }
+          : { reason: 'apns_not_configured', fix: missing(app, 'iOS') },
+      android: app.fcm_sealed_service_account
+        ? { open: () => ({ serviceAccount: opened().fcm!.serviceAccount, tokenUri: uploadedTokenUriPolicy(config) }) }
+        : { reason: 'fcm_not_configured', fix: missing(app, 'Android') },
+      web: {
+        open: () => {
+          const { vapid } = opened();
+          return {
+            publicKey: vapid.publicKey,
+            privateKey: vapid.privateKey,
+            subject: vapid.subject ?? vapidSubject(config),
+            source: 'database' as const,
+          };
+        },
+      },
+    };
+  }
 
   function apnsClient(app: App, environment: ApnsEnvironment): ApnsClient | null {
-    if (!app.apns_sealed_key) return null;
-    const url = environment === 'production' ? config.apnsUrl : config.apnsSandboxUrl;
-    return use(keyOf(app, `ios:${environment}`), () => ({
-      kind: 'apns' as const,
-      client: createApnsClient({ url, ...opened(app).apns!, clock, providerTokens, logger }),
-    })).client;
+    const { ios } = keysOf(app);
+    return 'open' in ios ? apnsClientOf(ios, cacheOf(app), senderDeps)(environment) : null;
   }
 
   function fcmClient(app: App): FcmClient | null {
-    if (!app.fcm_sealed_service_account) return null;
-    return use(keyOf(app, 'android'), () => ({
-      kind: 'fcm' as const,
-      client: createFcmClient({
-        url: config.fcmUrl,
-        serviceAccount: opened(app).fcm!.serviceAccount,
-        tokenUri: uploadedTokenUriPolicy(config),
-        clock,
-        logger,
-      }),
-    })).client;
-  }
-
-  /**
-   * The app's Live Activity broadcast connection (apns/apns-broadcast.ts), in the push host's environment like the
-   * built-in one (push-providers.ts). What the send path holds is a stand-in: the real connection (two HTTP/2 pools and
-   * a JWT) is made on its first request and then lives in the LRU like the push clients, so an app that never
-   * broadcasts opens nothing, and an idle one's connection is closed.
-   */
-  function broadcastConnection(app: App): ApnsBroadcastConnection {
-    const environment = apnsEnvironmentOf(config.apnsUrl);
-    const managementUrl = environment === 'sandbox' ? config.apnsSandboxManagementUrl : config.apnsManagementUrl;
-    const connection = () =>
-      use(keyOf(app, `ios-broadcast:${environment}`), () => ({
-        kind: 'apns-broadcast' as const,
-        client: createApnsBroadcastConnection({
-          pushUrl: config.apnsUrl,
-          managementUrl,
-          ...opened(app).apns!,
-          environment,
-          clock,
-          providerTokens,
-          logger,
-        }),
-      })).client;
-    return {
-      topic: app.apns_topic!,
-      environment,
-      request: (host, headers, body) => connection().request(host, headers, body),
-      close: async () => {},
-    };
-  }
-
-  function providersOf(app: App): PushProviders {
-    const ios = app.apns_sealed_key
-      ? {
-          send: (
-            token: string,
-            content: Parameters<PushProviders['ios']['send']>[1],
-            context: Parameters<PushProviders['ios']['send']>[2],
-          ) =>
-            sendToApnsEnvironment(
-              (environment) => apnsClient(app, environment)!,
-              token,
-              content,
-              { threadId: context.channelCode },
-              context.apnsEnvironment,
-            ),
-          sendLiveActivity: (
-            token: string,
-            push: Parameters<typeof sendApnsLiveActivity>[2],
-            _reader: unknown,
-            apnsEnvironment?: ApnsEnvironment | null,
-          ) =>
-            sendLiveActivityToApnsEnvironment(
-              (environment) => apnsClient(app, environment)!,
-              token,
-              push,
-              apnsEnvironment,
-            ),
-          liveActivityBroadcast: broadcastConnection(app),
-          close: async () => {},
-        }
-      : unconfiguredSender(
-          'apns_not_configured',
-          `app ${app.id} has no iOS credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``,
-        );
-    const android = app.fcm_sealed_service_account
-      ? {
-          send: (token: string, content: Parameters<PushProviders['android']['send']>[1]) =>
-            fcmClient(app)!.send(token, content),
-          sendLiveActivity: (token: string, push: Parameters<typeof sendFcmLiveActivity>[2]) =>
-            sendFcmLiveActivity(fcmClient(app)!, token, push),
-          close: async () => {},
-        }
-      : unconfiguredSender(
-          'fcm_not_configured',
-          `app ${app.id} has no Android credentials: add them with PATCH /api/v1/apps/${app.id} or \`clarion apps update\``,
-        );
-    const webClient = () =>
-      use(keyOf(app, 'web'), () => {
-        const { vapid } = opened(app);
-        const keys = {
-          publicKey: vapid.publicKey,
-          privateKey: vapid.privateKey,
-          subject: vapid.subject ?? vapidSubject(config),
-          source: 'database' as const,
-        };
-        return {
-          kind: 'web' as const,
-          client: createWebPushClient({ keys, clock, allowPrivate: allowsPrivateAddresses(config), logger }),
-        };
-      }).client;
-    const web = {
-      send: (token: string, content: Parameters<PushProviders['web']['send']>[1]) => webClient().send(token, content),
-      sendLiveActivity: (
-        token: string,
-        push: Parameters<typeof sendWebLiveActivity>[2],
-        reader: Parameters<typeof sendWebLiveActivity>[3],
-      ) => sendWebLiveActivity(webClient(), token, push, reader),
-      close: async () => {},
-    };
-    return { ios, android, web };
+    const { android } = keysOf(app);
+    return 'open' in android ? fcmClientOf(android, cacheOf(app), senderDeps)() : null;
   }
 
   async function closeIdle(): Promise<void> {
@@ -266,7 +171,8 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     if (appId === null) return builtIn();
     const app = await findAppById(options.store.db, appId);
     if (!app) return whenGone ? providersFor(await whenGone()) : builtIn();
-    return options.instrument ? options.instrument(providersOf(app)) : providersOf(app);
+    const senders = sendersOf(keysOf(app), cacheOf(app), senderDeps);
+    return options.instrument ? options.instrument(senders) : senders;
   }
 
   function builtIn(): PushProviders {

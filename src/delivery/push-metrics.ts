@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Counter } from 'prom-client';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
-import type { PushProviders, PushSender } from './push-sender.ts';
+import type { PushProviders } from './push-sender.ts';
 import type { Platform } from '../domain/device-token.ts';
 import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 import { MAX_REASON_LABELS, pushReasonLabel } from './push-reason-label.ts';
@@ -36,7 +36,7 @@ export function instrumentProviders(
 ): PushProviders {
   const wrapped = instrument(providers);
   metrics.onScrape(() => {
-    for (const [platform, sender] of Object.entries(providers) as [Platform, PushSender][]) {
+    for (const [platform, sender] of Object.entries(providers) as [Platform, PushProviders[Platform]][]) {
       const stats = sender.stats?.();
       if (!stats) continue;
       metrics.http2Sessions.set({ platform }, stats.sessions);
@@ -91,7 +91,7 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
     }
   });
 
-  const wrap = (platform: Platform, sender: PushSender): PushSender => {
+  const wrap = (platform: Platform, sender: PushProviders[Platform]): PushProviders[Platform] => {
     const latency = metrics.providerDuration.labels({ platform });
     // The push's promise is passed in, not a function that makes it: no closure per push for that.
     const timed = (started: number, push: Promise<DeliveryOutcome>): Promise<DeliveryOutcome> => {
@@ -108,7 +108,6 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
         },
       );
     };
-    const sendLiveActivity = sender.sendLiveActivity;
     return {
       send: (token, content, context) => {
         const started = performance.now();
@@ -121,14 +120,10 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
         }
         return timed(started, push);
       },
-      ...(sendLiveActivity
-        ? {
-            sendLiveActivity: (token, push, reader, apnsEnvironment) => {
-              const started = performance.now();
-              return timed(started, sendLiveActivity.call(sender, token, push, reader, apnsEnvironment));
-            },
-          }
-        : {}),
+      sendLiveActivity: (token, push, reader, apnsEnvironment) => {
+        const started = performance.now();
+        return timed(started, sender.sendLiveActivity(token, push, reader, apnsEnvironment));
+      },
       ...(sender.stats ? { stats: sender.stats.bind(sender) } : {}),
       // One request per update for every device on the channel: not a push to count per device.
       ...(sender.liveActivityBroadcast ? { liveActivityBroadcast: sender.liveActivityBroadcast } : {}),

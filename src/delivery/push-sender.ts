@@ -13,32 +13,39 @@ export interface PushContext {
   apnsEnvironment?: ApnsEnvironment | null;
 }
 
-/** One provider as the send jobs see it: a token and content in, an outcome out. */
+/**
+ * One provider as the send jobs see it: a token and content in, an outcome out, for notifications and for Live
+ * Activity lifecycle pushes (src/delivery/live-activities/). Built for every app by app-senders.ts.
+ */
 export interface PushSender {
   send(token: string, content: PushContent, context: PushContext): Promise<DeliveryOutcome>;
   /**
-   * A Live Activity lifecycle push (src/delivery/live-activities/); absent on a platform without Live Activities.
-   * `reader` is the subscriber's zone and language, for a platform that renders the state as text (the web).
-   * `apnsEnvironment` (iOS): the subscriber's APNs environment when known, and then that host only; unknown, it is
-   * learned as for notifications (apns/apns-environment-sender.ts).
+   * A Live Activity lifecycle push. `reader` is the subscriber's zone and language, for a platform that renders the
+   * state as text (the web). `apnsEnvironment` (iOS): the subscriber's APNs environment when known, and then that host
+   * only; unknown, it is learned as for notifications (apns/apns-environment-sender.ts).
    */
-  sendLiveActivity?(
+  sendLiveActivity(
     token: string,
     push: LiveActivityPush,
     reader: ReaderPlace,
     apnsEnvironment?: ApnsEnvironment | null,
   ): Promise<DeliveryOutcome>;
-  /** The HTTP/2 pool's counters (APNs, FCM), read when metrics are scraped (src/delivery/push-metrics.ts). */
-  stats?(): { sessions: number; activeStreams: number; queued: number };
-  /**
-   * iOS only: the APNs broadcast connection (channel management and broadcast sends, apns/apns-broadcast.ts) of the
-   * app; absent where there is none, and Live Activities then go per token.
-   */
-  liveActivityBroadcast?: ApnsBroadcastConnection;
   close(): Promise<void>;
 }
 
-export type PushProviders = Record<Platform, PushSender>;
+/** What a sender may offer besides sending. */
+export interface SenderCapabilities {
+  /** The HTTP/2 pool's counters (the built-in app's APNs and FCM: built-in-app.ts), read when metrics are scraped. */
+  stats?(): { sessions: number; activeStreams: number; queued: number };
+  /**
+   * iOS: the app's APNs broadcast connection (channel management and broadcast sends, apns/apns-broadcast.ts); absent
+   * where there is none, and Live Activities then go per token.
+   */
+  liveActivityBroadcast?: ApnsBroadcastConnection;
+}
+
+/** The senders of one app, by platform. */
+export type PushProviders = Record<Platform, PushSender & SenderCapabilities>;
 
 /**
  * The sender for a platform whose credentials are not configured: every push is refused as `fatal`, which fails

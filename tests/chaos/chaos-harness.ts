@@ -3,7 +3,8 @@ import type { Config } from '../../src/config/load-config.ts';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { createFcmClient } from '../../src/delivery/fcm/fcm-client.ts';
 import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
-import { createPushProviders } from '../../src/delivery/push-providers.ts';
+import { sendApnsLiveActivity, sendFcmLiveActivity } from '../../src/delivery/live-activities/live-activity-senders.ts';
+import { createPushProviders } from '../../src/delivery/built-in-app.ts';
 import { unconfiguredSender, type PushProviders } from '../../src/delivery/push-sender.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { JobQueue } from '../../src/queue/job-queue.ts';
@@ -53,7 +54,7 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
   const apnsProxy = await startFaultProxy({ target: apns.url });
   const fcmProxy = await startFaultProxy({ target: fcm.url });
   const { logger, logs } = capturingLogger();
-  // The clients as push-providers.ts builds them, pointed at the proxies.
+  // The clients as built-in-app.ts builds them, pointed at the proxies.
   const apnsClient = createApnsClient({
     url: apnsProxy.url,
     keyFile: providerEnv.CLARION_APNS_KEY_FILE!,
@@ -74,9 +75,14 @@ export async function startChaosHarness(options: { requestTimeoutMs?: number } =
   const providers: PushProviders = {
     ios: {
       send: (token, content, context) => apnsClient.send(token, content, { threadId: context.channelCode }),
+      sendLiveActivity: (token, push) => sendApnsLiveActivity(apnsClient, token, push),
       close: () => apnsClient.close(),
     },
-    android: { send: (token, content) => fcmClient.send(token, content), close: () => fcmClient.close() },
+    android: {
+      send: (token, content) => fcmClient.send(token, content),
+      sendLiveActivity: (token, push) => sendFcmLiveActivity(fcmClient, token, push),
+      close: () => fcmClient.close(),
+    },
     // The chaos channels have no web subscribers: a web push here would be a harness bug, and fails loudly.
     web: unconfiguredSender('web_push_not_configured', 'the chaos suite seeds iOS and Android subscribers only'),
   };

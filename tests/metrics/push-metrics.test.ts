@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryOutcome } from '../../src/delivery/delivery-outcome.ts';
-import type { PushProviders, PushSender } from '../../src/delivery/push-sender.ts';
+import type { PushProviders, PushSender, SenderCapabilities } from '../../src/delivery/push-sender.ts';
 import { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
 import { instrumentProviders } from '../../src/delivery/push-metrics.ts';
 import { MAX_REASON_LABELS } from '../../src/delivery/push-reason-label.ts';
@@ -8,7 +8,10 @@ import { MAX_REASON_LABELS } from '../../src/delivery/push-reason-label.ts';
 const content = { title: 'Hi' } as never;
 
 /** A sender that answers whatever `answer` returns for the token (or throws when it returns an Error). */
-function scripted(answer: (token: string) => DeliveryOutcome | Error, stats?: PushSender['stats']): PushSender {
+function scripted(
+  answer: (token: string) => DeliveryOutcome | Error,
+  stats?: SenderCapabilities['stats'],
+): PushSender & SenderCapabilities {
   const reply = (token: string) => {
     const outcome = answer(token);
     return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome);
@@ -69,6 +72,9 @@ describe('instrumentProviders', () => {
     const metrics = new ClarionMetrics();
     const throwing: PushSender = {
       send: () => {
+        throw new Error('no client');
+      },
+      sendLiveActivity: () => {
         throw new Error('no client');
       },
       close: async () => {},

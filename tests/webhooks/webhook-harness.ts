@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/worker.ts';
 import type { ClarionMetrics } from '../../src/metrics/clarion-metrics.ts';
-import { createPushProviders } from '../../src/delivery/push-providers.ts';
+import { createPushProviders } from '../../src/delivery/built-in-app.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';
 import { insertWebhookMessages } from '../../src/store/webhook-messages-store.ts';

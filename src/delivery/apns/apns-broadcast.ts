@@ -25,7 +25,7 @@ import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
  *   POST   <push>/4/broadcasts/apps/<bundle>          apns-channel-id, apns-push-type: liveactivity → 200
  *
  * Every function takes the connection (one app, one environment) as a parameter: the caller decides which app's
- * credentials and which environment's hosts: the built-in app's CLARION_APNS_* settings (push-providers.ts), or an
+ * credentials and which environment's hosts: the built-in app's CLARION_APNS_* settings (built-in-app.ts), or an
  * app's own credentials (provider-client-registry.ts).
  */
 export interface ApnsBroadcastConnection {

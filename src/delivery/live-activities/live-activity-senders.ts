@@ -13,7 +13,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
 import { webLiveActivityContent } from './web-live-activity-message.ts';
 
 /**
- * The provider clients' Live Activity sends (PushSender.sendLiveActivity, wired in push-providers.ts): the pure
+ * The provider clients' Live Activity sends (PushSender.sendLiveActivity, wired in app-senders.ts): the pure
  * builders' output through the clients' existing raw paths, so pooling, JWT renewal and outcome mapping are the
  * notification path's own.
  */

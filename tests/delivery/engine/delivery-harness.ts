@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../../src/config/load-config.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../src/worker.ts';
-import { createPushProviders } from '../../../src/delivery/push-providers.ts';
+import { createPushProviders } from '../../../src/delivery/built-in-app.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import {
   createApnsSigningKey,

@@ -15,7 +15,7 @@ import {
   createProviderClientRegistry,
   type ProviderClientRegistry,
 } from '../../../src/delivery/provider-client-registry.ts';
-import { createPushProviders } from '../../../src/delivery/push-providers.ts';
+import { createPushProviders } from '../../../src/delivery/built-in-app.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { sendBatchHandler } from '../../../src/delivery/send-batch-job.ts';
 import { resolveSecretKey } from '../../../src/config/secret-key.ts';

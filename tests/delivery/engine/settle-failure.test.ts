@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTLE_RETRY_DELAYS_MS } from '../../../src/delivery/batch-settle.ts';
 import { dispatchNotificationHandler } from '../../../src/delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH, sendBatchJob } from '../../../src/delivery/job-kinds.ts';
-import { createPushProviders } from '../../../src/delivery/push-providers.ts';
+import { createPushProviders } from '../../../src/delivery/built-in-app.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { sendBatchHandler } from '../../../src/delivery/send-batch-job.ts';
 import { JobFatalError, JobRetryError, type JobRow } from '../../../src/queue/job-types.ts';
