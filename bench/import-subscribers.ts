@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAccount } from '../src/store/accounts-store.ts';
 import { createChannel } from '../src/store/channels-store.ts';
-import { createWebhookEndpoint } from '../src/store/webhooks-store.ts';
+import { insertWebhook } from '../src/store/webhooks-store.ts';
 import { newId } from '../src/domain/ids.ts';
 import { createBenchDatabase } from './harness/bench-database.ts';
 import { benchDevice } from './harness/fanout-channel.ts';
@@ -52,7 +52,7 @@ try {
     now,
   });
   if (values.webhook) {
-    await createWebhookEndpoint(bench.store.db, {
+    await insertWebhook(bench.store.db, {
       id: newId('webhook', now),
       accountId: account.id,
       url: 'https://hooks.example.com/',

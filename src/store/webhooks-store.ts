@@ -9,7 +9,7 @@ import type { Database, WebhookEndpointsTable } from './schema.ts';
  */
 export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
 
-export async function createWebhookEndpoint(
+export async function insertWebhook(
   db: Kysely<Database>,
   input: {
     id: string;
@@ -86,7 +86,7 @@ export async function listEnabledEndpoints(db: Kysely<Database>, accountIds: str
 }
 
 /** Deletes the endpoint; its messages and attempts go with it (ON DELETE CASCADE). False when there was none. */
-export async function deleteWebhookEndpoint(db: Kysely<Database>, accountId: string, id: string): Promise<boolean> {
+export async function removeWebhook(db: Kysely<Database>, accountId: string, id: string): Promise<boolean> {
   if (!isId('webhook', id)) return false;
   const result = await db
     .deleteFrom('webhook_endpoints')
@@ -118,7 +118,7 @@ export async function rotateWebhookSecret(
 }
 
 /** Re-enables an endpoint and forgets its failure streak (a fresh five days). */
-export async function enableWebhookEndpoint(db: Kysely<Database>, id: string, now: number): Promise<void> {
+export async function reenableWebhook(db: Kysely<Database>, id: string, now: number): Promise<void> {
   await db
     .updateTable('webhook_endpoints')
     .set({ status: 'enabled', disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now })

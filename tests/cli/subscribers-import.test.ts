@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeToken } from '../../src/domain/device-token.ts';
 import { createAccount } from '../../src/store/accounts-store.ts';
 import { createChannel } from '../../src/store/channels-store.ts';
-import { createWebhookEndpoint, disableWebhookEndpoint } from '../../src/store/webhooks-store.ts';
+import { insertWebhook, disableWebhookEndpoint } from '../../src/store/webhooks-store.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { registerSubscriber, unsubscribeSubscriber } from '../../src/store/subscribers-store.ts';
 import { runCli } from '../harness/cli-process.ts';
@@ -50,7 +50,7 @@ const iosToken = (n: number) => `f${n.toString(16).padStart(63, '0')}`;
 /** A webhook endpoint of the account: with one, the import's subscriber.created events have somewhere to go. */
 async function withWebhookEndpoint(accountId: string, status: 'enabled' | 'disabled' = 'enabled') {
   const id = newId('webhook');
-  await createWebhookEndpoint(test.store.db, {
+  await insertWebhook(test.store.db, {
     id,
     accountId,
     url: 'https://hooks.example.com/clarion',

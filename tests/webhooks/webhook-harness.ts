@@ -8,7 +8,7 @@ import { createPushProviders } from '../../src/delivery/built-in-app.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';
 import { insertWebhookMessages } from '../../src/store/webhook-messages-store.ts';
-import { createWebhookEndpoint } from '../../src/store/webhooks-store.ts';
+import { insertWebhook } from '../../src/store/webhooks-store.ts';
 import { webhookBody } from '../../src/webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../src/webhooks/webhook-signature.ts';
 import { post } from '../harness/requests.ts';
@@ -177,7 +177,7 @@ export async function insertWebhookFixture(
 ): Promise<{ webhook: string; webhookMessage: string }> {
   const now = t.clock.now();
   const webhook = newId('webhook', now);
-  await createWebhookEndpoint(t.store.db, {
+  await insertWebhook(t.store.db, {
     id: webhook,
     accountId,
     url,

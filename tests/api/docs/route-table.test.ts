@@ -52,7 +52,7 @@ describe('the route table (src/http/routes.ts)', () => {
       expect(['GET', 'POST', 'PATCH', 'DELETE'], routeName(route)).toContain(route.method);
       expect(route.url, routeName(route)).toMatch(/^\/api\/v1\//);
       expect(AUTHS, routeName(route)).toContain(route.auth);
-      expect(typeof route.handler, routeName(route)).toBe('function');
+      expect(typeof route.endpoint, routeName(route)).toBe('function');
     }
     const names = routeTable.map(routeName);
     expect(new Set(names).size).toBe(names.length);

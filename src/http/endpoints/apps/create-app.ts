@@ -11,7 +11,7 @@ import { assertAppManager } from './app-access.ts';
 import { AndroidCredentials, AppName, IosCredentials, WebCredentials } from './app-body.ts';
 import { appView, AppSchema } from './app-view.ts';
 
-export function createAppHandler(deps: AppDependencies): Endpoint {
+export function createAppEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -6,7 +6,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { AppIdParams, loadApp } from './app-access.ts';
 
-export function deleteAppHandler(deps: AppDependencies): Endpoint {
+export function deleteAppEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

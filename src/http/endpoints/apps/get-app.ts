@@ -4,7 +4,7 @@ import { errorResponses, Success } from '../../schemas.ts';
 import { AppIdParams, loadApp } from './app-access.ts';
 import { appView, AppSchema } from './app-view.ts';
 
-export function getAppHandler(deps: AppDependencies): Endpoint {
+export function getAppEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -7,7 +7,7 @@ import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { assertAppManager } from './app-access.ts';
 import { appView, AppSchema } from './app-view.ts';
 
-export function listAppsHandler(deps: AppDependencies): Endpoint {
+export function listAppsEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -17,7 +17,7 @@ const PlatformCheck = Type.Object(
   { title: 'AppPlatformCheck' },
 );
 
-export function testAppCredentialsHandler(deps: AppDependencies): Endpoint {
+export function testAppCredentialsEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

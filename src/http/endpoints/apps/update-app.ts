@@ -14,7 +14,7 @@ import { appView, AppSchema } from './app-view.ts';
  * Renames an app or replaces (or, with null, removes) a platform's credentials; parts left out stay. New credentials
  * set the status back to ok: the delivery worker picks them up on its next client for the app.
  */
-export function updateAppHandler(deps: AppDependencies): Endpoint {
+export function updateAppEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -6,7 +6,7 @@ import { hasSessionCookie, resolveSession } from '../../session-auth.ts';
 import { clearedSessionCookie, isHttps } from '../../session-cookie.ts';
 import { sessionState, SessionState } from './session-view.ts';
 
-export function getSessionHandler(deps: AppDependencies): Endpoint {
+export function getSessionEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

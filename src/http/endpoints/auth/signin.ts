@@ -22,7 +22,7 @@ import { startSession } from './start-session.ts';
 let decoyHash: Promise<string> | null = null;
 const decoy = () => (decoyHash ??= hashPassword(randomUUID()));
 
-export function signinHandler(deps: AppDependencies): Endpoint {
+export function signinEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       onRequest: async (request) => assertNotCrossSite(request),

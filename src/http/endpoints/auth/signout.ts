@@ -5,7 +5,7 @@ import { errorResponses, Success } from '../../schemas.ts';
 import { clearedSessionCookie, isHttps } from '../../session-cookie.ts';
 import { sessionState, SessionState } from './session-view.ts';
 
-export function signoutHandler(deps: AppDependencies): Endpoint {
+export function signoutEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -35,7 +35,7 @@ function emailTaken(): ApiError {
   });
 }
 
-export function signupHandler(deps: AppDependencies): Endpoint {
+export function signupEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       onRequest: async (request) => {

@@ -8,7 +8,7 @@ import { errorResponses, Success } from '../../schemas.ts';
 import { resolveSession } from '../../session-auth.ts';
 import { sessionState, SessionState } from './session-view.ts';
 
-export function switchAccountHandler(deps: AppDependencies): Endpoint {
+export function switchAccountEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

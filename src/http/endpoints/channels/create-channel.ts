@@ -26,7 +26,7 @@ export const JoinPageSwitch = Type.Boolean({
     'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
 });
 
-export function createChannelHandler(deps: AppDependencies): Endpoint {
+export function createChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -8,7 +8,7 @@ import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { joinPageBase } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
-export function getChannelHandler(deps: AppDependencies): Endpoint {
+export function getChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

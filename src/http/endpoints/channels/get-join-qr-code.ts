@@ -15,7 +15,7 @@ import { joinPageBase } from './channel-join-key.ts';
  * Error correction M (15 % of the code may be damaged or covered) is the usual choice for printed codes, and a
  * quiet zone of 4 modules is what ISO/IEC 18004 asks for around a code.
  */
-export function getJoinQrCodeHandler(deps: AppDependencies): Endpoint {
+export function getJoinQrCodeEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -7,7 +7,7 @@ import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { joinPageBase } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
-export function listChannelsHandler(deps: AppDependencies): Endpoint {
+export function listChannelsEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

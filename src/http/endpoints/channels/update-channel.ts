@@ -26,7 +26,7 @@ import { ChannelAppId, ChannelDescription, ChannelName, JoinPageSwitch } from '.
  * with. A notification already being delivered finishes with the app the channel had when it was dispatched
  * (src/delivery/job-kinds.ts, `appId`).
  */
-export function updateChannelHandler(deps: AppDependencies): Endpoint {
+export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

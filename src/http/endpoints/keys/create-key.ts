@@ -9,7 +9,7 @@ import { apiKeyView, CreatedApiKeySchema } from './key-view.ts';
 
 const MAX_SCOPE_CHANNELS = 100;
 
-export function createKeyHandler(deps: AppDependencies): Endpoint {
+export function createKeyEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

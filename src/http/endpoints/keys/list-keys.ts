@@ -6,7 +6,7 @@ import { readPageQuery, pageResponse } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 
-export function listKeysHandler(deps: AppDependencies): Endpoint {
+export function listKeysEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

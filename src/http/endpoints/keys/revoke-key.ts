@@ -5,7 +5,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { apiKeyView, ApiKeySchema } from './key-view.ts';
 
-export function revokeKeyHandler(deps: AppDependencies): Endpoint {
+export function revokeKeyEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

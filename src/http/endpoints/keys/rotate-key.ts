@@ -8,7 +8,7 @@ import { apiKeyView, ApiKeySchema, CreatedApiKeySchema } from './key-view.ts';
 
 const MAX_GRACE_SECONDS = MAX_ROTATION_GRACE_MS / 1000;
 
-export function rotateKeyHandler(deps: AppDependencies): Endpoint {
+export function rotateKeyEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       // The body is optional: a bodiless POST rotates with no grace.

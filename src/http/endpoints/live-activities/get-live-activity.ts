@@ -4,7 +4,7 @@ import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { findVisibleLiveActivity } from './live-activity-access.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
-export function getLiveActivityHandler(deps: AppDependencies): Endpoint {
+export function getLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -6,7 +6,7 @@ import { pageResponse } from '../../pagination.ts';
 import { errorResponses, SuccessList } from '../../schemas.ts';
 import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
-export function listLiveActivitiesHandler(deps: AppDependencies): Endpoint {
+export function listLiveActivitiesEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -29,7 +29,7 @@ const LiveActivityTokenSchema = Type.Object(
  * subscriber and activity: a new report replaces the old token, which must no longer be used. Updates and the end go
  * to these tokens; free of quota (it is the device speaking, not the caller).
  */
-export function reportLiveActivityTokenHandler(deps: AppDependencies): Endpoint {
+export function reportLiveActivityTokenEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

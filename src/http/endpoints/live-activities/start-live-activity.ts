@@ -51,7 +51,7 @@ async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRo
  * src/delivery/live-activities/) and the job that ends it after 8 hours. A 201 means all of them exist; a 429 means
  * none does.
  */
-export function startLiveActivityHandler(deps: AppDependencies): Endpoint {
+export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return sendEndpoint(
     {
       schema: {

@@ -6,7 +6,7 @@ import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { Alert, liveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
 
-export function updateLiveActivityHandler(deps: AppDependencies): Endpoint {
+export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -16,7 +16,7 @@ import { Notification, notificationView } from './notification-view.ts';
  * refunded, since the notification was sent in part). Dispatch jobs still waiting are deleted in the same
  * transaction; one a worker has already claimed is under way and cannot be stopped.
  */
-export function cancelNotificationHandler(deps: AppDependencies): Endpoint {
+export function cancelNotificationEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -6,7 +6,7 @@ import { isChannelInScope } from '../../channel-scope.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
-export function getNotificationHandler(deps: AppDependencies): Endpoint {
+export function getNotificationEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

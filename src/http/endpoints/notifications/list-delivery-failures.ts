@@ -23,7 +23,7 @@ const DeliveryFailure = Type.Object(
   { title: 'DeliveryFailure' },
 );
 
-export function listDeliveryFailuresHandler(deps: AppDependencies): Endpoint {
+export function listDeliveryFailuresEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

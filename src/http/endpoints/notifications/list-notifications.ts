@@ -6,7 +6,7 @@ import { pageResponse } from '../../pagination.ts';
 import { errorResponses, SuccessList } from '../../schemas.ts';
 import { Notification, notificationView } from './notification-view.ts';
 
-export function listNotificationsHandler(deps: AppDependencies): Endpoint {
+export function listNotificationsEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

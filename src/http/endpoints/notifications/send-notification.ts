@@ -50,14 +50,14 @@ function notificationEndpoint(
   );
 }
 
-export const sendNotificationHandler = (deps: AppDependencies): Endpoint =>
+export const sendNotificationEndpoint = (deps: AppDependencies): Endpoint =>
   notificationEndpoint(deps, 'channelCode', {
     summary: 'Send a notification to every subscriber of a channel, or to an audience in it',
     description:
       'Optionally one audience inside the channel: `externalIds` (the devices of these people), `subscriberIds`, or `tags` (`allOf` / `anyOf`). `recipientCount` counts the targeted subscribers; the quota counts one per request.',
   });
 
-export const notifyHandler = (deps: AppDependencies): Endpoint =>
+export const notifyEndpoint = (deps: AppDependencies): Endpoint =>
   notificationEndpoint(deps, 'channel', {
     summary: 'Send a notification (alternative path: the channel is named `channel`)',
     description:

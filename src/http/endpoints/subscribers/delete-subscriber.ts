@@ -10,7 +10,7 @@ import { SubscriberDetailSchema } from './subscriber-detail-view.ts';
  * `subscriber.unsubscribed` event with reason `requested`, idempotent). The row is kept, so the subscriber's history
  * still adds up; DELETE /users/{externalId} is the erasure that removes rows.
  */
-export function deleteSubscriberHandler(deps: AppDependencies): Endpoint {
+export function deleteSubscriberEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

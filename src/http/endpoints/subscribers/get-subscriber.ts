@@ -4,7 +4,7 @@ import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { loadSubscriber, subscriberWithFailures } from './subscriber-access.ts';
 import { SubscriberWithFailuresSchema } from './subscriber-detail-view.ts';
 
-export function getSubscriberHandler(deps: AppDependencies): Endpoint {
+export function getSubscriberEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

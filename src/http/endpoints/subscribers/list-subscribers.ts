@@ -21,7 +21,7 @@ const CreatedBound = (description: string) =>
     }),
   );
 
-export function listSubscribersHandler(deps: AppDependencies): Endpoint {
+export function listSubscribersEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

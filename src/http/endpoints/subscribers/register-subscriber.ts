@@ -18,7 +18,7 @@ import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.
 import { RegistrationToken } from './registration-token.ts';
 import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
 
-export function registerSubscriberHandler(deps: AppDependencies): Endpoint {
+export function registerSubscriberEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

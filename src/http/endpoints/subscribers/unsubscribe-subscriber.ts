@@ -12,7 +12,7 @@ import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
 
 const notFound = () => new ApiError('not_found', { message: 'No subscriber with that id.' });
 
-export function unsubscribeSubscriberHandler(deps: AppDependencies): Endpoint {
+export function unsubscribeSubscriberEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       // A bodiless POST (no body, or an empty one with Content-Type: application/json, src/http/app.ts) is `{}`: the

@@ -22,7 +22,7 @@ const Tag = Type.String({
   hint: 'must be 1–64 letters, digits or _ : . - starting with a letter or digit',
 });
 
-export function updateSubscriberHandler(deps: AppDependencies): Endpoint {
+export function updateSubscriberEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -25,7 +25,7 @@ const DailyUsage = Type.Object(
   { title: 'DailyUsage' },
 );
 
-export function getDailyUsageHandler(deps: AppDependencies): Endpoint {
+export function getDailyUsageEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

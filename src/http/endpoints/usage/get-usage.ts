@@ -20,7 +20,7 @@ const Usage = Type.Object(
   { title: 'Usage' },
 );
 
-export function getUsageHandler(deps: AppDependencies): Endpoint {
+export function getUsageEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

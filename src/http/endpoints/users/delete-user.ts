@@ -17,7 +17,7 @@ const ErasureSchema = Type.Object(
   { title: 'UserErasure' },
 );
 
-export function deleteUserHandler(deps: AppDependencies): Endpoint {
+export function deleteUserEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

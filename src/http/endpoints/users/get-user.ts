@@ -23,7 +23,7 @@ export const UserSchema = Type.Object(
   { title: 'User' },
 );
 
-export function getUserHandler(deps: AppDependencies): Endpoint {
+export function getUserEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -26,7 +26,7 @@ const PublicKey = Type.Object(
  * every subscription a browser makes, so a web page may fetch it with its publishable key or with none. The subject
  * itself is not shown; only a localhost one, which is no one's contact, is named in the warning the dashboard shows.
  */
-export function getVapidPublicKeyHandler(deps: AppDependencies): Endpoint {
+export function getVapidPublicKeyEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

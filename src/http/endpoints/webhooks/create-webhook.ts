@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { newId } from '../../../domain/ids.ts';
 import { sealSecret } from '../../../domain/secret-box.ts';
-import { countWebhookEndpoints, createWebhookEndpoint } from '../../../store/webhooks-store.ts';
+import { countWebhookEndpoints, insertWebhook } from '../../../store/webhooks-store.ts';
 import { ALL_EVENTS, webhookEventTypes } from '../../../webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
 import { allowsPrivateAddresses, checkOutboundUrl, systemResolver } from '../../../net/outbound-url-guard.ts';
@@ -28,7 +28,7 @@ export const WebhookEvents = Type.Array(StringEnum([...webhookEventTypes, ALL_EV
   hint: `must list event types from: ${webhookEventTypes.join(', ')}, or be ["*"]`,
 });
 
-export function createWebhookHandler(deps: AppDependencies): Endpoint {
+export function createWebhookEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
@@ -80,7 +80,7 @@ export function createWebhookHandler(deps: AppDependencies): Endpoint {
       const now = deps.clock.now();
       const id = newId('webhook', now);
       const secret = generateWebhookSecret();
-      const endpoint = await createWebhookEndpoint(db, {
+      const endpoint = await insertWebhook(db, {
         id,
         accountId: auth.accountId,
         url: checked.url.href,

@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import { deleteWebhookEndpoint } from '../../../store/webhooks-store.ts';
+import { removeWebhook } from '../../../store/webhooks-store.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertWebhookManager, WebhookIdParams } from './webhook-access.ts';
 
-export function deleteWebhookHandler(deps: AppDependencies): Endpoint {
+export function deleteWebhookEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
@@ -22,7 +22,7 @@ export function deleteWebhookHandler(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       assertWebhookManager(auth);
-      if (!(await deleteWebhookEndpoint(deps.store.db, auth.accountId, request.params.id))) {
+      if (!(await removeWebhook(deps.store.db, auth.accountId, request.params.id))) {
         throw new ApiError('not_found', { message: 'No webhook with that id.' });
       }
       return { success: true as const, data: { id: request.params.id, deleted: true as const } };

@@ -1,4 +1,4 @@
-import { enableWebhookEndpoint, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
+import { reenableWebhook, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
@@ -10,7 +10,7 @@ import { webhookView, WebhookSchema } from './webhook-view.ts';
  * Events that happened while it was disabled are not sent; messages that failed can be replayed one by one.
  * Enabling an enabled endpoint changes nothing.
  */
-export function enableWebhookHandler(deps: AppDependencies): Endpoint {
+export function enableWebhookEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
@@ -24,7 +24,7 @@ export function enableWebhookHandler(deps: AppDependencies): Endpoint {
       const endpoint = await loadWebhook(deps, request.auth!, request.params.id);
       const now = deps.clock.now();
       if (endpoint.status === 'enabled') return { success: true as const, data: webhookView(endpoint, now) };
-      await enableWebhookEndpoint(deps.store.db, endpoint.id, now);
+      await reenableWebhook(deps.store.db, endpoint.id, now);
       const enabled: WebhookEndpoint = {
         ...endpoint,
         status: 'enabled',

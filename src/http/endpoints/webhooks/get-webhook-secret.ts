@@ -9,7 +9,7 @@ import { webhookView, WebhookSecretSchema } from './webhook-view.ts';
  * The signing secret on its own route (as Svix does): reading or listing endpoints never carries it, so logs,
  * dashboards and scripts that show endpoints do not spread it; fetching it is a deliberate call.
  */
-export function getWebhookSecretHandler(deps: AppDependencies): Endpoint {
+export function getWebhookSecretEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

@@ -4,7 +4,7 @@ import { errorResponses, Success } from '../../schemas.ts';
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
 
-export function getWebhookHandler(deps: AppDependencies): Endpoint {
+export function getWebhookEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

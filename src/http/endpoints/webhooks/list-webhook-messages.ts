@@ -7,7 +7,7 @@ import { errorResponses, PageQuery, StringEnum, SuccessList } from '../../schema
 import { loadWebhook, WebhookIdParams } from './webhook-access.ts';
 import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
 
-export function listWebhookMessagesHandler(deps: AppDependencies): Endpoint {
+export function listWebhookMessagesEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

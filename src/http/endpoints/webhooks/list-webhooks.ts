@@ -7,7 +7,7 @@ import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { assertWebhookManager } from './webhook-access.ts';
 import { webhookView, WebhookSchema } from './webhook-view.ts';
 
-export function listWebhooksHandler(deps: AppDependencies): Endpoint {
+export function listWebhooksEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

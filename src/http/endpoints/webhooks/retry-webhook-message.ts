@@ -12,7 +12,7 @@ import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
  * Replays a message now: one extra attempt with the same webhook-id and body (receivers dedupe on the id), signed
  * afresh. Allowed whatever the message's status; a retry schedule still running carries on if the replay fails.
  */
-export function retryWebhookMessageHandler(deps: AppDependencies): Endpoint {
+export function retryWebhookMessageEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

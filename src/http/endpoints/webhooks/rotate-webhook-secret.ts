@@ -19,7 +19,7 @@ export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 60 * 60;
  * Gives the endpoint a new secret. During the grace period every attempt carries two signatures (space-separated,
  * as Standard Webhooks allows): the new secret's first, then the old one's, so receivers verify with either.
  */
-export function rotateWebhookSecretHandler(deps: AppDependencies): Endpoint {
+export function rotateWebhookSecretEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {

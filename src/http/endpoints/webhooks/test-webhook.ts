@@ -13,7 +13,7 @@ import { webhookMessageView, WebhookMessageSchema } from './webhook-view.ts';
  * Sends a `webhook.test` message through the normal pipeline: stored, queued, signed, retried on the schedule and
  * logged like any other. It goes to this endpoint only, whatever event types it subscribes to.
  */
-export function testWebhookHandler(deps: AppDependencies): Endpoint {
+export function testWebhookEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
