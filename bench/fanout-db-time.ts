@@ -88,7 +88,7 @@ class StatementTimer implements KyselyPlugin {
 
 /**
  * Whose statement it is: the delivery's own (`product`), this benchmark's poll of the notification's status
- * (bench/harness/deliver-notification.ts), or the webhook relay's (src/store/event-relay-store.ts, webhooks-store.ts),
+ * (bench/harness/deliver-notification.ts), or the webhook relay's (src/store/event-relay-queries.ts, webhooks-queries.ts),
  * which polls the events table on its own timer. By SQL text on SQLite, by kind for the plugin's figures.
  */
 type Owner = 'product' | 'bench poll' | 'relay';

@@ -1,5 +1,5 @@
 // What SQLite itself costs per row for a send batch's two
-// per-row statements (src/store/subscribers-store.ts: the batch read and the last-delivered UPDATE), measured in
+// per-row statements (src/store/subscribers-queries.ts: the batch read and the last-delivered UPDATE), measured in
 // isolation on a seeded channel, without Kysely, the queue or the network: the floor that bench/fanout-db-time.ts's
 // per-push figure cannot go under while a batch reads and updates one subscriber row per push. Process CPU time, best
 // of 3 passes over every batch, per row.

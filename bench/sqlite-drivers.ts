@@ -7,7 +7,7 @@
 // - accept: one transaction per notification, as POST /notifications writes (BEGIN IMMEDIATE; the notification row,
 //   its job row, the month's usage counter; COMMIT): CPU µs per accept;
 // - fan-out: a send batch of 500 subscribers read by id and their last-delivered time written, then COMMIT
-//   (src/store/subscribers-store.ts): CPU µs per subscriber;
+//   (src/store/subscribers-queries.ts): CPU µs per subscriber;
 // - open: a fresh `node` that loads the driver, opens the file and runs one query: wall ms, median of 5;
 // - backup: the online backup API copying the fan-out database: wall ms (null when the driver has none).
 //

@@ -22,7 +22,7 @@ import { watchQueue } from './metrics/queue-gauges.ts';
 import { JobQueue } from './queue/job-queue.ts';
 import { describeStore, openStore } from './store/database.ts';
 import { listenHost, listenOn } from './http/listen-on.ts';
-import { instanceHasAccounts } from './store/accounts-store.ts';
+import { instanceHasAccounts } from './store/accounts-queries.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 /** Which code this process runs (bin/entry-point.js): the compiled build, or the TypeScript sources through tsx. */

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { deviceTokenHash } from '../../src/domain/device-token.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { createAccount, setAccountPlan } from '../../src/store/accounts-store.ts';
-import { createApiKey } from '../../src/store/api-keys-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createAccount, setAccountPlan } from '../../src/store/accounts-queries.ts';
+import { createApiKey } from '../../src/store/api-keys-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 

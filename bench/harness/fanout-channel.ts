@@ -1,8 +1,8 @@
 import { normalizeToken, type Platform } from '../../src/domain/device-token.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import type { Store } from '../../src/store/database.ts';
-import { importSubscribers, type SubscriberImport } from '../../src/store/subscribers-store.ts';
+import { importSubscribers, type SubscriberImport } from '../../src/store/subscribers-queries.ts';
 
 /** Subscriber n's platform and token: even iOS (hex), odd Android; the bare client sends to the same tokens. */
 export function benchDevice(n: number): { platform: 'ios' | 'android'; token: string } {

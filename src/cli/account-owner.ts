@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isEmailAddress } from '../domain/email-address.ts';
 import { hashPassword, passwordProblem } from '../domain/passwords.ts';
 import type { Database } from '../store/schema.ts';
-import { createUser, findUserByEmail } from '../store/users-store.ts';
+import { createUser, findUserByEmail } from '../store/users-queries.ts';
 import { CliError } from './cli-output.ts';
 
 /** The flags a command names the owner with (`accounts create`: --owner-email; `accounts add-owner`: --email). */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { findAccount } from '../store/accounts-store.ts';
-import { addMembership, listUserAccounts } from '../store/users-store.ts';
+import { findAccount } from '../store/accounts-queries.ts';
+import { addMembership, listUserAccounts } from '../store/users-queries.ts';
 import { checkOwnerEmail, ownerUser, type OwnerFlags } from './account-owner.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { toIso } from '../domain/clock.ts';
 import { isPlan, monthlyLimit, planNames, type Plan } from '../domain/plans.ts';
-import { createAccount } from '../store/accounts-store.ts';
-import { addMembership } from '../store/users-store.ts';
+import { createAccount } from '../store/accounts-queries.ts';
+import { addMembership } from '../store/users-queries.ts';
 import { checkOwnerEmail, ownerUser, type OwnerFlags } from './account-owner.ts';
 import { CliError, countOf, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isPlan, monthlyLimit, planNames } from '../domain/plans.ts';
-import { setAccountPlan } from '../store/accounts-store.ts';
+import { setAccountPlan } from '../store/accounts-queries.ts';
 import { CliError, countOf, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 import { parseWholeNumber } from './cli-parse.ts';

@@ -1,5 +1,5 @@
 import { toIso } from '../domain/clock.ts';
-import { channelScopeOf, type ApiKeyRow } from '../store/api-keys-store.ts';
+import { channelScopeOf, type ApiKeyRow } from '../store/api-keys-queries.ts';
 
 /** How the CLI shows a key: never its hash, and its full value only when it was just created. */
 export function apiKeyOutput(row: ApiKeyRow, value?: string) {

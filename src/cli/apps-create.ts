@@ -4,8 +4,8 @@ import { sealAppCredentials } from '../delivery/app-credentials.ts';
 import { uploadedTokenUriPolicy } from '../delivery/fcm/fcm-token-uri.ts';
 import { newId } from '../domain/ids.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
-import { findAccount } from '../store/accounts-store.ts';
-import { insertApp } from '../store/apps-store.ts';
+import { findAccount } from '../store/accounts-queries.ts';
+import { insertApp } from '../store/apps-queries.ts';
 import {
   addAppCredentialOptions,
   credentialInput,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { channelsOfApp, deleteApp, findApp } from '../store/apps-store.ts';
+import { channelsOfApp, deleteApp, findApp } from '../store/apps-queries.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 

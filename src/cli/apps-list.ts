@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { appView } from '../http/endpoints/apps/app-view.ts';
-import { listApps } from '../store/apps-store.ts';
+import { listApps } from '../store/apps-queries.ts';
 import { printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 

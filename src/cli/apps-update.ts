@@ -3,7 +3,7 @@ import { resolveSecretKey } from '../config/secret-key.ts';
 import { sealAppCredentials } from '../delivery/app-credentials.ts';
 import { uploadedTokenUriPolicy } from '../delivery/fcm/fcm-token-uri.ts';
 import { appView } from '../http/endpoints/apps/app-view.ts';
-import { findApp, updateApp } from '../store/apps-store.ts';
+import { findApp, updateApp } from '../store/apps-queries.ts';
 import {
   addAppCredentialOptions,
   credentialInput,

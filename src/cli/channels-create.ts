@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { CHANNEL_CODE_RULE, isChannelCode } from '../domain/channel-code.ts';
 import { toIso } from '../domain/clock.ts';
-import { findAccount } from '../store/accounts-store.ts';
-import { appForNewChannel } from '../store/apps-store.ts';
-import { ChannelCodeTakenError, createChannel } from '../store/channels-store.ts';
+import { findAccount } from '../store/accounts-queries.ts';
+import { appForNewChannel } from '../store/apps-queries.ts';
+import { ChannelCodeTakenError, createChannel } from '../store/channels-queries.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
 

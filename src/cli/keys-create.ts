@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CHANNEL_CODE_RULE, isChannelCode } from '../domain/channel-code.ts';
-import { findAccount } from '../store/accounts-store.ts';
-import { createApiKey } from '../store/api-keys-store.ts';
+import { findAccount } from '../store/accounts-queries.ts';
+import { createApiKey } from '../store/api-keys-queries.ts';
 import { apiKeyOutput } from './api-key-output.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';

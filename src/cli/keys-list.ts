@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isApiKeyActive, listApiKeys } from '../store/api-keys-store.ts';
+import { isApiKeyActive, listApiKeys } from '../store/api-keys-queries.ts';
 import { apiKeyOutput } from './api-key-output.ts';
 import { printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { revokeApiKey } from '../store/api-keys-store.ts';
+import { revokeApiKey } from '../store/api-keys-queries.ts';
 import { apiKeyOutput } from './api-key-output.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../config/duration.ts';
 import { toIso } from '../domain/clock.ts';
-import { findApiKey, MAX_ROTATION_GRACE_MS, rotateApiKey } from '../store/api-keys-store.ts';
+import { findApiKey, MAX_ROTATION_GRACE_MS, rotateApiKey } from '../store/api-keys-queries.ts';
 import { apiKeyOutput } from './api-key-output.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';

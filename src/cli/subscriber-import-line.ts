@@ -4,7 +4,7 @@ import { isLocale, normalizeToken, platforms, type Platform } from '../domain/de
 import { isTimeZone, TIME_ZONE_PROBLEM } from '../domain/time-zone.ts';
 import { parseOsVersion } from '../domain/ios-version.ts';
 import { templateNames, type TemplateName } from '../domain/live-activity-templates.ts';
-import type { SubscriberImportRow } from '../store/subscribers-store.ts';
+import type { SubscriberImportRow } from '../store/subscribers-queries.ts';
 
 /**
  * One line of a `clarion subscribers import` file (docs/cli.md): a JSON object with the fields of

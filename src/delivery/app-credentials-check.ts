@@ -1,4 +1,4 @@
-import type { App } from '../store/apps-store.ts';
+import type { App } from '../store/apps-queries.ts';
 import { isKeyOfOtherEnvironment } from './apns/apns-environment-sender.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { contentAsStored } from '../domain/notification-content.ts';

@@ -1,6 +1,6 @@
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import type { FieldProblem } from '../domain/schema-errors.ts';
-import type { App, AppCredentialColumns } from '../store/apps-store.ts';
+import type { App, AppCredentialColumns } from '../store/apps-queries.ts';
 import { tokenUriRefusal, type TokenUriPolicy } from './fcm/fcm-token-uri.ts';
 import { parseApnsSigningKey, parseFcmServiceAccount, ProviderCredentialsError } from './provider-credentials.ts';
 import { generateVapidKeyPair, vapidPublicKeyOf } from './web-push/vapid-keys.ts';

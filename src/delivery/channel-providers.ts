@@ -1,4 +1,4 @@
-import { appIdOfChannel } from '../store/apps-store.ts';
+import { appIdOfChannel } from '../store/apps-queries.ts';
 import type { DeliveryDependencies } from './dispatch-job.ts';
 import type { PushProviders } from './push-sender.ts';
 

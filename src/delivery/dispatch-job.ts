@@ -12,9 +12,9 @@ import {
   recordBatchOutcomes,
   recordDispatchedPage,
   type DispatchTarget,
-} from '../store/deliveries-store.ts';
+} from '../store/deliveries-queries.ts';
 import type { Store } from '../store/database.ts';
-import { findNotificationWithChannelApp } from '../store/notifications-store.ts';
+import { findNotificationWithChannelApp } from '../store/notifications-queries.ts';
 import type { Database } from '../store/schema.ts';
 import {
   DISPATCH_PAGE_SIZE,

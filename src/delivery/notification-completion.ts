@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { finishIfComplete, platformStats } from '../store/deliveries-store.ts';
-import { recordEvent } from '../store/events-store.ts';
+import { finishIfComplete, platformStats } from '../store/deliveries-queries.ts';
+import { recordEvent } from '../store/events-queries.ts';
 import type { Database } from '../store/schema.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { contentColumnNames, type ContentColumns } from '../domain/notification-content.ts';
-import { findNotificationById, type NotificationRow } from '../store/notifications-store.ts';
+import { findNotificationById, type NotificationRow } from '../store/notifications-queries.ts';
 import type { Database } from '../store/schema.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Config } from '../config/load-config.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Clock } from '../domain/clock.ts';
-import { findAppById, type App } from '../store/apps-store.ts';
+import { findAppById, type App } from '../store/apps-queries.ts';
 import type { Store } from '../store/database.ts';
 import type { ApnsClient } from './apns/apns-client.ts';
 import { createApnsProviderTokens, type ApnsProviderTokens } from './apns/apns-provider-token.ts';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { JobRow } from '../queue/job-types.ts';
 import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
-import { recordBatchOutcomes } from '../store/deliveries-store.ts';
-import { recordEvent } from '../store/events-store.ts';
+import { recordBatchOutcomes } from '../store/deliveries-queries.ts';
+import { recordEvent } from '../store/events-queries.ts';
 import type { Database } from '../store/schema.ts';
 import {
   findBatchSubscribers,
@@ -11,7 +11,7 @@ import {
   subscriberRegistrationTimes,
   unsubscribeSubscriber,
   type BatchSubscriber,
-} from '../store/subscribers-store.ts';
+} from '../store/subscribers-queries.ts';
 import { retryGroupDelayMs, settleBatch, type BatchSettlement } from './batch-outcomes.ts';
 import { sendEach } from './batch-send.ts';
 import {
@@ -26,7 +26,7 @@ import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { MAX_SEND_ROUNDS, sendBatchJob, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
 import { isCredentialFailure } from './credential-failure.ts';
-import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-store.ts';
+import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-queries.ts';
 import type { SendDependencies } from './channel-providers.ts';
 import { pushContentOf } from './push-content.ts';
 import { subscriptionOrigin } from './web-push/web-push-subscription.ts';
@@ -195,7 +195,7 @@ function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown'
  */
 const LEFT_SINCE_DISPATCH = 'unsubscribed';
 
-/** The batch's subscribers by id, in one SELECT (subscribers-store.ts). */
+/** The batch's subscribers by id, in one SELECT (subscribers-queries.ts). */
 async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>> {
   const subscribers = await findBatchSubscribers(batch.deps.store.db, batch.payload.subscriberIds);
   return new Map(subscribers.map((subscriber) => [subscriber.id, subscriber]));
@@ -203,7 +203,7 @@ async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>
 
 /**
  * When the subscribers an APNs 410 called dead last registered: read only for those (a few per batch at most), not
- * with every push's row (subscribers-store.ts, findBatchSubscribers).
+ * with every push's row (subscribers-queries.ts, findBatchSubscribers).
  */
 function registrationTimesOf(
   batch: Batch,

@@ -52,7 +52,7 @@ export function effectiveStatus(
  * are events in one millisecond, so it never runs ahead under sustained updates: iOS drops an `aps.timestamp` far in
  * the future (docs/protocols.md 2.2). APNs gets it in seconds (apnsTimestampSeconds): events of one second share one,
  * which iOS applies, as it ignores only an older one. The store applies the same rule atomically in SQL
- * (live-activities-store.ts claimEventTimestamp).
+ * (live-activities-queries.ts claimEventTimestamp).
  */
 export function nextPushTimestamp(lastMs: number, now: number): number {
   return Math.max(now, lastMs + 1);

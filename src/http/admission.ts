@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Channel } from '../store/channels-store.ts';
-import { isApiKeyActive } from '../store/api-keys-store.ts';
+import type { Channel } from '../store/channels-queries.ts';
+import { isApiKeyActive } from '../store/api-keys-queries.ts';
 import type { Database } from '../store/schema.ts';
-import { readSendContext } from '../store/send-context-store.ts';
+import { readSendContext } from '../store/send-context-queries.ts';
 import { ApiError } from './api-error.ts';
 import type { AppDependencies, AuthContext } from './app-types.ts';
 import { unauthorized } from './auth.ts';

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.ts';
 import { hashApiKey } from '../domain/api-key-secret.ts';
-import type { ApiKeyRow } from '../store/api-keys-store.ts';
+import type { ApiKeyRow } from '../store/api-keys-queries.ts';
 
 /** How long a looked-up key is served from memory; its standing is re-read in the request's own transaction anyway. */
 export const API_KEY_CACHE_MS = 30_000;
@@ -13,7 +13,7 @@ export const API_KEY_CACHE_SIZE = 10_000;
  * Activity; src/http/admission.ts) skips the lookup before it. Measured on POST /notifications (docs/performance.md, "Accept path"): the
  * lookup was one of 11 statements per request. Revocation stays immediate across processes because the cached row is
  * never trusted alone: the transaction's first statement reads revoked_at and expires_at as committed
- * (src/store/send-context-store.ts), and an error answered before that statement confirms the key first
+ * (src/store/send-context-queries.ts), and an error answered before that statement confirms the key first
  * (src/http/error-handler.ts). What a key cannot change — its account, kind and channel scope — is what the cache
  * serves.
  */

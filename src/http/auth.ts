@@ -1,8 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { looksLikeApiKey } from '../domain/api-key-secret.ts';
-import { channelScopeOf, findApiKey, findApiKeyByValue, isApiKeyActive, touchApiKey } from '../store/api-keys-store.ts';
+import {
+  channelScopeOf,
+  findApiKey,
+  findApiKeyByValue,
+  isApiKeyActive,
+  touchApiKey,
+} from '../store/api-keys-queries.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
-import { touchSession } from '../store/sessions-store.ts';
+import { touchSession } from '../store/sessions-queries.ts';
 import { ApiError } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { RateLimiter, sweepWhileOpen } from './rate-limiter.ts';

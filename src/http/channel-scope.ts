@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findChannelByCode, listChannels } from '../store/channels-store.ts';
+import { findChannelByCode, listChannels } from '../store/channels-queries.ts';
 import type { Database } from '../store/schema.ts';
 import { ApiError } from './api-error.ts';
 import type { AuthContext } from './app-types.ts';

@@ -5,7 +5,7 @@ import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
   type IdempotencyOwner,
-} from '../store/idempotency-store.ts';
+} from '../store/idempotency-queries.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, AuthContext, ClarionApp } from './app-types.ts';
 

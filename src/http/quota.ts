@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { toIso } from '../domain/clock.ts';
 import { isPlan, monthlyLimit, usagePeriod, type Plan } from '../domain/plans.ts';
-import { findAccount, type Account } from '../store/accounts-store.ts';
+import { findAccount, type Account } from '../store/accounts-queries.ts';
 import type { Database } from '../store/schema.ts';
-import { takeQuota, usedInPeriod } from '../store/usage-store.ts';
+import { takeQuota, usedInPeriod } from '../store/usage-queries.ts';
 import { ApiError } from './api-error.ts';
 
 export interface QuotaState {

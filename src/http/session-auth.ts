@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { csrfTokenFor, hashSessionToken, looksLikeSessionToken, sameSecret } from '../domain/session-token.ts';
-import { findLiveSession, type SessionRow } from '../store/sessions-store.ts';
+import { findLiveSession, type SessionRow } from '../store/sessions-queries.ts';
 import { ApiError } from './api-error.ts';
 import type { AppDependencies } from './app-types.ts';
 import { readSessionCookie } from './session-cookie.ts';

@@ -8,8 +8,8 @@ import {
   signinRetryAfterSeconds,
 } from '../domain/signin-limits.ts';
 import type { Database } from '../store/schema.ts';
-import { recentAttemptsFromIp, recentPairFailures } from '../store/signin-attempts-store.ts';
-import { normalizeEmail } from '../store/users-store.ts';
+import { recentAttemptsFromIp, recentPairFailures } from '../store/signin-attempts-queries.ts';
+import { normalizeEmail } from '../store/users-queries.ts';
 import { ApiError } from './api-error.ts';
 
 /** The attempt log keys emails by SHA-256, so it never holds the addresses strangers typed in. */

@@ -1,4 +1,4 @@
-import { instanceHasAccounts } from '../store/accounts-store.ts';
+import { instanceHasAccounts } from '../store/accounts-queries.ts';
 import type { AppDependencies } from './app-types.ts';
 
 /**

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Audience } from '../domain/audience.ts';
 import type { Store } from '../store/database.ts';
-import { insertNotification, type NotificationRow } from '../store/notifications-store.ts';
+import { insertNotification, type NotificationRow } from '../store/notifications-queries.ts';
 import type { Database } from '../store/schema.ts';
-import { activeInChannelCountQuery } from '../store/subscribers-store.ts';
-import { takeQuota, usedInPeriod } from '../store/usage-store.ts';
+import { activeInChannelCountQuery } from '../store/subscribers-queries.ts';
+import { takeQuota, usedInPeriod } from '../store/usage-queries.ts';
 import type { JobQueue } from './job-queue.ts';
 import type { EnqueueInput } from './job-types.ts';
 

@@ -52,7 +52,7 @@ export interface Store {
   /** After it: leave the server nothing large to tidy up. */
   endBulkWrites(): Promise<void>;
   /**
-   * After an erasure has committed (src/store/user-erasure-store.ts): makes the deleted rows unreadable in the
+   * After an erasure has committed (src/store/user-erasure-queries.ts): makes the deleted rows unreadable in the
    * database's own files where the engine can. SQLite: every connection runs with secure_delete, so the pages the
    * erasure wrote hold zeros where the rows were; the WAL still holds the earlier versions of those pages until it is
    * copied into the database file and truncated, which this does (wal_checkpoint(TRUNCATE)). False when that could not

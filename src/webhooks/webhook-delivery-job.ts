@@ -16,13 +16,13 @@ import {
   markMessageRetrying,
   recordWebhookAttempt,
   type WebhookMessage,
-} from '../store/webhook-messages-store.ts';
+} from '../store/webhook-messages-queries.ts';
 import {
   disableWebhookEndpoint,
   findWebhookEndpointById,
   recordEndpointOutcome,
   type WebhookEndpoint,
-} from '../store/webhooks-store.ts';
+} from '../store/webhooks-queries.ts';
 import { enqueueWebhookAttempt, webhookDeliveryJob, type WebhookDeliveryPayload } from './webhook-jobs.ts';
 import { isSuccessStatus, judgeAttempt } from './webhook-retry-policy.ts';
 import type { WebhookSender, WebhookSendResult } from './webhook-sender.ts';

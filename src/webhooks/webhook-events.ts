@@ -1,5 +1,5 @@
 import { toIso } from '../domain/clock.ts';
-import type { EventType } from '../store/events-store.ts';
+import type { EventType } from '../store/events-queries.ts';
 
 /**
  * The event types an endpoint can subscribe to (docs/design.md 2.6), and the body every message carries. `["*"]` (the
@@ -18,7 +18,7 @@ export const webhookEventTypes = [
   'app.credentials_failed',
 ] as const satisfies readonly EventType[];
 
-// Fails type-checking when an EventType is added to events-store.ts without being listed above, so it can be subscribed to.
+// Fails type-checking when an EventType is added to events-queries.ts without being listed above, so it can be subscribed to.
 const everyEventTypeListed: Exclude<EventType, (typeof webhookEventTypes)[number]> extends never ? true : never = true;
 void everyEventTypeListed;
 

@@ -3,16 +3,16 @@ import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { JobQueue } from '../queue/job-queue.ts';
 import type { Store } from '../store/database.ts';
-import { claimUnrelayedEvents, markEventsRelayed } from '../store/event-relay-store.ts';
+import { claimUnrelayedEvents, markEventsRelayed } from '../store/event-relay-queries.ts';
 import { StorageOutageLog } from '../store/storage-outage-log.ts';
-import { insertWebhookMessages, type NewWebhookMessage } from '../store/webhook-messages-store.ts';
-import { eventTypesOf, listEnabledEndpoints } from '../store/webhooks-store.ts';
+import { insertWebhookMessages, type NewWebhookMessage } from '../store/webhook-messages-queries.ts';
+import { eventTypesOf, listEnabledEndpoints } from '../store/webhooks-queries.ts';
 import { subscribesTo, webhookBody } from './webhook-events.ts';
 import { enqueueWebhookAttempt } from './webhook-jobs.ts';
 import { firstAttemptDelay } from './webhook-retry-policy.ts';
 
 /**
- * Events → webhook messages. Events are written by their cause's own transaction (src/store/events-store.ts) and
+ * Events → webhook messages. Events are written by their cause's own transaction (src/store/events-queries.ts) and
  * know nothing of webhooks; the relay turns them into one message per (event, subscribed endpoint) plus that
  * message's first delivery job, and marks the events relayed — all in ONE transaction. So:
  * - nothing is lost: an event is marked only in the transaction that created its messages and jobs; a crash

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import {
   seedSubscribers,
   SEVERAL_PROCESSES,

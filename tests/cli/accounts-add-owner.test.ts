@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../src/domain/passwords.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { addMembership, createUser, findUserByEmail, listUserAccounts } from '../../src/store/users-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { addMembership, createUser, findUserByEmail, listUserAccounts } from '../../src/store/users-queries.ts';
 import { runCli } from '../harness/cli-process.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 

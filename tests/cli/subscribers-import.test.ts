@@ -3,11 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeToken } from '../../src/domain/device-token.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
-import { insertWebhook, disableWebhookEndpoint } from '../../src/store/webhooks-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
+import { insertWebhook, disableWebhookEndpoint } from '../../src/store/webhooks-queries.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { registerSubscriber, unsubscribeSubscriber } from '../../src/store/subscribers-store.ts';
+import { registerSubscriber, unsubscribeSubscriber } from '../../src/store/subscribers-queries.ts';
 import { runCli } from '../harness/cli-process.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeToken } from '../../src/domain/device-token.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
-import { updateSubscriberDetails } from '../../src/store/subscriber-directory-store.ts';
-import { registerSubscriber } from '../../src/store/subscribers-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
+import { updateSubscriberDetails } from '../../src/store/subscriber-directory-queries.ts';
+import { registerSubscriber } from '../../src/store/subscribers-queries.ts';
 import { runCli } from '../harness/cli-process.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 

@@ -1,5 +1,5 @@
-import { findAccount } from '../../src/store/accounts-store.ts';
-import { findChannelByCode } from '../../src/store/channels-store.ts';
+import { findAccount } from '../../src/store/accounts-queries.ts';
+import { findChannelByCode } from '../../src/store/channels-queries.ts';
 import { expectSuccess } from './api-expect.ts';
 import { post } from './requests.ts';
 import type { TestAccount, TestApp } from './test-app.ts';

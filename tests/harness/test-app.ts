@@ -6,9 +6,9 @@ import { buildApp } from '../../src/http/app.ts';
 import { createApnsProviderTokens, type ApnsProviderTokens } from '../../src/delivery/apns/apns-provider-token.ts';
 import { JobQueue } from '../../src/queue/job-queue.ts';
 import type { ClarionApp } from '../../src/http/app-types.ts';
-import { createAccount, setAccountPlan } from '../../src/store/accounts-store.ts';
-import { createApiKey } from '../../src/store/api-keys-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createAccount, setAccountPlan } from '../../src/store/accounts-queries.ts';
+import { createApiKey } from '../../src/store/api-keys-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import type { Store } from '../../src/store/database.ts';
 import { openTestStore, type TestStore } from './test-store.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/load-config.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createApiKey } from '../../src/store/api-keys-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createApiKey } from '../../src/store/api-keys-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 import { eventually } from '../harness/wait-for.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
 import { storeAcceptedNotification, type AcceptedNotification } from '../../src/queue/store-accepted-notification.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 import { openQueueFixture, type QueueFixture } from './queue-harness.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createApiKey, rotateApiKey } from '../../src/store/api-keys-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createApiKey, rotateApiKey } from '../../src/store/api-keys-queries.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 let t: TestStore;

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeToken } from '../../src/domain/device-token.ts';
-import { createAccount } from '../../src/store/accounts-store.ts';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
-import { importSubscribers, registerSubscriber } from '../../src/store/subscribers-store.ts';
+import { importSubscribers, registerSubscriber } from '../../src/store/subscribers-queries.ts';
 import { createIsolatedDatabase } from '../harness/isolated-database.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 

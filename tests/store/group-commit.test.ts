@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/store/accounts-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 let t: TestStore;

@@ -1,7 +1,7 @@
 import { sql, type KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/store/accounts-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
 import { preparedQuery } from '../../src/store/prepared-query.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 

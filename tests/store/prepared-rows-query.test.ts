@@ -1,6 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/store/accounts-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
 import { preparedRowsQuery } from '../../src/store/prepared-rows-query.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/store/accounts-store.ts';
+import { createAccount } from '../../src/store/accounts-queries.ts';
 import { describeStore } from '../../src/store/database.ts';
-import { claimUnrelayedEvents, markEventsRelayed } from '../../src/store/event-relay-store.ts';
-import { recordEvents } from '../../src/store/events-store.ts';
+import { claimUnrelayedEvents, markEventsRelayed } from '../../src/store/event-relay-queries.ts';
+import { recordEvents } from '../../src/store/events-queries.ts';
 import { openTestStore, type TestStore } from '../harness/test-store.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannel } from '../../src/store/channels-store.ts';
+import { createChannel } from '../../src/store/channels-queries.ts';
 import { SCREENSHOTS, startBrowserOn, seeText } from '../harness/browser.ts';
 import { signUp } from '../harness/dashboard-session.ts';
 import { accountSlug } from '../harness/join-pages.ts';

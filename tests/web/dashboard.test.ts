@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAccountPlan } from '../../src/store/accounts-store.ts';
+import { setAccountPlan } from '../../src/store/accounts-queries.ts';
 import { SCREENSHOTS, startBrowserOn, seeAttribute, seeFocused, seeText } from '../harness/browser.ts';
 import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSubscriber } from '../../src/store/subscribers-store.ts';
+import { findSubscriber } from '../../src/store/subscribers-queries.ts';
 import type { FakeSubscription } from '../../tools/fakes/index.ts';
 import { startDeliveryHarness, type DeliveryHarness } from '../delivery/engine/delivery-harness.ts';
 import { SCREENSHOTS, startBrowserOn, seeText } from '../harness/browser.ts';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSubscriber } from '../../src/store/subscribers-store.ts';
+import { findSubscriber } from '../../src/store/subscribers-queries.ts';
 import { startFakeWebPush, type FakeWebPush } from '../../tools/fakes/index.ts';
 import { launchChromium, requireChromium } from '../harness/browser.ts';
 import {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { JobQueue } from '../../src/queue/job-queue.ts';
 import type { EnqueueInput } from '../../src/queue/job-types.ts';
-import { recordEvent, type EventType } from '../../src/store/events-store.ts';
+import { recordEvent, type EventType } from '../../src/store/events-queries.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { WEBHOOK_DELIVERY } from '../../src/webhooks/webhook-jobs.ts';
 import { relayEvents, type WebhookRelayDependencies } from '../../src/webhooks/webhook-relay.ts';

@@ -4,8 +4,8 @@ import {
   attachBroadcastChannel,
   countLiveBroadcastChannels,
   markBroadcastChannelDeleted,
-} from '../../store/apns-broadcast-channels-store.ts';
-import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
+} from '../../store/apns-broadcast-channels-queries.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-queries.ts';
 import {
   APNS_CHANNELS_PER_APP,
   createBroadcastChannel,

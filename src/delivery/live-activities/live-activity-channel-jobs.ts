@@ -7,7 +7,7 @@ import {
   knownBroadcastChannelIds,
   markBroadcastChannelDeleted,
   recordUnknownBroadcastChannels,
-} from '../../store/apns-broadcast-channels-store.ts';
+} from '../../store/apns-broadcast-channels-queries.ts';
 import { deleteBroadcastChannel, listBroadcastChannels, type ApnsBroadcastConnection } from '../apns/apns-broadcast.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';

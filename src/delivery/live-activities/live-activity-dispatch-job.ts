@@ -1,10 +1,10 @@
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import type { Kysely } from 'kysely';
 import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
-import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
-import { findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-queries.ts';
+import { findLiveActivityTokens } from '../../store/live-activity-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
-import { pageLiveActivityTargets } from '../../store/live-activity-targets-store.ts';
+import { pageLiveActivityTargets } from '../../store/live-activity-targets-queries.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
 import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';
@@ -19,7 +19,7 @@ import { joinsChannel } from './live-activity-send-job.ts';
 
 /**
  * Fan-out of one lifecycle event, step one (the notification dispatch's shape, same page and batch sizes): pages
- * the event's targets per platform (live-activity-targets-store.ts) and enqueues send jobs of up to 500 subscribers,
+ * the event's targets per platform (live-activity-targets-queries.ts) and enqueues send jobs of up to 500 subscribers,
  * one transaction per page.
  *
  * Unlike a notification's dispatch it keeps no cursor: a dispatch that dies pages again from the start, and each

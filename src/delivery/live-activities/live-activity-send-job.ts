@@ -4,11 +4,11 @@ import { supportsBroadcast } from '../../domain/ios-version.ts';
 import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-store.ts';
-import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-store.ts';
-import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-store.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-queries.ts';
+import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-queries.ts';
+import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
-import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-store.ts';
+import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-queries.ts';
 import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
 import { sendEach } from '../batch-send.ts';
 import {
@@ -32,7 +32,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * transaction that also completes the job settles what the outcomes imply. The send loop, the outcome rules (retry
  * rounds, misconfiguration guard: batch-outcomes.ts) and the settling that never re-sends (batch-settle.ts) are the
  * notification send job's; what differs is which token a subscriber is reached at and what a dead one means:
- * - iOS start → the push-to-start token of the activity's template (push-to-start-tokens-store.ts); dead (410) → that
+ * - iOS start → the push-to-start token of the activity's template (push-to-start-tokens-queries.ts); dead (410) → that
  *   token is forgotten, the subscriber stays;
  * - iOS update/end → the per-activity token the device reported; dead (410: the activity ended on the device or its
  *   token rotated, docs/protocols.md 2.3) → that token is dropped, the subscriber stays;

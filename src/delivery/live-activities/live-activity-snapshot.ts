@@ -3,8 +3,8 @@ import { toIso } from '../../domain/clock.ts';
 import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activity-alert.ts';
 import { liveActivityExpiresAt } from '../../domain/live-activity-lifecycle.ts';
 import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
-import { recordEvent } from '../../store/events-store.ts';
-import type { LiveActivityRow } from '../../store/live-activities-store.ts';
+import { recordEvent } from '../../store/events-queries.ts';
+import type { LiveActivityRow } from '../../store/live-activities-queries.ts';
 import type { Database } from '../../store/schema.ts';
 import type { LiveActivityEvent, LiveActivityPush } from './live-activity-push.ts';
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { ConfigError, type Config } from '../../config/load-config.ts';
 import { openSecret, sealSecret } from '../../domain/secret-box.ts';
 import type { Database, VapidKeysTable } from '../../store/schema.ts';
-import { insertVapidKeysIfAbsent, readVapidKeys, replaceVapidKeys } from '../../store/vapid-keys-store.ts';
+import { insertVapidKeysIfAbsent, readVapidKeys, replaceVapidKeys } from '../../store/vapid-keys-queries.ts';
 import { vapidSubject } from './vapid-subject.ts';
 
 /**

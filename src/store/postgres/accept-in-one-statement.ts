@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { preparedQuery } from '../prepared-query.ts';
-import { activeInChannelCountQuery } from '../subscribers-store.ts';
+import { activeInChannelCountQuery } from '../subscribers-queries.ts';
 import { JOBS_CHANNEL } from './postgres-queue-driver.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { sealAppCredentials } from '../../../src/delivery/app-credentials.ts';
 import { newId } from '../../../src/domain/ids.ts';
-import { insertApp } from '../../../src/store/apps-store.ts';
+import { insertApp } from '../../../src/store/apps-queries.ts';
 import { createApnsSigningKey, createFcmServiceAccount } from '../../../tools/fakes/index.ts';
 import { post } from '../../harness/requests.ts';
 import type { TestApp } from '../../harness/test-app.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAppCredentials } from '../../../src/delivery/app-credentials.ts';
-import { findApp } from '../../../src/store/apps-store.ts';
+import { findApp } from '../../../src/store/apps-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';

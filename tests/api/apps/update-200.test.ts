@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markAppCredentialsFailing } from '../../../src/store/apps-store.ts';
+import { markAppCredentialsFailing } from '../../../src/store/apps-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 import { createTestApp, iosCredentials, secretsIn, send } from './app-fixtures.ts';

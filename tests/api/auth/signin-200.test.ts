@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership } from '../../../src/store/users-store.ts';
-import { createAccount } from '../../../src/store/accounts-store.ts';
+import { addMembership } from '../../../src/store/users-queries.ts';
+import { createAccount } from '../../../src/store/accounts-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { randomIp, sessionCall, sessionCookieOf, signIn, signUp } from '../../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -64,7 +64,7 @@ describe('POST /api/v1/auth/signin → 200', () => {
 
   it('signs in an owner created with the CLI (accounts create --owner-email)', async () => {
     const { hashPassword } = await import('../../../src/domain/passwords.ts');
-    const { createUser } = await import('../../../src/store/users-store.ts');
+    const { createUser } = await import('../../../src/store/users-queries.ts');
     const email = `cli-${Date.now()}@example.com`;
     const userRow = await createUser(t.store.db, {
       email,

@@ -7,7 +7,7 @@ import {
   SIGNIN_WINDOW_MS,
 } from '../../../src/domain/signin-limits.ts';
 import { emailHashOf } from '../../../src/http/signin-rate-limit.ts';
-import { recordSigninAttempt } from '../../../src/store/signin-attempts-store.ts';
+import { recordSigninAttempt } from '../../../src/store/signin-attempts-queries.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { randomEmail, randomIp, sessionCall, signUp } from '../../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';

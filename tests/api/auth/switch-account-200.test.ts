@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../../src/store/accounts-store.ts';
-import { createChannel } from '../../../src/store/channels-store.ts';
-import { addMembership } from '../../../src/store/users-store.ts';
+import { createAccount } from '../../../src/store/accounts-queries.ts';
+import { createChannel } from '../../../src/store/channels-queries.ts';
+import { addMembership } from '../../../src/store/users-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { sessionCall, signUp } from '../../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';

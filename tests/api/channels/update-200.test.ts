@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findApiKey } from '../../../src/store/api-keys-store.ts';
+import { findApiKey } from '../../../src/store/api-keys-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { accountSlug, joinKeyId, switchJoinPage } from '../../harness/join-pages.ts';
 import { get, post } from '../../harness/requests.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../../src/store/api-keys-store.ts';
+import { createApiKey, revokeApiKey } from '../../../src/store/api-keys-queries.ts';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import {

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { findApiKeyByValue } from '../../../src/store/api-keys-store.ts';
+import { findApiKeyByValue } from '../../../src/store/api-keys-queries.ts';
 import { expectError } from '../../harness/api-expect.ts';
 import { get } from '../../harness/requests.ts';
 import { eventually } from '../../harness/wait-for.ts';

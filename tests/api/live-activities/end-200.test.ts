@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveActivityDispatchPayload } from '../../../src/delivery/live-activities/live-activity-jobs.ts';
-import { listEvents } from '../../../src/store/events-store.ts';
+import { listEvents } from '../../../src/store/events-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { activityPath, startActivity } from '../../harness/live-activity-requests.ts';
 import { get, post } from '../../harness/requests.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.ts';
 import type { ClarionApp } from '../../../src/http/app-types.ts';
-import { revokeApiKey, rotateApiKey } from '../../../src/store/api-keys-store.ts';
+import { revokeApiKey, rotateApiKey } from '../../../src/store/api-keys-queries.ts';
 import { accountState } from '../../harness/account-state.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';

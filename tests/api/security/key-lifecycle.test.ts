@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey, rotateApiKey } from '../../../src/store/api-keys-store.ts';
+import { createApiKey, revokeApiKey, rotateApiKey } from '../../../src/store/api-keys-queries.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';

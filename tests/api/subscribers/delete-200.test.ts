@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listEvents } from '../../../src/store/events-store.ts';
+import { listEvents } from '../../../src/store/events-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { del } from '../../harness/requests.ts';
 import { subscribe } from '../../harness/sample-requests.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAccountPlan } from '../../../src/store/accounts-store.ts';
+import { setAccountPlan } from '../../../src/store/accounts-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import { progressActivity, send } from '../../harness/sample-requests.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { listEvents } from '../../../src/store/events-store.ts';
+import { listEvents } from '../../../src/store/events-queries.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { del, get, patch, post } from '../../harness/requests.ts';
 import { progressActivity, send, subscribe, tokens } from '../../harness/sample-requests.ts';

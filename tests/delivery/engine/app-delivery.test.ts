@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listEvents } from '../../../src/store/events-store.ts';
+import { listEvents } from '../../../src/store/events-queries.ts';
 import { createApnsSigningKey } from '../../../tools/fakes/index.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';

@@ -20,8 +20,8 @@ import {
 import { resolveVapidKeys, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { deviceTokenHash } from '../../../src/domain/device-token.ts';
 import { newId } from '../../../src/domain/ids.ts';
-import { findChannelByCode } from '../../../src/store/channels-store.ts';
-import type { Subscriber } from '../../../src/store/subscribers-store.ts';
+import { findChannelByCode } from '../../../src/store/channels-queries.ts';
+import type { Subscriber } from '../../../src/store/subscribers-queries.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../harness/test-app.ts';
 import { capturingLogger } from '../../harness/captured-logs.ts';
 import { get, post } from '../../harness/requests.ts';

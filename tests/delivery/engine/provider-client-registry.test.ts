@@ -5,7 +5,7 @@ import {
   type ProviderClientRegistry,
 } from '../../../src/delivery/provider-client-registry.ts';
 import { unconfiguredSender } from '../../../src/delivery/push-sender.ts';
-import { findApp, type App } from '../../../src/store/apps-store.ts';
+import { findApp, type App } from '../../../src/store/apps-queries.ts';
 import { createTestApp } from '../../api/apps/app-fixtures.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 

@@ -24,7 +24,7 @@ export interface FaultyStore {
   readonly failures: number;
 }
 
-/** Matches the settling of a send batch: the UPDATE of a notification's delivered/failed counters (deliveries-store.ts). */
+/** Matches the settling of a send batch: the UPDATE of a notification's delivered/failed counters (deliveries-queries.ts). */
 function isSettlingStatement(node: RootOperationNode): boolean {
   if (node.kind !== 'UpdateQueryNode') return false;
   const table = node.table && TableNode.is(node.table) ? node.table.table.identifier.name : null;

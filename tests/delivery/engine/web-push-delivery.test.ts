@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateVapidKeyPair } from '../../../src/delivery/web-push/vapid-keys.ts';
-import { listEvents } from '../../../src/store/events-store.ts';
+import { listEvents } from '../../../src/store/events-queries.ts';
 import { startFakeWebPush, type FakeSubscription } from '../../../tools/fakes/index.ts';
 import { get, post } from '../../harness/requests.ts';
 import { waitFor } from '../../harness/wait-for.ts';

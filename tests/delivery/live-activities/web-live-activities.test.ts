@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSubscriber } from '../../../src/store/subscribers-store.ts';
+import { findSubscriber } from '../../../src/store/subscribers-queries.ts';
 import type { FakeSubscription, WebPushRecord } from '../../../tools/fakes/index.ts';
 import { get, post } from '../../harness/requests.ts';
 import type { TestAccount } from '../../harness/test-app.ts';

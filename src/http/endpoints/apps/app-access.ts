@@ -1,4 +1,4 @@
-import { findApp, type App } from '../../../store/apps-store.ts';
+import { findApp, type App } from '../../../store/apps-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { IdParams } from '../../schemas.ts';

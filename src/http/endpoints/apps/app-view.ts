@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import type { App } from '../../../store/apps-store.ts';
+import type { App } from '../../../store/apps-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
 /**

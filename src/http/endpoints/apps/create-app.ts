@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { sealAppCredentials } from '../../../delivery/app-credentials.ts';
 import { uploadedTokenUriPolicy } from '../../../delivery/fcm/fcm-token-uri.ts';
 import { newId } from '../../../domain/ids.ts';
-import { insertApp } from '../../../store/apps-store.ts';
+import { insertApp } from '../../../store/apps-queries.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

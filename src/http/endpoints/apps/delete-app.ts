@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { channelsOfApp, deleteApp } from '../../../store/apps-store.ts';
+import { channelsOfApp, deleteApp } from '../../../store/apps-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listApps } from '../../../store/apps-store.ts';
+import { listApps } from '../../../store/apps-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { pageResponse, readPageQuery } from '../../pagination.ts';

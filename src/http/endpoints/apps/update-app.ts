@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { sealAppCredentials } from '../../../delivery/app-credentials.ts';
 import { uploadedTokenUriPolicy } from '../../../delivery/fcm/fcm-token-uri.ts';
-import { updateApp } from '../../../store/apps-store.ts';
+import { updateApp } from '../../../store/apps-queries.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

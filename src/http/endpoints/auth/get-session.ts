@@ -1,4 +1,4 @@
-import { touchSession } from '../../../store/sessions-store.ts';
+import { touchSession } from '../../../store/sessions-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { Success } from '../../schemas.ts';

@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { csrfTokenFor } from '../../../domain/session-token.ts';
-import type { SessionRow } from '../../../store/sessions-store.ts';
-import { findUser, listUserAccounts, type UserAccount } from '../../../store/users-store.ts';
+import type { SessionRow } from '../../../store/sessions-queries.ts';
+import { findUser, listUserAccounts, type UserAccount } from '../../../store/users-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { Nullable, StringEnum, Timestamp } from '../../schemas.ts';
 import { signupState } from '../../signup-policy.ts';

@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
 import { SIGNIN_RETENTION_MS } from '../../../domain/signin-limits.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
-import { deleteEndedSessions } from '../../../store/sessions-store.ts';
-import { clearSigninFailures, pruneSigninAttempts, recordSigninAttempt } from '../../../store/signin-attempts-store.ts';
-import { findUserByEmail, listUserAccounts } from '../../../store/users-store.ts';
+import { deleteEndedSessions } from '../../../store/sessions-queries.ts';
+import {
+  clearSigninFailures,
+  pruneSigninAttempts,
+  recordSigninAttempt,
+} from '../../../store/signin-attempts-queries.ts';
+import { findUserByEmail, listUserAccounts } from '../../../store/users-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -1,4 +1,4 @@
-import { deleteSession } from '../../../store/sessions-store.ts';
+import { deleteSession } from '../../../store/sessions-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';

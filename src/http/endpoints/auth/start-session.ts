@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { generateSessionToken } from '../../../domain/session-token.ts';
-import { createSession, deleteSession, type SessionRow } from '../../../store/sessions-store.ts';
+import { createSession, deleteSession, type SessionRow } from '../../../store/sessions-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { resolveSession } from '../../session-auth.ts';
 import { isHttps, sessionCookie } from '../../session-cookie.ts';

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { setSessionAccount } from '../../../store/sessions-store.ts';
-import { listUserAccounts } from '../../../store/users-store.ts';
+import { setSessionAccount } from '../../../store/sessions-queries.ts';
+import { listUserAccounts } from '../../../store/users-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { openSecret, sealSecret } from '../../../domain/secret-box.ts';
-import { findAccount } from '../../../store/accounts-store.ts';
-import { createApiKey, findApiKey, isApiKeyActive, revokeApiKey } from '../../../store/api-keys-store.ts';
-import { setChannelJoinKey, type Channel } from '../../../store/channels-store.ts';
+import { findAccount } from '../../../store/accounts-queries.ts';
+import { createApiKey, findApiKey, isApiKeyActive, revokeApiKey } from '../../../store/api-keys-queries.ts';
+import { setChannelJoinKey, type Channel } from '../../../store/channels-queries.ts';
 import type { Database } from '../../../store/schema.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import type { JoinPageBase } from './channel-view.ts';

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import type { Channel, SubscriberCounts } from '../../../store/channels-store.ts';
+import type { Channel, SubscriberCounts } from '../../../store/channels-queries.ts';
 import { Nullable, Timestamp } from '../../schemas.ts';
 import { joinPageUrl } from '../join/join-page-url.ts';
 

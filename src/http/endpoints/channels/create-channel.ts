@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { ChannelCodeTakenError, createChannel, findChannelById } from '../../../store/channels-store.ts';
-import { appForNewChannel } from '../../../store/apps-store.ts';
+import { ChannelCodeTakenError, createChannel, findChannelById } from '../../../store/channels-queries.ts';
+import { appForNewChannel } from '../../../store/apps-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';

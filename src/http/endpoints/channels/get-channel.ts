@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { countActiveSubscribers, findChannelByCode } from '../../../store/channels-store.ts';
+import { countActiveSubscribers, findChannelByCode } from '../../../store/channels-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import Type from 'typebox';
-import { findChannelByCode } from '../../../store/channels-store.ts';
+import { findChannelByCode } from '../../../store/channels-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

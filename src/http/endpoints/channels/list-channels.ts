@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { countActiveSubscribers, listChannels } from '../../../store/channels-store.ts';
+import { countActiveSubscribers, listChannels } from '../../../store/channels-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readPageQuery, splitPage } from '../../pagination.ts';

@@ -4,9 +4,9 @@ import {
   findChannelByCode,
   findChannelById,
   updateChannel,
-} from '../../../store/channels-store.ts';
-import { findApp } from '../../../store/apps-store.ts';
-import { hasRunningLiveActivity } from '../../../store/live-activities-store.ts';
+} from '../../../store/channels-queries.ts';
+import { findApp } from '../../../store/apps-queries.ts';
+import { hasRunningLiveActivity } from '../../../store/live-activities-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isChannelCode } from '../../../domain/channel-code.ts';
 import { SecretBoxError } from '../../../domain/secret-box.ts';
-import { findAccountBySlug } from '../../../store/accounts-store.ts';
-import { findChannelByCode, type Channel } from '../../../store/channels-store.ts';
+import { findAccountBySlug } from '../../../store/accounts-queries.ts';
+import { findChannelByCode, type Channel } from '../../../store/channels-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, ClarionApp } from '../../app-types.ts';
 import { PAGE_SECURITY_HEADERS } from '../../dashboard-static.ts';

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { createApiKey } from '../../../store/api-keys-store.ts';
-import { listChannels } from '../../../store/channels-store.ts';
+import { createApiKey } from '../../../store/api-keys-queries.ts';
+import { listChannels } from '../../../store/channels-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

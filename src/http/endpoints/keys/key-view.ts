@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import { channelScopeOf, isApiKeyActive, type ApiKeyRow } from '../../../store/api-keys-store.ts';
+import { channelScopeOf, isApiKeyActive, type ApiKeyRow } from '../../../store/api-keys-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
 const apiKeyProperties = {

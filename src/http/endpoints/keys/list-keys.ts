@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listApiKeysPage } from '../../../store/api-keys-store.ts';
+import { listApiKeysPage } from '../../../store/api-keys-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readPageQuery, pageResponse } from '../../pagination.ts';

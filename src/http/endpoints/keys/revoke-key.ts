@@ -1,4 +1,4 @@
-import { findApiKey, revokeApiKey } from '../../../store/api-keys-store.ts';
+import { findApiKey, revokeApiKey } from '../../../store/api-keys-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { findApiKey, isApiKeyActive, MAX_ROTATION_GRACE_MS, rotateApiKey } from '../../../store/api-keys-store.ts';
+import { findApiKey, isApiKeyActive, MAX_ROTATION_GRACE_MS, rotateApiKey } from '../../../store/api-keys-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

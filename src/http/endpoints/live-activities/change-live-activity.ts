@@ -17,7 +17,7 @@ import {
   claimLiveActivityEvent,
   saveLiveActivityState,
   type LiveActivityRow,
-} from '../../../store/live-activities-store.ts';
+} from '../../../store/live-activities-queries.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';

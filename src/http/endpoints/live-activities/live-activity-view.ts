@@ -7,7 +7,7 @@ import {
   liveActivityDeliveries,
   liveActivityStatuses,
   type LiveActivityRow,
-} from '../../../store/live-activities-store.ts';
+} from '../../../store/live-activities-queries.ts';
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 

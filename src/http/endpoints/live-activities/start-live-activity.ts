@@ -8,17 +8,17 @@ import { newId } from '../../../domain/ids.ts';
 import { defaultStartAlert } from '../../../domain/live-activity-alert.ts';
 import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activity-lifecycle.ts';
 import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
-import { recordEvent } from '../../../store/events-store.ts';
+import { recordEvent } from '../../../store/events-queries.ts';
 import type { Kysely } from 'kysely';
 import { supportsBroadcast } from '../../../domain/ios-version.ts';
 import {
   insertLiveActivity,
   liveActivityDeliveries,
   type LiveActivityRow,
-} from '../../../store/live-activities-store.ts';
-import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-targets-store.ts';
+} from '../../../store/live-activities-queries.ts';
+import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-targets-queries.ts';
 import type { Database } from '../../../store/schema.ts';
-import { countLiveActivityTargets } from '../../../store/subscribers-store.ts';
+import { countLiveActivityTargets } from '../../../store/subscribers-queries.ts';
 import { audienceProperties, takeAudience } from '../notifications/notification-audience.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';

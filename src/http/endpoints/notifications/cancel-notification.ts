@@ -1,8 +1,8 @@
 import { DISPATCH_NOTIFICATION } from '../../../delivery/job-kinds.ts';
 import { usagePeriod } from '../../../domain/plans.ts';
-import { fixTargetedCount } from '../../../store/deliveries-store.ts';
-import { findNotification } from '../../../store/notifications-store.ts';
-import { refundQuota } from '../../../store/usage-store.ts';
+import { fixTargetedCount } from '../../../store/deliveries-queries.ts';
+import { findNotification } from '../../../store/notifications-queries.ts';
+import { refundQuota } from '../../../store/usage-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

@@ -1,4 +1,4 @@
-import { findNotification } from '../../../store/notifications-store.ts';
+import { findNotification } from '../../../store/notifications-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

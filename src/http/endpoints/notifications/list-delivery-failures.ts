@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { platforms } from '../../../domain/device-token.ts';
-import { listDeliveryFailures } from '../../../store/deliveries-store.ts';
-import { findNotification } from '../../../store/notifications-store.ts';
+import { listDeliveryFailures } from '../../../store/deliveries-queries.ts';
+import { findNotification } from '../../../store/notifications-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

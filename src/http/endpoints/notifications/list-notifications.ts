@@ -1,4 +1,4 @@
-import { listNotifications, notificationStatuses } from '../../../store/notifications-store.ts';
+import { listNotifications, notificationStatuses } from '../../../store/notifications-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { summarizeAudience } from '../../../domain/audience.ts';
 import { toIso } from '../../../domain/clock.ts';
 import { contentFromColumns, contentViewProperties } from '../../../domain/notification-content.ts';
-import { notificationStatuses, type NotificationRow } from '../../../store/notifications-store.ts';
+import { notificationStatuses, type NotificationRow } from '../../../store/notifications-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
 /** The Notification object (docs/design.md 2.4; the five fields of the original interface are pinned). */
@@ -73,7 +73,7 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
       delivered: row.delivered_count,
       failed: row.failed_count,
       skipped: row.skipped_count,
-      // The dispatch moves recipients it no longer finds into skipped (deliveries-store.ts fixTargetedCount), so this
+      // The dispatch moves recipients it no longer finds into skipped (deliveries-queries.ts fixTargetedCount), so this
       // adds up; the floor only guards a canceled local-time notification whose later zones were never dispatched.
       pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count - row.skipped_count),
     },

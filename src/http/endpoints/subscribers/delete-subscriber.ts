@@ -1,4 +1,4 @@
-import { unsubscribeSubscriber } from '../../../store/subscribers-store.ts';
+import { unsubscribeSubscriber } from '../../../store/subscribers-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';

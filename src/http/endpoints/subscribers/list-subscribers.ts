@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { platforms } from '../../../domain/device-token.ts';
 import { isStorableText } from '../../../domain/storable-text.ts';
-import { listSubscribers } from '../../../store/subscriber-directory-store.ts';
+import { listSubscribers } from '../../../store/subscriber-directory-queries.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { listableChannelIds } from '../../channel-scope.ts';

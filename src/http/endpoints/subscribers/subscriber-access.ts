@@ -1,10 +1,15 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { normalizeToken } from '../../../domain/device-token.ts';
-import { findChannelById } from '../../../store/channels-store.ts';
+import { findChannelById } from '../../../store/channels-queries.ts';
 import type { Database } from '../../../store/schema.ts';
-import { channelCodesOf, lastFailureOf, recentFailuresOf, tagsOf } from '../../../store/subscriber-directory-store.ts';
-import { findSubscriber, type Subscriber } from '../../../store/subscribers-store.ts';
+import {
+  channelCodesOf,
+  lastFailureOf,
+  recentFailuresOf,
+  tagsOf,
+} from '../../../store/subscriber-directory-queries.ts';
+import { findSubscriber, type Subscriber } from '../../../store/subscribers-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AuthContext } from '../../app-types.ts';
 import { isChannelInScope } from '../../channel-scope.ts';

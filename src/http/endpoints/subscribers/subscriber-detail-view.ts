@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import type { LastFailure } from '../../../store/subscriber-directory-store.ts';
-import type { Subscriber } from '../../../store/subscribers-store.ts';
+import type { LastFailure } from '../../../store/subscriber-directory-queries.ts';
+import type { Subscriber } from '../../../store/subscribers-queries.ts';
 import { Nullable, NullableTimestamp, Timestamp } from '../../schemas.ts';
 import { SubscriberSchema, subscriberView } from './subscriber-view.ts';
 

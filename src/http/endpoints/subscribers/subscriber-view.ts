@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { apnsEnvironments } from '../../../domain/apns-environment.ts';
 import { platforms } from '../../../domain/device-token.ts';
-import type { Subscriber } from '../../../store/subscribers-store.ts';
+import type { Subscriber } from '../../../store/subscribers-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
 /** What the API shows of a subscriber: never its token. */

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { findChannelById } from '../../../store/channels-store.ts';
-import { findSubscriber, unsubscribeSubscriber } from '../../../store/subscribers-store.ts';
+import { findChannelById } from '../../../store/channels-queries.ts';
+import { findSubscriber, unsubscribeSubscriber } from '../../../store/subscribers-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

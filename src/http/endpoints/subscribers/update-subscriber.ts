@@ -3,7 +3,7 @@ import { isLocale } from '../../../domain/device-token.ts';
 import { isTimeZone, TIME_ZONE_PROBLEM } from '../../../domain/time-zone.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { MAX_TAGS_PER_SUBSCRIBER, normalizeTags, TAG_PATTERN } from '../../../domain/subscriber-tags.ts';
-import { updateSubscriberDetails, type SubscriberChanges } from '../../../store/subscriber-directory-store.ts';
+import { updateSubscriberDetails, type SubscriberChanges } from '../../../store/subscriber-directory-queries.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

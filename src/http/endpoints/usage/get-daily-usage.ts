@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { usagePeriod } from '../../../domain/plans.ts';
-import { dailySends } from '../../../store/daily-sends-store.ts';
+import { dailySends } from '../../../store/daily-sends-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success, Timestamp } from '../../schemas.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { eraseUser } from '../../../store/user-erasure-store.ts';
+import { eraseUser } from '../../../store/user-erasure-queries.ts';
 import { isStorableText } from '../../../domain/storable-text.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listSubscribers } from '../../../store/subscriber-directory-store.ts';
+import { listSubscribers } from '../../../store/subscriber-directory-queries.ts';
 import { isStorableText } from '../../../domain/storable-text.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { newId } from '../../../domain/ids.ts';
 import { sealSecret } from '../../../domain/secret-box.ts';
-import { countWebhookEndpoints, insertWebhook } from '../../../store/webhooks-store.ts';
+import { countWebhookEndpoints, insertWebhook } from '../../../store/webhooks-queries.ts';
 import { ALL_EVENTS, webhookEventTypes } from '../../../webhooks/webhook-events.ts';
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
 import { allowsPrivateAddresses, checkOutboundUrl, systemResolver } from '../../../net/outbound-url-guard.ts';

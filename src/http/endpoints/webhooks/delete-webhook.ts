@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { removeWebhook } from '../../../store/webhooks-store.ts';
+import { removeWebhook } from '../../../store/webhooks-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

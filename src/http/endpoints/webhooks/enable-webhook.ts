@@ -1,4 +1,4 @@
-import { reenableWebhook, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
+import { reenableWebhook, type WebhookEndpoint } from '../../../store/webhooks-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';

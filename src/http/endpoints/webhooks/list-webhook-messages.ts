@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listWebhookAttempts, listWebhookMessages } from '../../../store/webhook-messages-store.ts';
+import { listWebhookAttempts, listWebhookMessages } from '../../../store/webhook-messages-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readPageQuery, splitPage } from '../../pagination.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listWebhookEndpoints } from '../../../store/webhooks-store.ts';
+import { listWebhookEndpoints } from '../../../store/webhooks-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readPageQuery, pageResponse } from '../../pagination.ts';

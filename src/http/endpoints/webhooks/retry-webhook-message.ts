@@ -1,5 +1,5 @@
-import { findWebhookMessage, listWebhookAttempts, markReplayQueued } from '../../../store/webhook-messages-store.ts';
-import { findWebhookEndpointById } from '../../../store/webhooks-store.ts';
+import { findWebhookMessage, listWebhookAttempts, markReplayQueued } from '../../../store/webhook-messages-queries.ts';
+import { findWebhookEndpointById } from '../../../store/webhooks-queries.ts';
 import { enqueueWebhookAttempt } from '../../../webhooks/webhook-jobs.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';

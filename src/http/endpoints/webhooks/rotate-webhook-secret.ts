@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { sealSecret } from '../../../domain/secret-box.ts';
-import { findWebhookEndpointById, rotateWebhookSecret } from '../../../store/webhooks-store.ts';
+import { findWebhookEndpointById, rotateWebhookSecret } from '../../../store/webhooks-queries.ts';
 import { generateWebhookSecret } from '../../../webhooks/webhook-signature.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';

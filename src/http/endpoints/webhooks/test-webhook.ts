@@ -1,5 +1,5 @@
 import { newId } from '../../../domain/ids.ts';
-import { insertWebhookMessages } from '../../../store/webhook-messages-store.ts';
+import { insertWebhookMessages } from '../../../store/webhook-messages-queries.ts';
 import { TEST_EVENT_TYPE, webhookBody } from '../../../webhooks/webhook-events.ts';
 import { enqueueWebhookAttempt } from '../../../webhooks/webhook-jobs.ts';
 import { firstAttemptDelay } from '../../../webhooks/webhook-retry-policy.ts';

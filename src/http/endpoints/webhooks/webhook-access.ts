@@ -1,5 +1,5 @@
 import { IdParams } from '../../schemas.ts';
-import { findWebhookEndpoint, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
+import { findWebhookEndpoint, type WebhookEndpoint } from '../../../store/webhooks-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import type { WebhookAttempt, WebhookMessage } from '../../../store/webhook-messages-store.ts';
-import { eventTypesOf, type WebhookEndpoint } from '../../../store/webhooks-store.ts';
+import type { WebhookAttempt, WebhookMessage } from '../../../store/webhook-messages-queries.ts';
+import { eventTypesOf, type WebhookEndpoint } from '../../../store/webhooks-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
 /** The Webhook, WebhookMessage and WebhookAttempt objects (docs/webhooks.md). A secret appears only where named. */

@@ -2,7 +2,7 @@
  * Public join pages (docs/web-push.md, "Join page"), PostgreSQL.
  *
  * - `accounts.slug` names the account in /join/{slug}/{channelCode}. New accounts get one from their name
- *   (src/store/accounts-store.ts); existing ones get the random part of their id (`acc_01hx…` → `01hx…`): unique
+ *   (src/store/accounts-queries.ts); existing ones get the random part of their id (`acc_01hx…` → `01hx…`): unique
  *   and URL-safe without guessing at names in SQL. A process of the previous version still creating accounts during
  *   a rolling upgrade fails to (it sets no slug); account creation is rare enough to accept that for the minutes an
  *   upgrade takes.

@@ -1,6 +1,6 @@
 /**
  * The dispatch pages a channel's active subscribers by id and needs each one's platform, creation time and time zone
- * (deliveries-store.ts pageDispatchTargets): with those INCLUDEd, a page is an index-only scan instead of one heap
+ * (deliveries-queries.ts pageDispatchTargets): with those INCLUDEd, a page is an index-only scan instead of one heap
  * fetch per subscriber (bench/fanout-db-time.ts). The key columns are the old index's, so every query that
  * used that one uses this one.
  */

@@ -2,7 +2,7 @@
  * Public join pages (docs/web-push.md, "Join page"), SQLite.
  *
  * - `accounts.slug` names the account in /join/{slug}/{channelCode}. New accounts get one from their name
- *   (src/store/accounts-store.ts); existing ones get the random part of their id (`acc_01hx…` → `01hx…`): unique
+ *   (src/store/accounts-queries.ts); existing ones get the random part of their id (`acc_01hx…` → `01hx…`): unique
  *   and URL-safe without guessing at names in SQL. SQLite adds a NOT NULL column only with a default, hence the ''
  *   that the UPDATE replaces at once.
  * - `channels.join_key_id` / `join_key_secret`: the publishable key, scoped to the channel, that the join page embeds

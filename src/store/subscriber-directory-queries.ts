@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Platform } from '../domain/device-token.ts';
 import type { Database } from './schema.ts';
-import type { Subscriber } from './subscribers-store.ts';
+import type { Subscriber } from './subscribers-queries.ts';
 
 /**
  * Reading and editing subscribers as the account sees them (GET/PATCH /subscribers, GET /users/{externalId}): a
  * filtered list, the details a device may change, its tags and its last failure. Registration, unsubscribing and the
- * delivery engine's reads stay in subscribers-store.ts.
+ * delivery engine's reads stay in subscribers-queries.ts.
  */
 
 export interface SubscriberFilter {

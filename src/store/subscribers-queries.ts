@@ -8,9 +8,9 @@ import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { Database, SubscribersTable } from './schema.ts';
 import { idListValues, inIdList, type IdListValues } from './id-list.ts';
 import { preparedQuery } from './prepared-query.ts';
-import { recordEvent, recordEvents } from './events-store.ts';
+import { recordEvent, recordEvents } from './events-queries.ts';
 import { preparedRowsQuery } from './prepared-rows-query.ts';
-import { hasPushToStartTokenFor, savePushToStartToken } from './push-to-start-tokens-store.ts';
+import { hasPushToStartTokenFor, savePushToStartToken } from './push-to-start-tokens-queries.ts';
 
 export type Subscriber = Selectable<SubscribersTable>;
 export type Platform = Subscriber['platform'];
@@ -275,7 +275,7 @@ export async function unsubscribeSubscriber(
 
 /**
  * Who a Live Activity start of `template` reaches: iOS subscribers with a push-to-start token for it
- * (push-to-start-tokens-store.ts), and every Android and web one; only the start's audience when it has one.
+ * (push-to-start-tokens-queries.ts), and every Android and web one; only the start's audience when it has one.
  */
 export async function countLiveActivityTargets(
   db: Kysely<Database>,

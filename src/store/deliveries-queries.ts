@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Audience } from '../domain/audience.ts';
 import type { Platform } from '../domain/device-token.ts';
 import { withAudience } from './audience-filter.ts';
-import type { NotificationRow } from './notifications-store.ts';
+import type { NotificationRow } from './notifications-queries.ts';
 import { preparedQuery, type Param } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { parseAudience } from '../domain/audience.ts';
 import { withAudience } from './audience-filter.ts';
-import { hasPushToStartTokenFor } from './push-to-start-tokens-store.ts';
+import { hasPushToStartTokenFor } from './push-to-start-tokens-queries.ts';
 import type { Database } from './schema.ts';
 
 /**
  * Who a Live Activity lifecycle push goes to, one page of subscriber ids at a time:
  * - iOS start: active subscribers with a push-to-start token for the activity's template (iOS 17.2+; one of its own,
- *   or one reported without a template: push-to-start-tokens-store.ts), sent to that token;
+ *   or one reported without a template: push-to-start-tokens-queries.ts), sent to that token;
  * - iOS update and end: subscribers whose device reported a per-activity token (live_activity_tokens);
  * - Android and web, every event: active subscribers of that platform that existed when the activity started, so the
  *   one ongoing notification (Android) or the notification replaced in place by tag (web) appears with the start and

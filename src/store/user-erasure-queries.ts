@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { parseAudience } from '../domain/audience.ts';
-import { recordEvents } from './events-store.ts';
+import { recordEvents } from './events-queries.ts';
 import type { Database } from './schema.ts';
 
 /**

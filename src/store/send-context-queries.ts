@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Channel } from './channels-store.ts';
+import type { Channel } from './channels-queries.ts';
 import { preparedQuery } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 

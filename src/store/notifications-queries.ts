@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, SelectQueryBuilder } from 'kysely'
 import { isId } from '../domain/ids.ts';
 import { preparedQuery } from './prepared-query.ts';
 import type { Database, NotificationsTable } from './schema.ts';
-import { activeInChannelCountQuery } from './subscribers-store.ts';
+import { activeInChannelCountQuery } from './subscribers-queries.ts';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NotificationStatus = NotificationRow['status'];
