@@ -232,7 +232,7 @@ export async function startServer(
     logger,
     async close(graceMs = 8_000) {
       // The provider clients close together with the worker, not after it: they refuse new pushes and give the ones
-      // in flight 2 s (http2-session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
+      // in flight 2 s (http2/session-pool.ts). A send job waiting on a black-holed connection would otherwise hold
       // the worker's grace period and then its 15 s request timeout; this way it gets its answers (or
       // connection_lost, retried by a follow-up job) at once and commits its batch.
       await Promise.all([

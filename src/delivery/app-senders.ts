@@ -12,7 +12,7 @@ import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns
 import type { ApnsProviderTokens } from './apns/apns-provider-token.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
 import type { TokenUriPolicy } from './fcm/fcm-token-uri.ts';
-import type { DeliveryLogger } from './http2-session-pool.ts';
+import type { DeliveryLogger } from './http2/session-pool.ts';
 import { sendFcmLiveActivity, sendWebLiveActivity } from './live-activities/live-activity-senders.ts';
 import { unconfiguredSender, type PushProviders, type PushSender, type SenderCapabilities } from './push-sender.ts';
 import type { VapidKeys } from './web-push/vapid-keys.ts';

@@ -17,7 +17,7 @@ import {
 } from './app-senders.ts';
 import type { FcmClient } from './fcm/fcm-client.ts';
 import { uploadedTokenUriPolicy } from './fcm/fcm-token-uri.ts';
-import type { DeliveryLogger } from './http2-session-pool.ts';
+import type { DeliveryLogger } from './http2/session-pool.ts';
 import type { PushProviders } from './push-sender.ts';
 import { vapidSubject } from './web-push/vapid-subject.ts';
 

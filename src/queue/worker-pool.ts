@@ -25,7 +25,7 @@ export const COMPLETED_BY_HANDLER = 'completed-by-handler';
  * A running job of a lane (`jobs.lane`: what it waits on outside the process, a send job's platform) that has not
  * called `progressed()` for this long is stalled: APNs and FCM answer in tens of milliseconds, so a send job that has
  * heard nothing for 1 s while its pushes are out is waiting on a connection that stopped answering (until the HTTP/2
- * pool gives up on it: http2-session-pool.ts). Looked for every quarter of it, so a stalled job's slot is free for
+ * pool gives up on it: http2/session-pool.ts). Looked for every quarter of it, so a stalled job's slot is free for
  * another lane within 1.25 s plus a claim. A stalled job stops counting against the concurrency, and its lane's other
  * jobs are not claimed while it is stalled, so due jobs of other lanes run beside it: a silent APNs holds up no Android
  * push. Running jobs stay bounded: beyond the concurrency, only jobs of lanes with no stalled job, at most one extra

@@ -4,7 +4,7 @@ import {
   DEFAULT_PING_TIMEOUT_MS,
   SILENCE_CHECK_MS,
   SILENT_AFTER_MS,
-} from '../../src/delivery/http2-session-pool.ts';
+} from '../../src/delivery/http2/session-pool.ts';
 import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { FaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';

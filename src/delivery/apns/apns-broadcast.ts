@@ -1,14 +1,14 @@
 import type { OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '../../domain/clock.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
-import { requestFailureOutcome } from '../http2-request-failure.ts';
+import { requestFailureOutcome } from '../http2/request.ts';
 import {
   createHttp2Pool,
   silentLogger,
   type DeliveryLogger,
   type Http2Pool,
   type Http2Response,
-} from '../http2-session-pool.ts';
+} from '../http2/session-pool.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { buildApnsBroadcastHeaders, serializeApnsLiveActivityPayload } from './apns-live-activity-payload.ts';

@@ -11,11 +11,11 @@ import {
 } from './apns-payload.ts';
 import { type ApnsProviderToken, type ApnsProviderTokens, createApnsProviderTokens } from './apns-provider-token.ts';
 import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
-import { requestFailureOutcome } from '../http2-request-failure.ts';
-import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
+import { requestFailureOutcome } from '../http2/request.ts';
+import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2/session-pool.ts';
 
 /**
- * The APNs provider client: token auth (apns-provider-token.ts), pooled HTTP/2 (http2-session-pool.ts), one outcome per
+ * The APNs provider client: token auth (apns-provider-token.ts), pooled HTTP/2 (http2/session-pool.ts), one outcome per
  * push (apns-response.ts). Many concurrent send() calls share the pool's streams.
  */
 export interface ApnsClientOptions {
@@ -36,7 +36,7 @@ export interface ApnsClientOptions {
   /** Extra CA to trust (tests); otherwise the process's CAs, including NODE_EXTRA_CA_CERTS. */
   ca?: string | Buffer;
   logger?: DeliveryLogger;
-  /** Pool tuning; defaults in http2-session-pool.ts. */
+  /** Pool tuning; defaults in http2/session-pool.ts. */
   maxSessions?: number;
   requestTimeoutMs?: number;
   pingIdleMs?: number;

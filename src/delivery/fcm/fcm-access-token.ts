@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../domain/clock.ts';
-import { isTlsTrustError } from '../http2-request-failure.ts';
+import { isTlsTrustError } from '../http2/request.ts';
 import type { ParsedFcmServiceAccount } from '../provider-credentials.ts';
 
 /**

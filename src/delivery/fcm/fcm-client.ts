@@ -1,6 +1,6 @@
 import type { Clock } from '../../domain/clock.ts';
-import { requestFailureOutcome } from '../http2-request-failure.ts';
-import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2-session-pool.ts';
+import { requestFailureOutcome } from '../http2/request.ts';
+import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2/session-pool.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
 import {
@@ -16,7 +16,7 @@ import { type FcmProjectQuota, mapFcmResponse } from './fcm-response.ts';
 /**
  * The FCM HTTP v1 client: OAuth access token (fcm-access-token.ts), HTTP/2 to `${url}/v1/projects/{project_id}/
  * messages:send`, one outcome per message (fcm-response.ts). v1 has no batch endpoint (docs/protocols.md 3.5), so throughput
- * comes from many concurrent streams on one reused session; the pool (shared with APNs, http2-session-pool.ts) keeps
+ * comes from many concurrent streams on one reused session; the pool (shared with APNs, http2/session-pool.ts) keeps
  * to the server's stream limit, reconnects after GOAWAY or errors, and closes cleanly.
  */
 export interface FcmClientOptions {

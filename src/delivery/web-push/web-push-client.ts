@@ -8,8 +8,8 @@ import {
   type ResolveHost,
 } from '../../net/outbound-url-guard.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
-import { parseRetryAfterMs } from '../http2-stream-response.ts';
-import { silentLogger, type DeliveryLogger } from '../http2-session-pool.ts';
+import { parseRetryAfterMs } from '../http2/request.ts';
+import { silentLogger, type DeliveryLogger } from '../http2/session-pool.ts';
 import type { PushContent } from '../push-content.ts';
 import type { VapidKeys } from './vapid-keys.ts';
 import { createVapidSigner } from './vapid-token.ts';
@@ -26,7 +26,7 @@ import { parseStoredSubscription } from './web-push-subscription.ts';
  * Transport: undici's Agent, a keep-alive connection pool per origin over HTTP/1.1. Push endpoints are third-party
  * URLs on a handful of big origins (FCM, Mozilla, Apple, Microsoft) plus whatever a caller registers; every push
  * service speaks HTTP/1.1, undici 6's HTTP/2 is experimental, and the project's HTTP/2 pool
- * (http2-session-pool.ts) is built around one known origin (APNs, FCM) with no hook for the SSRF guard. undici takes
+ * (http2/session-pool.ts) is built around one known origin (APNs, FCM) with no hook for the SSRF guard. undici takes
  * a `lookup`, so every new connection goes to an address the guard has just checked (DNS re-resolved then, as for
  * webhooks), and keeps connections open between pushes: 1,000 pushes to FCM reuse up to CONNECTIONS_PER_ORIGIN TLS
  * connections instead of opening 1,000. Concurrency per origin is bounded by OriginLanes.

@@ -2,11 +2,11 @@ import http2 from 'node:http2';
 import type { ClientHttp2Session, ClientHttp2Stream, OutgoingHttpHeaders } from 'node:http2';
 import { isIP } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import type { Clock } from '../domain/clock.ts';
-import type { DeliveryLogger } from './http2-session-pool.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { DeliveryLogger } from './session-pool.ts';
 
 /**
- * One HTTP/2 connection of the pool (http2-session-pool.ts) and everything the pool needs to know about it: whether
+ * One HTTP/2 connection of the pool (session-pool.ts) and everything the pool needs to know about it: whether
  * it can take streams and how many, whether it has proven itself, and — above all — the moment it stops being usable.
  *
  * A session LEAVES the pool (`onLeave`, called exactly once) as soon as it is destroyed, reports an error, fails a
@@ -53,7 +53,7 @@ export class PoolSession {
   lastActivity: number;
   /**
    * performance.now() when it last heard from the server (SETTINGS, an answer, a PING's): real time, not the injected
-   * clock, for the pool's check of busy connections that fell silent (http2-session-pool.ts, SILENT_AFTER_MS).
+   * clock, for the pool's check of busy connections that fell silent (session-pool.ts, SILENT_AFTER_MS).
    */
   lastHeardAt = performance.now();
   private pinging = false;

@@ -1,16 +1,15 @@
 import http2 from 'node:http2';
 import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { performance } from 'node:perf_hooks';
-import type { Clock } from '../domain/clock.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { type LeaveReason, PoolSession, type PoolSessionEvents, type PoolSessionOptions } from './pool-session.ts';
 import {
-  type LeaveReason,
-  PoolSession,
-  type PoolSessionEvents,
-  type PoolSessionOptions,
-} from './http2-pool-session.ts';
-import { Http2RequestError, describeError } from './http2-request-failure.ts';
-import { RequestDeadlines } from './http2-request-deadlines.ts';
-import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.ts';
+  Http2RequestError,
+  RequestDeadlines,
+  describeError,
+  parseRetryAfterMs,
+  readStreamResponse,
+} from './request.ts';
 
 /**
  * A small pool of HTTP/2 sessions to one origin: APNs' provider API, and FCM (fcm-client.ts reuses it).
@@ -30,7 +29,7 @@ import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.t
  *   and the delivery engine retries them (at least once, the collapse id makes a repeat replace, docs/design.md 3.3);
  * - a session that errors, is destroyed or fails a PING leaves the pool the same moment, its socket is cut and its
  *   in-flight requests are settled (resent or `connection_lost`) without waiting for node:http2's 'close' event,
- *   which a black-holed connection never delivers (http2-pool-session.ts); the queue moves to a new session;
+ *   which a black-holed connection never delivers (pool-session.ts); the queue moves to a new session;
  * - a session idle for `pingIdleMs`, one where a request just timed out, or one that has heard nothing for
  *   SILENT_AFTER_MS while requests are in flight on it, gets a PING (Apple: "use HTTP/2 PING to check health",
  *   docs/protocols.md 1.6); after a timeout or such a silence it takes no new streams until the PING is answered, and
@@ -38,7 +37,7 @@ import { parseRetryAfterMs, readStreamResponse } from './http2-stream-response.t
  * - close() gives in-flight streams 2 s, all sessions at once, then cuts them: no handle stays open, and no stuck
  *   connection holds up shutdown.
  *
- * Per-session bookkeeping (connect, SETTINGS, GOAWAY, errors, PING, leaving the pool) is in http2-pool-session.ts;
+ * Per-session bookkeeping (connect, SETTINGS, GOAWAY, errors, PING, leaving the pool) is in pool-session.ts;
  * this file holds the queue, dispatch and the requests' lifecycle.
  */
 
@@ -105,7 +104,7 @@ interface Pending {
   settled: boolean;
   stream: ClientHttp2Stream | null;
   session: PoolSession | null;
-  /** When its wait (for a stream, then for the answer) times out: http2-request-deadlines.ts. */
+  /** When its wait (for a stream, then for the answer) times out: request.ts. */
   deadline: number;
   resolve(response: Http2Response): void;
   reject(error: Http2RequestError): void;
@@ -218,7 +217,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
   }
 
   /**
-   * A session left the pool (http2-pool-session.ts says when). After a GOAWAY its streams may still finish and are
+   * A session left the pool (pool-session.ts says when). After a GOAWAY its streams may still finish and are
    * left to do so; in every other case the connection is dead, so its streams are settled now — resent when the
    * server cannot have acted on them, else `connection_lost` — rather than when (or if) node:http2 closes them.
    */

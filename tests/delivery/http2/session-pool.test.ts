@@ -3,9 +3,9 @@ import type { Http2SecureServer, ServerHttp2Session, ServerHttp2Stream, Settings
 import type { AddressInfo } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer, rootCertificates } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Http2RequestError, requestFailureOutcome } from '../../../src/delivery/http2-request-failure.ts';
-import { type Http2Pool, createHttp2Pool } from '../../../src/delivery/http2-session-pool.ts';
-import { parseRetryAfterMs } from '../../../src/delivery/http2-stream-response.ts';
+import { Http2RequestError, requestFailureOutcome } from '../../../src/delivery/http2/request.ts';
+import { type Http2Pool, createHttp2Pool } from '../../../src/delivery/http2/session-pool.ts';
+import { parseRetryAfterMs } from '../../../src/delivery/http2/request.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { ensureFakeTls } from '../../../tools/fakes/index.ts';
 import { type FaultProxy, startFaultProxy } from '../../../tools/fault-proxy/fault-proxy.ts';

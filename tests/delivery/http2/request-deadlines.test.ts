@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RequestDeadlines } from '../../../src/delivery/http2-request-deadlines.ts';
+import { RequestDeadlines } from '../../../src/delivery/http2/request.ts';
 import { waitFor } from '../../harness/wait-for.ts';
 
 describe("RequestDeadlines (one timer for all of a pool's request timeouts)", () => {
