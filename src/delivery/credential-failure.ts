@@ -7,7 +7,7 @@
  *   the service account itself is refused (401 UNAUTHENTICATED after a fresh token, 403 PERMISSION_DENIED), or its
  *   token_uri is not one Clarion sends a token request to (fcm/fcm-token-uri.ts).
  * - Web Push: a push service refused the VAPID signature (401/403) for every browser of a batch it holds, which the
- *   misconfiguration guard calls our configuration (batch-outcomes.ts): the app's VAPID keys or subject.
+ *   misconfiguration guard calls our configuration (send-batch.ts): the app's VAPID keys or subject.
  */
 const CREDENTIAL_REASONS = new Set([
   'apns:InvalidProviderToken',

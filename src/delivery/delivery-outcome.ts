@@ -13,7 +13,7 @@ export type DeliveryOutcome =
   /**
    * Transient: try this token again later; `retryAfterMs` from the provider's Retry-After when it gave one.
    * `connectionLost`: no answer came because the connection died under the push: it is sent again at once on a new
-   * connection (batch-outcomes.ts), never behind another push's wait.
+   * connection (send-batch.ts), never behind another push's wait.
    */
   | { kind: 'retry'; reason: string; retryAfterMs: number | null; connectionLost?: boolean }
   /**

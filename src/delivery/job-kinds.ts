@@ -1,5 +1,5 @@
 import { defineJob } from '../queue/job-definition.ts';
-import type { RecordedOutcomes } from './batch-settle.ts';
+import type { RecordedOutcomes } from './send-batch.ts';
 
 /** Job kinds of the delivery engine and their payloads. */
 
@@ -36,7 +36,7 @@ export interface SendBatchPayload {
    */
   appId?: string | null;
   /**
-   * The provider's answers, when this batch was sent but settling them could not be committed (batch-settle.ts): the
+   * The provider's answers, when this batch was sent but settling them could not be committed (send-batch.ts): the
    * job's next attempt settles these instead of sending again.
    */
   sent?: RecordedOutcomes;

@@ -21,7 +21,7 @@ interface Tally {
 /**
  * The provider clients with every push counted (`clarion_pushes_total`) and timed
  * (`clarion_provider_request_duration_seconds`), for both send jobs (notifications and Live Activities) at once.
- * A thrown error is what batch-send.ts turns into `retry` with a `network:` reason, and is counted the same way.
+ * A thrown error is what send-batch.ts turns into `retry` with a `network:` reason, and is counted the same way.
  *
  * Per push: two clock reads, one histogram observation on a child looked up once per platform, and a tally: a
  * delivered push's is kept per platform, any other's in a plain Map (keyed by platform, outcome and the provider's

@@ -12,8 +12,8 @@ import {
   unsubscribeSubscriber,
   type BatchSubscriber,
 } from '../store/subscribers-queries.ts';
-import { retryGroupDelayMs, settleBatch, type BatchSettlement } from './batch-outcomes.ts';
-import { sendEach } from './batch-send.ts';
+import { retryGroupDelayMs, settleBatch, type BatchSettlement } from './send-batch.ts';
+import { sendEach } from './send-batch.ts';
 import {
   givenUpOutcomes,
   isLastAttempt,
@@ -21,7 +21,7 @@ import {
   settleSentBatch,
   SettleBacklog,
   type RecordedOutcomes,
-} from './batch-settle.ts';
+} from './send-batch.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { MAX_SEND_ROUNDS, sendBatchJob, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
@@ -40,7 +40,7 @@ import { NotificationSnapshots, type NotificationSnapshot } from './notification
  * client allows, then settles every token in ONE transaction that also completes the job: delivered and failed
  * counts, per-subscriber failures, dead tokens unsubscribed (with their events), `delivery.failed`, a follow-up
  * job for the tokens the provider asked to retry, and the notification's final status. A crash before that
- * transaction repeats this batch only; a failure of that transaction does not (batch-settle.ts). A batch past its
+ * transaction repeats this batch only; a failure of that transaction does not (send-batch.ts). A batch past its
  * expiry (push-expiry.ts) sends nothing and fails as `expired`. The last attempt of a job that keeps failing settles
  * what it has and fails the rest as `attempts_exhausted`, so the notification still ends `sent` or `failed`.
  *
@@ -109,7 +109,7 @@ interface Batch {
 async function sendAndSettle(batch: Batch): Promise<void> {
   const { deps, payload, notification } = batch;
   const byId = await subscribersOf(batch);
-  // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
+  // Sent already, but settling it failed: settle those answers, never send again (send-batch.ts).
   const kept = payload.sent ?? batch.backlog.recall(batch.job.id);
   let outcomes: Map<string, DeliveryOutcome>;
   let recorded: () => RecordedOutcomes;
@@ -154,7 +154,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   const settlement = settleBatch(outcomes, {
     round: payload.round,
     registeredAt: (id) => registered.get(id) ?? null,
-    // Web: each push service judged alone by the misconfiguration guard (batch-outcomes.ts).
+    // Web: each push service judged alone by the misconfiguration guard (send-batch.ts).
     ...(payload.platform === 'web' ? { originOf: (id: string) => subscriptionOrigin(byId.get(id)?.token) } : {}),
   });
   if (settlement.fatal) {

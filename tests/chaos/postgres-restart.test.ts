@@ -44,7 +44,7 @@ const skipReason =
 const CONCURRENT_REQUESTS = 4;
 /** The registrations, and a settling send job per worker slot (the default concurrency, 2). */
 const IN_FLIGHT_TRANSACTIONS = CONCURRENT_REQUESTS / 2 + 2;
-/** What a send job logs when it has given up settling its sent batch for now (src/delivery/batch-settle.ts). */
+/** What a send job logs when it has given up settling its sent batch for now (src/delivery/send-batch.ts). */
 const KEPT_ANSWERS = /settling a sent batch failed; its answers are kept/;
 /** 503s the load must have seen before the server comes back: the process has met the outage on many connections. */
 const OUTAGE_ANSWERS = 20;
@@ -147,7 +147,7 @@ describe.skipIf(skipReason !== null)(
           await cluster.crash();
 
           // While the database is gone: the API answers 503 unavailable, and the process is still there. The outage lasts
-          // until a send job has given up settling its sent batch (batch-settle.ts): it keeps the answers and fails its
+          // until a send job has given up settling its sent batch (send-batch.ts): it keeps the answers and fails its
           // attempt, which cannot be recorded either until the database is back.
           const outageSeen = () => load.unavailable >= OUTAGE_ANSWERS && KEPT_ANSWERS.test(server.output());
           await waitFor(

@@ -16,7 +16,7 @@ import type { ApnsClient, ApnsSendOptions } from './apns-client.ts';
  *   anything about the token.
  * The host that accepts is reported in the outcome (`apnsEnvironment`) so the send job stores it and the next push
  * goes straight there. Only a token both hosts refuse is dead, and only such answers count towards the batch's
- * misconfiguration guard (batch-outcomes.ts). Notifications and Live Activity pushes (start, update, end) follow the
+ * misconfiguration guard (send-batch.ts). Notifications and Live Activity pushes (start, update, end) follow the
  * same rule.
  *
  * `clientFor` creates clients on demand, so an instance whose tokens are all production never opens a sandbox

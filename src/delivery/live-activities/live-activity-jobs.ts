@@ -3,7 +3,7 @@ import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { defineJob } from '../../queue/job-definition.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
 import type { Database } from '../../store/schema.ts';
-import type { RecordedOutcomes } from '../batch-settle.ts';
+import type { RecordedOutcomes } from '../send-batch.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 
 /**
@@ -31,7 +31,7 @@ export interface LiveActivitySendPayload {
   subscriberIds: string[];
   /** 0 for the dispatch's batch; +1 each time the tokens a provider asked to retry are sent again. */
   round: number;
-  /** The answers of a batch sent whose settling could not commit: settled by the next attempt without sending (batch-settle.ts). */
+  /** The answers of a batch sent whose settling could not commit: settled by the next attempt without sending (send-batch.ts). */
   sent?: RecordedOutcomes;
 }
 

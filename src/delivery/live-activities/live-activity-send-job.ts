@@ -9,8 +9,8 @@ import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-
 import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
 import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-queries.ts';
-import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../batch-outcomes.ts';
-import { sendEach } from '../batch-send.ts';
+import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../send-batch.ts';
+import { sendEach } from '../send-batch.ts';
 import {
   givenUpOutcomes,
   isLastAttempt,
@@ -18,7 +18,7 @@ import {
   settleSentBatch,
   SettleBacklog,
   type RecordedOutcomes,
-} from '../batch-settle.ts';
+} from '../send-batch.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
@@ -30,7 +30,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
 /**
  * Fan-out of one lifecycle event, step two: sends the event to one batch of subscribers of one platform, then in ONE
  * transaction that also completes the job settles what the outcomes imply. The send loop, the outcome rules (retry
- * rounds, misconfiguration guard: batch-outcomes.ts) and the settling that never re-sends (batch-settle.ts) are the
+ * rounds, misconfiguration guard: send-batch.ts) and the settling that never re-sends (send-batch.ts) are the
  * notification send job's; what differs is which token a subscriber is reached at and what a dead one means:
  * - iOS start → the push-to-start token of the activity's template (push-to-start-tokens-queries.ts); dead (410) → that
  *   token is forgotten, the subscriber stays;
@@ -56,7 +56,7 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
     let recorded = payload.sent ?? backlog.recall(job.id);
     let settled: BatchSettlement;
     try {
-      // Sent already, but settling it failed: settle those answers, never send again (batch-settle.ts).
+      // Sent already, but settling it failed: settle those answers, never send again (send-batch.ts).
       if (!recorded) {
         if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
         recorded = await sendBatch(deps, payload, byId, activity, progressed);

@@ -12,7 +12,7 @@ import type { DeliveryOutcome } from '../delivery-outcome.ts';
  * | 200, 201, 202 | delivered (201 Created is the RFC's answer; 202 follows `Prefer: respond-async`) |
  * | 404, 410 | token_dead, token_unregistered: the subscription expired or the browser unsubscribed; the subscriber is unsubscribed |
  * | a body naming the subscription (autopush errno 102 invalid URL endpoint, 103 expired, 105 became unavailable, 106 invalid subscription), whatever the status | token_dead: token_invalid for 102, else token_unregistered |
- * | 400, 401, 403 | rejected: the request or our VAPID signature was refused (RFC 8030 §5: a bad TTL, Urgency or Topic; RFC 8292 §4: 401/403 a missing or bad JWT, or a key other than the subscription's), never the subscription's end. The subscriber stays; when every push the batch sent to one push-service origin gets the same one, the misconfiguration guard (batch-outcomes.ts) names it as our configuration |
+ * | 400, 401, 403 | rejected: the request or our VAPID signature was refused (RFC 8030 §5: a bad TTL, Urgency or Topic; RFC 8292 §4: 401/403 a missing or bad JWT, or a key other than the subscription's), never the subscription's end. The subscriber stays; when every push the batch sent to one push-service origin gets the same one, the misconfiguration guard (send-batch.ts) names it as our configuration |
  * | 413 | rejected: too large (the API checks the size before accepting, so this means the service's limit is lower) |
  * | 429, 5xx | retry, after Retry-After when given |
  * | 3xx | rejected: a redirect is not followed (the endpoint is not a push service) |

@@ -96,7 +96,7 @@ describe('APNs client against the fake APNs', () => {
     fake.unregisterToken(token(2), 1_700_000_000_123);
     fake.setTokenOutcome(token(3), { reason: 'BadDeviceToken' });
     fake.setTokenTopic(token(4), 'com.example.other');
-    // The 410 body's timestamp (ms) travels with the outcome: a token registered again after it is kept (batch-outcomes.ts).
+    // The 410 body's timestamp (ms) travels with the outcome: a token registered again after it is kept (send-batch.ts).
     expect(await apns.send(token(2), content)).toEqual({
       kind: 'token_dead',
       reason: 'token_unregistered',

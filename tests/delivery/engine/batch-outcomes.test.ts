@@ -6,7 +6,7 @@ import {
   settleBatch,
   type BatchSettlement,
   type SettleOptions,
-} from '../../../src/delivery/batch-outcomes.ts';
+} from '../../../src/delivery/send-batch.ts';
 import { APNS_SERVER_ERROR_RETRY_MS } from '../../../src/delivery/apns/apns-response.ts';
 import { RECONNECT_RETRY_CAP_MS } from '../../../src/queue/retry-policy.ts';
 import type { DeliveryOutcome } from '../../../src/delivery/delivery-outcome.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEND_SLICE_MS, sendEach } from '../../../src/delivery/batch-send.ts';
+import { SEND_SLICE_MS, sendEach } from '../../../src/delivery/send-batch.ts';
 import type { DeliveryOutcome } from '../../../src/delivery/delivery-outcome.ts';
 
 const delivered: DeliveryOutcome = { kind: 'delivered' };

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SETTLE_RETRY_DELAYS_MS } from '../../../src/delivery/batch-settle.ts';
+import { SETTLE_RETRY_DELAYS_MS } from '../../../src/delivery/send-batch.ts';
 import { dispatchNotificationHandler } from '../../../src/delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH, sendBatchJob } from '../../../src/delivery/job-kinds.ts';
 import { createPushProviders } from '../../../src/delivery/built-in-app.ts';

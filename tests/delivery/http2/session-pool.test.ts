@@ -329,7 +329,7 @@ describe('HTTP/2 session pool under network faults', () => {
     for (const result of results) {
       if (result.status === 'rejected') {
         expect(result.reason).toMatchObject({ kind: 'connection_lost' });
-        // Sent again at once on a new connection (batch-outcomes.ts), not after the backoff of other retries.
+        // Sent again at once on a new connection (send-batch.ts), not after the backoff of other retries.
         expect(requestFailureOutcome(result.reason, 'apns', 'CLARION_APNS_URL')).toEqual({
           kind: 'retry',
           reason: 'apns:connection_lost',
