@@ -79,30 +79,35 @@ type IosKeys = Exclude<AppKeys['ios'], Unconfigured>;
 type AndroidKeys = Exclude<AppKeys['android'], Unconfigured>;
 type WebKeys = Exclude<AppKeys['web'], Unconfigured>;
 
-/** An app's APNs client for one environment, made through `clients` on first use. */
+/**
+ * An app's APNs client for one environment, made through `clients` on first use. Asked for on every push: the part
+ * names and the functions that make the clients are made once here, so a push costs one lookup in the cache.
+ */
 export function apnsClientOf(keys: IosKeys, clients: ClientCache, deps: SenderDependencies) {
   const { config, clock, logger, providerTokens } = deps;
-  return (environment: ApnsEnvironment): ApnsClient =>
-    clients.use(`ios:${environment}`, () => ({
+  const maker = (environment: ApnsEnvironment) => {
+    const url = environment === 'production' ? config.apnsUrl : config.apnsSandboxUrl;
+    return () => ({
       kind: 'apns' as const,
-      client: createApnsClient({
-        url: environment === 'production' ? config.apnsUrl : config.apnsSandboxUrl,
-        ...keys.open(),
-        clock,
-        providerTokens,
-        logger,
-      }),
-    })).client;
+      client: createApnsClient({ url, ...keys.open(), clock, providerTokens, logger }),
+    });
+  };
+  const production = maker('production');
+  const sandbox = maker('sandbox');
+  return (environment: ApnsEnvironment): ApnsClient =>
+    environment === 'production'
+      ? clients.use('ios:production', production).client
+      : clients.use('ios:sandbox', sandbox).client;
 }
 
-/** An app's FCM client, made through `clients` on first use. */
+/** An app's FCM client, made through `clients` on first use (asked for on every push, as above). */
 export function fcmClientOf(keys: AndroidKeys, clients: ClientCache, deps: SenderDependencies) {
   const { config, clock, logger } = deps;
-  return (): FcmClient =>
-    clients.use('android', () => ({
-      kind: 'fcm' as const,
-      client: createFcmClient({ url: config.fcmUrl, ...keys.open(), clock, logger }),
-    })).client;
+  const make = () => ({
+    kind: 'fcm' as const,
+    client: createFcmClient({ url: config.fcmUrl, ...keys.open(), clock, logger }),
+  });
+  return (): FcmClient => clients.use('android', make).client;
 }
 
 /**
@@ -163,16 +168,16 @@ export function sendersOf(app: AppKeys, clients: ClientCache, deps: SenderDepend
     };
   };
   const web = (keys: WebKeys): PushSender => {
-    const webClient = (): WebPushClient =>
-      clients.use('web', () => ({
-        kind: 'web' as const,
-        client: createWebPushClient({
-          keys: keys.open(),
-          clock: deps.clock,
-          allowPrivate: allowsPrivateAddresses(deps.config),
-          logger: deps.logger,
-        }),
-      })).client;
+    const make = () => ({
+      kind: 'web' as const,
+      client: createWebPushClient({
+        keys: keys.open(),
+        clock: deps.clock,
+        allowPrivate: allowsPrivateAddresses(deps.config),
+        logger: deps.logger,
+      }),
+    });
+    const webClient = (): WebPushClient => clients.use('web', make).client;
     return {
       send: (token, content) => webClient().send(token, content),
       sendLiveActivity: (token, push, reader) => sendWebLiveActivity(webClient(), token, push, reader),

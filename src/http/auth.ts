@@ -23,7 +23,7 @@ const EXPECTED_FORM = 'Authorization: Bearer clr_sk_…';
  * names what is wrong with the header itself: missing, another scheme, or no value of a key's public shape
  * (src/domain/api-key-secret.ts). None of these depends on any stored key. A key of the right shape that is unknown,
  * revoked or expired gets the catalog's one message (src/http/error-catalog.ts), on every path that can refuse it
- * (here, the cached accept path, the error handler's re-check), so those three stay indistinguishable.
+ * (here, admission's re-check of a cached key, the error handler's), so those three stay indistinguishable.
  */
 const HEADER_PROBLEMS = {
   missing: `This request needs an API key, sent as ${EXPECTED_FORM} (a secret key; an app registering its device sends its publishable key, clr_pk_…).`,
