@@ -180,8 +180,8 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     return options.builtIn;
   }
 
-  const sweep = setInterval(() => void closeIdle(), Math.min(idleMs, 60_000));
-  sweep.unref();
+  // On the clock that times `lastUsed`, so a test that moves the clock past `idleMs` sees the sweep.
+  const stopSweep = clock.every(Math.min(idleMs, 60_000), () => void closeIdle(), { keepsProcessAlive: false });
 
   return {
     providersFor,
@@ -190,7 +190,7 @@ export function createProviderClientRegistry(options: ProviderClientRegistryOpti
     closeIdle,
     size: () => entries.size,
     async close() {
-      clearInterval(sweep);
+      stopSweep();
       for (const entry of entries.values()) closeEntry(entry);
       entries.clear();
       await Promise.all([...closing]);

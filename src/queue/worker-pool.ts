@@ -98,7 +98,7 @@ export class WorkerPool {
   readonly owner = `${hostname()}:${process.pid}:${newId('job').slice(4, 14)}`;
   private readonly running = new Map<string, RunningJob>();
   private readonly abort = new AbortController();
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly stopTasks: Array<() => void> = [];
   private stopped = false;
   private wakeRequested = false;
   /**
@@ -131,11 +131,15 @@ export class WorkerPool {
     const wake = () => this.wake();
     this.offLocal = this.options.queue.onWake(wake);
     this.unlisten = await this.options.queue.driver.listen(wake, this.options.logger);
-    this.timers.push(setInterval(wake, this.options.pollIntervalMs));
-    this.timers.push(setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(this.options.leaseMs / 3))));
-    this.timers.push(setInterval(() => void this.rescue(), this.options.rescueIntervalMs));
+    // The poll, the heartbeat and the rescuer run on the queue's clock, which also times the leases they keep.
+    const { clock } = this.options.queue;
+    this.stopTasks.push(clock.every(this.options.pollIntervalMs, wake));
+    this.stopTasks.push(clock.every(Math.max(50, Math.floor(this.options.leaseMs / 3)), () => void this.heartbeat()));
+    this.stopTasks.push(clock.every(this.options.rescueIntervalMs, () => void this.rescue()));
     // Due jobs of other lanes may be waiting behind a job that just stalled: look again then, not only at the poll.
-    this.timers.push(setInterval(() => this.wakeIfStalled(), STALLED_AFTER_MS / 4));
+    // Real time, like the stall it looks for (a provider's silence).
+    const stallCheck = setInterval(() => this.wakeIfStalled(), STALLED_AFTER_MS / 4);
+    this.stopTasks.push(() => clearInterval(stallCheck));
     this.loop = this.run();
   }
 
@@ -152,7 +156,7 @@ export class WorkerPool {
   async stop(graceMs = 10_000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const timer of this.timers) clearInterval(timer);
+    for (const stopTask of this.stopTasks) stopTask();
     this.wake();
     await this.loop;
     // Until nothing runs: a finishing job may start jobs it enqueued leased to this worker (JobContext.leased).

@@ -15,10 +15,13 @@ export interface QueueFixture {
 
 let kindCounter = 0;
 
-/** A queue on the dialect under test with a manual clock and deterministic jitter (random() = 0.5). */
-export async function openQueueFixture(): Promise<QueueFixture> {
+/**
+ * A queue on the dialect under test with a manual clock and deterministic jitter (random() = 0.5); `manualTasks`: the
+ * clock's periodic tasks (the worker's poll, heartbeat and rescue) run only when a test moves it.
+ */
+export async function openQueueFixture(clockOptions: { manualTasks?: boolean } = {}): Promise<QueueFixture> {
   const testStore = await openTestStore();
-  const clock = new ManualClock(Date.now());
+  const clock = new ManualClock(Date.now(), clockOptions);
   const queue = JobQueue.forStore(testStore.store, clock);
   const prefix = `t${process.pid}-${Date.now().toString(36)}`;
   return {
@@ -35,15 +38,15 @@ export const silentLogger = pino({ level: 'silent' });
 export function startWorker(
   fixture: QueueFixture,
   handlers: Record<string, JobHandler>,
-  overrides: Partial<{ concurrency: number; leaseMs: number }> = {},
+  overrides: Partial<{ concurrency: number; leaseMs: number; pollIntervalMs: number; rescueIntervalMs: number }> = {},
 ) {
   const worker = new WorkerPool({
     queue: fixture.queue,
     handlers,
     concurrency: overrides.concurrency ?? 4,
     leaseMs: overrides.leaseMs ?? 30_000,
-    pollIntervalMs: 50,
-    rescueIntervalMs: 1_000,
+    pollIntervalMs: overrides.pollIntervalMs ?? 50,
+    rescueIntervalMs: overrides.rescueIntervalMs ?? 1_000,
     logger: silentLogger,
   });
   return worker;

@@ -5,6 +5,7 @@ import {
   type ProviderClientRegistry,
 } from '../../../src/delivery/provider-client-registry.ts';
 import { unconfiguredSender } from '../../../src/delivery/push-sender.ts';
+import { ManualClock } from '../../../src/domain/clock.ts';
 import { findApp, type App } from '../../../src/store/apps-queries.ts';
 import { createTestApp } from '../../api/apps/app-fixtures.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -70,5 +71,26 @@ describe('provider client registry', () => {
 
   it('gives the built-in providers to a channel without an app', async () => {
     expect(await registry.providersFor(null)).toBe(builtIn);
+  });
+
+  it('sweeps idle clients on its clock: moving a manual clock past idleMs closes them, with no call from outside', async () => {
+    const clock = new ManualClock(t.clock.now(), { manualTasks: true });
+    const swept = createProviderClientRegistry({
+      store: t.store,
+      config: t.config,
+      clock,
+      logger: pino({ level: 'silent' }),
+      secretKey: t.secretKey,
+      builtIn,
+      idleMs: 60_000,
+    });
+    try {
+      swept.apnsClient(apps[0]!, 'production');
+      expect(swept.size()).toBe(1);
+      clock.advance(60_001);
+      expect(swept.size()).toBe(0);
+    } finally {
+      await swept.close();
+    }
   });
 });
