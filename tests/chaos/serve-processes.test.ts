@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { SEND_BATCH_SIZE } from '../../src/delivery/job-kinds.ts';
 import { type FaultProxy, startFaultProxy } from '../../tools/fault-proxy/fault-proxy.ts';
 import { SEVERAL_PROCESSES, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
@@ -35,7 +34,10 @@ let fcmProxy: FaultProxy;
 let workers: ServerProcess[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // A database of its own on PostgreSQL: a `clarion serve --worker` on the run's shared one would claim other files'
+  // jobs (Live Activity broadcasts, webhooks, their notifications) and send them through this file's black-holed
+  // proxies, and its stop would then wait on work this scenario never made.
+  t = await startTestApp({}, { isolatedDatabase: true });
   // The processes run on the real clock; the fakes must check JWTs against it too.
   fakes = await startFakeProviders(SEVERAL_PROCESSES);
   apnsProxy = await startFaultProxy({ target: fakes.apns.url });
@@ -61,7 +63,7 @@ async function startWorker(): Promise<ServerProcess> {
       CLARION_APNS_URL: apnsProxy.url,
       CLARION_FCM_URL: fcmProxy.url,
       CLARION_DATA_DIR: t.config.dataDir,
-      CLARION_DATABASE_URL: inject('postgresUrl') ?? undefined,
+      CLARION_DATABASE_URL: t.databaseUrl,
       // A killed worker's jobs come back after 2 s instead of 60.
       CLARION_JOB_LEASE: '2s',
       CLARION_QUEUE_POLL_INTERVAL: '100ms',
