@@ -10,7 +10,10 @@
 // Ends with BENCH_RESULT {"devices", "tokens": {seconds, providerRequests}, "broadcast": {seconds, providerRequests}}.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createApnsBroadcastConnection, createBroadcastChannel } from '../src/delivery/apns/apns-broadcast.ts';
+import {
+  createApnsBroadcastConnection,
+  createBroadcastChannel,
+} from '../src/delivery/live-activities/apns-broadcast.ts';
 import { enqueueLiveActivityPush } from '../src/delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../src/delivery/live-activities/live-activity-snapshot.ts';
 import { systemClock } from '../src/domain/clock.ts';
@@ -18,7 +21,7 @@ import { deviceTokenHash } from '../src/domain/device-token.ts';
 import { newId } from '../src/domain/ids.ts';
 import { JobQueue } from '../src/queue/job-queue.ts';
 import { createChannel } from '../src/store/channels-queries.ts';
-import type { LiveActivityRow } from '../src/store/live-activities-queries.ts';
+import type { LiveActivityRow } from '../src/store/live-activities/live-activities-queries.ts';
 import { createBenchDatabase, seedAccount, type BenchDatabase } from './harness/bench-database.ts';
 import { printBenchResult, roundTo } from './harness/bench-result.ts';
 import { startFakes, type FakesProcess } from './harness/fakes-process.ts';

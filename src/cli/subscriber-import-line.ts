@@ -3,7 +3,7 @@ import { isChannelCode } from '../domain/channel-code.ts';
 import { isLocale, normalizeToken, platforms, type Platform } from '../domain/device-token.ts';
 import { isTimeZone, TIME_ZONE_PROBLEM } from '../domain/time-zone.ts';
 import { parseOsVersion } from '../domain/ios-version.ts';
-import { templateNames, type TemplateName } from '../domain/live-activity-templates.ts';
+import { templateNames, type TemplateName } from '../domain/live-activities/live-activity-templates.ts';
 import type { SubscriberImportRow } from '../store/subscribers-queries.ts';
 
 /**

@@ -6,7 +6,7 @@ import {
   apnsEnvironmentOf,
   createApnsBroadcastConnection,
   type ApnsBroadcastConnection,
-} from './apns/apns-broadcast.ts';
+} from './live-activities/apns-broadcast.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
 import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
 import type { ApnsProviderTokens } from './apns/apns-provider-token.ts';
@@ -111,7 +111,7 @@ export function fcmClientOf(keys: AndroidKeys, clients: ClientCache, deps: Sende
 }
 
 /**
- * The app's Live Activity broadcast connection (apns/apns-broadcast.ts), in the push host's environment (the sandbox
+ * The app's Live Activity broadcast connection (live-activities/apns-broadcast.ts), in the push host's environment (the sandbox
  * management host for the sandbox). What the send path holds is a stand-in: the real connection (two HTTP/2 pools and
  * a JWT) is made through `clients` on its first request, so an app that never broadcasts opens nothing.
  */

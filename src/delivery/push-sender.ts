@@ -3,8 +3,8 @@ import type { Platform } from '../domain/device-token.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { PushContent } from './push-content.ts';
 import type { LiveActivityPush } from './live-activities/live-activity-push.ts';
-import type { ReaderPlace } from '../domain/live-activity-text.ts';
-import type { ApnsBroadcastConnection } from './apns/apns-broadcast.ts';
+import type { ReaderPlace } from '../domain/live-activities/live-activity-text.ts';
+import type { ApnsBroadcastConnection } from './live-activities/apns-broadcast.ts';
 
 /** What a send job knows about a push besides its token and content. */
 export interface PushContext {
@@ -38,7 +38,7 @@ export interface SenderCapabilities {
   /** The HTTP/2 pool's counters (the built-in app's APNs and FCM: built-in-app.ts), read when metrics are scraped. */
   stats?(): { sessions: number; activeStreams: number; queued: number };
   /**
-   * iOS: the app's APNs broadcast connection (channel management and broadcast sends, apns/apns-broadcast.ts); absent
+   * iOS: the app's APNs broadcast connection (channel management and broadcast sends, live-activities/apns-broadcast.ts); absent
    * where there is none, and Live Activities then go per token.
    */
   liveActivityBroadcast?: ApnsBroadcastConnection;

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from 'typebox';
-import { templateSchemas } from '../domain/live-activity-templates.ts';
+import { templateSchemas } from '../domain/live-activities/live-activity-templates.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import { SESSION_COOKIE } from './session-cookie.ts';

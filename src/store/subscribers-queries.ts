@@ -10,7 +10,7 @@ import { idListValues, inIdList, type IdListValues } from './id-list.ts';
 import { preparedQuery } from './prepared-query.ts';
 import { recordEvent, recordEvents } from './events-queries.ts';
 import { preparedRowsQuery } from './prepared-rows-query.ts';
-import { hasPushToStartTokenFor, savePushToStartToken } from './push-to-start-tokens-queries.ts';
+import { hasPushToStartTokenFor, savePushToStartToken } from './live-activities/push-to-start-tokens-queries.ts';
 
 export type Subscriber = Selectable<SubscribersTable>;
 export type Platform = Subscriber['platform'];

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildApnsLiveActivityPayload } from '../../src/delivery/apns/apns-live-activity-payload.ts';
-import { buildFcmLiveActivityData, fcmLiveActivityOptions } from '../../src/delivery/fcm/fcm-live-activity-data.ts';
+import { buildApnsLiveActivityPayload } from '../../src/delivery/live-activities/apns-live-activity-payload.ts';
+import {
+  buildFcmLiveActivityData,
+  fcmLiveActivityOptions,
+} from '../../src/delivery/live-activities/fcm-live-activity-data.ts';
 import { buildFcmDataMessage } from '../../src/delivery/fcm/fcm-message.ts';
 import type { LiveActivityEvent, LiveActivityPush } from '../../src/delivery/live-activities/live-activity-push.ts';
 import {
@@ -9,7 +12,7 @@ import {
   templateNames,
   templateSchemas,
   type TemplateName,
-} from '../../src/domain/live-activity-templates.ts';
+} from '../../src/domain/live-activities/live-activity-templates.ts';
 
 /**
  * docs/live-activities.md is what app developers copy: its payloads must be what the builders produce, and its Swift

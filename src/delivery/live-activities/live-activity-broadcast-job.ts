@@ -4,17 +4,17 @@ import {
   attachBroadcastChannel,
   countLiveBroadcastChannels,
   markBroadcastChannelDeleted,
-} from '../../store/apns-broadcast-channels-queries.ts';
-import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-queries.ts';
+} from '../../store/live-activities/apns-broadcast-channels-queries.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
 import {
   APNS_CHANNELS_PER_APP,
   createBroadcastChannel,
   deleteBroadcastChannel,
   sendBroadcast,
   type ApnsBroadcastConnection,
-} from '../apns/apns-broadcast.ts';
+} from './apns-broadcast.ts';
 import { providersOfChannel, type SendDependencies } from '../channel-providers.ts';
-import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
+import { effectiveStatus } from '../../domain/live-activities/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
 import { startAlertOf } from './live-activity-catch-up.ts';
 import { broadcastLiveActivityJob, dispatchLiveActivityJob, scheduleChannelDeletion } from './live-activity-jobs.ts';

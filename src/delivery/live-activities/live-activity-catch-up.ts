@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
-import { LIVE_ACTIVITY_MAX_MS } from '../../domain/live-activity-lifecycle.ts';
-import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
+import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activities/live-activity-alert.ts';
+import { LIVE_ACTIVITY_MAX_MS } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import type { TemplateFields, TemplateName } from '../../domain/live-activities/live-activity-templates.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
-import type { LiveActivityRow } from '../../store/live-activities-queries.ts';
-import { hasPushToStartTokenFor } from '../../store/push-to-start-tokens-queries.ts';
+import type { LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
+import { hasPushToStartTokenFor } from '../../store/live-activities/push-to-start-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
 import { sendLiveActivityJob } from './live-activity-jobs.ts';
 import { liveActivityPushOf } from './live-activity-snapshot.ts';

@@ -7,8 +7,8 @@ import {
   knownBroadcastChannelIds,
   markBroadcastChannelDeleted,
   recordUnknownBroadcastChannels,
-} from '../../store/apns-broadcast-channels-queries.ts';
-import { deleteBroadcastChannel, listBroadcastChannels, type ApnsBroadcastConnection } from '../apns/apns-broadcast.ts';
+} from '../../store/live-activities/apns-broadcast-channels-queries.ts';
+import { deleteBroadcastChannel, listBroadcastChannels, type ApnsBroadcastConnection } from './apns-broadcast.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { deleteLiveActivityChannelJob, sweepLiveActivityChannelsJob } from './live-activity-jobs.ts';

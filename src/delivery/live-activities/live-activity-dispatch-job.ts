@@ -1,10 +1,10 @@
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import type { Kysely } from 'kysely';
 import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
-import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-queries.ts';
-import { findLiveActivityTokens } from '../../store/live-activity-tokens-queries.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
+import { findLiveActivityTokens } from '../../store/live-activities/live-activity-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
-import { pageLiveActivityTargets } from '../../store/live-activity-targets-queries.ts';
+import { pageLiveActivityTargets } from '../../store/live-activities/live-activity-targets-queries.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
 import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';

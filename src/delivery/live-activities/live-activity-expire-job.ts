@@ -1,7 +1,7 @@
-import { liveActivityExpiresAt } from '../../domain/live-activity-lifecycle.ts';
+import { liveActivityExpiresAt } from '../../domain/live-activities/live-activity-lifecycle.ts';
 import { JobRetryError } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import { expireLiveActivity, findLiveActivityById } from '../../store/live-activities-queries.ts';
+import { expireLiveActivity, findLiveActivityById } from '../../store/live-activities/live-activities-queries.ts';
 import type { DeliveryDependencies } from '../dispatch-job.ts';
 import { enqueueLiveActivityPush, expireLiveActivityJob, scheduleChannelDeletion } from './live-activity-jobs.ts';
 import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-snapshot.ts';

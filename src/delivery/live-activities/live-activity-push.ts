@@ -1,5 +1,5 @@
-import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activity-alert.ts';
-import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
+import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activities/live-activity-alert.ts';
+import type { TemplateFields, TemplateName } from '../../domain/live-activities/live-activity-templates.ts';
 
 export type LiveActivityEvent = 'start' | 'update' | 'end';
 

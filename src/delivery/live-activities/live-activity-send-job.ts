@@ -1,12 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { supportsBroadcast } from '../../domain/ios-version.ts';
-import { effectiveStatus } from '../../domain/live-activity-lifecycle.ts';
+import { effectiveStatus } from '../../domain/live-activities/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
-import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities-queries.ts';
-import { dropLiveActivityToken, findLiveActivityTokens } from '../../store/live-activity-tokens-queries.ts';
-import { forgetPushToStartToken, pushToStartTokensFor } from '../../store/push-to-start-tokens-queries.ts';
+import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
+import {
+  dropLiveActivityToken,
+  findLiveActivityTokens,
+} from '../../store/live-activities/live-activity-tokens-queries.ts';
+import {
+  forgetPushToStartToken,
+  pushToStartTokensFor,
+} from '../../store/live-activities/push-to-start-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
 import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from '../../store/subscribers-queries.ts';
 import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../send-batch.ts';

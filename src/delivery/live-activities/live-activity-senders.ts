@@ -3,11 +3,11 @@ import {
   APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
   buildApnsLiveActivityHeaders,
   serializeApnsLiveActivityPayload,
-} from '../apns/apns-live-activity-payload.ts';
+} from './apns-live-activity-payload.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { FcmClient } from '../fcm/fcm-client.ts';
-import { buildFcmLiveActivityData, fcmLiveActivityOptions } from '../fcm/fcm-live-activity-data.ts';
-import type { ReaderPlace } from '../../domain/live-activity-text.ts';
+import { buildFcmLiveActivityData, fcmLiveActivityOptions } from './fcm-live-activity-data.ts';
+import type { ReaderPlace } from '../../domain/live-activities/live-activity-text.ts';
 import type { WebPushClient } from '../web-push/web-push-client.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 import { webLiveActivityContent } from './web-live-activity-message.ts';

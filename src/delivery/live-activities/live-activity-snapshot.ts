@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import { toIso } from '../../domain/clock.ts';
-import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activity-alert.ts';
-import { liveActivityExpiresAt } from '../../domain/live-activity-lifecycle.ts';
-import type { TemplateFields, TemplateName } from '../../domain/live-activity-templates.ts';
+import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activities/live-activity-alert.ts';
+import { liveActivityExpiresAt } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import type { TemplateFields, TemplateName } from '../../domain/live-activities/live-activity-templates.ts';
 import { recordEvent } from '../../store/events-queries.ts';
-import type { LiveActivityRow } from '../../store/live-activities-queries.ts';
+import type { LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
 import type { Database } from '../../store/schema.ts';
 import type { LiveActivityEvent, LiveActivityPush } from './live-activity-push.ts';
 

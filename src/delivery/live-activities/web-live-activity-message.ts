@@ -1,5 +1,5 @@
-import { defaultStartAlert } from '../../domain/live-activity-alert.ts';
-import { liveActivityStateText, type ReaderPlace } from '../../domain/live-activity-text.ts';
+import { defaultStartAlert } from '../../domain/live-activities/live-activity-alert.ts';
+import { liveActivityStateText, type ReaderPlace } from '../../domain/live-activities/live-activity-text.ts';
 import type { PushContent } from '../push-content.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 

@@ -6,7 +6,7 @@ import {
   updateChannel,
 } from '../../../store/channels-queries.ts';
 import { findApp } from '../../../store/apps-queries.ts';
-import { hasRunningLiveActivity } from '../../../store/live-activities-queries.ts';
+import { hasRunningLiveActivity } from '../../../store/live-activities/live-activities-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';

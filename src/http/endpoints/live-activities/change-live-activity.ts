@@ -4,20 +4,23 @@ import {
   liveActivityPushOf,
   recordLiveActivityChange,
 } from '../../../delivery/live-activities/live-activity-snapshot.ts';
-import type { LiveActivityAlert, LiveActivityPriority } from '../../../domain/live-activity-alert.ts';
-import { effectiveStatus, LIVE_ACTIVITY_DISMISS_MAX_MS } from '../../../domain/live-activity-lifecycle.ts';
+import type { LiveActivityAlert, LiveActivityPriority } from '../../../domain/live-activities/live-activity-alert.ts';
+import {
+  effectiveStatus,
+  LIVE_ACTIVITY_DISMISS_MAX_MS,
+} from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import {
   mergeTemplateFields,
   validateTemplateFields,
   type TemplateFields,
   type TemplateName,
-} from '../../../domain/live-activity-templates.ts';
+} from '../../../domain/live-activities/live-activity-templates.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import {
   claimLiveActivityEvent,
   saveLiveActivityState,
   type LiveActivityRow,
-} from '../../../store/live-activities-queries.ts';
+} from '../../../store/live-activities/live-activities-queries.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';

@@ -1,4 +1,4 @@
-import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities-queries.ts';
+import { listLiveActivities, liveActivityStatuses } from '../../../store/live-activities/live-activities-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';

@@ -1,5 +1,5 @@
-import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
-import { findLiveActivity, type LiveActivityRow } from '../../../store/live-activities-queries.ts';
+import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
+import { findLiveActivity, type LiveActivityRow } from '../../../store/live-activities/live-activities-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { isChannelInScope } from '../../channel-scope.ts';

@@ -1,11 +1,11 @@
 import {
   apnsLiveActivityPayloadBytes,
   APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
-} from '../../../delivery/apns/apns-live-activity-payload.ts';
+} from '../../../delivery/live-activities/apns-live-activity-payload.ts';
 import {
   fcmLiveActivityPayloadBytes,
   FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
-} from '../../../delivery/fcm/fcm-live-activity-data.ts';
+} from '../../../delivery/live-activities/fcm-live-activity-data.ts';
 import type { LiveActivityPush } from '../../../delivery/live-activities/live-activity-push.ts';
 import { webLiveActivityContent } from '../../../delivery/live-activities/web-live-activity-message.ts';
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';

@@ -1,13 +1,13 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import { liveActivityPriorities } from '../../../domain/live-activity-alert.ts';
-import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
-import { templateNames } from '../../../domain/live-activity-templates.ts';
+import { liveActivityPriorities } from '../../../domain/live-activities/live-activity-alert.ts';
+import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
+import { templateNames } from '../../../domain/live-activities/live-activity-templates.ts';
 import {
   liveActivityDeliveries,
   liveActivityStatuses,
   type LiveActivityRow,
-} from '../../../store/live-activities-queries.ts';
+} from '../../../store/live-activities/live-activities-queries.ts';
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 

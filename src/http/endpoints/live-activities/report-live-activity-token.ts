@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { normalizeToken } from '../../../domain/device-token.ts';
-import { effectiveStatus } from '../../../domain/live-activity-lifecycle.ts';
+import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import { updateLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
-import { saveLiveActivityToken } from '../../../store/live-activity-tokens-queries.ts';
+import { saveLiveActivityToken } from '../../../store/live-activities/live-activity-tokens-queries.ts';
 import { findSubscriber } from '../../../store/subscribers-queries.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';

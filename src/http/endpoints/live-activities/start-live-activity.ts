@@ -5,9 +5,9 @@ import {
 } from '../../../delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../../../delivery/live-activities/live-activity-snapshot.ts';
 import { newId } from '../../../domain/ids.ts';
-import { defaultStartAlert } from '../../../domain/live-activity-alert.ts';
-import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activity-lifecycle.ts';
-import { templateNames, validateTemplateFields } from '../../../domain/live-activity-templates.ts';
+import { defaultStartAlert } from '../../../domain/live-activities/live-activity-alert.ts';
+import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activities/live-activity-lifecycle.ts';
+import { templateNames, validateTemplateFields } from '../../../domain/live-activities/live-activity-templates.ts';
 import { recordEvent } from '../../../store/events-queries.ts';
 import type { Kysely } from 'kysely';
 import { supportsBroadcast } from '../../../domain/ios-version.ts';
@@ -15,8 +15,8 @@ import {
   insertLiveActivity,
   liveActivityDeliveries,
   type LiveActivityRow,
-} from '../../../store/live-activities-queries.ts';
-import { countIosStartTargetsByOsVersion } from '../../../store/live-activity-targets-queries.ts';
+} from '../../../store/live-activities/live-activities-queries.ts';
+import { countIosStartTargetsByOsVersion } from '../../../store/live-activities/live-activity-targets-queries.ts';
 import type { Database } from '../../../store/schema.ts';
 import { countLiveActivityTargets } from '../../../store/subscribers-queries.ts';
 import { audienceProperties, takeAudience } from '../notifications/notification-audience.ts';

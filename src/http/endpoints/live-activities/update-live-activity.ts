@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { TemplateFields } from '../../../domain/live-activity-templates.ts';
+import type { TemplateFields } from '../../../domain/live-activities/live-activity-templates.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';

@@ -3,7 +3,7 @@ import { apnsEnvironments } from '../../../domain/apns-environment.ts';
 import { isLocale, normalizeToken, platforms } from '../../../domain/device-token.ts';
 import { isTimeZone, TIME_ZONE_PROBLEM } from '../../../domain/time-zone.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
-import { templateNames } from '../../../domain/live-activity-templates.ts';
+import { templateNames } from '../../../domain/live-activities/live-activity-templates.ts';
 import { parseOsVersion } from '../../../domain/ios-version.ts';
 import { findChannelByCode } from '../../../store/channels-queries.ts';
 import { startLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';

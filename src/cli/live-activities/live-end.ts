@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { callApi, connect, parseJsonObject, withApiOptions, type ApiOptions } from './api-client.ts';
-import { printResult } from './cli-output.ts';
+import { callApi, connect, parseJsonObject, withApiOptions, type ApiOptions } from '../api-client.ts';
+import { printResult } from '../cli-output.ts';
 import { describeActivity } from './live-activity-flags.ts';
 
 interface EndOptions extends ApiOptions {

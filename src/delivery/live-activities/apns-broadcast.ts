@@ -9,11 +9,11 @@ import {
   type Http2Pool,
   type Http2Response,
 } from '../http2/session-pool.ts';
-import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
+import type { LiveActivityPush } from './live-activity-push.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { buildApnsBroadcastHeaders, serializeApnsLiveActivityPayload } from './apns-live-activity-payload.ts';
-import { createApnsProviderTokens, type ApnsProviderTokens } from './apns-provider-token.ts';
-import { mapApnsResponse, parseApnsErrorBody } from './apns-response.ts';
+import { createApnsProviderTokens, type ApnsProviderTokens } from '../apns/apns-provider-token.ts';
+import { mapApnsResponse, parseApnsErrorBody } from '../apns/apns-response.ts';
 
 /**
  * iOS 18 broadcast for Live Activities (docs/protocols.md 2.5): the channel management API (create, list, delete)

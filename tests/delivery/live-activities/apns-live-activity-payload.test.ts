@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildApnsLiveActivityHeaders,
   buildApnsLiveActivityPayload,
-} from '../../../src/delivery/apns/apns-live-activity-payload.ts';
+} from '../../../src/delivery/live-activities/apns-live-activity-payload.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 
 const CREATED = Date.UTC(2026, 0, 15, 12, 0, 0);

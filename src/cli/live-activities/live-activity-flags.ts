@@ -1,4 +1,4 @@
-import { CliError, countOf } from './cli-output.ts';
+import { CliError, countOf } from '../cli-output.ts';
 
 /** The flags `clarion live start` and `clarion live update` share. */
 export interface AlertFlags {

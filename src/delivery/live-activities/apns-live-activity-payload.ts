@@ -1,9 +1,9 @@
-import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activity-alert.ts';
-import { apnsTimestampSeconds } from '../../domain/live-activity-lifecycle.ts';
-import { templateAttributesTypes } from '../../domain/live-activity-templates.ts';
-import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
-import { apnsLiveActivityTopic } from './apns-client.ts';
-import { APNS_MAX_PAYLOAD_BYTES } from './apns-payload.ts';
+import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activities/live-activity-alert.ts';
+import { apnsTimestampSeconds } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import { templateAttributesTypes } from '../../domain/live-activities/live-activity-templates.ts';
+import type { LiveActivityPush } from './live-activity-push.ts';
+import { apnsLiveActivityTopic } from '../apns/apns-client.ts';
+import { APNS_MAX_PAYLOAD_BYTES } from '../apns/apns-payload.ts';
 
 /**
  * LiveActivityPush → APNs Live Activity request body and headers (docs/protocols.md 2.1, 2.2). Pure.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { LIVE_ACTIVITY_MAX_MS } from '../domain/live-activity-lifecycle.ts';
-import type { ApnsBroadcastChannelsTable, Database } from './schema.ts';
+import { LIVE_ACTIVITY_MAX_MS } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import type { ApnsBroadcastChannelsTable, Database } from '../schema.ts';
 
 /**
  * The APNs broadcast channels Clarion created, until they are deleted at APNs. Apple keeps a channel until it is

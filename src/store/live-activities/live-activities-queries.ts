@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { findRowById } from './find-row-by-id.ts';
-import { LIVE_ACTIVITY_MAX_MS } from '../domain/live-activity-lifecycle.ts';
-import type { Database, LiveActivitiesTable } from './schema.ts';
+import { findRowById } from '../find-row-by-id.ts';
+import { LIVE_ACTIVITY_MAX_MS } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import type { Database, LiveActivitiesTable } from '../schema.ts';
 
 export type LiveActivityRow = Selectable<LiveActivitiesTable>;
 export type LiveActivityStatus = LiveActivityRow['status'];

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { parseAudience } from '../domain/audience.ts';
-import { withAudience } from './audience-filter.ts';
+import { parseAudience } from '../../domain/audience.ts';
+import { withAudience } from '../audience-filter.ts';
 import { hasPushToStartTokenFor } from './push-to-start-tokens-queries.ts';
-import type { Database } from './schema.ts';
+import type { Database } from '../schema.ts';
 
 /**
  * Who a Live Activity lifecycle push goes to, one page of subscriber ids at a time:

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { defaultStartAlert } from '../../src/domain/live-activity-alert.ts';
-import { apnsTimestampSeconds, effectiveStatus, nextPushTimestamp } from '../../src/domain/live-activity-lifecycle.ts';
+import { defaultStartAlert } from '../../../src/domain/live-activities/live-activity-alert.ts';
+import {
+  apnsTimestampSeconds,
+  effectiveStatus,
+  nextPushTimestamp,
+} from '../../../src/domain/live-activities/live-activity-lifecycle.ts';
 import {
   mergeTemplateFields,
   templateAttributesTypes,
   templateNames,
   validateTemplateFields,
   type TemplateName,
-} from '../../src/domain/live-activity-templates.ts';
+} from '../../../src/domain/live-activities/live-activity-templates.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const team = (name: string, score: number) => ({ name, score });

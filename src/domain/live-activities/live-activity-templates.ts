@@ -1,6 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { describeSchemaErrors, type FieldProblem } from './schema-errors.ts';
+import { describeSchemaErrors, type FieldProblem } from '../schema-errors.ts';
 
 /**
  * The fixed Live Activity templates (docs/design.md 2.5). Apps declare a matching ActivityAttributes type per template,

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, LiveActivityTokensTable } from './schema.ts';
+import type { Database, LiveActivityTokensTable } from '../schema.ts';
 
 /**
  * The per-activity update tokens iOS devices report (POST /live-activities/{id}/tokens). A device's token for an

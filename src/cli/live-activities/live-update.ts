@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { callApi, connect, parseJsonObject, withApiOptions, type ApiOptions } from './api-client.ts';
-import { printResult } from './cli-output.ts';
+import { callApi, connect, parseJsonObject, withApiOptions, type ApiOptions } from '../api-client.ts';
+import { printResult } from '../cli-output.ts';
 import { alertFrom, describeActivity, type AlertFlags } from './live-activity-flags.ts';
 
 interface UpdateOptions extends ApiOptions, AlertFlags {

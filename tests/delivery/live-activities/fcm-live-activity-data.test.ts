@@ -3,7 +3,7 @@ import {
   buildFcmLiveActivityData,
   fcmLiveActivityOptions,
   fcmLiveActivityPayloadBytes,
-} from '../../../src/delivery/fcm/fcm-live-activity-data.ts';
+} from '../../../src/delivery/live-activities/fcm-live-activity-data.ts';
 import { buildFcmDataMessage } from '../../../src/delivery/fcm/fcm-message.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 

@@ -1,6 +1,6 @@
-import { liveActivityDeliveryDeadline } from '../../domain/live-activity-lifecycle.ts';
-import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
-import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from './fcm-message.ts';
+import { liveActivityDeliveryDeadline } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import type { LiveActivityPush } from './live-activity-push.ts';
+import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from '../fcm/fcm-message.ts';
 
 /**
  * LiveActivityPush → the FCM data message an Android app renders as one ongoing notification (docs/protocols.md 3.6).

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Database } from '../schema.ts';
 
 /**
  * Push-to-start tokens per template. iOS issues one push-to-start token per ActivityAttributes type
