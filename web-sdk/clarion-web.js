@@ -4,13 +4,16 @@
 //   import { Clarion } from 'https://push.example.com/sdk/clarion-web.js';
 //   button.onclick = () => Clarion.subscribe({ baseUrl: 'https://push.example.com', publishableKey: 'clr_pk_…', channelCode: 'news' });
 //
-// subscribe() asks for permission, subscribes with the instance's VAPID public key and registers the subscription
-// with POST /api/v1/subscribers (platform "web", token = PushSubscription.toJSON()). The service worker that shows
-// the pushes is /sdk/clarion-sw.js; a page registers it from its own origin (see the docs).
+// subscribe() asks for permission, subscribes with the VAPID public key the channel's pushes are signed with (its
+// app's, or the instance's) and registers the subscription with POST /api/v1/subscribers (platform "web", token =
+// PushSubscription.toJSON()). The service worker that shows the pushes is /sdk/clarion-sw.js; a page registers it
+// from its own origin (see the docs).
 
 /** Where subscribe() registers the service worker when not told otherwise: the site's own copy (see the docs). */
 const DEFAULT_SERVICE_WORKER = '/clarion-sw.js';
 const STORAGE_PREFIX = 'clarion:';
+/** Per joined channel, the push endpoint it was registered with: which channels share a push subscription. */
+const ENDPOINT_PREFIX = 'clarion-endpoint:';
 
 /** A failure the page can explain: `code` is one of the codes below or an API error code (docs/errors.md). */
 export class ClarionError extends Error {
@@ -32,7 +35,12 @@ export function isSupported() {
 /**
  * Subscribes this browser to a channel; call it from a click (browsers ask for permission only after a user gesture).
  * Resolves with {subscriberId, subscription}; rejects with a ClarionError: `unsupported`, `permission_denied`,
- * `service_worker_failed`, `network_error`, or the API's own error code (e.g. `channel_not_allowed`, `rate_limited`).
+ * `service_worker_failed`, `network_error`, `key_conflict` (below), or the API's own error code (e.g.
+ * `channel_not_allowed`, `rate_limited`).
+ *
+ * A service worker registration holds one push subscription, made for one VAPID key. Channels of different apps are
+ * signed with different keys, so joining one would replace the subscription another joined channel is delivered
+ * to: subscribe() refuses that with `key_conflict`, naming those channels; give such a channel a `scope` of its own.
  */
 export async function subscribe({
   baseUrl,
@@ -58,8 +66,17 @@ export async function subscribe({
     );
   }
   const registration = await activeRegistration(serviceWorker, scope);
-  const { publicKey } = await callApi(baseUrl, 'GET', '/api/v1/web-push/public-key', publishableKey);
-  const subscription = await pushSubscription(registration, publicKey);
+  const { publicKey } = await callApi(
+    baseUrl,
+    'GET',
+    `/api/v1/web-push/public-key?channelCode=${encodeURIComponent(channelCode)}`,
+    publishableKey,
+  );
+  const subscription = await pushSubscription(registration, publicKey, (existing) =>
+    joinedChannels(baseUrl).filter(
+      (code) => code !== channelCode && storage()?.getItem(endpointKey(baseUrl, code)) === existing.endpoint,
+    ),
+  );
   const body = { channelCode, platform: 'web', token: subscription.toJSON(), ...(externalId ? { externalId } : {}) };
   const place = { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, locale: navigator.language };
   let subscriber;
@@ -77,7 +94,7 @@ export async function subscribe({
       throw error;
     subscriber = await callApi(baseUrl, 'POST', '/api/v1/subscribers', publishableKey, body);
   }
-  remember(baseUrl, channelCode, subscriber.id);
+  remember(baseUrl, channelCode, subscriber.id, subscription.endpoint);
   return { subscriberId: subscriber.id, subscription: body.token };
 }
 
@@ -163,8 +180,12 @@ async function activeRegistration(serviceWorker, scope) {
   return registration;
 }
 
-/** The browser's subscription for this VAPID key: the existing one if it was made with the same key, else a new one. */
-async function pushSubscription(registration, publicKey) {
+/**
+ * The browser's subscription for this VAPID key: the existing one if it was made with the same key, else a new one.
+ * `sharing(existing)` names the other joined channels delivered to the existing subscription, which a new one would
+ * cut off.
+ */
+async function pushSubscription(registration, publicKey, sharing) {
   const key = base64UrlToBytes(publicKey);
   const existing = await registration.pushManager.getSubscription();
   if (existing) {
@@ -172,8 +193,17 @@ async function pushSubscription(registration, publicKey) {
       ? new Uint8Array(existing.options.applicationServerKey)
       : null;
     if (existingKey && sameBytes(existingKey, key)) return existing;
-    // Made for another key (the instance's key was rotated, or another service used this worker): a push service
-    // refuses pushes signed with any key but the one a subscription was made with.
+    // Made for another key: a push service refuses pushes signed with any key but the one a subscription was made
+    // with. Replaced when nothing else uses it (the key was rotated, or another service used this worker); refused
+    // when it still carries other channels' pushes.
+    const others = sharing(existing);
+    if (others.length > 0) {
+      throw new ClarionError(
+        'key_conflict',
+        `This channel's pushes are signed with another VAPID key than those of ${others.join(', ')}, which this browser gets through the same service worker; subscribe to it with a scope of its own.`,
+        { channels: others },
+      );
+    }
     await existing.unsubscribe();
   }
   try {
@@ -235,17 +265,26 @@ function storageKey(baseUrl, channelCode) {
   return `${STORAGE_PREFIX}${baseUrl.replace(/\/+$/, '')}:${channelCode}`;
 }
 
-function remember(baseUrl, channelCode, id) {
+function endpointKey(baseUrl, channelCode) {
+  return `${ENDPOINT_PREFIX}${baseUrl.replace(/\/+$/, '')}:${channelCode}`;
+}
+
+function remember(baseUrl, channelCode, id, endpoint) {
   storage()?.setItem(storageKey(baseUrl, channelCode), id);
+  storage()?.setItem(endpointKey(baseUrl, channelCode), endpoint);
 }
 
 function forget(baseUrl, channelCode) {
   storage()?.removeItem(storageKey(baseUrl, channelCode));
+  storage()?.removeItem(endpointKey(baseUrl, channelCode));
 }
 
+/** The codes of the channels this browser joined on this Clarion instance. */
 function joinedChannels(baseUrl) {
   const store = storage();
   if (!store) return [];
   const prefix = storageKey(baseUrl, '');
-  return Array.from({ length: store.length }, (_, index) => store.key(index)).filter((key) => key?.startsWith(prefix));
+  return Array.from({ length: store.length }, (_, index) => store.key(index))
+    .filter((key) => key?.startsWith(prefix))
+    .map((key) => key.slice(prefix.length));
 }

@@ -61,10 +61,11 @@ export interface AuthContext {
 
 /**
  * Which callers a route accepts: secret keys or a session ('secret'), publishable keys as well ('any-key'), a
- * dashboard session only ('session': key management and sign-out), or anyone ('none'). Every /api/v1 route states
- * it in the route table (src/http/routes.ts); there is no default.
+ * dashboard session only ('session': key management and sign-out), anyone ('none'), or anyone while a key or session
+ * presented is checked as for 'any-key' and names the account ('optional-key'). Every /api/v1 route states it in the
+ * route table (src/http/routes.ts); there is no default.
  */
-export type RouteAuth = 'secret' | 'any-key' | 'session' | 'none';
+export type RouteAuth = 'secret' | 'any-key' | 'session' | 'optional-key' | 'none';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -91,6 +91,7 @@ export function registerAuth(app: ClarionApp, deps: AppDependencies): void {
     // Only routes outside /api/v1 (health, /docs, the dashboard's files) have no auth, and are public.
     const mode = request.routeOptions.config.auth ?? 'none';
     if (mode === 'none' || request.routeOptions.url === undefined) return;
+    if (mode === 'optional-key' && request.headers.authorization === undefined && !hasSessionCookie(request)) return;
 
     if (request.headers.authorization === undefined && hasSessionCookie(request)) {
       const session = await resolveSession(deps, request);

@@ -72,6 +72,7 @@ export interface Route {
  *   'secret'   a secret key (clr_sk_…) or a dashboard session;
  *   'any-key'  a publishable key (clr_pk_…) as well (docs/design.md 2.2: subscribers and Live Activity tokens);
  *   'session'  a dashboard session only, never a key (key management: a leaked key must not mint keys);
+ *   'optional-key'  anyone; a key or session presented must be valid (401 otherwise) and names the account;
  *   'none'     anyone.
  * Outside /api/v1: /healthz and /readyz (endpoints/health/health.ts), /docs (openapi.ts) and the dashboard's files
  * (dashboard-static.ts), all public.
@@ -112,11 +113,12 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/users/:externalId', auth: 'secret', endpoint: getUserEndpoint },
   // Erasure (docs/api.md, "Users"): a secret key without a channel scope (users/user-params.ts).
   { method: 'DELETE', url: '/api/v1/users/:externalId', auth: 'secret', endpoint: deleteUserEndpoint },
-  // The key browsers subscribe with is public: a page may fetch it with its publishable key or without one.
+  // The key browsers subscribe with is public: a page may fetch it with its publishable key or without one; the key
+  // names the account whose channel `channelCode` is (its app's VAPID key).
   {
     method: 'GET',
     url: '/api/v1/web-push/public-key',
-    auth: 'none',
+    auth: 'optional-key',
     endpoint: getVapidPublicKeyEndpoint,
     browser: true,
   },
@@ -193,5 +195,6 @@ const openApiSecurity: Record<RouteAuth, Array<Record<string, string[]>> | undef
   secret: undefined,
   'any-key': undefined,
   session: [{ session: [] }],
+  'optional-key': [{}, { apiKey: [] }, { session: [] }],
   none: [],
 };

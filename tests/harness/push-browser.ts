@@ -11,53 +11,67 @@ import { waitFor } from './wait-for.ts';
  * As in a real browser, the subscription outlives a reload (the origin's localStorage keeps its key) until
  * unsubscribe().
  */
-export async function injectPushManager(context: BrowserContext, subscription: PushSubscriptionJson): Promise<void> {
-  await context.addInitScript((json: PushSubscriptionJson) => {
-    const scope = globalThis as any;
-    if (!scope.PushManager) return;
-    const state: {
-      calls: Array<{ userVisibleOnly: boolean; applicationServerKey: string }>;
-      current: unknown;
-      unsubscribed: number;
-    } = { calls: [], current: null, unsubscribed: 0 };
-    scope.__pushManager = state;
-    const base64Url = (bytes: Uint8Array) =>
-      scope
-        .btoa(String.fromCharCode(...bytes))
-        .replace(/\+/g, '-')
-        .replace(/\//g, '_')
-        .replace(/=+$/, '');
-    const KEPT = '__fakePushSubscriptionKey';
-    const subscriptionWith = (key: Uint8Array) => {
-      scope.localStorage.setItem(KEPT, JSON.stringify([...key]));
-      return {
-        endpoint: json.endpoint,
-        expirationTime: null,
-        options: { userVisibleOnly: true, applicationServerKey: key.buffer },
-        toJSON: () => json,
-        unsubscribe: async () => {
-          state.unsubscribed += 1;
-          state.current = null;
-          scope.localStorage.removeItem(KEPT);
-          return true;
-        },
+export async function injectPushManager(
+  context: BrowserContext,
+  subscription: PushSubscriptionJson | ((applicationServerKey: string) => PushSubscriptionJson),
+): Promise<void> {
+  // Given a function, each subscribe() gets a new subscription made for the key it passes, as a push service makes
+  // one: bound to that key, so a push signed with another is refused (tools/fakes/web-push/web-push-server.ts).
+  const minted = typeof subscription === 'function';
+  if (minted) await context.exposeFunction('__mintPushSubscription', subscription);
+  await context.addInitScript(
+    ({ fixed }: { fixed: PushSubscriptionJson | null }) => {
+      const scope = globalThis as any;
+      if (!scope.PushManager) return;
+      const state: {
+        calls: Array<{ userVisibleOnly: boolean; applicationServerKey: string }>;
+        current: unknown;
+        unsubscribed: number;
+      } = { calls: [], current: null, unsubscribed: 0 };
+      scope.__pushManager = state;
+      const base64Url = (bytes: Uint8Array) =>
+        scope
+          .btoa(String.fromCharCode(...bytes))
+          .replace(/\+/g, '-')
+          .replace(/\//g, '_')
+          .replace(/=+$/, '');
+      const KEPT = '__fakePushSubscription';
+      const subscriptionWith = (key: Uint8Array, json: PushSubscriptionJson) => {
+        scope.localStorage.setItem(KEPT, JSON.stringify({ key: [...key], json }));
+        return {
+          endpoint: json.endpoint,
+          expirationTime: null,
+          options: { userVisibleOnly: true, applicationServerKey: key.buffer },
+          toJSON: () => json,
+          unsubscribe: async () => {
+            state.unsubscribed += 1;
+            state.current = null;
+            scope.localStorage.removeItem(KEPT);
+            return true;
+          },
+        };
       };
-    };
-    const kept = scope.localStorage.getItem(KEPT);
-    if (kept) state.current = subscriptionWith(new Uint8Array(JSON.parse(kept)));
-    scope.PushManager.prototype.subscribe = async function subscribe(options: {
-      userVisibleOnly: boolean;
-      applicationServerKey: Uint8Array;
-    }) {
-      const key = new Uint8Array(options.applicationServerKey);
-      state.calls.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64Url(key) });
-      state.current = subscriptionWith(key);
-      return state.current;
-    };
-    scope.PushManager.prototype.getSubscription = async function getSubscription() {
-      return state.current;
-    };
-  }, subscription);
+      const kept = scope.localStorage.getItem(KEPT);
+      if (kept) {
+        const { key, json } = JSON.parse(kept);
+        state.current = subscriptionWith(new Uint8Array(key), json);
+      }
+      scope.PushManager.prototype.subscribe = async function subscribe(options: {
+        userVisibleOnly: boolean;
+        applicationServerKey: Uint8Array;
+      }) {
+        const key = new Uint8Array(options.applicationServerKey);
+        state.calls.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64Url(key) });
+        const json = fixed ?? (await scope.__mintPushSubscription(base64Url(key)));
+        state.current = subscriptionWith(key, json);
+        return state.current;
+      };
+      scope.PushManager.prototype.getSubscription = async function getSubscription() {
+        return state.current;
+      };
+    },
+    { fixed: minted ? null : subscription },
+  );
 }
 
 /** What the page's PushManager.subscribe() was called with (userVisibleOnly, the key as base64url). */

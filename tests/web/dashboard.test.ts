@@ -49,10 +49,14 @@ const nav = (page: Page, name: string) =>
 const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 
 /** A request from outside the browser, as an API client would make it. */
-async function api(method: string, path: string, key: string, body?: unknown) {
+/** A call to the API with `key`, or with no Authorization header at all when it is null. */
+async function api(method: string, path: string, key: string | null, body?: unknown) {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -118,7 +122,7 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await nav(page, 'API keys');
     await heading(page, 'API keys');
     // The instance's VAPID public key, as the API serves it.
-    const vapid = await api('GET', '/api/v1/web-push/public-key', '');
+    const vapid = await api('GET', '/api/v1/web-push/public-key', null);
     await seeText(page.getByRole('region', { name: 'Web Push public key' }), vapid.body.data.publicKey);
     // The test server's base URL is http://localhost, so its VAPID subject is one Safari refuses: the page says so.
     await seeText(page.getByRole('region', { name: 'Web Push public key' }), 'Safari');
@@ -186,6 +190,12 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await nav(page, 'Notifications');
     await seeText(page.getByRole('table'), 'From the backend');
     await shot(page, '11-notifications');
+    // The filter takes a channel alone, any status (an empty choice is a choice, not a missing answer).
+    await page.getByLabel('Channel').selectOption('sport');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/#\/notifications\?channel=sport$/);
+    await page.getByText('No notifications').waitFor();
+    expect(await page.getByLabel('Status').inputValue()).toBe('');
 
     // Usage: two notifications count (the canceled one was refunded).
     await nav(page, 'Usage');

@@ -44,7 +44,7 @@ function routerRoutes(app: ClarionApp): string[] {
   return routes;
 }
 
-const AUTHS: RouteAuth[] = ['secret', 'any-key', 'session', 'none'];
+const AUTHS: RouteAuth[] = ['secret', 'any-key', 'session', 'optional-key', 'none'];
 
 describe('the route table (src/http/routes.ts)', () => {
   it('states on every row a method, a /api/v1 path and whom the route takes, each route once', () => {
@@ -63,7 +63,9 @@ describe('the route table (src/http/routes.ts)', () => {
   });
 
   it('agrees with the deliberate lists of public and publishable routes the 401 and 403 tests use', () => {
-    expect(new Set(routeTable.filter((route) => route.auth === 'none').map(routeName))).toEqual(PUBLIC_ROUTES);
+    expect(
+      new Set(routeTable.filter((route) => route.auth === 'none' || route.auth === 'optional-key').map(routeName)),
+    ).toEqual(PUBLIC_ROUTES);
     expect(new Set(routeTable.filter((route) => route.auth === 'any-key').map(routeName))).toEqual(PUBLISHABLE_ROUTES);
   });
 
@@ -74,6 +76,7 @@ describe('the route table (src/http/routes.ts)', () => {
       session: [{ session: [] }],
       secret: undefined,
       'any-key': undefined,
+      'optional-key': [{}, { apiKey: [] }, { session: [] }],
     };
     for (const route of routeTable.filter((row) => row.url !== '/api/v1/openapi.json')) {
       const operation = spec.paths[route.url.replace(/:([A-Za-z]+)/g, '{$1}')][route.method.toLowerCase()];

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp } from '../apps/app-fixtures.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
-import { get } from '../../harness/requests.ts';
+import { get, post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
 
 let t: TestApp;
@@ -17,7 +18,8 @@ describe('GET /api/v1/web-push/public-key → 200', () => {
       const response = await get(t.app, '/api/v1/web-push/public-key', key);
       const data = expectSuccess(response, 200);
       expect(Object.keys(response.body)).toEqual(['success', 'data']);
-      expect(Object.keys(data)).toEqual(['publicKey', 'subjectWarning']);
+      expect(Object.keys(data)).toEqual(['publicKey', 'appId', 'subjectWarning']);
+      expect(data.appId).toBeNull();
       answers.push(data.publicKey);
     }
     expect(new Set(answers).size).toBe(1);
@@ -31,6 +33,52 @@ describe('GET /api/v1/web-push/public-key → 200', () => {
     const { body } = await get(t.app, '/api/v1/web-push/public-key', null);
     const row = await t.store.db.selectFrom('vapid_keys').selectAll().executeTakeFirstOrThrow();
     expect(row.public_key).toBe(body.data.publicKey);
+  });
+});
+
+describe('GET /api/v1/web-push/public-key?channelCode= → 200: the key that channel is signed with', () => {
+  it("answers a channel bound to an app with the app's own VAPID key, to its publishable key, its secret key and a key scoped to it", async () => {
+    const account = await t.newAccount();
+    const app = await createTestApp(t, account.secretKey);
+    expectSuccess(
+      await post(t.app, '/api/v1/channels', account.secretKey, { code: 'shop', name: 'Shop', appId: app.id }),
+      201,
+    );
+    const scoped = await account.key({ kind: 'publishable', channels: ['shop'] });
+    const instance = expectSuccess(await get(t.app, '/api/v1/web-push/public-key', null), 200).publicKey;
+    expect(app.web.vapidPublicKey).not.toBe(instance);
+    for (const key of [account.publishableKey, account.secretKey, scoped.value]) {
+      const data = expectSuccess(await get(t.app, '/api/v1/web-push/public-key?channelCode=shop', key), 200);
+      expect(data).toEqual({ publicKey: app.web.vapidPublicKey, appId: app.id, subjectWarning: expect.any(String) });
+    }
+  });
+
+  it("answers a channel on the built-in app (an account without apps) with the instance's key", async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const instance = expectSuccess(await get(t.app, '/api/v1/web-push/public-key', null), 200);
+    const data = expectSuccess(
+      await get(t.app, '/api/v1/web-push/public-key?channelCode=news', account.publishableKey),
+      200,
+    );
+    expect(data).toEqual(instance);
+  });
+
+  it('names no localhost warning for an app whose own subject Apple takes', async () => {
+    const account = await t.newAccount();
+    const created = await post(t.app, '/api/v1/apps', account.secretKey, {
+      name: 'Web only',
+      web: { subject: 'mailto:push@shop.example' },
+    });
+    const app = expectSuccess(created, 201);
+    expectSuccess(
+      await post(t.app, '/api/v1/channels', account.secretKey, { code: 'web', name: 'Web', appId: app.id }),
+      201,
+    );
+    const data = expectSuccess(
+      await get(t.app, '/api/v1/web-push/public-key?channelCode=web', account.publishableKey),
+      200,
+    );
+    expect(data).toEqual({ publicKey: app.web.vapidPublicKey, appId: app.id, subjectWarning: null });
   });
 });
 

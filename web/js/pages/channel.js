@@ -196,6 +196,33 @@ function joinPageDetails(channel) {
   ];
 }
 
+/**
+ * The VAPID public key this channel's pushes are signed with (its app's, or the instance's): the one a browser must
+ * subscribe with to receive them (docs/web-push.md, "A channel's key").
+ */
+function webPushKey(code) {
+  const dd = h('dd', { id: 'channel-web-push-key' }, 'Loading…');
+  api
+    .get(`/api/v1/web-push/public-key?channelCode=${encodeURIComponent(code)}`)
+    .then(({ publicKey, appId }) =>
+      replace(
+        dd,
+        h('code', { class: 'wrap', 'aria-label': 'Web Push key of this channel' }, publicKey),
+        ' ',
+        copyButton(publicKey, 'Copy Web Push key'),
+        h(
+          'span',
+          { class: 'muted' },
+          appId
+            ? ' Its app’s VAPID key: browsers must subscribe with this one (the join page and the SDK do).'
+            : ' The instance’s VAPID key (the built-in app).',
+        ),
+      ),
+    )
+    .catch((problem) => showProblem(dd, problem));
+  return dd;
+}
+
 /** How an app joins this channel: the code, the publishable key, and the registration request. */
 function joinInformation(code) {
   const origin = window.location.origin;
@@ -246,6 +273,8 @@ function joinInformation(code) {
       h('dd', {}, h('code', {}, code), ' ', copyButton(code, 'Copy channel code')),
       h('dt', {}, 'API address'),
       h('dd', {}, h('code', {}, `${origin}/api/v1`)),
+      h('dt', {}, 'Web Push key'),
+      webPushKey(code),
     ),
     h('h3', {}, 'Example registration request'),
     h('pre', { class: 'code', tabindex: '0' }, h('code', {}, example)),

@@ -55,7 +55,8 @@ export async function keysPage({ container }) {
 }
 
 /**
- * The instance's VAPID public key (docs/web-push.md): public, the same for every account, changed only by the operator.
+ * The instance's VAPID public key (docs/web-push.md): public, the same for every account, changed only by the operator;
+ * it signs the pushes of channels on the built-in app, while a channel bound to an app uses its app's (channel page).
  * With a subject Apple's push service refuses (a localhost one, from an http://localhost base URL), a warning that
  * Safari will refuse it, in the server's words.
  */
@@ -73,7 +74,7 @@ function webPushKeySection() {
         h(
           'p',
           {},
-          'Browsers subscribe with this VAPID key (the applicationServerKey of PushManager.subscribe). It is public and the same for every account on this Clarion instance.',
+          'Browsers joining a channel on the built-in app subscribe with this VAPID key (the applicationServerKey of PushManager.subscribe). It is public and the same for every account on this Clarion instance. A channel bound to an app is signed with that app’s own key, shown on the channel’s page.',
         ),
         h(
           'p',
