@@ -25,7 +25,7 @@ export function addAppCredentialOptions(command: Command): Command {
     .option('--fcm-service-account-file <file>', 'the Firebase service-account JSON')
     .option(
       '--vapid-public-key <key>',
-      'Web Push VAPID public key (base64url), with --vapid-private-key; default: a generated pair',
+      'Web Push VAPID public key (base64url), with --vapid-private-key; default: a generated pair on create, the same pair on update',
     )
     .option('--vapid-private-key <key>', 'Web Push VAPID private key (base64url)')
     .option('--vapid-subject <url>', 'mailto: or https: contact sent to push services');

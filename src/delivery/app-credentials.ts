@@ -37,7 +37,7 @@ export interface AppCredentialsInput {
   /** null removes the platform's credentials (update only); undefined leaves them as they are. */
   ios?: IosCredentialsInput | null;
   android?: AndroidCredentialsInput | null;
-  /** On create, undefined generates a VAPID pair. */
+  /** On create, a pair left out is generated; on update, it stays. */
   web?: WebCredentialsInput;
 }
 
@@ -116,9 +116,16 @@ export function sealAppCredentials(
   const web = input.web ?? (creating ? {} : undefined);
   if (web !== undefined) {
     let pair: { publicKey: string; privateKey: string } | null = null;
-    if (web.publicKey === undefined && web.privateKey === undefined) pair = generateVapidKeyPair();
+    // A new app without a pair gets one. An update keeps its pair unless given another: a new pair cuts off every
+    // browser subscribed to the app's channels (docs/apps.md, "An app's Web Push key"), never a side effect.
+    if (web.publicKey === undefined && web.privateKey === undefined) pair = creating ? generateVapidKeyPair() : null;
     else if (web.publicKey === undefined || web.privateKey === undefined)
-      problems.push({ field: 'web', message: 'give both publicKey and privateKey, or neither to generate a pair' });
+      problems.push({
+        field: 'web',
+        message: creating
+          ? 'give both publicKey and privateKey, or neither to generate a pair'
+          : 'give both publicKey and privateKey, or neither to keep the pair',
+      });
     else {
       const derived = vapidPublicKeyOf(web.privateKey);
       if (derived === null)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateVapidKeyPair } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { markAppCredentialsFailing } from '../../../src/store/apps-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -45,5 +46,28 @@ describe('PATCH /api/v1/apps/:id → 200', () => {
       200,
     );
     expect({ ...updated, name: app.name, updatedAt: app.updatedAt }).toEqual(app);
+  });
+
+  it("changes only the VAPID subject when web names no key: the pair, and so every browser's subscription, stays", async () => {
+    const account = await t.newAccount();
+    const app = await createTestApp(t, account.secretKey);
+    const updated = expectSuccess(
+      await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, {
+        web: { subject: 'mailto:push@shop.example' },
+      }),
+      200,
+    );
+    expect(updated.web).toEqual({ vapidPublicKey: app.web.vapidPublicKey, subject: 'mailto:push@shop.example' });
+  });
+
+  it('replaces the VAPID pair with the one given', async () => {
+    const account = await t.newAccount();
+    const app = await createTestApp(t, account.secretKey);
+    const pair = generateVapidKeyPair();
+    const updated = expectSuccess(
+      await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, { web: pair }),
+      200,
+    );
+    expect(updated.web).toEqual({ vapidPublicKey: pair.publicKey, subject: app.web.subject });
   });
 });

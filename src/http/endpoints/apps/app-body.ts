@@ -33,7 +33,8 @@ export const WebCredentials = Type.Object(
     publicKey: Type.Optional(
       Type.String({
         maxLength: 200,
-        description: 'VAPID public key, base64url; with privateKey. Both omitted: a pair is generated.',
+        description:
+          "VAPID public key, base64url; with privateKey. Both omitted: a pair is generated for a new app, an existing app's pair stays. A new pair cuts off the browsers subscribed to the app's channels until they subscribe again (docs/apps.md).",
       }),
     ),
     privateKey: Type.Optional(Type.String({ maxLength: 200, description: 'VAPID private key, base64url (32 bytes).' })),
