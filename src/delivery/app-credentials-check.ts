@@ -61,11 +61,13 @@ export async function checkAppCredentials(input: {
 
 async function checkApns(app: App, clients: Pick<ProviderClientRegistry, 'apnsClient'>): Promise<PlatformCheck> {
   const production = await clients.apnsClient(app, 'production')!.send(IMPOSSIBLE_APNS_TOKEN, probe);
-  if (!isKeyOfOtherEnvironment(production)) return judge(production, 'APNs accepted the key, Team ID and bundle id.');
+  if (!isKeyOfOtherEnvironment(production))
+    return judge(production, 'APNs accepted the key, Team ID and bundle id.', UPLOAD_FIX.ios);
   const sandbox = await clients.apnsClient(app, 'sandbox')!.send(IMPOSSIBLE_APNS_TOKEN, probe);
   return judge(
     sandbox,
     'APNs accepted the key, Team ID and bundle id in the sandbox: the key is limited to the sandbox, so it reaches development builds only.',
+    UPLOAD_FIX.ios,
   );
 }
 
@@ -74,20 +76,39 @@ async function checkFcm(app: App, clients: Pick<ProviderClientRegistry, 'fcmClie
     return judge(
       await clients.fcmClient(app)!.send(IMPOSSIBLE_FCM_TOKEN, probe),
       'FCM issued an access token for the service account and accepted it for this project.',
+      UPLOAD_FIX.android,
     );
   } catch (error) {
     return { ok: false, providerAnswer: 'fcm:error', message: (error as Error).message };
   }
 }
 
-function judge(outcome: DeliveryOutcome, good: string): PlatformCheck {
+/**
+ * What to do about a refusal of an app's credentials. The clients' own `fix` names the operator's CLARION_APNS_* and
+ * CLARION_FCM_* variables, which are the built-in app's; an app's credentials are its uploads.
+ */
+const UPLOAD_FIX = {
+  ios: "Upload the .p8 key again with its own 10-character Key ID, the Team ID of the Apple developer account that created it and the app's exact bundle id (Apps page, PATCH /api/v1/apps/{id} or clarion apps update).",
+  android:
+    "Upload a current key file of an enabled service account of the app's Firebase project (Firebase console → Project settings → Service accounts → Generate new private key).",
+};
+
+function judge(outcome: DeliveryOutcome, good: string, uploadFix: string): PlatformCheck {
   switch (outcome.kind) {
     case 'delivered':
       return { ok: true, providerAnswer: 'delivered', message: good };
     case 'token_dead':
       return { ok: true, providerAnswer: outcome.providerReason, message: good };
     case 'fatal':
-      return { ok: false, providerAnswer: outcome.reason, message: outcome.fix };
+      return {
+        ok: false,
+        providerAnswer: outcome.reason,
+        // A refused token_uri is judged before any request, and its fix already speaks of the upload.
+        message:
+          outcome.reason === 'fcm:token_uri_refused'
+            ? outcome.fix
+            : `The provider refused the credentials. ${uploadFix}`,
+      };
     case 'retry':
       return {
         ok: false,

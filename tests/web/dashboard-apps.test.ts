@@ -1,9 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markAppCredentialsFailing } from '../../src/store/apps-queries.ts';
 import { createApnsSigningKey } from '../../tools/fakes/index.ts';
 import { fakeProviderConfig, startFakeProviders, type FakeProviders } from '../delivery/engine/delivery-harness.ts';
-import { SCREENSHOTS, startBrowserOn } from '../harness/browser.ts';
-import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
+import { SCREENSHOTS, seeText, startBrowserOn } from '../harness/browser.ts';
+import { GOOD_PASSWORD, randomEmail, sessionCall, signUp } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
 
@@ -112,6 +113,60 @@ describe('the Apps page', { timeout: 90_000 }, () => {
       await page.getByRole('button', { name: 'Create channel' }).click();
       await page.getByRole('heading', { level: 1, name: 'Channel later' }).waitFor();
       await page.locator('#channel-app').getByText('Dash app').waitFor();
+      // Its browsers must subscribe with the app's own VAPID key, not the instance's: the page gives that one.
+      const appList = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/apps',
+        headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+      });
+      await seeText(page.locator('#channel-web-push-key'), JSON.parse(appList.body).data[0].web.vapidPublicKey);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('says when credentials fail: since when and what the provider answered, and a refusal by Test credentials at once', async () => {
+    const user = await signUp(t, { accountName: 'Failing Inc' });
+    // A key the fake APNs does not know: APNs answers 403 InvalidProviderToken.
+    const unknownKey = createApnsSigningKey();
+    const ios = (bundleId: string) => ({
+      key: unknownKey.privateKeyPem,
+      keyId: unknownKey.keyId,
+      teamId: unknownKey.teamId,
+      bundleId,
+    });
+    const revoked = await sessionCall(t, 'POST', '/api/v1/apps', user, {
+      body: { name: 'Revoked app', ios: ios('com.example.revoked') },
+    });
+    expect(revoked.statusCode).toBe(201);
+    const failing = await sessionCall(t, 'POST', '/api/v1/apps', user, {
+      body: { name: 'Failing app', ios: ios('com.example.failing') },
+    });
+    // Delivery found it failing (send-batch-job.ts marks it so).
+    await markAppCredentialsFailing(t.store.db, {
+      appId: failing.body.data.id,
+      error: 'apns:InvalidProviderToken',
+      now: t.clock.now(),
+    });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await context.addCookies([{ name: 'clarion_session', value: user.token, url: base }]);
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    try {
+      await page.goto(`${base}/#/apps`);
+      const row = (name: string) => page.getByRole('row').filter({ hasText: name });
+      await seeText(row('Failing app'), 'Failing since');
+      await seeText(row('Failing app'), ': apns:InvalidProviderToken');
+      expect(await row('Failing app').textContent()).not.toContain('[object');
+      await seeText(row('Revoked app'), 'OK');
+
+      await row('Revoked app').getByRole('button', { name: 'Test credentials' }).click();
+      await page.getByText('a provider refused the credentials').waitFor();
+      await seeText(page.locator('.app-check-results'), 'Upload the .p8 key again');
+      await seeText(row('Revoked app'), 'Refused just now: iOS (APNs) apns:InvalidProviderToken');
       expect(errors).toEqual([]);
     } finally {
       await context.close();

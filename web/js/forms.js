@@ -3,7 +3,9 @@ import { showProblem } from './feedback.js';
 
 /**
  * A labelled input with an optional hint, both tied to it (label for=, aria-describedby), and a slot for its own
- * error message. `input` holds the input's attributes (name, type, required, pattern, …).
+ * error message. `input` holds the input's attributes (name, type, required, pattern, …). A text input without
+ * `required` is labelled "(optional)"; a select never is, since it always holds one of its choices (a filter's "All
+ * channels" among them), and it takes `required` only when its empty choice must not be submitted.
  */
 export function field({ label, hint, input = {}, control = 'input', options = [] }) {
   const id = uid('field');
@@ -25,7 +27,12 @@ export function field({ label, hint, input = {}, control = 'input', options = []
   return h(
     'div',
     { class: 'field' },
-    h('label', { for: id }, label, input.required ? null : h('span', { class: 'optional' }, ' (optional)')),
+    h(
+      'label',
+      { for: id },
+      label,
+      input.required || control === 'select' ? null : h('span', { class: 'optional' }, ' (optional)'),
+    ),
     hint ? h('p', { id: hintId, class: 'hint' }, hint) : null,
     element,
     h('p', { id: errorId, class: 'field-error', hidden: true }),

@@ -42,5 +42,8 @@ describe('POST /api/v1/apps/:id/test → 200', () => {
     });
     const refused = expectSuccess(await post(t.app, `/api/v1/apps/${bad.body.data.id}/test`, account.secretKey), 200);
     expect(refused).toMatchObject({ ios: { ok: false, providerAnswer: 'apns:InvalidProviderToken' }, android: null });
+    // What to fix is the app's upload, not the operator's CLARION_APNS_* variables (those are the built-in app's).
+    expect(refused.ios.message).toContain('Upload the .p8 key again');
+    expect(refused.ios.message).not.toContain('CLARION_');
   });
 });

@@ -46,33 +46,46 @@ async function renderList(section) {
     table(
       'Apps and their credential fingerprints',
       ['App', 'iOS', 'Android', 'Web (VAPID public key)', 'Credentials', ''],
-      page.data.map((app) => [
-        h('span', { title: app.id }, app.name),
-        app.ios
-          ? h('span', {}, h('code', {}, app.ios.bundleId), h('br'), `Key ${app.ios.keyId} · Team ${app.ios.teamId}`)
-          : '—',
-        app.android ? h('span', {}, h('code', {}, app.android.projectId), h('br'), app.android.clientEmail) : '—',
-        h('code', { class: 'fingerprint' }, `${app.web.vapidPublicKey.slice(0, 16)}…`),
-        app.credentials.status === 'ok'
-          ? 'OK'
-          : h(
-              'span',
-              { class: 'status-failing' },
-              `Failing since ${formatTime(app.credentials.failedAt)}: ${app.credentials.error}`,
-            ),
-        h(
-          'button',
-          { type: 'button', onclick: (event) => testCredentials(app, event.currentTarget, results) },
-          `Test credentials`,
-        ),
-      ]),
+      page.data.map((app) => {
+        const status = h('span', { class: 'app-credentials-status' }, credentialsStatus(app.credentials));
+        return [
+          h('span', { title: app.id }, app.name),
+          app.ios
+            ? h('span', {}, h('code', {}, app.ios.bundleId), h('br'), `Key ${app.ios.keyId} · Team ${app.ios.teamId}`)
+            : '—',
+          app.android ? h('span', {}, h('code', {}, app.android.projectId), h('br'), app.android.clientEmail) : '—',
+          h('code', { class: 'fingerprint' }, `${app.web.vapidPublicKey.slice(0, 16)}…`),
+          status,
+          h(
+            'button',
+            { type: 'button', onclick: (event) => testCredentials(app, event.currentTarget, results, status) },
+            `Test credentials`,
+          ),
+        ];
+      }),
       { rowHeaders: true },
     ),
     results,
   );
 }
 
-async function testCredentials(app, button, results) {
+/** What the providers last said of the app's credentials: OK, or failing since when and with what answer. */
+function credentialsStatus(credentials) {
+  if (credentials.status === 'ok') return 'OK';
+  return h(
+    'span',
+    { class: 'status-failing' },
+    'Failing since ',
+    formatTime(credentials.failedAt),
+    `: ${credentials.error}`,
+  );
+}
+
+/**
+ * Asks the providers (POST /apps/{id}/test) and shows what each said; a refusal also shows in the app's row, until the
+ * page is loaded again (the test itself changes nothing stored).
+ */
+async function testCredentials(app, button, results, status) {
   button.disabled = true;
   button.setAttribute('aria-busy', 'true');
   try {
@@ -105,6 +118,17 @@ async function testCredentials(app, button, results) {
           ),
         ),
       ),
+    );
+    const refused = rows.filter(([, result]) => !result.ok);
+    replace(
+      status,
+      refused.length === 0
+        ? credentialsStatus(app.credentials)
+        : h(
+            'span',
+            { class: 'status-failing' },
+            `Refused just now: ${refused.map(([label, result]) => `${label} ${result.providerAnswer}`).join(', ')}`,
+          ),
     );
     announce(allGood ? 'Credentials accepted.' : 'Credentials refused.');
   } catch (problem) {

@@ -35,7 +35,7 @@ export async function notificationsPage({ container, query, navigate }) {
     field({
       label: 'Channel',
       control: 'select',
-      input: { name: 'channel', required: true },
+      input: { name: 'channel' },
       options: [
         { value: '', label: 'All channels' },
         ...channels.map((channel) => ({
@@ -48,7 +48,7 @@ export async function notificationsPage({ container, query, navigate }) {
     field({
       label: 'Status',
       control: 'select',
-      input: { name: 'status', required: true },
+      input: { name: 'status' },
       options: [
         { value: '', label: 'Any status' },
         ...Object.entries(statusLabels).map(([value, label]) => ({ value, label, selected: value === status })),

@@ -34,7 +34,7 @@ export async function subscribersPage({ container, query, navigate }) {
     field({
       label: 'Channel',
       control: 'select',
-      input: { name: 'channel', required: true },
+      input: { name: 'channel' },
       options: [
         { value: '', label: 'All channels' },
         ...channels.map((channel) => ({
@@ -47,7 +47,7 @@ export async function subscribersPage({ container, query, navigate }) {
     field({
       label: 'Platform',
       control: 'select',
-      input: { name: 'platform', required: true },
+      input: { name: 'platform' },
       options: [
         { value: '', label: 'Any platform' },
         ...Object.entries(platformLabels).map(([value, label]) => ({
@@ -60,7 +60,7 @@ export async function subscribersPage({ container, query, navigate }) {
     field({
       label: 'Status',
       control: 'select',
-      input: { name: 'status', required: true },
+      input: { name: 'status' },
       options: [
         { value: '', label: 'Any status' },
         ...Object.entries(subscriberStatusLabels).map(([value, label]) => ({
