@@ -4,8 +4,11 @@
 //
 //   importScripts('https://push.example.com/sdk/clarion-sw.js');
 //
-// The push message, decrypted by the browser, is JSON: {title, body, url, image, badge, data, tag}, where tag
-// is the notification id (or a Live Activity's id), so a repeat or an update replaces the notification in place.
+// The push message, decrypted by the browser, is a declarative push message (docs/web-push.md): JSON with
+// "web_push": 8030, a `notification` {title, body, navigate, tag, image, icon, data} and `app_badge`, which Safari
+// 18.4+ can show without this worker and which this worker shows in every other browser. `tag` is the notification id
+// (or a Live Activity's id), so a repeat or an update replaces the notification in place. The flat form Clarion sent
+// before, {title, body, url, image, icon, badge, data, tag}, is still read.
 //
 // A site whose own service worker also handles other pushes sets `self.ClarionServiceWorkerManualEvents = true`
 // before importScripts and calls self.ClarionServiceWorker.handlePush(event) / .handleNotificationClick(event)
@@ -45,6 +48,30 @@
     return { title: text(message.title) ?? '', options };
   }
 
+  /**
+   * A declarative message (https://w3c.github.io/push-api/#declarative-push-message) in the flat form the rest of this
+   * worker reads: its navigate is the url unless notification.data says the notification has none (url: null), and
+   * then a click opens this worker's scope. Anything else is returned as it is.
+   */
+  function flatMessage(payload) {
+    const declarative = payload && payload.web_push === 8030 && payload.notification;
+    if (!declarative || typeof declarative !== 'object') return payload;
+    const data = declarative.data && typeof declarative.data === 'object' ? declarative.data : {};
+    return {
+      title: declarative.title,
+      body: declarative.body,
+      url: data.url === null ? null : declarative.navigate,
+      image: declarative.image,
+      icon: declarative.icon,
+      tag: declarative.tag,
+      data: data.data,
+      badge: payload.app_badge,
+      renotify: declarative.renotify,
+      silent: declarative.silent,
+      timestamp: declarative.timestamp,
+    };
+  }
+
   /** The push's JSON; a message that is not JSON is shown as its text, so nothing sent is lost. */
   function readPayload(event) {
     if (!event.data) return {};
@@ -64,7 +91,7 @@
   }
 
   function handlePush(event) {
-    const payload = readPayload(event);
+    const payload = flatMessage(readPayload(event));
     const { title, options } = notificationFromPayload(payload);
     // Every push must show a notification (userVisibleOnly), inside waitUntil so the worker lives until it is shown.
     event.waitUntil(Promise.all([self.registration.showNotification(title, options), setAppBadge(payload)]));

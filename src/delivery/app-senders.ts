@@ -174,6 +174,7 @@ export function sendersOf(app: AppKeys, clients: ClientCache, deps: SenderDepend
         keys: keys.open(),
         clock: deps.clock,
         allowPrivate: allowsPrivateAddresses(deps.config),
+        fallbackUrl: deps.config.baseUrl,
         logger: deps.logger,
       }),
     });

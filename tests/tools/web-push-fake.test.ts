@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { createPrivateKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateVapidKeyPair } from '../../src/delivery/web-push/vapid-keys.ts';
+import { parseDeclarativePushMessage } from '../../tools/fakes/index.ts';
 import { VAPID, webPushFixture, type WebPushFixture } from './web-push-fixture.ts';
 
 let f: WebPushFixture;
@@ -53,6 +54,8 @@ describe('fake Web Push service: a valid message', () => {
       vapid: { aud: f.fake.url, sub: 'mailto:ops@example.com' },
       vapidPublicKey: VAPID.publicKey,
       message: { title: 'Hello', body: 'World', url: 'https://example.com/a' },
+      // No web_push member: a browser hands it to the service worker.
+      declarative: { kind: 'classic' },
       decryptError: null,
     });
   });
@@ -275,5 +278,45 @@ describe('fake Web Push service: a browser offline (RFC 8030 §5.2 TTL, §5.4 To
     f.clock.advance(2_000);
     f.fake.setOnline(subscription.id, true);
     expect(f.fake.received(subscription.id)).toEqual([]);
+  });
+});
+
+describe("the simulated browser's reading of a declarative push message (W3C Push API; WebKit)", () => {
+  const valid = {
+    web_push: 8030,
+    notification: { title: 'T', navigate: 'https://example.com/a', tag: 'x', renotify: true },
+    app_badge: 2,
+    mutable: true,
+  };
+
+  it('reads a valid one, and leaves anything without web_push 8030 to the service worker', () => {
+    expect(parseDeclarativePushMessage(valid)).toEqual({
+      kind: 'declarative',
+      message: { notification: valid.notification, appBadge: 2, mutable: true },
+    });
+    for (const classic of [{ title: 'T' }, { ...valid, web_push: 8031 }, 'text', null, [valid]])
+      expect(parseDeclarativePushMessage(classic)).toEqual({ kind: 'classic' });
+  });
+
+  it.each([
+    ['no notification', { web_push: 8030 }, 'notification must be an object'],
+    ['no title', { web_push: 8030, notification: { navigate: 'https://example.com' } }, 'title'],
+    ['a null title', { ...valid, notification: { ...valid.notification, title: null } }, 'title'],
+    ['no navigate', { web_push: 8030, notification: { title: 'T' } }, 'navigate'],
+    ['a navigate that is no URL', { ...valid, notification: { ...valid.notification, navigate: '/a' } }, 'navigate'],
+    ['a body that is not text', { ...valid, notification: { ...valid.notification, body: 3 } }, 'body'],
+    ['an icon that is no URL', { ...valid, notification: { ...valid.notification, icon: 'icon.png' } }, 'icon'],
+    [
+      'renotify without a tag',
+      { ...valid, notification: { title: 'T', navigate: 'https://e.x', renotify: true } },
+      'tag',
+    ],
+    ['a negative app badge', { ...valid, app_badge: -1 }, 'app_badge'],
+    ['a badge count as text', { ...valid, app_badge: '3' }, 'app_badge'],
+    ['mutable as text', { ...valid, mutable: 'yes' }, 'mutable'],
+  ])('refuses %s', (_what, message, problem) => {
+    const parsed = parseDeclarativePushMessage(message);
+    expect(parsed.kind).toBe('invalid');
+    expect((parsed as { problem: string }).problem).toContain(problem);
   });
 });

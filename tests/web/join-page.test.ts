@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../src/store/subscribers-queries.ts';
-import type { FakeSubscription } from '../../tools/fakes/index.ts';
+import { parseDeclarativePushMessage, type FakeSubscription } from '../../tools/fakes/index.ts';
 import { startDeliveryHarness, type DeliveryHarness } from '../delivery/engine/delivery-harness.ts';
 import { SCREENSHOTS, startBrowserOn, seeText } from '../harness/browser.ts';
 import { accountSlug, switchJoinPage } from '../harness/join-pages.ts';
@@ -66,9 +66,20 @@ interface JoinPage {
 
 /** A channel with its join page on, and a browser tab (notifications allowed) on the page. */
 async function openJoinPage(
-  options: { userAgent?: string; beforeLoad?: (context: BrowserContext) => Promise<unknown> } = {},
+  options: {
+    userAgent?: string;
+    beforeLoad?: (context: BrowserContext) => Promise<unknown>;
+    /** The channel is bound to an app of the account (docs/apps.md), which signs its pushes with its own VAPID key. */
+    boundToApp?: boolean;
+  } = {},
 ): Promise<JoinPage> {
-  const account = await t.newAccount({ channels: ['news'] });
+  const account = await t.newAccount(options.boundToApp ? {} : { channels: ['news'] });
+  if (options.boundToApp) {
+    expect((await post(t.app, '/api/v1/apps', account.secretKey, { name: 'Newsroom' })).statusCode).toBe(201);
+    // A channel made once the account has an app takes that app.
+    const channel = await post(t.app, '/api/v1/channels', account.secretKey, { code: 'news', name: 'News' });
+    expect(channel.body.data.appId).toEqual(expect.stringMatching(/^app_/));
+  }
   await t.app.inject({
     method: 'POST',
     url: '/api/v1/channels/news/update',
@@ -134,11 +145,20 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     expect(sent.statusCode).toBe(201);
     const notificationId = sent.body.data.id as string;
     const clearText = await nextPushTo(subscription, 0);
-    expect(JSON.parse(clearText)).toMatchObject({
-      title: 'Storm warning',
-      body: 'Stay inside tonight.',
-      url: 'https://news.example/storm',
-      tag: notificationId,
+    // A declarative push message, which Safari can show by itself and the service worker shows everywhere else.
+    expect(parseDeclarativePushMessage(JSON.parse(clearText))).toEqual({
+      kind: 'declarative',
+      message: {
+        notification: {
+          title: 'Storm warning',
+          body: 'Stay inside tonight.',
+          navigate: 'https://news.example/storm',
+          tag: notificationId,
+          data: { clarion: true, data: { story: '42' } },
+        },
+        appBadge: null,
+        mutable: true,
+      },
     });
     // …and the page's own service worker, scoped to the page, shows it.
     const scope = `${base}${path}`;
@@ -170,6 +190,55 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     await eventually(async () =>
       expect((await findSubscriber(t.store.db, account.id, subscriberId))!.status).toBe('unsubscribed'),
     );
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("on a channel bound to an app, subscribes with that app's VAPID key, and the next send reaches this browser", async () => {
+    // Every subscription the page makes is bound, at the fake push service, to the key the page passed, as a real
+    // push service binds it; a push signed with another key is refused there with 403.
+    const minted: FakeSubscription[] = [];
+    const { account, page, context, errors } = await openJoinPage({
+      boundToApp: true,
+      beforeLoad: (ctx) =>
+        injectPushManager(ctx, (applicationServerKey) => {
+          minted.push(t.webPush.subscribe({ applicationServerKey }));
+          return minted.at(-1)!.json;
+        }),
+    });
+    const [app] = (
+      await t.app.inject({ url: '/api/v1/apps', headers: { authorization: `Bearer ${account.secretKey}` } })
+    ).json().data;
+    await page.getByRole('button', { name: 'Get notifications' }).click();
+    await seeText(page.getByRole('status'), 'Done: this browser will get notifications from this channel.');
+    expect(await subscribeCalls(page)).toEqual([
+      { userVisibleOnly: true, applicationServerKey: app.web.vapidPublicKey },
+    ]);
+    expect(app.web.vapidPublicKey).not.toBe(t.vapidKeys.publicKey);
+
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hello' });
+    expect(sent.statusCode).toBe(201);
+    // The push service took it (201, not 403) and it decrypts for this browser; the subscriber stays subscribed.
+    expect(JSON.parse(await nextPushTo(minted[0]!, 0))).toMatchObject({
+      web_push: 8030,
+      notification: { title: 'Hello', tag: sent.body.data.id },
+    });
+    await eventually(async () =>
+      expect(
+        (
+          await t.app.inject({
+            url: `/api/v1/notifications/${sent.body.data.id}`,
+            headers: { authorization: `Bearer ${account.secretKey}` },
+          })
+        ).json().data,
+      ).toMatchObject({ status: 'sent', stats: { delivered: 1, failed: 0 } }),
+    );
+    const [subscriber] = await t.store.db
+      .selectFrom('subscribers')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .execute();
+    expect(subscriber).toMatchObject({ platform: 'web', status: 'active' });
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -254,8 +323,23 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     await deliverPush(page, scope, 'plain text, not JSON', '');
     const plain = (await shownNotifications(page, scope)).find((shown) => shown.body === 'plain text, not JSON');
     expect(plain).toMatchObject({ title: '', data: { clarion: true, url: null } });
-    await deliverPush(page, scope, JSON.stringify({ title: 'No link', tag: 'ntf_01hnolink' }), 'ntf_01hnolink');
+    // A declarative message must name a page to open (navigate): for a notification without a url it is the
+    // instance's address, and notification.data says there is no url, so the worker opens its scope instead.
+    const noLink = {
+      web_push: 8030,
+      notification: {
+        title: 'No link',
+        navigate: 'https://push.example.com/',
+        tag: 'ntf_01hnolink',
+        data: { clarion: true, url: null },
+      },
+      mutable: true,
+    };
+    await deliverPush(page, scope, JSON.stringify(noLink), 'ntf_01hnolink');
     expect((await clickNotification(worker, 'ntf_01hnolink', [])).opened).toEqual([scope]);
+    // The flat message Clarion sent before (a push may wait at the push service for 28 days) is read too.
+    await deliverPush(page, scope, JSON.stringify({ title: 'Old form', tag: 'ntf_01holdform' }), 'ntf_01holdform');
+    expect((await clickNotification(worker, 'ntf_01holdform', [])).opened).toEqual([scope]);
     await context.close();
   });
 

@@ -50,3 +50,8 @@ export { decryptWebPush, browserKeysFrom, WebPushDecryptError, type BrowserKeys 
 export type { WebPushOutcome, WebPushLatencyContext } from './web-push/web-push-behaviour.ts';
 export type { WebPushServiceKind } from './web-push/web-push-answers.ts';
 export type { WebPushRecord } from './web-push/web-push-record.ts';
+export {
+  parseDeclarativePushMessage,
+  type DeclarativeMessage,
+  type DeclarativeParse,
+} from './web-push/web-push-declarative.ts';

@@ -40,6 +40,8 @@ export interface WebPushClientOptions {
   clock: Clock;
   /** CLARION_ALLOW_PRIVATE_ADDRESSES. */
   allowPrivate: boolean;
+  /** Opened on a click of a notification without a url, where the browser shows it by itself: CLARION_BASE_URL. */
+  fallbackUrl: string;
   resolve?: ResolveHost;
   logger?: DeliveryLogger;
   /** Time allowed to connect; and for the whole push (WEB_PUSH_DEADLINE_MS); defaults below. */
@@ -92,7 +94,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   const clearTextOf = (content: PushContent): Buffer => {
     let clear = clearTexts.get(content);
     if (!clear) {
-      clear = serializeWebPushMessage(content);
+      clear = serializeWebPushMessage(content, options.fallbackUrl);
       clearTexts.set(content, clear);
     }
     return clear;

@@ -2,47 +2,75 @@ import { createHash } from 'node:crypto';
 import type { PushContent } from '../push-content.ts';
 
 /**
- * PushContent → what a browser's service worker receives, and the RFC 8030 headers that go with it (docs/web-push.md,
- * "What the service worker receives"; docs/protocols.md 4.5). Pure: the time is passed in.
+ * PushContent → what a browser receives, and the RFC 8030 headers that go with it (docs/web-push.md, "What the
+ * browser receives"; docs/protocols.md 4.5). Pure: the time is passed in.
+ *
+ * The message is a declarative push message (W3C Push API, https://w3c.github.io/push-api/#declarative-push-message;
+ * WebKit, https://webkit.org/blog/16535/meet-declarative-web-push/): `"web_push": 8030` and a `notification` the
+ * browser can show by itself. Safari 18.4 and later (macOS, and Home Screen web apps on iOS and iPadOS) shows it
+ * without running the service worker, so a subscription whose worker did not run is not dropped; `mutable` still lets
+ * the service worker show its own. Every other browser hands the same JSON to the service worker as a classic push,
+ * and web-sdk/clarion-sw.js reads it there.
  */
 export interface WebPushMessage {
-  /** title, body and url are always there (null when the notification has none). */
-  title: string | null;
-  body: string | null;
-  /** Opened (or focused) when the notification is clicked. */
-  url: string | null;
-  /** The notification's imageUrl: a large image shown with it (Notification `image`). Absent when not set. */
-  image?: string;
-  /** The notification's iconUrl: the small icon beside the text (Notification `icon`). Absent when not set. */
-  icon?: string;
-  /** The notification's badge number, for `navigator.setAppBadge()` (not the Notification `badge` image). Absent when not set. */
-  badge?: number;
-  /** The caller's data, as sent. Absent when not set. */
-  data?: Record<string, string>;
-  /** The notification id: as the Notification `tag`, a repeat replaces the shown notification instead of adding one. */
-  tag: string;
+  web_push: typeof DECLARATIVE_WEB_PUSH;
+  notification: DeclarativeNotification;
+  /** The notification's badge number: the app badge (Badging API), not the Notification `badge` image. Absent when not set. */
+  app_badge?: number;
+  /** The service worker may replace the notification with its own (clarion-sw.js does, to open the url on a click). */
+  mutable: true;
 }
 
+export interface DeclarativeNotification {
+  /** Required by the format: the notification's title, or "" when it has none. */
+  title: string;
+  body?: string;
+  /** Required by the format: opened on a click. The notification's url, else `fallbackUrl` (the instance's base URL). */
+  navigate: string;
+  /** The notification id: a repeat replaces the shown notification instead of adding one. */
+  tag: string;
+  /** The notification's imageUrl: a large image shown with it. */
+  image?: string;
+  /** The notification's iconUrl: the small icon beside the text. */
+  icon?: string;
+  /**
+   * `notification.data` of the shown notification: `clarion` marks it as Clarion's, `data` is the caller's data as
+   * sent, and `url: null` says the notification has no url of its own, so the service worker opens its own scope (a
+   * join page: the page itself) rather than `navigate`.
+   */
+  data: { clarion: true; url?: null; data?: Record<string, string> };
+}
+
+export const DECLARATIVE_WEB_PUSH = 8030;
+
 /**
- * Fields without a value are left out (title, body and url excepted), so the message stays within the 3,993 bytes of
- * clear text a 4,096-byte encrypted body leaves: as close as possible to what APNs and FCM carry for the same content.
+ * Fields without a value are left out (title and navigate excepted, which the format requires), so the message stays
+ * within the 3,993 bytes of clear text a 4,096-byte encrypted body leaves.
  */
-export function buildWebPushMessage(content: PushContent): WebPushMessage {
+export function buildWebPushMessage(content: PushContent, fallbackUrl: string): WebPushMessage {
   return {
-    title: content.title,
-    body: content.body,
-    url: content.url,
-    ...(content.imageUrl !== null ? { image: content.imageUrl } : {}),
-    ...(content.iconUrl !== null ? { icon: content.iconUrl } : {}),
-    ...(content.badge !== null ? { badge: content.badge } : {}),
-    ...(content.data !== null ? { data: content.data } : {}),
-    tag: content.notificationId,
+    web_push: DECLARATIVE_WEB_PUSH,
+    notification: {
+      title: content.title ?? '',
+      ...(content.body !== null ? { body: content.body } : {}),
+      navigate: content.url ?? fallbackUrl,
+      tag: content.notificationId,
+      ...(content.imageUrl !== null ? { image: content.imageUrl } : {}),
+      ...(content.iconUrl !== null ? { icon: content.iconUrl } : {}),
+      data: {
+        clarion: true,
+        ...(content.url === null ? { url: null } : {}),
+        ...(content.data !== null ? { data: content.data } : {}),
+      },
+    },
+    ...(content.badge !== null ? { app_badge: content.badge } : {}),
+    mutable: true,
   };
 }
 
 /** The clear text encrypted for the browser: JSON, UTF-8. */
-export function serializeWebPushMessage(content: PushContent): Buffer {
-  return Buffer.from(JSON.stringify(buildWebPushMessage(content)), 'utf8');
+export function serializeWebPushMessage(content: PushContent, fallbackUrl: string): Buffer {
+  return Buffer.from(JSON.stringify(buildWebPushMessage(content, fallbackUrl)), 'utf8');
 }
 
 /** The longest TTL sent: 28 days, Clarion's own ttlSeconds maximum and web-push's default (docs/protocols.md 4.5). */

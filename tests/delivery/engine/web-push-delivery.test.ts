@@ -70,15 +70,21 @@ describe('Web Push delivery', () => {
     expect(message!.vapid).toEqual({ aud: h.webPush.url, sub: h.vapidKeys.subject, exp: expect.any(Number) });
     expect(message!.vapidPublicKey).toBe(h.vapidKeys.publicKey);
     expect(message!.message).toEqual({
-      title: 'Order shipped',
-      body: 'Your parcel is on its way',
-      url: 'https://shop.example/orders/42',
-      image: 'https://shop.example/parcel.png',
-      icon: 'https://shop.example/icon-192.png',
-      badge: 3,
-      data: { orderId: '42' },
-      tag: id,
+      web_push: 8030,
+      notification: {
+        title: 'Order shipped',
+        body: 'Your parcel is on its way',
+        navigate: 'https://shop.example/orders/42',
+        tag: id,
+        image: 'https://shop.example/parcel.png',
+        icon: 'https://shop.example/icon-192.png',
+        data: { clarion: true, data: { orderId: '42' } },
+      },
+      app_badge: 3,
+      mutable: true,
     });
+    // A browser with Declarative Web Push shows it by itself (docs/web-push.md, "What the browser receives").
+    expect(message!.declarative).toMatchObject({ kind: 'declarative', message: { appBadge: 3, mutable: true } });
 
     const channel = (await get(h.app, '/api/v1/channels/orders', account.secretKey)).body.data;
     expect(channel.subscriberCount).toEqual({ total: 3, ios: 1, android: 1, web: 1 });
@@ -95,7 +101,7 @@ describe('Web Push delivery', () => {
     });
   });
 
-  it('normal priority → Urgency normal; no ttlSeconds → the 28-day TTL; title, body and url always present', async () => {
+  it('normal priority → Urgency normal; no ttlSeconds → the 28-day TTL; title and navigate always present', async () => {
     const account = await h.newAccount({ channels: ['quiet'] });
     const { subscription } = await subscribeBrowser(account.publishableKey, 'quiet');
     const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
@@ -106,7 +112,19 @@ describe('Web Push delivery', () => {
     await finalNotification(account.secretKey, sent.body.data.id);
     const [message] = messagesTo(subscription);
     expect(message).toMatchObject({ status: 201, urgency: 'normal', ttl: 28 * 24 * 3600 });
-    expect(message!.message).toEqual({ title: null, body: 'Just so you know', url: null, tag: sent.body.data.id });
+    // Without a title or url: the "" title and the page to open the format requires, and data.url null for the worker.
+    expect(message!.message).toEqual({
+      web_push: 8030,
+      notification: {
+        title: '',
+        body: 'Just so you know',
+        navigate: h.config.baseUrl,
+        tag: sent.body.data.id,
+        data: { clarion: true, url: null },
+      },
+      mutable: true,
+    });
+    expect(message!.declarative?.kind).toBe('declarative');
   });
 
   it('gone (410, 404) → the subscriber is unsubscribed, with its event for the webhook', async () => {

@@ -39,6 +39,17 @@ async function browser(
 const pushesTo = (subscription: FakeSubscription): WebPushRecord[] =>
   h.webPush.messages.filter((message) => message.subscriptionId === subscription.id);
 
+/** What a browser shows of a push: the declarative message's notification, with the activity's data. */
+function shown(record: WebPushRecord): { tag: string; body: string; data: Record<string, string> } {
+  if (record.declarative?.kind !== 'declarative') throw new Error(`not a declarative message: ${record.clearText}`);
+  const { notification } = record.declarative.message;
+  return {
+    tag: notification.tag as string,
+    body: notification.body as string,
+    data: (notification.data as { data: Record<string, string> }).data,
+  };
+}
+
 describe('Live Activities on the web', () => {
   it('shows start, silent and alerting updates and the end as one notification replaced by tag; recipientCount counts who gets the start', async () => {
     const account = await h.newAccount({ channels: ['orders'] });
@@ -74,20 +85,30 @@ describe('Live Activities on the web', () => {
 
     const [start] = pushesTo(web.subscription);
     expect(start).toMatchObject({ status: 201, urgency: 'high', topic: id, ttl: EIGHT_HOURS / 1000 });
+    // A declarative message, so Safari shows it without the service worker; an activity has no url of its own.
     expect(start!.message).toEqual({
-      title: 'Order #42',
-      body: 'Your order: is being packed\n▓▓░░░░░░░░\n20 % · Packing',
-      url: null,
-      tag: id,
-      data: {
-        clarion: 'live_activity',
-        event: 'start',
-        activityId: id,
-        template: 'progress',
-        timestamp: expect.any(String),
-        alerting: 'true',
+      web_push: 8030,
+      notification: {
+        title: 'Order #42',
+        body: 'Your order: is being packed\n▓▓░░░░░░░░\n20 % · Packing',
+        navigate: h.config.baseUrl,
+        tag: id,
+        data: {
+          clarion: true,
+          url: null,
+          data: {
+            clarion: 'live_activity',
+            event: 'start',
+            activityId: id,
+            template: 'progress',
+            timestamp: expect.any(String),
+            alerting: 'true',
+          },
+        },
       },
+      mutable: true,
     });
+    expect(start!.declarative?.kind).toBe('declarative');
 
     // A silent update: same tag, not alerting, normal urgency.
     h.clock.advance(60_000);
@@ -101,10 +122,9 @@ describe('Live Activities on the web', () => {
     await h.settle();
     const update = pushesTo(web.subscription)[1]!;
     expect(update).toMatchObject({ status: 201, urgency: 'normal', topic: id, ttl: EIGHT_HOURS / 1000 - 60 });
-    expect(update.message).toMatchObject({
-      title: 'Order #42',
-      body: '▓▓▓▓▓▓░░░░\n60 % · On its way',
+    expect(shown(update)).toMatchObject({
       tag: id,
+      body: '▓▓▓▓▓▓░░░░\n60 % · On its way',
       data: { event: 'update', alerting: 'false' },
     });
 
@@ -118,7 +138,7 @@ describe('Live Activities on the web', () => {
       ).statusCode,
     ).toBe(200);
     await h.settle();
-    expect(pushesTo(web.subscription)[2]!.message).toMatchObject({
+    expect(shown(pushesTo(web.subscription)[2]!)).toMatchObject({
       body: 'Almost there\n▓▓▓▓▓▓▓▓▓░\n90 % · On its way',
       data: { event: 'update', alerting: 'true' },
     });
@@ -130,9 +150,7 @@ describe('Live Activities on the web', () => {
       ).statusCode,
     ).toBe(200);
     await h.settle();
-    const events = pushesTo(web.subscription).map(
-      (message) => message.message as { tag: string; body: string; data: Record<string, string> },
-    );
+    const events = pushesTo(web.subscription).map(shown);
     expect(events.map((message) => [message.tag, message.data.event])).toEqual([
       [id, 'start'],
       [id, 'update'],
@@ -172,12 +190,12 @@ describe('Live Activities on the web', () => {
       timeZone: 'UTC',
       timeZoneName: 'short',
     }).format(endsAt);
-    expect(pushesTo(berlin.subscription)[0]!.message).toMatchObject({
+    expect(shown(pushesTo(berlin.subscription)[0]!)).toMatchObject({
       tag: id,
       body: `Ends at ${inBerlin} · Boarding`,
       data: { endsAt: endsAt.toISOString() },
     });
-    expect(pushesTo(unknown.subscription)[0]!.message).toMatchObject({ body: `Ends at ${inUtc} · Boarding` });
+    expect(shown(pushesTo(unknown.subscription)[0]!)).toMatchObject({ body: `Ends at ${inUtc} · Boarding` });
   });
 
   it('unsubscribes a browser whose subscription is gone, like a notification does', async () => {
@@ -224,10 +242,8 @@ describe('Live Activities on the web', () => {
     );
     await h.settle();
     await waitFor(() => pushesTo(web.subscription).length === 2, 10_000, 'the end pushed to the browser');
-    expect(
-      pushesTo(web.subscription).map((message) => (message.message as { data: Record<string, string> }).data.event),
-    ).toEqual(['start', 'end']);
-    expect((pushesTo(web.subscription)[1]!.message as { body: string }).body).toBe('▓▓▓░░░░░░░\nStep 1 of 3\nEnded');
+    expect(pushesTo(web.subscription).map((message) => shown(message).data.event)).toEqual(['start', 'end']);
+    expect(shown(pushesTo(web.subscription)[1]!).body).toBe('▓▓▓░░░░░░░\nStep 1 of 3\nEnded');
   });
 
   it("an end at the 8-hour expiry reaches a browser that was offline, coming back hours later; its Topic is not the updates'", async () => {
@@ -256,9 +272,7 @@ describe('Live Activities on the web', () => {
     // The browser comes back two hours later: the end is still held; the update's TTL ran out at the 8 hours.
     h.clock.advance(2 * 3600_000);
     h.webPush.setOnline(web.subscription.id, true);
-    const received = h.webPush
-      .received(web.subscription.id)
-      .map((message) => (message.message as { data: Record<string, string> }).data.event);
+    const received = h.webPush.received(web.subscription.id).map((message) => shown(message).data.event);
     expect(received).toEqual(['start', 'end']);
   });
 
@@ -287,14 +301,13 @@ describe('Live Activities on the web', () => {
     ).toBe(200);
     await h.settle();
     const end = pushesTo(web.subscription).at(-1)!;
-    expect((end.message as { data: Record<string, string> }).data.event).toBe('end');
+    expect(shown(end).data.event).toBe('end');
     expect(end.ttl).toBeGreaterThanOrEqual(12 * 3600);
     h.clock.advance(3 * 3600_000);
     h.webPush.setOnline(web.subscription.id, true);
-    expect(
-      h.webPush
-        .received(web.subscription.id)
-        .map((message) => (message.message as { data: Record<string, string> }).data.event),
-    ).toEqual(['start', 'end']);
+    expect(h.webPush.received(web.subscription.id).map((message) => shown(message).data.event)).toEqual([
+      'start',
+      'end',
+    ]);
   });
 });

@@ -91,21 +91,30 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
       false,
     ],
   ] as const)('%s', (_what, event, place, title, body, alerting) => {
-    // What the service worker receives, built by the notification path's own Web Push message builder.
-    const message = buildWebPushMessage(webLiveActivityContent(event, place));
+    // What the browser receives, built by the notification path's own Web Push message builder: a declarative
+    // message with the instance's address to open (an activity has no url of its own).
+    const message = buildWebPushMessage(webLiveActivityContent(event, place), 'https://push.example.com');
     expect(message).toEqual({
-      title,
-      body,
-      url: null,
-      tag: event.activityId,
-      data: expect.objectContaining({
-        clarion: 'live_activity',
-        event: event.event,
-        activityId: event.activityId,
-        template: event.template,
-        timestamp: String(event.timestamp),
-        alerting: String(alerting),
-      }),
+      web_push: 8030,
+      notification: {
+        title,
+        body,
+        navigate: 'https://push.example.com',
+        tag: event.activityId,
+        data: {
+          clarion: true,
+          url: null,
+          data: expect.objectContaining({
+            clarion: 'live_activity',
+            event: event.event,
+            activityId: event.activityId,
+            template: event.template,
+            timestamp: String(event.timestamp),
+            alerting: String(alerting),
+          }),
+        },
+      },
+      mutable: true,
     });
   });
 
@@ -159,6 +168,8 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
       String(END_LIFETIME_MS / 1000 - 3600),
     );
     // The tag stays the activity id: the end replaces the notification the browser shows.
-    expect(buildWebPushMessage(webLiveActivityContent(atExpiry, nowhere)).tag).toBe(atExpiry.activityId);
+    expect(
+      buildWebPushMessage(webLiveActivityContent(atExpiry, nowhere), 'https://push.example.com').notification.tag,
+    ).toBe(atExpiry.activityId);
   });
 });

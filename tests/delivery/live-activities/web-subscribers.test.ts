@@ -59,7 +59,7 @@ describe('a Live Activity on a channel with web subscribers', () => {
     expect(
       h.webPush.messages
         .filter((message) => message.subscriptionId === browser.id)
-        .map((message) => [(message.message as any)?.data?.event, message.status]),
+        .map((message) => [(message.message as any)?.notification?.data?.data?.event, message.status]),
     ).toEqual([
       ['start', 201],
       ['update', 201],

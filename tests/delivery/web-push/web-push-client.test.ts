@@ -43,7 +43,13 @@ afterAll(async () => {
 
 function client(options: { allowPrivate?: boolean; timeoutMs?: number } = {}): WebPushClient {
   const timeouts = options.timeoutMs ? { connectTimeoutMs: options.timeoutMs, deadlineMs: options.timeoutMs } : {};
-  const created = createWebPushClient({ keys, clock, allowPrivate: options.allowPrivate ?? true, ...timeouts });
+  const created = createWebPushClient({
+    keys,
+    clock,
+    allowPrivate: options.allowPrivate ?? true,
+    fallbackUrl: 'https://push.example.com',
+    ...timeouts,
+  });
   clients.push(created);
   return created;
 }
@@ -223,6 +229,7 @@ describe("Web Push client: the push service's own reason", () => {
         keys: { ...keys, subject: 'mailto: <ops@example.com>' },
         clock,
         allowPrivate: true,
+        fallbackUrl: 'https://push.example.com',
       });
       clients.push(refusedSubject);
       expect(await refusedSubject.send(JSON.stringify(subscription.json), content)).toEqual({

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { encryptedWebPushBytes, encryptWebPush } from '../../../src/delivery/web-push/web-push-encryption.ts';
-import { buildWebPushHeaders, webPushTopic, webPushTtl } from '../../../src/delivery/web-push/web-push-message.ts';
+import {
+  buildWebPushHeaders,
+  buildWebPushMessage,
+  serializeWebPushMessage,
+  webPushTopic,
+  webPushTtl,
+} from '../../../src/delivery/web-push/web-push-message.ts';
 import { mapWebPushResponse } from '../../../src/delivery/web-push/web-push-response.ts';
-import { createSimulatedBrowser } from '../../../tools/fakes/index.ts';
+import { createSimulatedBrowser, parseDeclarativePushMessage } from '../../../tools/fakes/index.ts';
 
 const NOW = 1_800_000_000_000;
 const content: PushContent = {
@@ -19,6 +25,51 @@ const content: PushContent = {
   priority: 'high',
   ttlSeconds: 600,
 };
+
+const BASE_URL = 'https://push.example.com';
+
+describe('the message: a declarative push message (W3C Push API; Safari 18.4+ shows it without a service worker)', () => {
+  it('carries every field a notification has, where the format puts it', () => {
+    const full: PushContent = {
+      ...content,
+      title: 'Order shipped',
+      body: 'Your parcel is on its way',
+      url: 'https://shop.example/orders/42',
+      imageUrl: 'https://shop.example/parcel.png',
+      iconUrl: 'https://shop.example/icon-192.png',
+      badge: 3,
+      data: { orderId: '42' },
+    };
+    const message = buildWebPushMessage(full, BASE_URL);
+    expect(message).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'Order shipped',
+        body: 'Your parcel is on its way',
+        navigate: 'https://shop.example/orders/42',
+        tag: content.notificationId,
+        image: 'https://shop.example/parcel.png',
+        icon: 'https://shop.example/icon-192.png',
+        data: { clarion: true, data: { orderId: '42' } },
+      },
+      app_badge: 3,
+      mutable: true,
+    });
+    expect(parseDeclarativePushMessage(message)).toMatchObject({ kind: 'declarative', message: { appBadge: 3 } });
+  });
+
+  it('always has the title and the page to open the format requires: "" and the instance\'s address when unset', () => {
+    const bare: PushContent = { ...content, title: null };
+    const message = buildWebPushMessage(bare, BASE_URL);
+    expect(message).toEqual({
+      web_push: 8030,
+      notification: { title: '', navigate: BASE_URL, tag: content.notificationId, data: { clarion: true, url: null } },
+      mutable: true,
+    });
+    expect(parseDeclarativePushMessage(message).kind).toBe('declarative');
+    expect(JSON.parse(serializeWebPushMessage(bare, BASE_URL).toString('utf8'))).toEqual(message);
+  });
+});
 
 describe('Web Push request headers (RFC 8030)', () => {
   it('TTL, Urgency, Topic, Content-Encoding', () => {

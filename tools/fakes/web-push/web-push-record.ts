@@ -1,5 +1,6 @@
 import type { RequestRecordBase } from '../fake-record.ts';
 import type { VapidClaims } from './web-push-vapid.ts';
+import type { DeclarativeParse } from './web-push-declarative.ts';
 
 /** One push message as the fake push service received, checked, decrypted and answered it. */
 export interface WebPushRecord extends RequestRecordBase {
@@ -20,6 +21,12 @@ export interface WebPushRecord extends RequestRecordBase {
   clearText: string | null;
   /** clearText parsed as JSON (`event.data.json()`), or null. */
   message: unknown;
+  /**
+   * What a browser with Declarative Web Push makes of the message (web-push-declarative.ts): `classic` for the
+   * service worker, `declarative` shown by the browser itself, `invalid` with the rule it breaks; null when not
+   * decrypted.
+   */
+  declarative: DeclarativeParse | null;
   /** Why an accepted message did not decrypt (a real service cannot tell; the browser would drop it). */
   decryptError: string | null;
   /** True when the answer came from failNext or setSubscriptionOutcome rather than the protocol's rules. */

@@ -17,6 +17,7 @@ import type { WebPushRecord } from './web-push-record.ts';
 import { refusalBody, type WebPushRefusal, type WebPushServiceKind } from './web-push-answers.ts';
 import { MAX_BODY_BYTES, checkPushRequest } from './web-push-request-rules.ts';
 import { appleSubjectProblem, checkVapid } from './web-push-vapid.ts';
+import { parseDeclarativePushMessage } from './web-push-declarative.ts';
 
 /**
  * A fake Web Push service (RFC 8030, 8291, 8292; docs/protocols.md 4 and checklist 6.3) over TLS, HTTP/1.1 and HTTP/2.
@@ -137,6 +138,7 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
       bodyBytes: size,
       clearText: null,
       message: null,
+      declarative: null,
       decryptError: null,
       injected: false,
       answered: false,
@@ -327,6 +329,7 @@ function decryptInto(record: WebPushRecord, browser: SimulatedBrowser, body: Buf
   } catch {
     record.message = null;
   }
+  record.declarative = parseDeclarativePushMessage(record.message);
 }
 
 function headerOf(request: AnyRequest, name: string): string | undefined {

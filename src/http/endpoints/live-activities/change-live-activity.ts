@@ -84,7 +84,7 @@ export async function changeLiveActivity(
       dismiss_at: change.event === 'end' ? times.dismissAt : null,
     };
     const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
-    assertLiveActivityPayloadsFit(push);
+    assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
     const quota = await chargeQuota(trx, auth.accountId, now);
     await saveLiveActivityState(trx, row.id, {
       fields: row.fields,

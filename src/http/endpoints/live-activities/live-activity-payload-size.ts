@@ -17,7 +17,7 @@ import { ApiError } from '../../api-error.ts';
  * anything is stored or charged (as for notifications, platform-payload-size.ts): the template bounds keep fields
  * small, but a long alert in a script of 4-byte characters could still pass. Built by the delivery's own builders.
  */
-export function assertLiveActivityPayloadsFit(push: LiveActivityPush): void {
+export function assertLiveActivityPayloadsFit(push: LiveActivityPush, baseUrl: string): void {
   const sizes = [
     {
       platform: 'ios',
@@ -34,7 +34,7 @@ export function assertLiveActivityPayloadsFit(push: LiveActivityPush): void {
     {
       platform: 'web',
       payloadBytes: encryptedWebPushBytes(
-        serializeWebPushMessage(webLiveActivityContent(push, { timeZone: null, locale: null })).length,
+        serializeWebPushMessage(webLiveActivityContent(push, { timeZone: null, locale: null }), baseUrl).length,
       ),
       limitBytes: WEB_PUSH_MAX_BODY_BYTES,
     },

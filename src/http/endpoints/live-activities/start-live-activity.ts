@@ -132,7 +132,7 @@ export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
             broadcast_count: 0,
           };
           const push = liveActivityPushOf(draft, 'start', alert);
-          assertLiveActivityPayloadsFit(push);
+          assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
           return { draft, push };
         },
         store: async (trx, { draft, push }, terms) => {

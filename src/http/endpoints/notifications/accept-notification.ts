@@ -36,7 +36,7 @@ export async function acceptNotification(
   const row = await admitSend(deps, auth, reply, {
     channelCode,
     prepare: (channel) => {
-      assertPlatformPayloadsFit(content, channel.code);
+      assertPlatformPayloadsFit(content, channel.code, deps.config.baseUrl);
       return channel;
     },
     // A notification for the whole channel, now or at one time, is stored by one write where the store can

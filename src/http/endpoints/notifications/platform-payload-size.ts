@@ -17,7 +17,7 @@ const ID_OF_REAL_LENGTH = `${idPrefixes.notification}_${'0'.repeat(26)}`;
  * before anything is stored or charged: otherwise every push of it would be rejected by the provider later. The
  * payloads are built by the same builders the delivery engine uses, with an id of the real length.
  */
-export function assertPlatformPayloadsFit(content: RequestedContent, channelCode: string): void {
+export function assertPlatformPayloadsFit(content: RequestedContent, channelCode: string, baseUrl: string): void {
   const push: PushContent = { notificationId: ID_OF_REAL_LENGTH, ...contentAsStored(content) };
   const sizes = [
     {
@@ -29,7 +29,7 @@ export function assertPlatformPayloadsFit(content: RequestedContent, channelCode
     // What the push service receives: the message encrypted for the browser (RFC 8291 adds 103 bytes).
     {
       platform: 'web',
-      payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push).length),
+      payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push, baseUrl).length),
       limitBytes: WEB_PUSH_MAX_BODY_BYTES,
     },
   ];
