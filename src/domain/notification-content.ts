@@ -240,3 +240,9 @@ export function contentFromColumns(row: ContentColumns): NotificationContent {
 export function contentAsStored(content: RequestedContent): NotificationContent {
   return contentFromColumns(contentToColumns(content));
 }
+
+/**
+ * Content with nothing set (every field as a request that leaves it out stores it): the base that content built in
+ * code spreads (a Live Activity's web notification, tests), so a new field changes nothing there.
+ */
+export const blankContent: Readonly<NotificationContent> = Object.freeze(contentAsStored({}));

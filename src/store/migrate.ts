@@ -19,11 +19,13 @@ export interface SqlTypes {
   timestamp: 'INTEGER' | 'BIGINT';
   /** Appended to CREATE TABLE: SQLite's STRICT tables refuse a value of the wrong type, as PostgreSQL always does. */
   strict: ' STRICT' | '';
+  /** A double: SQLite's REAL is 8 bytes, PostgreSQL's REAL only 4 (0.7 would read back as 0.699999988). */
+  real: 'REAL' | 'DOUBLE PRECISION';
 }
 
 const sqlTypes: Record<Dialect, SqlTypes> = {
-  sqlite: { timestamp: 'INTEGER', strict: ' STRICT' },
-  postgres: { timestamp: 'BIGINT', strict: '' },
+  sqlite: { timestamp: 'INTEGER', strict: ' STRICT', real: 'REAL' },
+  postgres: { timestamp: 'BIGINT', strict: '', real: 'DOUBLE PRECISION' },
 };
 
 /** The migration files of one folder, in order, with their names (.ts from src/, .js from dist/). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
+import { contentToColumns } from '../../src/domain/notification-content.ts';
 import { storeAcceptedNotification, type AcceptedNotification } from '../../src/queue/store-accepted-notification.ts';
 import { createAccount } from '../../src/store/accounts-queries.ts';
 import { createChannel } from '../../src/store/channels-queries.ts';
@@ -38,16 +39,7 @@ describe(`storeAcceptedNotification outside a transaction (${testDialect})`, () 
           account_id: account.id,
           channel_id: channel.id,
           channel_code: channel.code,
-          title,
-          body: null,
-          url: null,
-          data: null,
-          image_url: null,
-          icon_url: null,
-          sound: null,
-          badge: null,
-          priority: 'high',
-          ttl_seconds: null,
+          ...contentToColumns({ title }),
           status: 'queued',
           send_at: null,
           delivered_count: 0,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApnsClient } from '../../src/delivery/apns/apns-client.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
+import { blankContent } from '../../src/domain/notification-content.ts';
 import type { PushContent } from '../../src/delivery/push-content.ts';
 import { createApnsSigningKey, startFakeApnsHosts, type FakeApnsHosts } from '../../tools/fakes/index.ts';
 import { h2Request, openSession } from './h2-test-client.ts';
@@ -11,16 +12,10 @@ const key = createApnsSigningKey();
 const TOPIC = 'com.example.hosts';
 const token = (n: number) => n.toString(16).padStart(64, '0');
 const content: PushContent = {
+  ...blankContent,
   notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
   title: 'Hi',
   body: null,
-  url: null,
-  data: null,
-  imageUrl: null,
-  iconUrl: null,
-  sound: null,
-  badge: null,
-  priority: 'high',
   ttlSeconds: 60,
 };
 let hosts: FakeApnsHosts;

@@ -1,3 +1,4 @@
+import { blankContent } from '../../domain/notification-content.ts';
 import { defaultStartAlert } from '../../domain/live-activities/live-activity-alert.ts';
 import { liveActivityStateText, type ReaderPlace } from '../../domain/live-activities/live-activity-text.ts';
 import type { PushContent } from '../push-content.ts';
@@ -48,10 +49,10 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
   // The caller's priority wins, as for APNs: a `high` silent update must not wait at the push service either.
   const urgent = push.priority ? push.priority === 'high' : alerting;
   return {
+    ...blankContent,
     notificationId: push.activityId,
     title: String(fields.title),
     body: lines.join('\n'),
-    url: null,
     data: {
       clarion: 'live_activity',
       event: push.event,
@@ -61,12 +62,7 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
       alerting: String(alerting),
       ...(push.template === 'timer' && typeof fields.endsAt === 'string' ? { endsAt: fields.endsAt } : {}),
     },
-    imageUrl: null,
-    iconUrl: null,
-    sound: null,
-    badge: null,
     priority: urgent ? 'high' : 'normal',
-    ttlSeconds: null,
     ...(push.event === 'end'
       ? { expiresAt: push.timestamp + END_LIFETIME_MS, topic: `${push.activityId}:end` }
       : { expiresAt: push.expiresAt }),

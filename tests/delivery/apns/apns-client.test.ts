@@ -1,6 +1,7 @@
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApnsClient, apnsLiveActivityTopic, createApnsClient } from '../../../src/delivery/apns/apns-client.ts';
+import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
 import { type FakeApns, createApnsSigningKey, startFakeApns } from '../../../tools/fakes/index.ts';
@@ -12,16 +13,14 @@ const key = createApnsSigningKey();
 const token = (n: number) => n.toString(16).padStart(64, '0');
 
 const content: PushContent = {
+  ...blankContent,
   notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
   title: 'Gate change',
   body: 'LH 454 boards at B12',
   url: 'https://example.com/f/454',
   data: { flight: 'LH454' },
-  imageUrl: null,
-  iconUrl: null,
   sound: 'default',
   badge: 1,
-  priority: 'high',
   ttlSeconds: 3600,
 };
 

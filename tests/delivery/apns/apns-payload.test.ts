@@ -8,6 +8,7 @@ import {
   buildApnsPayload,
   serializeApnsPayload,
 } from '../../../src/delivery/apns/apns-payload.ts';
+import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -15,17 +16,10 @@ const NOW_S = NOW / 1000;
 
 function content(overrides: Partial<PushContent> = {}): PushContent {
   return {
+    ...blankContent,
     notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
     title: 'Gate change',
     body: 'Flight LH 454 now boards at B12',
-    url: null,
-    data: null,
-    imageUrl: null,
-    iconUrl: null,
-    sound: null,
-    badge: null,
-    priority: 'high',
-    ttlSeconds: null,
     ...overrides,
   };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { type FcmClient, createFcmClient } from '../../../src/delivery/fcm/fcm-client.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
@@ -21,16 +22,14 @@ const MINUTE = 60_000;
 const token = (n: number) => `fcm-token-${n}:APA91b${'x'.repeat(40)}`;
 
 const content: PushContent = {
+  ...blankContent,
   notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
   title: 'Gate change',
   body: 'LH 454 boards at B12',
   url: 'https://example.com/f/454',
   data: { flight: 'LH454' },
   imageUrl: 'https://example.com/i.png',
-  iconUrl: null,
   sound: 'default',
-  badge: null,
-  priority: 'high',
   ttlSeconds: 600,
 };
 

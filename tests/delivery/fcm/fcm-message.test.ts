@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import {
   FCM_MAX_PAYLOAD_BYTES,
@@ -9,17 +10,10 @@ import {
 
 function content(overrides: Partial<PushContent> = {}): PushContent {
   return {
+    ...blankContent,
     notificationId: 'ntf_01jf3z5y8k9q2w4e6r8t0y2u4i',
     title: 'Gate change',
     body: 'LH 454 boards at B12',
-    url: null,
-    data: null,
-    imageUrl: null,
-    iconUrl: null,
-    sound: null,
-    badge: null,
-    priority: 'high',
-    ttlSeconds: null,
     ...overrides,
   };
 }

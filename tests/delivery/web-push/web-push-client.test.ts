@@ -3,6 +3,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/domain/clock.ts';
+import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { generateVapidKeyPair, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { createWebPushClient, type WebPushClient } from '../../../src/delivery/web-push/web-push-client.ts';
@@ -12,16 +13,10 @@ import { ensureFakeTls, startFakeWebPush, type FakeWebPush } from '../../../tool
 const clock = new ManualClock(Date.now());
 const keys: VapidKeys = { ...generateVapidKeyPair(), subject: 'mailto:ops@example.com', source: 'config' };
 const content: PushContent = {
+  ...blankContent,
   notificationId: 'ntf_01test',
   title: 'Hi',
   body: 'There',
-  url: null,
-  data: null,
-  imageUrl: null,
-  iconUrl: null,
-  sound: null,
-  badge: null,
-  priority: 'high',
   ttlSeconds: 60,
 };
 let fake: FakeWebPush;

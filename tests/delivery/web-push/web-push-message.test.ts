@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { encryptedWebPushBytes, encryptWebPush } from '../../../src/delivery/web-push/web-push-encryption.ts';
 import {
@@ -13,16 +14,10 @@ import { createSimulatedBrowser, parseDeclarativePushMessage } from '../../../to
 
 const NOW = 1_800_000_000_000;
 const content: PushContent = {
+  ...blankContent,
   notificationId: 'ntf_01jz8k3m9q2w4e6r8t0y2u4i6o',
   title: 'T',
   body: null,
-  url: null,
-  data: null,
-  imageUrl: null,
-  iconUrl: null,
-  sound: null,
-  badge: null,
-  priority: 'high',
   ttlSeconds: 600,
 };
 
