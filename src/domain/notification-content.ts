@@ -73,6 +73,15 @@ export function isReservedFcmDataKey(key: string): boolean {
 const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion']);
 export const MAX_DATA_ENTRIES = 50;
 
+/** iOS 15+ interruption levels (aps.interruption-level, docs/protocols.md 1.3). */
+export const INTERRUPTION_LEVELS = ['passive', 'active', 'time-sensitive', 'critical'] as const;
+export type InterruptionLevel = (typeof INTERRUPTION_LEVELS)[number];
+const interruptionLevel = (options: Record<string, unknown> = {}) =>
+  Type.Union(
+    INTERRUPTION_LEVELS.map((level) => Type.Literal(level)),
+    options,
+  );
+
 export const notificationContentFields = {
   title: text(
     'title',
@@ -163,6 +172,63 @@ export const notificationContentFields = {
     toColumn: (value: 'normal' | 'high' | undefined): 'normal' | 'high' => value ?? 'high',
     fromColumn: (stored: 'normal' | 'high') => stored,
   }),
+  subtitle: text(
+    'subtitle',
+    Type.String({
+      minLength: 1,
+      maxLength: TITLE_MAX_LENGTH,
+      description: 'iOS: a line under the title (aps.alert.subtitle). Android and browsers have none and leave it out.',
+    }),
+  ),
+  category: text(
+    'category',
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'iOS: the category (aps.category): the identifier of a UNNotificationCategory the app registered, which gives the notification its action buttons.',
+    }),
+  ),
+  interruptionLevel: field({
+    column: 'interruption_level',
+    request: interruptionLevel({
+      description:
+        "iOS 15+: how the notification may interrupt (aps.interruption-level): passive (quietly, into the list), active (the default), time-sensitive (through Focus; the app needs the Time Sensitive Notifications capability), critical (sounds even when muted; the app needs Apple's Critical Alerts entitlement).",
+    }),
+    view: nullable(interruptionLevel()),
+    toColumn: (value: InterruptionLevel | undefined): InterruptionLevel | null => value ?? null,
+    fromColumn: (stored: InterruptionLevel | null) => stored,
+  }),
+  relevanceScore: field({
+    column: 'relevance_score',
+    request: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        "iOS 15+: 0 to 1 (aps.relevance-score): which of the app's notifications the notification summary puts first.",
+    }),
+    view: nullable(Type.Number()),
+    toColumn: (value: number | undefined): number | null => value ?? null,
+    fromColumn: (stored: number | null) => stored,
+  }),
+  targetContentId: text(
+    'target_content_id',
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "iOS: the window or scene a tap brings forward (aps.target-content-id), as the app's scenes name them.",
+    }),
+  ),
+  androidChannelId: text(
+    'android_channel_id',
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        "Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode.",
+    }),
+  ),
   ttlSeconds: field({
     column: 'ttl_seconds',
     request: Type.Integer({

@@ -21,6 +21,12 @@ const everyField: Required<RequestedContent> = {
   sound: 'default',
   badge: 3,
   priority: 'normal',
+  subtitle: 'Via DHL',
+  category: 'ORDER_SHIPPED',
+  interruptionLevel: 'time-sensitive',
+  relevanceScore: 0.7,
+  targetContentId: 'orders',
+  androidChannelId: 'shipping',
   ttlSeconds: 600,
 };
 

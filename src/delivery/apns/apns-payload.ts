@@ -38,11 +38,17 @@ export function buildApnsPayload(content: PushContent, options: ApnsPayloadOptio
   const aps: Record<string, unknown> = {};
   const alert: Record<string, string> = {};
   if (content.title !== null) alert.title = content.title;
+  if (content.subtitle !== null) alert.subtitle = content.subtitle;
   if (content.body !== null) alert.body = content.body;
   if (Object.keys(alert).length > 0) aps.alert = alert;
   if (content.sound !== null) aps.sound = content.sound;
   if (content.badge !== null) aps.badge = content.badge;
   if (options.threadId) aps['thread-id'] = options.threadId;
+  // The alert options of Apple's payload reference (docs/protocols.md 1.3).
+  if (content.category !== null) aps.category = content.category;
+  if (content.interruptionLevel !== null) aps['interruption-level'] = content.interruptionLevel;
+  if (content.relevanceScore !== null) aps['relevance-score'] = content.relevanceScore;
+  if (content.targetContentId !== null) aps['target-content-id'] = content.targetContentId;
   // The image is downloaded and attached on the device by the app's Notification Service Extension, which iOS only
   // runs when mutable-content is 1.
   if (content.imageUrl !== null) aps['mutable-content'] = 1;

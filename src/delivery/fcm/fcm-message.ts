@@ -21,7 +21,7 @@ export interface FcmMessage {
     priority: 'HIGH' | 'NORMAL';
     ttl?: string;
     collapse_key?: string;
-    notification?: { tag: string; sound?: string; notification_count?: number };
+    notification?: { tag: string; sound?: string; notification_count?: number; channel_id?: string };
   };
 }
 
@@ -55,6 +55,7 @@ export function buildFcmMessage(token: string, content: PushContent, options: { 
   };
   if (content.sound !== null) androidNotification.sound = content.sound;
   if (content.badge !== null) androidNotification.notification_count = content.badge;
+  if (content.androidChannelId !== null) androidNotification.channel_id = content.androidChannelId;
   message.android = {
     priority: content.priority === 'high' ? 'HIGH' : 'NORMAL',
     ...fcmTtl(remainingTtlSeconds(content, options.now)),

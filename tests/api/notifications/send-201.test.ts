@@ -76,6 +76,42 @@ describe('POST /api/v1/notifications → 201', () => {
     expect(expectSuccess(await get(t.app, `/api/v1/notifications/${data.id}`, account.secretKey), 200)).toEqual(data);
   });
 
+  it("keeps the platforms' alert options and shows them back; a notification without them shows null", async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const options = {
+      subtitle: 'Via DHL',
+      category: 'ORDER_SHIPPED',
+      interruptionLevel: 'time-sensitive',
+      relevanceScore: 0.75,
+      targetContentId: 'orders',
+      androidChannelId: 'shipping',
+    };
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'news',
+        title: 'Shipped',
+        ...options,
+      }),
+      201,
+    );
+    expect(data).toMatchObject(options);
+    expect(expectSuccess(await get(t.app, `/api/v1/notifications/${data.id}`, account.secretKey), 200)).toMatchObject(
+      options,
+    );
+    const plain = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Plain' }),
+      201,
+    );
+    expect(plain).toMatchObject({
+      subtitle: null,
+      category: null,
+      interruptionLevel: null,
+      relevanceScore: null,
+      targetContentId: null,
+      androidChannelId: null,
+    });
+  });
+
   it.each([
     ['a title only', { title: 'Only a title' }, { title: 'Only a title', body: null, priority: 'high' }],
     ['a body only', { body: 'Only a body' }, { title: null, body: 'Only a body', priority: 'high' }],

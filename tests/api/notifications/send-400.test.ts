@@ -37,6 +37,18 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       ['iconUrl'],
     ],
     ['data that is not an object', () => ({ channelCode: 'news', title: 'Hi', data: ['a'] }), ['data']],
+    [
+      'an interruptionLevel iOS does not have',
+      () => ({ channelCode: 'news', title: 'Hi', interruptionLevel: 'loud' }),
+      ['interruptionLevel'],
+    ],
+    ['a relevanceScore over 1', () => ({ channelCode: 'news', title: 'Hi', relevanceScore: 1.5 }), ['relevanceScore']],
+    ['an empty subtitle', () => ({ channelCode: 'news', title: 'Hi', subtitle: '' }), ['subtitle']],
+    [
+      'an androidChannelId of 101 characters',
+      () => ({ channelCode: 'news', title: 'Hi', androidChannelId: 'c'.repeat(101) }),
+      ['androidChannelId'],
+    ],
     ['data with a number value', () => ({ channelCode: 'news', title: 'Hi', data: { count: 3 } }), ['data.count']],
     [
       'data with a reserved key',

@@ -47,6 +47,28 @@ describe('buildApnsPayload', () => {
       { aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'thread-id': 'flights' } },
     ],
     [
+      // Apple's payload keys (https://developer.apple.com/documentation/usernotifications/generating-a-remote-notification).
+      'alert options: subtitle, category, interruption level, relevance score, target content',
+      {
+        subtitle: 'Now boarding',
+        category: 'GATE_CHANGE',
+        interruptionLevel: 'time-sensitive',
+        relevanceScore: 0.8,
+        targetContentId: 'flights',
+        androidChannelId: 'gates',
+      },
+      {},
+      {
+        aps: {
+          alert: { title: 'Gate change', subtitle: 'Now boarding', body: 'Flight LH 454 now boards at B12' },
+          category: 'GATE_CHANGE',
+          'interruption-level': 'time-sensitive',
+          'relevance-score': 0.8,
+          'target-content-id': 'flights',
+        },
+      },
+    ],
+    [
       'null thread id',
       {},
       { threadId: null },

@@ -76,6 +76,44 @@ describe('notification delivery to APNs and FCM', () => {
     });
   });
 
+  it("carries the alert options to the platform that has them: iOS's aps keys, Android's notification channel", async () => {
+    const account = await h.newAccount({ channels: ['alerts'] });
+    const ios = iosToken(1002);
+    const android = androidToken(1002);
+    await register(account.publishableKey, 'alerts', 'ios', ios);
+    await register(account.publishableKey, 'alerts', 'android', android);
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'alerts',
+      title: 'Door opened',
+      subtitle: 'Front door',
+      body: 'At 22:14',
+      category: 'DOOR_EVENT',
+      interruptionLevel: 'time-sensitive',
+      relevanceScore: 0.9,
+      targetContentId: 'cameras',
+      androidChannelId: 'security',
+    });
+    expect(sent.statusCode).toBe(201);
+    const final = await finalNotification(account.secretKey, sent.body.data.id);
+    expect(final).toMatchObject({ status: 'sent', stats: { delivered: 2, failed: 0 } });
+
+    expect(h.apns.requests.find((request) => request.token === ios)!.payload).toEqual({
+      aps: {
+        alert: { title: 'Door opened', subtitle: 'Front door', body: 'At 22:14' },
+        'thread-id': 'alerts',
+        category: 'DOOR_EVENT',
+        'interruption-level': 'time-sensitive',
+        'relevance-score': 0.9,
+        'target-content-id': 'cameras',
+      },
+    });
+    expect(h.fcm.requests.find((request) => request.target?.value === android)!.message).toEqual({
+      token: android,
+      notification: { title: 'Door opened', body: 'At 22:14' },
+      android: { priority: 'HIGH', notification: { tag: sent.body.data.id, channel_id: 'security' } },
+    });
+  });
+
   it('unsubscribes dead tokens, lists the failures and records the events', async () => {
     const account = await h.newAccount({ channels: ['dead'] });
     const goneIos = iosToken(2001);

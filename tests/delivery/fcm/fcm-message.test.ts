@@ -32,6 +32,15 @@ describe('buildFcmMessage', () => {
       },
     ],
     ['normal priority', { priority: 'normal' }, { android: { priority: 'NORMAL', notification: { tag: TAG } } }],
+    [
+      // FCM's AndroidNotification.channel_id; the iOS options have no Android counterpart and are left out.
+      "the app's notification channel",
+      { androidChannelId: 'gates', subtitle: 'Now boarding', interruptionLevel: 'passive', relevanceScore: 0.2 },
+      {
+        notification: { title: 'Gate change', body: 'LH 454 boards at B12' },
+        android: { priority: 'HIGH', notification: { tag: TAG, channel_id: 'gates' } },
+      },
+    ],
     ['ttl 0 → "0s"', { ttlSeconds: 0 }, { android: { priority: 'HIGH', ttl: '0s', notification: { tag: TAG } } }],
     [
       'ttl 3600 → "3600s"',
