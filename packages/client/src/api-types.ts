@@ -162,7 +162,7 @@ export interface paths {
                         web?: {
                             /** @description VAPID private key, base64url (32 bytes). */
                             privateKey?: string;
-                            /** @description VAPID public key, base64url; with privateKey. Both omitted: a pair is generated. */
+                            /** @description VAPID public key, base64url; with privateKey. Both omitted: a pair is generated for a new app, an existing app's pair stays. A new pair cuts off the browsers subscribed to the app's channels until they subscribe again (docs/apps.md). */
                             publicKey?: string;
                             subject?: string | null;
                         };
@@ -527,7 +527,7 @@ export interface paths {
                         web?: {
                             /** @description VAPID private key, base64url (32 bytes). */
                             privateKey?: string;
-                            /** @description VAPID public key, base64url; with privateKey. Both omitted: a pair is generated. */
+                            /** @description VAPID public key, base64url; with privateKey. Both omitted: a pair is generated for a new app, an existing app's pair stays. A new pair cuts off the browsers subscribed to the app's channels until they subscribe again (docs/apps.md). */
                             publicKey?: string;
                             subject?: string | null;
                         };
@@ -5936,11 +5936,14 @@ export interface paths {
         };
         /**
          * The VAPID public key browsers subscribe with
-         * @description No key needed (a publishable or secret key is accepted too). The same key for every account of this instance.
+         * @description With `channelCode` (the channel the browser joins), the key that channel's pushes are signed with: its app's, or the instance's for a channel on the built-in app; this needs a publishable or secret key of the channel's account (or a dashboard session). Without `channelCode`, the instance's own key, to anyone.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Code of the channel. */
+                    channelCode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -5956,13 +5959,59 @@ export interface paths {
                         "application/json": {
                             /** WebPushPublicKey */
                             data: {
-                                /** @description The instance's VAPID public key: base64url of the 65-byte uncompressed P-256 point. Pass it as `applicationServerKey` to `PushManager.subscribe()`. */
+                                appId: string | null;
+                                /** @description The VAPID public key the channel's pushes are signed with (its app's; the instance's for a channel on the built-in app, or without `channelCode`): base64url of the 65-byte uncompressed P-256 point. Pass it as `applicationServerKey` to `PushManager.subscribe()`. */
                                 publicKey: string;
                                 subjectWarning: string | null;
                             };
                             /** @enum {boolean} */
                             success: true;
                         };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
             };

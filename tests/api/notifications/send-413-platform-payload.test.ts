@@ -27,14 +27,21 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
     expect((await get(t.app, '/api/v1/usage', account.secretKey)).body.data.used).toBe(0);
   });
 
-  it('accepts the longest body that still fits', async () => {
+  it('accepts the longest body that still fits, and refuses one byte more', async () => {
+    // Web Push binds first: its declarative message leaves 3,810 bytes of body beside a short title and no url
+    // (docs/web-push.md, "What the browser receives").
     const account = await t.newAccount({ channels: ['fits'] });
-    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
-      channelCode: 'fits',
-      title: 'Fits',
-      body: 'x'.repeat(3900),
+    const send = (length: number) =>
+      post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'fits',
+        title: 'Fits',
+        body: 'x'.repeat(length),
+      });
+    expect((await send(3810 + t.config.baseUrl.length - 'http://localhost:3000'.length)).statusCode).toBe(201);
+    expect((await send(3811 + t.config.baseUrl.length - 'http://localhost:3000'.length)).body.error).toMatchObject({
+      code: 'payload_too_large',
+      details: { platform: 'web', payloadBytes: 4097 },
     });
-    expect(response.statusCode).toBe(201);
   });
 
   it('refuses a body that fits APNs and FCM but not Web Push once encrypted (RFC 8291 adds 103 bytes), naming web', async () => {

@@ -81,7 +81,7 @@ describe('the delivery worker on its own thread', () => {
     expect(message).toMatchObject({
       status: 201,
       decryptError: null,
-      message: { title: 'Hello from the main thread' },
+      message: { web_push: 8030, notification: { title: 'Hello from the main thread' } },
     });
     await waitFor(
       async () =>
