@@ -3713,6 +3713,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
                                     count: number;
@@ -3727,6 +3728,7 @@ export interface paths {
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
+                                category: string | null;
                                 channelCode: string;
                                 /**
                                  * Format: date-time
@@ -3742,9 +3744,11 @@ export interface paths {
                                 /** @description ntf_… identifier. */
                                 id: string;
                                 imageUrl: string | null;
+                                interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
+                                relevanceScore: number | null;
                                 sendAt: string | null;
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
@@ -3760,6 +3764,8 @@ export interface paths {
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+                                subtitle: string | null;
+                                targetContentId: string | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -3838,10 +3844,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode. */
+                        androidChannelId?: string;
                         /** @description iOS app icon badge number. */
                         badge?: number;
                         /** @description Text. */
                         body?: string;
+                        /** @description iOS: the category (aps.category): the identifier of a UNNotificationCategory the app registered, which gives the notification its action buttons. */
+                        category?: string;
                         /** @description Code of the channel. */
                         channelCode: string;
                         /** @description Extra key/value strings delivered to the app. */
@@ -3862,11 +3872,15 @@ export interface paths {
                          * @description https URL of an image shown with the notification.
                          */
                         imageUrl?: string;
+                        /** @description iOS 15+: how the notification may interrupt (aps.interruption-level): passive (quietly, into the list), active (the default), time-sensitive (through Focus; the app needs the Time Sensitive Notifications capability), critical (sounds even when muted; the app needs Apple's Critical Alerts entitlement). */
+                        interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
                         /**
                          * @description high (default) delivers at once; normal lets the device batch for battery.
                          * @default high
                          */
                         priority?: "normal" | "high";
+                        /** @description iOS 15+: 0 to 1 (aps.relevance-score): which of the app's notifications the notification summary puts first. */
+                        relevanceScore?: number;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time with offset. In the future: the notification is scheduled; now or past: sent at once. At most 365 days ahead.
@@ -3876,6 +3890,8 @@ export interface paths {
                         sound?: string;
                         /** @description Only these subscribers (sub_…) of the channel. */
                         subscriberIds?: string[];
+                        /** @description iOS: a line under the title (aps.alert.subtitle). Android and browsers have none and leave it out. */
+                        subtitle?: string;
                         /** @description Only the subscribers of the channel with these tags (PATCH /subscribers/{id}); with both lists, both must hold. */
                         tags?: {
                             /** @description Subscribers with every one of these tags. */
@@ -3883,6 +3899,8 @@ export interface paths {
                             /** @description Subscribers with at least one of these tags. */
                             any?: string[];
                         };
+                        /** @description iOS: the window or scene a tap brings forward (aps.target-content-id), as the app's scenes name them. */
+                        targetContentId?: string;
                         /** @description Title. A notification needs a title, a body or both. */
                         title?: string;
                         /** @description How long the platform may hold an undeliverable notification, 0–2419200 seconds (28 days). */
@@ -3905,6 +3923,7 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
                                     count: number;
@@ -3919,6 +3938,7 @@ export interface paths {
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
+                                category: string | null;
                                 channelCode: string;
                                 /**
                                  * Format: date-time
@@ -3934,9 +3954,11 @@ export interface paths {
                                 /** @description ntf_… identifier. */
                                 id: string;
                                 imageUrl: string | null;
+                                interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
+                                relevanceScore: number | null;
                                 sendAt: string | null;
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
@@ -3952,6 +3974,8 @@ export interface paths {
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+                                subtitle: string | null;
+                                targetContentId: string | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -4075,6 +4099,7 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
                                     count: number;
@@ -4089,6 +4114,7 @@ export interface paths {
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
+                                category: string | null;
                                 channelCode: string;
                                 /**
                                  * Format: date-time
@@ -4104,9 +4130,11 @@ export interface paths {
                                 /** @description ntf_… identifier. */
                                 id: string;
                                 imageUrl: string | null;
+                                interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
+                                relevanceScore: number | null;
                                 sendAt: string | null;
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
@@ -4122,6 +4150,8 @@ export interface paths {
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+                                subtitle: string | null;
+                                targetContentId: string | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -4213,6 +4243,7 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
                                     count: number;
@@ -4227,6 +4258,7 @@ export interface paths {
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
+                                category: string | null;
                                 channelCode: string;
                                 /**
                                  * Format: date-time
@@ -4242,9 +4274,11 @@ export interface paths {
                                 /** @description ntf_… identifier. */
                                 id: string;
                                 imageUrl: string | null;
+                                interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
+                                relevanceScore: number | null;
                                 sendAt: string | null;
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
@@ -4260,6 +4294,8 @@ export interface paths {
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+                                subtitle: string | null;
+                                targetContentId: string | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -4456,10 +4492,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode. */
+                        androidChannelId?: string;
                         /** @description iOS app icon badge number. */
                         badge?: number;
                         /** @description Text. */
                         body?: string;
+                        /** @description iOS: the category (aps.category): the identifier of a UNNotificationCategory the app registered, which gives the notification its action buttons. */
+                        category?: string;
                         /** @description Code of the channel. */
                         channel: string;
                         /** @description Extra key/value strings delivered to the app. */
@@ -4480,11 +4520,15 @@ export interface paths {
                          * @description https URL of an image shown with the notification.
                          */
                         imageUrl?: string;
+                        /** @description iOS 15+: how the notification may interrupt (aps.interruption-level): passive (quietly, into the list), active (the default), time-sensitive (through Focus; the app needs the Time Sensitive Notifications capability), critical (sounds even when muted; the app needs Apple's Critical Alerts entitlement). */
+                        interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
                         /**
                          * @description high (default) delivers at once; normal lets the device batch for battery.
                          * @default high
                          */
                         priority?: "normal" | "high";
+                        /** @description iOS 15+: 0 to 1 (aps.relevance-score): which of the app's notifications the notification summary puts first. */
+                        relevanceScore?: number;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time with offset. In the future: the notification is scheduled; now or past: sent at once. At most 365 days ahead.
@@ -4494,6 +4538,8 @@ export interface paths {
                         sound?: string;
                         /** @description Only these subscribers (sub_…) of the channel. */
                         subscriberIds?: string[];
+                        /** @description iOS: a line under the title (aps.alert.subtitle). Android and browsers have none and leave it out. */
+                        subtitle?: string;
                         /** @description Only the subscribers of the channel with these tags (PATCH /subscribers/{id}); with both lists, both must hold. */
                         tags?: {
                             /** @description Subscribers with every one of these tags. */
@@ -4501,6 +4547,8 @@ export interface paths {
                             /** @description Subscribers with at least one of these tags. */
                             any?: string[];
                         };
+                        /** @description iOS: the window or scene a tap brings forward (aps.target-content-id), as the app's scenes name them. */
+                        targetContentId?: string;
                         /** @description Title. A notification needs a title, a body or both. */
                         title?: string;
                         /** @description How long the platform may hold an undeliverable notification, 0–2419200 seconds (28 days). */
@@ -4523,6 +4571,7 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
                                     count: number;
@@ -4537,6 +4586,7 @@ export interface paths {
                                 badge: number | null;
                                 body: string | null;
                                 canceledAt: string | null;
+                                category: string | null;
                                 channelCode: string;
                                 /**
                                  * Format: date-time
@@ -4552,9 +4602,11 @@ export interface paths {
                                 /** @description ntf_… identifier. */
                                 id: string;
                                 imageUrl: string | null;
+                                interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
+                                relevanceScore: number | null;
                                 sendAt: string | null;
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
@@ -4570,6 +4622,8 @@ export interface paths {
                                 };
                                 /** @enum {string} */
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+                                subtitle: string | null;
+                                targetContentId: string | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
