@@ -62,13 +62,16 @@ export async function listApps(
 
 /**
  * The app a new channel is bound to: the one asked for, when it is the account's (else `not_found`: another account's
- * app names nothing); without one asked for, the account's first app, and without apps null, the built-in default app.
+ * app names nothing), or the built-in app when null is asked for; without one asked for, the account's first app,
+ * and without apps null, the built-in app.
  */
 export async function appForNewChannel(
   db: Kysely<Database>,
   accountId: string,
-  requested: string | undefined,
+  requested: string | null | undefined,
 ): Promise<{ appId: string | null } | 'not_found'> {
+  // null names the built-in app on purpose (docs/apps.md), even for an account with apps.
+  if (requested === null) return { appId: null };
   if (requested !== undefined) return (await findApp(db, accountId, requested)) ? { appId: requested } : 'not_found';
   const row = await db
     .selectFrom('apps')

@@ -167,6 +167,28 @@ describe('the Apps page', { timeout: 90_000 }, () => {
       await page.getByText('a provider refused the credentials').waitFor();
       await seeText(page.locator('.app-check-results'), 'Upload the .p8 key again');
       await seeText(row('Revoked app'), 'Refused just now: iOS (APNs) apns:InvalidProviderToken');
+
+      // A channel on an app without Android credentials says what happens to Android devices.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channels', exact: true }).waitFor();
+      await page.getByLabel('Code').fill('doors');
+      await page.getByLabel('App', { exact: true }).selectOption({ label: 'Failing app' });
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channel doors' }).waitFor();
+      await seeText(
+        page.getByRole('status').filter({ hasText: 'credentials' }),
+        'Failing app has no Android (FCM) credentials',
+      );
+      await seeText(page.getByRole('status').filter({ hasText: 'credentials' }), 'fcm_not_configured');
+      // With apps, the built-in app is still a choice for a new channel.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channels', exact: true }).waitFor();
+      await page.getByLabel('Code').fill('plain');
+      await page.getByLabel('App', { exact: true }).selectOption({ label: 'Built-in (this instance’s credentials)' });
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Channel plain' }).waitFor();
+      await page.locator('#channel-app').getByText('Built-in (this instance’s credentials)').waitFor();
+      expect(await page.getByText('has no Android (FCM) credentials').count()).toBe(0);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

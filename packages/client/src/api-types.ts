@@ -1579,8 +1579,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md). */
-                        appId?: string;
+                        /** @description The app (app_…) whose credentials deliver this channel's pushes; null: the instance's built-in app. Left out: the account's first app, else the built-in app (docs/apps.md). */
+                        appId?: string | null;
                         /** @description Code of the channel. */
                         code: string;
                         description?: string;

@@ -27,6 +27,11 @@ describe('POST /api/v1/channels with apps', () => {
       expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'named', appId: second.id }), 201)
         .appId,
     ).toBe(second.id);
+    // null asks for the instance's built-in app, even once the account has apps.
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels', account.secretKey, { code: 'built-in', appId: null }), 201)
+        .appId,
+    ).toBeNull();
   });
 
   it("refuses another account's app (400 on appId) and creates nothing", async () => {

@@ -4,7 +4,7 @@ import { formatNumber, formatTime } from '../format.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { copyButton } from '../copy-button.js';
-import { announce, showProblem } from '../feedback.js';
+import { announce, notice, showProblem } from '../feedback.js';
 import { field, onSubmit } from '../forms.js';
 import { accountApps } from './apps.js';
 
@@ -66,9 +66,37 @@ export async function channelPage({ container, params }) {
         'Send a test notification',
       ),
     ),
+    missingCredentials(channel, apps),
     apps.length > 0 ? moveAppForm(channel, apps) : null,
     joinPageSection(channel),
     joinInformation(channel.code),
+  );
+}
+
+/**
+ * A warning for each platform the channel's app has no credentials for: devices of that platform can still join, but
+ * every push to them fails (apns_not_configured, fcm_not_configured) until the credentials are added.
+ */
+function missingCredentials(channel, apps) {
+  const app = apps.find((candidate) => candidate.id === channel.appId);
+  if (!app) return null;
+  const missing = [
+    ['iOS', 'APNs', 'apns_not_configured', app.ios],
+    ['Android', 'FCM', 'fcm_not_configured', app.android],
+  ].filter(([, , , credentials]) => credentials === null);
+  if (missing.length === 0) return null;
+  return notice(
+    'warning',
+    ...missing.map(([platform, provider, reason]) =>
+      h(
+        'p',
+        {},
+        h('strong', {}, `${app.name} has no ${platform} (${provider}) credentials. `),
+        `${platform} devices can join this channel, but every push to them fails with ${reason} until they are added on the `,
+        h('a', { href: href('/apps') }, 'Apps'),
+        ' page.',
+      ),
+    ),
   );
 }
 

@@ -7,6 +7,9 @@ import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { accountApps } from './apps.js';
 
+/** The App select's value for the instance's built-in app (POST /channels with appId: null). */
+const BUILT_IN = 'built-in';
+
 /** The channel code rule of src/domain/channel-code.ts, checked here as the user types and again by the API. */
 export const CHANNEL_CODE_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 const CHANNEL_CODE_RULE =
@@ -56,14 +59,18 @@ function createChannelForm(navigate) {
     field({ label: 'Description', control: 'textarea', input: { name: 'description', maxlength: '500' } }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create channel')),
   );
-  // With apps of its own, the account picks whose credentials deliver the channel (docs/apps.md); the first is the default.
+  // With apps of its own, the account picks whose credentials deliver the channel (docs/apps.md): the first app is
+  // the default, and the instance's built-in app stays a choice.
   accountApps()
     .then((apps) => {
       if (apps.length === 0) return;
-      const options = apps.map((app, index) => ({
-        value: app.id,
-        label: index === 0 ? `${app.name} (default)` : app.name,
-      }));
+      const options = [
+        ...apps.map((app, index) => ({
+          value: app.id,
+          label: index === 0 ? `${app.name} (default)` : app.name,
+        })),
+        { value: BUILT_IN, label: 'Built-in (this instance’s credentials)' },
+      ];
       const hint = 'Whose credentials deliver this channel’s pushes. Apps are managed on the Apps page.';
       form
         .querySelector('.actions')
@@ -87,7 +94,7 @@ function createChannelForm(navigate) {
     const body = { code: String(values.code).trim() };
     if (String(values.name).trim()) body.name = String(values.name).trim();
     if (String(values.description).trim()) body.description = String(values.description).trim();
-    if (values.appId) body.appId = String(values.appId);
+    if (values.appId) body.appId = values.appId === BUILT_IN ? null : String(values.appId);
     const channel = await api.post('/api/v1/channels', body);
     announce(`Channel ${channel.code} created.`);
     navigate(`/channels/${encodeURIComponent(channel.code)}`);

@@ -38,7 +38,12 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
             name: Type.Optional(ChannelName),
             description: Type.Optional(ChannelDescription),
             joinPage: Type.Optional(JoinPageSwitch),
-            appId: Type.Optional(ChannelAppId),
+            appId: Type.Optional(
+              Type.Union([ChannelAppId, Type.Null()], {
+                description:
+                  "The app (app_…) whose credentials deliver this channel's pushes; null: the instance's built-in app. Left out: the account's first app, else the built-in app (docs/apps.md).",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
