@@ -5,6 +5,7 @@ import { SCREENSHOTS, startBrowserOn, seeAttribute, seeFocused, seeText } from '
 import { GOOD_PASSWORD, randomEmail } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 import { testDialect } from '../harness/test-dialect.ts';
+import { eventually } from '../harness/wait-for.ts';
 
 /**
  * The dashboard in a real browser (Debian's Chromium, headless) against the real app on a random port: the flows
@@ -273,16 +274,43 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByText('you will not see this again').waitFor();
     await seeFocused(page.getByRole('heading', { name: 'Your new API key' }));
+    // "Done" takes the value away and focus goes on to the list of keys, not to the page's body.
+    await page.getByRole('button', { name: 'Done: I have stored it' }).focus();
+    await page.keyboard.press('Enter');
+    await seeFocused(page.getByRole('heading', { name: 'Your keys' }));
     await page.getByRole('button', { name: 'Revoke ci' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await seeFocused(page.getByRole('button', { name: 'Revoke ci' }));
+    // The revoke dialog opens on Cancel: an Enter out of habit revokes nothing.
     await page.keyboard.press('Enter');
+    await seeFocused(page.getByRole('dialog').getByRole('button', { name: 'Cancel' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await seeFocused(page.getByRole('button', { name: 'Revoke ci' }));
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+Tab');
     await seeFocused(page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }));
     await page.keyboard.press('Enter');
     await seeText(page.getByRole('table'), 'Revoked');
+    // The revoked key's buttons are gone: focus is on the list, not lost.
+    await seeFocused(page.getByRole('heading', { name: 'Your keys' }));
+
+    // A rotated key and its new value share a name during the grace period; their buttons still say which is which.
+    await tabTo(page, 'Key name');
+    await page.keyboard.type('worker');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Done: I have stored it' }).click();
+    await page.getByRole('button', { name: 'Rotate worker' }).click();
+    await page.getByRole('dialog').getByLabel('Old key keeps working for').selectOption({ label: '1 hour' });
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate key' }).click();
+    await page.getByRole('button', { name: 'Done: I have stored it' }).click();
+    const revokeWorker = page.getByRole('button', { name: /^Revoke worker/ });
+    await eventually(async () => expect(await revokeWorker.count()).toBe(2));
+    const names = await revokeWorker.evaluateAll((buttons) => buttons.map((button) => button.textContent));
+    expect(new Set(names).size).toBe(2);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -79,5 +79,7 @@ export function askDialog({ title, body = [], confirmLabel, danger = false, canc
     });
     document.body.append(dialog);
     dialog.showModal();
+    // A dangerous question opens on Cancel, so an Enter pressed out of habit does not do what cannot be undone.
+    if (danger) form.querySelector('button[value=""]').focus();
   });
 }

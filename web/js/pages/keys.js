@@ -28,22 +28,27 @@ export async function keysPage({ container }) {
   );
   const revealSlot = h('div');
   const problems = h('div');
-  const listSection = h('section', { 'aria-labelledby': 'keys-list' }, h('h2', { id: 'keys-list' }, 'Your keys'));
+  const listHeading = () => h('h2', { id: 'keys-list', tabindex: '-1' }, 'Your keys');
+  const listSection = h('section', { 'aria-labelledby': 'keys-list' }, listHeading());
   const channels = await allChannels();
 
+  // Where focus goes when what had it is gone (the revealed key after "Done", a revoked key's row): the list's
+  // heading, not the page's body, so a keyboard or screen-reader user goes on from where they were.
+  const focusList = () => listSection.querySelector('h2').focus();
   const showReveal = (panel) => {
     replace(revealSlot, panel);
     panel.querySelector('h2').focus();
   };
   const reload = async () => {
-    replace(listSection, h('h2', { id: 'keys-list' }, 'Your keys'));
-    await renderList(listSection, { problems, showReveal, reload }).catch((problem) => showProblem(problems, problem));
+    replace(listSection, listHeading());
+    await renderList(listSection, context).catch((problem) => showProblem(problems, problem));
   };
+  const context = { problems, showReveal, reload, focusList };
   append(
     container,
     revealSlot,
     createKeyForm(channels, async (created) => {
-      showReveal(keyReveal(created));
+      showReveal(keyReveal(created, { onDone: focusList }));
       announce(`Key ${created.name} created. Copy it now: you will not see it again.`);
       await reload();
     }),
@@ -51,7 +56,7 @@ export async function keysPage({ container }) {
     listSection,
     webPushKeySection(),
   );
-  await renderList(listSection, { problems, showReveal, reload });
+  await renderList(listSection, context);
 }
 
 /**
@@ -149,15 +154,20 @@ function actions(key, context) {
         'button',
         { type: 'button', onclick: () => rotateKey(key, context) },
         'Rotate',
-        h('span', { class: 'visually-hidden' }, ` ${key.name}`),
+        h('span', { class: 'visually-hidden' }, ` ${keyLabel(key)}`),
       );
   const revoke = h(
     'button',
     { type: 'button', class: 'danger', onclick: () => revokeKey(key, context) },
     'Revoke',
-    h('span', { class: 'visually-hidden' }, ` ${key.name}`),
+    h('span', { class: 'visually-hidden' }, ` ${keyLabel(key)}`),
   );
   return h('div', { class: 'row-actions' }, rotate, revoke);
+}
+
+/** A key as its buttons name it: its name and its start, since a rotated key and its new value share the name. */
+function keyLabel(key) {
+  return `${key.name} (${key.start}…)`;
 }
 
 async function revokeKey(key, context) {
@@ -172,6 +182,7 @@ async function revokeKey(key, context) {
     await api.post(`/api/v1/keys/${encodeURIComponent(key.id)}/revoke`);
     announce(`Key ${key.name} revoked.`);
     await context.reload();
+    context.focusList();
   } catch (problem) {
     showProblem(context.problems, problem);
   }
@@ -209,6 +220,7 @@ async function rotateKey(key, context) {
     context.showReveal(
       keyReveal(rotated.key, {
         title: 'Your rotated API key',
+        onDone: context.focusList,
         extra: h(
           'p',
           {},
