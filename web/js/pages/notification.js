@@ -4,19 +4,37 @@ import { announce, askDialog, showProblem } from '../feedback.js';
 import { formatNumber, formatTime } from '../format.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
+import { explainFailure } from '../failure-reasons.js';
 import { statusBadge } from './notifications.js';
 
-/** One notification: its content, status and delivery stats, its failures, and Cancel while it is scheduled. */
+/** How often the page reads a notification again while it is being delivered. */
+const LIVE_INTERVAL_MS = 2000;
+
+/**
+ * One notification: its content, status and delivery stats, its failures, and Cancel while it is scheduled. While it
+ * is queued or sending the page reads it again every two seconds, until it is done or the page is left.
+ */
 export async function notificationPage({ container, params }) {
   const heading = pageHeading(container, 'Notification');
   const body = h('div');
   const problems = h('div');
   append(container, h('p', {}, h('a', { href: href('/notifications') }, '← All notifications')), problems, body);
+  let timer = null;
   const show = async () => {
+    clearTimeout(timer);
     const notification = await api.get(`/api/v1/notifications/${encodeURIComponent(params.id)}`);
     heading.textContent = notification.title ?? 'Notification';
     document.title = `${heading.textContent} · Clarion`;
     replace(body, details(notification, { problems, reload: show }), await failures(notification));
+    if (notification.status === 'queued' || notification.status === 'sending') {
+      timer = setTimeout(() => {
+        if (body.isConnected) show().catch((problem) => showProblem(problems, problem));
+      }, LIVE_INTERVAL_MS);
+    } else if (timer !== null) {
+      announce(
+        `Delivery finished: ${formatNumber(notification.stats.delivered)} delivered, ${formatNumber(notification.stats.failed)} failed.`,
+      );
+    }
   };
   await show();
 }
@@ -32,12 +50,7 @@ function details(notification, context) {
       'dl',
       { class: 'facts' },
       h('dt', {}, 'Status'),
-      h(
-        'dd',
-        {},
-        statusBadge(notification.status),
-        notification.failureReason ? ` (${notification.failureReason})` : null,
-      ),
+      h('dd', {}, statusBadge(notification), notification.failureReason ? ` (${notification.failureReason})` : null),
       h('dt', {}, 'Channel'),
       h(
         'dd',
@@ -141,6 +154,17 @@ async function cancel(notification, context) {
   }
 }
 
+/** A failure's reason code, with what it means and what fixes it where the dashboard knows. */
+function reasonCell(reason) {
+  const explained = explainFailure(reason);
+  return h(
+    'div',
+    { class: 'failure-reason' },
+    h('code', {}, reason),
+    explained ? h('p', { class: 'muted' }, explained[0], ' ', h('strong', {}, 'Fix: '), explained[1]) : null,
+  );
+}
+
 async function failures(notification) {
   const section = h('section', { 'aria-labelledby': 'failures' }, h('h2', { id: 'failures' }, 'Delivery failures'));
   if (notification.stats.failed === 0) {
@@ -156,9 +180,13 @@ async function failures(notification) {
       'Subscribers the notification could not be delivered to',
       ['Subscriber', 'Platform', 'Reason', 'When'],
       page.data.map((failure) => [
-        h('code', {}, failure.subscriberId),
+        h(
+          'a',
+          { href: href(`/subscribers/${encodeURIComponent(failure.subscriberId)}`) },
+          h('code', {}, failure.subscriberId),
+        ),
         failure.platform,
-        h('code', {}, failure.reason),
+        reasonCell(failure.reason),
         formatTime(failure.failedAt),
       ]),
       { rowHeaders: true },

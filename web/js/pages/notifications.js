@@ -16,7 +16,15 @@ export const statusLabels = {
   failed: 'Failed',
 };
 
-export function statusBadge(status) {
+/**
+ * A notification's status as a badge. "Sent" is green only when nothing failed: a send with failures says how many
+ * (in amber), and a send that reached no one says so, since neither is the success a green "Sent" tells.
+ */
+export function statusBadge(notification) {
+  const { status, stats, recipientCount } = notification;
+  if (status === 'sent' && recipientCount === 0) return h('span', { class: 'badge badge-empty' }, 'Sent to no one');
+  if (status === 'sent' && stats.failed > 0)
+    return h('span', { class: 'badge badge-partial' }, `Sent, ${formatNumber(stats.failed)} failed`);
   return h('span', { class: `badge badge-${status}` }, statusLabels[status] ?? status);
 }
 
@@ -89,7 +97,7 @@ async function appendPage(section, filter, cursor) {
           notification.title ?? notification.body ?? notification.id,
         ),
         h('code', {}, notification.channelCode),
-        statusBadge(notification.status),
+        statusBadge(notification),
         formatNumber(notification.recipientCount),
         formatNumber(notification.stats.delivered),
         formatNumber(notification.stats.failed),
