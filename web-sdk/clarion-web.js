@@ -35,7 +35,8 @@ export function isSupported() {
 /**
  * Subscribes this browser to a channel; call it from a click (browsers ask for permission only after a user gesture).
  * Resolves with {subscriberId, subscription}; rejects with a ClarionError: `unsupported`, `permission_denied`,
- * `service_worker_failed`, `network_error`, `key_conflict` (below), or the API's own error code (e.g.
+ * `push_unavailable` (permission granted, but the browser has no push service), `service_worker_failed`,
+ * `network_error`, `key_conflict` (below), or the API's own error code (e.g.
  * `channel_not_allowed`, `rate_limited`).
  *
  * A service worker registration holds one push subscription, made for one VAPID key. Channels of different apps are
@@ -209,6 +210,14 @@ async function pushSubscription(registration, publicKey, sharing) {
   try {
     return await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
   } catch (error) {
+    // With permission granted, a refusal is the browser's: it has no push service to reach (Chromium without Google's
+    // services answers "Registration failed - permission denied", others AbortError), which no setting of the site fixes.
+    if (Notification.permission === 'granted' && (error.name === 'NotAllowedError' || error.name === 'AbortError')) {
+      throw new ClarionError(
+        'push_unavailable',
+        `This browser has no push service to deliver notifications through (${error.message}). Try another browser, or this one with its push messaging enabled.`,
+      );
+    }
     throw new ClarionError(
       error.name === 'NotAllowedError' ? 'permission_denied' : 'subscribe_failed',
       `The browser could not subscribe to push: ${error.message}`,

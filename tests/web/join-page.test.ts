@@ -377,6 +377,15 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('says when the browser has no push service, rather than blaming a permission the person gave', async () => {
+    // Notifications allowed, and Chromium's own PushManager, which here reaches no push service.
+    const { page, context } = await openJoinPage();
+    await page.getByRole('button', { name: 'Get notifications' }).click();
+    await seeText(page.getByRole('status'), 'This browser has no push service to deliver notifications through');
+    expect(await page.getByRole('status').textContent()).not.toMatch(/blocked|not allowed/i);
+    await context.close();
+  });
+
   it('explains a refused permission', async () => {
     const { page, context } = await openJoinPage({ beforeLoad: async (ctx) => ctx.clearPermissions() });
     // Without a grant, headless Chromium answers the permission prompt with "denied".
