@@ -359,6 +359,17 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: /^Replay msg_/ }).click();
     await seeText(page.locator('#announcer'), 'Message replayed.');
     await shot(page, '18-webhook-log');
+    // Rotating the signing secret: a new one shown at once, the old one signing beside it for the grace chosen.
+    await page.getByRole('button', { name: 'Show signing secret' }).click();
+    const before = await page.getByLabel('Signing secret', { exact: true }).last().inputValue();
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    await page.getByRole('dialog').getByLabel('Old secret keeps signing for').selectOption({ label: '1 hour' });
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('heading', { name: 'New signing secret' }).waitFor();
+    const after = await page.getByLabel('Signing secret', { exact: true }).last().inputValue();
+    expect(after).toMatch(/^whsec_/);
+    expect(after).not.toBe(before);
+    await page.getByText('Old secret signs until').waitFor();
 
     // Activities started by "the backend" (here the session, through the same API) show as lock-screen previews.
     expect((await inPage(page, 'POST', '/api/v1/channels', { code: 'live' })).status).toBe(201);

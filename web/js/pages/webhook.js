@@ -38,6 +38,9 @@ function settings(webhook, context) {
       h('dt', {}, 'Status'),
       h('dd', {}, webhook.status === 'enabled' ? 'Enabled' : `Disabled: ${webhook.disabledReason ?? ''}`),
       webhook.failingSince ? [h('dt', {}, 'Failing since'), h('dd', {}, formatTime(webhook.failingSince))] : null,
+      webhook.previousSecretExpiresAt
+        ? [h('dt', {}, 'Old secret signs until'), h('dd', {}, formatTime(webhook.previousSecretExpiresAt))]
+        : null,
       h('dt', {}, 'Created'),
       h('dd', {}, formatTime(webhook.createdAt)),
     ),
@@ -83,6 +86,7 @@ function settings(webhook, context) {
         },
         'Show signing secret',
       ),
+      h('button', { type: 'button', onclick: run(() => rotateSecret(webhook, context)) }, 'Rotate signing secret'),
       h(
         'button',
         {
@@ -167,6 +171,49 @@ async function replay(message, context) {
   } catch (problem) {
     showProblem(context.problems, problem);
   }
+}
+
+/** Grace periods offered on rotation (docs/webhooks.md, "Secret rotation": 0 to 7 days, 24 hours by default). */
+const graceChoices = [
+  { value: '86400', label: '24 hours (the default)' },
+  { value: '3600', label: '1 hour' },
+  { value: '604800', label: '7 days (the longest allowed)' },
+  { value: '0', label: 'None: the old secret stops at once (after a leak)' },
+];
+
+/** A new signing secret, the old one signing beside it for the grace period chosen; the new one is shown at once. */
+async function rotateSecret(webhook, context) {
+  const selectId = uid('grace');
+  const answer = await askDialog({
+    title: 'Rotate this endpoint’s signing secret?',
+    body: [
+      h(
+        'p',
+        {},
+        'A new secret signs every message from now on. During the grace period each message carries both signatures, so your receiver keeps verifying while you deploy the new secret.',
+      ),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: selectId }, 'Old secret keeps signing for'),
+        h(
+          'select',
+          { id: selectId, name: 'graceSeconds' },
+          graceChoices.map((choice) => h('option', { value: choice.value }, choice.label)),
+        ),
+      ),
+    ],
+    confirmLabel: 'Rotate secret',
+  });
+  if (!answer.confirmed) return;
+  const rotated = await api.post(`/api/v1/webhooks/${webhook.id}/rotate-secret`, {
+    graceSeconds: Number(answer.values.graceSeconds ?? 86400),
+  });
+  const panel = secretReveal(rotated.secret, 'New signing secret');
+  replace(context.secretSlot, panel);
+  panel.querySelector('h2').focus();
+  announce('Signing secret rotated. Copy the new one to your receiver.');
+  await context.reload();
 }
 
 /** Shows a webhook signing secret with a copy button (it can be shown again from the endpoint's page). */
