@@ -90,6 +90,9 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await page.getByLabel('Password').fill('short');
     await page.getByRole('button', { name: 'Create account' }).click();
     await seeText(page.getByRole('alert').first(), 'at least 10 characters');
+    // The summary names the field as the form does, not by the API's property name.
+    await seeText(page.getByRole('alert').first(), 'Password: ');
+    expect(await page.getByRole('alert').first().textContent()).not.toContain('password:');
     await shot(page, '02-sign-up-error');
     await page.getByLabel('Password').fill(GOOD_PASSWORD);
     await page.getByLabel('Account name').fill('Acme');
@@ -344,7 +347,7 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await heading(page, 'Webhooks');
     await page.getByLabel('Endpoint URL').fill('ftp://example.com/hook');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    await seeText(page.getByRole('alert'), 'url');
+    await seeText(page.getByRole('alert'), 'Endpoint URL: must use http or https');
     await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/hooks/clarion');
     await page.getByLabel('Description').fill('Order service');
     await page.getByLabel('Chosen events only').check();

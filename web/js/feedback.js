@@ -14,9 +14,10 @@ export function announce(message) {
 
 /**
  * An API error as the user should see it: the API's own message, the field problems of validation_failed, the
- * wait of a 429, and the request id when the server failed (to quote in a report). role=alert reads it out.
+ * wait of a 429, and the request id when the server failed (to quote in a report). role=alert reads it out. A field
+ * problem is named as the form names its field where `labelOf` knows it ("Email", not "email").
  */
-export function problemBox(problem) {
+export function problemBox(problem, labelOf = () => null) {
   const fields = problem?.details?.fields;
   const wait = problem?.retryAfter ? Number(problem.retryAfter) : null;
   return h(
@@ -27,7 +28,7 @@ export function problemBox(problem) {
       ? h(
           'ul',
           {},
-          fields.map((item) => h('li', {}, `${item.field}: ${item.message}`)),
+          fields.map((item) => h('li', {}, `${labelOf(item.field) ?? item.field}: ${item.message}`)),
         )
       : null,
     wait && problem.status === 429 && !/try again in/i.test(problem.message)
@@ -38,9 +39,9 @@ export function problemBox(problem) {
 }
 
 /** Shows `problem` in `slot` (an element kept for messages), or clears it when problem is null. */
-export function showProblem(slot, problem) {
+export function showProblem(slot, problem, labelOf) {
   if (!problem) return replace(slot);
-  replace(slot, problemBox(problem));
+  replace(slot, problemBox(problem, labelOf));
   slot.querySelector('[role="alert"]')?.scrollIntoView({ block: 'nearest' });
   return slot;
 }

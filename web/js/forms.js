@@ -114,6 +114,16 @@ export async function whileBusy(form, action) {
  * or one built by the page's own checks) shown in `problems` and beside the fields it names. `action` gets the form's
  * FormData. `onProblem` runs after a problem is shown (sign-in clears the password).
  */
+/** The text of the label of the form's control named `name` (without "(optional)"), or null when it has none. */
+function labelText(form, name) {
+  const control = form.elements.namedItem(name);
+  const label = control?.labels?.[0];
+  if (!label) return null;
+  const copy = label.cloneNode(true);
+  copy.querySelector('.optional')?.remove();
+  return copy.textContent.trim();
+}
+
 export function onSubmit(form, problems, action, { onProblem } = {}) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -123,7 +133,7 @@ export function onSubmit(form, problems, action, { onProblem } = {}) {
       try {
         await action(new FormData(form));
       } catch (problem) {
-        showProblem(problems, problem);
+        showProblem(problems, problem, (name) => labelText(form, name));
         markFieldErrors(form, problem);
         onProblem?.(problem);
       }
