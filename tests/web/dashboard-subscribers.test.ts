@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOTS, seeFocused, seeText, startBrowserOn } from '../harness/browser.ts';
 import { sessionCall, signUp, type DashboardSession } from '../harness/dashboard-session.ts';
@@ -56,6 +56,11 @@ async function seedAccount(): Promise<{ user: DashboardSession; secretKey: strin
   return { user, secretKey, alice, bob };
 }
 
+/** The border colour every text field and select has (web/app.css). */
+const FIELD_BORDER = 'rgb(138, 148, 163)';
+const borderOf = (locator: Locator) =>
+  locator.evaluate((element) => (globalThis as any).getComputedStyle(element).borderTopColor as string);
+
 /** Presses Tab until the focused element is the control labelled `label` (at most 60 presses). */
 async function tabTo(page: Page, label: string) {
   for (let i = 0; i < 60; i += 1) {
@@ -85,6 +90,9 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
     await fitsWidth(page);
     await shot(page, '01-list');
 
+    // The search box is drawn as the other fields of the form.
+    expect(await borderOf(page.locator('input[type="search"]'))).toBe(FIELD_BORDER);
+    expect(await borderOf(page.locator('select').first())).toBe(FIELD_BORDER);
     // Search by external id from the keyboard: only alice's two devices remain.
     await tabTo(page, 'Search');
     await page.keyboard.type('alice');
@@ -134,6 +142,9 @@ describe('the Subscribers page in Chromium', { timeout: 120_000 }, () => {
     await seeText(page.getByRole('main'), alice[1]!);
     await fitsWidth(page);
     await shot(page, '02-detail');
+
+    // The test's Title field (an input without a type) is drawn as every text field (web/app.css: #8a94a3 border).
+    expect(await borderOf(page.locator('#test-title'))).toBe(FIELD_BORDER);
 
     // "Send a test to this device": only that subscriber is targeted.
     await tabTo(page, 'Title');
