@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrowserOn } from '../harness/browser.ts';
+import { SCREENSHOTS, startBrowserOn } from '../harness/browser.ts';
 import { accountSlug } from '../harness/join-pages.ts';
 import { sessionCall, signUp, type DashboardSession } from '../harness/dashboard-session.ts';
 import { post } from '../harness/requests.ts';
 import { tokens } from '../harness/sample-requests.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
+import { testDialect } from '../harness/test-dialect.ts';
 
 /**
  * axe-core (https://github.com/dequelabs/axe-core), the accessibility engine the browsers' own audits use, over every
@@ -69,6 +70,9 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** A page's path as part of a screenshot's file name. */
+const shotName = (path: string) => path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home';
+
 /** axe's serious and critical findings on the page as it is now, as "rule: what, where" lines. */
 async function seriousFindings(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: AXE_SOURCE });
@@ -101,7 +105,19 @@ describe('accessibility (axe-core)', { timeout: 180_000 }, () => {
           await page.locator('h1').first().waitFor();
           // Pages that load data in parts: wait until nothing says it is loading.
           await page.waitForFunction(() => !(globalThis as any).document.body.textContent.includes('Loading'));
+          if (width === 390 || path.startsWith('/join/'))
+            await page.screenshot({
+              path: `${SCREENSHOTS}/${testDialect}-${colorScheme}-${width}-${shotName(path)}.png`,
+              fullPage: true,
+            });
           for (const finding of await seriousFindings(page)) findings.push(`${width}px ${path}: ${finding}`);
+          if (path === '/#/channels') {
+            // The scheme asked for is the one drawn (web/app.css): a dark page for the dark scheme.
+            const background = await page.evaluate(
+              () => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).backgroundColor,
+            );
+            expect(background).toBe(colorScheme === 'dark' ? 'rgb(18, 22, 29)' : 'rgb(244, 246, 248)');
+          }
         }
         await context.close();
       }
