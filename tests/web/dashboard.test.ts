@@ -243,6 +243,20 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
       ).toBeLessThanOrEqual(375);
       await shot(page, `14-phone-${name}`);
     }
+    // The header keeps to two lines of a phone's screen, and tables are cards: every column of a row is on screen.
+    expect((await page.locator('header').boundingBox())!.height).toBeLessThanOrEqual(110);
+    const onScreen = async (locator: ReturnType<Page['locator']>) => {
+      const box = (await locator.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+    };
+    await nav(page, 'Notifications');
+    await heading(page, 'Notifications');
+    await onScreen(page.locator('td[data-label="Failed"]').first());
+    await onScreen(page.locator('td[data-label="Delivered"]').first());
+    await nav(page, 'API keys');
+    await heading(page, 'API keys');
+    await onScreen(page.locator('td[data-label="Status"]').first());
 
     // Sign out: back to sign-in, and the old session is over.
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -80,8 +80,11 @@ export function table(caption, headers, rows, options = {}) {
           h(
             'tr',
             {},
+            // data-label: the column's name, shown beside each value when a phone draws rows as cards (app.css).
             cells.map((cell, index) =>
-              index === 0 && options.rowHeaders ? h('th', { scope: 'row' }, cell) : h('td', {}, cell),
+              index === 0 && options.rowHeaders
+                ? h('th', { scope: 'row' }, cell)
+                : h('td', { 'data-label': headers[index] || undefined }, cell),
             ),
           ),
         ),
