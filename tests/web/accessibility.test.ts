@@ -71,7 +71,11 @@ afterAll(async () => {
 });
 
 /** A page's path as part of a screenshot's file name. */
-const shotName = (path: string) => path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home';
+const shotName = (path: string) =>
+  path
+    .replace(/(sub|ntf|whk)_[0-9a-z]+/g, '$1')
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '');
 
 /** axe's serious and critical findings on the page as it is now, as "rule: what, where" lines. */
 async function seriousFindings(page: Page): Promise<string[]> {
@@ -105,11 +109,11 @@ describe('accessibility (axe-core)', { timeout: 180_000 }, () => {
           await page.locator('h1').first().waitFor();
           // Pages that load data in parts: wait until nothing says it is loading.
           await page.waitForFunction(() => !(globalThis as any).document.body.textContent.includes('Loading'));
-          if (width === 390 || path.startsWith('/join/'))
-            await page.screenshot({
-              path: `${SCREENSHOTS}/${testDialect}-${colorScheme}-${width}-${shotName(path)}.png`,
-              fullPage: true,
-            });
+          // Every page at both widths in both schemes, to look at: test-results/screenshots/<dialect>-<scheme>-<width>-*.
+          await page.screenshot({
+            path: `${SCREENSHOTS}/${testDialect}-${colorScheme}-${width}-${shotName(path)}.png`,
+            fullPage: true,
+          });
           for (const finding of await seriousFindings(page)) findings.push(`${width}px ${path}: ${finding}`);
           if (path === '/#/channels') {
             // The scheme asked for is the one drawn (web/app.css): a dark page for the dark scheme.
