@@ -49,6 +49,7 @@ beforeAll(async () => {
   ).body.data.id as string;
   expect((await post(t.app, '/api/v1/channels/news/update', secret, { joinPage: true })).statusCode).toBe(200);
   pages = [
+    '/#/overview',
     '/#/channels',
     '/#/channels/news',
     '/#/apps',

@@ -156,6 +156,14 @@ describe('the Apps page', { timeout: 90_000 }, () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(String(error)));
     try {
+      // The overview names the failing app, and only it.
+      await page.goto(`${base}/#/overview`);
+      await seeText(
+        page.getByRole('region', { name: 'Apps' }),
+        'Failing app: a provider refused its credentials (apns:InvalidProviderToken)',
+      );
+      expect(await page.getByRole('region', { name: 'Apps' }).textContent()).not.toContain('Revoked app');
+
       await page.goto(`${base}/#/apps`);
       const row = (name: string) => page.getByRole('row').filter({ hasText: name });
       await seeText(row('Failing app'), 'Failing since');

@@ -69,6 +69,14 @@ describe("a notification's page", { timeout: 90_000 }, () => {
       await page.goto(`${base}/#/notifications`);
       await seeText(page.getByRole('table'), 'Sent, 1 failed');
       await seeText(page.getByRole('table'), 'Sent to no one');
+
+      // The overview: two sends today, one of the two pushes delivered, no app failing.
+      await page.goto(`${base}/#/overview`);
+      const glance = page.getByRole('list', { name: 'This account at a glance' });
+      await seeText(glance.getByRole('listitem').filter({ hasText: 'Sent today' }), '2');
+      await seeText(glance.getByRole('listitem').filter({ hasText: 'Delivered, last 2 notifications' }), '50 %');
+      await seeText(glance.getByRole('listitem').filter({ hasText: 'Quota left' }), '248 of 250');
+      await seeText(page.getByRole('region', { name: 'Apps' }), 'channels use the built-in credentials');
       expect(errors).toEqual([]);
     } finally {
       h.fcm.setLatency(0);

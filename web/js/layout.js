@@ -7,6 +7,7 @@ import { currentSession, sessionState, setFlash, setSessionState } from './sessi
 
 /** The main navigation. */
 const sections = [
+  { path: '/overview', label: 'Overview' },
   { path: '/channels', label: 'Channels' },
   { path: '/apps', label: 'Apps' },
   { path: '/subscribers', label: 'Subscribers' },

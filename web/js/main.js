@@ -6,6 +6,7 @@ import { refreshQuotaBanner, renderHeader } from './layout.js';
 import { appsPage } from './pages/apps.js';
 import { channelPage } from './pages/channel.js';
 import { channelsPage } from './pages/channels.js';
+import { overviewPage } from './pages/overview.js';
 import { composePage } from './pages/compose.js';
 import { keysPage } from './pages/keys.js';
 import { liveActivitiesPage } from './pages/live-activities.js';
@@ -25,6 +26,7 @@ const routes = [
   { path: '/signin', page: signInPage, public: true },
   { path: '/signup', page: signUpPage, public: true },
   { path: '/apps', page: appsPage },
+  { path: '/overview', page: overviewPage },
   { path: '/channels', page: channelsPage },
   { path: '/channels/:code', page: channelPage },
   { path: '/subscribers', page: subscribersPage },
