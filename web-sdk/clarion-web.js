@@ -67,17 +67,28 @@ export async function subscribe({
     );
   }
   const registration = await activeRegistration(serviceWorker, scope);
-  const { publicKey } = await callApi(
-    baseUrl,
-    'GET',
-    `/api/v1/web-push/public-key?channelCode=${encodeURIComponent(channelCode)}`,
-    publishableKey,
-  );
-  const subscription = await pushSubscription(registration, publicKey, (existing) =>
-    joinedChannels(baseUrl).filter(
+  const keyOf = async (code) =>
+    (
+      await callApi(
+        baseUrl,
+        'GET',
+        `/api/v1/web-push/public-key?channelCode=${encodeURIComponent(code)}`,
+        publishableKey,
+      )
+    ).publicKey;
+  const publicKey = await keyOf(channelCode);
+  // The other channels joined through this subscription whose pushes are still signed with its key (a channel whose
+  // key was rotated since gets nothing from it any more, and loses nothing when it is replaced).
+  const stillDelivered = async (existing, existingKey) => {
+    const sharing = joinedChannels(baseUrl).filter(
       (code) => code !== channelCode && storage()?.getItem(endpointKey(baseUrl, code)) === existing.endpoint,
-    ),
-  );
+    );
+    const keys = await Promise.all(sharing.map((code) => keyOf(code).catch(() => null)));
+    return sharing.filter(
+      (_code, index) => keys[index] !== null && sameBytes(base64UrlToBytes(keys[index]), existingKey),
+    );
+  };
+  const subscription = await pushSubscription(registration, publicKey, stillDelivered);
   const body = { channelCode, platform: 'web', token: subscription.toJSON(), ...(externalId ? { externalId } : {}) };
   const place = { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, locale: navigator.language };
   let subscriber;
@@ -183,10 +194,10 @@ async function activeRegistration(serviceWorker, scope) {
 
 /**
  * The browser's subscription for this VAPID key: the existing one if it was made with the same key, else a new one.
- * `sharing(existing)` names the other joined channels delivered to the existing subscription, which a new one would
- * cut off.
+ * `stillDelivered(existing, existingKey)` names the other joined channels the existing subscription still receives,
+ * which a new one would cut off.
  */
-async function pushSubscription(registration, publicKey, sharing) {
+async function pushSubscription(registration, publicKey, stillDelivered) {
   const key = base64UrlToBytes(publicKey);
   const existing = await registration.pushManager.getSubscription();
   if (existing) {
@@ -197,7 +208,7 @@ async function pushSubscription(registration, publicKey, sharing) {
     // Made for another key: a push service refuses pushes signed with any key but the one a subscription was made
     // with. Replaced when nothing else uses it (the key was rotated, or another service used this worker); refused
     // when it still carries other channels' pushes.
-    const others = sharing(existing);
+    const others = existingKey ? await stillDelivered(existing, existingKey) : [];
     if (others.length > 0) {
       throw new ClarionError(
         'key_conflict',

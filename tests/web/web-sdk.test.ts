@@ -12,7 +12,7 @@ import {
   shownNotifications,
   subscribeCalls,
 } from '../harness/push-browser.ts';
-import { get } from '../harness/requests.ts';
+import { get, post } from '../harness/requests.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 
 /**
@@ -116,6 +116,41 @@ describe('the browser SDK on a customer’s site, in Chromium', { timeout: 90_00
     // No other channel of this instance was left on the browser's subscription: it is gone too.
     expect(await page.evaluate(() => (globalThis as any).__pushManager.unsubscribed)).toBe(1);
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("refuses to cut off a joined channel signed with another app's key (key_conflict), and replaces a subscription no channel still receives", async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    // news runs on the built-in app (made before the account had apps); shop on the account's app, with its own key.
+    const app = (await post(t.app, '/api/v1/apps', account.secretKey, { name: 'Shop app' })).body.data;
+    expect((await post(t.app, '/api/v1/channels', account.secretKey, { code: 'shop' })).body.data.appId).toBe(app.id);
+    const context = await browser.newContext();
+    await context.grantPermissions(['notifications'], { origin: siteOrigin });
+    // Each subscribe() gets a subscription bound to the key it passes, as a push service binds it.
+    await injectPushManager(context, (applicationServerKey) => fake.subscribe({ applicationServerKey }).json);
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const join = async (channel: string) => {
+      await page.goto(`${siteOrigin}/?${new URLSearchParams({ key: account.publishableKey, channel })}`);
+      await page.getByRole('button', { name: 'Get notifications' }).click();
+      await page.locator('output', { hasText: /subscribed|failed/ }).waitFor();
+      return (await page.locator('output').textContent())!;
+    };
+    expect(await join('news')).toMatch(/^subscribed sub_/);
+    // shop needs a subscription for the app's key; the one there still carries news: refused, news untouched.
+    expect(await join('shop')).toMatch(/^failed key_conflict: .*news/);
+    expect(await page.evaluate(() => (globalThis as any).__pushManager.unsubscribed)).toBe(0);
+    expect(await subscribeCalls(page)).toEqual([]);
+
+    // Once news moves to the app, the old subscription carries nothing any more: shop replaces it.
+    expect((await post(t.app, '/api/v1/channels/news/update', account.secretKey, { appId: app.id })).statusCode).toBe(
+      200,
+    );
+    expect(await join('shop')).toMatch(/^subscribed sub_/);
+    expect(await subscribeCalls(page)).toEqual([
+      { userVisibleOnly: true, applicationServerKey: app.web.vapidPublicKey },
+    ]);
+    expect(await page.evaluate(() => (globalThis as any).__pushManager.unsubscribed)).toBe(1);
     await context.close();
   });
 
