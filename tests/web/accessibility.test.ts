@@ -95,8 +95,7 @@ async function seriousFindings(page: Page): Promise<string[]> {
     .map((violation: any) => `${violation.id}: ${violation.help} (${violation.targets.join(', ')})`);
 }
 
-// What axe reads is the pages' HTML, CSS and scripts, the same on either database: it runs on SQLite only.
-describe.runIf(testDialect === 'sqlite')('accessibility (axe-core)', { timeout: 180_000 }, () => {
+describe('accessibility (axe-core)', { timeout: 180_000 }, () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`finds nothing serious on any page at 1280 and 390 px, ${colorScheme} scheme`, async () => {
       const findings: string[] = [];
