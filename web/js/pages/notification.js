@@ -31,6 +31,8 @@ export async function notificationPage({ container, params }) {
         if (body.isConnected) show().catch((problem) => showProblem(problems, problem));
       }, LIVE_INTERVAL_MS);
     } else if (timer !== null) {
+      // Said once, when a delivery this page followed ends (not again on Refresh).
+      timer = null;
       announce(
         `Delivery finished: ${formatNumber(notification.stats.delivered)} delivered, ${formatNumber(notification.stats.failed)} failed.`,
       );
