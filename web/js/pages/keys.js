@@ -1,9 +1,10 @@
 import { api, withQuery } from '../api.js';
 import { copyButton } from '../copy-button.js';
-import { append, h, replace, table, uid } from '../dom.js';
+import { append, h, replace, table } from '../dom.js';
 import { announce, askDialog, notice, showProblem } from '../feedback.js';
 import { formatTime, formatTimeText } from '../format.js';
 import { keyReveal } from '../key-reveal.js';
+import { field } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { allChannels } from './channels.js';
 import { createKeyForm } from './key-create-form.js';
@@ -189,7 +190,6 @@ async function revokeKey(key, context) {
 }
 
 async function rotateKey(key, context) {
-  const selectId = uid('grace');
   const answer = await askDialog({
     title: `Rotate the key "${key.name}"?`,
     body: [
@@ -198,16 +198,12 @@ async function rotateKey(key, context) {
         {},
         'A new value is made for the same name, kind and channels. Give the old value a grace period if running servers or apps still use it.',
       ),
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: selectId }, 'Old key keeps working for'),
-        h(
-          'select',
-          { id: selectId, name: 'graceSeconds' },
-          graceChoices.map((choice) => h('option', { value: choice.value }, choice.label)),
-        ),
-      ),
+      field({
+        label: 'Old key keeps working for',
+        control: 'select',
+        input: { name: 'graceSeconds' },
+        options: graceChoices,
+      }),
     ],
     confirmLabel: 'Rotate key',
   });

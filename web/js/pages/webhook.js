@@ -3,6 +3,7 @@ import { copyButton } from '../copy-button.js';
 import { append, h, replace, table, uid } from '../dom.js';
 import { announce, askDialog, showProblem } from '../feedback.js';
 import { formatTime } from '../format.js';
+import { field } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 
@@ -183,7 +184,6 @@ const graceChoices = [
 
 /** A new signing secret, the old one signing beside it for the grace period chosen; the new one is shown at once. */
 async function rotateSecret(webhook, context) {
-  const selectId = uid('grace');
   const answer = await askDialog({
     title: 'Rotate this endpoint’s signing secret?',
     body: [
@@ -192,16 +192,12 @@ async function rotateSecret(webhook, context) {
         {},
         'A new secret signs every message from now on. During the grace period each message carries both signatures, so your receiver keeps verifying while you deploy the new secret.',
       ),
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: selectId }, 'Old secret keeps signing for'),
-        h(
-          'select',
-          { id: selectId, name: 'graceSeconds' },
-          graceChoices.map((choice) => h('option', { value: choice.value }, choice.label)),
-        ),
-      ),
+      field({
+        label: 'Old secret keeps signing for',
+        control: 'select',
+        input: { name: 'graceSeconds' },
+        options: graceChoices,
+      }),
     ],
     confirmLabel: 'Rotate secret',
   });
