@@ -1,6 +1,7 @@
 import { DISPATCH_NOTIFICATION } from '../../src/delivery/job-kinds.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { contentToColumns } from '../../src/domain/notification-content.ts';
 import { JobQueue } from '../../src/queue/job-queue.ts';
 import type { BenchDatabase } from './bench-database.ts';
 import type { BenchChannel } from './fanout-channel.ts';
@@ -33,15 +34,7 @@ export async function deliverNotification(
         account_id: channel.accountId,
         channel_id: channel.channelId,
         channel_code: channel.code,
-        title: 'Bench',
-        body: 'Fan-out benchmark',
-        url: null,
-        data: null,
-        image_url: null,
-        sound: null,
-        badge: null,
-        priority: 'high',
-        ttl_seconds: null,
+        ...contentToColumns({ title: 'Bench', body: 'Fan-out benchmark' }),
         status: 'queued',
         send_at: null,
         recipient_count: channel.size,

@@ -18,6 +18,13 @@ const CONTENT_FIELDS = {
   badge: 'badge',
   ttl: 'ttlSeconds',
   priority: 'priority',
+  silent: 'contentAvailable',
+  subtitle: 'subtitle',
+  category: 'category',
+  interruptionLevel: 'interruptionLevel',
+  relevanceScore: 'relevanceScore',
+  targetContentId: 'targetContentId',
+  androidChannelId: 'androidChannelId',
 } as const;
 
 type SendOptions = ApiOptions & { channel: string; idempotencyKey?: string } & {
@@ -29,6 +36,13 @@ function collectData(pair: string, data: Record<string, string> = {}): Record<st
   const at = pair.indexOf('=');
   if (at < 1) throw new CliError(`--data takes key=value, not "${pair}"`, 'validation_failed');
   return { ...data, [pair.slice(0, at)]: pair.slice(at + 1) };
+}
+
+function parseScore(text: string): number {
+  const score = Number(text);
+  if (text.trim() === '' || !Number.isFinite(score) || score < 0 || score > 1)
+    throw new CliError(`--relevance-score takes a number from 0 to 1, not "${text}"`, 'validation_failed');
+  return score;
 }
 
 /** `clarion send`: POST /api/v1/notifications through the client package; the server checks the content. */
@@ -54,6 +68,13 @@ export function addSend(program: Command): void {
         parseWholeNumber('--ttl', text, 0, MAX_TTL_SECONDS),
       )
       .option('--priority <priority>', 'high (default) or normal')
+      .option('--silent', 'a silent push: wakes the app, shows nothing (no title or body; browsers are skipped)')
+      .option('--subtitle <text>', 'iOS: a line under the title')
+      .option('--category <id>', "iOS: the app's notification category (its action buttons)")
+      .option('--interruption-level <level>', 'iOS: passive, active, time-sensitive or critical')
+      .option('--relevance-score <0-1>', 'iOS: where the notification summary puts it', parseScore)
+      .option('--target-content-id <id>', 'iOS: the window or scene a tap brings forward')
+      .option('--android-channel-id <id>', "Android: the app's notification channel to show it in")
       .option(
         '--idempotency-key <key>',
         'repeat the command with the same key and it sends once (default: a new key each run)',

@@ -1,4 +1,5 @@
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
+import type { SkipReason } from '../domain/skip-reasons.ts';
 
 /**
  * What happened to one push, in the terms the delivery engine acts on. Each provider has one pure mapping from its
@@ -28,6 +29,11 @@ export type DeliveryOutcome =
     }
   /** This one message is wrong for the provider (e.g. too large) and retrying cannot help. */
   | { kind: 'rejected'; reason: string }
+  /**
+   * Not sent, on purpose: the subscriber left since the dispatch, or a rule of the notification or its channel says
+   * not to send it (skip-reasons.ts). Counted as skipped, never as failed, and never sent again.
+   */
+  | { kind: 'skipped'; reason: SkipReason }
   /**
    * Our credentials or configuration are wrong (bad key, wrong team, wrong topic for every token): every push in
    * the batch would fail the same way. The batch fails loudly and `fix` tells the operator what to change.

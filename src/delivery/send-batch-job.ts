@@ -28,7 +28,8 @@ import { completeNotificationIfDone } from './notification-completion.ts';
 import { isCredentialFailure } from './credential-failure.ts';
 import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-queries.ts';
 import type { SendDependencies } from './channel-providers.ts';
-import { pushContentOf } from './push-content.ts';
+import { pushContentOf, type PushContent } from './push-content.ts';
+import type { Platform } from '../domain/device-token.ts';
 import { subscriptionOrigin } from './web-push/web-push-subscription.ts';
 import type { PushContext } from './push-sender.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
@@ -128,6 +129,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
       now: sentAt,
     });
     const content = pushContentOf(notification, expiresAt);
+    const skip = skipOfWholeBatch(content, payload.platform);
     // The app the dispatch found; if it was deleted since (possible only once the channel moved away from it), the
     // channel's app now, rather than the built-in credentials.
     const providers = deps.providersFor
@@ -139,9 +141,9 @@ async function sendAndSettle(batch: Batch): Promise<void> {
       payload.subscriberIds,
       (id): Promise<DeliveryOutcome> => {
         const subscriber = byId.get(id);
-        if (!subscriber || subscriber.status !== 'active')
-          return Promise.resolve({ kind: 'rejected', reason: LEFT_SINCE_DISPATCH });
+        if (!subscriber || subscriber.status !== 'active') return Promise.resolve(LEFT_SINCE_DISPATCH);
         if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
+        if (skip) return Promise.resolve(skip);
         return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
       },
       { onAnswer: batch.progressed },
@@ -193,7 +195,13 @@ function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown'
  * The outcome of a subscriber that unsubscribed or was removed (DELETE /users/{externalId}) after the dispatch paged
  * it: no push goes out, and it counts as skipped, not failed (recipients = delivered + failed + skipped + pending).
  */
-const LEFT_SINCE_DISPATCH = 'unsubscribed';
+const LEFT_SINCE_DISPATCH: DeliveryOutcome = { kind: 'skipped', reason: 'unsubscribed' };
+
+/** A skip every push of the batch gets, from the content and the platform alone: a silent push to browsers. */
+function skipOfWholeBatch(content: PushContent, platform: Platform): DeliveryOutcome | null {
+  if (content.contentAvailable && platform === 'web') return { kind: 'skipped', reason: 'silent_not_supported' };
+  return null;
+}
 
 /** The batch's subscribers by id, in one SELECT (subscribers-queries.ts). */
 async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>> {
@@ -225,15 +233,13 @@ async function settle(
   const write = async (trx: Kysely<Database>) => {
     const now = deps.clock.now();
     if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
-    const failures = settled.failed
-      .filter(({ reason }) => reason !== LEFT_SINCE_DISPATCH)
-      .map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
-    const skipped = settled.failed.length - failures.length;
+    const failures = settled.failed.map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
+    const skips = settled.skipped.map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
     await recordBatchOutcomes(trx, {
       notificationId: notification.id,
       delivered: new Map([[payload.platform, settled.delivered.length]]),
       failures,
-      skipped,
+      skips,
       now,
     });
     await rememberApnsEnvironments(trx, settled.learned);

@@ -1,5 +1,6 @@
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
+import type { SkipReason } from '../domain/skip-reasons.ts';
 import { MAX_SEND_ROUNDS } from './job-kinds.ts';
 import { reconnectRetryDelayMs, retryDelayMs } from '../queue/retry-policy.ts';
 import type { Kysely } from 'kysely';
@@ -113,6 +114,8 @@ export function sendEach(
  */
 export interface BatchSettlement {
   delivered: string[];
+  /** Not sent on purpose, with the reason (delivery-outcome.ts): counted as skipped. */
+  skipped: Array<{ id: string; reason: SkipReason }>;
   /** Failed for good, with the reason the failure is listed under (dead tokens included). */
   failed: Array<{ id: string; reason: string }>;
   /** Tokens the provider called dead: the caller unsubscribes the subscriber (or drops that Live Activity token). */
@@ -174,6 +177,7 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
     : [];
   const result: BatchSettlement = {
     delivered: [],
+    skipped: [],
     failed: [],
     dead: [],
     retry: [],
@@ -188,7 +192,8 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
     if (outcome.kind === 'delivered') {
       result.delivered.push(id);
       if (outcome.apnsEnvironment) result.learned.push({ id, environment: outcome.apnsEnvironment });
-    } else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
+    } else if (outcome.kind === 'skipped') result.skipped.push({ id, reason: outcome.reason });
+    else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
     else if (misconfigured) result.failed.push({ id, reason: misconfigured.reason });
     else if (outcome.kind === 'token_dead') {
       result.failed.push({ id, reason: outcome.reason });

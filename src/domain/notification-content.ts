@@ -229,6 +229,17 @@ export const notificationContentFields = {
         "Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode.",
     }),
   ),
+  contentAvailable: field({
+    column: 'content_available',
+    request: Type.Boolean({
+      description:
+        'true: a silent push that wakes the app and shows nothing (iOS: a background push; Android: a data-only message), carrying `data` and `url`. It takes none of the fields that show something (title, body, subtitle, sound, badge, images, the alert options). Browsers show every push, so their subscribers are skipped as silent_not_supported.',
+    }),
+    view: Type.Boolean({ description: 'A silent push (contentAvailable).' }),
+    // 1 or 0: the column is an INTEGER on both databases.
+    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
+    fromColumn: (stored: 0 | 1): boolean => stored === 1,
+  }),
   ttlSeconds: field({
     column: 'ttl_seconds',
     request: Type.Integer({
@@ -273,10 +284,34 @@ export const contentViewProperties = Object.fromEntries(fieldNames.map((name) =>
   TSchema
 >;
 
+/**
+ * The fields that show something or make a sound: a silent push takes none of them. Apple: a background push's `aps`
+ * holds only content-available, no key that would make the device interact with the person
+ * (https://developer.apple.com/documentation/usernotifications/pushing-background-updates-to-your-app).
+ */
+const SHOWN_FIELDS = [
+  'title',
+  'body',
+  'imageUrl',
+  'iconUrl',
+  'sound',
+  'badge',
+  'subtitle',
+  'category',
+  'interruptionLevel',
+  'relevanceScore',
+  'targetContentId',
+  'androidChannelId',
+] as const satisfies readonly FieldName[];
+
 /** What is wrong with requested content that its schema allowed: a title or a body, URL schemes, reserved data keys. */
 export function contentProblems(content: RequestedContent): Array<{ field: string; message: string }> {
   const problems: Array<{ field: string; message: string }> = [];
-  if (content.title === undefined && content.body === undefined) {
+  if (content.contentAvailable === true) {
+    for (const name of SHOWN_FIELDS)
+      if (content[name] !== undefined)
+        problems.push({ field: name, message: 'a silent push (contentAvailable) shows nothing: leave it out' });
+  } else if (content.title === undefined && content.body === undefined) {
     problems.push({ field: 'title', message: 'a notification needs a title, a body or both' });
   }
   for (const name of fieldNames) {

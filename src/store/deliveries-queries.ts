@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Audience } from '../domain/audience.ts';
 import type { Platform } from '../domain/device-token.ts';
+import { isListedSkip, type SkipReason } from '../domain/skip-reasons.ts';
 import { withAudience } from './audience-filter.ts';
 import type { NotificationRow } from './notifications-queries.ts';
 import { preparedQuery, type Param } from './prepared-query.ts';
@@ -217,9 +218,15 @@ export interface FailedDelivery {
   reason: string;
 }
 
+export interface SkippedDelivery {
+  subscriberId: string;
+  platform: Platform;
+  reason: SkipReason;
+}
+
 /**
- * Adds a send batch's settled outcomes to the counters and records each failure (once per subscriber). `skipped`
- * counts pushes not sent because the subscriber had left since the dispatch (no failure row: nothing failed).
+ * Adds a send batch's settled outcomes to the counters and records each failure and each listed skip (once per
+ * subscriber; domain/skip-reasons.ts). A skip counts as skipped, not failed: a push not sent on purpose.
  * Lock order: the notification row first, then its platform stats — the same order as the dispatch's page
  * transaction — so concurrent batches and the dispatch never deadlock on PostgreSQL.
  */
@@ -229,7 +236,7 @@ export async function recordBatchOutcomes(
     notificationId: string;
     delivered: Map<Platform, number>;
     failures: FailedDelivery[];
-    skipped?: number;
+    skips?: SkippedDelivery[];
     now: number;
   },
 ): Promise<void> {
@@ -238,13 +245,13 @@ export async function recordBatchOutcomes(
     failedByPlatform.set(failure.platform, (failedByPlatform.get(failure.platform) ?? 0) + 1);
   const delivered = [...input.delivered.values()].reduce((sum, count) => sum + count, 0);
   const failed = input.failures.length;
-  const skipped = input.skipped ?? 0;
-  if (delivered + failed + skipped === 0) return;
+  const skips = input.skips ?? [];
+  if (delivered + failed + skips.length === 0) return;
   await countOutcomesStatement(trx, {
     notificationId: input.notificationId,
     delivered,
     failed,
-    skipped,
+    skipped: skips.length,
     now: input.now,
   });
   const platforms = [...new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()])].sort();
@@ -254,16 +261,21 @@ export async function recordBatchOutcomes(
       failed: failedByPlatform.get(platform) ?? 0,
     });
   }
-  // Chunks keep each INSERT under SQLite's 32,766 bound parameters (5 per row).
-  for (let start = 0; start < input.failures.length; start += 1000) {
+  const rows = [
+    ...input.failures.map((failure) => ({ ...failure, outcome: 'failed' as const })),
+    ...skips.filter((skip) => isListedSkip(skip.reason)).map((skip) => ({ ...skip, outcome: 'skipped' as const })),
+  ];
+  // Chunks keep each INSERT under SQLite's 32,766 bound parameters (6 per row).
+  for (let start = 0; start < rows.length; start += 1000) {
     await trx
       .insertInto('delivery_failures')
       .values(
-        input.failures.slice(start, start + 1000).map((failure) => ({
+        rows.slice(start, start + 1000).map((row) => ({
           notification_id: input.notificationId,
-          subscriber_id: failure.subscriberId,
-          platform: failure.platform,
-          reason: failure.reason,
+          subscriber_id: row.subscriberId,
+          platform: row.platform,
+          reason: row.reason,
+          outcome: row.outcome,
           created_at: input.now,
         })),
       )
@@ -309,6 +321,7 @@ const finishIfCompleteStatement = preparedQuery((db, param, _values: { notificat
         .selectFrom('delivery_failures')
         .select('delivery_failures.reason')
         .whereRef('delivery_failures.notification_id', '=', 'notifications.id')
+        .where('delivery_failures.outcome', '=', 'failed')
         .groupBy('delivery_failures.reason')
         .orderBy(sql`count(*)`, 'desc')
         .orderBy('delivery_failures.reason')
@@ -364,10 +377,18 @@ const platformStatsQuery = preparedQuery((db, param, _values: { notificationId: 
 export async function listDeliveryFailures(
   db: Kysely<Database>,
   input: { notificationId: string; after: string | null; limit: number },
-): Promise<Array<{ subscriber_id: string; platform: Platform; reason: string; created_at: number }>> {
+): Promise<
+  Array<{
+    subscriber_id: string;
+    platform: Platform;
+    reason: string;
+    outcome: 'failed' | 'skipped';
+    created_at: number;
+  }>
+> {
   let query = db
     .selectFrom('delivery_failures')
-    .select(['subscriber_id', 'platform', 'reason', 'created_at'])
+    .select(['subscriber_id', 'platform', 'reason', 'outcome', 'created_at'])
     .where('notification_id', '=', input.notificationId);
   if (input.after) query = query.where('subscriber_id', '>', input.after);
   return query.orderBy('subscriber_id').limit(input.limit).execute();

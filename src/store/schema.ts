@@ -250,6 +250,8 @@ export interface DeliveryFailuresTable {
   subscriber_id: string;
   platform: 'ios' | 'android' | 'web';
   reason: string;
+  /** `failed`, or `skipped`: not sent on purpose, `reason` says why (migrations/shared/0020-skipped-deliveries.ts). */
+  outcome: Generated<'failed' | 'skipped'>;
   created_at: number;
 }
 

@@ -79,7 +79,10 @@ export async function lastFailureOf(db: Kysely<Database>, subscriberId: string):
   return (await recentFailuresOf(db, subscriberId, 1))[0] ?? null;
 }
 
-/** The subscriber's latest failed pushes, newest first: read from the index on (subscriber_id, created_at). */
+/**
+ * The subscriber's latest failed pushes, newest first (skips are not failures): read from the index on
+ * (subscriber_id, created_at).
+ */
 export async function recentFailuresOf(
   db: Kysely<Database>,
   subscriberId: string,
@@ -89,6 +92,7 @@ export async function recentFailuresOf(
     .selectFrom('delivery_failures')
     .select(['notification_id', 'reason', 'created_at'])
     .where('subscriber_id', '=', subscriberId)
+    .where('outcome', '=', 'failed')
     .orderBy('created_at', 'desc')
     .limit(limit)
     .execute();

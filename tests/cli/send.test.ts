@@ -80,6 +80,50 @@ describe('clarion send', () => {
     expect(JSON.stringify(push.message)).toContain('From the command line');
   });
 
+  it('sends the alert options and silent pushes', async () => {
+    const account = await live.newAccount(['news']);
+    const env = envFor(account.secretKey);
+    const options = await runCliAsync(
+      [
+        'send',
+        '--channel',
+        'news',
+        '--title',
+        'Door',
+        '--subtitle',
+        'Front',
+        '--category',
+        'DOOR',
+        '--interruption-level',
+        'time-sensitive',
+        '--relevance-score',
+        '0.5',
+        '--target-content-id',
+        'cams',
+        '--android-channel-id',
+        'security',
+        '--json',
+      ],
+      env,
+    );
+    expect(options.status, options.stderr).toBe(0);
+    expect(options.json).toMatchObject({
+      subtitle: 'Front',
+      category: 'DOOR',
+      interruptionLevel: 'time-sensitive',
+      relevanceScore: 0.5,
+      targetContentId: 'cams',
+      androidChannelId: 'security',
+      contentAvailable: false,
+    });
+    const silent = await runCliAsync(['send', '--channel', 'news', '--silent', '--data', 'sync=1', '--json'], env);
+    expect(silent.status, silent.stderr).toBe(0);
+    expect(silent.json).toMatchObject({ contentAvailable: true, title: null, data: { sync: '1' } });
+    const badScore = await runCliAsync(['send', '--channel', 'news', '--title', 'x', '--relevance-score', '2'], env);
+    expect(badScore.status).not.toBe(0);
+    expect(badScore.stderr).toContain('--relevance-score takes a number from 0 to 1');
+  });
+
   it('prints one readable line without --json', async () => {
     const account = await live.newAccount(['news']);
     const sent = await runCliAsync(['send', '--channel', 'news', '--title', 'Hi'], envFor(account.secretKey));

@@ -27,6 +27,7 @@ const everyField: Required<RequestedContent> = {
   relevanceScore: 0.7,
   targetContentId: 'orders',
   androidChannelId: 'shipping',
+  contentAvailable: false,
   ttlSeconds: 600,
 };
 
@@ -45,6 +46,7 @@ describe('the notification content model', () => {
     expect(Object.entries(stored).filter(([, value]) => value !== null)).toEqual([
       ['body', 'Hi'],
       ['priority', 'high'],
+      ['contentAvailable', false],
     ]);
   });
 
@@ -63,6 +65,25 @@ describe('the notification content model', () => {
         data: { from: 'x', clarion: 'y', fine: 'z' },
       }).map((problem) => problem.field),
     ).toEqual(['title', 'url', 'data.from', 'data.clarion', 'imageUrl', 'iconUrl']);
+  });
+
+  it('takes a silent push without a title or body, and refuses on it every field that would show something', () => {
+    expect(contentProblems({ contentAvailable: true })).toEqual([]);
+    expect(contentProblems({ contentAvailable: true, data: { sync: 'inbox' }, url: 'https://example.com/x' })).toEqual(
+      [],
+    );
+    const {
+      contentAvailable: _silent,
+      data: _data,
+      url: _url,
+      priority: _priority,
+      ttlSeconds: _ttl,
+      ...shown
+    } = everyField;
+    expect(contentProblems({ ...everyField, contentAvailable: true }).map((problem) => problem.field)).toEqual(
+      Object.keys(shown),
+    );
+    expect(contentProblems({ contentAvailable: false })[0]?.field).toBe('title');
   });
 });
 

@@ -33,6 +33,10 @@ const exact = {
     'The channel’s app has no Android (FCM) credentials, so no push to an Android device can go out.',
     'Upload the Firebase service-account file on the Apps page (or CLARION_FCM_SERVICE_ACCOUNT_FILE for the built-in app).',
   ],
+  silent_not_supported: [
+    'Skipped: a silent push (contentAvailable) wakes an app and shows nothing, and browsers show every push they get.',
+    'Nothing to fix. Send browsers a notification with a title or body when they should hear of it.',
+  ],
   connection_lost: [
     'The connection to the provider broke while the push was on it, and the retries ran out.',
     'Check the network between Clarion and the provider.',

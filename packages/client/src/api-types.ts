@@ -3730,6 +3730,8 @@ export interface paths {
                                 canceledAt: string | null;
                                 category: string | null;
                                 channelCode: string;
+                                /** @description A silent push (contentAvailable). */
+                                contentAvailable: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3854,6 +3856,8 @@ export interface paths {
                         category?: string;
                         /** @description Code of the channel. */
                         channelCode: string;
+                        /** @description true: a silent push that wakes the app and shows nothing (iOS: a background push; Android: a data-only message), carrying `data` and `url`. It takes none of the fields that show something (title, body, subtitle, sound, badge, images, the alert options). Browsers show every push, so their subscribers are skipped as silent_not_supported. */
+                        contentAvailable?: boolean;
                         /** @description Extra key/value strings delivered to the app. */
                         data?: {
                             [key: string]: string;
@@ -3940,6 +3944,8 @@ export interface paths {
                                 canceledAt: string | null;
                                 category: string | null;
                                 channelCode: string;
+                                /** @description A silent push (contentAvailable). */
+                                contentAvailable: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -4116,6 +4122,8 @@ export interface paths {
                                 canceledAt: string | null;
                                 category: string | null;
                                 channelCode: string;
+                                /** @description A silent push (contentAvailable). */
+                                contentAvailable: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -4260,6 +4268,8 @@ export interface paths {
                                 canceledAt: string | null;
                                 category: string | null;
                                 channelCode: string;
+                                /** @description A silent push (contentAvailable). */
+                                contentAvailable: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -4370,7 +4380,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A notification's per-subscriber delivery failures */
+        /** A notification's per-subscriber delivery failures and skips */
         get: {
             parameters: {
                 query?: {
@@ -4401,9 +4411,14 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 failedAt: string;
+                                /**
+                                 * @description failed: the push went wrong (reason says how); skipped: Clarion did not send it, on purpose (reason says why). Both count in the notification's stats (failed, skipped).
+                                 * @enum {string}
+                                 */
+                                outcome: "failed" | "skipped";
                                 /** @enum {string} */
                                 platform: "ios" | "android" | "web";
-                                /** @description token_unregistered / token_invalid (the subscriber was unsubscribed), unsubscribed (before its batch was sent), retry_exhausted, a provider reason (e.g. PayloadTooLarge), or a configuration problem (apns_not_configured, …). */
+                                /** @description Failed: token_unregistered / token_invalid (the subscriber was unsubscribed), expired, retry_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). Skipped: silent_not_supported (a silent push to a browser). */
                                 reason: string;
                                 subscriberId: string;
                             }[];
@@ -4502,6 +4517,8 @@ export interface paths {
                         category?: string;
                         /** @description Code of the channel. */
                         channel: string;
+                        /** @description true: a silent push that wakes the app and shows nothing (iOS: a background push; Android: a data-only message), carrying `data` and `url`. It takes none of the fields that show something (title, body, subtitle, sound, badge, images, the alert options). Browsers show every push, so their subscribers are skipped as silent_not_supported. */
+                        contentAvailable?: boolean;
                         /** @description Extra key/value strings delivered to the app. */
                         data?: {
                             [key: string]: string;
@@ -4588,6 +4605,8 @@ export interface paths {
                                 canceledAt: string | null;
                                 category: string | null;
                                 channelCode: string;
+                                /** @description A silent push (contentAvailable). */
+                                contentAvailable: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.

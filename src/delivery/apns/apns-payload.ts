@@ -35,6 +35,8 @@ export interface ApnsHeaderOptions {
 export type ApnsPayload = Record<string, unknown> & { aps: Record<string, unknown> };
 
 export function buildApnsPayload(content: PushContent, options: ApnsPayloadOptions = {}): ApnsPayload {
+  // A background push's aps holds content-available alone (docs/protocols.md 1.3, "Background pushes").
+  if (content.contentAvailable) return withCustomKeys(content, { 'content-available': 1 });
   const aps: Record<string, unknown> = {};
   const alert: Record<string, string> = {};
   if (content.title !== null) alert.title = content.title;
@@ -52,7 +54,11 @@ export function buildApnsPayload(content: PushContent, options: ApnsPayloadOptio
   // The image is downloaded and attached on the device by the app's Notification Service Extension, which iOS only
   // runs when mutable-content is 1.
   if (content.imageUrl !== null) aps['mutable-content'] = 1;
+  return withCustomKeys(content, aps);
+}
 
+/** The custom keys beside `aps`: the caller's data, then the url and image url. */
+function withCustomKeys(content: PushContent, aps: Record<string, unknown>): ApnsPayload {
   const payload: Record<string, unknown> = {};
   // Caller data first, so the first-class fields below win a name clash; `aps` is Apple's and is never taken from
   // data (a data key "aps" is dropped).
@@ -79,10 +85,11 @@ export function apnsPayloadBytes(content: PushContent, options: ApnsPayloadOptio
 
 export function buildApnsHeaders(content: PushContent, options: ApnsHeaderOptions): Record<string, string> {
   const headers: Record<string, string> = {
-    'apns-push-type': 'alert',
+    'apns-push-type': content.contentAvailable ? 'background' : 'alert',
     'apns-topic': options.topic,
-    // 10 = deliver now; 5 = power-aware, may be grouped or delayed (docs/protocols.md 1.3). Alert pushes may use either.
-    'apns-priority': content.priority === 'high' ? '10' : '5',
+    // 10 = deliver now; 5 = power-aware, may be grouped or delayed (docs/protocols.md 1.3). Alert pushes may use either;
+    // a background push must use 5.
+    'apns-priority': content.priority === 'high' && !content.contentAvailable ? '10' : '5',
     'apns-collapse-id': apnsCollapseId(content.notificationId),
   };
   const expiration = apnsExpiration(content.ttlSeconds, options.now, content.expiresAt ?? null);

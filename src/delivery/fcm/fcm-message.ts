@@ -47,6 +47,16 @@ export function buildFcmMessage(token: string, content: PushContent, options: { 
   // The first-class url wins over a data entry of the same name, as in the APNs payload.
   if (content.url !== null) data[FCM_URL_KEY] = content.url;
   if (Object.keys(data).length > 0) message.data = data;
+  const android = {
+    priority: content.priority === 'high' ? 'HIGH' : 'NORMAL',
+    ...fcmTtl(remainingTtlSeconds(content, options.now)),
+  } as const;
+  // A silent push is a data-only message: the app's FirebaseMessagingService gets it and nothing is shown
+  // (docs/protocols.md 3.2).
+  if (content.contentAvailable) {
+    message.android = android;
+    return { message };
+  }
 
   const androidNotification: NonNullable<NonNullable<FcmMessage['android']>['notification']> = {
     // Same notification id → the shown notification is replaced, so an at-least-once repeat is not a duplicate
@@ -56,11 +66,7 @@ export function buildFcmMessage(token: string, content: PushContent, options: { 
   if (content.sound !== null) androidNotification.sound = content.sound;
   if (content.badge !== null) androidNotification.notification_count = content.badge;
   if (content.androidChannelId !== null) androidNotification.channel_id = content.androidChannelId;
-  message.android = {
-    priority: content.priority === 'high' ? 'HIGH' : 'NORMAL',
-    ...fcmTtl(remainingTtlSeconds(content, options.now)),
-    notification: androidNotification,
-  };
+  message.android = { ...android, notification: androidNotification };
   return { message };
 }
 

@@ -76,6 +76,24 @@ describe('POST /api/v1/notifications → 201', () => {
     expect(expectSuccess(await get(t.app, `/api/v1/notifications/${data.id}`, account.secretKey), 200)).toEqual(data);
   });
 
+  it('takes a silent push without a title or body and shows it back; others show contentAvailable false', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const silent = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'news',
+        contentAvailable: true,
+        data: { sync: 'inbox' },
+      }),
+      201,
+    );
+    expect(silent).toMatchObject({ contentAvailable: true, title: null, body: null, data: { sync: 'inbox' } });
+    const shown = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
+      201,
+    );
+    expect(shown.contentAvailable).toBe(false);
+  });
+
   it("keeps the platforms' alert options and shows them back; a notification without them shows null", async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const options = {

@@ -49,6 +49,21 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       () => ({ channelCode: 'news', title: 'Hi', androidChannelId: 'c'.repeat(101) }),
       ['androidChannelId'],
     ],
+    [
+      'a silent push with a title and a sound',
+      () => ({ channelCode: 'news', contentAvailable: true, title: 'Hi', sound: 'default' }),
+      ['title', 'sound'],
+    ],
+    [
+      'a silent push with a badge',
+      () => ({ channelCode: 'news', contentAvailable: true, badge: 1, data: { a: 'b' } }),
+      ['badge'],
+    ],
+    [
+      'a contentAvailable that is not a boolean',
+      () => ({ channelCode: 'news', contentAvailable: 1 }),
+      ['contentAvailable'],
+    ],
     ['data with a number value', () => ({ channelCode: 'news', title: 'Hi', data: { count: 3 } }), ['data.count']],
     [
       'data with a reserved key',

@@ -44,6 +44,23 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
     });
   });
 
+  it('holds a silent push to the APNs and FCM limits only: browsers never get one', async () => {
+    const account = await t.newAccount({ channels: ['silent-long'] });
+    const data = Object.fromEntries(['a', 'b', 'c', 'd'].map((key) => [key, key.repeat(960)]));
+    const shown = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'silent-long',
+      body: 'x',
+      data,
+    });
+    expect(shown.body.error).toMatchObject({ code: 'payload_too_large', details: { platform: 'web' } });
+    const silent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'silent-long',
+      contentAvailable: true,
+      data,
+    });
+    expect(silent.statusCode).toBe(201);
+  });
+
   it('refuses a body that fits APNs and FCM but not Web Push once encrypted (RFC 8291 adds 103 bytes), naming web', async () => {
     const account = await t.newAccount({ channels: ['web-long'] });
     const response = await post(t.app, '/api/v1/notifications', account.secretKey, {

@@ -122,6 +122,12 @@ describe('buildApnsPayload', () => {
       {},
       { url: 'from-data', aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' } } },
     ],
+    [
+      'a silent push: aps holds content-available alone (no thread id), the data and url beside it',
+      { title: null, body: null, contentAvailable: true, data: { sync: 'inbox' }, url: 'https://example.com' },
+      { threadId: 'flights' },
+      { aps: { 'content-available': 1 }, sync: 'inbox', url: 'https://example.com' },
+    ],
   ])('%s', (_name, overrides, options, expected) => {
     expect(buildApnsPayload(content(overrides), options)).toEqual(expected);
   });
@@ -160,6 +166,14 @@ describe('buildApnsHeaders', () => {
     ['normal', '5'],
   ] as const)('priority %s → apns-priority %s', (priority, header) => {
     expect(buildApnsHeaders(content({ priority }), { topic: 't', now: NOW })['apns-priority']).toBe(header);
+  });
+
+  it.each(['high', 'normal'] as const)('a silent push is a background push at priority 5 (priority %s)', (priority) => {
+    const silent = content({ title: null, body: null, contentAvailable: true, priority });
+    expect(buildApnsHeaders(silent, { topic: 't', now: NOW })).toMatchObject({
+      'apns-push-type': 'background',
+      'apns-priority': '5',
+    });
   });
 });
 

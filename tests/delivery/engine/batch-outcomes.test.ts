@@ -36,6 +36,7 @@ const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderTok
 
 const none: BatchSettlement = {
   delivered: [],
+  skipped: [],
   failed: [],
   dead: [],
   retry: [],
@@ -153,6 +154,23 @@ const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Part
         { id: 'c', reason: 'apns:InvalidProviderToken' },
         { id: 'd', reason: 'apns:InvalidProviderToken' },
       ],
+      fatal: { reason: 'apns:InvalidProviderToken', fix: 'check the key' },
+    },
+  ],
+  [
+    'a skip stays a skip in any round, beside a fatal answer too: nothing was sent to it',
+    {
+      a: { kind: 'skipped', reason: 'silent_not_supported' },
+      b: fatal,
+      c: { kind: 'skipped', reason: 'unsubscribed' },
+    },
+    { round: MAX_SEND_ROUNDS - 1 },
+    {
+      skipped: [
+        { id: 'a', reason: 'silent_not_supported' },
+        { id: 'c', reason: 'unsubscribed' },
+      ],
+      failed: [{ id: 'b', reason: 'apns:InvalidProviderToken' }],
       fatal: { reason: 'apns:InvalidProviderToken', fix: 'check the key' },
     },
   ],

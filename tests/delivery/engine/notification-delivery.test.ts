@@ -50,6 +50,7 @@ describe('notification delivery to APNs and FCM', () => {
     const apnsRequest = h.apns.requests.find((request) => request.token === ios)!;
     expect(apnsRequest.status).toBe(200);
     expect(apnsRequest.headers['apns-push-type']).toBe('alert');
+    expect(apnsRequest.handling).toEqual({ kind: 'shown' });
     expect(apnsRequest.headers['apns-topic']).toBe(APNS_TOPIC);
     expect(apnsRequest.headers['apns-priority']).toBe('10');
     expect(apnsRequest.headers['apns-collapse-id']).toBe(id);

@@ -97,6 +97,21 @@ describe('buildFcmMessage', () => {
     expect(message).not.toHaveProperty('apns');
     expect(message).not.toHaveProperty('webpush');
   });
+
+  it('makes a silent push a data-only message: no notification block, the priority asked for', () => {
+    const silent = content({
+      title: null,
+      body: null,
+      contentAvailable: true,
+      data: { sync: 'inbox' },
+      priority: 'normal',
+    });
+    expect(buildFcmMessage('tok', { ...silent, ttlSeconds: 60 }).message).toEqual({
+      token: 'tok',
+      data: { sync: 'inbox' },
+      android: { priority: 'NORMAL', ttl: '60s' },
+    });
+  });
 });
 
 describe('buildFcmDataMessage', () => {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import type { ProviderTokenClaims } from './apns-provider-token.ts';
+import type { ApnsDeviceHandling } from './apns-device-handling.ts';
 import type { ApnsPushType } from './apns-request-rules.ts';
 
 /** One push request as the fake APNs received and answered it, for tests to assert on. */
@@ -28,6 +29,11 @@ export interface ApnsRequestRecord {
   body: string;
   bodySize: number;
   payload: unknown;
+  /**
+   * A delivered alert or background push: what the device did with it (apns-device-handling.ts); null for anything
+   * else (a refused push, a Live Activity, a broadcast).
+   */
+  handling: ApnsDeviceHandling | null;
   /** The provider token's claims as sent (read even when it was rejected); null when there was none. */
   jwt: ProviderTokenClaims | null;
   status: number;

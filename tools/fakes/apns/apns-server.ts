@@ -34,6 +34,7 @@ import {
 } from './apns-broadcast-rules.ts';
 import { FakeLiveActivities, type FakeLiveActivity } from './apns-live-activities.ts';
 import type { ApnsReason } from './apns-reasons.ts';
+import { deviceHandling } from './apns-device-handling.ts';
 import { type ApnsRequestRecord, type ApnsSessionRecord, headerSnapshot } from './apns-record.ts';
 import {
   checkApnsHeaders,
@@ -226,7 +227,9 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     const delayMs = behaviour.latencyFor({ token: draft.token, topic: draft.topic, headers: draft.headers });
     if (delayMs > 0) await listener.delay(delayMs);
     const answered = !stream.closed && !stream.destroyed;
-    requests.add({ ...draft, at: clock.now(), status: answer.status, reason: answer.reason, answered });
+    const handling =
+      answer.status === 200 && draft.kind === 'device' ? deviceHandling(draft.pushType, draft.payload) : null;
+    requests.add({ ...draft, at: clock.now(), status: answer.status, reason: answer.reason, answered, handling });
     if (!answered) return;
     stream.respond(
       { ':status': answer.status, 'apns-id': draft.apnsId, ...answer.headers },
@@ -461,7 +464,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   };
 }
 
-type Draft = Omit<ApnsRequestRecord, 'at' | 'status' | 'reason' | 'answered'>;
+type Draft = Omit<ApnsRequestRecord, 'at' | 'status' | 'reason' | 'answered' | 'handling'>;
 
 /** Which listener a request came to: the push host (device pushes, broadcasts) or the channel management host. */
 type Role = 'push' | 'management';

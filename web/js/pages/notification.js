@@ -67,6 +67,9 @@ function details(notification, context) {
       h('dd', {}, audienceText(notification.audience)),
       h('dt', {}, 'Body'),
       h('dd', {}, notification.body ?? '—'),
+      notification.contentAvailable
+        ? [h('dt', {}, 'Kind'), h('dd', {}, 'Silent push: wakes the app, shows nothing; browsers are skipped')]
+        : null,
       h('dt', {}, 'Link'),
       h('dd', {}, notification.url ?? '—'),
       h('dt', {}, 'Created'),
@@ -169,18 +172,23 @@ function reasonCell(reason) {
 
 async function failures(notification) {
   const section = h('section', { 'aria-labelledby': 'failures' }, h('h2', { id: 'failures' }, 'Delivery failures'));
-  if (notification.stats.failed === 0) {
+  // Skips are listed too (a silent push's browsers), except subscribers that left before their push was due.
+  if (notification.stats.failed === 0 && notification.stats.skipped === 0) {
     append(section, h('p', {}, 'None so far.'));
     return section;
   }
   const page = await api.list(
     withQuery(`/api/v1/notifications/${encodeURIComponent(notification.id)}/failures`, { limit: 100 }),
   );
+  if (page.data.length === 0) {
+    append(section, h('p', {}, 'None. The skipped subscribers had left before their push was due.'));
+    return section;
+  }
   append(
     section,
     table(
       'Subscribers the notification could not be delivered to',
-      ['Subscriber', 'Platform', 'Reason', 'When'],
+      ['Subscriber', 'Platform', 'Outcome', 'Reason', 'When'],
       page.data.map((failure) => [
         h(
           'a',
@@ -188,6 +196,7 @@ async function failures(notification) {
           h('code', {}, failure.subscriberId),
         ),
         failure.platform,
+        failure.outcome === 'skipped' ? 'Skipped' : 'Failed',
         reasonCell(failure.reason),
         formatTime(failure.failedAt),
       ]),

@@ -14,20 +14,27 @@ const DeliveryFailure = Type.Object(
   {
     subscriberId: Type.String(),
     platform: StringEnum(platforms),
+    outcome: StringEnum(['failed', 'skipped'] as const, {
+      description:
+        "failed: the push went wrong (reason says how); skipped: Clarion did not send it, on purpose (reason says why). Both count in the notification's stats (failed, skipped).",
+    }),
     reason: Type.String({
       description:
-        'token_unregistered / token_invalid (the subscriber was unsubscribed), unsubscribed (before its batch was sent), retry_exhausted, a provider reason (e.g. PayloadTooLarge), or a configuration problem (apns_not_configured, …).',
+        'Failed: token_unregistered / token_invalid (the subscriber was unsubscribed), expired, retry_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). Skipped: silent_not_supported (a silent push to a browser).',
     }),
     failedAt: Timestamp,
   },
-  { title: 'DeliveryFailure' },
+  {
+    title: 'DeliveryFailure',
+    description: 'A recipient the notification did not reach: a failed push, or one skipped on purpose.',
+  },
 );
 
 export function listDeliveryFailuresEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "A notification's per-subscriber delivery failures",
+        summary: "A notification's per-subscriber delivery failures and skips",
         tags: ['notifications'],
         params: IdParams('notification'),
         querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
@@ -52,6 +59,7 @@ export function listDeliveryFailuresEndpoint(deps: AppDependencies): Endpoint {
         (row) => ({
           subscriberId: row.subscriber_id,
           platform: row.platform,
+          outcome: row.outcome,
           reason: row.reason,
           failedAt: toIso(row.created_at),
         }),

@@ -26,12 +26,17 @@ export function assertPlatformPayloadsFit(content: RequestedContent, channelCode
       limitBytes: APNS_MAX_PAYLOAD_BYTES,
     },
     { platform: 'android', payloadBytes: fcmPayloadBytes(push), limitBytes: FCM_MAX_PAYLOAD_BYTES },
-    // What the push service receives: the message encrypted for the browser (RFC 8291 adds 103 bytes).
-    {
-      platform: 'web',
-      payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push, baseUrl).length),
-      limitBytes: WEB_PUSH_MAX_BODY_BYTES,
-    },
+    // What the push service receives: the message encrypted for the browser (RFC 8291 adds 103 bytes). A silent push
+    // is never sent to a browser (domain/skip-reasons.ts).
+    ...(push.contentAvailable
+      ? []
+      : [
+          {
+            platform: 'web',
+            payloadBytes: encryptedWebPushBytes(serializeWebPushMessage(push, baseUrl).length),
+            limitBytes: WEB_PUSH_MAX_BODY_BYTES,
+          },
+        ]),
   ];
   const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
   if (over) {
