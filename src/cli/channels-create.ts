@@ -1,11 +1,29 @@
 import type { Command } from 'commander';
 import { CHANNEL_CODE_RULE, isChannelCode } from '../domain/channel-code.ts';
 import { toIso } from '../domain/clock.ts';
+import {
+  FREQUENCY_CAP_MAX_COUNT,
+  FREQUENCY_CAP_MAX_PERIOD_SECONDS,
+  FREQUENCY_CAP_MIN_PERIOD_SECONDS,
+  frequencyCapOf,
+  parseFrequencyCap,
+  type FrequencyCap,
+} from '../domain/frequency-cap.ts';
 import { findAccount } from '../store/accounts-queries.ts';
 import { appForNewChannel } from '../store/apps-queries.ts';
 import { ChannelCodeTakenError, createChannel } from '../store/channels-queries.ts';
 import { CliError, printResult } from './cli-output.ts';
 import { withStore } from './cli-store.ts';
+
+function readFrequencyCap(text: string): FrequencyCap {
+  const cap = parseFrequencyCap(text);
+  if (!cap)
+    throw new CliError(
+      `--frequency-cap takes COUNT/SECONDS, COUNT 1 to ${FREQUENCY_CAP_MAX_COUNT} and SECONDS ${FREQUENCY_CAP_MIN_PERIOD_SECONDS} to ${FREQUENCY_CAP_MAX_PERIOD_SECONDS}, not "${text}"`,
+      'validation_failed',
+    );
+  return cap;
+}
 
 export function addChannelsCreate(channels: Command): void {
   channels
@@ -19,6 +37,11 @@ export function addChannelsCreate(channels: Command): void {
       '--app <id>',
       "the app (app_…) whose credentials deliver the channel's pushes; default: the account's first app, else the built-in one",
     )
+    .option(
+      '--frequency-cap <count/seconds>',
+      'at most COUNT notifications per subscriber in any SECONDS, e.g. 3/86400 (docs/api.md, "Frequency caps")',
+      readFrequencyCap,
+    )
     .option('--json', 'print one JSON object')
     .action(
       async (options: {
@@ -27,6 +50,7 @@ export function addChannelsCreate(channels: Command): void {
         name?: string;
         description?: string;
         app?: string;
+        frequencyCap?: FrequencyCap;
         json?: boolean;
       }) => {
         if (!isChannelCode(options.code)) throw new CliError(`--code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
@@ -46,6 +70,7 @@ export function addChannelsCreate(channels: Command): void {
               name: options.name?.trim() ?? options.code,
               description: options.description ?? null,
               appId: app.appId,
+              frequencyCap: options.frequencyCap ?? null,
               now: Date.now(),
             });
           } catch (error) {
@@ -60,6 +85,7 @@ export function addChannelsCreate(channels: Command): void {
           name: channel.name,
           description: channel.description,
           appId: channel.app_id,
+          frequencyCap: frequencyCapOf(channel),
           createdAt: toIso(channel.created_at),
         };
         printResult(options, result, [`Created channel ${channel.code} (${channel.id}).`]);

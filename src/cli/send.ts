@@ -19,6 +19,7 @@ const CONTENT_FIELDS = {
   ttl: 'ttlSeconds',
   priority: 'priority',
   silent: 'contentAvailable',
+  ignoreFrequencyCap: 'ignoreFrequencyCap',
   subtitle: 'subtitle',
   category: 'category',
   interruptionLevel: 'interruptionLevel',
@@ -69,6 +70,7 @@ export function addSend(program: Command): void {
       )
       .option('--priority <priority>', 'high (default) or normal')
       .option('--silent', 'a silent push: wakes the app, shows nothing (no title or body; browsers are skipped)')
+      .option('--ignore-frequency-cap', "pass the channel's frequency cap (a transactional message; it still counts)")
       .option('--subtitle <text>', 'iOS: a line under the title')
       .option('--category <id>', "iOS: the app's notification category (its action buttons)")
       .option('--interruption-level <level>', 'iOS: passive, active, time-sensitive or critical')

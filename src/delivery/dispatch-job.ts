@@ -14,7 +14,8 @@ import {
   type DispatchTarget,
 } from '../store/deliveries-queries.ts';
 import type { Store } from '../store/database.ts';
-import { findNotificationWithChannelApp } from '../store/notifications-queries.ts';
+import { findNotificationWithChannelApp, type NotificationRow } from '../store/notifications-queries.ts';
+import { frequencyCapOf } from '../domain/frequency-cap.ts';
 import type { Database } from '../store/schema.ts';
 import {
   DISPATCH_PAGE_SIZE,
@@ -61,6 +62,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     const notification = await findNotificationWithChannelApp(db, payload.notificationId);
     if (!notification || notification.status === 'sent' || notification.status === 'failed') return;
     const appId = notification.channel_app_id ?? null;
+    const frequencyCap = capOfSend(notification);
     const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
     // Fixed here once, for every send job and retry round of this dispatch (push-expiry.ts).
     const expiresAt = pushExpiresAt(notification.ttl_seconds, dueAt);
@@ -123,6 +125,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
                   round: 0,
                   expiresAt,
                   appId,
+                  frequencyCap,
                 };
                 const uniqueKey = `send:${notification.id}:${platform}:${subscriberIds[0]}:0`;
                 if (!sendHere) await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey });
@@ -215,4 +218,16 @@ function groupByPlatform(page: DispatchTarget[]): Map<Platform, string[]> {
     groups.set(target.platform, ids);
   }
   return groups;
+}
+
+/**
+ * The frequency cap the notification's send jobs observe (job-kinds.ts, `frequencyCap`): its channel's, enforced
+ * unless the send ignores it; none for a silent push, which the cap neither stops nor counts (domain/frequency-cap.ts).
+ */
+function capOfSend(
+  notification: NotificationRow & { frequency_cap_count: number | null; frequency_cap_period_seconds: number | null },
+): SendBatchPayload['frequencyCap'] {
+  const cap = frequencyCapOf(notification);
+  if (cap === null || notification.content_available === 1) return null;
+  return { ...cap, enforce: notification.ignore_frequency_cap !== 1 };
 }

@@ -1,3 +1,4 @@
+import type { FrequencyCap } from '../domain/frequency-cap.ts';
 import { defineJob } from '../queue/job-definition.ts';
 import type { RecordedOutcomes } from './send-batch.ts';
 
@@ -35,6 +36,12 @@ export interface SendBatchPayload {
    * between two apps' credentials. Absent in jobs enqueued before this field existed: then read from the channel.
    */
   appId?: string | null;
+  /**
+   * The channel's frequency cap when the dispatch ran (domain/frequency-cap.ts), fixed per notification like `appId`;
+   * `enforce` false for a send that ignores it (it still counts). Null or absent: nothing to cap or count (an uncapped
+   * channel, a silent push).
+   */
+  frequencyCap?: (FrequencyCap & { enforce: boolean }) | null;
   /**
    * The provider's answers, when this batch was sent but settling them could not be committed (send-batch.ts): the
    * job's next attempt settles these instead of sending again.

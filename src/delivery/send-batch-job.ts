@@ -3,6 +3,7 @@ import type { JobRow } from '../queue/job-types.ts';
 import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
 import { recordBatchOutcomes } from '../store/deliveries-queries.ts';
 import { recordEvent } from '../store/events-queries.ts';
+import { deliveriesSince, recordCappedDeliveries } from '../store/frequency-cap-queries.ts';
 import type { Database } from '../store/schema.ts';
 import {
   findBatchSubscribers,
@@ -130,6 +131,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
     });
     const content = pushContentOf(notification, expiresAt);
     const skip = skipOfWholeBatch(content, payload.platform);
+    const capped = await cappedSubscribers(batch, sentAt);
     // The app the dispatch found; if it was deleted since (possible only once the channel moved away from it), the
     // channel's app now, rather than the built-in credentials.
     const providers = deps.providersFor
@@ -144,6 +146,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
         if (!subscriber || subscriber.status !== 'active') return Promise.resolve(LEFT_SINCE_DISPATCH);
         if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
         if (skip) return Promise.resolve(skip);
+        if (capped.has(id)) return Promise.resolve(FREQUENCY_CAPPED);
         return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
       },
       { onAnswer: batch.progressed },
@@ -197,6 +200,27 @@ function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown'
  */
 const LEFT_SINCE_DISPATCH: DeliveryOutcome = { kind: 'skipped', reason: 'unsubscribed' };
 
+const FREQUENCY_CAPPED: DeliveryOutcome = { kind: 'skipped', reason: 'frequency_capped' };
+
+/**
+ * The batch's subscribers already at their channel's frequency cap (domain/frequency-cap.ts): judged once, in the
+ * dispatch's round; a push a provider asked to retry was admitted then and is not judged again. The cap counts the
+ * deliveries settled before this batch is sent, so two notifications of a channel sending at the same moment can pass
+ * it together (docs/api.md, "Frequency caps").
+ */
+async function cappedSubscribers(batch: Batch, now: number): Promise<Set<string>> {
+  const cap = batch.payload.frequencyCap;
+  if (!cap?.enforce || batch.payload.round !== 0) return new Set();
+  const delivered = await deliveriesSince(
+    batch.deps.store.db,
+    batch.payload.subscriberIds,
+    now - cap.periodSeconds * 1000,
+  );
+  const capped = new Set<string>();
+  for (const [id, count] of delivered) if (count >= cap.count) capped.add(id);
+  return capped;
+}
+
 /** A skip every push of the batch gets, from the content and the platform alone: a silent push to browsers. */
 function skipOfWholeBatch(content: PushContent, platform: Platform): DeliveryOutcome | null {
   if (content.contentAvailable && platform === 'web') return { kind: 'skipped', reason: 'silent_not_supported' };
@@ -244,6 +268,15 @@ async function settle(
     });
     await rememberApnsEnvironments(trx, settled.learned);
     await markDelivered(trx, settled.delivered, now);
+    const cap = payload.frequencyCap;
+    if (cap && settled.delivered.length > 0) {
+      await recordCappedDeliveries(trx, {
+        notificationId: notification.id,
+        subscriberIds: settled.delivered,
+        now,
+        before: now - cap.periodSeconds * 1000,
+      });
+    }
     for (const refusal of [settled.fatal, ...settled.misconfiguredOrigins]) {
       if (refusal && batch.appId && isCredentialFailure(refusal.reason)) {
         await markCredentialsFailing(trx, {

@@ -240,6 +240,16 @@ export const notificationContentFields = {
     toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
     fromColumn: (stored: 0 | 1): boolean => stored === 1,
   }),
+  ignoreFrequencyCap: field({
+    column: 'ignore_frequency_cap',
+    request: Type.Boolean({
+      description:
+        "true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap.",
+    }),
+    view: Type.Boolean({ description: "Whether it passed the channel's frequency cap." }),
+    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
+    fromColumn: (stored: 0 | 1): boolean => stored === 1,
+  }),
   ttlSeconds: field({
     column: 'ttl_seconds',
     request: Type.Integer({

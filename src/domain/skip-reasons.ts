@@ -11,6 +11,8 @@ export const SKIP_REASONS = {
    * userVisibleOnly), so a browser has no silent push to receive.
    */
   silent_not_supported: 'a silent push: browsers show every push, so they get none',
+  /** The subscriber had already received its channel's frequency cap of notifications in the cap's period. */
+  frequency_capped: "the subscriber had reached its channel's frequency cap",
 } as const;
 
 export type SkipReason = keyof typeof SKIP_REASONS;

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { FrequencyCap } from '../domain/frequency-cap.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { ChannelsTable, Database } from './schema.ts';
 import { isUniqueViolation } from './store-errors.ts';
@@ -26,6 +27,7 @@ export async function createChannel(
     name: string;
     description: string | null;
     appId?: string | null;
+    frequencyCap?: FrequencyCap | null;
     now: number;
   },
 ): Promise<Channel> {
@@ -39,6 +41,8 @@ export async function createChannel(
     join_key_id: null,
     join_key_secret: null,
     app_id: input.appId ?? null,
+    frequency_cap_count: input.frequencyCap?.count ?? null,
+    frequency_cap_period_seconds: input.frequencyCap?.periodSeconds ?? null,
   };
   try {
     await db.insertInto('channels').values(channel).execute();
@@ -109,12 +113,18 @@ export async function findChannelById(db: Kysely<Database>, id: string): Promise
 export async function updateChannel(
   db: Kysely<Database>,
   id: string,
-  input: { name?: string; description?: string | null; appId?: string },
+  input: { name?: string; description?: string | null; appId?: string; frequencyCap?: FrequencyCap | null },
 ): Promise<void> {
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.appId !== undefined ? { app_id: input.appId } : {}),
+    ...(input.frequencyCap !== undefined
+      ? {
+          frequency_cap_count: input.frequencyCap?.count ?? null,
+          frequency_cap_period_seconds: input.frequencyCap?.periodSeconds ?? null,
+        }
+      : {}),
   };
   if (Object.keys(changes).length === 0) return;
   await db.updateTable('channels').set(changes).where('id', '=', id).execute();

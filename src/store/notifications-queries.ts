@@ -72,7 +72,14 @@ const notificationById = preparedQuery((db, param, _values: { id: string }) =>
 export async function findNotificationWithChannelApp(
   db: Kysely<Database>,
   id: string,
-): Promise<(NotificationRow & { channel_app_id: string | null }) | undefined> {
+): Promise<
+  | (NotificationRow & {
+      channel_app_id: string | null;
+      frequency_cap_count: number | null;
+      frequency_cap_period_seconds: number | null;
+    })
+  | undefined
+> {
   const [row] = await notificationWithChannelApp(db, { id });
   return row;
 }
@@ -82,7 +89,11 @@ const notificationWithChannelApp = preparedQuery((db, param, _values: { id: stri
     .selectFrom('notifications')
     .leftJoin('channels', 'channels.id', 'notifications.channel_id')
     .selectAll('notifications')
-    .select('channels.app_id as channel_app_id')
+    .select([
+      'channels.app_id as channel_app_id',
+      'channels.frequency_cap_count',
+      'channels.frequency_cap_period_seconds',
+    ])
     .where('notifications.id', '=', param<string>('id')),
 );
 

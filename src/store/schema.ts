@@ -45,6 +45,16 @@ export interface ChannelsTable {
   join_key_secret: string | null;
   /** The app whose credentials deliver this channel's pushes (docs/apps.md); null: the built-in default app. */
   app_id: string | null;
+  /** The frequency cap (domain/frequency-cap.ts): both set, or both null for none. */
+  frequency_cap_count: number | null;
+  frequency_cap_period_seconds: number | null;
+}
+
+/** Notifications delivered to each subscriber of a capped channel, for its frequency cap (domain/frequency-cap.ts). */
+export interface FrequencyCapDeliveriesTable {
+  subscriber_id: string;
+  notification_id: string;
+  delivered_at: number;
 }
 
 export interface SubscribersTable {
@@ -399,6 +409,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   jobs: JobsTable;
   delivery_failures: DeliveryFailuresTable;
+  frequency_cap_deliveries: FrequencyCapDeliveriesTable;
   notification_platform_stats: NotificationPlatformStatsTable;
   sessions: SessionsTable;
   signin_attempts: SigninAttemptsTable;

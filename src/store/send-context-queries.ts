@@ -50,6 +50,8 @@ export async function readSendContext(
             join_key_id: row.channel_join_key_id,
             join_key_secret: row.channel_join_key_secret,
             app_id: row.channel_app_id,
+            frequency_cap_count: row.channel_frequency_cap_count,
+            frequency_cap_period_seconds: row.channel_frequency_cap_period_seconds,
           },
   };
 }
@@ -78,6 +80,8 @@ const sendContextQuery = preparedQuery(
         'channels.created_at as channel_created_at',
         'channels.join_key_id as channel_join_key_id',
         'channels.join_key_secret as channel_join_key_secret',
+        'channels.frequency_cap_count as channel_frequency_cap_count',
+        'channels.frequency_cap_period_seconds as channel_frequency_cap_period_seconds',
         'channels.app_id as channel_app_id',
       ])
       .where('accounts.id', '=', param<string>('accountId')),

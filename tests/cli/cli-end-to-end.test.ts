@@ -64,7 +64,18 @@ describe('clarion CLI beside a running server', () => {
       ['channels', 'create', '--account', account.json.id, '--code', 'news', '--name', 'News', '--json'],
       env,
     );
-    expect(channel.json).toMatchObject({ id: expect.stringMatching(/^chn_/), code: 'news' });
+    expect(channel.json).toMatchObject({ id: expect.stringMatching(/^chn_/), code: 'news', frequencyCap: null });
+    const capped = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'deals', '--frequency-cap', '3/86400', '--json'],
+      env,
+    );
+    expect(capped.json).toMatchObject({ code: 'deals', frequencyCap: { count: 3, periodSeconds: 86_400 } });
+    const badCap = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'spam', '--frequency-cap', '3/30', '--json'],
+      env,
+    );
+    expect(badCap.status).not.toBe(0);
+    expect(badCap.stderr).toContain('--frequency-cap takes COUNT/SECONDS');
 
     const secret = runCli(
       ['keys', 'create', '--account', account.json.id, '--name', 'backend', '--channels', 'news', '--json'],

@@ -80,7 +80,7 @@ describe('clarion send', () => {
     expect(JSON.stringify(push.message)).toContain('From the command line');
   });
 
-  it('sends the alert options and silent pushes', async () => {
+  it('sends the alert options, silent pushes and a pass of the frequency cap', async () => {
     const account = await live.newAccount(['news']);
     const env = envFor(account.secretKey);
     const options = await runCliAsync(
@@ -116,9 +116,17 @@ describe('clarion send', () => {
       androidChannelId: 'security',
       contentAvailable: false,
     });
-    const silent = await runCliAsync(['send', '--channel', 'news', '--silent', '--data', 'sync=1', '--json'], env);
+    const silent = await runCliAsync(
+      ['send', '--channel', 'news', '--silent', '--ignore-frequency-cap', '--data', 'sync=1', '--json'],
+      env,
+    );
     expect(silent.status, silent.stderr).toBe(0);
-    expect(silent.json).toMatchObject({ contentAvailable: true, title: null, data: { sync: '1' } });
+    expect(silent.json).toMatchObject({
+      contentAvailable: true,
+      ignoreFrequencyCap: true,
+      title: null,
+      data: { sync: '1' },
+    });
     const badScore = await runCliAsync(['send', '--channel', 'news', '--title', 'x', '--relevance-score', '2'], env);
     expect(badScore.status).not.toBe(0);
     expect(badScore.stderr).toContain('--relevance-score takes a number from 0 to 1');

@@ -28,6 +28,7 @@ const everyField: Required<RequestedContent> = {
   targetContentId: 'orders',
   androidChannelId: 'shipping',
   contentAvailable: false,
+  ignoreFrequencyCap: true,
   ttlSeconds: 600,
 };
 
@@ -47,6 +48,7 @@ describe('the notification content model', () => {
       ['body', 'Hi'],
       ['priority', 'high'],
       ['contentAvailable', false],
+      ['ignoreFrequencyCap', false],
     ]);
   });
 
@@ -74,6 +76,7 @@ describe('the notification content model', () => {
     );
     const {
       contentAvailable: _silent,
+      ignoreFrequencyCap: _ignore,
       data: _data,
       url: _url,
       priority: _priority,

@@ -6,7 +6,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeToken } from '../../src/domain/device-token.ts';
 import { createAccount } from '../../src/store/accounts-queries.ts';
-import { createChannel } from '../../src/store/channels-queries.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { importSubscribers, registerSubscriber } from '../../src/store/subscribers-queries.ts';
@@ -43,14 +42,10 @@ describe('migration 0017: subscribers.token_hash as 32 bytes', () => {
   it('converts the hex hashes of existing subscribers, keeping their rows and the rows that refer to them', async () => {
     const now = Date.now();
     const account = await createAccount(store.db, { name: 'old', plan: 'business', now });
-    const channel = await createChannel(store.db, {
-      accountId: account.id,
-      code: 'news',
-      name: 'news',
-      description: null,
-      now,
-    });
-    // As the previous version wrote them: the hash in hex, by a statement of that schema.
+    // As the previous version wrote them, by statements of that schema: the channel, and the hash in hex.
+    const channel = { id: 'chn_01jbinaryhashchannel0000000' };
+    await sql`INSERT INTO channels (id, account_id, code, name, description, created_at)
+      VALUES (${channel.id}, ${account.id}, 'news', 'news', NULL, ${now})`.execute(store.db);
     for (const [id, platform, token, externalId] of [
       ['sub_01jbinaryhashios0000000000', 'ios', iosToken, 'u-1'],
       ['sub_01jbinaryhashandroid000000', 'android', androidToken, null],

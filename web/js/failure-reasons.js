@@ -37,6 +37,10 @@ const exact = {
     'Skipped: a silent push (contentAvailable) wakes an app and shows nothing, and browsers show every push they get.',
     'Nothing to fix. Send browsers a notification with a title or body when they should hear of it.',
   ],
+  frequency_capped: [
+    'Skipped: the subscriber had already received as many of this channel’s notifications as its frequency cap allows in the period.',
+    'Nothing to fix. Change the cap on the channel’s page, or send with ignoreFrequencyCap for a message that must arrive.',
+  ],
   connection_lost: [
     'The connection to the provider broke while the push was on it, and the retries ran out.',
     'Check the network between Clarion and the provider.',

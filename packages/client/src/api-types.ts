@@ -1508,6 +1508,10 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                frequencyCap: {
+                                    count: number;
+                                    periodSeconds: number;
+                                } | null;
                                 /** @description chn_… identifier. */
                                 id: string;
                                 /** @description Whether the public join page is on (off by default; docs/web-push.md, "Join page"). */
@@ -1584,6 +1588,12 @@ export interface paths {
                         /** @description Code of the channel. */
                         code: string;
                         description?: string;
+                        frequencyCap?: {
+                            /** @description At most this many notifications of the channel per subscriber in any rolling period. */
+                            count: number;
+                            /** @description The period, in seconds: 60 to 2,592,000 (30 days). */
+                            periodSeconds: number;
+                        } | null;
                         /** @description Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default. */
                         joinPage?: boolean;
                         /** @description Display name; defaults to the code. */
@@ -1610,6 +1620,10 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                frequencyCap: {
+                                    count: number;
+                                    periodSeconds: number;
+                                } | null;
                                 /** @description chn_… identifier. */
                                 id: string;
                                 /** @description Whether the public join page is on (off by default; docs/web-push.md, "Join page"). */
@@ -1738,6 +1752,10 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                frequencyCap: {
+                                    count: number;
+                                    periodSeconds: number;
+                                } | null;
                                 /** @description chn_… identifier. */
                                 id: string;
                                 /** @description Whether the public join page is on (off by default; docs/web-push.md, "Join page"). */
@@ -1909,8 +1927,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change a channel's name, description, join page switch or app
-         * @description Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.
+         * Change a channel's name, description, join page switch, app or frequency cap
+         * @description Fields left out stay as they are; `description: null` clears it, `frequencyCap: null` removes the cap. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.
          */
         post: {
             parameters: {
@@ -1928,6 +1946,12 @@ export interface paths {
                         /** @description The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md). */
                         appId?: string;
                         description?: string | null;
+                        frequencyCap?: {
+                            /** @description At most this many notifications of the channel per subscriber in any rolling period. */
+                            count: number;
+                            /** @description The period, in seconds: 60 to 2,592,000 (30 days). */
+                            periodSeconds: number;
+                        } | null;
                         /** @description Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default. */
                         joinPage?: boolean;
                         /** @description Display name; defaults to the code. */
@@ -1954,6 +1978,10 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                frequencyCap: {
+                                    count: number;
+                                    periodSeconds: number;
+                                } | null;
                                 /** @description chn_… identifier. */
                                 id: string;
                                 /** @description Whether the public join page is on (off by default; docs/web-push.md, "Join page"). */
@@ -3745,6 +3773,8 @@ export interface paths {
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
                                 id: string;
+                                /** @description Whether it passed the channel's frequency cap. */
+                                ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
@@ -3871,6 +3901,8 @@ export interface paths {
                          * @description https URL of a small icon browsers show with the notification (Web Push); iOS and Android show the app's icon.
                          */
                         iconUrl?: string;
+                        /** @description true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap. */
+                        ignoreFrequencyCap?: boolean;
                         /**
                          * Format: uri
                          * @description https URL of an image shown with the notification.
@@ -3959,6 +3991,8 @@ export interface paths {
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
                                 id: string;
+                                /** @description Whether it passed the channel's frequency cap. */
+                                ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
@@ -4137,6 +4171,8 @@ export interface paths {
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
                                 id: string;
+                                /** @description Whether it passed the channel's frequency cap. */
+                                ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
@@ -4283,6 +4319,8 @@ export interface paths {
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
                                 id: string;
+                                /** @description Whether it passed the channel's frequency cap. */
+                                ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";
@@ -4418,7 +4456,7 @@ export interface paths {
                                 outcome: "failed" | "skipped";
                                 /** @enum {string} */
                                 platform: "ios" | "android" | "web";
-                                /** @description Failed: token_unregistered / token_invalid (the subscriber was unsubscribed), expired, retry_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). Skipped: silent_not_supported (a silent push to a browser). */
+                                /** @description Failed: token_unregistered / token_invalid (the subscriber was unsubscribed), expired, retry_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). Skipped: silent_not_supported (a silent push to a browser), frequency_capped (the subscriber was at its channel’s frequency cap). */
                                 reason: string;
                                 subscriberId: string;
                             }[];
@@ -4532,6 +4570,8 @@ export interface paths {
                          * @description https URL of a small icon browsers show with the notification (Web Push); iOS and Android show the app's icon.
                          */
                         iconUrl?: string;
+                        /** @description true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap. */
+                        ignoreFrequencyCap?: boolean;
                         /**
                          * Format: uri
                          * @description https URL of an image shown with the notification.
@@ -4620,6 +4660,8 @@ export interface paths {
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
                                 id: string;
+                                /** @description Whether it passed the channel's frequency cap. */
+                                ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 priority: "normal" | "high";

@@ -29,9 +29,20 @@ describe('POST /api/v1/channels → 201', () => {
       subscriberCount: { total: 0, ios: 0, android: 0, web: 0 },
       joinPage: false,
       joinUrl: null,
+      frequencyCap: null,
       createdAt: new Date(t.clock.now()).toISOString(),
     });
     expect(expectSuccess(await get(t.app, '/api/v1/channels/breaking-news', account.secretKey), 200)).toEqual(data);
+  });
+
+  it('takes a frequency cap at creation', async () => {
+    const account = await t.newAccount();
+    const cap = { count: 1, periodSeconds: 60 };
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/channels', account.secretKey, { code: 'capped', frequencyCap: cap }),
+      201,
+    );
+    expect(data.frequencyCap).toEqual(cap);
   });
 
   it('switches the join page on at creation when asked, with its address', async () => {

@@ -44,6 +44,22 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
     });
   });
 
+  it('sets a frequency cap, shows it on the channel and in the list, keeps it when left out, removes it with null', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const cap = { count: 3, periodSeconds: 86_400 };
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { frequencyCap: cap }), 200),
+    ).toMatchObject({ code: 'news', frequencyCap: cap });
+    expect(expectSuccess(await get(t.app, '/api/v1/channels/news', account.secretKey), 200).frequencyCap).toEqual(cap);
+    expect(expectSuccess(await get(t.app, '/api/v1/channels', account.secretKey), 200)[0].frequencyCap).toEqual(cap);
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { name: 'News' }), 200),
+    ).toMatchObject({ name: 'News', frequencyCap: cap });
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { frequencyCap: null }), 200),
+    ).toMatchObject({ frequencyCap: null });
+  });
+
   it('turns the join page on with a publishable key scoped to the channel, and off again by revoking it', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const slug = await accountSlug(t, account.id);

@@ -16,6 +16,11 @@ describe('POST /api/v1/channels/:code/update → 400', () => {
     [{ description: 'x'.repeat(501) }, 'description'],
     [{ joinPage: 'yes' }, 'joinPage'],
     [{ code: 'other' }, 'code'],
+    [{ frequencyCap: { count: 0, periodSeconds: 3600 } }, 'frequencyCap'],
+    [{ frequencyCap: { count: 3, periodSeconds: 59 } }, 'frequencyCap'],
+    [{ frequencyCap: { count: 3, periodSeconds: 2_592_001 } }, 'frequencyCap'],
+    [{ frequencyCap: { count: 3 } }, 'frequencyCap'],
+    [{ frequencyCap: { count: 3, periodSeconds: 3600, perUser: true } }, 'frequencyCap'],
   ])('refuses %j naming %s, changing nothing', async (body, field) => {
     const account = await t.newAccount({ channels: ['news'] });
     expectValidation(await post(t.app, '/api/v1/channels/news/update', account.secretKey, body), [field]);
@@ -23,6 +28,7 @@ describe('POST /api/v1/channels/:code/update → 400', () => {
       code: 'news',
       name: 'news',
       joinPage: false,
+      frequencyCap: null,
     });
   });
 

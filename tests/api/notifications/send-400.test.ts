@@ -60,6 +60,11 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       ['badge'],
     ],
     [
+      'an ignoreFrequencyCap that is not a boolean',
+      () => ({ channelCode: 'news', title: 'Hi', ignoreFrequencyCap: 'yes' }),
+      ['ignoreFrequencyCap'],
+    ],
+    [
       'a contentAvailable that is not a boolean',
       () => ({ channelCode: 'news', contentAvailable: 1 }),
       ['contentAvailable'],

@@ -30,7 +30,7 @@ async function everyRow(): Promise<string[]> {
 }
 
 describe('DELETE /api/v1/users/:externalId → 200', () => {
-  it('erases the person: subscribers, tokens, tags, failures and Live Activity tokens; no row names them afterwards', async () => {
+  it('erases the person: subscribers, tokens, tags, failures, frequency-cap counts and Live Activity tokens; no row names them afterwards', async () => {
     const account = await t.newAccount({ channels: ['news', 'sport'] });
     const externalId = `erase-me-${randomUUID()}`;
     const iosToken = tokens.ios();
@@ -66,6 +66,10 @@ describe('DELETE /api/v1/users/:externalId → 200', () => {
         reason: 'token_invalid',
         created_at: t.clock.now(),
       })
+      .execute();
+    await t.store.db
+      .insertInto('frequency_cap_deliveries')
+      .values({ subscriber_id: phone, notification_id: notification, delivered_at: t.clock.now() })
       .execute();
     const activity = expectSuccess(
       await post(t.app, '/api/v1/live-activities', account.secretKey, progressActivity('news')),

@@ -68,6 +68,7 @@ export async function channelPage({ container, params }) {
     ),
     missingCredentials(channel, apps),
     apps.length > 0 ? moveAppForm(channel, apps) : null,
+    frequencyCapForm(channel),
     joinPageSection(channel),
     joinInformation(channel.code),
   );
@@ -135,6 +136,80 @@ function moveAppForm(channel, apps) {
     document.getElementById('channel-app').textContent = name;
     announce(`Channel ${updated.code} now delivers with ${name}.`);
   });
+  return form;
+}
+
+/** The periods the cap form offers; a channel capped over another period (set by the API) shows its own too. */
+const CAP_PERIODS = [
+  { seconds: 3600, label: 'hour' },
+  { seconds: 86_400, label: 'day (24 hours)' },
+  { seconds: 604_800, label: 'week (7 days)' },
+  { seconds: 2_592_000, label: '30 days' },
+];
+
+function capText(cap) {
+  if (!cap) return 'No cap: every notification reaches every subscriber.';
+  const period = CAP_PERIODS.find((candidate) => candidate.seconds === cap.periodSeconds);
+  return `At most ${formatNumber(cap.count)} per subscriber in any ${period ? period.label : `${formatNumber(cap.periodSeconds)} seconds`}.`;
+}
+
+/**
+ * The channel's frequency cap (docs/api.md, "Frequency caps"): at most so many of its notifications per subscriber in
+ * a rolling period; set, changed or removed with POST /channels/{code}/update.
+ */
+function frequencyCapForm(initial) {
+  let channel = initial;
+  const problems = h('div');
+  const current = h('p', { id: 'frequency-cap-now' }, capText(channel.frequencyCap));
+  const periods = CAP_PERIODS.some((period) => period.seconds === channel.frequencyCap?.periodSeconds)
+    ? CAP_PERIODS
+    : channel.frequencyCap
+      ? [
+          ...CAP_PERIODS,
+          { seconds: channel.frequencyCap.periodSeconds, label: `${channel.frequencyCap.periodSeconds} seconds` },
+        ]
+      : CAP_PERIODS;
+  const remove = h('button', { type: 'button', hidden: !channel.frequencyCap }, 'Remove cap');
+  const save = async (frequencyCap) => {
+    channel = await api.post(`/api/v1/channels/${encodeURIComponent(channel.code)}/update`, { frequencyCap });
+    current.textContent = capText(channel.frequencyCap);
+    remove.hidden = !channel.frequencyCap;
+    announce(channel.frequencyCap ? `Frequency cap saved. ${capText(channel.frequencyCap)}` : 'Frequency cap removed.');
+  };
+  const form = h(
+    'form',
+    { class: 'card', novalidate: true, 'aria-labelledby': 'frequency-cap-heading' },
+    h('h2', { id: 'frequency-cap-heading' }, 'Frequency cap'),
+    current,
+    problems,
+    field({
+      label: 'Notifications per subscriber, at most',
+      hint: 'A subscriber who already got this many in the period is skipped (frequency_capped). Sends with ignoreFrequencyCap pass; silent pushes and Live Activities are not counted.',
+      input: {
+        name: 'count',
+        type: 'number',
+        min: '1',
+        max: '1000',
+        required: true,
+        value: String(channel.frequencyCap?.count ?? 3),
+      },
+    }),
+    field({
+      label: 'In any',
+      control: 'select',
+      input: { name: 'periodSeconds', required: true },
+      options: periods.map((period) => ({
+        value: String(period.seconds),
+        label: period.label,
+        selected: period.seconds === (channel.frequencyCap?.periodSeconds ?? 86_400),
+      })),
+    }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save cap'), remove),
+  );
+  onSubmit(form, problems, async (data) =>
+    save({ count: Number(data.get('count')), periodSeconds: Number(data.get('periodSeconds')) }),
+  );
+  remove.addEventListener('click', () => save(null).catch((problem) => showProblem(problems, problem)));
   return form;
 }
 

@@ -1,8 +1,17 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
+import { frequencyCapOf } from '../../../domain/frequency-cap.ts';
 import type { Channel, SubscriberCounts } from '../../../store/channels-queries.ts';
 import { Nullable, Timestamp } from '../../schemas.ts';
 import { joinPageUrl } from '../join/join-page-url.ts';
+
+const FrequencyCapView = Type.Object(
+  { count: Type.Integer(), periodSeconds: Type.Integer() },
+  {
+    description:
+      'At most `count` notifications of the channel per subscriber in any rolling `periodSeconds`; null: no cap (docs/api.md, "Frequency caps").',
+  },
+);
 
 export const ChannelSchema = Type.Object(
   {
@@ -26,6 +35,7 @@ export const ChannelSchema = Type.Object(
           "The app whose credentials deliver this channel's pushes; null: the instance's built-in app (docs/apps.md).",
       }),
     ),
+    frequencyCap: Nullable(FrequencyCapView),
     createdAt: Timestamp,
   },
   { title: 'Channel' },
@@ -53,6 +63,7 @@ export function channelView(
     joinPage,
     joinUrl: joinPage ? joinPageUrl(join.baseUrl, join.accountSlug, channel.code) : null,
     appId: channel.app_id,
+    frequencyCap: frequencyCapOf(channel),
     createdAt: toIso(channel.created_at),
   };
 }

@@ -7,6 +7,11 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
+import {
+  FREQUENCY_CAP_MAX_COUNT,
+  FREQUENCY_CAP_MAX_PERIOD_SECONDS,
+  FREQUENCY_CAP_MIN_PERIOD_SECONDS,
+} from '../../../domain/frequency-cap.ts';
 import { joinPageBase, switchJoinPage } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
@@ -21,6 +26,32 @@ export const ChannelAppId = Type.String({
   description:
     "The app (app_…) whose credentials deliver this channel's pushes; default at creation: the account's first app, else the instance's built-in app (docs/apps.md).",
 });
+export const FrequencyCapSchema = Type.Object(
+  {
+    count: Type.Integer({
+      minimum: 1,
+      maximum: FREQUENCY_CAP_MAX_COUNT,
+      description: 'At most this many notifications of the channel per subscriber in any rolling period.',
+    }),
+    periodSeconds: Type.Integer({
+      minimum: FREQUENCY_CAP_MIN_PERIOD_SECONDS,
+      maximum: FREQUENCY_CAP_MAX_PERIOD_SECONDS,
+      description: 'The period, in seconds: 60 to 2,592,000 (30 days).',
+    }),
+  },
+  {
+    additionalProperties: false,
+    title: 'FrequencyCap',
+    description:
+      'A subscriber that already received `count` notifications of the channel in the last `periodSeconds` is skipped as frequency_capped; a send with ignoreFrequencyCap passes (and counts). Silent pushes and Live Activities are neither capped nor counted.',
+  },
+);
+
+/** A cap, or null for none; one message for whatever is wrong inside it. */
+export const NullableFrequencyCap = Type.Union([FrequencyCapSchema, Type.Null()], {
+  hint: `must be null or {"count": 1 to ${FREQUENCY_CAP_MAX_COUNT}, "periodSeconds": ${FREQUENCY_CAP_MIN_PERIOD_SECONDS} to ${FREQUENCY_CAP_MAX_PERIOD_SECONDS}} and nothing else`,
+});
+
 export const JoinPageSwitch = Type.Boolean({
   description:
     'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
@@ -38,6 +69,7 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
             name: Type.Optional(ChannelName),
             description: Type.Optional(ChannelDescription),
             joinPage: Type.Optional(JoinPageSwitch),
+            frequencyCap: Type.Optional(NullableFrequencyCap),
             appId: Type.Optional(
               Type.Union([ChannelAppId, Type.Null()], {
                 description:
@@ -52,7 +84,7 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
     },
     async (request, reply) => {
       const auth = request.auth!;
-      const { code, name, description, joinPage } = request.body;
+      const { code, name, description, joinPage, frequencyCap } = request.body;
       assertChannelInScope(auth, code);
       const app = await appForNewChannel(deps.store.db, auth.accountId, request.body.appId);
       if (app === 'not_found') throw unknownAppId();
@@ -65,6 +97,7 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
             name: name ?? code,
             description: description ?? null,
             appId: app.appId,
+            frequencyCap: frequencyCap ?? null,
             now,
           });
           if (!joinPage) return created;

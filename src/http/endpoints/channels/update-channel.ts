@@ -15,10 +15,16 @@ import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
 import { JoinPageSwitchRace, joinPageBase, switchJoinPage } from './channel-join-key.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
-import { ChannelAppId, ChannelDescription, ChannelName, JoinPageSwitch } from './create-channel.ts';
+import {
+  ChannelAppId,
+  ChannelDescription,
+  ChannelName,
+  JoinPageSwitch,
+  NullableFrequencyCap,
+} from './create-channel.ts';
 
 /**
- * Changes a channel's name, description, join page switch or app; fields left out stay as they are. The code, which
+ * Changes a channel's name, description, join page switch, app or frequency cap; fields left out stay as they are. The code, which
  * requests and keys' scopes name the channel by, does not change.
  *
  * Moving a channel to another app (`appId`) changes whose credentials deliver its next pushes. It is refused (409)
@@ -30,9 +36,9 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "Change a channel's name, description, join page switch or app",
+        summary: "Change a channel's name, description, join page switch, app or frequency cap",
         description:
-          'Fields left out stay as they are; `description: null` clears it. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.',
+          'Fields left out stay as they are; `description: null` clears it, `frequencyCap: null` removes the cap. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.',
         tags: ['channels'],
         params: Type.Object({ code: ChannelCode }),
         body: Type.Object(
@@ -41,6 +47,7 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
             description: Type.Optional(Nullable(ChannelDescription)),
             joinPage: Type.Optional(JoinPageSwitch),
             appId: Type.Optional(ChannelAppId),
+            frequencyCap: Type.Optional(NullableFrequencyCap),
           },
           { additionalProperties: false },
         ),
@@ -50,7 +57,7 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const { code } = request.params;
-      const { name, description, joinPage, appId } = request.body ?? {};
+      const { name, description, joinPage, appId, frequencyCap } = request.body ?? {};
       assertChannelInScope(auth, code);
       const now = deps.clock.now();
       const change = () =>
@@ -66,7 +73,7 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
               });
             }
           }
-          await updateChannel(trx, found.id, { name, description, appId });
+          await updateChannel(trx, found.id, { name, description, appId, frequencyCap });
           if (joinPage !== undefined)
             await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
           return (await findChannelById(trx, found.id))!;

@@ -20,7 +20,7 @@ const DeliveryFailure = Type.Object(
     }),
     reason: Type.String({
       description:
-        'Failed: token_unregistered / token_invalid (the subscriber was unsubscribed), expired, retry_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). Skipped: silent_not_supported (a silent push to a browser).',
+        'Failed: token_unregistered / token_invalid (the subscriber was unsubscribed), expired, retry_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). Skipped: silent_not_supported (a silent push to a browser), frequency_capped (the subscriber was at its channel’s frequency cap).',
     }),
     failedAt: Timestamp,
   },

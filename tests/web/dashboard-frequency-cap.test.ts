@@ -1,0 +1,64 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChannel } from '../../src/store/channels-queries.ts';
+import { startBrowserOn, seeText } from '../harness/browser.ts';
+import { sessionCall, signUp } from '../harness/dashboard-session.ts';
+import { startTestApp, type TestApp } from '../harness/test-app.ts';
+
+/** A channel's frequency cap on the dashboard's channel page (docs/dashboard.md), in headless Chromium. */
+let t: TestApp;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ({ base, browser } = await startBrowserOn(t.app));
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('the frequency cap on the dashboard', { timeout: 90_000 }, () => {
+  it('sets a cap, says it back, refuses a count of 0 keeping the cap, and removes it', async () => {
+    const user = await signUp(t, { accountName: 'Deals Shop' });
+    await createChannel(t.store.db, {
+      accountId: user.accountId,
+      code: 'deals',
+      name: 'deals',
+      description: null,
+      now: t.clock.now(),
+    });
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    await context.addCookies([{ name: 'clarion_session', value: user.token, url: base }]);
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    try {
+      await page.goto(`${base}/#/channels/deals`);
+      const form = page.getByRole('form', { name: 'Frequency cap' });
+      await seeText(form, 'No cap');
+      expect(await form.getByRole('button', { name: 'Remove cap' }).isVisible()).toBe(false);
+
+      await form.getByLabel('Notifications per subscriber, at most').fill('2');
+      await form.getByLabel('In any').selectOption({ label: 'week (7 days)' });
+      await form.getByRole('button', { name: 'Save cap' }).click();
+      await seeText(form, 'At most 2 per subscriber in any week (7 days).');
+      const channel = async () => (await sessionCall(t, 'GET', '/api/v1/channels/deals', user)).body.data;
+      expect((await channel()).frequencyCap).toEqual({ count: 2, periodSeconds: 604_800 });
+
+      await form.getByLabel('Notifications per subscriber, at most').fill('0');
+      await form.getByRole('button', { name: 'Save cap' }).click();
+      await seeText(form, 'must be');
+      expect((await channel()).frequencyCap).toEqual({ count: 2, periodSeconds: 604_800 });
+
+      await form.getByRole('button', { name: 'Remove cap' }).click();
+      await seeText(form, 'No cap');
+      expect((await channel()).frequencyCap).toBeNull();
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
