@@ -18,6 +18,7 @@ const CONTENT_FIELDS = {
   badge: 'badge',
   ttl: 'ttlSeconds',
   priority: 'priority',
+  localizations: 'localizations',
   silent: 'contentAvailable',
   ignoreFrequencyCap: 'ignoreFrequencyCap',
   subtitle: 'subtitle',
@@ -37,6 +38,20 @@ function collectData(pair: string, data: Record<string, string> = {}): Record<st
   const at = pair.indexOf('=');
   if (at < 1) throw new CliError(`--data takes key=value, not "${pair}"`, 'validation_failed');
   return { ...data, [pair.slice(0, at)]: pair.slice(at + 1) };
+}
+
+function parseJsonObject(flag: string): (text: string) => Record<string, unknown> {
+  return (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new CliError(`${flag} takes a JSON object, not "${text}"`, 'validation_failed');
+    return value as Record<string, unknown>;
+  };
 }
 
 function parseScore(text: string): number {
@@ -69,6 +84,11 @@ export function addSend(program: Command): void {
         parseWholeNumber('--ttl', text, 0, MAX_TTL_SECONDS),
       )
       .option('--priority <priority>', 'high (default) or normal')
+      .option(
+        '--localizations <json>',
+        'title and body per language, as JSON: \'{"de": {"title": "Hallo"}, "fr-CA": {"title": "Allô"}}\'',
+        parseJsonObject('--localizations'),
+      )
       .option('--silent', 'a silent push: wakes the app, shows nothing (no title or body; browsers are skipped)')
       .option('--ignore-frequency-cap', "pass the channel's frequency cap (a transactional message; it still counts)")
       .option('--subtitle <text>', 'iOS: a line under the title')

@@ -9,6 +9,7 @@ import {
   findBatchSubscribers,
   markDelivered,
   rememberApnsEnvironments,
+  subscriberLocales,
   subscriberRegistrationTimes,
   unsubscribeSubscriber,
   type BatchSubscriber,
@@ -29,7 +30,7 @@ import { completeNotificationIfDone } from './notification-completion.ts';
 import { isCredentialFailure } from './credential-failure.ts';
 import { appIdOfChannel, markAppCredentialsFailing } from '../store/apps-queries.ts';
 import type { SendDependencies } from './channel-providers.ts';
-import { pushContentOf, type PushContent } from './push-content.ts';
+import { localizedContent, pushContentOf, type PushContent } from './push-content.ts';
 import type { Platform } from '../domain/device-token.ts';
 import { subscriptionOrigin } from './web-push/web-push-subscription.ts';
 import type { PushContext } from './push-sender.ts';
@@ -132,6 +133,12 @@ async function sendAndSettle(batch: Batch): Promise<void> {
     const content = pushContentOf(notification, expiresAt);
     const skip = skipOfWholeBatch(content, payload.platform);
     const capped = await cappedSubscribers(batch, sentAt);
+    // Each subscriber's language: read only when the notification has localized text.
+    const contentFor = localizedContent(content);
+    const locales =
+      content.localizations === null
+        ? new Map<string, string>()
+        : await subscriberLocales(deps.store.db, payload.subscriberIds);
     // The app the dispatch found; if it was deleted since (possible only once the channel moved away from it), the
     // channel's app now, rather than the built-in credentials.
     const providers = deps.providersFor
@@ -147,7 +154,11 @@ async function sendAndSettle(batch: Batch): Promise<void> {
         if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
         if (skip) return Promise.resolve(skip);
         if (capped.has(id)) return Promise.resolve(FREQUENCY_CAPPED);
-        return sender.send(subscriber.token, content, contexts[subscriber.apns_environment ?? 'unknown']);
+        return sender.send(
+          subscriber.token,
+          contentFor(locales.get(id) ?? null),
+          contexts[subscriber.apns_environment ?? 'unknown'],
+        );
       },
       { onAnswer: batch.progressed },
     );

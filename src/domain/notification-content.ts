@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { BODY_MAX_LENGTH, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from './limits.ts';
+import { canonicalTag, MAX_LOCALIZATIONS, type Localizations } from './localizations.ts';
 
 /**
  * The content of a notification — what a caller sends, what is stored, what the API shows back and what every push
@@ -229,6 +230,61 @@ export const notificationContentFields = {
         "Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode.",
     }),
   ),
+  localizations: field({
+    column: 'localizations',
+    request: Type.Record(
+      Type.String({ minLength: 1, maxLength: 35 }),
+      Type.Object(
+        {
+          title: Type.Optional(Type.String({ minLength: 1, maxLength: TITLE_MAX_LENGTH })),
+          body: Type.Optional(Type.String({ minLength: 1, maxLength: BODY_MAX_LENGTH })),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        maxProperties: MAX_LOCALIZATIONS,
+        description:
+          'The title and body in other languages, by BCP 47 tag: each subscriber gets the best match for its locale (fr-CA, then fr), else title and body. A variant replaces both.',
+        hint: `must be an object of at most ${MAX_LOCALIZATIONS} language tags, each with a title, a body or both`,
+      },
+    ),
+    view: nullable(
+      Type.Record(
+        Type.String(),
+        Type.Object({ title: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }),
+      ),
+    ),
+    // Stored as JSON with canonical tags (en-us → en-US), the form lookups compare with.
+    toColumn: (value: Localizations | undefined): string | null =>
+      value === undefined
+        ? null
+        : JSON.stringify(
+            Object.fromEntries(Object.entries(value).map(([tag, text]) => [canonicalTag(tag) ?? tag, text])),
+          ),
+    fromColumn: (stored: string | null): Localizations | null =>
+      stored === null ? null : (JSON.parse(stored) as Localizations),
+    problems: (value) => {
+      const problems: Array<{ field: string; message: string }> = [];
+      const seen = new Map<string, string>();
+      for (const [tag, text] of Object.entries(value)) {
+        const canonical = canonicalTag(tag);
+        if (canonical === null)
+          problems.push({
+            field: `localizations.${tag}`,
+            message: 'must be keyed by a BCP 47 language tag, like de or fr-CA',
+          });
+        else if (seen.has(canonical))
+          problems.push({
+            field: `localizations.${tag}`,
+            message: `names the same language as ${seen.get(canonical)}`,
+          });
+        else seen.set(canonical, tag);
+        if (text.title === undefined && text.body === undefined)
+          problems.push({ field: `localizations.${tag}`, message: 'needs a title, a body or both' });
+      }
+      return problems;
+    },
+  }),
   contentAvailable: field({
     column: 'content_available',
     request: Type.Boolean({
@@ -312,6 +368,7 @@ const SHOWN_FIELDS = [
   'relevanceScore',
   'targetContentId',
   'androidChannelId',
+  'localizations',
 ] as const satisfies readonly FieldName[];
 
 /** What is wrong with requested content that its schema allowed: a title or a body, URL schemes, reserved data keys. */

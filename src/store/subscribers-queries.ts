@@ -202,6 +202,23 @@ const batchSubscribersQuery = preparedQuery((db, param, _values: IdListValues) =
     .where(inIdList(db, 'id', param)),
 );
 
+/**
+ * The locale of each of these subscribers that has one, by id: read only for a localized notification's batches, not
+ * with every push's row (findBatchSubscribers).
+ */
+export async function subscriberLocales(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await localesQuery(db, idListValues(db, ids));
+  return new Map(rows.flatMap((row) => (row.locale === null ? [] : [[row.id, row.locale] as const])));
+}
+
+const localesQuery = preparedQuery((db, param, _values: IdListValues) =>
+  db
+    .selectFrom('subscribers')
+    .select(['id', 'locale'])
+    .where(inIdList(db, 'id', param)),
+);
+
 /** When each of these subscribers last registered (updated_at), by id: for the few tokens an APNs 410 called dead. */
 export async function subscriberRegistrationTimes(
   db: Kysely<Database>,

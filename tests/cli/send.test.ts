@@ -80,7 +80,7 @@ describe('clarion send', () => {
     expect(JSON.stringify(push.message)).toContain('From the command line');
   });
 
-  it('sends the alert options, silent pushes and a pass of the frequency cap', async () => {
+  it('sends the alert options, localized text, silent pushes and a pass of the frequency cap', async () => {
     const account = await live.newAccount(['news']);
     const env = envFor(account.secretKey);
     const options = await runCliAsync(
@@ -127,6 +127,18 @@ describe('clarion send', () => {
       title: null,
       data: { sync: '1' },
     });
+    const localized = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'Hi', '--localizations', '{"de": {"title": "Hallo"}}', '--json'],
+      env,
+    );
+    expect(localized.status, localized.stderr).toBe(0);
+    expect(localized.json.localizations).toEqual({ de: { title: 'Hallo' } });
+    const notJson = await runCliAsync(
+      ['send', '--channel', 'news', '--title', 'x', '--localizations', 'de=Hallo'],
+      env,
+    );
+    expect(notJson.status).not.toBe(0);
+    expect(notJson.stderr).toContain('--localizations takes a JSON object');
     const badScore = await runCliAsync(['send', '--channel', 'news', '--title', 'x', '--relevance-score', '2'], env);
     expect(badScore.status).not.toBe(0);
     expect(badScore.stderr).toContain('--relevance-score takes a number from 0 to 1');

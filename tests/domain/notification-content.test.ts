@@ -27,6 +27,10 @@ const everyField: Required<RequestedContent> = {
   relevanceScore: 0.7,
   targetContentId: 'orders',
   androidChannelId: 'shipping',
+  localizations: {
+    de: { title: 'Bestellung versandt', body: 'Kommt Dienstag' },
+    'fr-CA': { title: 'Commande expédiée' },
+  },
   contentAvailable: false,
   ignoreFrequencyCap: true,
   ttlSeconds: 600,
@@ -67,6 +71,22 @@ describe('the notification content model', () => {
         data: { from: 'x', clarion: 'y', fine: 'z' },
       }).map((problem) => problem.field),
     ).toEqual(['title', 'url', 'data.from', 'data.clarion', 'imageUrl', 'iconUrl']);
+  });
+
+  it('stores localizations under canonical tags, and names a bad tag, two tags of one language and an empty variant', () => {
+    expect(contentToColumns({ title: 'Hi', localizations: { 'en-gb': { title: 'Hello' } } }).localizations).toBe(
+      '{"en-GB":{"title":"Hello"}}',
+    );
+    expect(
+      contentProblems({
+        title: 'Hi',
+        localizations: { 'not a tag': { title: 'x' }, de: { title: 'Hallo' }, DE: { body: 'Hallo' }, fr: {} },
+      }).map((problem) => `${problem.field}: ${problem.message}`),
+    ).toEqual([
+      'localizations.not a tag: must be keyed by a BCP 47 language tag, like de or fr-CA',
+      'localizations.DE: names the same language as de',
+      'localizations.fr: needs a title, a body or both',
+    ]);
   });
 
   it('takes a silent push without a title or body, and refuses on it every field that would show something', () => {

@@ -3777,6 +3777,12 @@ export interface paths {
                                 ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
+                                localizations: {
+                                    [key: string]: {
+                                        body?: string;
+                                        title?: string;
+                                    };
+                                } | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
@@ -3910,6 +3916,13 @@ export interface paths {
                         imageUrl?: string;
                         /** @description iOS 15+: how the notification may interrupt (aps.interruption-level): passive (quietly, into the list), active (the default), time-sensitive (through Focus; the app needs the Time Sensitive Notifications capability), critical (sounds even when muted; the app needs Apple's Critical Alerts entitlement). */
                         interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+                        /** @description The title and body in other languages, by BCP 47 tag: each subscriber gets the best match for its locale (fr-CA, then fr), else title and body. A variant replaces both. */
+                        localizations?: {
+                            [key: string]: {
+                                body?: string;
+                                title?: string;
+                            };
+                        };
                         /**
                          * @description high (default) delivers at once; normal lets the device batch for battery.
                          * @default high
@@ -3995,6 +4008,12 @@ export interface paths {
                                 ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
+                                localizations: {
+                                    [key: string]: {
+                                        body?: string;
+                                        title?: string;
+                                    };
+                                } | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
@@ -4175,6 +4194,12 @@ export interface paths {
                                 ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
+                                localizations: {
+                                    [key: string]: {
+                                        body?: string;
+                                        title?: string;
+                                    };
+                                } | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
@@ -4323,6 +4348,12 @@ export interface paths {
                                 ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
+                                localizations: {
+                                    [key: string]: {
+                                        body?: string;
+                                        title?: string;
+                                    };
+                                } | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;
@@ -4579,6 +4610,13 @@ export interface paths {
                         imageUrl?: string;
                         /** @description iOS 15+: how the notification may interrupt (aps.interruption-level): passive (quietly, into the list), active (the default), time-sensitive (through Focus; the app needs the Time Sensitive Notifications capability), critical (sounds even when muted; the app needs Apple's Critical Alerts entitlement). */
                         interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+                        /** @description The title and body in other languages, by BCP 47 tag: each subscriber gets the best match for its locale (fr-CA, then fr), else title and body. A variant replaces both. */
+                        localizations?: {
+                            [key: string]: {
+                                body?: string;
+                                title?: string;
+                            };
+                        };
                         /**
                          * @description high (default) delivers at once; normal lets the device batch for battery.
                          * @default high
@@ -4664,6 +4702,12 @@ export interface paths {
                                 ignoreFrequencyCap: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
+                                localizations: {
+                                    [key: string]: {
+                                        body?: string;
+                                        title?: string;
+                                    };
+                                } | null;
                                 priority: "normal" | "high";
                                 /** @description Active subscribers of the channel (or of its audience) targeted when the notification was accepted. */
                                 recipientCount: number;

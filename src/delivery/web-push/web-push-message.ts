@@ -25,6 +25,8 @@ export interface DeclarativeNotification {
   /** Required by the format: the notification's title, or "" when it has none. */
   title: string;
   body?: string;
+  /** The language of a localized variant's title and body (its BCP 47 tag), for the browser's text rendering. */
+  lang?: string;
   /** Required by the format: opened on a click. The notification's url, else `fallbackUrl` (the instance's base URL). */
   navigate: string;
   /** The notification id: a repeat replaces the shown notification instead of adding one. */
@@ -53,6 +55,7 @@ export function buildWebPushMessage(content: PushContent, fallbackUrl: string): 
     notification: {
       title: content.title ?? '',
       ...(content.body !== null ? { body: content.body } : {}),
+      ...(content.lang !== undefined ? { lang: content.lang } : {}),
       navigate: content.url ?? fallbackUrl,
       tag: content.notificationId,
       ...(content.imageUrl !== null ? { image: content.imageUrl } : {}),

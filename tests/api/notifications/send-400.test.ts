@@ -60,6 +60,26 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       ['badge'],
     ],
     [
+      'localizations keyed by something that is not a language tag',
+      () => ({ channelCode: 'news', title: 'Hi', localizations: { 'german please': { title: 'Hallo' } } }),
+      ['localizations.german please'],
+    ],
+    [
+      'a localization without a title or body',
+      () => ({ channelCode: 'news', title: 'Hi', localizations: { de: {} } }),
+      ['localizations.de'],
+    ],
+    [
+      'a localization with a field it does not take',
+      () => ({ channelCode: 'news', title: 'Hi', localizations: { de: { title: 'Hallo', sound: 'x' } } }),
+      ['localizations.de.sound'],
+    ],
+    [
+      'a silent push with localizations',
+      () => ({ channelCode: 'news', contentAvailable: true, localizations: { de: { title: 'Hallo' } } }),
+      ['localizations'],
+    ],
+    [
       'an ignoreFrequencyCap that is not a boolean',
       () => ({ channelCode: 'news', title: 'Hi', ignoreFrequencyCap: 'yes' }),
       ['ignoreFrequencyCap'],

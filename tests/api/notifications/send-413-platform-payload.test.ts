@@ -44,6 +44,23 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
     });
   });
 
+  it('checks every localized variant: a German body too long is refused, naming the language', async () => {
+    const account = await t.newAccount({ channels: ['localized-long'] });
+    const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'localized-long',
+      title: 'Short',
+      body: 'Fine',
+      localizations: { de: { title: 'Kurz', body: 'ä'.repeat(2500) }, fr: { title: 'Court' } },
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.body.error).toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringContaining(' in de '),
+      details: { limit: 'platform_payload', platform: 'ios', localization: 'de' },
+    });
+    expect((await get(t.app, '/api/v1/notifications', account.secretKey)).body.data).toEqual([]);
+  });
+
   it('holds a silent push to the APNs and FCM limits only: browsers never get one', async () => {
     const account = await t.newAccount({ channels: ['silent-long'] });
     const data = Object.fromEntries(['a', 'b', 'c', 'd'].map((key) => [key, key.repeat(960)]));

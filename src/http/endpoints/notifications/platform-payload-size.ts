@@ -1,5 +1,5 @@
 import { apnsPayloadBytes, APNS_MAX_PAYLOAD_BYTES } from '../../../delivery/apns/apns-payload.ts';
-import type { PushContent } from '../../../delivery/push-content.ts';
+import { everyVariant, type PushContent } from '../../../delivery/push-content.ts';
 import { fcmPayloadBytes, FCM_MAX_PAYLOAD_BYTES } from '../../../delivery/fcm/fcm-message.ts';
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
 import { serializeWebPushMessage } from '../../../delivery/web-push/web-push-message.ts';
@@ -18,7 +18,12 @@ const ID_OF_REAL_LENGTH = `${idPrefixes.notification}_${'0'.repeat(26)}`;
  * payloads are built by the same builders the delivery engine uses, with an id of the real length.
  */
 export function assertPlatformPayloadsFit(content: RequestedContent, channelCode: string, baseUrl: string): void {
-  const push: PushContent = { notificationId: ID_OF_REAL_LENGTH, ...contentAsStored(content) };
+  // Each localized variant is a payload of its own (push-content.ts).
+  for (const push of everyVariant({ notificationId: ID_OF_REAL_LENGTH, ...contentAsStored(content) }))
+    assertPayloadsFit(push, channelCode, baseUrl);
+}
+
+function assertPayloadsFit(push: PushContent, channelCode: string, baseUrl: string): void {
   const sizes = [
     {
       platform: 'ios',
@@ -41,8 +46,8 @@ export function assertPlatformPayloadsFit(content: RequestedContent, channelCode
   const over = sizes.find((size) => size.payloadBytes > size.limitBytes);
   if (over) {
     throw new ApiError('payload_too_large', {
-      message: `The ${PROVIDER_NAMES[over.platform]} payload would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the title, body or data.`,
-      details: { limit: 'platform_payload', ...over },
+      message: `The ${PROVIDER_NAMES[over.platform]} payload${push.lang ? ` in ${push.lang}` : ''} would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the title, body or data.`,
+      details: { limit: 'platform_payload', ...over, ...(push.lang ? { localization: push.lang } : {}) },
     });
   }
 }
