@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { CHANNEL_CODE_RULE, isChannelCode } from '../domain/channel-code.ts';
 import { toIso } from '../domain/clock.ts';
+import { parseLocalTime } from '../domain/local-time.ts';
+import { quietHoursOf, type QuietHours } from '../domain/quiet-hours.ts';
 import {
   FREQUENCY_CAP_MAX_COUNT,
   FREQUENCY_CAP_MAX_PERIOD_SECONDS,
@@ -25,6 +27,16 @@ function readFrequencyCap(text: string): FrequencyCap {
   return cap;
 }
 
+function readQuietHours(text: string): QuietHours {
+  const [start = '', end = ''] = text.split('-');
+  if (parseLocalTime(start) === null || parseLocalTime(end) === null || start === end)
+    throw new CliError(
+      `--quiet-hours takes HH:MM-HH:MM, two different 24-hour times, not "${text}"`,
+      'validation_failed',
+    );
+  return { start, end };
+}
+
 export function addChannelsCreate(channels: Command): void {
   channels
     .command('create')
@@ -42,6 +54,11 @@ export function addChannelsCreate(channels: Command): void {
       'at most COUNT notifications per subscriber in any SECONDS, e.g. 3/86400 (docs/api.md, "Frequency caps")',
       readFrequencyCap,
     )
+    .option(
+      '--quiet-hours <start-end>',
+      "hold pushes from START to END (HH:MM-HH:MM, e.g. 22:00-07:00) in each subscriber's time zone",
+      readQuietHours,
+    )
     .option('--json', 'print one JSON object')
     .action(
       async (options: {
@@ -51,6 +68,7 @@ export function addChannelsCreate(channels: Command): void {
         description?: string;
         app?: string;
         frequencyCap?: FrequencyCap;
+        quietHours?: QuietHours;
         json?: boolean;
       }) => {
         if (!isChannelCode(options.code)) throw new CliError(`--code: ${CHANNEL_CODE_RULE}`, 'validation_failed');
@@ -71,6 +89,7 @@ export function addChannelsCreate(channels: Command): void {
               description: options.description ?? null,
               appId: app.appId,
               frequencyCap: options.frequencyCap ?? null,
+              quietHours: options.quietHours ?? null,
               now: Date.now(),
             });
           } catch (error) {
@@ -86,6 +105,7 @@ export function addChannelsCreate(channels: Command): void {
           description: channel.description,
           appId: channel.app_id,
           frequencyCap: frequencyCapOf(channel),
+          quietHours: quietHoursOf(channel),
           createdAt: toIso(channel.created_at),
         };
         printResult(options, result, [`Created channel ${channel.code} (${channel.id}).`]);

@@ -21,6 +21,7 @@ const CONTENT_FIELDS = {
   localizations: 'localizations',
   silent: 'contentAvailable',
   ignoreFrequencyCap: 'ignoreFrequencyCap',
+  ignoreQuietHours: 'ignoreQuietHours',
   subtitle: 'subtitle',
   category: 'category',
   interruptionLevel: 'interruptionLevel',
@@ -91,6 +92,7 @@ export function addSend(program: Command): void {
       )
       .option('--silent', 'a silent push: wakes the app, shows nothing (no title or body; browsers are skipped)')
       .option('--ignore-frequency-cap', "pass the channel's frequency cap (a transactional message; it still counts)")
+      .option('--ignore-quiet-hours', "deliver at once, even inside the channel's quiet hours")
       .option('--subtitle <text>', 'iOS: a line under the title')
       .option('--category <id>', "iOS: the app's notification category (its action buttons)")
       .option('--interruption-level <level>', 'iOS: passive, active, time-sensitive or critical')

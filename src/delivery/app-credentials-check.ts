@@ -118,8 +118,5 @@ function judge(outcome: DeliveryOutcome, good: string, uploadFix: string): Platf
     case 'rejected':
       // The made-up token refused as a malformed request: the credentials themselves were accepted.
       return { ok: true, providerAnswer: outcome.reason, message: good };
-    case 'skipped':
-      // Only a send job skips a push; a provider's answer is never one.
-      return { ok: false, providerAnswer: outcome.reason, message: 'The test push was not sent.' };
   }
 }

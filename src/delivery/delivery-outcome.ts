@@ -30,12 +30,23 @@ export type DeliveryOutcome =
   /** This one message is wrong for the provider (e.g. too large) and retrying cannot help. */
   | { kind: 'rejected'; reason: string }
   /**
-   * Not sent, on purpose: the subscriber left since the dispatch, or a rule of the notification or its channel says
-   * not to send it (skip-reasons.ts). Counted as skipped, never as failed, and never sent again.
-   */
-  | { kind: 'skipped'; reason: SkipReason }
-  /**
    * Our credentials or configuration are wrong (bad key, wrong team, wrong topic for every token): every push in
    * the batch would fail the same way. The batch fails loudly and `fix` tells the operator what to change.
    */
   | { kind: 'fatal'; reason: string; fix: string };
+
+/**
+ * What a send job records for one subscriber: the provider's answer, or its own decision not to send the push (yet).
+ */
+export type SendOutcome =
+  | DeliveryOutcome
+  /**
+   * Not sent, on purpose: the subscriber left since the dispatch, or a rule of the notification or its channel says
+   * not to send it (domain/skip-reasons.ts). Counted as skipped, never as failed, and never sent again.
+   */
+  | { kind: 'skipped'; reason: SkipReason }
+  /**
+   * Not sent yet, on purpose: the subscriber is inside its channel's quiet hours, which end at `until` (epoch ms); the
+   * push goes out then, in a follow-up send job (domain/quiet-hours.ts).
+   */
+  | { kind: 'held'; until: number };

@@ -14,7 +14,8 @@ import {
   type DispatchTarget,
 } from '../store/deliveries-queries.ts';
 import type { Store } from '../store/database.ts';
-import { findNotificationWithChannelApp, type NotificationRow } from '../store/notifications-queries.ts';
+import { findNotificationWithChannelApp, type NotificationWithChannelRules } from '../store/notifications-queries.ts';
+import { quietHoursOf } from '../domain/quiet-hours.ts';
 import { frequencyCapOf } from '../domain/frequency-cap.ts';
 import type { Database } from '../store/schema.ts';
 import {
@@ -63,6 +64,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     if (!notification || notification.status === 'sent' || notification.status === 'failed') return;
     const appId = notification.channel_app_id ?? null;
     const frequencyCap = capOfSend(notification);
+    const quietHours = quietHoursOfSend(notification);
     const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
     // Fixed here once, for every send job and retry round of this dispatch (push-expiry.ts).
     const expiresAt = pushExpiresAt(notification.ttl_seconds, dueAt);
@@ -126,6 +128,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
                   expiresAt,
                   appId,
                   frequencyCap,
+                  quietHours,
                 };
                 const uniqueKey = `send:${notification.id}:${platform}:${subscriberIds[0]}:0`;
                 if (!sendHere) await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey });
@@ -224,10 +227,18 @@ function groupByPlatform(page: DispatchTarget[]): Map<Platform, string[]> {
  * The frequency cap the notification's send jobs observe (job-kinds.ts, `frequencyCap`): its channel's, enforced
  * unless the send ignores it; none for a silent push, which the cap neither stops nor counts (domain/frequency-cap.ts).
  */
-function capOfSend(
-  notification: NotificationRow & { frequency_cap_count: number | null; frequency_cap_period_seconds: number | null },
-): SendBatchPayload['frequencyCap'] {
+function capOfSend(notification: NotificationWithChannelRules): SendBatchPayload['frequencyCap'] {
   const cap = frequencyCapOf(notification);
   if (cap === null || notification.content_available === 1) return null;
   return { ...cap, enforce: notification.ignore_frequency_cap !== 1 };
+}
+
+/**
+ * The quiet hours the notification's send jobs observe (job-kinds.ts, `quietHours`): its channel's, unless the send
+ * ignores them or is silent (domain/quiet-hours.ts).
+ */
+function quietHoursOfSend(notification: NotificationWithChannelRules): SendBatchPayload['quietHours'] {
+  const quiet = quietHoursOf(notification);
+  if (quiet === null || notification.ignore_quiet_hours === 1 || notification.content_available === 1) return null;
+  return { ...quiet, defaultZone: notification.account_default_timezone ?? 'UTC' };
 }

@@ -1,3 +1,4 @@
+import type { QuietHours } from '../domain/quiet-hours.ts';
 import type { FrequencyCap } from '../domain/frequency-cap.ts';
 import { defineJob } from '../queue/job-definition.ts';
 import type { RecordedOutcomes } from './send-batch.ts';
@@ -42,6 +43,13 @@ export interface SendBatchPayload {
    * channel, a silent push).
    */
   frequencyCap?: (FrequencyCap & { enforce: boolean }) | null;
+  /**
+   * The channel's quiet hours when the dispatch ran (domain/quiet-hours.ts), with the zone of subscribers without one
+   * (the account's default, else UTC). Null or absent: nothing waits (no quiet hours, ignoreQuietHours, a silent push).
+   */
+  quietHours?: (QuietHours & { defaultZone: string }) | null;
+  /** A batch held for quiet hours, now due at their end: sent without judging quiet hours again. */
+  heldForQuietHours?: boolean;
   /**
    * The provider's answers, when this batch was sent but settling them could not be committed (send-batch.ts): the
    * job's next attempt settles these instead of sending again.

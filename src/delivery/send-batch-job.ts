@@ -9,7 +9,7 @@ import {
   findBatchSubscribers,
   markDelivered,
   rememberApnsEnvironments,
-  subscriberLocales,
+  subscriberPreferences,
   subscriberRegistrationTimes,
   unsubscribeSubscriber,
   type BatchSubscriber,
@@ -24,7 +24,7 @@ import {
   SettleBacklog,
   type RecordedOutcomes,
 } from './send-batch.ts';
-import type { DeliveryOutcome } from './delivery-outcome.ts';
+import type { SendOutcome } from './delivery-outcome.ts';
 import { MAX_SEND_ROUNDS, sendBatchJob, type SendBatchPayload } from './job-kinds.ts';
 import { completeNotificationIfDone } from './notification-completion.ts';
 import { isCredentialFailure } from './credential-failure.ts';
@@ -36,6 +36,7 @@ import { subscriptionOrigin } from './web-push/web-push-subscription.ts';
 import type { PushContext } from './push-sender.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import { isPushExpired, pushExpiresAt } from './push-expiry.ts';
+import { quietHoursEndAt } from '../domain/quiet-hours.ts';
 import { NotificationSnapshots, type NotificationSnapshot } from './notification-snapshots.ts';
 
 /**
@@ -114,7 +115,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
   const byId = await subscribersOf(batch);
   // Sent already, but settling it failed: settle those answers, never send again (send-batch.ts).
   const kept = payload.sent ?? batch.backlog.recall(batch.job.id);
-  let outcomes: Map<string, DeliveryOutcome>;
+  let outcomes: Map<string, SendOutcome>;
   let recorded: () => RecordedOutcomes;
   if (kept) {
     outcomes = new Map(Object.entries(kept.outcomes));
@@ -133,12 +134,13 @@ async function sendAndSettle(batch: Batch): Promise<void> {
     const content = pushContentOf(notification, expiresAt);
     const skip = skipOfWholeBatch(content, payload.platform);
     const capped = await cappedSubscribers(batch, sentAt);
-    // Each subscriber's language: read only when the notification has localized text.
+    const quiet = quietHoursRule(payload, sentAt, expiresAt);
+    // Each subscriber's language and time zone: read only for localized text or quiet hours.
     const contentFor = localizedContent(content);
-    const locales =
-      content.localizations === null
-        ? new Map<string, string>()
-        : await subscriberLocales(deps.store.db, payload.subscriberIds);
+    const preferences =
+      content.localizations !== null || quiet !== null
+        ? await subscriberPreferences(deps.store.db, payload.subscriberIds)
+        : new Map<string, { locale: string | null; timezone: string | null }>();
     // The app the dispatch found; if it was deleted since (possible only once the channel moved away from it), the
     // channel's app now, rather than the built-in credentials.
     const providers = deps.providersFor
@@ -148,15 +150,18 @@ async function sendAndSettle(batch: Batch): Promise<void> {
     const contexts = pushContextsOf(notification.channel_code);
     const sent = await sendEach(
       payload.subscriberIds,
-      (id): Promise<DeliveryOutcome> => {
+      (id): Promise<SendOutcome> => {
         const subscriber = byId.get(id);
         if (!subscriber || subscriber.status !== 'active') return Promise.resolve(LEFT_SINCE_DISPATCH);
-        if (expired) return Promise.resolve({ kind: 'rejected', reason: 'expired' });
+        if (expired) return Promise.resolve(EXPIRED);
         if (skip) return Promise.resolve(skip);
         if (capped.has(id)) return Promise.resolve(FREQUENCY_CAPPED);
+        const preference = preferences.get(id);
+        const waiting = quiet?.(preference?.timezone ?? null);
+        if (waiting) return Promise.resolve(waiting);
         return sender.send(
           subscriber.token,
-          contentFor(locales.get(id) ?? null),
+          contentFor(preference?.locale ?? null),
           contexts[subscriber.apns_environment ?? 'unknown'],
         );
       },
@@ -209,9 +214,9 @@ function pushContextsOf(channelCode: string): Record<ApnsEnvironment | 'unknown'
  * The outcome of a subscriber that unsubscribed or was removed (DELETE /users/{externalId}) after the dispatch paged
  * it: no push goes out, and it counts as skipped, not failed (recipients = delivered + failed + skipped + pending).
  */
-const LEFT_SINCE_DISPATCH: DeliveryOutcome = { kind: 'skipped', reason: 'unsubscribed' };
+const LEFT_SINCE_DISPATCH: SendOutcome = { kind: 'skipped', reason: 'unsubscribed' };
 
-const FREQUENCY_CAPPED: DeliveryOutcome = { kind: 'skipped', reason: 'frequency_capped' };
+const FREQUENCY_CAPPED: SendOutcome = { kind: 'skipped', reason: 'frequency_capped' };
 
 /**
  * The batch's subscribers already at their channel's frequency cap (domain/frequency-cap.ts): judged once, in the
@@ -232,8 +237,37 @@ async function cappedSubscribers(batch: Batch, now: number): Promise<Set<string>
   return capped;
 }
 
+/**
+ * The rule of the channel's quiet hours for this batch (domain/quiet-hours.ts): a subscriber's time zone (null: the
+ * account's default) → null to send now, `held` until the quiet hours end, or `expired` when the push would expire
+ * before they do. Null when nothing waits: no quiet hours for this send, a retry round (admitted already) or a batch
+ * released at their end. Each zone is judged once per batch.
+ */
+function quietHoursRule(
+  payload: SendBatchPayload,
+  now: number,
+  expiresAt: number | null,
+): ((timezone: string | null) => SendOutcome | null) | null {
+  const quiet = payload.quietHours;
+  if (!quiet || payload.round !== 0 || payload.heldForQuietHours) return null;
+  const byZone = new Map<string, SendOutcome | null>();
+  return (timezone) => {
+    const zone = timezone ?? quiet.defaultZone;
+    if (!byZone.has(zone)) {
+      const until = quietHoursEndAt(quiet, zone, now);
+      byZone.set(
+        zone,
+        until === null ? null : expiresAt !== null && expiresAt <= until ? EXPIRED : { kind: 'held', until },
+      );
+    }
+    return byZone.get(zone)!;
+  };
+}
+
+const EXPIRED: SendOutcome = { kind: 'rejected', reason: 'expired' };
+
 /** A skip every push of the batch gets, from the content and the platform alone: a silent push to browsers. */
-function skipOfWholeBatch(content: PushContent, platform: Platform): DeliveryOutcome | null {
+function skipOfWholeBatch(content: PushContent, platform: Platform): SendOutcome | null {
   if (content.contentAvailable && platform === 'web') return { kind: 'skipped', reason: 'silent_not_supported' };
   return null;
 }
@@ -248,10 +282,7 @@ async function subscribersOf(batch: Batch): Promise<Map<string, BatchSubscriber>
  * When the subscribers an APNs 410 called dead last registered: read only for those (a few per batch at most), not
  * with every push's row (subscribers-queries.ts, findBatchSubscribers).
  */
-function registrationTimesOf(
-  batch: Batch,
-  outcomes: ReadonlyMap<string, DeliveryOutcome>,
-): Promise<Map<string, number>> {
+function registrationTimesOf(batch: Batch, outcomes: ReadonlyMap<string, SendOutcome>): Promise<Map<string, number>> {
   const ids: string[] = [];
   for (const [id, outcome] of outcomes) if (outcome.kind === 'token_dead' && outcome.invalidSince != null) ids.push(id);
   return subscriberRegistrationTimes(batch.deps.store.db, ids);
@@ -270,11 +301,14 @@ async function settle(
     if (!(await deps.queue.complete(trx, job, owner))) throw new LeaseLostError();
     const failures = settled.failed.map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
     const skips = settled.skipped.map(({ id, reason }) => ({ subscriberId: id, platform: payload.platform, reason }));
+    const heldNow = settled.held.reduce((sum, group) => sum + group.ids.length, 0);
     await recordBatchOutcomes(trx, {
       notificationId: notification.id,
       delivered: new Map([[payload.platform, settled.delivered.length]]),
       failures,
       skips,
+      // A released batch's subscribers wait no more, whatever their outcome.
+      heldChange: heldNow - (payload.heldForQuietHours ? payload.subscriberIds.length : 0),
       now,
     });
     await rememberApnsEnvironments(trx, settled.learned);
@@ -318,6 +352,14 @@ async function settle(
         type: 'delivery.failed',
         data: { notificationId: notification.id, channelCode: notification.channel_code, failures },
         now,
+      });
+    }
+    for (const group of settled.held) {
+      const { sent: _sent, ...rest } = payload;
+      const released: SendBatchPayload = { ...rest, subscriberIds: group.ids, heldForQuietHours: true };
+      await sendBatchJob.enqueue(deps.queue, trx, released, {
+        runAt: group.until,
+        uniqueKey: `send:${notification.id}:${payload.platform}:${group.ids[0]}:quiet:${group.until}`,
       });
     }
     for (const group of settled.retry) {

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from './delivery-outcome.ts';
+import type { SendOutcome } from './delivery-outcome.ts';
 import type { ApnsEnvironment } from '../domain/apns-environment.ts';
 import type { SkipReason } from '../domain/skip-reasons.ts';
 import { MAX_SEND_ROUNDS } from './job-kinds.ts';
@@ -42,29 +42,29 @@ export const SEND_SLICE_MS = 4;
  */
 export function sendEach(
   ids: readonly string[],
-  sendOne: (id: string) => Promise<DeliveryOutcome | null>,
+  sendOne: (id: string) => Promise<SendOutcome | null>,
   options: { concurrency?: number; onAnswer?: () => void } = {},
-): Promise<Map<string, DeliveryOutcome>> {
+): Promise<Map<string, SendOutcome>> {
   const { concurrency = SEND_CONCURRENCY, onAnswer } = options;
   // Callbacks on each push's promise rather than `concurrency` async lanes that await it: no async function, lane
   // promise and Map entry per push, one array slot instead (bench/fanout-cpu.ts).
   return new Promise((resolve) => {
     const limit = Math.max(1, concurrency);
-    const answers = new Array<DeliveryOutcome | null | undefined>(ids.length);
+    const answers = new Array<SendOutcome | null | undefined>(ids.length);
     let next = 0;
     let inFlight = 0;
     let answered = 0;
     let resumeScheduled = false;
     let sliceStart = performance.now();
     const finish = () => {
-      const outcomes = new Map<string, DeliveryOutcome>();
+      const outcomes = new Map<string, SendOutcome>();
       for (let index = 0; index < ids.length; index += 1) {
         const answer = answers[index];
         if (answer) outcomes.set(ids[index]!, answer);
       }
       resolve(outcomes);
     };
-    const settle = (index: number, answer: DeliveryOutcome | null) => {
+    const settle = (index: number, answer: SendOutcome | null) => {
       onAnswer?.();
       answers[index] = answer;
       inFlight -= 1;
@@ -90,7 +90,7 @@ export function sendEach(
         const index = next;
         next += 1;
         inFlight += 1;
-        let answer: Promise<DeliveryOutcome | null>;
+        let answer: Promise<SendOutcome | null>;
         try {
           answer = sendOne(ids[index]!);
         } catch (error) {
@@ -116,6 +116,8 @@ export interface BatchSettlement {
   delivered: string[];
   /** Not sent on purpose, with the reason (delivery-outcome.ts): counted as skipped. */
   skipped: Array<{ id: string; reason: SkipReason }>;
+  /** Waiting for the end of their quiet hours: a follow-up job per moment (delivery-outcome.ts). */
+  held: Array<{ until: number; ids: string[] }>;
   /** Failed for good, with the reason the failure is listed under (dead tokens included). */
   failed: Array<{ id: string; reason: string }>;
   /** Tokens the provider called dead: the caller unsubscribes the subscriber (or drops that Live Activity token). */
@@ -168,7 +170,7 @@ export interface SettleOptions {
   originOf?: (id: string) => string | null;
 }
 
-export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, options: SettleOptions): BatchSettlement {
+export function settleBatch(outcomes: ReadonlyMap<string, SendOutcome>, options: SettleOptions): BatchSettlement {
   const maxRounds = options.maxRounds ?? MAX_SEND_ROUNDS;
   const fatal = firstFatal(outcomes) ?? (options.originOf ? null : guardAgainstMisconfiguration(outcomes));
   const byOrigin = fatal === null && options.originOf ? guardEachOrigin(outcomes, options.originOf) : null;
@@ -178,6 +180,7 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
   const result: BatchSettlement = {
     delivered: [],
     skipped: [],
+    held: [],
     failed: [],
     dead: [],
     retry: [],
@@ -193,6 +196,7 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
       result.delivered.push(id);
       if (outcome.apnsEnvironment) result.learned.push({ id, environment: outcome.apnsEnvironment });
     } else if (outcome.kind === 'skipped') result.skipped.push({ id, reason: outcome.reason });
+    else if (outcome.kind === 'held') holdUntil(result.held, id, outcome.until);
     else if (fatal !== null) result.failed.push({ id, reason: fatal.reason });
     else if (misconfigured) result.failed.push({ id, reason: misconfigured.reason });
     else if (outcome.kind === 'token_dead') {
@@ -213,7 +217,13 @@ export function settleBatch(outcomes: ReadonlyMap<string, DeliveryOutcome>, opti
   return result;
 }
 
-function firstFatal(outcomes: ReadonlyMap<string, DeliveryOutcome>): { reason: string; fix: string } | null {
+function holdUntil(held: BatchSettlement['held'], id: string, until: number): void {
+  const group = held.find((candidate) => candidate.until === until);
+  if (group) group.ids.push(id);
+  else held.push({ until, ids: [id] });
+}
+
+function firstFatal(outcomes: ReadonlyMap<string, SendOutcome>): { reason: string; fix: string } | null {
   for (const outcome of outcomes.values())
     if (outcome.kind === 'fatal') return { reason: outcome.reason, fix: outcome.fix };
   return null;
@@ -255,7 +265,7 @@ function misconfigurationFix(providerReason: string, where = 'the push services'
 }
 
 /** The answer an outcome gives the guard: a dead token's provider reason, or a refusal's (Web Push 400/401/403). */
-function guardedReason(outcome: DeliveryOutcome): string | null {
+function guardedReason(outcome: SendOutcome): string | null {
   if (outcome.kind === 'token_dead') return outcome.providerReason;
   if (outcome.kind === 'rejected') return outcome.reason;
   return null;
@@ -263,12 +273,12 @@ function guardedReason(outcome: DeliveryOutcome): string | null {
 
 /** The fatal outcome a whole batch of one misconfiguration answer amounts to, or null. */
 export function guardAgainstMisconfiguration(
-  outcomes: ReadonlyMap<string, DeliveryOutcome>,
+  outcomes: ReadonlyMap<string, SendOutcome>,
 ): { reason: string; fix: string } | null {
   return guardOf([...outcomes.values()]);
 }
 
-function guardOf(outcomes: readonly DeliveryOutcome[], where?: string): { reason: string; fix: string } | null {
+function guardOf(outcomes: readonly SendOutcome[], where?: string): { reason: string; fix: string } | null {
   if (outcomes.length < MISCONFIGURATION_MIN_BATCH) return null;
   const reasons = new Set(outcomes.map(guardedReason));
   const [only] = reasons;
@@ -283,7 +293,7 @@ function guardOf(outcomes: readonly DeliveryOutcome[], where?: string): { reason
  * looks at for any origin to reach MISCONFIGURATION_MIN_BATCH: a batch that delivered never parses its subscriptions.
  */
 function guardEachOrigin(
-  outcomes: ReadonlyMap<string, DeliveryOutcome>,
+  outcomes: ReadonlyMap<string, SendOutcome>,
   originOf: (id: string) => string | null,
 ): {
   verdicts: Map<string, { reason: string; fix: string }>;
@@ -298,7 +308,7 @@ function guardEachOrigin(
   }
   if (candidates < MISCONFIGURATION_MIN_BATCH) return none;
   const origins = new Map<string, string>();
-  const groups = new Map<string, DeliveryOutcome[]>();
+  const groups = new Map<string, SendOutcome[]>();
   for (const [id, outcome] of outcomes) {
     const origin = originOf(id);
     if (origin === null) continue;
@@ -336,7 +346,7 @@ export interface RecordedOutcomes {
   /** When the batch was sent (epoch ms). */
   sentAt: number;
   /** Subscriber id → the provider's answer. */
-  outcomes: Record<string, DeliveryOutcome>;
+  outcomes: Record<string, SendOutcome>;
   /** Subscriber id → the token the push went to, where settling needs it (a Live Activity drops that token only). */
   tokens?: Record<string, string>;
 }
@@ -456,8 +466,8 @@ export function isLastAttempt(job: Pick<JobRow, 'attempt' | 'max_attempts'>): bo
 export function givenUpOutcomes(
   subscriberIds: readonly string[],
   recorded: RecordedOutcomes | undefined,
-): Map<string, DeliveryOutcome> {
-  const outcomes = new Map<string, DeliveryOutcome>();
+): Map<string, SendOutcome> {
+  const outcomes = new Map<string, SendOutcome>();
   for (const id of subscriberIds)
     outcomes.set(id, recorded?.outcomes[id] ?? { kind: 'rejected', reason: 'attempts_exhausted' });
   return outcomes;

@@ -50,6 +50,12 @@ function wallClock(instant: number, zone: string) {
   };
 }
 
+/** The time of day `zone` shows at `instant`. */
+export function localTimeOf(instant: number, zone: string): { hour: number; minute: number } {
+  const wall = wallClock(instant, zone);
+  return { hour: wall.hour, minute: wall.minute };
+}
+
 /** Offset of `zone` from UTC at `instant`, in milliseconds (positive east of Greenwich). */
 export function zoneOffsetMs(instant: number, zone: string): number {
   const wall = wallClock(instant, zone);

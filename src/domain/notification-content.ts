@@ -306,6 +306,16 @@ export const notificationContentFields = {
     toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
     fromColumn: (stored: 0 | 1): boolean => stored === 1,
   }),
+  ignoreQuietHours: field({
+    column: 'ignore_quiet_hours',
+    request: Type.Boolean({
+      description:
+        "true: deliver at once even to subscribers inside their channel's quiet hours (an alarm, a security alert).",
+    }),
+    view: Type.Boolean({ description: "Whether it went out inside the channel's quiet hours." }),
+    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
+    fromColumn: (stored: 0 | 1): boolean => stored === 1,
+  }),
   ttlSeconds: field({
     column: 'ttl_seconds',
     request: Type.Integer({

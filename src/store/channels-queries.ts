@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { FrequencyCap } from '../domain/frequency-cap.ts';
+import type { QuietHours } from '../domain/quiet-hours.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { ChannelsTable, Database } from './schema.ts';
 import { isUniqueViolation } from './store-errors.ts';
@@ -28,6 +29,7 @@ export async function createChannel(
     description: string | null;
     appId?: string | null;
     frequencyCap?: FrequencyCap | null;
+    quietHours?: QuietHours | null;
     now: number;
   },
 ): Promise<Channel> {
@@ -43,6 +45,8 @@ export async function createChannel(
     app_id: input.appId ?? null,
     frequency_cap_count: input.frequencyCap?.count ?? null,
     frequency_cap_period_seconds: input.frequencyCap?.periodSeconds ?? null,
+    quiet_hours_start: input.quietHours?.start ?? null,
+    quiet_hours_end: input.quietHours?.end ?? null,
   };
   try {
     await db.insertInto('channels').values(channel).execute();
@@ -113,7 +117,13 @@ export async function findChannelById(db: Kysely<Database>, id: string): Promise
 export async function updateChannel(
   db: Kysely<Database>,
   id: string,
-  input: { name?: string; description?: string | null; appId?: string; frequencyCap?: FrequencyCap | null },
+  input: {
+    name?: string;
+    description?: string | null;
+    appId?: string;
+    frequencyCap?: FrequencyCap | null;
+    quietHours?: QuietHours | null;
+  },
 ): Promise<void> {
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
@@ -124,6 +134,9 @@ export async function updateChannel(
           frequency_cap_count: input.frequencyCap?.count ?? null,
           frequency_cap_period_seconds: input.frequencyCap?.periodSeconds ?? null,
         }
+      : {}),
+    ...(input.quietHours !== undefined
+      ? { quiet_hours_start: input.quietHours?.start ?? null, quiet_hours_end: input.quietHours?.end ?? null }
       : {}),
   };
   if (Object.keys(changes).length === 0) return;

@@ -237,6 +237,8 @@ export async function recordBatchOutcomes(
     delivered: Map<Platform, number>;
     failures: FailedDelivery[];
     skips?: SkippedDelivery[];
+    /** Change in the recipients waiting for their quiet hours to end (held_count): + held now, − released. */
+    heldChange?: number;
     now: number;
   },
 ): Promise<void> {
@@ -246,12 +248,14 @@ export async function recordBatchOutcomes(
   const delivered = [...input.delivered.values()].reduce((sum, count) => sum + count, 0);
   const failed = input.failures.length;
   const skips = input.skips ?? [];
-  if (delivered + failed + skips.length === 0) return;
+  const held = input.heldChange ?? 0;
+  if (delivered + failed + skips.length === 0 && held === 0) return;
   await countOutcomesStatement(trx, {
     notificationId: input.notificationId,
     delivered,
     failed,
     skipped: skips.length,
+    held,
     now: input.now,
   });
   const platforms = [...new Set<Platform>([...input.delivered.keys(), ...failedByPlatform.keys()])].sort();
@@ -285,13 +289,18 @@ export async function recordBatchOutcomes(
 }
 
 const countOutcomesStatement = preparedQuery(
-  (db, param, _values: { notificationId: string; delivered: number; failed: number; skipped: number; now: number }) =>
+  (
+    db,
+    param,
+    _values: { notificationId: string; delivered: number; failed: number; skipped: number; held: number; now: number },
+  ) =>
     db
       .updateTable('notifications')
       .set((eb) => ({
         delivered_count: eb('delivered_count', '+', param<number>('delivered')),
         failed_count: eb('failed_count', '+', param<number>('failed')),
         skipped_count: eb('skipped_count', '+', param<number>('skipped')),
+        held_count: eb('held_count', '+', param<number>('held')),
         updated_at: param('now'),
       }))
       .where('id', '=', param<string>('notificationId')),

@@ -72,27 +72,34 @@ const notificationById = preparedQuery((db, param, _values: { id: string }) =>
 export async function findNotificationWithChannelApp(
   db: Kysely<Database>,
   id: string,
-): Promise<
-  | (NotificationRow & {
-      channel_app_id: string | null;
-      frequency_cap_count: number | null;
-      frequency_cap_period_seconds: number | null;
-    })
-  | undefined
-> {
+): Promise<NotificationWithChannelRules | undefined> {
   const [row] = await notificationWithChannelApp(db, { id });
   return row;
 }
+
+/** A notification with what its dispatch needs of its channel and account: the app and the delivery rules. */
+export type NotificationWithChannelRules = NotificationRow & {
+  channel_app_id: string | null;
+  frequency_cap_count: number | null;
+  frequency_cap_period_seconds: number | null;
+  quiet_hours_start: string | null;
+  quiet_hours_end: string | null;
+  account_default_timezone: string | null;
+};
 
 const notificationWithChannelApp = preparedQuery((db, param, _values: { id: string }) =>
   db
     .selectFrom('notifications')
     .leftJoin('channels', 'channels.id', 'notifications.channel_id')
+    .leftJoin('accounts', 'accounts.id', 'notifications.account_id')
     .selectAll('notifications')
     .select([
       'channels.app_id as channel_app_id',
       'channels.frequency_cap_count',
       'channels.frequency_cap_period_seconds',
+      'channels.quiet_hours_start',
+      'channels.quiet_hours_end',
+      'accounts.default_timezone as account_default_timezone',
     ])
     .where('notifications.id', '=', param<string>('id')),
 );

@@ -48,6 +48,9 @@ export interface ChannelsTable {
   /** The frequency cap (domain/frequency-cap.ts): both set, or both null for none. */
   frequency_cap_count: number | null;
   frequency_cap_period_seconds: number | null;
+  /** Quiet hours (domain/quiet-hours.ts): "HH:MM" both, or both null for none. */
+  quiet_hours_start: string | null;
+  quiet_hours_end: string | null;
 }
 
 /** Notifications delivered to each subscriber of a capped channel, for its frequency cap (domain/frequency-cap.ts). */
@@ -120,6 +123,8 @@ export interface NotificationsTable extends ContentColumns {
   failed_count: number;
   /** Targeted subscribers that unsubscribed or were removed between acceptance and sending (no push, no failure). */
   skipped_count: Generated<number>;
+  /** Recipients whose push waits for the end of their quiet hours (part of pending; domain/quiet-hours.ts). */
+  held_count: Generated<number>;
   /** JSON: the targeted part of the channel ({externalIds} | {subscriberIds} | {tags}); null for the whole channel. */
   audience: string | null;
   /** Subscribers the dispatch actually enqueued; null until the dispatch has finished paging the channel. */

@@ -52,6 +52,8 @@ export async function readSendContext(
             app_id: row.channel_app_id,
             frequency_cap_count: row.channel_frequency_cap_count,
             frequency_cap_period_seconds: row.channel_frequency_cap_period_seconds,
+            quiet_hours_start: row.channel_quiet_hours_start,
+            quiet_hours_end: row.channel_quiet_hours_end,
           },
   };
 }
@@ -82,6 +84,8 @@ const sendContextQuery = preparedQuery(
         'channels.join_key_secret as channel_join_key_secret',
         'channels.frequency_cap_count as channel_frequency_cap_count',
         'channels.frequency_cap_period_seconds as channel_frequency_cap_period_seconds',
+        'channels.quiet_hours_start as channel_quiet_hours_start',
+        'channels.quiet_hours_end as channel_quiet_hours_end',
         'channels.app_id as channel_app_id',
       ])
       .where('accounts.id', '=', param<string>('accountId')),

@@ -203,19 +203,22 @@ const batchSubscribersQuery = preparedQuery((db, param, _values: IdListValues) =
 );
 
 /**
- * The locale of each of these subscribers that has one, by id: read only for a localized notification's batches, not
- * with every push's row (findBatchSubscribers).
+ * The locale and time zone of each of these subscribers, by id: read only for the batches of a localized notification
+ * or a channel with quiet hours, not with every push's row (findBatchSubscribers).
  */
-export async function subscriberLocales(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, string>> {
+export async function subscriberPreferences(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, { locale: string | null; timezone: string | null }>> {
   if (ids.length === 0) return new Map();
-  const rows = await localesQuery(db, idListValues(db, ids));
-  return new Map(rows.flatMap((row) => (row.locale === null ? [] : [[row.id, row.locale] as const])));
+  const rows = await preferencesQuery(db, idListValues(db, ids));
+  return new Map(rows.map((row) => [row.id, { locale: row.locale, timezone: row.timezone }]));
 }
 
-const localesQuery = preparedQuery((db, param, _values: IdListValues) =>
+const preferencesQuery = preparedQuery((db, param, _values: IdListValues) =>
   db
     .selectFrom('subscribers')
-    .select(['id', 'locale'])
+    .select(['id', 'locale', 'timezone'])
     .where(inIdList(db, 'id', param)),
 );
 

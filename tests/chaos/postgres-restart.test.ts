@@ -191,7 +191,13 @@ describe.skipIf(skipReason !== null)(
         expectEveryPushDelivered(final, receivedCounts(fakes.apns, fakes.fcm, crowd), crowd, 0);
         for (const id of load.accepted) {
           const pair = await waitUntilSent(t, { ...crowd, notificationId: id });
-          expect(pair.stats, `notification ${id}`).toEqual({ delivered: 2, failed: 0, skipped: 0, pending: 0 });
+          expect(pair.stats, `notification ${id}`).toEqual({
+            delivered: 2,
+            failed: 0,
+            skipped: 0,
+            pending: 0,
+            held: 0,
+          });
         }
         expect(server.child.exitCode).toBeNull();
         // Not silent: the lost connections were logged (src/store/postgres/postgres-pool.ts).

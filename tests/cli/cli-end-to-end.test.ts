@@ -64,19 +64,12 @@ describe('clarion CLI beside a running server', () => {
       ['channels', 'create', '--account', account.json.id, '--code', 'news', '--name', 'News', '--json'],
       env,
     );
-    expect(channel.json).toMatchObject({ id: expect.stringMatching(/^chn_/), code: 'news', frequencyCap: null });
-    const capped = runCli(
-      ['channels', 'create', '--account', account.json.id, '--code', 'deals', '--frequency-cap', '3/86400', '--json'],
-      env,
-    );
-    expect(capped.json).toMatchObject({ code: 'deals', frequencyCap: { count: 3, periodSeconds: 86_400 } });
-    const badCap = runCli(
-      ['channels', 'create', '--account', account.json.id, '--code', 'spam', '--frequency-cap', '3/30', '--json'],
-      env,
-    );
-    expect(badCap.status).not.toBe(0);
-    expect(badCap.stderr).toContain('--frequency-cap takes COUNT/SECONDS');
-
+    expect(channel.json).toMatchObject({
+      id: expect.stringMatching(/^chn_/),
+      code: 'news',
+      frequencyCap: null,
+      quietHours: null,
+    });
     const secret = runCli(
       ['keys', 'create', '--account', account.json.id, '--name', 'backend', '--channels', 'news', '--json'],
       env,
@@ -154,6 +147,32 @@ describe('clarion CLI beside a running server', () => {
       message:
         '--timezone must be an IANA time zone name like America/Los_Angeles, Europe/Berlin or UTC; abbreviations like PST or CET are not accepted',
     });
+  });
+
+  it('creates channels with a frequency cap and quiet hours, and refuses malformed ones', () => {
+    const account = runCli(['accounts', 'create', '--name', 'Rules', '--json'], env);
+    const capped = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'deals', '--frequency-cap', '3/86400', '--json'],
+      env,
+    );
+    expect(capped.json).toMatchObject({ code: 'deals', frequencyCap: { count: 3, periodSeconds: 86_400 } });
+    const quiet = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'night', '--quiet-hours', '22:00-07:00', '--json'],
+      env,
+    );
+    expect(quiet.json).toMatchObject({ code: 'night', quietHours: { start: '22:00', end: '07:00' } });
+    const badQuiet = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'nap', '--quiet-hours', '22-7', '--json'],
+      env,
+    );
+    expect(badQuiet.status).not.toBe(0);
+    expect(badQuiet.stderr).toContain('--quiet-hours takes HH:MM-HH:MM');
+    const badCap = runCli(
+      ['channels', 'create', '--account', account.json.id, '--code', 'spam', '--frequency-cap', '3/30', '--json'],
+      env,
+    );
+    expect(badCap.status).not.toBe(0);
+    expect(badCap.stderr).toContain('--frequency-cap takes COUNT/SECONDS');
   });
 
   it("moves an account's join pages to a slug of its choice; the old address stops", async () => {

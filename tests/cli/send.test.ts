@@ -80,7 +80,7 @@ describe('clarion send', () => {
     expect(JSON.stringify(push.message)).toContain('From the command line');
   });
 
-  it('sends the alert options, localized text, silent pushes and a pass of the frequency cap', async () => {
+  it('sends the alert options', async () => {
     const account = await live.newAccount(['news']);
     const env = envFor(account.secretKey);
     const options = await runCliAsync(
@@ -116,14 +116,30 @@ describe('clarion send', () => {
       androidChannelId: 'security',
       contentAvailable: false,
     });
+  });
+
+  it('sends silent pushes passing the frequency cap and quiet hours, localized text, and refuses malformed flags', async () => {
+    const account = await live.newAccount(['news']);
+    const env = envFor(account.secretKey);
     const silent = await runCliAsync(
-      ['send', '--channel', 'news', '--silent', '--ignore-frequency-cap', '--data', 'sync=1', '--json'],
+      [
+        'send',
+        '--channel',
+        'news',
+        '--silent',
+        '--ignore-frequency-cap',
+        '--ignore-quiet-hours',
+        '--data',
+        'sync=1',
+        '--json',
+      ],
       env,
     );
     expect(silent.status, silent.stderr).toBe(0);
     expect(silent.json).toMatchObject({
       contentAvailable: true,
       ignoreFrequencyCap: true,
+      ignoreQuietHours: true,
       title: null,
       data: { sync: '1' },
     });

@@ -33,6 +33,7 @@ const everyField: Required<RequestedContent> = {
   },
   contentAvailable: false,
   ignoreFrequencyCap: true,
+  ignoreQuietHours: true,
   ttlSeconds: 600,
 };
 
@@ -53,6 +54,7 @@ describe('the notification content model', () => {
       ['priority', 'high'],
       ['contentAvailable', false],
       ['ignoreFrequencyCap', false],
+      ['ignoreQuietHours', false],
     ]);
   });
 
@@ -97,6 +99,7 @@ describe('the notification content model', () => {
     const {
       contentAvailable: _silent,
       ignoreFrequencyCap: _ignore,
+      ignoreQuietHours: _quiet,
       data: _data,
       url: _url,
       priority: _priority,

@@ -45,6 +45,7 @@ describe(`storeAcceptedNotification outside a transaction (${testDialect})`, () 
           delivered_count: 0,
           failed_count: 0,
           skipped_count: 0,
+          held_count: 0,
           audience: null,
           targeted_count: null,
           dispatches_pending: 1,

@@ -1518,6 +1518,10 @@ export interface paths {
                                 joinPage: boolean;
                                 joinUrl: string | null;
                                 name: string;
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 /** @description Active subscribers, in all and per platform. */
                                 subscriberCount: {
                                     android: number;
@@ -1598,6 +1602,10 @@ export interface paths {
                         joinPage?: boolean;
                         /** @description Display name; defaults to the code. */
                         name?: string;
+                        quietHours?: {
+                            end: string;
+                            start: string;
+                        } | null;
                     };
                 };
             };
@@ -1630,6 +1638,10 @@ export interface paths {
                                 joinPage: boolean;
                                 joinUrl: string | null;
                                 name: string;
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 /** @description Active subscribers, in all and per platform. */
                                 subscriberCount: {
                                     android: number;
@@ -1762,6 +1774,10 @@ export interface paths {
                                 joinPage: boolean;
                                 joinUrl: string | null;
                                 name: string;
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 /** @description Active subscribers, in all and per platform. */
                                 subscriberCount: {
                                     android: number;
@@ -1927,8 +1943,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change a channel's name, description, join page switch, app or frequency cap
-         * @description Fields left out stay as they are; `description: null` clears it, `frequencyCap: null` removes the cap. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.
+         * Change a channel's name, description, join page switch, app, frequency cap or quiet hours
+         * @description Fields left out stay as they are; `description: null` clears it, `frequencyCap: null` removes the cap, `quietHours: null` the quiet hours. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.
          */
         post: {
             parameters: {
@@ -1956,6 +1972,10 @@ export interface paths {
                         joinPage?: boolean;
                         /** @description Display name; defaults to the code. */
                         name?: string;
+                        quietHours?: {
+                            end: string;
+                            start: string;
+                        } | null;
                     };
                 };
             };
@@ -1988,6 +2008,10 @@ export interface paths {
                                 joinPage: boolean;
                                 joinUrl: string | null;
                                 name: string;
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 /** @description Active subscribers, in all and per platform. */
                                 subscriberCount: {
                                     android: number;
@@ -3775,6 +3799,8 @@ export interface paths {
                                 id: string;
                                 /** @description Whether it passed the channel's frequency cap. */
                                 ignoreFrequencyCap: boolean;
+                                /** @description Whether it went out inside the channel's quiet hours. */
+                                ignoreQuietHours: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 localizations: {
@@ -3795,9 +3821,11 @@ export interface paths {
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
+                                    /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
+                                    held: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
-                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
                                 /** @enum {string} */
@@ -3909,6 +3937,8 @@ export interface paths {
                         iconUrl?: string;
                         /** @description true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap. */
                         ignoreFrequencyCap?: boolean;
+                        /** @description true: deliver at once even to subscribers inside their channel's quiet hours (an alarm, a security alert). */
+                        ignoreQuietHours?: boolean;
                         /**
                          * Format: uri
                          * @description https URL of an image shown with the notification.
@@ -4006,6 +4036,8 @@ export interface paths {
                                 id: string;
                                 /** @description Whether it passed the channel's frequency cap. */
                                 ignoreFrequencyCap: boolean;
+                                /** @description Whether it went out inside the channel's quiet hours. */
+                                ignoreQuietHours: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 localizations: {
@@ -4026,9 +4058,11 @@ export interface paths {
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
+                                    /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
+                                    held: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
-                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
                                 /** @enum {string} */
@@ -4192,6 +4226,8 @@ export interface paths {
                                 id: string;
                                 /** @description Whether it passed the channel's frequency cap. */
                                 ignoreFrequencyCap: boolean;
+                                /** @description Whether it went out inside the channel's quiet hours. */
+                                ignoreQuietHours: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 localizations: {
@@ -4212,9 +4248,11 @@ export interface paths {
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
+                                    /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
+                                    held: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
-                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
                                 /** @enum {string} */
@@ -4346,6 +4384,8 @@ export interface paths {
                                 id: string;
                                 /** @description Whether it passed the channel's frequency cap. */
                                 ignoreFrequencyCap: boolean;
+                                /** @description Whether it went out inside the channel's quiet hours. */
+                                ignoreQuietHours: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 localizations: {
@@ -4366,9 +4406,11 @@ export interface paths {
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
+                                    /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
+                                    held: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
-                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
                                 /** @enum {string} */
@@ -4603,6 +4645,8 @@ export interface paths {
                         iconUrl?: string;
                         /** @description true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap. */
                         ignoreFrequencyCap?: boolean;
+                        /** @description true: deliver at once even to subscribers inside their channel's quiet hours (an alarm, a security alert). */
+                        ignoreQuietHours?: boolean;
                         /**
                          * Format: uri
                          * @description https URL of an image shown with the notification.
@@ -4700,6 +4744,8 @@ export interface paths {
                                 id: string;
                                 /** @description Whether it passed the channel's frequency cap. */
                                 ignoreFrequencyCap: boolean;
+                                /** @description Whether it went out inside the channel's quiet hours. */
+                                ignoreQuietHours: boolean;
                                 imageUrl: string | null;
                                 interruptionLevel: ("passive" | "active" | "time-sensitive" | "critical") | null;
                                 localizations: {
@@ -4720,9 +4766,11 @@ export interface paths {
                                     delivered: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
+                                    /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
+                                    held: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
-                                    /** @description Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them. */
+                                    /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
                                 /** @enum {string} */

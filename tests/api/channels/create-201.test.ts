@@ -30,19 +30,25 @@ describe('POST /api/v1/channels → 201', () => {
       joinPage: false,
       joinUrl: null,
       frequencyCap: null,
+      quietHours: null,
       createdAt: new Date(t.clock.now()).toISOString(),
     });
     expect(expectSuccess(await get(t.app, '/api/v1/channels/breaking-news', account.secretKey), 200)).toEqual(data);
   });
 
-  it('takes a frequency cap at creation', async () => {
+  it('takes a frequency cap and quiet hours at creation', async () => {
     const account = await t.newAccount();
     const cap = { count: 1, periodSeconds: 60 };
     const data = expectSuccess(
-      await post(t.app, '/api/v1/channels', account.secretKey, { code: 'capped', frequencyCap: cap }),
+      await post(t.app, '/api/v1/channels', account.secretKey, {
+        code: 'capped',
+        frequencyCap: cap,
+        quietHours: { start: '21:30', end: '08:00' },
+      }),
       201,
     );
     expect(data.frequencyCap).toEqual(cap);
+    expect(data.quietHours).toEqual({ start: '21:30', end: '08:00' });
   });
 
   it('switches the join page on at creation when asked, with its address', async () => {

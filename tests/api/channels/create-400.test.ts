@@ -25,6 +25,12 @@ describe('POST /api/v1/channels → 400 validation_failed', () => {
     ['a name of 101 characters', { code: 'news', name: 'n'.repeat(101) }, ['name']],
     ['a description of 501 characters', { code: 'news', description: 'd'.repeat(501) }, ['description']],
     ['an unknown field', { code: 'news', colour: 'blue' }, ['colour']],
+    ['a frequency cap of 0', { code: 'news', frequencyCap: { count: 0, periodSeconds: 60 } }, ['frequencyCap']],
+    [
+      'quiet hours that start as they end',
+      { code: 'news', quietHours: { start: '08:00', end: '08:00' } },
+      ['quietHours.end'],
+    ],
   ])('refuses %s, naming the field, and creates nothing', async (_name, body, fields) => {
     const account = await t.newAccount();
     const before = await accountState(t, account.id);

@@ -60,6 +60,21 @@ describe('POST /api/v1/channels/:code/update → 200', () => {
     ).toMatchObject({ frequencyCap: null });
   });
 
+  it('sets quiet hours, shows them, keeps them when left out, removes them with null', async () => {
+    const account = await t.newAccount({ channels: ['news'] });
+    const quiet = { start: '22:00', end: '07:00' };
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { quietHours: quiet }), 200),
+    ).toMatchObject({ quietHours: quiet });
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { name: 'News' }), 200),
+    ).toMatchObject({ name: 'News', quietHours: quiet });
+    expect(expectSuccess(await get(t.app, '/api/v1/channels/news', account.secretKey), 200).quietHours).toEqual(quiet);
+    expect(
+      expectSuccess(await post(t.app, '/api/v1/channels/news/update', account.secretKey, { quietHours: null }), 200),
+    ).toMatchObject({ quietHours: null });
+  });
+
   it('turns the join page on with a publishable key scoped to the channel, and off again by revoking it', async () => {
     const account = await t.newAccount({ channels: ['news'] });
     const slug = await accountSlug(t, account.id);

@@ -21,6 +21,10 @@ describe('POST /api/v1/channels/:code/update → 400', () => {
     [{ frequencyCap: { count: 3, periodSeconds: 2_592_001 } }, 'frequencyCap'],
     [{ frequencyCap: { count: 3 } }, 'frequencyCap'],
     [{ frequencyCap: { count: 3, periodSeconds: 3600, perUser: true } }, 'frequencyCap'],
+    [{ quietHours: { start: '22:00', end: '7:00' } }, 'quietHours'],
+    [{ quietHours: { start: '24:00', end: '07:00' } }, 'quietHours'],
+    [{ quietHours: { start: '22:00' } }, 'quietHours'],
+    [{ quietHours: { start: '22:00', end: '22:00' } }, 'quietHours.end'],
   ])('refuses %j naming %s, changing nothing', async (body, field) => {
     const account = await t.newAccount({ channels: ['news'] });
     expectValidation(await post(t.app, '/api/v1/channels/news/update', account.secretKey, body), [field]);
@@ -29,6 +33,7 @@ describe('POST /api/v1/channels/:code/update → 400', () => {
       name: 'news',
       joinPage: false,
       frequencyCap: null,
+      quietHours: null,
     });
   });
 

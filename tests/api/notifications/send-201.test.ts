@@ -155,7 +155,7 @@ describe('POST /api/v1/notifications → 201', () => {
       201,
     );
     expect(data.recipientCount).toBe(3);
-    expect(data.stats).toEqual({ delivered: 0, failed: 0, skipped: 0, pending: 3 });
+    expect(data.stats).toEqual({ delivered: 0, failed: 0, skipped: 0, pending: 3, held: 0 });
   });
 
   it('schedules a notification whose sendAt is in the future, and sends one in the past at once', async () => {

@@ -80,6 +80,11 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       ['localizations'],
     ],
     [
+      'an ignoreQuietHours that is not a boolean',
+      () => ({ channelCode: 'news', title: 'Hi', ignoreQuietHours: 1 }),
+      ['ignoreQuietHours'],
+    ],
+    [
       'an ignoreFrequencyCap that is not a boolean',
       () => ({ channelCode: 'news', title: 'Hi', ignoreFrequencyCap: 'yes' }),
       ['ignoreFrequencyCap'],

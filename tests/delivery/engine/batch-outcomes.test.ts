@@ -9,7 +9,7 @@ import {
 } from '../../../src/delivery/send-batch.ts';
 import { APNS_SERVER_ERROR_RETRY_MS } from '../../../src/delivery/apns/apns-response.ts';
 import { RECONNECT_RETRY_CAP_MS } from '../../../src/queue/retry-policy.ts';
-import type { DeliveryOutcome } from '../../../src/delivery/delivery-outcome.ts';
+import type { DeliveryOutcome, SendOutcome } from '../../../src/delivery/delivery-outcome.ts';
 import { MAX_SEND_ROUNDS } from '../../../src/delivery/job-kinds.ts';
 
 const delivered: DeliveryOutcome = { kind: 'delivered' };
@@ -37,6 +37,7 @@ const fatal: DeliveryOutcome = { kind: 'fatal', reason: 'apns:InvalidProviderTok
 const none: BatchSettlement = {
   delivered: [],
   skipped: [],
+  held: [],
   failed: [],
   dead: [],
   retry: [],
@@ -46,7 +47,7 @@ const none: BatchSettlement = {
 };
 
 /** One row per rule: outcomes by subscriber id, options, and the settlement expected. */
-const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
+const table: Array<[string, Record<string, SendOutcome>, SettleOptions, Partial<BatchSettlement>]> = [
   ['empty batch', {}, { round: 0 }, {}],
   ['delivered are counted', { a: delivered, b: delivered }, { round: 0 }, { delivered: ['a', 'b'] }],
   [
@@ -155,6 +156,23 @@ const table: Array<[string, Record<string, DeliveryOutcome>, SettleOptions, Part
         { id: 'd', reason: 'apns:InvalidProviderToken' },
       ],
       fatal: { reason: 'apns:InvalidProviderToken', fix: 'check the key' },
+    },
+  ],
+  [
+    'held pushes wait in one group per moment their quiet hours end',
+    {
+      a: { kind: 'held', until: 7_000 },
+      b: delivered,
+      c: { kind: 'held', until: 9_000 },
+      d: { kind: 'held', until: 7_000 },
+    },
+    { round: 0 },
+    {
+      delivered: ['b'],
+      held: [
+        { until: 7_000, ids: ['a', 'd'] },
+        { until: 9_000, ids: ['c'] },
+      ],
     },
   ],
   [

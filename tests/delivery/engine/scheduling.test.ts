@@ -121,6 +121,7 @@ describe('scheduled delivery', () => {
       failed: 0,
       skipped: 0,
       pending: 0,
+      held: 0,
     });
   });
 

@@ -69,6 +69,7 @@ export async function channelPage({ container, params }) {
     missingCredentials(channel, apps),
     apps.length > 0 ? moveAppForm(channel, apps) : null,
     frequencyCapForm(channel),
+    quietHoursForm(channel),
     joinPageSection(channel),
     joinInformation(channel.code),
   );
@@ -209,6 +210,49 @@ function frequencyCapForm(initial) {
   onSubmit(form, problems, async (data) =>
     save({ count: Number(data.get('count')), periodSeconds: Number(data.get('periodSeconds')) }),
   );
+  remove.addEventListener('click', () => save(null).catch((problem) => showProblem(problems, problem)));
+  return form;
+}
+
+function quietText(quiet) {
+  return quiet
+    ? `From ${quiet.start} to ${quiet.end} in each subscriber’s time zone, pushes wait until the end.`
+    : 'No quiet hours: pushes go out when they are sent.';
+}
+
+/**
+ * The channel's quiet hours (docs/api.md, "Quiet hours"): from a start to an end time in each subscriber's own time
+ * zone, pushes wait; set, changed or removed with POST /channels/{code}/update.
+ */
+function quietHoursForm(initial) {
+  let channel = initial;
+  const problems = h('div');
+  const current = h('p', {}, quietText(channel.quietHours));
+  const remove = h('button', { type: 'button', hidden: !channel.quietHours }, 'Remove quiet hours');
+  const save = async (quietHours) => {
+    channel = await api.post(`/api/v1/channels/${encodeURIComponent(channel.code)}/update`, { quietHours });
+    current.textContent = quietText(channel.quietHours);
+    remove.hidden = !channel.quietHours;
+    announce(channel.quietHours ? `Quiet hours saved. ${quietText(channel.quietHours)}` : 'Quiet hours removed.');
+  };
+  const form = h(
+    'form',
+    { class: 'card', novalidate: true, 'aria-labelledby': 'quiet-hours-heading' },
+    h('h2', { id: 'quiet-hours-heading' }, 'Quiet hours'),
+    current,
+    problems,
+    field({
+      label: 'From',
+      hint: 'In each subscriber’s own time zone (the account’s default for those without one). A push due inside waits until the end, unless it expires first; sends with ignoreQuietHours go out at once.',
+      input: { name: 'start', type: 'time', required: true, value: channel.quietHours?.start ?? '22:00' },
+    }),
+    field({
+      label: 'Until',
+      input: { name: 'end', type: 'time', required: true, value: channel.quietHours?.end ?? '07:00' },
+    }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save quiet hours'), remove),
+  );
+  onSubmit(form, problems, async (data) => save({ start: String(data.get('start')), end: String(data.get('end')) }));
   remove.addEventListener('click', () => save(null).catch((problem) => showProblem(problems, problem)));
   return form;
 }

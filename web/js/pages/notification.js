@@ -87,6 +87,7 @@ function details(notification, context) {
       stat('Failed', stats.failed),
       stat('Skipped', stats.skipped),
       stat('Pending', stats.pending),
+      stats.held > 0 ? stat('Waiting for quiet hours to end', stats.held) : null,
     ),
     h(
       'div',

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { frequencyCapOf } from '../../../domain/frequency-cap.ts';
+import { quietHoursOf } from '../../../domain/quiet-hours.ts';
 import type { Channel, SubscriberCounts } from '../../../store/channels-queries.ts';
 import { Nullable, Timestamp } from '../../schemas.ts';
 import { joinPageUrl } from '../join/join-page-url.ts';
@@ -36,6 +37,15 @@ export const ChannelSchema = Type.Object(
       }),
     ),
     frequencyCap: Nullable(FrequencyCapView),
+    quietHours: Nullable(
+      Type.Object(
+        { start: Type.String(), end: Type.String() },
+        {
+          description:
+            'From `start` to `end` ("HH:MM") in each subscriber\'s time zone, pushes wait; null: none (docs/api.md, "Quiet hours").',
+        },
+      ),
+    ),
     createdAt: Timestamp,
   },
   { title: 'Channel' },
@@ -64,6 +74,7 @@ export function channelView(
     joinUrl: joinPage ? joinPageUrl(join.baseUrl, join.accountSlug, channel.code) : null,
     appId: channel.app_id,
     frequencyCap: frequencyCapOf(channel),
+    quietHours: quietHoursOf(channel),
     createdAt: toIso(channel.created_at),
   };
 }

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { ChannelCodeTakenError, createChannel, findChannelById } from '../../../store/channels-queries.ts';
 import { appForNewChannel } from '../../../store/apps-queries.ts';
-import { ApiError } from '../../api-error.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
 import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -52,6 +52,32 @@ export const NullableFrequencyCap = Type.Union([FrequencyCapSchema, Type.Null()]
   hint: `must be null or {"count": 1 to ${FREQUENCY_CAP_MAX_COUNT}, "periodSeconds": ${FREQUENCY_CAP_MIN_PERIOD_SECONDS} to ${FREQUENCY_CAP_MAX_PERIOD_SECONDS}} and nothing else`,
 });
 
+const LocalTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' });
+
+/** Quiet hours, or null for none; one message for whatever is wrong inside them. */
+export const NullableQuietHours = Type.Union(
+  [
+    Type.Object(
+      { start: LocalTime, end: LocalTime },
+      {
+        additionalProperties: false,
+        title: 'QuietHours',
+        description:
+          'From `start` to `end` (24-hour "HH:MM") in each subscriber\'s time zone (the account\'s default for one without, else UTC); a start after the end spans midnight. A push due inside them waits until they end, unless it expires first (expired); a send with ignoreQuietHours goes out at once. Silent pushes and Live Activities are not held.',
+      },
+    ),
+    Type.Null(),
+  ],
+  { hint: 'must be null or {"start": "HH:MM", "end": "HH:MM"} (24-hour times) and nothing else' },
+);
+
+/** What a schema cannot say of quiet hours: a window needs two different times. */
+export function quietHoursProblems(quietHours: { start: string; end: string } | null | undefined) {
+  return quietHours && quietHours.start === quietHours.end
+    ? [{ field: 'quietHours.end', message: 'must differ from start' }]
+    : [];
+}
+
 export const JoinPageSwitch = Type.Boolean({
   description:
     'Turns the public join page /join/<account slug>/<code> on or off (docs/web-push.md, "Join page"); off by default.',
@@ -70,6 +96,7 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
             description: Type.Optional(ChannelDescription),
             joinPage: Type.Optional(JoinPageSwitch),
             frequencyCap: Type.Optional(NullableFrequencyCap),
+            quietHours: Type.Optional(NullableQuietHours),
             appId: Type.Optional(
               Type.Union([ChannelAppId, Type.Null()], {
                 description:
@@ -84,7 +111,9 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
     },
     async (request, reply) => {
       const auth = request.auth!;
-      const { code, name, description, joinPage, frequencyCap } = request.body;
+      const { code, name, description, joinPage, frequencyCap, quietHours } = request.body;
+      const problems = quietHoursProblems(quietHours);
+      if (problems.length > 0) throw validationFailed(problems);
       assertChannelInScope(auth, code);
       const app = await appForNewChannel(deps.store.db, auth.accountId, request.body.appId);
       if (app === 'not_found') throw unknownAppId();
@@ -98,6 +127,7 @@ export function createChannelEndpoint(deps: AppDependencies): Endpoint {
             description: description ?? null,
             appId: app.appId,
             frequencyCap: frequencyCap ?? null,
+            quietHours: quietHours ?? null,
             now,
           });
           if (!joinPage) return created;

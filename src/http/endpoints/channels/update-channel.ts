@@ -7,7 +7,7 @@ import {
 } from '../../../store/channels-queries.ts';
 import { findApp } from '../../../store/apps-queries.ts';
 import { hasRunningLiveActivity } from '../../../store/live-activities/live-activities-queries.ts';
-import { ApiError } from '../../api-error.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
 import { unknownAppId } from './unknown-app.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -21,10 +21,12 @@ import {
   ChannelName,
   JoinPageSwitch,
   NullableFrequencyCap,
+  NullableQuietHours,
+  quietHoursProblems,
 } from './create-channel.ts';
 
 /**
- * Changes a channel's name, description, join page switch, app or frequency cap; fields left out stay as they are. The code, which
+ * Changes a channel's name, description, join page switch, app, frequency cap or quiet hours; fields left out stay as they are. The code, which
  * requests and keys' scopes name the channel by, does not change.
  *
  * Moving a channel to another app (`appId`) changes whose credentials deliver its next pushes. It is refused (409)
@@ -36,9 +38,9 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "Change a channel's name, description, join page switch, app or frequency cap",
+        summary: "Change a channel's name, description, join page switch, app, frequency cap or quiet hours",
         description:
-          'Fields left out stay as they are; `description: null` clears it, `frequencyCap: null` removes the cap. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.',
+          'Fields left out stay as they are; `description: null` clears it, `frequencyCap: null` removes the cap, `quietHours: null` the quiet hours. Turning `joinPage` on creates the publishable key the page uses (scoped to this channel); turning it off revokes that key. `appId` moves the channel to another app of the account (docs/apps.md); refused with 409 `conflict` while one of its Live Activities runs.',
         tags: ['channels'],
         params: Type.Object({ code: ChannelCode }),
         body: Type.Object(
@@ -48,6 +50,7 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
             joinPage: Type.Optional(JoinPageSwitch),
             appId: Type.Optional(ChannelAppId),
             frequencyCap: Type.Optional(NullableFrequencyCap),
+            quietHours: Type.Optional(NullableQuietHours),
           },
           { additionalProperties: false },
         ),
@@ -57,7 +60,9 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const { code } = request.params;
-      const { name, description, joinPage, appId, frequencyCap } = request.body ?? {};
+      const { name, description, joinPage, appId, frequencyCap, quietHours } = request.body ?? {};
+      const problems = quietHoursProblems(quietHours);
+      if (problems.length > 0) throw validationFailed(problems);
       assertChannelInScope(auth, code);
       const now = deps.clock.now();
       const change = () =>
@@ -73,7 +78,7 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
               });
             }
           }
-          await updateChannel(trx, found.id, { name, description, appId, frequencyCap });
+          await updateChannel(trx, found.id, { name, description, appId, frequencyCap, quietHours });
           if (joinPage !== undefined)
             await switchJoinPage(trx, { channel: found, on: joinPage, secretKey: deps.secretKey, now });
           return (await findChannelById(trx, found.id))!;

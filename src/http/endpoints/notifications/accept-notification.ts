@@ -64,6 +64,7 @@ export async function acceptNotification(
         delivered_count: 0,
         failed_count: 0,
         skipped_count: 0,
+        held_count: 0,
         audience: audience === null ? null : JSON.stringify(audience),
         targeted_count: null,
         dispatches_pending: dispatches.length,

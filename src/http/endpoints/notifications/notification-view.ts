@@ -45,9 +45,13 @@ export const Notification = Type.Object(
         }),
         skipped: Type.Integer({
           description:
-            'Recipients that unsubscribed or were removed between acceptance and sending: nothing was sent to them.',
+            'Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures).',
         }),
         pending: Type.Integer({ description: 'Recipients without an outcome yet.' }),
+        held: Type.Integer({
+          description:
+            'Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours").',
+        }),
       },
       { description: 'Delivery progress: recipientCount = delivered + failed + skipped + pending, always.' },
     ),
@@ -76,6 +80,7 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
       // The dispatch moves recipients it no longer finds into skipped (deliveries-queries.ts fixTargetedCount), so this
       // adds up; the floor only guards a canceled local-time notification whose later zones were never dispatched.
       pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count - row.skipped_count),
+      held: row.held_count,
     },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),

@@ -5,7 +5,7 @@ import { startBrowserOn, seeText } from '../harness/browser.ts';
 import { sessionCall, signUp } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 
-/** A channel's frequency cap on the dashboard's channel page (docs/dashboard.md), in headless Chromium. */
+/** A channel's frequency cap and quiet hours on the dashboard's channel page (docs/dashboard.md), in headless Chromium. */
 let t: TestApp;
 let base: string;
 let browser: Browser;
@@ -19,8 +19,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('the frequency cap on the dashboard', { timeout: 90_000 }, () => {
-  it('sets a cap, says it back, refuses a count of 0 keeping the cap, and removes it', async () => {
+describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
+  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them', async () => {
     const user = await signUp(t, { accountName: 'Deals Shop' });
     await createChannel(t.store.db, {
       accountId: user.accountId,
@@ -56,6 +56,20 @@ describe('the frequency cap on the dashboard', { timeout: 90_000 }, () => {
       await form.getByRole('button', { name: 'Remove cap' }).click();
       await seeText(form, 'No cap');
       expect((await channel()).frequencyCap).toBeNull();
+
+      const quiet = page.getByRole('form', { name: 'Quiet hours' });
+      await seeText(quiet, 'No quiet hours');
+      await quiet.getByLabel('From').fill('21:30');
+      await quiet.getByLabel('Until').fill('06:45');
+      await quiet.getByRole('button', { name: 'Save quiet hours' }).click();
+      await seeText(quiet, 'From 21:30 to 06:45');
+      expect((await channel()).quietHours).toEqual({ start: '21:30', end: '06:45' });
+      await quiet.getByLabel('Until').fill('21:30');
+      await quiet.getByRole('button', { name: 'Save quiet hours' }).click();
+      await seeText(quiet, 'must differ from start');
+      await quiet.getByRole('button', { name: 'Remove quiet hours' }).click();
+      await seeText(quiet, 'No quiet hours');
+      expect((await channel()).quietHours).toBeNull();
       expect(errors).toEqual([]);
     } finally {
       await context.close();
