@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MAX_TTL_SECONDS } from '../domain/limits.ts';
+import { MAX_THROTTLE_PER_MINUTE, MAX_TTL_SECONDS } from '../domain/limits.ts';
 import { callApi, connect, withApiOptions, type ApiOptions } from './api-client.ts';
 import { CliError, countOf, printResult } from './cli-output.ts';
 import { parseWholeNumber } from './cli-parse.ts';
@@ -22,6 +22,7 @@ const CONTENT_FIELDS = {
   silent: 'contentAvailable',
   ignoreFrequencyCap: 'ignoreFrequencyCap',
   ignoreQuietHours: 'ignoreQuietHours',
+  throttle: 'throttlePerMinute',
   subtitle: 'subtitle',
   category: 'category',
   interruptionLevel: 'interruptionLevel',
@@ -92,6 +93,9 @@ export function addSend(program: Command): void {
       )
       .option('--silent', 'a silent push: wakes the app, shows nothing (no title or body; browsers are skipped)')
       .option('--ignore-frequency-cap', "pass the channel's frequency cap (a transactional message; it still counts)")
+      .option('--throttle <per-minute>', 'spread the fan-out: at most this many pushes a minute', (text: string) =>
+        parseWholeNumber('--throttle', text, 1, MAX_THROTTLE_PER_MINUTE),
+      )
       .option('--ignore-quiet-hours', "deliver at once, even inside the channel's quiet hours")
       .option('--subtitle <text>', 'iOS: a line under the title')
       .option('--category <id>', "iOS: the app's notification category (its action buttons)")

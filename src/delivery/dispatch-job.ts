@@ -16,6 +16,7 @@ import {
 import type { Store } from '../store/database.ts';
 import { findNotificationWithChannelApp, type NotificationWithChannelRules } from '../store/notifications-queries.ts';
 import { quietHoursOf } from '../domain/quiet-hours.ts';
+import { throttlePace } from '../domain/throttle.ts';
 import { frequencyCapOf } from '../domain/frequency-cap.ts';
 import type { Database } from '../store/schema.ts';
 import {
@@ -72,6 +73,10 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: 0, now: deps.clock.now() });
     // A targeted send pages only its audience (externalIds, subscriberIds or tags), stored with it at acceptance.
     const audience = parseAudience(notification.audience);
+    // A throttled send spreads its send jobs from when the dispatch first ran (domain/throttle.ts).
+    const pace = throttlePace(notification.throttle_per_minute, SEND_BATCH_SIZE);
+    if (pace && !payload.paced) payload = { ...payload, paced: { from: deps.clock.now(), batches: 0 } };
+    const batchSize = pace?.batchSize ?? SEND_BATCH_SIZE;
 
     for (;;) {
       if (signal.aborted) throw new Error('worker is shutting down; the dispatch resumes from its cursor');
@@ -86,10 +91,15 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
       const last = page.length < DISPATCH_PAGE_SIZE;
       const groups = groupByPlatform(page);
       const sendHere =
-        leased && last && !expired && [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE)
+        leased && last && !expired && !pace && [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE)
           ? leased
           : null;
-      const next: DispatchPayload = { ...payload, cursor: page.at(-1)?.id ?? payload.cursor ?? null };
+      const pageBatches = [...groups.values()].reduce((sum, ids) => sum + Math.ceil(ids.length / batchSize), 0);
+      const next: DispatchPayload = {
+        ...payload,
+        cursor: page.at(-1)?.id ?? payload.cursor ?? null,
+        ...(payload.paced ? { paced: { ...payload.paced, batches: payload.paced.batches + pageBatches } } : {}),
+      };
       const outcome = await db
         .transaction()
         .execute(async (trx) => {
@@ -117,9 +127,13 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
               now,
             });
           } else {
+            let batchIndex = payload.paced?.batches ?? 0;
             for (const [platform, ids] of groups) {
-              for (let start = 0; start < ids.length; start += SEND_BATCH_SIZE) {
-                const subscriberIds = ids.slice(start, start + SEND_BATCH_SIZE);
+              for (let start = 0; start < ids.length; start += batchSize) {
+                const subscriberIds = ids.slice(start, start + batchSize);
+                const runAt =
+                  pace && payload.paced ? Math.round(payload.paced.from + batchIndex * pace.intervalMs) : undefined;
+                batchIndex += 1;
                 const batch: SendBatchPayload = {
                   notificationId: notification.id,
                   platform,
@@ -131,7 +145,11 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
                   quietHours,
                 };
                 const uniqueKey = `send:${notification.id}:${platform}:${subscriberIds[0]}:0`;
-                if (!sendHere) await sendBatchJob.enqueue(deps.queue, trx, batch, { uniqueKey });
+                if (!sendHere)
+                  await sendBatchJob.enqueue(deps.queue, trx, batch, {
+                    uniqueKey,
+                    ...(runAt !== undefined ? { runAt } : {}),
+                  });
                 else {
                   const leasedJob = await sendBatchJob.enqueueLeased(
                     deps.queue,

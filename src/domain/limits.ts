@@ -14,3 +14,5 @@ export const MAX_SCHEDULE_AHEAD_MS = 365 * 24 * 60 * 60 * 1000;
 export const MAX_TTL_SECONDS = 28 * 24 * 60 * 60;
 export const PAGE_LIMIT_DEFAULT = 20;
 export const PAGE_LIMIT_MAX = 100;
+/** The highest throttlePerMinute: FCM's default quota is 600,000 messages a minute per project (docs/protocols.md 3.5). */
+export const MAX_THROTTLE_PER_MINUTE = 1_000_000;

@@ -1,5 +1,11 @@
 import Type, { type TSchema } from 'typebox';
-import { BODY_MAX_LENGTH, MAX_TTL_SECONDS, TITLE_MAX_LENGTH, URL_MAX_LENGTH } from './limits.ts';
+import {
+  BODY_MAX_LENGTH,
+  MAX_THROTTLE_PER_MINUTE,
+  MAX_TTL_SECONDS,
+  TITLE_MAX_LENGTH,
+  URL_MAX_LENGTH,
+} from './limits.ts';
 import { canonicalTag, MAX_LOCALIZATIONS, type Localizations } from './localizations.ts';
 
 /**
@@ -315,6 +321,18 @@ export const notificationContentFields = {
     view: Type.Boolean({ description: "Whether it went out inside the channel's quiet hours." }),
     toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
     fromColumn: (stored: 0 | 1): boolean => stored === 1,
+  }),
+  throttlePerMinute: field({
+    column: 'throttle_per_minute',
+    request: Type.Integer({
+      minimum: 1,
+      maximum: MAX_THROTTLE_PER_MINUTE,
+      description:
+        'Spread the fan-out: at most this many pushes a minute (100,000 subscribers at 10,000 a minute take 10 minutes), for servers that cannot take the traffic a push drives at once.',
+    }),
+    view: nullable(Type.Integer()),
+    toColumn: (value: number | undefined): number | null => value ?? null,
+    fromColumn: (stored: number | null) => stored,
   }),
   ttlSeconds: field({
     column: 'ttl_seconds',

@@ -102,6 +102,8 @@ describe('clarion send', () => {
         'cams',
         '--android-channel-id',
         'security',
+        '--throttle',
+        '600',
         '--json',
       ],
       env,
@@ -114,6 +116,7 @@ describe('clarion send', () => {
       relevanceScore: 0.5,
       targetContentId: 'cams',
       androidChannelId: 'security',
+      throttlePerMinute: 600,
       contentAvailable: false,
     });
   });

@@ -34,6 +34,7 @@ const everyField: Required<RequestedContent> = {
   contentAvailable: false,
   ignoreFrequencyCap: true,
   ignoreQuietHours: true,
+  throttlePerMinute: 10_000,
   ttlSeconds: 600,
 };
 
@@ -100,6 +101,7 @@ describe('the notification content model', () => {
       contentAvailable: _silent,
       ignoreFrequencyCap: _ignore,
       ignoreQuietHours: _quiet,
+      throttlePerMinute: _throttle,
       data: _data,
       url: _url,
       priority: _priority,

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
-  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them', async () => {
+  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace', async () => {
     const user = await signUp(t, { accountName: 'Deals Shop' });
     await createChannel(t.store.db, {
       accountId: user.accountId,
@@ -70,6 +70,14 @@ describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
       await quiet.getByRole('button', { name: 'Remove quiet hours' }).click();
       await seeText(quiet, 'No quiet hours');
       expect((await channel()).quietHours).toBeNull();
+
+      // A throttled send's page says its pace and when it is planned to finish.
+      const sent = await sessionCall(t, 'POST', '/api/v1/notifications', user, {
+        body: { channelCode: 'deals', title: 'Slowly', throttlePerMinute: 3 },
+      });
+      expect(sent.statusCode).toBe(201);
+      await page.goto(`${base}/#/notifications/${sent.body.data.id}`);
+      await seeText(page.locator('.facts'), '3 pushes a minute, planned to finish');
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -3793,6 +3793,7 @@ export interface paths {
                                     [key: string]: string;
                                 } | null;
                                 deliverAtLocalTime: string | null;
+                                expectedFinishAt: string | null;
                                 failureReason: string | null;
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
@@ -3832,6 +3833,7 @@ export interface paths {
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
                                 subtitle: string | null;
                                 targetContentId: string | null;
+                                throttlePerMinute: number | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -3980,6 +3982,8 @@ export interface paths {
                         };
                         /** @description iOS: the window or scene a tap brings forward (aps.target-content-id), as the app's scenes name them. */
                         targetContentId?: string;
+                        /** @description Spread the fan-out: at most this many pushes a minute (100,000 subscribers at 10,000 a minute take 10 minutes), for servers that cannot take the traffic a push drives at once. */
+                        throttlePerMinute?: number;
                         /** @description Title. A notification needs a title, a body or both. */
                         title?: string;
                         /** @description How long the platform may hold an undeliverable notification, 0–2419200 seconds (28 days). */
@@ -4030,6 +4034,7 @@ export interface paths {
                                     [key: string]: string;
                                 } | null;
                                 deliverAtLocalTime: string | null;
+                                expectedFinishAt: string | null;
                                 failureReason: string | null;
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
@@ -4069,6 +4074,7 @@ export interface paths {
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
                                 subtitle: string | null;
                                 targetContentId: string | null;
+                                throttlePerMinute: number | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -4220,6 +4226,7 @@ export interface paths {
                                     [key: string]: string;
                                 } | null;
                                 deliverAtLocalTime: string | null;
+                                expectedFinishAt: string | null;
                                 failureReason: string | null;
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
@@ -4259,6 +4266,7 @@ export interface paths {
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
                                 subtitle: string | null;
                                 targetContentId: string | null;
+                                throttlePerMinute: number | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -4378,6 +4386,7 @@ export interface paths {
                                     [key: string]: string;
                                 } | null;
                                 deliverAtLocalTime: string | null;
+                                expectedFinishAt: string | null;
                                 failureReason: string | null;
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
@@ -4417,6 +4426,7 @@ export interface paths {
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
                                 subtitle: string | null;
                                 targetContentId: string | null;
+                                throttlePerMinute: number | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**
@@ -4688,6 +4698,8 @@ export interface paths {
                         };
                         /** @description iOS: the window or scene a tap brings forward (aps.target-content-id), as the app's scenes name them. */
                         targetContentId?: string;
+                        /** @description Spread the fan-out: at most this many pushes a minute (100,000 subscribers at 10,000 a minute take 10 minutes), for servers that cannot take the traffic a push drives at once. */
+                        throttlePerMinute?: number;
                         /** @description Title. A notification needs a title, a body or both. */
                         title?: string;
                         /** @description How long the platform may hold an undeliverable notification, 0–2419200 seconds (28 days). */
@@ -4738,6 +4750,7 @@ export interface paths {
                                     [key: string]: string;
                                 } | null;
                                 deliverAtLocalTime: string | null;
+                                expectedFinishAt: string | null;
                                 failureReason: string | null;
                                 iconUrl: string | null;
                                 /** @description ntf_… identifier. */
@@ -4777,6 +4790,7 @@ export interface paths {
                                 status: "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
                                 subtitle: string | null;
                                 targetContentId: string | null;
+                                throttlePerMinute: number | null;
                                 title: string | null;
                                 ttlSeconds: number | null;
                                 /**

@@ -80,6 +80,16 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       ['localizations'],
     ],
     [
+      'a throttlePerMinute of 0',
+      () => ({ channelCode: 'news', title: 'Hi', throttlePerMinute: 0 }),
+      ['throttlePerMinute'],
+    ],
+    [
+      'a throttlePerMinute over 1,000,000',
+      () => ({ channelCode: 'news', title: 'Hi', throttlePerMinute: 1_000_001 }),
+      ['throttlePerMinute'],
+    ],
+    [
       'an ignoreQuietHours that is not a boolean',
       () => ({ channelCode: 'news', title: 'Hi', ignoreQuietHours: 1 }),
       ['ignoreQuietHours'],

@@ -70,6 +70,19 @@ function details(notification, context) {
       notification.contentAvailable
         ? [h('dt', {}, 'Kind'), h('dd', {}, 'Silent push: wakes the app, shows nothing; browsers are skipped')]
         : null,
+      notification.throttlePerMinute
+        ? [
+            h('dt', {}, 'Throttle'),
+            h(
+              'dd',
+              {},
+              `${formatNumber(notification.throttlePerMinute)} pushes a minute`,
+              notification.expectedFinishAt
+                ? [', planned to finish ', formatTime(notification.expectedFinishAt)]
+                : null,
+            ),
+          ]
+        : null,
       h('dt', {}, 'Link'),
       h('dd', {}, notification.url ?? '—'),
       h('dt', {}, 'Created'),

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { summarizeAudience } from '../../../domain/audience.ts';
 import { toIso } from '../../../domain/clock.ts';
+import { plannedFinishAt } from '../../../domain/throttle.ts';
 import { contentFromColumns, contentViewProperties } from '../../../domain/notification-content.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
@@ -15,6 +16,13 @@ export const Notification = Type.Object(
     sendAt: NullableTimestamp,
     deliverAtLocalTime: Nullable(Type.String({ description: '"HH:MM" local delivery time, when given.' })),
     canceledAt: NullableTimestamp,
+    expectedFinishAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'A throttled send: when its fan-out is planned to finish, its due time plus recipientCount at throttlePerMinute. Null without a throttle, and for local-time delivery (each zone is paced on its own).',
+      }),
+    ),
     failureReason: Nullable(
       Type.String({
         description:
@@ -70,6 +78,10 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
     sendAt: row.send_at === null ? null : toIso(row.send_at),
     deliverAtLocalTime: row.deliver_at_local_time,
     canceledAt: row.canceled_at === null ? null : toIso(row.canceled_at),
+    expectedFinishAt:
+      row.throttle_per_minute === null || row.deliver_at_local_time !== null
+        ? null
+        : toIso(plannedFinishAt(row.send_at ?? row.created_at, row.recipient_count, row.throttle_per_minute)),
     failureReason: row.failure_reason,
     recipientCount: row.recipient_count,
     audience: summarizeAudience(row.audience),
