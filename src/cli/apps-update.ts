@@ -12,9 +12,14 @@ import {
 } from './app-credential-options.ts';
 import { fingerprintLines } from './apps-create.ts';
 import { CliError, printResult } from './cli-output.ts';
+import { parseWholeNumber } from './cli-parse.ts';
+import { MAX_THROTTLE_PER_MINUTE } from '../domain/limits.ts';
 import { withStore } from './cli-store.ts';
 
-/** `clarion apps update`: rename an app, replace or remove a platform's credentials (replacing clears a failing status). */
+/**
+ * `clarion apps update`: rename an app, replace or remove a platform's credentials (replacing clears a failing status),
+ * or set its default throttle.
+ */
 export function addAppsUpdate(apps: Command): void {
   addAppCredentialOptions(
     apps
@@ -26,6 +31,13 @@ export function addAppsUpdate(apps: Command): void {
   )
     .option('--remove-ios', 'remove the iOS credentials')
     .option('--remove-android', 'remove the Android credentials')
+    .option(
+      '--throttle <per-minute|none>',
+      'the throttlePerMinute of sends to its channels that give none; "none" removes it',
+      // "none" stays a word: commander turns a parser's null into an empty string.
+      (text: string): number | 'none' =>
+        text === 'none' ? 'none' : parseWholeNumber('--throttle', text, 1, MAX_THROTTLE_PER_MINUTE),
+    )
     .option('--json', 'print one JSON object')
     .action(
       async (
@@ -35,6 +47,7 @@ export function addAppsUpdate(apps: Command): void {
           name?: string;
           removeIos?: boolean;
           removeAndroid?: boolean;
+          throttle?: number | 'none';
           json?: boolean;
         },
       ) => {
@@ -59,6 +72,9 @@ export function addAppsUpdate(apps: Command): void {
           return (await updateApp(store.db, options.account, existing.id, {
             ...sealed.columns,
             ...(name !== undefined ? { name } : {}),
+            ...(options.throttle !== undefined
+              ? { throttle_per_minute: options.throttle === 'none' ? null : options.throttle }
+              : {}),
             ...(replaced
               ? { credentials_status: 'ok' as const, credentials_error: null, credentials_failed_at: null }
               : {}),

@@ -14,7 +14,11 @@ import {
   type DispatchTarget,
 } from '../store/deliveries-queries.ts';
 import type { Store } from '../store/database.ts';
-import { findNotificationWithChannelApp, type NotificationWithChannelRules } from '../store/notifications-queries.ts';
+import {
+  findNotificationWithChannelApp,
+  recordAppliedThrottle,
+  type NotificationWithChannelRules,
+} from '../store/notifications-queries.ts';
 import { quietHoursOf } from '../domain/quiet-hours.ts';
 import { throttlePace } from '../domain/throttle.ts';
 import { frequencyCapOf } from '../domain/frequency-cap.ts';
@@ -73,9 +77,13 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     const expired = isPushExpired({ expiresAt, ttlSeconds: notification.ttl_seconds, round: 0, now: deps.clock.now() });
     // A targeted send pages only its audience (externalIds, subscriberIds or tags), stored with it at acceptance.
     const audience = parseAudience(notification.audience);
-    // A throttled send spreads its send jobs from when the dispatch first ran (domain/throttle.ts).
-    const pace = throttlePace(notification.throttle_per_minute, SEND_BATCH_SIZE);
+    // A throttled send spreads its send jobs from when the dispatch first ran (domain/throttle.ts); one that gives no
+    // throttle takes its app's, recorded on it so the Notification shows it.
+    const throttle = notification.throttle_per_minute ?? notification.app_throttle_per_minute;
+    const pace = throttlePace(throttle, SEND_BATCH_SIZE);
     if (pace && !payload.paced) payload = { ...payload, paced: { from: deps.clock.now(), batches: 0 } };
+    if (throttle !== null && notification.throttle_per_minute === null)
+      await recordAppliedThrottle(db, { notificationId: notification.id, throttlePerMinute: throttle });
     const batchSize = pace?.batchSize ?? SEND_BATCH_SIZE;
 
     for (;;) {

@@ -16,7 +16,14 @@ export type AppCredentialColumns = Omit<Updateable<AppsTable>, 'id' | 'account_i
  */
 export async function insertApp(
   db: Kysely<Database>,
-  input: { id: string; accountId: string; name: string; sealed: AppCredentialColumns; now: number },
+  input: {
+    id: string;
+    accountId: string;
+    name: string;
+    sealed: AppCredentialColumns;
+    throttlePerMinute?: number | null;
+    now: number;
+  },
 ): Promise<App> {
   const row: App = {
     id: input.id,
@@ -33,6 +40,7 @@ export async function insertApp(
     credentials_status: 'ok',
     credentials_error: null,
     credentials_failed_at: null,
+    throttle_per_minute: input.throttlePerMinute ?? null,
     created_at: input.now,
     updated_at: input.now,
     ...(input.sealed as Pick<App, 'vapid_public_key' | 'vapid_sealed_private_key'>),

@@ -85,6 +85,8 @@ export type NotificationWithChannelRules = NotificationRow & {
   quiet_hours_start: string | null;
   quiet_hours_end: string | null;
   account_default_timezone: string | null;
+  /** The throttle of the channel's app for sends that give none. */
+  app_throttle_per_minute: number | null;
 };
 
 const notificationWithChannelApp = preparedQuery((db, param, _values: { id: string }) =>
@@ -92,6 +94,7 @@ const notificationWithChannelApp = preparedQuery((db, param, _values: { id: stri
     .selectFrom('notifications')
     .leftJoin('channels', 'channels.id', 'notifications.channel_id')
     .leftJoin('accounts', 'accounts.id', 'notifications.account_id')
+    .leftJoin('apps', 'apps.id', 'channels.app_id')
     .selectAll('notifications')
     .select([
       'channels.app_id as channel_app_id',
@@ -100,6 +103,7 @@ const notificationWithChannelApp = preparedQuery((db, param, _values: { id: stri
       'channels.quiet_hours_start',
       'channels.quiet_hours_end',
       'accounts.default_timezone as account_default_timezone',
+      'apps.throttle_per_minute as app_throttle_per_minute',
     ])
     .where('notifications.id', '=', param<string>('id')),
 );
@@ -137,4 +141,20 @@ export async function listNotifications(db: Kysely<Database>, filter: Notificati
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.before) query = query.where('id', '<', filter.before);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/**
+ * Records the throttle a send without one took from its app, so the Notification shows it and its expected finish
+ * (dispatch-job.ts). Only while it has none: a send's own throttle is never replaced.
+ */
+export async function recordAppliedThrottle(
+  db: Kysely<Database>,
+  input: { notificationId: string; throttlePerMinute: number },
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ throttle_per_minute: input.throttlePerMinute })
+    .where('id', '=', input.notificationId)
+    .where('throttle_per_minute', 'is', null)
+    .execute();
 }

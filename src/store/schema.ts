@@ -323,6 +323,8 @@ export interface AppsTable {
   credentials_status: ColumnType<'ok' | 'failing', 'ok' | 'failing' | undefined, 'ok' | 'failing'>;
   credentials_error: string | null;
   credentials_failed_at: number | null;
+  /** The throttle of sends to the app's channels that give none (docs/api.md, "Throttling"); null: none. */
+  throttle_per_minute: number | null;
   created_at: number;
   updated_at: number;
 }

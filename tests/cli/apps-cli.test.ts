@@ -130,6 +130,17 @@ describe('clarion apps', () => {
         env,
       );
       expect(renamed.json).toMatchObject({ name: 'Shop 2', android: null, ios: { keyId: key.keyId } });
+      const paced = runCli(
+        ['apps', 'update', '--account', accountId, '--app', appId, '--throttle', '5000', '--json'],
+        env,
+      );
+      expect(paced.json).toMatchObject({ name: 'Shop 2', throttlePerMinute: 5000 });
+      const unpaced = runCli(
+        ['apps', 'update', '--account', accountId, '--app', appId, '--throttle', 'none', '--json'],
+        env,
+      );
+      expect(unpaced.status, unpaced.stderr + unpaced.stdout).toBe(0);
+      expect(unpaced.json.throttlePerMinute).toBeNull();
 
       const badKey = runCli(
         [

@@ -66,6 +66,7 @@ export interface paths {
                                     teamId: string;
                                 } | null;
                                 name: string;
+                                throttlePerMinute: number | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -158,6 +159,8 @@ export interface paths {
                         };
                         /** @description Display name. */
                         name: string;
+                        /** @description The throttlePerMinute of sends to the app's channels that give none (docs/api.md, "Throttling"); null: none. */
+                        throttlePerMinute?: number | null;
                         /** AppWebCredentials */
                         web?: {
                             /** @description VAPID private key, base64url (32 bytes). */
@@ -211,6 +214,7 @@ export interface paths {
                                     teamId: string;
                                 } | null;
                                 name: string;
+                                throttlePerMinute: number | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -351,6 +355,7 @@ export interface paths {
                                     teamId: string;
                                 } | null;
                                 name: string;
+                                throttlePerMinute: number | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -489,7 +494,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an app or replace a platform's credentials
+         * Rename an app, replace a platform's credentials or set its throttle
          * @description Parts left out stay as they are; `ios: null` or `android: null` removes them. Replacing credentials clears a failing status.
          */
         patch: {
@@ -523,6 +528,8 @@ export interface paths {
                         } | null;
                         /** @description Display name. */
                         name?: string;
+                        /** @description The throttlePerMinute of sends to the app's channels that give none (docs/api.md, "Throttling"); null: none. */
+                        throttlePerMinute?: number | null;
                         /** AppWebCredentials */
                         web?: {
                             /** @description VAPID private key, base64url (32 bytes). */
@@ -576,6 +583,7 @@ export interface paths {
                                     teamId: string;
                                 } | null;
                                 name: string;
+                                throttlePerMinute: number | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.

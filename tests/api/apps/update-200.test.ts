@@ -38,6 +38,22 @@ describe('PATCH /api/v1/apps/:id → 200', () => {
     expect(secretsIn(response.payload)).toEqual([]);
   });
 
+  it('sets and clears the throttle of sends to its channels, keeping the credentials', async () => {
+    const account = await t.newAccount();
+    const app = await createTestApp(t, account.secretKey);
+    expect(app.throttlePerMinute).toBeNull();
+    const paced = expectSuccess(
+      await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, { throttlePerMinute: 10_000 }),
+      200,
+    );
+    expect({ ...paced, updatedAt: app.updatedAt }).toEqual({ ...app, throttlePerMinute: 10_000 });
+    const cleared = expectSuccess(
+      await send(t, 'PATCH', `/api/v1/apps/${app.id}`, account.secretKey, { throttlePerMinute: null }),
+      200,
+    );
+    expect(cleared.throttlePerMinute).toBeNull();
+  });
+
   it('keeps the credentials when only the name changes', async () => {
     const account = await t.newAccount();
     const app = await createTestApp(t, account.secretKey);

@@ -15,6 +15,8 @@ describe('PATCH /api/v1/apps/:id → 400 validation_failed', () => {
     ['a bad .p8', { ios: { ...iosCredentials(), key: 'nope' } }, ['ios.key']],
     ['a blank name', { name: ' ' }, ['name']],
     ['web: null', { web: null }, ['web']],
+    ['a throttle of 0', { throttlePerMinute: 0 }, ['throttlePerMinute']],
+    ['a throttle that is not a whole number', { throttlePerMinute: 2.5 }, ['throttlePerMinute']],
   ])('refuses %s and changes nothing', async (_name, body, fields) => {
     const account = await t.newAccount();
     const app = await createTestApp(t, account.secretKey);

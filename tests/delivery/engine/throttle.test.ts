@@ -72,4 +72,58 @@ describe('a throttled send', () => {
     expect(fast.body.data.expectedFinishAt).toBeNull();
     expect(await waitForFinal(h, account.secretKey, fast.body.data.id)).toMatchObject({ stats: { delivered: 5 } });
   });
+
+  it("takes its app's default throttle when it gives none, and shows it; a send's own throttle wins", async () => {
+    const account = await h.newAccount();
+    const serviceAccount = h.fcm.createServiceAccount('paced-tenant');
+    const app = await post(h.app, '/api/v1/apps', account.secretKey, {
+      name: 'Paced',
+      android: { serviceAccount: serviceAccount.json },
+      throttlePerMinute: 2,
+    });
+    expect(app.statusCode).toBe(201);
+    expect(app.body.data.throttlePerMinute).toBe(2);
+    expect((await post(h.app, '/api/v1/channels', account.secretKey, { code: 'paced' })).body.data.appId).toBe(
+      app.body.data.id,
+    );
+    const tokens = [7201, 7202, 7203].map((n) => androidToken(n));
+    for (const token of tokens) {
+      const response = await post(h.app, '/api/v1/subscribers', account.publishableKey, {
+        channelCode: 'paced',
+        platform: 'android',
+        token,
+      });
+      expect(response.statusCode).toBe(201);
+    }
+    const deliveredTo = () =>
+      h.fcm.requests.filter((request) => request.status === 200 && tokens.includes(String(request.target?.value)))
+        .length;
+    const start = h.clock.now();
+    const sent = await post(h.app, '/api/v1/notifications', account.secretKey, { channelCode: 'paced', title: 'Hi' });
+    expect(sent.body.data.throttlePerMinute).toBeNull();
+    h.worker.pool.wake();
+    await waitFor(() => deliveredTo() >= 1, 10_000, 'the first push');
+    await h.worker.pool.whenIdle();
+    expect(deliveredTo()).toBe(1);
+    expect((await get(h.app, `/api/v1/notifications/${sent.body.data.id}`, account.secretKey)).body.data).toMatchObject(
+      {
+        throttlePerMinute: 2,
+        expectedFinishAt: new Date(start + 90_000).toISOString(),
+      },
+    );
+    h.clock.advance(60_000);
+    h.worker.pool.wake();
+    expect(await waitForFinal(h, account.secretKey, sent.body.data.id)).toMatchObject({ stats: { delivered: 3 } });
+
+    // Its own throttle: 600 a minute is ten pushes a batch, so all three go at once.
+    const own = await post(h.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'paced',
+      title: 'Own pace',
+      throttlePerMinute: 600,
+    });
+    expect(await waitForFinal(h, account.secretKey, own.body.data.id)).toMatchObject({
+      throttlePerMinute: 600,
+      stats: { delivered: 3 },
+    });
+  });
 });

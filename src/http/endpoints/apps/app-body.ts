@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { MAX_THROTTLE_PER_MINUTE } from '../../../domain/limits.ts';
 import { Nullable } from '../../schemas.ts';
 
 /** The credential parts of the create and update bodies (docs/apps.md); checked by src/delivery/app-credentials.ts. */
@@ -50,3 +51,9 @@ export const WebCredentials = Type.Object(
   },
   { additionalProperties: false, title: 'AppWebCredentials' },
 );
+
+export const AppThrottle = Type.Union([Type.Integer({ minimum: 1, maximum: MAX_THROTTLE_PER_MINUTE }), Type.Null()], {
+  description:
+    'The throttlePerMinute of sends to the app\'s channels that give none (docs/api.md, "Throttling"); null: none.',
+  hint: `must be null or a whole number from 1 to ${MAX_THROTTLE_PER_MINUTE}`,
+});

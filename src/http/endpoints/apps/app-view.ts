@@ -49,6 +49,11 @@ export const AppSchema = Type.Object(
       },
       { title: 'AppCredentialsStatus' },
     ),
+    throttlePerMinute: Nullable(
+      Type.Integer({
+        description: 'The throttle of sends to the app\'s channels that give none (docs/api.md, "Throttling").',
+      }),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -73,6 +78,7 @@ export function appView(app: App): Static<typeof AppSchema> {
       error: app.credentials_error,
       failedAt: app.credentials_failed_at === null ? null : toIso(app.credentials_failed_at),
     },
+    throttlePerMinute: app.throttle_per_minute,
     createdAt: toIso(app.created_at),
     updatedAt: toIso(app.updated_at),
   };

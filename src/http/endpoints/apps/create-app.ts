@@ -8,7 +8,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Success } from '../../schemas.ts';
 import { assertAppManager } from './app-access.ts';
-import { AndroidCredentials, AppName, IosCredentials, WebCredentials } from './app-body.ts';
+import { AndroidCredentials, AppName, IosCredentials, WebCredentials, AppThrottle } from './app-body.ts';
 import { appView, AppSchema } from './app-view.ts';
 
 export function createAppEndpoint(deps: AppDependencies): Endpoint {
@@ -25,6 +25,7 @@ export function createAppEndpoint(deps: AppDependencies): Endpoint {
             ios: Type.Optional(IosCredentials),
             android: Type.Optional(AndroidCredentials),
             web: Type.Optional(WebCredentials),
+            throttlePerMinute: Type.Optional(AppThrottle),
           },
           { additionalProperties: false },
         ),
@@ -36,7 +37,7 @@ export function createAppEndpoint(deps: AppDependencies): Endpoint {
       assertAppManager(auth);
       const now = deps.clock.now();
       const id = newId('app', now);
-      const { name, ...credentials } = request.body;
+      const { name, throttlePerMinute, ...credentials } = request.body;
       const sealed = sealAppCredentials(deps.secretKey, id, credentials, true, uploadedTokenUriPolicy(deps.config));
       if (!sealed.ok) throw validationFailed(sealed.problems);
       if (name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
@@ -45,6 +46,7 @@ export function createAppEndpoint(deps: AppDependencies): Endpoint {
         accountId: auth.accountId,
         name: name.trim(),
         sealed: sealed.columns,
+        throttlePerMinute: throttlePerMinute ?? null,
         now,
       });
       return reply.code(201).send({ success: true, data: appView(app) });

@@ -7,7 +7,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, Nullable, Success } from '../../schemas.ts';
 import { AppIdParams, loadApp } from './app-access.ts';
-import { AndroidCredentials, AppName, IosCredentials, WebCredentials } from './app-body.ts';
+import { AndroidCredentials, AppName, AppThrottle, IosCredentials, WebCredentials } from './app-body.ts';
 import { appView, AppSchema } from './app-view.ts';
 
 /**
@@ -18,7 +18,7 @@ export function updateAppEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "Rename an app or replace a platform's credentials",
+        summary: "Rename an app, replace a platform's credentials or set its throttle",
         description:
           'Parts left out stay as they are; `ios: null` or `android: null` removes them. Replacing credentials clears a failing status.',
         tags: ['apps'],
@@ -29,6 +29,7 @@ export function updateAppEndpoint(deps: AppDependencies): Endpoint {
             ios: Type.Optional(Nullable(IosCredentials)),
             android: Type.Optional(Nullable(AndroidCredentials)),
             web: Type.Optional(WebCredentials),
+            throttlePerMinute: Type.Optional(AppThrottle),
           },
           { additionalProperties: false },
         ),
@@ -39,7 +40,7 @@ export function updateAppEndpoint(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const app = await loadApp(deps, auth, request.params.id);
       // An empty body (allowed with Content-Type: application/json) changes nothing.
-      const { name, ...credentials } = request.body ?? {};
+      const { name, throttlePerMinute, ...credentials } = request.body ?? {};
       if (name !== undefined && name.trim() === '')
         throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
       const sealed = sealAppCredentials(
@@ -54,6 +55,7 @@ export function updateAppEndpoint(deps: AppDependencies): Endpoint {
       const updated = await updateApp(deps.store.db, auth.accountId, app.id, {
         ...sealed.columns,
         ...(name !== undefined ? { name: name.trim() } : {}),
+        ...(throttlePerMinute !== undefined ? { throttle_per_minute: throttlePerMinute } : {}),
         ...(replaced
           ? { credentials_status: 'ok' as const, credentials_error: null, credentials_failed_at: null }
           : {}),
