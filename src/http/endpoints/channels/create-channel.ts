@@ -68,7 +68,7 @@ export const NullableQuietHours = Type.Union(
     ),
     Type.Null(),
   ],
-  { hint: 'must be null or {"start": "HH:MM", "end": "HH:MM"} (24-hour times) and nothing else' },
+  { hint: 'must be null or {"start", "end"}, each a 24-hour time like 22:00, and nothing else' },
 );
 
 /** What a schema cannot say of quiet hours: a window needs two different times. */
