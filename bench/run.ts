@@ -33,6 +33,11 @@ const benchmarks: Array<{ script: string; args?: string[]; measures: string; pos
   },
   { script: 'fanout-db-time.ts', measures: 'database work per push', postgres: false },
   {
+    script: 'throttled-fanout.ts',
+    measures: 'a throttled fan-out (throttlePerMinute) against its planned duration',
+    postgres: true,
+  },
+  {
     script: 'live-activity-broadcast.ts',
     measures: 'one Live Activity update, per token against one broadcast channel',
     postgres: true,

@@ -1,7 +1,7 @@
 import { DISPATCH_NOTIFICATION } from '../../src/delivery/job-kinds.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { contentToColumns } from '../../src/domain/notification-content.ts';
+import { contentToColumns, type RequestedContent } from '../../src/domain/notification-content.ts';
 import { JobQueue } from '../../src/queue/job-queue.ts';
 import type { BenchDatabase } from './bench-database.ts';
 import type { BenchChannel } from './fanout-channel.ts';
@@ -14,12 +14,14 @@ export interface Delivery {
 
 /**
  * Accepts one notification to the channel the way POST /notifications does (row + dispatch job in one transaction) and
- * waits until the workers have settled every subscriber. `onTick` runs on every poll (peak sampling).
+ * waits until the workers have settled every subscriber. `onTick` runs on every poll (peak sampling); `content`
+ * overrides the bench's title and body or adds to them (a throttle).
  */
 export async function deliverNotification(
   bench: BenchDatabase,
   channel: BenchChannel,
   onTick: () => void = () => {},
+  content: RequestedContent = {},
 ): Promise<Delivery> {
   const { store } = bench;
   const queue = JobQueue.forStore(store, systemClock);
@@ -34,7 +36,7 @@ export async function deliverNotification(
         account_id: channel.accountId,
         channel_id: channel.channelId,
         channel_code: channel.code,
-        ...contentToColumns({ title: 'Bench', body: 'Fan-out benchmark' }),
+        ...contentToColumns({ title: 'Bench', body: 'Fan-out benchmark', ...content }),
         status: 'queued',
         send_at: null,
         recipient_count: channel.size,

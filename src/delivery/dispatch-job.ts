@@ -20,7 +20,7 @@ import {
   type NotificationWithChannelRules,
 } from '../store/notifications-queries.ts';
 import { quietHoursOf } from '../domain/quiet-hours.ts';
-import { throttlePace } from '../domain/throttle.ts';
+import { pacedDueAt, throttleBatchSize } from '../domain/throttle.ts';
 import { frequencyCapOf } from '../domain/frequency-cap.ts';
 import type { Database } from '../store/schema.ts';
 import {
@@ -80,11 +80,10 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     // A throttled send spreads its send jobs from when the dispatch first ran (domain/throttle.ts); one that gives no
     // throttle takes its app's, recorded on it so the Notification shows it.
     const throttle = notification.throttle_per_minute ?? notification.app_throttle_per_minute;
-    const pace = throttlePace(throttle, SEND_BATCH_SIZE);
-    if (pace && !payload.paced) payload = { ...payload, paced: { from: deps.clock.now(), batches: 0 } };
+    if (throttle !== null && !payload.paced) payload = { ...payload, paced: { from: deps.clock.now(), pushes: 0 } };
     if (throttle !== null && notification.throttle_per_minute === null)
       await recordAppliedThrottle(db, { notificationId: notification.id, throttlePerMinute: throttle });
-    const batchSize = pace?.batchSize ?? SEND_BATCH_SIZE;
+    const batchSize = throttle === null ? SEND_BATCH_SIZE : throttleBatchSize(throttle, SEND_BATCH_SIZE);
 
     for (;;) {
       if (signal.aborted) throw new Error('worker is shutting down; the dispatch resumes from its cursor');
@@ -99,14 +98,17 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
       const last = page.length < DISPATCH_PAGE_SIZE;
       const groups = groupByPlatform(page);
       const sendHere =
-        leased && last && !expired && !pace && [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE)
+        leased &&
+        last &&
+        !expired &&
+        throttle === null &&
+        [...groups.values()].every((ids) => ids.length <= SEND_BATCH_SIZE)
           ? leased
           : null;
-      const pageBatches = [...groups.values()].reduce((sum, ids) => sum + Math.ceil(ids.length / batchSize), 0);
       const next: DispatchPayload = {
         ...payload,
         cursor: page.at(-1)?.id ?? payload.cursor ?? null,
-        ...(payload.paced ? { paced: { ...payload.paced, batches: payload.paced.batches + pageBatches } } : {}),
+        ...(payload.paced ? { paced: { ...payload.paced, pushes: payload.paced.pushes + page.length } } : {}),
       };
       const outcome = await db
         .transaction()
@@ -135,13 +137,16 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
               now,
             });
           } else {
-            let batchIndex = payload.paced?.batches ?? 0;
+            // A paced batch is due when the pushes before it have had their time at the rate asked for.
+            let pushesBefore = payload.paced?.pushes ?? 0;
             for (const [platform, ids] of groups) {
               for (let start = 0; start < ids.length; start += batchSize) {
                 const subscriberIds = ids.slice(start, start + batchSize);
                 const runAt =
-                  pace && payload.paced ? Math.round(payload.paced.from + batchIndex * pace.intervalMs) : undefined;
-                batchIndex += 1;
+                  throttle !== null && payload.paced
+                    ? pacedDueAt(payload.paced.from, pushesBefore, throttle)
+                    : undefined;
+                pushesBefore += subscriberIds.length;
                 const batch: SendBatchPayload = {
                   notificationId: notification.id,
                   platform,

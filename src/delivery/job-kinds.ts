@@ -17,10 +17,10 @@ export interface DispatchPayload {
   /** The last subscriber id whose send job was enqueued: a restarted dispatch resumes after it. */
   cursor?: string | null;
   /**
-   * A throttled send (domain/throttle.ts): when its first send job was due and how many it has enqueued so far, so a
-   * restarted dispatch keeps the pace.
+   * A throttled send (domain/throttle.ts): when its first send job was due and how many pushes it has enqueued so far,
+   * so a restarted dispatch keeps the pace.
    */
-  paced?: { from: number; batches: number };
+  paced?: { from: number; pushes: number };
 }
 
 export interface SendBatchPayload {

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { plannedFinishAt, throttlePace } from '../../src/domain/throttle.ts';
+import { pacedDueAt, plannedFinishAt, throttleBatchSize } from '../../src/domain/throttle.ts';
 
 describe('the pace of a throttled fan-out', () => {
   it.each([
-    [10_000, { batchSize: 167, intervalMs: 1002 }],
-    [60, { batchSize: 1, intervalMs: 1000 }],
-    [2, { batchSize: 1, intervalMs: 30_000 }],
-    // Never more than a send job's 500 at once: 600,000 a minute is 500 every 50 ms.
-    [600_000, { batchSize: 500, intervalMs: 50 }],
-  ])('%i a minute → %j', (perMinute, pace) => {
-    expect(throttlePace(perMinute, 500)).toEqual(pace);
+    [10_000, 167],
+    [60, 1],
+    [2, 1],
+    // Never more than a send job's 500 at once.
+    [600_000, 500],
+  ])('%i a minute → batches of %i', (perMinute, batchSize) => {
+    expect(throttleBatchSize(perMinute, 500)).toBe(batchSize);
   });
 
-  it('is none without a throttle', () => {
-    expect(throttlePace(null, 500)).toBeNull();
+  it('makes a batch due once the pushes before it have had their time', () => {
+    expect(pacedDueAt(1_000, 0, 10_000)).toBe(1_000);
+    // 167 pushes at 10,000 a minute take 1,002 ms.
+    expect(pacedDueAt(1_000, 167, 10_000)).toBe(2_002);
+    expect(pacedDueAt(0, 3, 2)).toBe(90_000);
   });
 
   it('plans N subscribers at R a minute to take N / R minutes', () => {

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
-  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace', async () => {
+  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace; compose sets the delivery options', async () => {
     const user = await signUp(t, { accountName: 'Deals Shop' });
     await createChannel(t.store.db, {
       accountId: user.accountId,
@@ -78,6 +78,24 @@ describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
       expect(sent.statusCode).toBe(201);
       await page.goto(`${base}/#/notifications/${sent.body.data.id}`);
       await seeText(page.locator('.facts'), '3 pushes a minute, planned to finish');
+
+      // The compose page's delivery options.
+      await page.goto(`${base}/#/notifications/new?channel=deals`);
+      await page.locator('input[name="title"]').fill('Options');
+      await page.getByText('Delivery options').click();
+      await page.getByLabel(/Pass quiet hours/).check();
+      await page.getByLabel(/Pass the frequency cap/).check();
+      await page.getByLabel('Throttle (pushes a minute)').fill('120');
+      await page.getByRole('button', { name: 'Send notification' }).click();
+      await seeText(page.locator('.facts'), '120 pushes a minute');
+      const composed = (await sessionCall(t, 'GET', '/api/v1/notifications?limit=1', user)).body.data[0];
+      expect(composed).toMatchObject({
+        title: 'Options',
+        throttlePerMinute: 120,
+        ignoreQuietHours: true,
+        ignoreFrequencyCap: true,
+        contentAvailable: false,
+      });
       expect(errors).toEqual([]);
     } finally {
       await context.close();
