@@ -14,7 +14,8 @@ export type NotificationSnapshot = ContentColumns &
  * The notifications this worker is sending, read once per notification instead of once per send batch (a 100,000-
  * subscriber channel is 200 batches). Measured with bench/fanout-db-time.ts, 30,000 pushes: 2 reads instead of 61
  * (docs/performance.md, "Database work per push"). Safe to keep because nothing
- * kept can change: there is no way to edit a notification after it is accepted. The first batch of a notification on
+ * a send job reads can change: there is no way to edit a notification after it is accepted (the one column written
+ * later, the throttle a dispatch takes from the app, paces the dispatch and is never read by a send job). The first batch of a notification on
  * this worker reads the row and checks that it is being sent (`sending`, or `canceled` for the local-time zones already
  * under way); later batches skip that check, which a notification with send jobs still running always passes (it
  * becomes `sent` or `failed` only once every batch has settled). Bounded: past MAX_KEPT the least recently used is
