@@ -81,7 +81,7 @@ describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
 
       // The compose page's delivery options.
       await page.goto(`${base}/#/notifications/new?channel=deals`);
-      await page.locator('input[name="title"]').fill('Options');
+      await page.getByLabel('Title').fill('Options');
       await page.getByText('Delivery options').click();
       await page.getByLabel(/Pass quiet hours/).check();
       await page.getByLabel(/Pass the frequency cap/).check();

@@ -113,13 +113,15 @@ export async function composePage({ container, query, navigate }) {
  * passed, a throttle. Folded away: most sends need none of them.
  */
 function deliveryOptions() {
+  // The description is the box's description, not part of its name: "Silent push", not "Silent push no title…".
   const check = (name, label, description) => {
     const id = `compose-${name}`;
     return h(
       'div',
       { class: 'choice' },
-      h('input', { type: 'checkbox', id, name, value: 'true' }),
-      h('label', { for: id }, label, h('span', { class: 'hint' }, ` ${description}`)),
+      h('input', { type: 'checkbox', id, name, value: 'true', 'aria-describedby': `${id}-hint` }),
+      h('label', { for: id }, label),
+      h('span', { id: `${id}-hint`, class: 'hint' }, ` ${description}`),
     );
   };
   return h(
