@@ -354,8 +354,9 @@ async function settle(
         now,
       });
     }
+    // Follow-up jobs carry the batch's payload without its recorded answers.
+    const { sent: _sent, ...rest } = payload;
     for (const group of settled.held) {
-      const { sent: _sent, ...rest } = payload;
       const released: SendBatchPayload = { ...rest, subscriberIds: group.ids, heldForQuietHours: true };
       await sendBatchJob.enqueue(deps.queue, trx, released, {
         runAt: group.until,
@@ -363,7 +364,6 @@ async function settle(
       });
     }
     for (const group of settled.retry) {
-      const { sent: _sent, ...rest } = payload;
       const next: SendBatchPayload = { ...rest, subscriberIds: group.ids, round: payload.round + 1 };
       await sendBatchJob.enqueue(deps.queue, trx, next, {
         runAt: now + retryGroupDelayMs(group, next.round),

@@ -55,6 +55,17 @@ function text<const Column extends string>(
   });
 }
 
+/** A yes/no field, false when absent; stored as 1 or 0 (the column is an INTEGER on both databases). */
+function flag<const Column extends string>(column: Column, request: string, view: string) {
+  return field({
+    column,
+    request: Type.Boolean({ description: request }),
+    view: Type.Boolean({ description: view }),
+    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
+    fromColumn: (stored: 0 | 1): boolean => stored === 1,
+  });
+}
+
 function isUrl(value: string, protocols: string[]): boolean {
   try {
     const url = new URL(value);
@@ -291,37 +302,21 @@ export const notificationContentFields = {
       return problems;
     },
   }),
-  contentAvailable: field({
-    column: 'content_available',
-    request: Type.Boolean({
-      description:
-        'true: a silent push that wakes the app and shows nothing (iOS: a background push; Android: a data-only message), carrying `data` and `url`. It takes none of the fields that show something (title, body, subtitle, sound, badge, images, the alert options). Browsers show every push, so their subscribers are skipped as silent_not_supported.',
-    }),
-    view: Type.Boolean({ description: 'A silent push (contentAvailable).' }),
-    // 1 or 0: the column is an INTEGER on both databases.
-    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
-    fromColumn: (stored: 0 | 1): boolean => stored === 1,
-  }),
-  ignoreFrequencyCap: field({
-    column: 'ignore_frequency_cap',
-    request: Type.Boolean({
-      description:
-        "true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap.",
-    }),
-    view: Type.Boolean({ description: "Whether it passed the channel's frequency cap." }),
-    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
-    fromColumn: (stored: 0 | 1): boolean => stored === 1,
-  }),
-  ignoreQuietHours: field({
-    column: 'ignore_quiet_hours',
-    request: Type.Boolean({
-      description:
-        "true: deliver at once even to subscribers inside their channel's quiet hours (an alarm, a security alert).",
-    }),
-    view: Type.Boolean({ description: "Whether it went out inside the channel's quiet hours." }),
-    toColumn: (value: boolean | undefined): 0 | 1 => (value === true ? 1 : 0),
-    fromColumn: (stored: 0 | 1): boolean => stored === 1,
-  }),
+  contentAvailable: flag(
+    'content_available',
+    'true: a silent push that wakes the app and shows nothing (iOS: a background push; Android: a data-only message), carrying `data` and `url`. It takes none of the fields that show something (title, body, subtitle, sound, badge, images, the alert options). Browsers show every push, so their subscribers are skipped as silent_not_supported.',
+    'A silent push (contentAvailable).',
+  ),
+  ignoreFrequencyCap: flag(
+    'ignore_frequency_cap',
+    "true: pass the channel's frequency cap (a transactional message: a receipt, a sign-in code). It still counts towards the cap.",
+    "Whether it passed the channel's frequency cap.",
+  ),
+  ignoreQuietHours: flag(
+    'ignore_quiet_hours',
+    "true: deliver at once even to subscribers inside their channel's quiet hours (an alarm, a security alert).",
+    "Whether it went out inside the channel's quiet hours.",
+  ),
   throttlePerMinute: field({
     column: 'throttle_per_minute',
     request: Type.Integer({

@@ -43,10 +43,8 @@ export async function createChannel(
     join_key_id: null,
     join_key_secret: null,
     app_id: input.appId ?? null,
-    frequency_cap_count: input.frequencyCap?.count ?? null,
-    frequency_cap_period_seconds: input.frequencyCap?.periodSeconds ?? null,
-    quiet_hours_start: input.quietHours?.start ?? null,
-    quiet_hours_end: input.quietHours?.end ?? null,
+    ...frequencyCapColumns(input.frequencyCap ?? null),
+    ...quietHoursColumns(input.quietHours ?? null),
   };
   try {
     await db.insertInto('channels').values(channel).execute();
@@ -55,6 +53,15 @@ export async function createChannel(
     throw error;
   }
   return channel;
+}
+
+/** A channel's delivery rules as its columns (null: none), for creating and changing it alike. */
+function frequencyCapColumns(cap: FrequencyCap | null) {
+  return { frequency_cap_count: cap?.count ?? null, frequency_cap_period_seconds: cap?.periodSeconds ?? null };
+}
+
+function quietHoursColumns(quiet: QuietHours | null) {
+  return { quiet_hours_start: quiet?.start ?? null, quiet_hours_end: quiet?.end ?? null };
 }
 
 export async function findChannelByCode(
@@ -129,15 +136,8 @@ export async function updateChannel(
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.appId !== undefined ? { app_id: input.appId } : {}),
-    ...(input.frequencyCap !== undefined
-      ? {
-          frequency_cap_count: input.frequencyCap?.count ?? null,
-          frequency_cap_period_seconds: input.frequencyCap?.periodSeconds ?? null,
-        }
-      : {}),
-    ...(input.quietHours !== undefined
-      ? { quiet_hours_start: input.quietHours?.start ?? null, quiet_hours_end: input.quietHours?.end ?? null }
-      : {}),
+    ...(input.frequencyCap !== undefined ? frequencyCapColumns(input.frequencyCap) : {}),
+    ...(input.quietHours !== undefined ? quietHoursColumns(input.quietHours) : {}),
   };
   if (Object.keys(changes).length === 0) return;
   await db.updateTable('channels').set(changes).where('id', '=', id).execute();
