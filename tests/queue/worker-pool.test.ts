@@ -71,7 +71,8 @@ describe('worker pool', () => {
     await worker.start();
     try {
       const id = await f.queue.enqueue(f.testStore.store.db, { kind, payload: null });
-      await waitFor(async () => (await f.queue.findJob(id))?.state === 'available' && calls === 1);
+      // The handler's call first, then the job read: a row read before the claim is also 'available' (its first run_at).
+      await waitFor(async () => calls === 1 && (await f.queue.findJob(id))?.state === 'available');
       expect((await f.queue.findJob(id))?.run_at).toBeGreaterThanOrEqual(f.clock.now() + 30_000);
       f.clock.advance(30_000);
       worker.wake();
