@@ -1,5 +1,7 @@
+import type { FieldProblem } from './schema-errors.ts';
+
 /**
- * Localized text of a notification: a title and body per BCP 47 language tag, of which each subscriber gets the best
+ * Localized text of a notification or a Live Activity alert: a title and body per BCP 47 language tag, of which each subscriber gets the best
  * match for its own `locale`, by the lookup of RFC 4647 §3.4 (https://www.rfc-editor.org/rfc/rfc4647#section-3.4):
  * the subscriber's tag, then that tag with its last subtag removed, and so on (`fr-CA` → `fr`; `zh-Hant-TW` →
  * `zh-Hant` → `zh`), else the notification's own title and body. A variant replaces both: what it leaves out is left
@@ -44,4 +46,27 @@ export function lookupChain(locale: string): string[] {
 export function bestLocalization(localizations: Localizations, locale: string | null): string | null {
   if (locale === null) return null;
   return lookupChain(locale).find((tag) => Object.hasOwn(localizations, tag)) ?? null;
+}
+
+/**
+ * What is wrong with the keys of a `localizations` object found at `field`: each must be a BCP 47 tag, and no two may
+ * name the same language once canonical (`de-de` and `de-DE`).
+ */
+export function localizationTagProblems(localizations: Record<string, unknown>, field: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const seen = new Map<string, string>();
+  for (const tag of Object.keys(localizations)) {
+    const canonical = canonicalTag(tag);
+    if (canonical === null)
+      problems.push({ field: `${field}.${tag}`, message: 'must be keyed by a BCP 47 language tag, like de or fr-CA' });
+    else if (seen.has(canonical))
+      problems.push({ field: `${field}.${tag}`, message: `names the same language as ${seen.get(canonical)}` });
+    else seen.set(canonical, tag);
+  }
+  return problems;
+}
+
+/** The same localizations keyed by canonical tags (en-us → en-US), the form lookups compare with. */
+export function withCanonicalTags<Text>(localizations: Record<string, Text>): Record<string, Text> {
+  return Object.fromEntries(Object.entries(localizations).map(([tag, text]) => [canonicalTag(tag) ?? tag, text]));
 }

@@ -6,7 +6,7 @@ import {
   TITLE_MAX_LENGTH,
   URL_MAX_LENGTH,
 } from './limits.ts';
-import { canonicalTag, MAX_LOCALIZATIONS, type Localizations } from './localizations.ts';
+import { localizationTagProblems, MAX_LOCALIZATIONS, withCanonicalTags, type Localizations } from './localizations.ts';
 
 /**
  * The content of a notification — what a caller sends, what is stored, what the API shows back and what every push
@@ -273,34 +273,15 @@ export const notificationContentFields = {
     ),
     // Stored as JSON with canonical tags (en-us → en-US), the form lookups compare with.
     toColumn: (value: Localizations | undefined): string | null =>
-      value === undefined
-        ? null
-        : JSON.stringify(
-            Object.fromEntries(Object.entries(value).map(([tag, text]) => [canonicalTag(tag) ?? tag, text])),
-          ),
+      value === undefined ? null : JSON.stringify(withCanonicalTags(value)),
     fromColumn: (stored: string | null): Localizations | null =>
       stored === null ? null : (JSON.parse(stored) as Localizations),
-    problems: (value) => {
-      const problems: Array<{ field: string; message: string }> = [];
-      const seen = new Map<string, string>();
-      for (const [tag, text] of Object.entries(value)) {
-        const canonical = canonicalTag(tag);
-        if (canonical === null)
-          problems.push({
-            field: `localizations.${tag}`,
-            message: 'must be keyed by a BCP 47 language tag, like de or fr-CA',
-          });
-        else if (seen.has(canonical))
-          problems.push({
-            field: `localizations.${tag}`,
-            message: `names the same language as ${seen.get(canonical)}`,
-          });
-        else seen.set(canonical, tag);
-        if (text.title === undefined && text.body === undefined)
-          problems.push({ field: `localizations.${tag}`, message: 'needs a title, a body or both' });
-      }
-      return problems;
-    },
+    problems: (value) => [
+      ...localizationTagProblems(value, 'localizations'),
+      ...Object.entries(value)
+        .filter(([, text]) => text.title === undefined && text.body === undefined)
+        .map(([tag]) => ({ field: `localizations.${tag}`, message: 'needs a title, a body or both' })),
+    ],
   }),
   contentAvailable: flag(
     'content_available',

@@ -2709,6 +2709,13 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
                                     /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                                     sound?: string;
                                     title: string;
@@ -2834,6 +2841,13 @@ export interface paths {
                         /** @description Alert shown with the start, an update or the end of the activity. */
                         alert?: {
                             body?: string;
+                            /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                            localizations?: {
+                                [key: string]: {
+                                    body?: string;
+                                    title: string;
+                                };
+                            };
                             /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                             sound?: string;
                             title: string;
@@ -2888,6 +2902,13 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
                                     /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                                     sound?: string;
                                     title: string;
@@ -3058,6 +3079,13 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
                                     /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                                     sound?: string;
                                     title: string;
@@ -3191,6 +3219,13 @@ export interface paths {
                         /** @description Alert shown with the start, an update or the end of the activity. */
                         alert?: {
                             body?: string;
+                            /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                            localizations?: {
+                                [key: string]: {
+                                    body?: string;
+                                    title: string;
+                                };
+                            };
                             /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                             sound?: string;
                             title: string;
@@ -3225,6 +3260,13 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
                                     /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                                     sound?: string;
                                     title: string;
@@ -3568,6 +3610,13 @@ export interface paths {
                         /** @description Alert shown with the start, an update or the end of the activity. */
                         alert?: {
                             body?: string;
+                            /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                            localizations?: {
+                                [key: string]: {
+                                    body?: string;
+                                    title: string;
+                                };
+                            };
                             /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                             sound?: string;
                             title: string;
@@ -3602,6 +3651,13 @@ export interface paths {
                                 /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
                                 alert: {
                                     body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
                                     /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
                                     sound?: string;
                                     title: string;

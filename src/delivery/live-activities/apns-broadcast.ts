@@ -9,7 +9,7 @@ import {
   type Http2Pool,
   type Http2Response,
 } from '../http2/session-pool.ts';
-import type { LiveActivityPush } from './live-activity-push.ts';
+import { localizedPush, type LiveActivityPush } from './live-activity-push.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
 import { buildApnsBroadcastHeaders, serializeApnsLiveActivityPayload } from './apns-live-activity-payload.ts';
 import { createApnsProviderTokens, type ApnsProviderTokens } from '../apns/apns-provider-token.ts';
@@ -182,7 +182,10 @@ export async function deleteBroadcastChannel(
   return outcome.kind === 'token_dead' ? { ok: true } : { ok: false, outcome };
 }
 
-/** One update or end to every activity subscribed to the channel: ONE request, whatever the audience. */
+/**
+ * One update or end to every activity subscribed to the channel: ONE request, whatever the audience, so its alert is
+ * in the alert's own text (one payload cannot pick a language per device).
+ */
 export async function sendBroadcast(
   connection: ApnsBroadcastConnection,
   channelId: string,
@@ -193,7 +196,7 @@ export async function sendBroadcast(
     ':path': `/4/broadcasts/apps/${connection.topic}`,
     ...buildApnsBroadcastHeaders(push, connection.topic, channelId),
   };
-  const answer = await call(connection, 'push', headers, serializeApnsLiveActivityPayload(push));
+  const answer = await call(connection, 'push', headers, serializeApnsLiveActivityPayload(localizedPush(push, null)));
   if (!('response' in answer)) return answer.outcome;
   return answer.response.status === 200 ? { kind: 'delivered' } : outcomeOf(answer.response);
 }

@@ -24,7 +24,10 @@ export function buildFcmLiveActivityData(push: LiveActivityPush): Record<string,
     fields: JSON.stringify(push.fields),
     timestamp: String(push.timestamp),
   };
-  if (push.alert) data.alert = JSON.stringify(push.alert);
+  if (push.alert) {
+    const { title, body, sound } = push.alert;
+    data.alert = JSON.stringify({ title, body, sound });
+  }
   if (push.event !== 'end' && push.staleAt !== null) data.staleAt = new Date(push.staleAt).toISOString();
   if (push.event === 'end' && push.dismissAt !== null) data.dismissAt = new Date(push.dismissAt).toISOString();
   return data;

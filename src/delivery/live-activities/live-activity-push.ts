@@ -1,4 +1,9 @@
-import type { LiveActivityAlert, LiveActivityPriority } from '../../domain/live-activities/live-activity-alert.ts';
+import {
+  alertFor,
+  everyAlertVariant,
+  type LiveActivityAlert,
+  type LiveActivityPriority,
+} from '../../domain/live-activities/live-activity-alert.ts';
 import type { TemplateFields, TemplateName } from '../../domain/live-activities/live-activity-templates.ts';
 
 export type LiveActivityEvent = 'start' | 'update' | 'end';
@@ -32,4 +37,21 @@ export interface LiveActivityPush {
    * minting an update token; set per device by the send job for the broadcast part of the audience (iOS 18+).
    */
   inputPushChannel?: string | null;
+}
+
+/**
+ * The push as one device gets it: its alert in the language that best matches the subscriber's `locale`
+ * (live-activity-alert.ts alertFor), without the other languages. A broadcast, one payload for every device, takes the
+ * alert's own text (`locale` null).
+ */
+export function localizedPush(push: LiveActivityPush, locale: string | null): LiveActivityPush {
+  return push.alert?.localizations ? { ...push, alert: alertFor(push.alert, locale) } : push;
+}
+
+/**
+ * The push with its alert's own text (tag null) and with each localized variant: what the payload-size check must fit.
+ */
+export function everyPushVariant(push: LiveActivityPush): Array<{ tag: string | null; push: LiveActivityPush }> {
+  if (!push.alert) return [{ tag: null, push }];
+  return everyAlertVariant(push.alert).map(({ tag, alert }) => ({ tag, push: { ...push, alert } }));
 }

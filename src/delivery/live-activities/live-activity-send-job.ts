@@ -31,7 +31,7 @@ import { providersOfChannel, type SendDependencies } from '../channel-providers.
 import { MAX_SEND_ROUNDS } from '../job-kinds.ts';
 import { subscriptionOrigin } from '../web-push/web-push-subscription.ts';
 import { sendJobKey, sendLiveActivityJob, type LiveActivitySendPayload } from './live-activity-jobs.ts';
-import type { LiveActivityPush } from './live-activity-push.ts';
+import { localizedPush, type LiveActivityPush } from './live-activity-push.ts';
 
 /**
  * Fan-out of one lifecycle event, step two: sends the event to one batch of subscribers of one platform, then in ONE
@@ -178,7 +178,7 @@ async function sendBatch(
       const devicePush = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
       return sender.sendLiveActivity(
         token,
-        devicePush,
+        localizedPush(devicePush, subscriber.locale),
         { timeZone: subscriber.timezone, locale: subscriber.locale },
         subscriber.apns_environment,
       );

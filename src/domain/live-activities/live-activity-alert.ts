@@ -1,14 +1,52 @@
+import { bestLocalization, localizationTagProblems, withCanonicalTags, type LocalizedText } from '../localizations.ts';
+import type { FieldProblem } from '../schema-errors.ts';
 import type { TemplateFields, TemplateName } from './live-activity-templates.ts';
 import { liveActivityStateText } from './live-activity-text.ts';
 
 /**
  * The alert of a Live Activity push (APNs `aps.alert`, docs/protocols.md 2.2): title, an optional body, and an optional
  * sound (a sound file in the app bundle, or "default"), which APNs takes inside the alert for Live Activities.
+ * `localizations` holds the title and body in other languages, by canonical BCP 47 tag (domain/localizations.ts).
  */
 export interface LiveActivityAlert {
   title: string;
   body?: string;
   sound?: string;
+  localizations?: Record<string, AlertText>;
+}
+
+/** A localized alert: its own title (an alert always has one) and body; the sound is the alert's. */
+export interface AlertText extends LocalizedText {
+  title: string;
+}
+
+/** What is wrong with an alert the schema accepted: its localizations' language tags. */
+export function alertProblems(alert: LiveActivityAlert, field = 'alert'): FieldProblem[] {
+  return alert.localizations ? localizationTagProblems(alert.localizations, `${field}.localizations`) : [];
+}
+
+/** The alert as stored and pushed: its localizations keyed by canonical tags (en-us → en-US). */
+export function canonicalAlert(alert: LiveActivityAlert): LiveActivityAlert {
+  return alert.localizations ? { ...alert, localizations: withCanonicalTags(alert.localizations) } : alert;
+}
+
+/**
+ * The alert one device gets: the variant that best matches its `locale` (RFC 4647 lookup, domain/localizations.ts)
+ * with the alert's sound, else the alert's own text; never the localizations themselves, which are not for the wire.
+ */
+export function alertFor(alert: LiveActivityAlert, locale: string | null): LiveActivityAlert {
+  const { localizations, ...own } = alert;
+  if (!localizations) return alert;
+  const tag = bestLocalization(localizations, locale);
+  if (tag === null) return own;
+  const { title, body } = localizations[tag]!;
+  return { title, ...(body === undefined ? {} : { body }), ...(own.sound === undefined ? {} : { sound: own.sound }) };
+}
+
+/** The alert's own text (tag null) and each localized variant: what the payload-size check must fit. */
+export function everyAlertVariant(alert: LiveActivityAlert): Array<{ tag: string | null; alert: LiveActivityAlert }> {
+  const tags = Object.keys(alert.localizations ?? {});
+  return [null, ...tags].map((tag) => ({ tag, alert: alertFor(alert, tag) }));
 }
 
 /**

@@ -129,6 +129,29 @@ describe('POST /api/v1/live-activities → 400 validation_failed', () => {
       () => progress({ title: 'x', progress: 0.5 }, { alert: { body: 'b' } }),
       ['alert.title'],
     ],
+    [
+      'an alert localized under something that is not a language tag',
+      () =>
+        progress(
+          { title: 'x', progress: 0.5 },
+          { alert: { title: 'x', localizations: { 'not a tag': { title: 'y' } } } },
+        ),
+      ['alert.localizations.not a tag'],
+    ],
+    [
+      'an alert localized twice for one language',
+      () =>
+        progress(
+          { title: 'x', progress: 0.5 },
+          { alert: { title: 'x', localizations: { 'de-de': { title: 'y' }, 'de-DE': { title: 'z' } } } },
+        ),
+      ['alert.localizations.de-DE'],
+    ],
+    [
+      'a localized alert without its own title',
+      () => progress({ title: 'x', progress: 0.5 }, { alert: { title: 'x', localizations: { de: { body: 'y' } } } }),
+      ['alert.localizations.de.title'],
+    ],
     ['an unknown top-level field', () => progress({ title: 'x', progress: 0.5 }, { sound: 'ding' }), ['sound']],
   ])('refuses %s, naming the field, and stores or charges nothing', async (_name, body, fields) => {
     const account = await t.newAccount({ channels: ['orders'] });

@@ -27,4 +27,18 @@ describe('POST /api/v1/live-activities → 413 payload_too_large', () => {
     expect(error.details.payloadBytes).toBeGreaterThan(4096);
     expect(await accountState(t, account.id)).toEqual(before);
   });
+
+  it('holds every language of the alert to the limit, naming the one over it', async () => {
+    const account = await t.newAccount({ channels: ['orders'] });
+    const before = await accountState(t, account.id);
+    const response = await post(t.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'orders',
+      template: 'progress',
+      fields: { title: 'x', progress: 0.5 },
+      alert: { title: 'Short', localizations: { ja: { title: '大', body: '😀'.repeat(1000) } } },
+    });
+    const error = expectError(response, 'payload_too_large');
+    expect(error.details).toMatchObject({ limit: 'platform_payload', platform: 'ios', localization: 'ja' });
+    expect(await accountState(t, account.id)).toEqual(before);
+  });
 });

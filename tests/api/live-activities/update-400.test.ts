@@ -58,6 +58,12 @@ describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', (
       () => ({ fields: {}, alert: { title: 'x', sound: 's'.repeat(65) } }),
       ['alert.sound'],
     ],
+    [
+      'an alert localized under something that is not a language tag',
+      'progress',
+      () => ({ fields: {}, alert: { title: 'x', localizations: { 'en_US!': { title: 'y' } } } }),
+      ['alert.localizations.en_US!'],
+    ],
     ['a template change', 'progress', () => ({ fields: {}, template: 'steps' }), ['template']],
   ])('refuses %s, naming the field, and changes or charges nothing', async (_name, template, body, fields) => {
     const account = await t.newAccount({ channels: ['orders'] });

@@ -22,16 +22,20 @@ export interface LiveActivityHarness extends DeliveryHarness {
   reporter: TokenReporter;
   /**
    * An iOS device registered with a push-to-start token (none with `pushToStartToken: false`), reported for
-   * `template` when given (else untemplated), and with `osVersion` when given.
+   * `template` when given (else untemplated), and with `osVersion` and `locale` when given.
    */
   iosDevice(
     account: TestAccount,
     channelCode: string,
-    options?: { pushToStartToken?: boolean; template?: string; osVersion?: string },
+    options?: { pushToStartToken?: boolean; template?: string; osVersion?: string; locale?: string },
   ): Promise<IosDevice>;
   /** The device reports one more push-to-start token, for `template` (iOS issues one per ActivityAttributes type). */
   addPushToStartToken(account: TestAccount, channelCode: string, device: IosDevice, template: string): Promise<string>;
-  androidDevice(account: TestAccount, channelCode: string): Promise<{ subscriberId: string; token: string }>;
+  androidDevice(
+    account: TestAccount,
+    channelCode: string,
+    options?: { locale?: string },
+  ): Promise<{ subscriberId: string; token: string }>;
   /** Waits until no Live Activity job is due or running (the 8-hour expiry, due later, does not count). */
   settle(): Promise<void>;
   /** The activity the fake started on this device for this Clarion activity. */
@@ -80,6 +84,7 @@ export async function startLiveActivityHarness(
         ...(pushToStartToken ? { pushToStartToken } : {}),
         ...(options.template ? { template: options.template } : {}),
         ...(options.osVersion ? { osVersion: options.osVersion } : {}),
+        ...(options.locale ? { locale: options.locale } : {}),
       });
       if (pushToStartToken)
         devices.set(pushToStartToken, { subscriberId, deviceToken: token, publishableKey: account.publishableKey });
@@ -103,9 +108,10 @@ export async function startLiveActivityHarness(
       });
       return pushToStartToken;
     },
-    async androidDevice(account, channelCode) {
+    async androidDevice(account, channelCode, options = {}) {
       const token = `fcm-${randomBytes(24).toString('base64url')}`;
-      return { subscriberId: await register(account, { channelCode, platform: 'android', token }), token };
+      const locale = options.locale ? { locale: options.locale } : {};
+      return { subscriberId: await register(account, { channelCode, platform: 'android', token, ...locale }), token };
     },
     async settle() {
       await waitFor(

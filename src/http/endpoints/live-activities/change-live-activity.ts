@@ -4,7 +4,12 @@ import {
   liveActivityPushOf,
   recordLiveActivityChange,
 } from '../../../delivery/live-activities/live-activity-snapshot.ts';
-import type { LiveActivityAlert, LiveActivityPriority } from '../../../domain/live-activities/live-activity-alert.ts';
+import {
+  alertProblems,
+  canonicalAlert,
+  type LiveActivityAlert,
+  type LiveActivityPriority,
+} from '../../../domain/live-activities/live-activity-alert.ts';
 import {
   effectiveStatus,
   LIVE_ACTIVITY_DISMISS_MAX_MS,
@@ -47,7 +52,8 @@ export type LiveActivityChange =
  * An update or an end, the same way as a notification is accepted (accept-notification.ts): the checks a caller can
  * fix, then ONE transaction that claims the event's APNs timestamp (locking the activity), merges and validates the
  * fields, charges the quota and writes the new state, the `live_activity.updated`/`ended` event and the dispatch job
- * of the push. Errors, in order: 400 (times), 404, 409 activity_ended, 400 (merged fields), 413, 429.
+ * of the push. Errors, in order: 400 (times, the alert's language tags), 404, 409 activity_ended, 400 (merged
+ * fields), 413, 429.
  */
 export async function changeLiveActivity(
   deps: AppDependencies,
@@ -57,7 +63,7 @@ export async function changeLiveActivity(
   change: LiveActivityChange,
 ): Promise<LiveActivityRow> {
   const now = deps.clock.now();
-  const times = checkTimes(change, now);
+  const times = checkChange(change, now);
   const existing = await findVisibleLiveActivity(deps, auth, id);
   if (effectiveStatus(existing, now).status === 'ended') throw activityEnded(existing, now);
 
@@ -72,7 +78,7 @@ export async function changeLiveActivity(
       now,
     );
     if (!checked.ok) throw validationFailed(checked.problems);
-    const alert = change.alert ?? null;
+    const alert = change.alert ? canonicalAlert(change.alert) : null;
     const row: LiveActivityRow = {
       ...current,
       fields: JSON.stringify(checked.fields),
@@ -106,9 +112,12 @@ export async function changeLiveActivity(
   });
 }
 
-/** staleAt (update): a future time. dismissAt (end): any time up to 4 hours ahead; a past one dismisses at once. */
-function checkTimes(change: LiveActivityChange, now: number): { staleAt: number | null; dismissAt: number | null } {
-  const problems: FieldProblem[] = [];
+/**
+ * The alert's language tags (domain/live-activities/live-activity-alert.ts); staleAt (update): a future time;
+ * dismissAt (end): any time up to 4 hours ahead, a past one dismisses at once.
+ */
+function checkChange(change: LiveActivityChange, now: number): { staleAt: number | null; dismissAt: number | null } {
+  const problems: FieldProblem[] = change.alert ? alertProblems(change.alert) : [];
   const parse = (field: string, value: string | undefined): number | null => {
     if (value === undefined) return null;
     const parsed = Date.parse(value);

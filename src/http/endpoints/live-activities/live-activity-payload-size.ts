@@ -6,7 +6,7 @@ import {
   fcmLiveActivityPayloadBytes,
   FCM_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
 } from '../../../delivery/live-activities/fcm-live-activity-data.ts';
-import type { LiveActivityPush } from '../../../delivery/live-activities/live-activity-push.ts';
+import { everyPushVariant, type LiveActivityPush } from '../../../delivery/live-activities/live-activity-push.ts';
 import { webLiveActivityContent } from '../../../delivery/live-activities/web-live-activity-message.ts';
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
 import { serializeWebPushMessage } from '../../../delivery/web-push/web-push-message.ts';
@@ -18,6 +18,11 @@ import { ApiError } from '../../api-error.ts';
  * small, but a long alert in a script of 4-byte characters could still pass. Built by the delivery's own builders.
  */
 export function assertLiveActivityPayloadsFit(push: LiveActivityPush, baseUrl: string): void {
+  for (const { tag, push: variant } of everyPushVariant(push)) assertVariantFits(variant, tag, baseUrl);
+}
+
+/** One language of the alert (`tag`, null for its own text), on every platform. */
+function assertVariantFits(push: LiveActivityPush, tag: string | null, baseUrl: string): void {
   const sizes = [
     {
       platform: 'ios',
@@ -43,7 +48,7 @@ export function assertLiveActivityPayloadsFit(push: LiveActivityPush, baseUrl: s
   if (over) {
     throw new ApiError('payload_too_large', {
       message: `The ${providerNames[over.platform]} payload would be ${over.payloadBytes} bytes, over its ${over.limitBytes}-byte limit: shorten the alert or the fields.`,
-      details: { limit: 'platform_payload', ...over },
+      details: { limit: 'platform_payload', ...over, ...(tag === null ? {} : { localization: tag }) },
     });
   }
 }

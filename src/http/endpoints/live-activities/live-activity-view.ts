@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { liveActivityPriorities } from '../../../domain/live-activities/live-activity-alert.ts';
+import { MAX_LOCALIZATIONS } from '../../../domain/localizations.ts';
 import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import { templateNames } from '../../../domain/live-activities/live-activity-templates.ts';
 import {
@@ -11,10 +12,13 @@ import {
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
+const ALERT_TITLE_MAX_LENGTH = 256;
+const ALERT_BODY_MAX_LENGTH = 1000;
+
 export const Alert = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 256 }),
-    body: Type.Optional(Type.String({ maxLength: 1000 })),
+    title: Type.String({ minLength: 1, maxLength: ALERT_TITLE_MAX_LENGTH }),
+    body: Type.Optional(Type.String({ maxLength: ALERT_BODY_MAX_LENGTH })),
     sound: Type.Optional(
       Type.String({
         minLength: 1,
@@ -22,6 +26,24 @@ export const Alert = Type.Object(
         description:
           'A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON).',
       }),
+    ),
+    localizations: Type.Optional(
+      Type.Record(
+        Type.String({ minLength: 1, maxLength: 35 }),
+        Type.Object(
+          {
+            title: Type.String({ minLength: 1, maxLength: ALERT_TITLE_MAX_LENGTH }),
+            body: Type.Optional(Type.String({ maxLength: ALERT_BODY_MAX_LENGTH })),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxProperties: MAX_LOCALIZATIONS,
+          description:
+            "The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body.",
+          hint: `must be an object of at most ${MAX_LOCALIZATIONS} language tags, each with a title and an optional body`,
+        },
+      ),
     ),
   },
   { additionalProperties: false, description: 'Alert shown with the start, an update or the end of the activity.' },

@@ -5,7 +5,11 @@ import {
 } from '../../../delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../../../delivery/live-activities/live-activity-snapshot.ts';
 import { newId } from '../../../domain/ids.ts';
-import { defaultStartAlert } from '../../../domain/live-activities/live-activity-alert.ts';
+import {
+  alertProblems,
+  canonicalAlert,
+  defaultStartAlert,
+} from '../../../domain/live-activities/live-activity-alert.ts';
 import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import { templateNames, validateTemplateFields } from '../../../domain/live-activities/live-activity-templates.ts';
 import { recordEvent } from '../../../store/events-queries.ts';
@@ -101,11 +105,12 @@ export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       const checked = validateTemplateFields(body.template, body.fields, now);
       if (!checked.ok) throw validationFailed(checked.problems);
       const staleAt = body.staleAt === undefined ? null : Date.parse(body.staleAt);
-      if (staleAt !== null && (Number.isNaN(staleAt) || staleAt <= now)) {
-        throw validationFailed([{ field: 'staleAt', message: 'must be an ISO 8601 time in the future' }]);
-      }
+      const problems = body.alert ? alertProblems(body.alert) : [];
+      if (staleAt !== null && (Number.isNaN(staleAt) || staleAt <= now))
+        problems.push({ field: 'staleAt', message: 'must be an ISO 8601 time in the future' });
+      if (problems.length > 0) throw validationFailed(problems);
       // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
-      const alert = body.alert ?? defaultStartAlert(body.template, checked.fields);
+      const alert = body.alert ? canonicalAlert(body.alert) : defaultStartAlert(body.template, checked.fields);
       const row = await admitSend(deps, auth, reply, {
         channelCode: body.channelCode,
         prepare: (channel) => {
