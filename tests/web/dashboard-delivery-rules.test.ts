@@ -5,7 +5,10 @@ import { startBrowserOn, seeText } from '../harness/browser.ts';
 import { sessionCall, signUp } from '../harness/dashboard-session.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 
-/** A channel's frequency cap and quiet hours on the dashboard's channel page (docs/dashboard.md), in headless Chromium. */
+/**
+ * Delivery rules on the dashboard (docs/dashboard.md), in headless Chromium: a channel's frequency cap and quiet hours,
+ * the compose page's options and languages, an app's throttle.
+ */
 let t: TestApp;
 let base: string;
 let browser: Browser;
@@ -20,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
-  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace; compose sets the delivery options', async () => {
+  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace; compose sets the delivery and display options and other languages; an app’s throttle is set and removed', async () => {
     const user = await signUp(t, { accountName: 'Deals Shop' });
     await createChannel(t.store.db, {
       accountId: user.accountId,
@@ -81,7 +84,7 @@ describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
 
       // The compose page's delivery options.
       await page.goto(`${base}/#/notifications/new?channel=deals`);
-      await page.getByLabel('Title').fill('Options');
+      await page.getByLabel('Title (optional)', { exact: true }).fill('Options');
       await page.getByText('Delivery options').click();
       await page.getByLabel(/Pass quiet hours/).check();
       await page.getByLabel(/Pass the frequency cap/).check();
@@ -96,6 +99,57 @@ describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
         ignoreFrequencyCap: true,
         contentAvailable: false,
       });
+
+      // Display options and other languages; a language the API refuses is named beside them and nothing is sent.
+      await page.goto(`${base}/#/notifications/new?channel=deals`);
+      await page.getByLabel('Title (optional)', { exact: true }).fill('Order shipped');
+      await page.getByText('iOS and Android display').click();
+      await page.getByLabel('Subtitle').fill('Order #42');
+      await page.getByLabel('Interruption level').selectOption('time-sensitive');
+      await page.getByLabel('Relevance score').fill('0.8');
+      await page.getByLabel('Android notification channel').fill('orders');
+      await page.getByText('Other languages').click();
+      await page.getByRole('button', { name: 'Add a language' }).click();
+      const first = page.getByRole('group', { name: 'Language 1' });
+      await first.getByLabel('Language tag').fill('not a tag');
+      await first.getByLabel('Title in this language').fill('Commande expédiée');
+      await page.getByRole('button', { name: 'Send notification' }).click();
+      await seeText(page.locator('#compose-localizations-error'), 'BCP 47');
+      expect(await page.locator('#compose-localizations').getAttribute('aria-invalid')).toBe('true');
+      const count = async () => (await sessionCall(t, 'GET', '/api/v1/notifications', user)).body.data.length;
+      expect(await count()).toBe(2);
+      await first.getByLabel('Language tag').fill('fr');
+      await page.getByRole('button', { name: 'Add a language' }).click();
+      const second = page.getByRole('group', { name: 'Language 2' });
+      await second.getByLabel('Language tag').fill('de');
+      await second.getByLabel('Body in this language').fill('Kommt am Dienstag');
+      await page.getByRole('button', { name: 'Send notification' }).click();
+      await page.waitForURL(/#\/notifications\/ntf_/);
+      const localized = (await sessionCall(t, 'GET', '/api/v1/notifications?limit=1', user)).body.data[0];
+      expect(localized).toMatchObject({
+        title: 'Order shipped',
+        subtitle: 'Order #42',
+        interruptionLevel: 'time-sensitive',
+        relevanceScore: 0.8,
+        androidChannelId: 'orders',
+        localizations: { fr: { title: 'Commande expédiée' }, de: { body: 'Kommt am Dienstag' } },
+      });
+      expect(localized.category).toBeNull();
+
+      // An app's default throttle, set and removed on the Apps page.
+      const app = await sessionCall(t, 'POST', '/api/v1/apps', user, { body: { name: 'Shop app' } });
+      expect(app.statusCode).toBe(201);
+      await page.goto(`${base}/#/apps`);
+      const throttle = page.getByRole('form', { name: 'Throttle an app' });
+      await throttle.getByLabel('Pushes a minute').fill('5000');
+      await throttle.getByRole('button', { name: 'Save throttle' }).click();
+      await seeText(page.getByRole('table'), '5,000 pushes a minute');
+      const appThrottle = async () =>
+        (await sessionCall(t, 'GET', `/api/v1/apps/${app.body.data.id}`, user)).body.data.throttlePerMinute;
+      expect(await appThrottle()).toBe(5000);
+      await page.getByRole('form', { name: 'Throttle an app' }).getByRole('button', { name: 'Save throttle' }).click();
+      await seeText(page.getByRole('table'), 'None');
+      expect(await appThrottle()).toBeNull();
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -172,8 +172,8 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await nav(page, 'Notifications');
     await page.getByRole('link', { name: 'New notification' }).click();
     await heading(page, 'New notification');
-    await page.getByLabel('Channel').selectOption('news');
-    await page.getByLabel('Title').fill('Hello from the dashboard');
+    await page.getByLabel('Channel', { exact: true }).selectOption('news');
+    await page.getByLabel('Title (optional)', { exact: true }).fill('Hello from the dashboard');
     await page.getByLabel('Body').fill('A test notification');
     await shot(page, '09-compose');
     await page.getByRole('button', { name: 'Send notification' }).click();
@@ -182,7 +182,7 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await shot(page, '10-notification');
     await nav(page, 'Notifications');
     await page.getByRole('link', { name: 'New notification' }).click();
-    await page.getByLabel('Title').fill('Later');
+    await page.getByLabel('Title (optional)', { exact: true }).fill('Later');
     await page.getByLabel('Schedule for later').check();
     await page.getByLabel('Send at').fill(localDateTime(Date.now() + 86_400_000));
     await page.getByRole('button', { name: 'Send notification' }).click();
@@ -195,7 +195,7 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await seeText(page.getByRole('table'), 'From the backend');
     await shot(page, '11-notifications');
     // The filter takes a channel alone, any status (an empty choice is a choice, not a missing answer).
-    await page.getByLabel('Channel').selectOption('sport');
+    await page.getByLabel('Channel', { exact: true }).selectOption('sport');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/#\/notifications\?channel=sport$/);
     await page.getByText('No notifications').waitFor();
@@ -221,7 +221,7 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await shot(page, '13-usage-at-limit');
     await nav(page, 'Notifications');
     await page.getByRole('link', { name: 'New notification' }).click();
-    await page.getByLabel('Title').fill('One too many');
+    await page.getByLabel('Title (optional)', { exact: true }).fill('One too many');
     await page.getByRole('button', { name: 'Send notification' }).click();
     await seeText(page.getByRole('alert').first(), "This month's quota of 2 notifications");
     await setAccountPlan(t.store.db, accountId, 'free', null);

@@ -74,6 +74,7 @@ export const api = {
   get: async (path) => (await request('GET', path)).data,
   list: (path) => request('GET', path),
   post: async (path, body) => (await request('POST', path, body)).data,
+  patch: async (path, body) => (await request('PATCH', path, body)).data,
   delete: async (path) => (await request('DELETE', path)).data,
 };
 

@@ -45,7 +45,7 @@ async function renderList(section) {
     section,
     table(
       'Apps and their credential fingerprints',
-      ['App', 'iOS', 'Android', 'Web (VAPID public key)', 'Credentials', ''],
+      ['App', 'iOS', 'Android', 'Web (VAPID public key)', 'Throttle', 'Credentials', ''],
       page.data.map((app) => {
         const status = h('span', { class: 'app-credentials-status' }, credentialsStatus(app.credentials));
         return [
@@ -55,6 +55,7 @@ async function renderList(section) {
             : '—',
           app.android ? h('span', {}, h('code', {}, app.android.projectId), h('br'), app.android.clientEmail) : '—',
           h('code', { class: 'fingerprint' }, `${app.web.vapidPublicKey.slice(0, 16)}…`),
+          throttleText(app.throttlePerMinute),
           status,
           h(
             'button',
@@ -66,7 +67,55 @@ async function renderList(section) {
       { rowHeaders: true },
     ),
     results,
+    throttleForm(page.data, async () => {
+      replace(section, h('h2', { id: 'app-list' }, 'Your apps'));
+      await renderList(section);
+    }),
   );
+}
+
+function throttleText(perMinute) {
+  return perMinute === null ? 'None' : `${perMinute.toLocaleString()} pushes a minute`;
+}
+
+/**
+ * An app's default throttle (docs/apps.md): sends to its channels that give no `throttlePerMinute` go out
+ * at this pace, so the visits a push drives do not overwhelm the app's own servers. Blank removes it.
+ */
+function throttleForm(apps, onSaved) {
+  const problems = h('div');
+  const form = h(
+    'form',
+    { class: 'card', novalidate: true, 'aria-labelledby': 'app-throttle' },
+    h('h2', { id: 'app-throttle' }, 'Throttle an app'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Sends to the app’s channels that set no throttle of their own are spread to this pace: 100,000 subscribers at 10,000 a minute take 10 minutes.',
+    ),
+    problems,
+    field({
+      label: 'App',
+      control: 'select',
+      input: { name: 'app' },
+      options: apps.map((app) => ({ value: app.id, label: app.name })),
+    }),
+    field({
+      label: 'Pushes a minute',
+      hint: 'Leave blank for no throttle.',
+      input: { name: 'throttlePerMinute', type: 'number', min: '1', max: '1000000', inputmode: 'numeric' },
+    }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save throttle')),
+  );
+  onSubmit(form, problems, async (data) => {
+    const given = String(data.get('throttlePerMinute') ?? '').trim();
+    const updated = await api.patch(`/api/v1/apps/${data.get('app')}`, {
+      throttlePerMinute: given === '' ? null : Number(given),
+    });
+    announce(`${updated.name}: ${throttleText(updated.throttlePerMinute).toLowerCase()}.`);
+    await onSaved(updated);
+  });
+  return form;
 }
 
 /** What the providers last said of the app's credentials: OK, or failing since when and with what answer. */

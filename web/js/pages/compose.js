@@ -5,6 +5,7 @@ import { field, onSubmit, radioGroup } from '../forms.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
 import { allChannels } from './channels.js';
+import { deliveryOptions, displayOptions, languageOptions } from './compose-options.js';
 
 /** Compose and send (or schedule) a notification with POST /api/v1/notifications, as a backend would. */
 export async function composePage({ container, query, navigate }) {
@@ -46,6 +47,9 @@ export async function composePage({ container, query, navigate }) {
     h('p', { id: 'send-at-error', class: 'field-error', hidden: true }),
   );
   const audience = audiencePicker(query);
+  const delivery = deliveryOptions();
+  const display = displayOptions();
+  const languages = languageOptions();
   const scheduled = h('input', { type: 'checkbox', id: 'schedule', name: 'schedule' });
   scheduled.addEventListener('change', () => {
     scheduleBox.hidden = !scheduled.checked;
@@ -77,7 +81,9 @@ export async function composePage({ container, query, navigate }) {
       hint: 'Opened when the notification is tapped: an absolute http(s) address.',
       input: { name: 'url', type: 'url', placeholder: 'https://example.com/welcome' },
     }),
-    deliveryOptions(),
+    delivery.element,
+    display.element,
+    languages.element,
     h('div', { class: 'choice' }, scheduled, h('label', { for: 'schedule' }, 'Schedule for later')),
     scheduleBox,
     h(
@@ -92,11 +98,7 @@ export async function composePage({ container, query, navigate }) {
     const body = { channelCode: values.channelCode };
     for (const name of ['title', 'body', 'url'])
       if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
-    Object.assign(body, audience.read(values));
-    if (values.contentAvailable) body.contentAvailable = true;
-    if (values.ignoreFrequencyCap) body.ignoreFrequencyCap = true;
-    if (values.ignoreQuietHours) body.ignoreQuietHours = true;
-    if (String(values.throttlePerMinute ?? '').trim()) body.throttlePerMinute = Number(values.throttlePerMinute);
+    Object.assign(body, audience.read(values), delivery.read(data), display.read(data), languages.read(data));
     if (scheduled.checked && values.sendAt) {
       // datetime-local is the reader's wall-clock time; toISOString() turns it into the UTC instant the API wants.
       body.sendAt = new Date(String(values.sendAt)).toISOString();
@@ -106,37 +108,6 @@ export async function composePage({ container, query, navigate }) {
     navigate(`/notifications/${notification.id}`);
   });
   append(container, form);
-}
-
-/**
- * How it is delivered (docs/api.md, "Notifications"): a silent push, the channel's frequency cap and quiet hours
- * passed, a throttle. Folded away: most sends need none of them.
- */
-function deliveryOptions() {
-  // The description is the box's description, not part of its name: "Silent push", not "Silent push no title…".
-  const check = (name, label, description) => {
-    const id = `compose-${name}`;
-    return h(
-      'div',
-      { class: 'choice' },
-      h('input', { type: 'checkbox', id, name, value: 'true', 'aria-describedby': `${id}-hint` }),
-      h('label', { for: id }, label),
-      h('span', { id: `${id}-hint`, class: 'hint' }, ` ${description}`),
-    );
-  };
-  return h(
-    'details',
-    { class: 'options' },
-    h('summary', {}, 'Delivery options'),
-    check('contentAvailable', 'Silent push', 'wakes the app and shows nothing; no title or body, browsers are skipped'),
-    check('ignoreFrequencyCap', 'Pass the frequency cap', 'for a message that must arrive; it still counts'),
-    check('ignoreQuietHours', 'Pass quiet hours', 'deliver at once, even at night'),
-    field({
-      label: 'Throttle (pushes a minute)',
-      hint: 'Spread the sending: 100,000 subscribers at 10,000 a minute take 10 minutes.',
-      input: { name: 'throttlePerMinute', type: 'number', min: '1', max: '1000000', inputmode: 'numeric' },
-    }),
-  );
 }
 
 /** Splits what a person typed into a list: one per line or separated by commas, blanks dropped. */
