@@ -1,3 +1,4 @@
+import { receiptKey } from './domain/receipt.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.ts';
 import type { Clock } from './domain/clock.ts';
@@ -56,6 +57,7 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
   // The instance key that opens webhook secrets; server.ts resolves it once for both roles.
   const { secretKey } = deps;
   // Each app's own provider clients (docs/apps.md); channels without an app use `deps.providers`.
+  const receipts = receiptKey(secretKey);
   const registry = createProviderClientRegistry({
     store: deps.store,
     config: deps.config,
@@ -70,9 +72,14 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
     queue: deps.queue,
     handlers: {
       [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(delivery),
-      [SEND_BATCH]: sendBatchHandler({ ...delivery, providers, providersFor: registry.providersFor }),
+      [SEND_BATCH]: sendBatchHandler({
+        ...delivery,
+        providers,
+        providersFor: registry.providersFor,
+        receiptKey: receipts,
+      }),
       ...liveActivityHandlers(
-        { ...delivery, providers, providersFor: registry.providersFor },
+        { ...delivery, providers, providersFor: registry.providersFor, receiptKey: receipts },
         { deleteUnknownChannels: deps.config.apnsDeleteUnknownChannels },
       ),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),

@@ -11,10 +11,40 @@
 // before, {title, body, url, image, icon, badge, data, tag}, is still read.
 //
 // A site whose own service worker also handles other pushes sets `self.ClarionServiceWorkerManualEvents = true`
-// before importScripts and calls self.ClarionServiceWorker.handlePush(event) / .handleNotificationClick(event)
-// from its own listeners for the pushes and notifications that are Clarion's (notification.data.clarion === true).
+// before importScripts and calls self.ClarionServiceWorker.handlePush(event) / .handleNotificationClick(event) /
+// .handleNotificationClose(event) from its own listeners for the pushes and notifications that are Clarion's
+// (notification.data.clarion === true).
+//
+// A push's `clarionReceipt` (docs/engagement.md) is reported to Clarion's POST /api/v1/receipts: `received` when the
+// notification is shown, `opened` on a click (`action` with the button's id on a click of one of its actions),
+// `dismissed` when it is closed without a click.
 (function clarionServiceWorker() {
   'use strict';
+
+  // Clarion's own address, written in by the server that serves this file (src/http/endpoints/sdk/sdk-files.ts); a
+  // copy served from elsewhere reports to the origin it runs on.
+  const CONFIGURED_BASE_URL = '__CLARION_BASE_URL__';
+  const receiptsUrl = new URL(
+    '/api/v1/receipts',
+    /^https?:\/\//.test(CONFIGURED_BASE_URL) ? CONFIGURED_BASE_URL : self.location.href,
+  ).href;
+
+  /** Tells Clarion what became of a push; a report that fails is dropped, never retried into the next push. */
+  function reportReceipt(receipt, event, actionId) {
+    if (typeof receipt !== 'string' || receipt === '') return Promise.resolve();
+    const body = { receipt, event };
+    if (actionId) body.actionId = actionId;
+    return fetch(receiptsUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      keepalive: true,
+    }).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
 
   /** Notification options (https://notifications.spec.whatwg.org/#dictdef-notificationoptions) from a push payload. */
   function notificationFromPayload(payload) {
@@ -30,6 +60,7 @@
         clarion: true,
         url: text(message.url) ?? null,
         data: message.data && typeof message.data === 'object' ? message.data : {},
+        receipt: text(message.clarionReceipt) ?? null,
       },
     };
     // Without renotify a notification that replaces one with the same tag does so silently: right for a silent Live
@@ -69,6 +100,7 @@
       renotify: declarative.renotify,
       silent: declarative.silent,
       timestamp: declarative.timestamp,
+      clarionReceipt: payload.clarionReceipt,
     };
   }
 
@@ -94,7 +126,12 @@
     const payload = flatMessage(readPayload(event));
     const { title, options } = notificationFromPayload(payload);
     // Every push must show a notification (userVisibleOnly), inside waitUntil so the worker lives until it is shown.
-    event.waitUntil(Promise.all([self.registration.showNotification(title, options), setAppBadge(payload)]));
+    event.waitUntil(
+      Promise.all([
+        self.registration.showNotification(title, options).then(() => reportReceipt(options.data.receipt, 'received')),
+        setAppBadge(payload),
+      ]),
+    );
   }
 
   /** Focuses a window already showing `url` (ignoring its #fragment), else opens one. */
@@ -111,13 +148,30 @@
   function handleNotificationClick(event) {
     event.notification.close();
     const data = event.notification.data || {};
+    const report = event.action
+      ? reportReceipt(data.receipt, 'action', event.action)
+      : reportReceipt(data.receipt, 'opened');
     // A notification without a url opens the service worker's own scope (for a join page: the page itself).
-    event.waitUntil(focusOrOpen(typeof data.url === 'string' && data.url !== '' ? data.url : self.registration.scope));
+    const url = typeof data.url === 'string' && data.url !== '' ? data.url : self.registration.scope;
+    event.waitUntil(Promise.all([focusOrOpen(url), report]));
   }
 
-  self.ClarionServiceWorker = { handlePush, handleNotificationClick, notificationFromPayload, focusOrOpen };
+  /** Closed without a click: the person dismissed it (a click closes it too, but then no close event fires). */
+  function handleNotificationClose(event) {
+    const data = event.notification.data || {};
+    event.waitUntil(reportReceipt(data.receipt, 'dismissed'));
+  }
+
+  self.ClarionServiceWorker = {
+    handlePush,
+    handleNotificationClick,
+    handleNotificationClose,
+    notificationFromPayload,
+    focusOrOpen,
+  };
   if (self.ClarionServiceWorkerManualEvents !== true) {
     self.addEventListener('push', handlePush);
     self.addEventListener('notificationclick', handleNotificationClick);
+    self.addEventListener('notificationclose', handleNotificationClose);
   }
 })();

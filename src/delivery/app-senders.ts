@@ -150,8 +150,14 @@ export function sendersOf(app: AppKeys, clients: ClientCache, deps: SenderDepend
   const ios = (keys: IosKeys): PushSender & SenderCapabilities => {
     const apnsClient = apnsClientOf(keys, clients, deps);
     return {
-      send: (token, content, context) =>
-        sendToApnsEnvironment(apnsClient, token, content, { threadId: context.channelCode }, context.apnsEnvironment),
+      send: (token, content, context, receipt) =>
+        sendToApnsEnvironment(
+          apnsClient,
+          token,
+          content,
+          receipt === undefined ? { threadId: context.channelCode } : { threadId: context.channelCode, receipt },
+          context.apnsEnvironment,
+        ),
       // In the subscriber's known environment (given at registration or learned), else learned as for notifications.
       sendLiveActivity: (token, push, _reader, apnsEnvironment) =>
         sendLiveActivityToApnsEnvironment(apnsClient, token, push, apnsEnvironment),
@@ -162,7 +168,7 @@ export function sendersOf(app: AppKeys, clients: ClientCache, deps: SenderDepend
   const android = (keys: AndroidKeys): PushSender => {
     const fcmClient = fcmClientOf(keys, clients, deps);
     return {
-      send: (token, content) => fcmClient().send(token, content),
+      send: (token, content, _context, receipt) => fcmClient().send(token, content, receipt),
       sendLiveActivity: (token, push) => sendFcmLiveActivity(fcmClient(), token, push),
       close: async () => {},
     };
@@ -180,7 +186,7 @@ export function sendersOf(app: AppKeys, clients: ClientCache, deps: SenderDepend
     });
     const webClient = (): WebPushClient => clients.use('web', make).client;
     return {
-      send: (token, content) => webClient().send(token, content),
+      send: (token, content, _context, receipt) => webClient().send(token, content, receipt),
       sendLiveActivity: (token, push, reader) => sendWebLiveActivity(webClient(), token, push, reader),
       close: async () => {},
     };

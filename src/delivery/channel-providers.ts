@@ -11,6 +11,8 @@ export interface SendDependencies extends DeliveryDependencies {
    * to use instead if this one was deleted (without it, the built-in providers).
    */
   providersFor?: (appId: string | null, whenGone?: () => Promise<string | null>) => Promise<PushProviders>;
+  /** What the pushes' receipts are signed with (domain/receipt.ts receiptKey, from the instance key). */
+  receiptKey: Buffer;
 }
 
 /** The providers a channel's pushes go through: its app's (docs/apps.md), or the built-in ones. */

@@ -70,6 +70,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
     const appId = notification.channel_app_id ?? null;
     const frequencyCap = capOfSend(notification);
     const quietHours = quietHoursOfSend(notification);
+    const receipts = Number(notification.account_receipts_enabled ?? 0) === 1;
     const dueAt = payload.dueAt ?? notification.send_at ?? notification.created_at;
     // Fixed here once, for every send job and retry round of this dispatch (push-expiry.ts).
     const expiresAt = pushExpiresAt(notification.ttl_seconds, dueAt);
@@ -156,6 +157,7 @@ export function dispatchNotificationHandler(deps: DeliveryDependencies): JobHand
                   appId,
                   frequencyCap,
                   quietHours,
+                  receipts,
                 };
                 const uniqueKey = `send:${notification.id}:${platform}:${subscriberIds[0]}:0`;
                 if (!sendHere)

@@ -53,6 +53,11 @@ export interface SendBatchPayload {
    * (the account's default, else UTC). Null or absent: nothing waits (no quiet hours, ignoreQuietHours, a silent push).
    */
   quietHours?: (QuietHours & { defaultZone: string }) | null;
+  /**
+   * Whether each push carries its receipt (domain/receipt.ts), as the account had it when the dispatch ran; fixed per
+   * notification like `appId`. Absent (jobs enqueued before receipts existed): none.
+   */
+  receipts?: boolean;
   /** A batch held for quiet hours, now due at their end: sent without judging quiet hours again. */
   heldForQuietHours?: boolean;
   /**

@@ -109,11 +109,11 @@ export function pushInstrumentation(metrics: ClarionMetrics): (providers: PushPr
       );
     };
     return {
-      send: (token, content, context) => {
+      send: (token, content, context, receipt) => {
         const started = performance.now();
         let push: Promise<DeliveryOutcome>;
         try {
-          push = sender.send(token, content, context);
+          push = sender.send(token, content, context, receipt);
         } catch (error) {
           // A sender that throws rather than rejects (apns-environment-sender.ts is not async) counts the same way.
           push = Promise.reject(error);

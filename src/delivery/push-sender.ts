@@ -18,7 +18,8 @@ export interface PushContext {
  * Activity lifecycle pushes (src/delivery/live-activities/). Built for every app by app-senders.ts.
  */
 export interface PushSender {
-  send(token: string, content: PushContent, context: PushContext): Promise<DeliveryOutcome>;
+  /** `receipt`: the push's receipt (domain/receipt.ts), carried as `clarionReceipt`; absent for none. */
+  send(token: string, content: PushContent, context: PushContext, receipt?: string): Promise<DeliveryOutcome>;
   /**
    * A Live Activity lifecycle push. `reader` is the subscriber's zone and language, for a platform that renders the
    * state as text (the web). `apnsEnvironment` (iOS): the subscriber's APNs environment when known, and then that host

@@ -1,3 +1,4 @@
+import { mintReceipt } from '../domain/receipt.ts';
 import type { Kysely } from 'kysely';
 import type { JobRow } from '../queue/job-types.ts';
 import { COMPLETED_BY_HANDLER, type JobHandler } from '../queue/worker-pool.ts';
@@ -148,6 +149,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
       : deps.providers;
     const sender = providers[payload.platform];
     const contexts = pushContextsOf(notification.channel_code);
+    const receiptOf = payload.receipts ? (id: string) => mintReceipt(deps.receiptKey, notification.id, id) : null;
     const sent = await sendEach(
       payload.subscriberIds,
       (id): Promise<SendOutcome> => {
@@ -163,6 +165,7 @@ async function sendAndSettle(batch: Batch): Promise<void> {
           subscriber.token,
           contentFor(preference?.locale ?? null),
           contexts[subscriber.apns_environment ?? 'unknown'],
+          receiptOf?.(id),
         );
       },
       { onAnswer: batch.progressed },

@@ -7,6 +7,7 @@ import {
   URL_MAX_LENGTH,
 } from './limits.ts';
 import { localizationTagProblems, MAX_LOCALIZATIONS, withCanonicalTags, type Localizations } from './localizations.ts';
+import { RECEIPT_FIELD } from './receipt.ts';
 
 /**
  * The content of a notification — what a caller sends, what is stored, what the API shows back and what every push
@@ -87,8 +88,11 @@ export function isReservedFcmDataKey(key: string): boolean {
   return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
 }
 
-/** Keys a notification's `data` may not use besides FCM's own; "clarion" is ours, for Live Activities. */
-const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion']);
+/**
+ * Keys a notification's `data` may not use besides FCM's own: "clarion" is ours, for Live Activities; "clarionReceipt"
+ * carries the push's receipt (domain/receipt.ts).
+ */
+const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion', RECEIPT_FIELD]);
 export const MAX_DATA_ENTRIES = 50;
 
 /** iOS 15+ interruption levels (aps.interruption-level, docs/protocols.md 1.3). */
@@ -143,7 +147,7 @@ export const notificationContentFields = {
         .map((key) => ({
           field: `data.${key}`,
           message:
-            'is a reserved key (from, message_type, collapse_key, notification, clarion, or starting with google or gcm)',
+            'is a reserved key (from, message_type, collapse_key, notification, clarion, clarionReceipt, or starting with google or gcm)',
         })),
   }),
   imageUrl: text(

@@ -132,7 +132,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   registerHealth(app, deps, () => closing);
   registerMetricsRoute(app, metrics, config.metricsToken);
   registerApiRoutes(app, deps);
-  registerSdkFiles(app);
+  registerSdkFiles(app, config.baseUrl);
   registerJoinPages(app, deps);
   await registerDashboard(app);
   return app;

@@ -19,6 +19,11 @@ export const errorCatalog = {
     message: 'Some fields are missing or wrong.',
     when: 'a field is missing, of the wrong type or out of range; `details.fields` lists `{field, message}` pairs',
   },
+  invalid_receipt: {
+    status: 400,
+    message: 'This receipt is not one Clarion issued, or what it names no longer exists.',
+    when: 'POST /receipts is given a receipt that is forged, altered or truncated, or whose notification or subscriber is gone (the subscriber erased with its user); nothing is counted',
+  },
   unauthorized: {
     status: 401,
     message:

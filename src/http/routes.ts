@@ -16,6 +16,7 @@ import { getChannelEndpoint } from './endpoints/channels/get-channel.ts';
 import { getJoinQrCodeEndpoint } from './endpoints/channels/get-join-qr-code.ts';
 import { listChannelsEndpoint } from './endpoints/channels/list-channels.ts';
 import { updateChannelEndpoint } from './endpoints/channels/update-channel.ts';
+import { recordReceiptsEndpoint } from './endpoints/receipts/record-receipts.ts';
 import { getOpenApiEndpoint } from './endpoints/docs/get-openapi.ts';
 import { createKeyEndpoint } from './endpoints/keys/create-key.ts';
 import { listKeysEndpoint } from './endpoints/keys/list-keys.ts';
@@ -164,6 +165,9 @@ export const routeTable: readonly Route[] = [
   { method: 'POST', url: '/api/v1/keys/:id/rotate', auth: 'session', endpoint: rotateKeyEndpoint },
 
   { method: 'GET', url: '/api/v1/openapi.json', auth: 'none', endpoint: getOpenApiEndpoint },
+
+  // Engagement (docs/engagement.md): the push's receipt is the proof, no key; called from apps and service workers.
+  { method: 'POST', url: '/api/v1/receipts', auth: 'none', endpoint: recordReceiptsEndpoint, browser: true },
 ];
 
 /**

@@ -27,6 +27,7 @@ export async function createAccount(
       monthly_limit: null,
       default_timezone: null,
       slug: attempt === 0 ? base : suffixedAccountSlug(base),
+      receipts_enabled: 1,
       created_at: input.now,
     };
     const inserted = await db

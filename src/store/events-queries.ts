@@ -14,6 +14,8 @@ export type EventType =
   | 'subscriber.deleted'
   | 'notification.delivered'
   | 'delivery.failed'
+  | 'notification.opened'
+  | 'notification.action'
   | 'live_activity.started'
   | 'live_activity.updated'
   | 'live_activity.ended'

@@ -85,6 +85,8 @@ export type NotificationWithChannelRules = NotificationRow & {
   quiet_hours_start: string | null;
   quiet_hours_end: string | null;
   account_default_timezone: string | null;
+  /** 1 when the account's pushes carry receipts (docs/engagement.md). */
+  account_receipts_enabled: number | null;
   /** The throttle of the channel's app for sends that give none. */
   app_throttle_per_minute: number | null;
 };
@@ -103,6 +105,7 @@ const notificationWithChannelApp = preparedQuery((db, param, _values: { id: stri
       'channels.quiet_hours_start',
       'channels.quiet_hours_end',
       'accounts.default_timezone as account_default_timezone',
+      'accounts.receipts_enabled as account_receipts_enabled',
       'apps.throttle_per_minute as app_throttle_per_minute',
     ])
     .where('notifications.id', '=', param<string>('id')),

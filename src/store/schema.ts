@@ -15,6 +15,8 @@ export interface AccountsTable {
   default_timezone: string | null;
   /** Names the account in public addresses (/join/{slug}/{channelCode}); unique, src/domain/account-slug.ts. */
   slug: string;
+  /** 1: pushes carry receipts (docs/engagement.md); 0: none. */
+  receipts_enabled: Generated<number>;
   created_at: number;
 }
 
@@ -270,13 +272,29 @@ export interface DeliveryFailuresTable {
   created_at: number;
 }
 
-/** Per-platform delivery counters of a notification: targeted by the dispatch, then delivered or failed. */
+/**
+ * Per-platform counters of a notification: targeted by the dispatch, then delivered or failed; then the unique
+ * subscribers who received, opened or dismissed it or tapped an action, from their receipts (receipts-queries.ts).
+ */
 export interface NotificationPlatformStatsTable {
   notification_id: string;
   platform: 'ios' | 'android' | 'web';
   targeted: number;
   delivered: number;
   failed: number;
+  received: Generated<number>;
+  opened: Generated<number>;
+  dismissed: Generated<number>;
+  actions: Generated<number>;
+}
+
+/** One thing a subscriber did with a notification's push, reported once (domain/receipt.ts). */
+export interface ReceiptsTable {
+  notification_id: string;
+  subscriber_id: string;
+  event: 'received' | 'opened' | 'dismissed' | 'action';
+  action_id: string | null;
+  created_at: number;
 }
 
 /** A dashboard sign-in. The cookie carries the token; only its SHA-256 is stored, so a database leak is no sign-in. */
@@ -418,6 +436,7 @@ export interface Database {
   delivery_failures: DeliveryFailuresTable;
   frequency_cap_deliveries: FrequencyCapDeliveriesTable;
   notification_platform_stats: NotificationPlatformStatsTable;
+  receipts: ReceiptsTable;
   sessions: SessionsTable;
   signin_attempts: SigninAttemptsTable;
   vapid_keys: VapidKeysTable;

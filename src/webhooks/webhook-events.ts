@@ -12,6 +12,8 @@ export const webhookEventTypes = [
   'subscriber.deleted',
   'notification.delivered',
   'delivery.failed',
+  'notification.opened',
+  'notification.action',
   'live_activity.started',
   'live_activity.updated',
   'live_activity.ended',

@@ -149,6 +149,17 @@ describe('clarion CLI beside a running server', () => {
     });
   });
 
+  it('turns an account’s receipts off and on, and refuses anything else', () => {
+    const account = runCli(['accounts', 'create', '--name', 'Private', '--json'], env);
+    const set = (value: string) =>
+      runCli(['accounts', 'set-receipts', '--account', account.json.id, '--receipts', value, '--json'], env);
+    expect(set('off').json).toEqual({ id: account.json.id, name: 'Private', receipts: false });
+    expect(set('on').json).toEqual({ id: account.json.id, name: 'Private', receipts: true });
+    const refused = set('maybe');
+    expect(refused.status).toBe(1);
+    expect(refused.json.error).toEqual({ code: 'validation_failed', message: '--receipts must be on or off' });
+  });
+
   it('creates channels with a frequency cap and quiet hours, and refuses malformed ones', () => {
     const account = runCli(['accounts', 'create', '--name', 'Rules', '--json'], env);
     const capped = runCli(

@@ -46,10 +46,11 @@ export const SCREENSHOTS = 'test-results/screenshots';
  * What every browser test starts with: Chromium present (or a failure that says how to get it), the screenshot
  * folder, the app listening on a random loopback port, and the browser. Returns the app's base URL and the browser.
  */
-export async function startBrowserOn(app: ClarionApp): Promise<{ base: string; browser: Browser }> {
+/** `port`: where the app listens (0: any free one), e.g. the one its CLARION_BASE_URL names. */
+export async function startBrowserOn(app: ClarionApp, port = 0): Promise<{ base: string; browser: Browser }> {
   requireChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return { base, browser: await launchChromium() };
 }

@@ -1,3 +1,4 @@
+import { freePort } from '../harness/free-port.ts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../src/store/subscribers-queries.ts';
@@ -33,8 +34,10 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  t = await startDeliveryHarness();
-  ({ base, browser } = await startBrowserOn(t.app));
+  // The service worker reports receipts to CLARION_BASE_URL (docs/engagement.md): the address the app listens on.
+  const port = await freePort();
+  t = await startDeliveryHarness({ configure: { baseUrl: `http://127.0.0.1:${port}` } });
+  ({ base, browser } = await startBrowserOn(t.app, port));
 });
 afterAll(async () => {
   await browser?.close();
@@ -171,7 +174,12 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
         tag: notificationId,
         icon: '',
         renotify: false,
-        data: { clarion: true, url: 'https://news.example/storm', data: { story: '42' } },
+        data: {
+          clarion: true,
+          url: 'https://news.example/storm',
+          data: { story: '42' },
+          receipt: expect.stringMatching(/^n/),
+        },
       },
     ]);
     await shot(page, '02b-notification-shown');
@@ -181,6 +189,17 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
       focused: [],
       opened: ['https://news.example/storm'],
     });
+    // The worker reported the push's receipt when it showed it and when it was clicked (docs/engagement.md).
+    await eventually(async () =>
+      expect(
+        (
+          await t.app.inject({
+            url: `/api/v1/notifications/${notificationId}`,
+            headers: { authorization: `Bearer ${account.secretKey}` },
+          })
+        ).json().data.stats,
+      ).toMatchObject({ delivered: 1, received: 1, opened: 1, byPlatform: { web: { received: 1, opened: 1 } } }),
+    );
 
     // Reloaded, the page remembers; "Stop notifications" unsubscribes the subscriber.
     await page.reload();

@@ -3882,14 +3882,49 @@ export interface paths {
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
+                                    /** @description Subscribers who tapped one of its action buttons. */
+                                    actions: number;
+                                    /** @description Deliveries and the counts above per platform, for the platforms it was sent to. */
+                                    byPlatform: {
+                                        android?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        ios?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        web?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                    };
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
+                                    /** @description Subscribers who dismissed it. */
+                                    dismissed: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
                                     /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
                                     held: number;
+                                    /** @description Subscribers who opened it (tapped or clicked it). */
+                                    opened: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Subscribers whose device reported getting the push, or opened, dismissed or acted on it (docs/engagement.md). */
+                                    received: number;
                                     /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
@@ -4123,14 +4158,49 @@ export interface paths {
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
+                                    /** @description Subscribers who tapped one of its action buttons. */
+                                    actions: number;
+                                    /** @description Deliveries and the counts above per platform, for the platforms it was sent to. */
+                                    byPlatform: {
+                                        android?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        ios?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        web?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                    };
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
+                                    /** @description Subscribers who dismissed it. */
+                                    dismissed: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
                                     /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
                                     held: number;
+                                    /** @description Subscribers who opened it (tapped or clicked it). */
+                                    opened: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Subscribers whose device reported getting the push, or opened, dismissed or acted on it (docs/engagement.md). */
+                                    received: number;
                                     /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
@@ -4315,14 +4385,49 @@ export interface paths {
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
+                                    /** @description Subscribers who tapped one of its action buttons. */
+                                    actions: number;
+                                    /** @description Deliveries and the counts above per platform, for the platforms it was sent to. */
+                                    byPlatform: {
+                                        android?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        ios?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        web?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                    };
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
+                                    /** @description Subscribers who dismissed it. */
+                                    dismissed: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
                                     /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
                                     held: number;
+                                    /** @description Subscribers who opened it (tapped or clicked it). */
+                                    opened: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Subscribers whose device reported getting the push, or opened, dismissed or acted on it (docs/engagement.md). */
+                                    received: number;
                                     /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
@@ -4475,14 +4580,49 @@ export interface paths {
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
+                                    /** @description Subscribers who tapped one of its action buttons. */
+                                    actions: number;
+                                    /** @description Deliveries and the counts above per platform, for the platforms it was sent to. */
+                                    byPlatform: {
+                                        android?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        ios?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        web?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                    };
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
+                                    /** @description Subscribers who dismissed it. */
+                                    dismissed: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
                                     /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
                                     held: number;
+                                    /** @description Subscribers who opened it (tapped or clicked it). */
+                                    opened: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Subscribers whose device reported getting the push, or opened, dismissed or acted on it (docs/engagement.md). */
+                                    received: number;
                                     /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
@@ -4839,14 +4979,49 @@ export interface paths {
                                 sound: string | null;
                                 /** @description Delivery progress: recipientCount = delivered + failed + skipped + pending, always. */
                                 stats: {
+                                    /** @description Subscribers who tapped one of its action buttons. */
+                                    actions: number;
+                                    /** @description Deliveries and the counts above per platform, for the platforms it was sent to. */
+                                    byPlatform: {
+                                        android?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        ios?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                        web?: {
+                                            actions: number;
+                                            delivered: number;
+                                            dismissed: number;
+                                            failed: number;
+                                            opened: number;
+                                            received: number;
+                                        };
+                                    };
                                     /** @description Pushes the platform accepted. */
                                     delivered: number;
+                                    /** @description Subscribers who dismissed it. */
+                                    dismissed: number;
                                     /** @description Subscribers whose push failed for good; see GET /notifications/{id}/failures. */
                                     failed: number;
                                     /** @description Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours"). */
                                     held: number;
+                                    /** @description Subscribers who opened it (tapped or clicked it). */
+                                    opened: number;
                                     /** @description Recipients without an outcome yet. */
                                     pending: number;
+                                    /** @description Subscribers whose device reported getting the push, or opened, dismissed or acted on it (docs/engagement.md). */
+                                    received: number;
                                     /** @description Recipients sent nothing on purpose: they unsubscribed or were removed between acceptance and sending, or a rule left them out (frequency_capped, silent_not_supported; listed by GET /notifications/{id}/failures). */
                                     skipped: number;
                                 };
@@ -4907,6 +5082,119 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report what happened to a push (received, opened, dismissed, an action)
+         * @description No API key: the receipt each push carries (`clarionReceipt`) is the proof. Send `{receipt, event}` for one report, or `{receipts: [...]}` for up to 100 queued ones. Each (receipt, event) counts once, however often it is sent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description With `action`: the id of the action tapped. */
+                        actionId?: string;
+                        /**
+                         * @description `received`: the device got the push (shown, or handed to the app); `opened`: the person tapped it; `dismissed`: they swiped it away; `action`: they tapped one of its action buttons (with `actionId`). An open, a dismissal or an action also counts as received.
+                         * @enum {string}
+                         */
+                        event?: "received" | "opened" | "dismissed" | "action";
+                        /** @description The push's `clarionReceipt` (75 characters), as it arrived. */
+                        receipt?: string;
+                        /** @description Instead of one report: up to 100. */
+                        receipts?: {
+                            /** @description With `action`: the id of the action tapped. */
+                            actionId?: string;
+                            /**
+                             * @description `received`: the device got the push (shown, or handed to the app); `opened`: the person tapped it; `dismissed`: they swiped it away; `action`: they tapped one of its action buttons (with `actionId`). An open, a dismissal or an action also counts as received.
+                             * @enum {string}
+                             */
+                            event: "received" | "opened" | "dismissed" | "action";
+                            /** @description The push's `clarionReceipt` (75 characters), as it arrived. */
+                            receipt: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /**
+                                 * @description `counted`; `duplicate`: that event of that push was reported before and counts once; `ignored`: the account has turned receipts off, so nothing was stored.
+                                 * @enum {string}
+                                 */
+                                result?: "counted" | "duplicate" | "ignored";
+                                /** @description For a batch: one per report, in order; `invalid`: a receipt Clarion did not issue or whose notification or subscriber is gone. */
+                                results?: (("counted" | "duplicate" | "ignored") | "invalid")[];
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6585,7 +6873,7 @@ export interface paths {
                     "application/json": {
                         description?: string;
                         /** @description Event types to receive; ["*"] (the default) = every type, including ones added later. */
-                        events?: ("subscriber.created" | "subscriber.unsubscribed" | "subscriber.deleted" | "notification.delivered" | "delivery.failed" | "live_activity.started" | "live_activity.updated" | "live_activity.ended" | "app.credentials_failed" | "*")[];
+                        events?: ("subscriber.created" | "subscriber.unsubscribed" | "subscriber.deleted" | "notification.delivered" | "delivery.failed" | "notification.opened" | "notification.action" | "live_activity.started" | "live_activity.updated" | "live_activity.ended" | "app.credentials_failed" | "*")[];
                         /** @description Absolute http:// or https:// URL. */
                         url: string;
                     };
@@ -7647,7 +7935,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "channel_not_allowed" | "csrf_failed" | "not_found" | "channel_not_found" | "request_timeout" | "conflict" | "not_cancelable" | "idempotency_mismatch" | "idempotency_not_replayable" | "app_required" | "activity_ended" | "payload_too_large" | "unsupported_media_type" | "quota_exceeded" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
+                code: "bad_request" | "invalid_json" | "validation_failed" | "invalid_receipt" | "unauthorized" | "forbidden" | "channel_not_allowed" | "csrf_failed" | "not_found" | "channel_not_found" | "request_timeout" | "conflict" | "not_cancelable" | "idempotency_mismatch" | "idempotency_not_replayable" | "app_required" | "activity_ended" | "payload_too_large" | "unsupported_media_type" | "quota_exceeded" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
                 details?: {
                     [key: string]: unknown;
                 };

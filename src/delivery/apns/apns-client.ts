@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '../../domain/clock.ts';
+import { RECEIPT_MEMBER_BYTES, withReceiptMember } from '../receipt-member.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
 import { parseApnsSigningKey, readApnsSigningKey } from '../provider-credentials.ts';
@@ -42,7 +43,8 @@ export interface ApnsClientOptions {
   pingIdleMs?: number;
 }
 
-export type ApnsSendOptions = ApnsPayloadOptions;
+/** `receipt`: the push's receipt (domain/receipt.ts), a top-level custom key of its payload, or none. */
+export type ApnsSendOptions = ApnsPayloadOptions & { receipt?: string };
 
 export interface ApnsClient {
   /** CLARION_APNS_TOPIC; Live Activity pushes use apnsLiveActivityTopic(topic). */
@@ -153,19 +155,19 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
    */
   const prepared = new WeakMap<
     PushContent,
-    { threadId: string | null; body: string; tooLarge: boolean; headers: Record<string, string> }
+    { threadId: string | null; withReceipt: boolean; body: string; bodyBytes: number; headers: Record<string, string> }
   >();
   function prepare(content: PushContent, sendOptions: ApnsSendOptions) {
     const threadId = sendOptions.threadId ?? null;
+    const withReceipt = sendOptions.receipt !== undefined;
     let entry = prepared.get(content);
-    if (entry?.threadId !== threadId) {
-      const body = serializeApnsPayload(content, sendOptions);
+    if (entry?.threadId !== threadId || entry.withReceipt !== withReceipt) {
+      const body = serializeApnsPayload(content, { threadId, withReceipt });
       entry = {
         threadId,
+        withReceipt,
         body,
-        // Refused here rather than by APNs: saves the round trip, and Apple disconnects connections that produce many
-        // errors (docs/protocols.md 1.5). The API checks the same size with apnsPayloadBytes() before accepting.
-        tooLarge: Buffer.byteLength(body, 'utf8') > APNS_MAX_PAYLOAD_BYTES,
+        bodyBytes: Buffer.byteLength(body, 'utf8'),
         headers: buildApnsHeaders(content, { topic: options.topic, now: options.clock.now() }),
       };
       prepared.set(content, entry);
@@ -177,9 +179,13 @@ export function createApnsClient(options: ApnsClientOptions): ApnsClient {
     topic: options.topic,
     // Not async: returning post()'s promise saves a promise and its microtask turns per push.
     send(token, content, sendOptions = {}) {
-      const { body, tooLarge, headers } = prepare(content, sendOptions);
-      if (tooLarge) return Promise.resolve({ kind: 'rejected', reason: 'apns:PayloadTooLarge' });
-      return post(token, headers, body);
+      const { body, bodyBytes, headers } = prepare(content, sendOptions);
+      const { receipt } = sendOptions;
+      // Refused here rather than by APNs: saves the round trip, and Apple disconnects connections that produce many
+      // errors (docs/protocols.md 1.5). The API checks the same size, a receipt's room included, before accepting.
+      if (bodyBytes + (receipt === undefined ? 0 : RECEIPT_MEMBER_BYTES) > APNS_MAX_PAYLOAD_BYTES)
+        return Promise.resolve({ kind: 'rejected', reason: 'apns:PayloadTooLarge' });
+      return post(token, headers, withReceiptMember(body, receipt));
     },
     sendRaw(token, headers, payload) {
       return post(token, headers, typeof payload === 'string' ? payload : JSON.stringify(payload));

@@ -23,6 +23,11 @@ export interface ApnsPayloadOptions {
    * channel forms its own group in Notification Center. Omitted when null/undefined.
    */
   threadId?: string | null;
+  /**
+   * The push carries a receipt (domain/receipt.ts, spliced in by apns-client.ts): mutable-content 1, so that the app's
+   * Notification Service Extension runs and can report `received` (docs/engagement.md).
+   */
+  withReceipt?: boolean;
 }
 
 export interface ApnsHeaderOptions {
@@ -52,8 +57,8 @@ export function buildApnsPayload(content: PushContent, options: ApnsPayloadOptio
   if (content.relevanceScore !== null) aps['relevance-score'] = content.relevanceScore;
   if (content.targetContentId !== null) aps['target-content-id'] = content.targetContentId;
   // The image is downloaded and attached on the device by the app's Notification Service Extension, which iOS only
-  // runs when mutable-content is 1.
-  if (content.imageUrl !== null) aps['mutable-content'] = 1;
+  // runs when mutable-content is 1; the same extension reports a receipt's `received`.
+  if (content.imageUrl !== null || options.withReceipt) aps['mutable-content'] = 1;
   return withCustomKeys(content, aps);
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../../domain/clock.ts';
 import { requestFailureOutcome } from '../http2/request.ts';
 import { type DeliveryLogger, type Http2Pool, createHttp2Pool, silentLogger } from '../http2/session-pool.ts';
+import { RECEIPT_FIELD } from '../../domain/receipt.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import type { PushContent } from '../push-content.ts';
 import {
@@ -46,7 +47,7 @@ export interface FcmClientOptions {
 export interface FcmClient {
   readonly projectId: string;
   /** A notification message built from `content`. */
-  send(token: string, content: PushContent): Promise<DeliveryOutcome>;
+  send(token: string, content: PushContent, receipt?: string): Promise<DeliveryOutcome>;
   /** A data-only message (string values), e.g. Android ongoing-progress updates. */
   sendData(token: string, data: Record<string, string>, options?: FcmDataOptions): Promise<DeliveryOutcome>;
   stats(): ReturnType<Http2Pool['stats']>;
@@ -174,7 +175,16 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
    * bench/fanout-cpu.ts. The TTL left is computed when the batch starts, seconds before its last push.
    */
   const prepared = new WeakMap<PushContent, (token: string) => string>();
-  function serialize(token: string, content: PushContent): string {
+  const preparedWithReceipt = new WeakMap<PushContent, (token: string, receipt: string) => string>();
+  function serialize(token: string, content: PushContent, receipt: string | undefined): string {
+    if (receipt !== undefined) {
+      let withReceipt = preparedWithReceipt.get(content);
+      if (!withReceipt) {
+        withReceipt = spliceReceipt(buildFcmMessage('', content, { now: options.clock.now(), receipt: '' }));
+        preparedWithReceipt.set(content, withReceipt);
+      }
+      return withReceipt(token, receipt);
+    }
     let withToken = prepared.get(content);
     if (!withToken) {
       withToken = spliceToken(buildFcmMessage('', content, { now: options.clock.now() }));
@@ -185,7 +195,7 @@ export function createFcmClient(options: FcmClientOptions): FcmClient {
 
   return {
     projectId: account.projectId,
-    send: (token, content) => post(serialize(token, content)),
+    send: (token, content, receipt) => post(serialize(token, content, receipt)),
     sendData: (token, data, dataOptions) =>
       post(JSON.stringify(buildFcmDataMessage(token, data, dataOptions, options.clock.now()))),
     stats: () => pool.stats(),
@@ -201,6 +211,21 @@ function spliceToken(body: FcmSendBody): (token: string) => string {
   if (!json.startsWith(head)) return (token) => JSON.stringify({ ...body, message: { ...body.message, token } });
   const rest = json.slice(head.length);
   return (token) => `{"message":{"token":${JSON.stringify(token)}${rest}`;
+}
+
+/**
+ * The same with the receipt spliced in too: buildFcmMessage makes it the first key of `data`, built empty here, and the
+ * JSON text has that key once (a value's quotes are escaped, and `data` may not hold a key of that name).
+ */
+function spliceReceipt(body: FcmSendBody): (token: string, receipt: string) => string {
+  const withToken = spliceToken(body);
+  const json = withToken('');
+  const slot = `"data":{"${RECEIPT_FIELD}":""`;
+  const at = json.indexOf(slot);
+  if (at === -1) throw new Error('an FCM message built with a receipt has none');
+  const head = json.slice('{"message":{"token":""'.length, at + slot.length - 1);
+  const tail = json.slice(at + slot.length - 1);
+  return (token, receipt) => `{"message":{"token":${JSON.stringify(token)}${head}${receipt}${tail}`;
 }
 
 function tokenFailureOutcome(error: unknown): DeliveryOutcome {

@@ -1,5 +1,6 @@
 import type { PushContent } from '../push-content.ts';
 import { isReservedFcmDataKey } from '../../domain/notification-content.ts';
+import { RECEIPT_FIELD } from '../../domain/receipt.ts';
 
 /**
  * PushContent → FCM HTTP v1 `messages:send` body (docs/protocols.md 3.2, 3.3). Pure. Only the Android parts: iOS goes to
@@ -29,8 +30,15 @@ export interface FcmSendBody {
   message: FcmMessage;
 }
 
-/** `now` (epoch ms) turns the content's `expiresAt` into the TTL left; required for content that has one. */
-export function buildFcmMessage(token: string, content: PushContent, options: { now?: number } = {}): FcmSendBody {
+/**
+ * `now` (epoch ms) turns the content's `expiresAt` into the TTL left; required for content that has one. `receipt`:
+ * the push's receipt (domain/receipt.ts), the first key of `data`.
+ */
+export function buildFcmMessage(
+  token: string,
+  content: PushContent,
+  options: { now?: number; receipt?: string } = {},
+): FcmSendBody {
   const message: FcmMessage = { token };
   const notification: NonNullable<FcmMessage['notification']> = {};
   if (content.title !== null) notification.title = content.title;
@@ -38,11 +46,11 @@ export function buildFcmMessage(token: string, content: PushContent, options: { 
   if (content.imageUrl !== null) notification.image = content.imageUrl;
   if (Object.keys(notification).length > 0) message.notification = notification;
 
-  const data: Record<string, string> = {};
+  const data: Record<string, string> = options.receipt === undefined ? {} : { [RECEIPT_FIELD]: options.receipt };
   for (const [key, value] of Object.entries(content.data ?? {})) {
     // Reserved keys would make FCM refuse the whole message; the API refuses them first (isReservedFcmDataKey), this
     // only keeps an old stored notification deliverable.
-    if (!isReservedFcmDataKey(key)) data[key] = String(value);
+    if (!isReservedFcmDataKey(key) && key !== RECEIPT_FIELD) data[key] = String(value);
   }
   // The first-class url wins over a data entry of the same name, as in the APNs payload.
   if (content.url !== null) data[FCM_URL_KEY] = content.url;
@@ -142,9 +150,9 @@ function fcmTtl(ttlSeconds: number | null): { ttl?: string } {
  * target token (docs/protocols.md 3.3 "keys and values"; the fake counts the same way). The token is left out because it
  * is not content and its length varies; the API calls this before accepting a notification.
  */
-export function fcmPayloadBytes(content: PushContent): number {
+export function fcmPayloadBytes(content: PushContent, options: { receipt?: string } = {}): number {
   // The full TTL, as at the due time: what is left of it later is never longer.
-  const { token: _token, ...rest } = buildFcmMessage('', { ...content, expiresAt: null }).message;
+  const { token: _token, ...rest } = buildFcmMessage('', { ...content, expiresAt: null }, options).message;
   return contentBytes(rest);
 }
 

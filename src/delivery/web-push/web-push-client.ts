@@ -15,6 +15,7 @@ import type { VapidKeys } from './vapid-keys.ts';
 import { createVapidSigner } from './vapid-token.ts';
 import { encryptedWebPushBytes, encryptWebPush, WEB_PUSH_MAX_BODY_BYTES } from './web-push-encryption.ts';
 import { buildWebPushHeaders, serializeWebPushMessage } from './web-push-message.ts';
+import { withReceiptMemberBytes } from '../receipt-member.ts';
 import { OriginLanes } from './web-push-origin-lanes.ts';
 import { mapWebPushResponse } from './web-push-response.ts';
 import { parseStoredSubscription } from './web-push-subscription.ts';
@@ -50,7 +51,8 @@ export interface WebPushClientOptions {
 }
 
 export interface WebPushClient {
-  send(token: string, content: PushContent): Promise<DeliveryOutcome>;
+  /** `receipt`: the push's receipt (domain/receipt.ts), a member of its JSON, or none. */
+  send(token: string, content: PushContent, receipt?: string): Promise<DeliveryOutcome>;
   close(): Promise<void>;
 }
 
@@ -141,7 +143,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   }
 
   return {
-    async send(token, content) {
+    async send(token, content, receipt) {
       const subscription = parseStoredSubscription(token);
       if (!subscription)
         return { kind: 'token_dead', reason: 'token_invalid', providerReason: 'web-push:invalid_subscription' };
@@ -149,7 +151,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
       // IP-literal hosts never reach `lookup` (sockets connect to them directly), so they are judged here.
       if (!options.allowPrivate && refuseLiteralHost(hostOf(endpoint)))
         return { kind: 'rejected', reason: 'endpoint_refused' };
-      const clear = clearTextOf(content);
+      const clear = withReceiptMemberBytes(clearTextOf(content), receipt);
       // The API refuses larger content at accept (platform-payload-size.ts); this guards what reached the queue before.
       if (encryptedWebPushBytes(clear.length) > WEB_PUSH_MAX_BODY_BYTES)
         return { kind: 'rejected', reason: 'web-push:PayloadTooLarge' };

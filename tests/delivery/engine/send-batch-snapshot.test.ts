@@ -1,3 +1,4 @@
+import { receiptKey } from '../../../src/domain/receipt.ts';
 import type {
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -75,7 +76,13 @@ beforeAll(async () => {
   const counted = { ...t.store, db: t.store.db.withPlugin(readsOfNotifications()) };
   handlers = {
     [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps),
-    [SEND_BATCH]: sendBatchHandler({ ...deps, store: counted, providers, providersFor: registry.providersFor }),
+    [SEND_BATCH]: sendBatchHandler({
+      ...deps,
+      store: counted,
+      providers,
+      providersFor: registry.providersFor,
+      receiptKey: receiptKey(resolveSecretKey(config.secretKey, config.dataDir)),
+    }),
   };
 });
 afterAll(async () => {

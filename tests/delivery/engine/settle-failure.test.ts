@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { receiptKey } from '../../../src/domain/receipt.ts';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTLE_RETRY_DELAYS_MS } from '../../../src/delivery/send-batch.ts';
@@ -43,7 +45,7 @@ beforeAll(async () => {
   const deps = { store: faulty.store, queue: t.queue, clock: t.clock, logger };
   handlers = {
     [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps),
-    [SEND_BATCH]: sendBatchHandler({ ...deps, providers }),
+    [SEND_BATCH]: sendBatchHandler({ ...deps, providers, receiptKey: receiptKey(randomBytes(32)) }),
   };
 });
 afterAll(async () => {

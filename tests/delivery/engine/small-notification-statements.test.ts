@@ -1,3 +1,4 @@
+import { receiptKey } from '../../../src/domain/receipt.ts';
 import { SqliteDatabase } from '../../../src/store/sqlite/sqlite-driver.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +98,12 @@ describe(`the worker's statements for a one-subscriber notification (${testDiale
       secretKey: h.secretKey,
       builtIn: h.providers,
     });
-    const send = sendBatchHandler({ ...delivery, providers: h.providers, providersFor: registry.providersFor });
+    const send = sendBatchHandler({
+      ...delivery,
+      providers: h.providers,
+      providersFor: registry.providersFor,
+      receiptKey: receiptKey(h.secretKey),
+    });
     let settled!: () => void;
     const sendSettled = new Promise<void>((resolve) => (settled = resolve));
     const settlingSend: JobHandler = async (job, context) => {

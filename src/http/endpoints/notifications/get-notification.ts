@@ -1,4 +1,5 @@
 import { findNotification } from '../../../store/notifications-queries.ts';
+import { platformCountsOf } from '../../../store/receipts-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
@@ -22,7 +23,8 @@ export function getNotificationEndpoint(deps: AppDependencies): Endpoint {
       // Another account's notification, or one in a channel outside the key's scope, is simply not there.
       if (!row || !isChannelInScope(auth, row.channel_code))
         throw new ApiError('not_found', { message: 'No notification with that id.' });
-      return { success: true as const, data: notificationView(row) };
+      const counts = await platformCountsOf(deps.store.db, [row.id]);
+      return { success: true as const, data: notificationView(row, counts.get(row.id)) };
     },
   );
 }

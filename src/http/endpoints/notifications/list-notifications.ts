@@ -1,4 +1,5 @@
 import { listNotifications, notificationStatuses } from '../../../store/notifications-queries.ts';
+import { platformCountsOf } from '../../../store/receipts-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';
@@ -31,7 +32,16 @@ export function listNotificationsEndpoint(deps: AppDependencies): Endpoint {
         before: paging.cursor,
         limit: paging.fetch,
       });
-      return pageResponse(rows, paging, (row) => row.id, notificationView);
+      const counts = await platformCountsOf(
+        deps.store.db,
+        rows.map((row) => row.id),
+      );
+      return pageResponse(
+        rows,
+        paging,
+        (row) => row.id,
+        (row) => notificationView(row, counts.get(row.id)),
+      );
     },
   );
 }

@@ -4,7 +4,18 @@ import { toIso } from '../../../domain/clock.ts';
 import { plannedFinishAt } from '../../../domain/throttle.ts';
 import { contentFromColumns, contentViewProperties } from '../../../domain/notification-content.ts';
 import { notificationStatuses, type NotificationRow } from '../../../store/notifications-queries.ts';
+import type { PlatformCounts } from '../../../store/receipts-queries.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
+
+/** One platform's counters in `stats.byPlatform`. */
+const PlatformCountsSchema = Type.Object({
+  delivered: Type.Integer(),
+  failed: Type.Integer(),
+  received: Type.Integer(),
+  opened: Type.Integer(),
+  dismissed: Type.Integer(),
+  actions: Type.Integer(),
+});
 
 /** The Notification object (docs/design.md 2.4; the five fields of the original interface are pinned). */
 export const Notification = Type.Object(
@@ -60,6 +71,17 @@ export const Notification = Type.Object(
           description:
             'Of pending: recipients whose push waits for the end of their quiet hours (docs/api.md, "Quiet hours").',
         }),
+        received: Type.Integer({
+          description:
+            'Subscribers whose device reported getting the push, or opened, dismissed or acted on it (docs/engagement.md).',
+        }),
+        opened: Type.Integer({ description: 'Subscribers who opened it (tapped or clicked it).' }),
+        dismissed: Type.Integer({ description: 'Subscribers who dismissed it.' }),
+        actions: Type.Integer({ description: 'Subscribers who tapped one of its action buttons.' }),
+        byPlatform: Type.Partial(
+          Type.Object({ ios: PlatformCountsSchema, android: PlatformCountsSchema, web: PlatformCountsSchema }),
+          { description: 'Deliveries and the counts above per platform, for the platforms it was sent to.' },
+        ),
       },
       { description: 'Delivery progress: recipientCount = delivered + failed + skipped + pending, always.' },
     ),
@@ -69,7 +91,16 @@ export const Notification = Type.Object(
   { title: 'Notification' },
 );
 
-export function notificationView(row: NotificationRow): Static<typeof Notification> {
+/**
+ * `platforms`: the notification's per-platform counters (store/receipts-queries.ts platformCountsOf); none for one
+ * not yet dispatched.
+ */
+export function notificationView(
+  row: NotificationRow,
+  platforms: readonly PlatformCounts[] = [],
+): Static<typeof Notification> {
+  const sum = (counter: 'received' | 'opened' | 'dismissed' | 'actions') =>
+    platforms.reduce((total, counts) => total + counts[counter], 0);
   return {
     id: row.id,
     channelCode: row.channel_code,
@@ -93,6 +124,11 @@ export function notificationView(row: NotificationRow): Static<typeof Notificati
       // adds up; the floor only guards a canceled local-time notification whose later zones were never dispatched.
       pending: Math.max(0, row.recipient_count - row.delivered_count - row.failed_count - row.skipped_count),
       held: row.held_count,
+      received: sum('received'),
+      opened: sum('opened'),
+      dismissed: sum('dismissed'),
+      actions: sum('actions'),
+      byPlatform: Object.fromEntries(platforms.map(({ platform, ...counts }) => [platform, counts])),
     },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),

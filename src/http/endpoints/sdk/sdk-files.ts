@@ -39,9 +39,9 @@ const CACHE_CONTROL = 'public, max-age=300';
  * - `Service-Worker-Allowed: /join/` on the service worker: the join pages register it from /sdk/ with their own
  *   path as scope (one registration, and so one push subscription, per channel).
  */
-export function registerSdkFiles(app: ClarionApp): void {
+export function registerSdkFiles(app: ClarionApp, baseUrl: string): void {
   for (const [name, contentType] of Object.entries(sdkFiles)) {
-    const body = readFileSync(`${SDK_ROOT}${name}`);
+    const body = withBaseUrl(name, readFileSync(`${SDK_ROOT}${name}`), baseUrl);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     app.get(`/sdk/${name}`, { schema: { hide: true } }, async (request, reply) => {
       reply
@@ -56,6 +56,16 @@ export function registerSdkFiles(app: ClarionApp): void {
       return reply.send(body);
     });
   }
+}
+
+/**
+ * The service worker reports receipts to Clarion (docs/engagement.md), also when a site pulls it into a worker of its
+ * own origin: its placeholder becomes this instance's base URL (CLARION_BASE_URL).
+ */
+function withBaseUrl(name: string, body: Buffer, baseUrl: string): Buffer {
+  if (name !== 'clarion-sw.js') return body;
+  // JSON.stringify's string is a valid JavaScript string too; its quotes replace the placeholder's.
+  return Buffer.from(body.toString('utf8').replace("'__CLARION_BASE_URL__'", JSON.stringify(baseUrl)));
 }
 
 /** If-None-Match holds one or more entity tags, possibly weak (W/"…"); any equal to ours means "unchanged". */

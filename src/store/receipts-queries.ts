@@ -1,0 +1,242 @@
+import type { Kysely } from 'kysely';
+import type { Platform } from '../domain/device-token.ts';
+import type { ReceiptEvent } from '../domain/receipt.ts';
+import { recordEvents } from './events-queries.ts';
+import type { Database } from './schema.ts';
+
+/** One report from a device, its receipt already opened (domain/receipt.ts openReceipt). */
+export interface ReceiptReport {
+  notificationId: string;
+  subscriberId: string;
+  event: ReceiptEvent;
+  /** `action` only: the id of the action tapped. */
+  actionId: string | null;
+}
+
+/**
+ * What became of a report: `counted`; `duplicate` (that subscriber already reported that event for that notification);
+ * `ignored` (the account has receipts off: nothing is stored); `unknown` (no such notification, or no such subscriber of its
+ * channel: erased with its user, or never one).
+ */
+export type ReceiptResult = 'counted' | 'duplicate' | 'ignored' | 'unknown';
+
+/** The counter of notification_platform_stats each event adds to. */
+const counterOf = {
+  received: 'received',
+  opened: 'opened',
+  dismissed: 'dismissed',
+  action: 'actions',
+} as const satisfies Record<ReceiptEvent, string>;
+
+/**
+ * Records reports in the caller's transaction: each counts once per (notification, subscriber, event), whatever the
+ * number of times it arrives, and adds one to its platform's counter of the notification; an open, a dismissal or an
+ * action also counts as received when that was not reported (an app without a Notification Service Extension never
+ * reports `received`, yet the person saw the push). `notification.opened` and `notification.action` events are
+ * recorded with them, for webhooks. Results in the order of `reports`.
+ */
+export async function recordReceipts(
+  trx: Kysely<Database>,
+  reports: readonly ReceiptReport[],
+  now: number,
+): Promise<ReceiptResult[]> {
+  const pairs = await findReceiptPairs(trx, reports);
+  const results: ReceiptResult[] = [];
+  const rows: Array<{ report: ReceiptReport; implied: boolean }> = [];
+  for (const report of reports) {
+    const pair = pairs.get(pairKey(report));
+    if (!pair) results.push('unknown');
+    else if (!pair.receiptsEnabled) results.push('ignored');
+    else {
+      results.push('counted');
+      rows.push({ report, implied: false });
+      if (report.event !== 'received')
+        rows.push({ report: { ...report, event: 'received', actionId: null }, implied: true });
+    }
+  }
+  if (rows.length === 0) return results;
+
+  const inserted = await trx
+    .insertInto('receipts')
+    .values(
+      uniqueBy(rows, ({ report }) => keyOf(report)).map(({ report }) => ({
+        notification_id: report.notificationId,
+        subscriber_id: report.subscriberId,
+        event: report.event,
+        action_id: report.actionId,
+        created_at: now,
+      })),
+    )
+    .onConflict((conflict) => conflict.columns(['notification_id', 'subscriber_id', 'event']).doNothing())
+    .returning(['notification_id', 'subscriber_id', 'event'])
+    .execute();
+  const counted = new Set(inserted.map((row) => `${row.notification_id} ${row.subscriber_id} ${row.event}`));
+  // A report that inserted nothing was there already; the same report twice in one request counts once too.
+  const seen = new Set<string>();
+  for (const [position, report] of reports.entries()) {
+    if (results[position] !== 'counted') continue;
+    const key = keyOf(report);
+    if (!counted.has(key) || seen.has(key)) results[position] = 'duplicate';
+    seen.add(key);
+  }
+
+  const bumps = new Map<string, { notificationId: string; platform: Platform; counts: Record<string, number> }>();
+  for (const row of inserted) {
+    const pair = pairs.get(`${row.notification_id} ${row.subscriber_id}`)!;
+    const key = `${row.notification_id} ${pair.platform}`;
+    const bump = bumps.get(key) ?? { notificationId: row.notification_id, platform: pair.platform, counts: {} };
+    const counter = counterOf[row.event];
+    bump.counts[counter] = (bump.counts[counter] ?? 0) + 1;
+    bumps.set(key, bump);
+  }
+  for (const { notificationId, platform, counts } of bumps.values()) {
+    await trx
+      .updateTable('notification_platform_stats')
+      .set((eb) =>
+        Object.fromEntries(
+          Object.entries(counts).map(([counter, count]) => [
+            counter,
+            eb(counter as (typeof counterOf)[ReceiptEvent], '+', count),
+          ]),
+        ),
+      )
+      .where('notification_id', '=', notificationId)
+      .where('platform', '=', platform)
+      .execute();
+  }
+
+  const reportOf = new Map(rows.filter((row) => !row.implied).map(({ report }) => [keyOf(report), report]));
+
+  const events = inserted
+    .filter((row) => row.event === 'opened' || row.event === 'action')
+    .map((row) => {
+      const pair = pairs.get(`${row.notification_id} ${row.subscriber_id}`)!;
+      const report = reportOf.get(`${row.notification_id} ${row.subscriber_id} ${row.event}`);
+      return {
+        accountId: pair.accountId,
+        type: row.event === 'opened' ? ('notification.opened' as const) : ('notification.action' as const),
+        data: {
+          notificationId: row.notification_id,
+          channelCode: pair.channelCode,
+          subscriberId: row.subscriber_id,
+          externalId: pair.externalId,
+          platform: pair.platform,
+          ...(row.event === 'action' ? { actionId: report?.actionId ?? null } : {}),
+        },
+        now,
+      };
+    });
+  await recordEvents(trx, events);
+  return results;
+}
+
+interface ReceiptPair {
+  accountId: string;
+  channelCode: string;
+  receiptsEnabled: boolean;
+  platform: Platform;
+  externalId: string | null;
+}
+
+/**
+ * The (notification, subscriber) pairs the reports name that exist together: the subscriber of the notification's own
+ * channel, so a genuine receipt of one account can never count for another's notification.
+ */
+async function findReceiptPairs(
+  db: Kysely<Database>,
+  reports: readonly ReceiptReport[],
+): Promise<Map<string, ReceiptPair>> {
+  const notificationIds = [...new Set(reports.map((report) => report.notificationId))];
+  const subscriberIds = [...new Set(reports.map((report) => report.subscriberId))];
+  const rows = await db
+    .selectFrom('notifications')
+    .innerJoin('accounts', 'accounts.id', 'notifications.account_id')
+    .innerJoin('subscribers', (join) =>
+      join
+        .onRef('subscribers.channel_id', '=', 'notifications.channel_id')
+        .onRef('subscribers.account_id', '=', 'notifications.account_id'),
+    )
+    .select([
+      'notifications.id as notification_id',
+      'notifications.account_id',
+      'notifications.channel_code',
+      'accounts.receipts_enabled',
+      'subscribers.id as subscriber_id',
+      'subscribers.platform',
+      'subscribers.external_id',
+    ])
+    .where('notifications.id', 'in', notificationIds)
+    .where('subscribers.id', 'in', subscriberIds)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      `${row.notification_id} ${row.subscriber_id}`,
+      {
+        accountId: row.account_id,
+        channelCode: row.channel_code,
+        receiptsEnabled: Number(row.receipts_enabled) === 1,
+        platform: row.platform,
+        externalId: row.external_id,
+      },
+    ]),
+  );
+}
+
+function pairKey(report: Pick<ReceiptReport, 'notificationId' | 'subscriberId'>): string {
+  return `${report.notificationId} ${report.subscriberId}`;
+}
+
+function keyOf(report: ReceiptReport): string {
+  return `${pairKey(report)} ${report.event}`;
+}
+
+/** The first of each key: one INSERT row per (notification, subscriber, event). */
+function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A notification's counters on one platform: its deliveries and what its receipts reported. */
+export interface PlatformCounts {
+  platform: Platform;
+  delivered: number;
+  failed: number;
+  received: number;
+  opened: number;
+  dismissed: number;
+  actions: number;
+}
+
+/** The per-platform counters of each notification named, for its view (one query for a page of the list). */
+export async function platformCountsOf(
+  db: Kysely<Database>,
+  notificationIds: readonly string[],
+): Promise<Map<string, PlatformCounts[]>> {
+  const byNotification = new Map<string, PlatformCounts[]>();
+  if (notificationIds.length === 0) return byNotification;
+  const rows = await db
+    .selectFrom('notification_platform_stats')
+    .select(['notification_id', 'platform', 'delivered', 'failed', 'received', 'opened', 'dismissed', 'actions'])
+    .where('notification_id', 'in', notificationIds)
+    .orderBy('platform')
+    .execute();
+  for (const { notification_id: id, ...counts } of rows) {
+    const list = byNotification.get(id) ?? [];
+    list.push({
+      platform: counts.platform,
+      delivered: Number(counts.delivered),
+      failed: Number(counts.failed),
+      received: Number(counts.received),
+      opened: Number(counts.opened),
+      dismissed: Number(counts.dismissed),
+      actions: Number(counts.actions),
+    });
+    byNotification.set(id, list);
+  }
+  return byNotification;
+}

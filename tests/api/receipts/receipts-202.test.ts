@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSuccess } from '../../harness/api-expect.ts';
+import { post } from '../../harness/requests.ts';
+import { startTestApp, type TestApp } from '../../harness/test-app.ts';
+import { receiptRows, sentReceipt } from './receipts-fixture.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+describe('POST /api/v1/receipts → 202', () => {
+  it('takes one report without any key, once per receipt and event, an open counting as received too', async () => {
+    const { receipt, notificationId } = await sentReceipt(t);
+    const report = (event: string) => post(t.app, '/api/v1/receipts', null, { receipt, event });
+    expect(expectSuccess(await report('opened'), 202)).toEqual({ result: 'counted' });
+    expect(expectSuccess(await report('opened'), 202)).toEqual({ result: 'duplicate' });
+    expect(expectSuccess(await report('received'), 202)).toEqual({ result: 'duplicate' });
+    const rows = (await receiptRows(t, notificationId)) as Array<{ event: string; action_id: string | null }>;
+    expect(rows.map((row) => [row.event, row.action_id])).toEqual([
+      ['opened', null],
+      ['received', null],
+    ]);
+    // Nothing about the caller is kept: the columns are the pair, the event, the action and the time.
+    expect(Object.keys(rows[0]!).sort()).toEqual([
+      'action_id',
+      'created_at',
+      'event',
+      'notification_id',
+      'subscriber_id',
+    ]);
+  });
+
+  it('takes a batch of up to 100, answering each in order', async () => {
+    const { receipt } = await sentReceipt(t);
+    const receipts = [
+      { receipt, event: 'action', actionId: 'reply' },
+      { receipt: `${receipt.slice(0, -2)}zz`, event: 'opened' },
+      ...Array.from({ length: 98 }, () => ({ receipt, event: 'dismissed' })),
+    ];
+    const answer = expectSuccess(await post(t.app, '/api/v1/receipts', null, { receipts }), 202);
+    expect(answer.results).toEqual(['counted', 'invalid', 'counted', ...Array(97).fill('duplicate')]);
+  });
+});
