@@ -23,6 +23,11 @@ const benchmarks: Array<{ script: string; args?: string[]; measures: string; pos
     postgres: true,
   },
   { script: 'accept-cpu.ts', measures: 'accept path CPU per request, in one process (inject)', postgres: true },
+  {
+    script: 'receipts-cpu.ts',
+    measures: 'POST /receipts CPU per report against the accept path, and the bytes a receipt adds',
+    postgres: true,
+  },
   { script: 'accept-delivery.ts', measures: 'accept beside a fan-out, latency to first push', postgres: true },
   { script: 'fanout-cpu.ts', measures: 'fan-out CPU per push against a bare client', postgres: true },
   {

@@ -21,6 +21,9 @@ export async function inProcessAcceptApp(
     ...database.env,
     CLARION_RATE_LIMIT_PER_SECOND: '100000',
     CLARION_RATE_LIMIT_BURST: '100000',
+    // Reports (POST /receipts) come from every device of a channel, from one address here.
+    CLARION_PUBLISHABLE_RATE_LIMIT_PER_ADDRESS: '100000',
+    CLARION_PUBLISHABLE_RATE_LIMIT_BURST: '100000',
     CLARION_LOG_LEVEL: 'silent',
   });
   const queue = JobQueue.forStore(database.store, systemClock);

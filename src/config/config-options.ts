@@ -294,6 +294,14 @@ export const configOptions = [
       'When one `clarion serve` runs both the API and the worker, run the worker on a thread of its own (its own event loop and database connection) instead of beside the API on one event loop. Measured in docs/performance.md, "The worker thread": beside a 100,000-subscriber fan-out, accept p99 11–17 ms with the thread (SQLite) against 64–84 ms on one loop; the thread adds about 0.5 s to start-up and 50 MiB of idle memory, and on SQLite the worker falls behind sooner under many small notifications (500 a second: first-push p99 0.4–1.4 s against 66 ms).',
   },
   {
+    key: 'receiptRetention',
+    env: 'CLARION_RECEIPT_RETENTION',
+    kind: 'duration',
+    default: '90d',
+    description:
+      'How long the receipts of a notification are kept (docs/engagement.md, "Privacy"): past it, what its subscribers reported is deleted (its counts stay) and a report that arrives later is answered `expired` and not counted.',
+  },
+  {
     key: 'queuePollInterval',
     env: 'CLARION_QUEUE_POLL_INTERVAL',
     kind: 'duration',

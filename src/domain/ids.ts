@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /**
  * Every id prefix Clarion issues (docs/design.md 2.3), in one table so a prefix is never reused for another resource.
@@ -41,6 +41,14 @@ function pooledRandom(): number {
 }
 
 const nextUlid = monotonicFactory(pooledRandom);
+
+/**
+ * The smallest id of `kind` made at `time`: every id made before it sorts below it, every id made at or after it
+ * does not (a ULID starts with its time), so "made before `time`" is a range of the primary key.
+ */
+export function firstIdAt(kind: IdKind, time: number): string {
+  return `${idPrefixes[kind]}_${encodeTime(time, 10).toLowerCase()}${'0'.repeat(16)}`;
+}
 
 export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${idPrefixes[kind]}_${nextUlid(now).toLowerCase()}`;

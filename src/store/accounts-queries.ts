@@ -20,23 +20,23 @@ export async function createAccount(
 ): Promise<Account> {
   const base = accountSlugFromName(input.name);
   for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
-    const account: Account = {
+    // receipts_enabled is left to its column default (on), so the same insert serves a database of any migration.
+    const columns = {
       id: newId('account', input.now),
       name: input.name,
       plan: input.plan,
       monthly_limit: null,
       default_timezone: null,
       slug: attempt === 0 ? base : suffixedAccountSlug(base),
-      receipts_enabled: 1,
       created_at: input.now,
     };
     const inserted = await db
       .insertInto('accounts')
-      .values(account)
+      .values(columns)
       .onConflict((conflict) => conflict.column('slug').doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (inserted) return account;
+    if (inserted) return { ...columns, receipts_enabled: 1 };
   }
   throw new Error(`no free account slug found for "${base}" in ${SLUG_ATTEMPTS} attempts`);
 }

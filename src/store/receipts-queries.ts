@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Platform } from '../domain/device-token.ts';
+import { firstIdAt } from '../domain/ids.ts';
 import type { ReceiptEvent } from '../domain/receipt.ts';
 import { recordEvents } from './events-queries.ts';
 import type { Database } from './schema.ts';
@@ -15,10 +16,11 @@ export interface ReceiptReport {
 
 /**
  * What became of a report: `counted`; `duplicate` (that subscriber already reported that event for that notification);
- * `ignored` (the account has receipts off: nothing is stored); `unknown` (no such notification, or no such subscriber of its
+ * `ignored` (the account has receipts off: nothing is stored); `expired` (the notification is older than the receipts'
+ * retention, whose reports are deleted, so it could no longer be told from a repeat); `unknown` (no such notification, or no such subscriber of its
  * channel: erased with its user, or never one).
  */
-export type ReceiptResult = 'counted' | 'duplicate' | 'ignored' | 'unknown';
+export type ReceiptResult = 'counted' | 'duplicate' | 'ignored' | 'expired' | 'unknown';
 
 /** The counter of notification_platform_stats each event adds to. */
 const counterOf = {
@@ -39,14 +41,17 @@ export async function recordReceipts(
   trx: Kysely<Database>,
   reports: readonly ReceiptReport[],
   now: number,
+  retentionMs: number,
 ): Promise<ReceiptResult[]> {
   const pairs = await findReceiptPairs(trx, reports);
+  const kept = keptSince(now, retentionMs);
   const results: ReceiptResult[] = [];
   const rows: Array<{ report: ReceiptReport; implied: boolean }> = [];
   for (const report of reports) {
     const pair = pairs.get(pairKey(report));
     if (!pair) results.push('unknown');
     else if (!pair.receiptsEnabled) results.push('ignored');
+    else if (report.notificationId < kept) results.push('expired');
     else {
       results.push('counted');
       rows.push({ report, implied: false });
@@ -128,6 +133,39 @@ export async function recordReceipts(
     });
   await recordEvents(trx, events);
   return results;
+}
+
+/** Notifications made before this id are past the receipts' retention (ids sort by creation time, domain/ids.ts). */
+function keptSince(now: number, retentionMs: number): string {
+  return firstIdAt('notification', now - retentionMs);
+}
+
+/** How many notifications' receipts one DELETE removes: short statements, so SQLite's single writer is not held long. */
+const PRUNE_BATCH_NOTIFICATIONS = 100;
+
+/**
+ * Deletes the receipts of notifications older than the retention (CLARION_RECEIPT_RETENTION), a batch of
+ * notifications per statement, until none is left; their counts stay. Returns how many rows went.
+ */
+export async function pruneReceipts(db: Kysely<Database>, now: number, retentionMs: number): Promise<number> {
+  const kept = keptSince(now, retentionMs);
+  let deleted = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('receipts')
+      .where('notification_id', 'in', (eb) =>
+        eb
+          .selectFrom('receipts')
+          .select('notification_id')
+          .distinct()
+          .where('notification_id', '<', kept)
+          .limit(PRUNE_BATCH_NOTIFICATIONS),
+      )
+      .executeTakeFirst();
+    const rows = Number(result.numDeletedRows);
+    if (rows === 0) return deleted;
+    deleted += rows;
+  }
 }
 
 interface ReceiptPair {

@@ -287,7 +287,7 @@ export function expectEveryPushDelivered(
   maxRepeats: number,
 ): string[] {
   expect(final.status).toBe('sent');
-  expect(final.stats).toEqual({ delivered: fanOut.tokens.size, failed: 0, skipped: 0, pending: 0, held: 0 });
+  expect(final.stats).toMatchObject({ delivered: fanOut.tokens.size, failed: 0, skipped: 0, pending: 0, held: 0 });
   const missing = [...fanOut.tokens.keys()].filter((token) => !received.has(token));
   expect(missing).toEqual([]);
   const repeated = [...received].filter(([, times]) => times > 1).map(([token]) => token);

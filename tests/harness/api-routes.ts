@@ -162,6 +162,8 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/v1/auth/session',
   // The VAPID public key is in every browser subscription anyway (docs/web-push.md).
   'GET /api/v1/web-push/public-key',
+  // A device reports what became of a push with the push's own receipt, which is the proof (docs/engagement.md).
+  'POST /api/v1/receipts',
 ]);
 
 /**

@@ -5181,12 +5181,12 @@ export interface paths {
                         "application/json": {
                             data: {
                                 /**
-                                 * @description `counted`; `duplicate`: that event of that push was reported before and counts once; `ignored`: the account has turned receipts off, so nothing was stored.
+                                 * @description `counted`; `duplicate`: that event of that push was reported before and counts once; `ignored`: the account has turned receipts off, so nothing was stored; `expired`: the notification is older than the receipts' retention (CLARION_RECEIPT_RETENTION), so it is not counted.
                                  * @enum {string}
                                  */
-                                result?: "counted" | "duplicate" | "ignored";
+                                result?: "counted" | "duplicate" | "ignored" | "expired";
                                 /** @description For a batch: one per report, in order; `invalid`: a receipt Clarion did not issue or whose notification or subscriber is gone. */
-                                results?: (("counted" | "duplicate" | "ignored") | "invalid")[];
+                                results?: (("counted" | "duplicate" | "ignored" | "expired") | "invalid")[];
                             };
                             /** @enum {boolean} */
                             success: true;

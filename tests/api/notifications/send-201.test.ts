@@ -155,7 +155,18 @@ describe('POST /api/v1/notifications → 201', () => {
       201,
     );
     expect(data.recipientCount).toBe(3);
-    expect(data.stats).toEqual({ delivered: 0, failed: 0, skipped: 0, pending: 3, held: 0 });
+    expect(data.stats).toEqual({
+      delivered: 0,
+      failed: 0,
+      skipped: 0,
+      pending: 3,
+      held: 0,
+      received: 0,
+      opened: 0,
+      dismissed: 0,
+      actions: 0,
+      byPlatform: {},
+    });
   });
 
   it('schedules a notification whose sendAt is in the future, and sends one in the past at once', async () => {

@@ -28,8 +28,9 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
   });
 
   it('accepts the longest body that still fits, and refuses one byte more', async () => {
-    // Web Push binds first: its declarative message leaves 3,810 bytes of body beside a short title and no url
-    // (docs/web-push.md, "What the browser receives").
+    // Web Push binds first: its declarative message and the room kept for the push's receipt (95 bytes,
+    // docs/engagement.md) leave 3,715 bytes of body beside a short title and no url (docs/web-push.md, "What the
+    // browser receives").
     const account = await t.newAccount({ channels: ['fits'] });
     const send = (length: number) =>
       post(t.app, '/api/v1/notifications', account.secretKey, {
@@ -37,8 +38,8 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
         title: 'Fits',
         body: 'x'.repeat(length),
       });
-    expect((await send(3810 + t.config.baseUrl.length - 'http://localhost:3000'.length)).statusCode).toBe(201);
-    expect((await send(3811 + t.config.baseUrl.length - 'http://localhost:3000'.length)).body.error).toMatchObject({
+    expect((await send(3715 + t.config.baseUrl.length - 'http://localhost:3000'.length)).statusCode).toBe(201);
+    expect((await send(3716 + t.config.baseUrl.length - 'http://localhost:3000'.length)).body.error).toMatchObject({
       code: 'payload_too_large',
       details: { platform: 'web', payloadBytes: 4097 },
     });
@@ -83,7 +84,7 @@ describe('POST /api/v1/notifications → 413 when the rendered platform payload 
     const response = await post(t.app, '/api/v1/notifications', account.secretKey, {
       channelCode: 'web-long',
       title: 'T',
-      body: 'x'.repeat(3960),
+      body: 'x'.repeat(3880),
     });
     expect(response.statusCode).toBe(413);
     expect(response.body.error).toMatchObject({

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneReceipts } from '../../../src/store/receipts-queries.ts';
 import { expectSuccess } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
@@ -6,7 +7,8 @@ import { receiptRows, sentReceipt } from './receipts-fixture.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // A database of its own: pruning past the retention would delete other files' receipts in the shared one.
+  t = await startTestApp({}, { isolatedDatabase: true });
 });
 afterAll(async () => t.close());
 
@@ -30,6 +32,24 @@ describe('POST /api/v1/receipts → 202', () => {
       'notification_id',
       'subscriber_id',
     ]);
+  });
+
+  it('keeps receipts for CLARION_RECEIPT_RETENTION: past it their rows are pruned and late reports are expired', async () => {
+    const { receipt, notificationId } = await sentReceipt(t);
+    expect(expectSuccess(await post(t.app, '/api/v1/receipts', null, { receipt, event: 'opened' }), 202)).toEqual({
+      result: 'counted',
+    });
+    const retention = t.config.receiptRetention;
+    await pruneReceipts(t.store.db, t.clock.now() + retention - 60_000, retention);
+    expect(await receiptRows(t, notificationId)).toHaveLength(2);
+    t.clock.advance(retention + 60_000);
+    expect(await pruneReceipts(t.store.db, t.clock.now(), retention)).toBeGreaterThanOrEqual(2);
+    expect(await receiptRows(t, notificationId)).toEqual([]);
+    // Without its earlier reports a late one could not be told from a repeat: it is not counted.
+    expect(expectSuccess(await post(t.app, '/api/v1/receipts', null, { receipt, event: 'opened' }), 202)).toEqual({
+      result: 'expired',
+    });
+    expect(await receiptRows(t, notificationId)).toEqual([]);
   });
 
   it('takes a batch of up to 100, answering each in order', async () => {

@@ -109,7 +109,7 @@ describe('crash recovery of a large fan-out', () => {
       'the notification to be sent after the restart',
     );
 
-    expect(final.stats).toEqual({ delivered: SUBSCRIBERS, failed: 0, skipped: 0, pending: 0, held: 0 });
+    expect(final.stats).toMatchObject({ delivered: SUBSCRIBERS, failed: 0, skipped: 0, pending: 0, held: 0 });
     const received = new Map<string, number>();
     // Only this test's tokens: on the shared PostgreSQL database its workers also claim other files' leftover jobs.
     for (const request of fakes.apns.requests)

@@ -144,7 +144,11 @@ export async function startDeliveryHarness(
   // shared one another file's worker, configured for other fakes and another clock, would claim this file's jobs.
   // The fake Web Push service listens on loopback: the API must accept its endpoints as the worker must reach them.
   const allowPrivateAddresses = options.configure?.allowPrivateAddresses ?? true;
-  const base = await startTestApp({ allowPrivateAddresses }, { isolatedDatabase: options.isolatedDatabase ?? true });
+  // The API takes the same configuration as the worker (its base URL, e.g., is what the service worker it serves reports to).
+  const base = await startTestApp(
+    { ...options.configure, allowPrivateAddresses },
+    { isolatedDatabase: options.isolatedDatabase ?? true },
+  );
   // The API's APNs provider tokens (Test credentials) for the worker too, as src/server.ts shares them.
   const { providerTokens } = base;
   const { apns, apnsSandbox, fcm, providerEnv } = await startFakeProviders({ ...options.apns, clock: base.clock });

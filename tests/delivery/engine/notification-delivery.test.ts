@@ -55,15 +55,18 @@ describe('notification delivery to APNs and FCM', () => {
     expect(apnsRequest.headers['apns-priority']).toBe('10');
     expect(apnsRequest.headers['apns-collapse-id']).toBe(id);
     expect(Number(apnsRequest.headers['apns-expiration'])).toBe(Math.floor(h.clock.now() / 1000) + 3600);
+    // The receipt (docs/engagement.md) beside the caller's data, with mutable-content so an extension can report it.
     expect(apnsRequest.payload).toEqual({
       aps: {
         alert: { title: 'Order shipped', body: 'Your parcel is on its way' },
         badge: 3,
         sound: 'default',
         'thread-id': 'orders',
+        'mutable-content': 1,
       },
       url: 'https://shop.example/orders/42',
       orderId: '42',
+      clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/),
     });
 
     const fcmRequest = h.fcm.requests.find((request) => request.target?.value === android)!;
@@ -106,11 +109,14 @@ describe('notification delivery to APNs and FCM', () => {
         'interruption-level': 'time-sensitive',
         'relevance-score': 0.9,
         'target-content-id': 'cameras',
+        'mutable-content': 1,
       },
+      clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/),
     });
     expect(h.fcm.requests.find((request) => request.target?.value === android)!.message).toEqual({
       token: android,
       notification: { title: 'Door opened', body: 'At 22:14' },
+      data: { clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/) },
       android: { priority: 'HIGH', notification: { tag: sent.body.data.id, channel_id: 'security' } },
     });
   });

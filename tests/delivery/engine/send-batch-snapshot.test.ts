@@ -141,11 +141,21 @@ describe('a send job', () => {
     const fcm = fakes.fcm.requests.filter((request) => tokens.has(request.target?.value ?? ''));
     expect([apns.length, fcm.length]).toEqual([501, 500]);
     expect(new Set(apns.map((request) => JSON.stringify((request.payload as { aps: unknown }).aps)))).toEqual(
-      new Set([JSON.stringify({ alert: { title: 'Kept', body: 'Read once' }, 'thread-id': 'snapshot-content' })]),
+      new Set([
+        JSON.stringify({
+          alert: { title: 'Kept', body: 'Read once' },
+          'thread-id': 'snapshot-content',
+          'mutable-content': 1,
+        }),
+      ]),
     );
     const fcmContent = new Set(
       fcm.map((request) =>
-        JSON.stringify([(request.message as FcmMessage).notification, (request.message as FcmMessage).data]),
+        // Each push's own receipt aside (docs/engagement.md), every batch sent the same content.
+        JSON.stringify([
+          (request.message as FcmMessage).notification,
+          { ...(request.message as FcmMessage).data!, clarionReceipt: undefined },
+        ]),
       ),
     );
     expect(fcmContent).toEqual(new Set([JSON.stringify([{ title: 'Kept', body: 'Read once' }, { order: '42' }])]));

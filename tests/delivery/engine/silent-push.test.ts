@@ -47,14 +47,23 @@ describe('a silent push', () => {
     expect(apns.status).toBe(200);
     expect(apns.headers['apns-push-type']).toBe('background');
     expect(apns.headers['apns-priority']).toBe('5');
-    expect(apns.payload).toEqual({ aps: { 'content-available': 1 }, sync: 'inbox', url: 'https://mail.example/inbox' });
+    expect(apns.payload).toEqual({
+      aps: { 'content-available': 1 },
+      sync: 'inbox',
+      url: 'https://mail.example/inbox',
+      clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/),
+    });
     expect(apns.handling).toEqual({ kind: 'woke-app' });
 
     const fcm = h.fcm.requests.find((request) => request.target?.value === android)!;
     expect(fcm.status).toBe(200);
     expect(fcm.message).toEqual({
       token: android,
-      data: { sync: 'inbox', url: 'https://mail.example/inbox' },
+      data: {
+        sync: 'inbox',
+        url: 'https://mail.example/inbox',
+        clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/),
+      },
       android: { priority: 'HIGH' },
     });
 

@@ -82,6 +82,7 @@ describe('Web Push delivery', () => {
       },
       app_badge: 3,
       mutable: true,
+      clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/),
     });
     // A browser with Declarative Web Push shows it by itself (docs/web-push.md, "What the browser receives").
     expect(message!.declarative).toMatchObject({ kind: 'declarative', message: { appBadge: 3, mutable: true } });
@@ -123,6 +124,7 @@ describe('Web Push delivery', () => {
         data: { clarion: true, url: null },
       },
       mutable: true,
+      clarionReceipt: expect.stringMatching(/^n[0-9a-z]{52}[\w-]{22}$/),
     });
     expect(message!.declarative?.kind).toBe('declarative');
   });

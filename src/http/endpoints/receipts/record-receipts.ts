@@ -35,9 +35,9 @@ const Report = Type.Object(
   { additionalProperties: false },
 );
 
-const Result = StringEnum(['counted', 'duplicate', 'ignored'] as const, {
+const Result = StringEnum(['counted', 'duplicate', 'ignored', 'expired'] as const, {
   description:
-    '`counted`; `duplicate`: that event of that push was reported before and counts once; `ignored`: the account has turned receipts off, so nothing was stored.',
+    "`counted`; `duplicate`: that event of that push was reported before and counts once; `ignored`: the account has turned receipts off, so nothing was stored; `expired`: the notification is older than the receipts' retention (CLARION_RECEIPT_RETENTION), so it is not counted.",
 });
 
 /**
@@ -118,7 +118,9 @@ export function recordReceiptsEndpoint(deps: AppDependencies): Endpoint {
       const recorded =
         reports.length === 0
           ? []
-          : await deps.store.db.transaction().execute((trx) => recordReceipts(trx, reports, deps.clock.now()));
+          : await deps.store.db
+              .transaction()
+              .execute((trx) => recordReceipts(trx, reports, deps.clock.now(), deps.config.receiptRetention));
       // A receipt Clarion did not issue, and one whose notification or subscriber is gone, are both `invalid`.
       let next = 0;
       const results = opened.map((pair): Answer => {
