@@ -93,9 +93,12 @@ export async function rotateVapidKeys(db: Kysely<Database>, secretKey: Buffer, n
 export function generateVapidKeyPair(): { publicKey: string; privateKey: string } {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
+  // getPrivateKey() drops leading zero bytes (one key in 256 comes out 31 bytes): the key is 32 bytes, as
+  // `web-push generate-vapid-keys` writes it and as CLARION_VAPID_PRIVATE_KEY must be.
+  const privateKey = ecdh.getPrivateKey();
   return {
     publicKey: ecdh.getPublicKey().toString('base64url'),
-    privateKey: ecdh.getPrivateKey().toString('base64url'),
+    privateKey: Buffer.concat([Buffer.alloc(32 - privateKey.length), privateKey]).toString('base64url'),
   };
 }
 

@@ -62,6 +62,13 @@ describe('VAPID keys', () => {
     expect(after.privateKey).not.toBe(before.privateKey);
   });
 
+  it('generates private keys of 32 bytes, also the one in 256 whose first byte is zero', () => {
+    const lengths = new Set(
+      Array.from({ length: 2000 }, () => Buffer.from(generateVapidKeyPair().privateKey, 'base64url').length),
+    );
+    expect([...lengths]).toEqual([32]);
+  });
+
   it('takes a configured pair, and refuses half a pair or a mismatched one', async () => {
     const pair = generateVapidKeyPair();
     const other = generateVapidKeyPair();
