@@ -8,8 +8,8 @@ import { testDialect } from '../harness/test-dialect.ts';
 
 /**
  * A notification's page in Chromium while it is delivered, against the fake providers through the real worker: it
- * follows the delivery without a Refresh, tells a partial failure and an empty send from a success, and explains
- * each failure with its fix, linking the subscriber.
+ * follows the delivery without a Refresh, tells a partial failure and an empty send from a success, explains
+ * each failure with its fix, linking the subscriber, and shows the opens its receipts report.
  */
 let h: DeliveryHarness;
 let base: string;
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe("a notification's page", { timeout: 90_000 }, () => {
-  it('follows the delivery live, says a partial failure and a send to no one, and explains each failure', async () => {
+  it('follows the delivery live, says a partial failure and a send to no one, explains each failure, and shows the opens', async () => {
     const user = await signUp(h, { accountName: 'Feedback' });
     for (const code of ['alerts', 'empty'])
       expect((await sessionCall(h, 'POST', '/api/v1/channels', user, { body: { code } })).statusCode).toBe(201);
@@ -61,6 +61,23 @@ describe("a notification's page", { timeout: 90_000 }, () => {
       await seeText(failure, 'Fix:');
       expect(await failure.getByRole('link', { name: gone }).getAttribute('href')).toBe(`#/subscribers/${gone}`);
       await page.screenshot({ path: `${SCREENSHOTS}/${testDialect}-notification-partial.png`, fullPage: true });
+
+      // The delivered push's receipt, reported opened by the app (docs/engagement.md), shows in the funnel.
+      const delivered = h.fcm.requests.find(
+        (request) => request.target?.value === androidToken(7001) && request.status === 200,
+      )!;
+      const receipt = (delivered.message as { data: Record<string, string> }).data.clarionReceipt;
+      expect((await post(h.app, '/api/v1/receipts', null, { receipt, event: 'opened' })).statusCode).toBe(202);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const funnel = page.getByRole('list', { name: 'From recipients to opens' });
+      await seeText(funnel.getByRole('listitem').filter({ hasText: 'Opened' }), '1 (100 %)');
+      await seeText(funnel.getByRole('listitem').filter({ hasText: 'Received' }), '1 (100 %)');
+      const byPlatform = page.getByRole('table', { name: 'Engagement by platform' });
+      await seeText(byPlatform, 'Android');
+      await seeText(byPlatform, '100 %');
+      await page.goto(`${base}/#/notifications`);
+      await seeText(page.getByRole('table'), '1 (100 %)');
+      await page.goto(`${base}/#/notifications/${sent.body.data.id}`);
 
       h.fcm.setLatency(0);
       const nobody = await post(h.app, '/api/v1/notifications', secret, { channelCode: 'empty', title: 'Anyone?' });

@@ -1,7 +1,7 @@
 import { api, withQuery } from '../api.js';
 import { append, h, replace, table } from '../dom.js';
 import { announce, askDialog, showProblem } from '../feedback.js';
-import { formatNumber, formatTime } from '../format.js';
+import { formatNumber, formatPercent, formatTime } from '../format.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
 import { explainFailure } from '../failure-reasons.js';
@@ -102,6 +102,7 @@ function details(notification, context) {
       stat('Pending', stats.pending),
       stats.held > 0 ? stat('Waiting for quiet hours to end', stats.held) : null,
     ),
+    engagement(notification),
     h(
       'div',
       { class: 'actions' },
@@ -139,13 +140,56 @@ function audienceText(audience) {
   return `Subscribers tagged ${parts.join('; ')}`;
 }
 
-function stat(label, value) {
+const PLATFORM_NAMES = { ios: 'iOS', android: 'Android', web: 'Web' };
+
+/**
+ * What people did with it, from the receipts their devices reported (docs/engagement.md): the funnel from recipients
+ * to opens, each step as a share of the deliveries, then the same per platform.
+ */
+function engagement(notification) {
+  const { stats } = notification;
+  const ofDelivered = (value) => `${formatNumber(value)} (${formatPercent(value, stats.delivered)})`;
+  const platforms = Object.entries(stats.byPlatform);
   return h(
-    'li',
-    {},
-    h('span', { class: 'stat-value' }, formatNumber(value)),
-    h('span', { class: 'stat-label' }, label),
+    'section',
+    { 'aria-labelledby': 'engagement' },
+    h('h2', { id: 'engagement' }, 'Engagement'),
+    h(
+      'ol',
+      { class: 'stats funnel', 'aria-label': 'From recipients to opens' },
+      stat('Recipients', notification.recipientCount),
+      stat('Delivered', stats.delivered),
+      statText('Received', ofDelivered(stats.received)),
+      statText('Opened', ofDelivered(stats.opened)),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      `${formatNumber(stats.dismissed)} dismissed, ${formatNumber(stats.actions)} tapped an action. Counted from the receipts devices report; an app reports them with a few lines of code (docs/engagement.md).`,
+    ),
+    platforms.length > 0
+      ? table(
+          'Engagement by platform',
+          ['Platform', 'Delivered', 'Received', 'Opened', 'Open rate'],
+          platforms.map(([platform, counts]) => [
+            PLATFORM_NAMES[platform] ?? platform,
+            formatNumber(counts.delivered),
+            formatNumber(counts.received),
+            formatNumber(counts.opened),
+            formatPercent(counts.opened, counts.delivered),
+          ]),
+          { rowHeaders: true },
+        )
+      : null,
   );
+}
+
+function statText(label, text) {
+  return h('li', {}, h('span', { class: 'stat-value' }, text), h('span', { class: 'stat-label' }, label));
+}
+
+function stat(label, value) {
+  return statText(label, formatNumber(value));
 }
 
 async function cancel(notification, context) {

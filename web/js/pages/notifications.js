@@ -1,7 +1,7 @@
 import { api, withQuery } from '../api.js';
 import { append, h, table } from '../dom.js';
 import { showProblem } from '../feedback.js';
-import { formatNumber, formatTime } from '../format.js';
+import { formatNumber, formatPercent, formatTime } from '../format.js';
 import { field } from '../forms.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
@@ -89,7 +89,18 @@ async function appendPage(section, filter, cursor) {
     section,
     table(
       cursor ? 'More notifications' : 'Notifications, newest first',
-      ['Notification', 'Channel', 'Status', 'Recipients', 'Delivered', 'Failed', 'Skipped', 'Pending', 'Created'],
+      [
+        'Notification',
+        'Channel',
+        'Status',
+        'Recipients',
+        'Delivered',
+        'Failed',
+        'Skipped',
+        'Pending',
+        'Opened',
+        'Created',
+      ],
       page.data.map((notification) => [
         h(
           'a',
@@ -103,6 +114,8 @@ async function appendPage(section, filter, cursor) {
         formatNumber(notification.stats.failed),
         formatNumber(notification.stats.skipped),
         formatNumber(notification.stats.pending),
+        // Opens as a share of the deliveries: the open rate (docs/engagement.md).
+        `${formatNumber(notification.stats.opened)} (${formatPercent(notification.stats.opened, notification.stats.delivered)})`,
         formatTime(notification.createdAt),
       ]),
       { rowHeaders: true },
