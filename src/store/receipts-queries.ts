@@ -46,7 +46,7 @@ export async function recordReceipts(
   const pairs = await findReceiptPairs(trx, reports);
   const kept = keptSince(now, retentionMs);
   const results: ReceiptResult[] = [];
-  const rows: Array<{ report: ReceiptReport; implied: boolean }> = [];
+  const rows: ReceiptReport[] = [];
   for (const report of reports) {
     const pair = pairs.get(pairKey(report));
     if (!pair) results.push('unknown');
@@ -54,9 +54,8 @@ export async function recordReceipts(
     else if (report.notificationId < kept) results.push('expired');
     else {
       results.push('counted');
-      rows.push({ report, implied: false });
-      if (report.event !== 'received')
-        rows.push({ report: { ...report, event: 'received', actionId: null }, implied: true });
+      rows.push(report);
+      if (report.event !== 'received') rows.push({ ...report, event: 'received', actionId: null });
     }
   }
   if (rows.length === 0) return results;
@@ -64,7 +63,7 @@ export async function recordReceipts(
   const inserted = await trx
     .insertInto('receipts')
     .values(
-      uniqueBy(rows, ({ report }) => keyOf(report)).map(({ report }) => ({
+      uniqueBy(rows, keyOf).map((report) => ({
         notification_id: report.notificationId,
         subscriber_id: report.subscriberId,
         event: report.event,
@@ -73,9 +72,17 @@ export async function recordReceipts(
       })),
     )
     .onConflict((conflict) => conflict.columns(['notification_id', 'subscriber_id', 'event']).doNothing())
-    .returning(['notification_id', 'subscriber_id', 'event'])
-    .execute();
-  const counted = new Set(inserted.map((row) => `${row.notification_id} ${row.subscriber_id} ${row.event}`));
+    .returning(['notification_id', 'subscriber_id', 'event', 'action_id'])
+    .execute()
+    .then((rows) =>
+      rows.map((row) => ({
+        notificationId: row.notification_id,
+        subscriberId: row.subscriber_id,
+        event: row.event,
+        actionId: row.action_id,
+      })),
+    );
+  const counted = new Set(inserted.map(keyOf));
   // A report that inserted nothing was there already; the same report twice in one request counts once too.
   const seen = new Set<string>();
   for (const [position, report] of reports.entries()) {
@@ -87,9 +94,9 @@ export async function recordReceipts(
 
   const bumps = new Map<string, { notificationId: string; platform: Platform; counts: Record<string, number> }>();
   for (const row of inserted) {
-    const pair = pairs.get(`${row.notification_id} ${row.subscriber_id}`)!;
-    const key = `${row.notification_id} ${pair.platform}`;
-    const bump = bumps.get(key) ?? { notificationId: row.notification_id, platform: pair.platform, counts: {} };
+    const pair = pairs.get(pairKey(row))!;
+    const key = `${row.notificationId} ${pair.platform}`;
+    const bump = bumps.get(key) ?? { notificationId: row.notificationId, platform: pair.platform, counts: {} };
     const counter = counterOf[row.event];
     bump.counts[counter] = (bump.counts[counter] ?? 0) + 1;
     bumps.set(key, bump);
@@ -110,23 +117,20 @@ export async function recordReceipts(
       .execute();
   }
 
-  const reportOf = new Map(rows.filter((row) => !row.implied).map(({ report }) => [keyOf(report), report]));
-
   const events = inserted
     .filter((row) => row.event === 'opened' || row.event === 'action')
     .map((row) => {
-      const pair = pairs.get(`${row.notification_id} ${row.subscriber_id}`)!;
-      const report = reportOf.get(`${row.notification_id} ${row.subscriber_id} ${row.event}`);
+      const pair = pairs.get(pairKey(row))!;
       return {
         accountId: pair.accountId,
         type: row.event === 'opened' ? ('notification.opened' as const) : ('notification.action' as const),
         data: {
-          notificationId: row.notification_id,
+          notificationId: row.notificationId,
           channelCode: pair.channelCode,
-          subscriberId: row.subscriber_id,
+          subscriberId: row.subscriberId,
           externalId: pair.externalId,
           platform: pair.platform,
-          ...(row.event === 'action' ? { actionId: report?.actionId ?? null } : {}),
+          ...(row.event === 'action' ? { actionId: row.actionId } : {}),
         },
         now,
       };
