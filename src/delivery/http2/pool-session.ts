@@ -37,6 +37,16 @@ export interface PoolSessionOptions {
   pingTimeoutMs: number;
 }
 
+/**
+ * SETTINGS must be the server's first frame (RFC 9113 §3.4, https://www.rfc-editor.org/rfc/rfc9113#section-3.4),
+ * sent as soon as its side of the TLS handshake is done, so once ours is done they are a round trip away at most.
+ * node:http2 can miss a reset that arrives while the handshake completes: the session then reports neither an error
+ * nor a close, reads nothing and writes nothing more, and only a deadline notices it (tests/chaos/connection-faults.ts
+ * met one on Node 20). Without this one the pool, which opens one connection at a time, waited out the rest of the
+ * 10 s connect timeout before trying another.
+ */
+export const SETTINGS_AFTER_HANDSHAKE_MS = 1_000;
+
 export class PoolSession {
   readonly session: ClientHttp2Session;
   private socket: TLSSocket | null = null;
@@ -59,6 +69,8 @@ export class PoolSession {
   private pinging = false;
   private lastError: unknown = null;
   private readonly connectTimer: NodeJS.Timeout;
+  /** SETTINGS_AFTER_HANDSHAKE_MS from the handshake; whichever of the two deadlines comes first gives up. */
+  private settingsTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly options: PoolSessionOptions,
@@ -95,13 +107,15 @@ export class PoolSession {
     );
     session.on('connect', () => {
       this.connected = true;
+      // The TLS handshake is done, so the server's SETTINGS is at most a round trip away (SETTINGS_AFTER_HANDSHAKE_MS).
+      this.settingsTimer = setTimeout(() => this.awaitSettingsOnce(), SETTINGS_AFTER_HANDSHAKE_MS);
       options.logger.debug({ provider: options.name, origin: options.origin }, 'provider session connected');
       this.events.onReady(this);
     });
     session.on('remoteSettings', (settings) => {
       // Set up only now: a connection black-holed between the TLS handshake and the server's SETTINGS would
       // otherwise count as "connecting" forever, and the pool opens one connection at a time.
-      clearTimeout(this.connectTimer);
+      this.clearConnectDeadlines();
       this.settingsReceived = true;
       this.lastHeardAt = performance.now();
       options.logger.debug(
@@ -124,8 +138,29 @@ export class PoolSession {
       this.leave('error');
     });
     session.on('close', () => {
-      clearTimeout(this.connectTimer);
+      this.clearConnectDeadlines();
       this.leave('closed');
+    });
+  }
+
+  private clearConnectDeadlines(): void {
+    clearTimeout(this.connectTimer);
+    if (this.settingsTimer) clearTimeout(this.settingsTimer);
+  }
+
+  /**
+   * The SETTINGS deadline after the handshake has passed. A loop that was busy past it may have the SETTINGS waiting
+   * in the socket, unread: setImmediate runs after the I/O the loop polls next, so they get one chance to arrive.
+   */
+  private awaitSettingsOnce(): void {
+    setImmediate(() => {
+      if (this.settingsReceived || this.left) return;
+      this.drop(
+        'connect_timeout',
+        Object.assign(new Error(`no HTTP/2 SETTINGS within ${SETTINGS_AFTER_HANDSHAKE_MS} ms of the TLS handshake`), {
+          code: 'ETIMEDOUT',
+        }),
+      );
     });
   }
 
@@ -203,7 +238,7 @@ export class PoolSession {
   /** Destroys it now, socket included, and takes it out of the pool at once. */
   drop(reason: LeaveReason, error?: unknown): void {
     if (error !== undefined && this.lastError === null) this.lastError = error;
-    clearTimeout(this.connectTimer);
+    this.clearConnectDeadlines();
     this.leave(reason);
     if (!this.session.destroyed) this.session.destroy();
     this.socket?.destroy();
@@ -232,7 +267,7 @@ export class PoolSession {
   private leave(reason: LeaveReason): void {
     if (this.left) return;
     this.left = true;
-    clearTimeout(this.connectTimer);
+    this.clearConnectDeadlines();
     this.events.onLeave(this, reason, this.lastError);
   }
 }

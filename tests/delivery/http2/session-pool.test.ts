@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer, rootCertificates } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Http2RequestError, requestFailureOutcome } from '../../../src/delivery/http2/request.ts';
+import { SETTINGS_AFTER_HANDSHAKE_MS } from '../../../src/delivery/http2/pool-session.ts';
 import { type Http2Pool, createHttp2Pool } from '../../../src/delivery/http2/session-pool.ts';
 import { parseRetryAfterMs } from '../../../src/delivery/http2/request.ts';
 import { ManualClock } from '../../../src/domain/clock.ts';
@@ -344,8 +345,8 @@ describe('HTTP/2 session pool under network faults', () => {
     expect(after.map((response) => response.status)).toEqual(Array(20).fill(200));
   });
 
-  it('gives up a connection that completes TLS but never sends SETTINGS, as a connect failure', async () => {
-    // Black-holed right after the handshake: node:http2 reports 'connect', but the connection never becomes usable.
+  /** A TLS server that speaks h2 in ALPN and then says nothing: a connection black-holed right after the handshake. */
+  async function muteAfterHandshake(): Promise<string> {
     const sockets = new Set<TLSSocket>();
     const mute = createTlsServer({ cert: tls.certPem, key: tls.keyPem, ALPNProtocols: ['h2'] }, (socket) => {
       sockets.add(socket);
@@ -360,7 +361,12 @@ describe('HTTP/2 session pool under network faults', () => {
           for (const socket of sockets) socket.destroy();
         }),
     });
-    const client = pool(`https://localhost:${(mute.address() as AddressInfo).port}`, new ManualClock(), {
+    return `https://localhost:${(mute.address() as AddressInfo).port}`;
+  }
+
+  it('gives up a connection that completes TLS but never sends SETTINGS, as a connect failure', async () => {
+    // node:http2 reports 'connect', but the connection never becomes usable.
+    const client = pool(await muteAfterHandshake(), new ManualClock(), {
       connectTimeoutMs: 200,
       requestTimeoutMs: 10_000,
     });
@@ -369,6 +375,63 @@ describe('HTTP/2 session pool under network faults', () => {
       causeCode: 'ETIMEDOUT',
     });
     expect(client.stats().sessions).toBe(0);
+  });
+
+  it('gives up waiting for SETTINGS a second after the TLS handshake, long before the connect timeout', async () => {
+    // The connect timeout (60 s) and the request's own deadline are past the test's timeout: only the deadline after
+    // the handshake (pool-session.ts, SETTINGS_AFTER_HANDSHAKE_MS) can end the wait in time.
+    const client = pool(await muteAfterHandshake(), new ManualClock(), {
+      connectTimeoutMs: 60_000,
+      requestTimeoutMs: 60_000,
+    });
+    const failure = await client.request({ ':path': '/' }, '').then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(Http2RequestError);
+    expect(failure).toMatchObject({ kind: 'connect', causeCode: 'ETIMEDOUT' });
+    expect((failure as Error).message).toContain(
+      `no HTTP/2 SETTINGS within ${SETTINGS_AFTER_HANDSHAKE_MS} ms of the TLS handshake`,
+    );
+    expect(client.stats().sessions).toBe(0);
+  }, 10_000);
+
+  it('keeps a connection whose SETTINGS arrived while the event loop was too busy to read them by the deadline', async () => {
+    // A server that sends its SETTINGS the moment its side of the handshake is done, then holds the (shared) event
+    // loop past the client's deadline: when the deadline's timer runs, the SETTINGS sit in the socket unread. The
+    // client must read them and acknowledge them (RFC 9113 §6.5.3) rather than give the connection up.
+    const SETTINGS = Buffer.from('000000040000000000', 'hex');
+    const SETTINGS_ACK = Buffer.from('000000040100000000', 'hex');
+    const sockets = new Set<TLSSocket>();
+    let received = Buffer.alloc(0);
+    let closed = false;
+    const busy = createTlsServer({ cert: tls.certPem, key: tls.keyPem, ALPNProtocols: ['h2'] }, (socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+      socket.on('close', () => (closed = true));
+      socket.write(SETTINGS);
+      const busyUntil = performance.now() + SETTINGS_AFTER_HANDSHAKE_MS + 300;
+      while (performance.now() < busyUntil);
+    });
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          busy.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        }),
+    });
+    const client = pool(`https://localhost:${(busy.address() as AddressInfo).port}`);
+    // Never answered: it ends, rejected, when the pool closes after the test.
+    client.request({ ':path': '/' }, '').catch(() => {});
+    await waitFor(
+      () => closed || received.includes(SETTINGS_ACK),
+      5_000,
+      'the SETTINGS acknowledged, or the connection closed',
+    );
+    expect(closed, 'the client gave the connection up').toBe(false);
+    expect(client.stats().sessions).toBe(1);
   });
 
   it('close() cuts a black-holed session holding streams instead of waiting for it', async () => {
