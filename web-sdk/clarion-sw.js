@@ -5,7 +5,7 @@
 //   importScripts('https://push.example.com/sdk/clarion-sw.js');
 //
 // The push message, decrypted by the browser, is a declarative push message (docs/web-push.md): JSON with
-// "web_push": 8030, a `notification` {title, body, navigate, tag, image, icon, data} and `app_badge`, which Safari
+// "web_push": 8030, a `notification` {title, body, navigate, tag, image, icon, actions, data} and `app_badge`, which Safari
 // 18.4+ can show without this worker and which this worker shows in every other browser. `tag` is the notification id
 // (or a Live Activity's id), so a repeat or an update replaces the notification in place. The flat form Clarion sent
 // before, {title, body, url, image, icon, badge, data, tag}, is still read.
@@ -14,6 +14,9 @@
 // before importScripts and calls self.ClarionServiceWorker.handlePush(event) / .handleNotificationClick(event) /
 // .handleNotificationClose(event) from its own listeners for the pushes and notifications that are Clarion's
 // (notification.data.clarion === true).
+//
+// Action buttons (`notification.actions`) are shown with it; a click on one opens the button's own url, if it has one
+// (`notification.data.actionUrls`), and opens nothing otherwise.
 //
 // A push's `clarionReceipt` (docs/engagement.md) is reported to Clarion's POST /api/v1/receipts: `received` when the
 // notification is shown, `opened` on a click (`action` with the button's id on a click of one of its actions),
@@ -61,8 +64,16 @@
         url: text(message.url) ?? null,
         data: message.data && typeof message.data === 'object' ? message.data : {},
         receipt: text(message.clarionReceipt) ?? null,
+        actionUrls: {},
       },
     };
+    // Action buttons: a click on one opens its own url, if it has one (data.actionUrls), and reports its id.
+    const actions = Array.isArray(message.actions)
+      ? message.actions.filter((action) => action && text(action.action) && text(action.title))
+      : [];
+    if (actions.length > 0) options.actions = actions.map((action) => ({ action: action.action, title: action.title }));
+    if (message.actionUrls && typeof message.actionUrls === 'object')
+      for (const [id, url] of Object.entries(message.actionUrls)) if (text(url)) options.data.actionUrls[id] = url;
     // Without renotify a notification that replaces one with the same tag does so silently: right for a silent Live
     // Activity update, and for a repeated delivery of the same notification. A Live Activity event that carries an
     // alert (data.alerting) alerts again; so does a payload that asks with renotify.
@@ -100,6 +111,8 @@
       renotify: declarative.renotify,
       silent: declarative.silent,
       timestamp: declarative.timestamp,
+      actions: declarative.actions,
+      actionUrls: data.actionUrls,
       clarionReceipt: payload.clarionReceipt,
     };
   }
@@ -148,12 +161,17 @@
   function handleNotificationClick(event) {
     event.notification.close();
     const data = event.notification.data || {};
-    const report = event.action
-      ? reportReceipt(data.receipt, 'action', event.action)
-      : reportReceipt(data.receipt, 'opened');
+    if (event.action) {
+      // An action button: its own url if it has one; else nothing opens, and the report (Clarion's
+      // notification.action webhook) is what acts on it, as for an "Approve" the caller's server carries out.
+      const actionUrl = data.actionUrls && data.actionUrls[event.action];
+      const report = reportReceipt(data.receipt, 'action', event.action);
+      event.waitUntil(Promise.all([typeof actionUrl === 'string' ? focusOrOpen(actionUrl) : null, report]));
+      return;
+    }
     // A notification without a url opens the service worker's own scope (for a join page: the page itself).
     const url = typeof data.url === 'string' && data.url !== '' ? data.url : self.registration.scope;
-    event.waitUntil(Promise.all([focusOrOpen(url), report]));
+    event.waitUntil(Promise.all([focusOrOpen(url), reportReceipt(data.receipt, 'opened')]));
   }
 
   /** Closed without a click: the person dismissed it (a click closes it too, but then no close event fires). */

@@ -88,11 +88,43 @@ export function isReservedFcmDataKey(key: string): boolean {
   return key === 'from' || key === 'message_type' || /^(google|gcm)/i.test(key);
 }
 
+/** The key that carries a notification's action buttons to apps: APNs payload and FCM data (docs/engagement.md). */
+export const ACTIONS_FIELD = 'clarionActions';
+
 /**
  * Keys a notification's `data` may not use besides FCM's own: "clarion" is ours, for Live Activities; "clarionReceipt"
- * carries the push's receipt (domain/receipt.ts).
+ * carries the push's receipt (domain/receipt.ts); "clarionActions" its action buttons.
  */
-const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion', RECEIPT_FIELD]);
+const RESERVED_DATA_KEYS = new Set(['collapse_key', 'notification', 'clarion', RECEIPT_FIELD, ACTIONS_FIELD]);
+
+/**
+ * Action buttons: at most 3, Android's most (NotificationCompat.Builder.addAction,
+ * https://developer.android.com/develop/ui/views/notifications/build-notification#Actions); Chrome shows the first 2
+ * (Notification.maxActions), iOS the ones of the category the app registers.
+ */
+export const MAX_ACTIONS = 3;
+export const ACTION_TITLE_MAX_LENGTH = 64;
+/** An action id is what a tap reports (`actionId`) and what an iOS category's UNNotificationAction is identified by. */
+const ACTION_ID_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
+
+export interface NotificationAction {
+  id: string;
+  title: string;
+  url?: string;
+}
+
+function actionProblems(actions: NotificationAction[]): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  const seen = new Set<string>();
+  actions.forEach((action, index) => {
+    if (seen.has(action.id))
+      problems.push({ field: `actions.${index}.id`, message: 'is the id of an earlier action: each needs its own' });
+    seen.add(action.id);
+    if (action.url !== undefined && !isUrl(action.url, ['http:', 'https:']))
+      problems.push({ field: `actions.${index}.url`, message: 'must be an absolute http(s) URL' });
+  });
+  return problems;
+}
 export const MAX_DATA_ENTRIES = 50;
 
 /** iOS 15+ interruption levels (aps.interruption-level, docs/protocols.md 1.3). */
@@ -147,7 +179,7 @@ export const notificationContentFields = {
         .map((key) => ({
           field: `data.${key}`,
           message:
-            'is a reserved key (from, message_type, collapse_key, notification, clarion, clarionReceipt, or starting with google or gcm)',
+            'is a reserved key (from, message_type, collapse_key, notification, clarion, clarionReceipt, clarionActions, or starting with google or gcm)',
         })),
   }),
   imageUrl: text(
@@ -287,6 +319,47 @@ export const notificationContentFields = {
         .map(([tag]) => ({ field: `localizations.${tag}`, message: 'needs a title, a body or both' })),
     ],
   }),
+  actions: field({
+    column: 'actions',
+    request: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({
+            pattern: ACTION_ID_PATTERN,
+            description: 'What a tap on the button reports (`actionId`): letters, digits, _ . - (at most 64).',
+            hint: 'must be 1 to 64 letters, digits, _ . or -',
+          }),
+          title: Type.String({ minLength: 1, maxLength: ACTION_TITLE_MAX_LENGTH, description: "The button's label." }),
+          url: Type.Optional(
+            Type.String({
+              format: 'uri',
+              maxLength: URL_MAX_LENGTH,
+              description:
+                'Absolute http(s) URL a tap opens. Without one a tap opens nothing: it reports the action (the notification.action webhook) for your server to act on.',
+              hint: 'must be an absolute http(s) URL',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        minItems: 1,
+        maxItems: MAX_ACTIONS,
+        description: `Action buttons, at most ${MAX_ACTIONS}: shown by browsers (Chrome shows the first 2), by Android apps and by iOS apps that register them (docs/engagement.md, "Action buttons"). A tap reports \`action\` with the button's id.`,
+        hint: `must be a list of 1 to ${MAX_ACTIONS} actions, each {id, title, url?}`,
+      },
+    ),
+    view: nullable(
+      Type.Array(Type.Object({ id: Type.String(), title: Type.String(), url: Type.Optional(Type.String()) })),
+    ),
+    toColumn: (value: NotificationAction[] | undefined): string | null =>
+      value === undefined
+        ? null
+        : JSON.stringify(value.map(({ id, title, url }) => ({ id, title, ...(url ? { url } : {}) }))),
+    fromColumn: (stored: string | null): NotificationAction[] | null =>
+      stored === null ? null : (JSON.parse(stored) as NotificationAction[]),
+    problems: actionProblems,
+  }),
   contentAvailable: flag(
     'content_available',
     'true: a silent push that wakes the app and shows nothing (iOS: a background push; Android: a data-only message), carrying `data` and `url`. It takes none of the fields that show something (title, body, subtitle, sound, badge, images, the alert options). Browsers show every push, so their subscribers are skipped as silent_not_supported.',
@@ -377,6 +450,7 @@ const SHOWN_FIELDS = [
   'targetContentId',
   'androidChannelId',
   'localizations',
+  'actions',
 ] as const satisfies readonly FieldName[];
 
 /** What is wrong with requested content that its schema allowed: a title or a body, URL schemes, reserved data keys. */

@@ -31,6 +31,10 @@ const everyField: Required<RequestedContent> = {
     de: { title: 'Bestellung versandt', body: 'Kommt Dienstag' },
     'fr-CA': { title: 'Commande expédiée' },
   },
+  actions: [
+    { id: 'track', title: 'Track', url: 'https://example.com/orders/42/track' },
+    { id: 'received', title: 'I have it' },
+  ],
   contentAvailable: false,
   ignoreFrequencyCap: true,
   ignoreQuietHours: true,
@@ -90,6 +94,25 @@ describe('the notification content model', () => {
       'localizations.DE: names the same language as de',
       'localizations.fr: needs a title, a body or both',
     ]);
+  });
+
+  it('names an action id used twice and an action url that is not http(s), by their place in the list', () => {
+    expect(
+      contentProblems({
+        title: 'Deploy v42?',
+        actions: [
+          { id: 'approve', title: 'Approve' },
+          { id: 'approve', title: 'Approve again' },
+          { id: 'logs', title: 'Logs', url: 'javascript:alert(1)' },
+        ],
+      }),
+    ).toEqual([
+      { field: 'actions.1.id', message: 'is the id of an earlier action: each needs its own' },
+      { field: 'actions.2.url', message: 'must be an absolute http(s) URL' },
+    ]);
+    expect(contentToColumns({ title: 'x', actions: [{ id: 'a', title: 'A' }] }).actions).toBe(
+      '[{"id":"a","title":"A"}]',
+    );
   });
 
   it('takes a silent push without a title or body, and refuses on it every field that would show something', () => {

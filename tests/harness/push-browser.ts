@@ -208,6 +208,8 @@ export interface ShownNotification {
   /** Whether showing it alerted again although it replaced one with the same tag. */
   renotify: boolean;
   data: { clarion: boolean; url: string | null; data: Record<string, string> };
+  /** Its action buttons, when it has any. */
+  actions?: Array<{ action: string; title: string }>;
 }
 
 /** The notifications the service worker at `scope` shows now (ServiceWorkerRegistration.getNotifications()). */
@@ -222,6 +224,9 @@ export async function shownNotifications(page: Page, scope: string): Promise<Sho
       icon: notification.icon,
       renotify: notification.renotify,
       data: notification.data,
+      ...(notification.actions.length > 0
+        ? { actions: notification.actions.map(({ action, title }: any) => ({ action, title })) }
+        : {}),
     }));
   }, scope);
 }
@@ -237,11 +242,17 @@ export interface ClickResult {
  * offers no way to click a notification from outside, and a synthetic event's waitUntil() is refused (untrusted), so
  * the handler (self.ClarionServiceWorker.handleNotificationClick, what the worker's listener calls) gets the real
  * Notification in an event of the same shape, and `clients` is stubbed to record what it focuses or opens: the
- * windows listed are `openWindows`.
+ * windows listed are `openWindows`. `action`: the id of the action button clicked; '' (the event's own default) for
+ * the notification itself.
  */
-export async function clickNotification(worker: Worker, tag: string, openWindows: string[]): Promise<ClickResult> {
+export async function clickNotification(
+  worker: Worker,
+  tag: string,
+  openWindows: string[],
+  action = '',
+): Promise<ClickResult> {
   return worker.evaluate(
-    async ({ tag: wanted, windows }) => {
+    async ({ tag: wanted, windows, action: clicked }) => {
       const scope = globalThis as any;
       const [notification] = await scope.registration.getNotifications({ tag: wanted });
       if (!notification) throw new Error(`no notification tagged ${wanted}`);
@@ -264,6 +275,7 @@ export async function clickNotification(worker: Worker, tag: string, openWindows
       try {
         scope.ClarionServiceWorker.handleNotificationClick({
           notification,
+          action: clicked,
           waitUntil: (promise: Promise<unknown>) => pending.push(promise),
         });
         await Promise.all(pending);
@@ -273,6 +285,6 @@ export async function clickNotification(worker: Worker, tag: string, openWindows
       }
       return result;
     },
-    { tag, windows: openWindows },
+    { tag, windows: openWindows, action },
   );
 }

@@ -1,6 +1,7 @@
 import { freePort } from '../harness/free-port.ts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/store/events-queries.ts';
 import { findSubscriber } from '../../src/store/subscribers-queries.ts';
 import { parseDeclarativePushMessage, type FakeSubscription } from '../../tools/fakes/index.ts';
 import { startDeliveryHarness, type DeliveryHarness } from '../delivery/engine/delivery-harness.ts';
@@ -209,6 +210,62 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     await eventually(async () =>
       expect((await findSubscriber(t.store.db, account.id, subscriberId))!.status).toBe('unsubscribed'),
     );
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a notification's action buttons; a click on one opens its own url, or nothing, and reports the action", async () => {
+    const subscription = fakeSubscription();
+    const { account, path, context, page, errors } = await openJoinPage({
+      beforeLoad: (ctx) => injectPushManager(ctx, subscription.json),
+    });
+    await page.getByRole('button', { name: 'Get notifications' }).click();
+    await seeText(page.getByRole('status'), 'Done: this browser will get notifications from this channel.');
+    const sent = await post(t.app, '/api/v1/notifications', account.secretKey, {
+      channelCode: 'news',
+      title: 'Deploy v42 to production?',
+      url: 'https://ci.example/deploys/42',
+      actions: [
+        { id: 'approve', title: 'Approve' },
+        { id: 'logs', title: 'Logs', url: 'https://ci.example/deploys/42/logs' },
+      ],
+    });
+    expect(sent.statusCode).toBe(201);
+    const notificationId = sent.body.data.id as string;
+    const clearText = await nextPushTo(subscription, 0);
+    const scope = `${base}${path}`;
+    const worker = await serviceWorkerAt(context, `${base}/sdk/clarion-sw.js`);
+    await deliverPush(page, scope, clearText, notificationId);
+    const [shown] = await shownNotifications(page, scope);
+    expect(shown!.actions).toEqual([
+      { action: 'approve', title: 'Approve' },
+      { action: 'logs', title: 'Logs' },
+    ]);
+    // "Logs" opens its own url, not the notification's.
+    expect(await clickNotification(worker, notificationId, [], 'logs')).toEqual({
+      closed: true,
+      focused: [],
+      opened: ['https://ci.example/deploys/42/logs'],
+    });
+    // "Approve" has none: nothing opens, the report is what acts on it (the notification.action webhook).
+    await deliverPush(page, scope, clearText, notificationId);
+    expect(await clickNotification(worker, notificationId, [], 'approve')).toEqual({
+      closed: true,
+      focused: [],
+      opened: [],
+    });
+    await eventually(async () =>
+      expect(
+        (
+          await t.app.inject({
+            url: `/api/v1/notifications/${notificationId}`,
+            headers: { authorization: `Bearer ${account.secretKey}` },
+          })
+        ).json().data.stats,
+      ).toMatchObject({ received: 1, opened: 0, actions: 1 }),
+    );
+    const tapped = (await listEvents(t.store.db, account.id)).filter((event) => event.type === 'notification.action');
+    expect(tapped.map((event) => (event.data as any).actionId)).toEqual(['logs']);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -3829,6 +3829,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                actions: {
+                                    id: string;
+                                    title: string;
+                                    url?: string;
+                                }[] | null;
                                 androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
@@ -4011,6 +4016,18 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Action buttons, at most 3: shown by browsers (Chrome shows the first 2), by Android apps and by iOS apps that register them (docs/engagement.md, "Action buttons"). A tap reports `action` with the button's id. */
+                        actions?: {
+                            /** @description What a tap on the button reports (`actionId`): letters, digits, _ . - (at most 64). */
+                            id: string;
+                            /** @description The button's label. */
+                            title: string;
+                            /**
+                             * Format: uri
+                             * @description Absolute http(s) URL a tap opens. Without one a tap opens nothing: it reports the action (the notification.action webhook) for your server to act on.
+                             */
+                            url?: string;
+                        }[];
                         /** @description Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode. */
                         androidChannelId?: string;
                         /** @description iOS app icon badge number. */
@@ -4105,6 +4122,11 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                actions: {
+                                    id: string;
+                                    title: string;
+                                    url?: string;
+                                }[] | null;
                                 androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
@@ -4332,6 +4354,11 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                actions: {
+                                    id: string;
+                                    title: string;
+                                    url?: string;
+                                }[] | null;
                                 androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
@@ -4527,6 +4554,11 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                actions: {
+                                    id: string;
+                                    title: string;
+                                    url?: string;
+                                }[] | null;
                                 androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */
@@ -4832,6 +4864,18 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Action buttons, at most 3: shown by browsers (Chrome shows the first 2), by Android apps and by iOS apps that register them (docs/engagement.md, "Action buttons"). A tap reports `action` with the button's id. */
+                        actions?: {
+                            /** @description What a tap on the button reports (`actionId`): letters, digits, _ . - (at most 64). */
+                            id: string;
+                            /** @description The button's label. */
+                            title: string;
+                            /**
+                             * Format: uri
+                             * @description Absolute http(s) URL a tap opens. Without one a tap opens nothing: it reports the action (the notification.action webhook) for your server to act on.
+                             */
+                            url?: string;
+                        }[];
                         /** @description Android 8+: the app's notification channel to show it in (android.notification.channel_id); a channel the app has not created shows it in its default one. Not Clarion's channel: that is channelCode. */
                         androidChannelId?: string;
                         /** @description iOS app icon badge number. */
@@ -4926,6 +4970,11 @@ export interface paths {
                         "application/json": {
                             /** Notification */
                             data: {
+                                actions: {
+                                    id: string;
+                                    title: string;
+                                    url?: string;
+                                }[] | null;
                                 androidChannelId: string | null;
                                 audience: ({
                                     /** @description How many ids the send named. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ACTIONS_FIELD } from '../../domain/notification-content.ts';
 import type { PushContent } from '../push-content.ts';
 
 /**
@@ -57,12 +58,13 @@ export function buildApnsPayload(content: PushContent, options: ApnsPayloadOptio
   if (content.relevanceScore !== null) aps['relevance-score'] = content.relevanceScore;
   if (content.targetContentId !== null) aps['target-content-id'] = content.targetContentId;
   // The image is downloaded and attached on the device by the app's Notification Service Extension, which iOS only
-  // runs when mutable-content is 1; the same extension reports a receipt's `received`.
-  if (content.imageUrl !== null || options.withReceipt) aps['mutable-content'] = 1;
+  // runs when mutable-content is 1; the same extension reports a receipt's `received` and gives the notification its
+  // action buttons (docs/engagement.md).
+  if (content.imageUrl !== null || options.withReceipt || content.actions !== null) aps['mutable-content'] = 1;
   return withCustomKeys(content, aps);
 }
 
-/** The custom keys beside `aps`: the caller's data, then the url and image url. */
+/** The custom keys beside `aps`: the caller's data, then the url, the image url and the action buttons. */
 function withCustomKeys(content: PushContent, aps: Record<string, unknown>): ApnsPayload {
   const payload: Record<string, unknown> = {};
   // Caller data first, so the first-class fields below win a name clash; `aps` is Apple's and is never taken from
@@ -72,6 +74,7 @@ function withCustomKeys(content: PushContent, aps: Record<string, unknown>): Apn
   }
   if (content.url !== null) payload[APNS_URL_KEY] = content.url;
   if (content.imageUrl !== null) payload[APNS_IMAGE_URL_KEY] = content.imageUrl;
+  if (content.actions !== null) payload[ACTIONS_FIELD] = content.actions;
   payload.aps = aps;
   return payload as ApnsPayload;
 }

@@ -1,5 +1,5 @@
 import type { PushContent } from '../push-content.ts';
-import { isReservedFcmDataKey } from '../../domain/notification-content.ts';
+import { ACTIONS_FIELD, isReservedFcmDataKey } from '../../domain/notification-content.ts';
 import { RECEIPT_FIELD } from '../../domain/receipt.ts';
 
 /**
@@ -54,6 +54,10 @@ export function buildFcmMessage(
   }
   // The first-class url wins over a data entry of the same name, as in the APNs payload.
   if (content.url !== null) data[FCM_URL_KEY] = content.url;
+  // FCM's Android notification has no buttons (AndroidNotification,
+  // https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages#androidnotification): the app adds them
+  // from this JSON when it shows the notification itself (docs/engagement.md, "Action buttons").
+  if (content.actions !== null) data[ACTIONS_FIELD] = JSON.stringify(content.actions);
   if (Object.keys(data).length > 0) message.data = data;
   const android = {
     priority: content.priority === 'high' ? 'HIGH' : 'NORMAL',

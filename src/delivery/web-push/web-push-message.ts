@@ -36,11 +36,17 @@ export interface DeclarativeNotification {
   /** The notification's iconUrl: the small icon beside the text. */
   icon?: string;
   /**
+   * The action buttons (https://notifications.spec.whatwg.org/#dictdef-notificationaction): `action` is the id a click
+   * reports; `navigate`, which the declarative format requires of each, is the button's url, else the notification's.
+   */
+  actions?: Array<{ action: string; title: string; navigate: string }>;
+  /**
    * `notification.data` of the shown notification: `clarion` marks it as Clarion's, `data` is the caller's data as
    * sent, and `url: null` says the notification has no url of its own, so the service worker opens its own scope (a
-   * join page: the page itself) rather than `navigate`.
+   * join page: the page itself) rather than `navigate`. `actionUrls`: the buttons that have a url of their own, by id;
+   * clarion-sw.js opens nothing on a click of another (it reports the action, for the caller's server to act on).
    */
-  data: { clarion: true; url?: null; data?: Record<string, string> };
+  data: { clarion: true; url?: null; data?: Record<string, string>; actionUrls?: Record<string, string> };
 }
 
 export const DECLARATIVE_WEB_PUSH = 8030;
@@ -50,20 +56,30 @@ export const DECLARATIVE_WEB_PUSH = 8030;
  * within the 3,993 bytes of clear text a 4,096-byte encrypted body leaves.
  */
 export function buildWebPushMessage(content: PushContent, fallbackUrl: string): WebPushMessage {
+  const navigate = content.url ?? fallbackUrl;
+  const actionUrls = Object.fromEntries(
+    (content.actions ?? []).flatMap(({ id, url }) => (url === undefined ? [] : [[id, url]])),
+  );
   return {
     web_push: DECLARATIVE_WEB_PUSH,
     notification: {
       title: content.title ?? '',
       ...(content.body !== null ? { body: content.body } : {}),
       ...(content.lang !== undefined ? { lang: content.lang } : {}),
-      navigate: content.url ?? fallbackUrl,
+      navigate,
       tag: content.notificationId,
       ...(content.imageUrl !== null ? { image: content.imageUrl } : {}),
       ...(content.iconUrl !== null ? { icon: content.iconUrl } : {}),
+      ...(content.actions !== null
+        ? {
+            actions: content.actions.map(({ id, title, url }) => ({ action: id, title, navigate: url ?? navigate })),
+          }
+        : {}),
       data: {
         clarion: true,
         ...(content.url === null ? { url: null } : {}),
         ...(content.data !== null ? { data: content.data } : {}),
+        ...(Object.keys(actionUrls).length > 0 ? { actionUrls } : {}),
       },
     },
     ...(content.badge !== null ? { app_badge: content.badge } : {}),

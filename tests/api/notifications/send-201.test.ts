@@ -130,6 +130,31 @@ describe('POST /api/v1/notifications → 201', () => {
     });
   });
 
+  it('keeps action buttons and shows them back; a notification without them shows null', async () => {
+    const account = await t.newAccount({ channels: ['deploys'] });
+    const actions = [
+      { id: 'approve', title: 'Approve' },
+      { id: 'logs', title: 'Logs', url: 'https://ci.example/deploys/42' },
+    ];
+    const data = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, {
+        channelCode: 'deploys',
+        title: 'Deploy v42?',
+        actions,
+      }),
+      201,
+    );
+    expect(data.actions).toEqual(actions);
+    expect(expectSuccess(await get(t.app, `/api/v1/notifications/${data.id}`, account.secretKey), 200).actions).toEqual(
+      actions,
+    );
+    const plain = expectSuccess(
+      await post(t.app, '/api/v1/notifications', account.secretKey, { channelCode: 'deploys', title: 'Plain' }),
+      201,
+    );
+    expect(plain.actions).toBeNull();
+  });
+
   it.each([
     ['a title only', { title: 'Only a title' }, { title: 'Only a title', body: null, priority: 'high' }],
     ['a body only', { body: 'Only a body' }, { title: null, body: 'Only a body', priority: 'high' }],

@@ -80,6 +80,58 @@ describe('POST /api/v1/notifications → 400 validation_failed', () => {
       ['localizations'],
     ],
     [
+      'four action buttons',
+      () => ({
+        channelCode: 'news',
+        title: 'Hi',
+        actions: ['a', 'b', 'c', 'd'].map((id) => ({ id, title: id.toUpperCase() })),
+      }),
+      ['actions'],
+    ],
+    ['an empty list of actions', () => ({ channelCode: 'news', title: 'Hi', actions: [] }), ['actions']],
+    [
+      'an action id with a space',
+      () => ({ channelCode: 'news', title: 'Hi', actions: [{ id: 'say yes', title: 'Yes' }] }),
+      ['actions.0.id'],
+    ],
+    [
+      'an action without a title',
+      () => ({ channelCode: 'news', title: 'Hi', actions: [{ id: 'yes' }] }),
+      ['actions.0.title'],
+    ],
+    [
+      'two actions with one id',
+      () => ({
+        channelCode: 'news',
+        title: 'Hi',
+        actions: [
+          { id: 'yes', title: 'Yes' },
+          { id: 'yes', title: 'Sure' },
+        ],
+      }),
+      ['actions.1.id'],
+    ],
+    [
+      'an action url that is not http(s)',
+      () => ({ channelCode: 'news', title: 'Hi', actions: [{ id: 'open', title: 'Open', url: 'javascript:x()' }] }),
+      ['actions.0.url'],
+    ],
+    [
+      'an action with a field it does not take',
+      () => ({ channelCode: 'news', title: 'Hi', actions: [{ id: 'open', title: 'Open', icon: 'x' }] }),
+      ['actions.0.icon'],
+    ],
+    [
+      'a silent push with actions',
+      () => ({ channelCode: 'news', contentAvailable: true, actions: [{ id: 'open', title: 'Open' }] }),
+      ['actions'],
+    ],
+    [
+      'data with the key that carries the actions',
+      () => ({ channelCode: 'news', title: 'Hi', data: { clarionActions: '[]' } }),
+      ['data.clarionActions'],
+    ],
+    [
       'a throttlePerMinute of 0',
       () => ({ channelCode: 'news', title: 'Hi', throttlePerMinute: 0 }),
       ['throttlePerMinute'],

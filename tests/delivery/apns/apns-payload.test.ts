@@ -117,6 +117,24 @@ describe('buildApnsPayload', () => {
       },
     ],
     [
+      'action buttons: clarionActions beside aps, and mutable-content so the Notification Service Extension shows them',
+      {
+        actions: [
+          { id: 'approve', title: 'Approve' },
+          { id: 'logs', title: 'Logs', url: 'https://ci.example/42' },
+        ],
+        data: { clarionActions: 'from-data' },
+      },
+      {},
+      {
+        clarionActions: [
+          { id: 'approve', title: 'Approve' },
+          { id: 'logs', title: 'Logs', url: 'https://ci.example/42' },
+        ],
+        aps: { alert: { title: 'Gate change', body: 'Flight LH 454 now boards at B12' }, 'mutable-content': 1 },
+      },
+    ],
+    [
       'data url kept without a content url',
       { data: { url: 'from-data' } },
       {},

@@ -26,7 +26,12 @@ afterAll(async () => h?.close());
 
 const report = (body: unknown) => post(h.app, '/api/v1/receipts', null, body);
 
-async function sendToThreePlatforms(account: TestAccount, channelCode: string, n: number) {
+async function sendToThreePlatforms(
+  account: TestAccount,
+  channelCode: string,
+  n: number,
+  extra: Record<string, unknown> = {},
+) {
   const register = async (platform: string, token: unknown, externalId: string) => {
     const response = await post(h.app, '/api/v1/subscribers', account.publishableKey, {
       channelCode,
@@ -47,6 +52,7 @@ async function sendToThreePlatforms(account: TestAccount, channelCode: string, n
     channelCode,
     title: 'Your order shipped',
     data: { orderId: '42' },
+    ...extra,
   });
   expect(sent.statusCode).toBe(201);
   const notification = await finalNotification(h, account.secretKey, sent.body.data.id);
@@ -58,7 +64,7 @@ async function sendToThreePlatforms(account: TestAccount, channelCode: string, n
     web: (h.webPush.messages.find((message) => message.subscriptionId === browser.id)!.message as any)
       .clarionReceipt as string,
   };
-  return { id: notification.id as string, ids, receipts };
+  return { id: notification.id as string, ids, receipts, browser };
 }
 
 describe('receipts', () => {
@@ -123,6 +129,38 @@ describe('receipts', () => {
           actionId: 'track',
         },
       ],
+    ]);
+  });
+
+  it('carry action buttons to every platform, and a tap on one tells webhooks its id', async () => {
+    const account = await h.newAccount({ channels: ['deploys'] });
+    const actions = [
+      { id: 'approve', title: 'Approve' },
+      { id: 'logs', title: 'Logs', url: 'https://ci.example/deploys/42' },
+    ];
+    const { id, ids, receipts, browser } = await sendToThreePlatforms(account, 'deploys', 7104, { actions });
+    const apns = h.apns.requests.find((request) => request.token === iosToken(7104))!.payload as any;
+    expect(apns.clarionActions).toEqual(actions);
+    expect(apns.aps['mutable-content']).toBe(1);
+    const fcm = h.fcm.requests.find((request) => request.target?.value === androidToken(7104))!.message as any;
+    expect(JSON.parse(fcm.data.clarionActions)).toEqual(actions);
+    const web = h.webPush.messages.find((message) => message.subscriptionId === browser.id)!.message as any;
+    expect(web.notification.actions.map((action: any) => [action.action, action.title])).toEqual([
+      ['approve', 'Approve'],
+      ['logs', 'Logs'],
+    ]);
+
+    const taps = await report({
+      receipts: Object.values(receipts).map((receipt) => ({ receipt, event: 'action', actionId: 'approve' })),
+    });
+    expect(taps.body.data.results).toEqual(['counted', 'counted', 'counted']);
+    const stats = (await get(h.app, `/api/v1/notifications/${id}`, account.secretKey)).body.data.stats;
+    expect(stats).toMatchObject({ received: 3, opened: 0, actions: 3 });
+    const tapped = (await listEvents(h.store.db, account.id)).filter((event) => event.type === 'notification.action');
+    expect(tapped.map((event) => [(event.data as any).subscriberId, (event.data as any).actionId])).toEqual([
+      [ids.ios, 'approve'],
+      [ids.android, 'approve'],
+      [ids.web, 'approve'],
     ]);
   });
 

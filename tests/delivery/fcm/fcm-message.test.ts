@@ -69,6 +69,22 @@ describe('buildFcmMessage', () => {
       { data: { url: 'https://example.com/f', flight: 'LH454' } },
     ],
     [
+      'action buttons: their JSON in data, for the app to add to the notification it shows',
+      {
+        actions: [
+          { id: 'approve', title: 'Approve' },
+          { id: 'logs', title: 'Logs', url: 'https://ci.example/42' },
+        ],
+      },
+      {
+        notification: { title: 'Gate change' },
+        data: {
+          clarionActions:
+            '[{"id":"approve","title":"Approve"},{"id":"logs","title":"Logs","url":"https://ci.example/42"}]',
+        },
+      },
+    ],
+    [
       'reserved data keys dropped',
       { data: { from: 'x', google_x: 'y', gcm_z: 'z', message_type: 'm', ok: 'yes' } },
       { data: { ok: 'yes' } },

@@ -53,6 +53,31 @@ describe('the message: a declarative push message (W3C Push API; Safari 18.4+ sh
     expect(parseDeclarativePushMessage(message)).toMatchObject({ kind: 'declarative', message: { appBadge: 3 } });
   });
 
+  it("carries action buttons, each with the navigate URL the format requires: its own url, else the notification's", () => {
+    const message = buildWebPushMessage(
+      {
+        ...content,
+        title: 'Deploy v42?',
+        url: 'https://ci.example/deploys/42',
+        actions: [
+          { id: 'approve', title: 'Approve' },
+          { id: 'logs', title: 'Logs', url: 'https://ci.example/deploys/42/logs' },
+        ],
+      },
+      BASE_URL,
+    );
+    expect(message.notification.actions).toEqual([
+      { action: 'approve', title: 'Approve', navigate: 'https://ci.example/deploys/42' },
+      { action: 'logs', title: 'Logs', navigate: 'https://ci.example/deploys/42/logs' },
+    ]);
+    // The service worker opens only a button's own url: "approve" opens nothing, it reports.
+    expect(message.notification.data).toEqual({
+      clarion: true,
+      actionUrls: { logs: 'https://ci.example/deploys/42/logs' },
+    });
+    expect(parseDeclarativePushMessage(message)).toMatchObject({ kind: 'declarative' });
+  });
+
   it('always has the title and the page to open the format requires: "" and the instance\'s address when unset', () => {
     const bare: PushContent = { ...content, title: null };
     const message = buildWebPushMessage(bare, BASE_URL);
