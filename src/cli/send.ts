@@ -29,6 +29,7 @@ const CONTENT_FIELDS = {
   relevanceScore: 'relevanceScore',
   targetContentId: 'targetContentId',
   androidChannelId: 'androidChannelId',
+  action: 'actions',
 } as const;
 
 type SendOptions = ApiOptions & { channel: string; idempotencyKey?: string } & {
@@ -40,6 +41,25 @@ function collectData(pair: string, data: Record<string, string> = {}): Record<st
   const at = pair.indexOf('=');
   if (at < 1) throw new CliError(`--data takes key=value, not "${pair}"`, 'validation_failed');
   return { ...data, [pair.slice(0, at)]: pair.slice(at + 1) };
+}
+
+/**
+ * `--action ID=TITLE` or `--action ID=TITLE=URL`, repeatable, into the notification's action buttons. The url starts
+ * at the first "=http", so a title may hold "=" and a url its own query.
+ */
+function collectAction(
+  text: string,
+  actions: Array<{ id: string; title: string; url?: string }> = [],
+): Array<{ id: string; title: string; url?: string }> {
+  const at = text.indexOf('=');
+  if (at < 1) throw new CliError(`--action takes ID=TITLE or ID=TITLE=URL, not "${text}"`, 'validation_failed');
+  const rest = text.slice(at + 1);
+  const urlAt = rest.search(/=https?:\/\//);
+  const action =
+    urlAt < 0
+      ? { id: text.slice(0, at), title: rest }
+      : { id: text.slice(0, at), title: rest.slice(0, urlAt), url: rest.slice(urlAt + 1) };
+  return [...actions, action];
 }
 
 function parseJsonObject(flag: string): (text: string) => Record<string, unknown> {
@@ -103,6 +123,11 @@ export function addSend(program: Command): void {
       .option('--relevance-score <0-1>', 'iOS: where the notification summary puts it', parseScore)
       .option('--target-content-id <id>', 'iOS: the window or scene a tap brings forward')
       .option('--android-channel-id <id>', "Android: the app's notification channel to show it in")
+      .option(
+        '--action <id=title[=url]>',
+        'an action button (repeatable, up to 3): a tap reports its id, and opens its url if it has one',
+        collectAction,
+      )
       .option(
         '--idempotency-key <key>',
         'repeat the command with the same key and it sends once (default: a new key each run)',

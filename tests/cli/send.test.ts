@@ -121,7 +121,7 @@ describe('clarion send', () => {
     });
   });
 
-  it('sends silent pushes passing the frequency cap and quiet hours, localized text, and refuses malformed flags', async () => {
+  it('sends silent pushes passing the frequency cap and quiet hours, localized text, action buttons, and refuses malformed flags', async () => {
     const account = await live.newAccount(['news']);
     const env = envFor(account.secretKey);
     const silent = await runCliAsync(
@@ -158,6 +158,29 @@ describe('clarion send', () => {
     );
     expect(notJson.status).not.toBe(0);
     expect(notJson.stderr).toContain('--localizations takes a JSON object');
+    const withActions = await runCliAsync(
+      [
+        'send',
+        '--channel',
+        'news',
+        '--title',
+        'Deploy v42?',
+        '--action',
+        'approve=Approve',
+        '--action',
+        'logs=Logs = output=https://ci.example/42?tab=logs',
+        '--json',
+      ],
+      env,
+    );
+    expect(withActions.status, withActions.stderr).toBe(0);
+    expect(withActions.json.actions).toEqual([
+      { id: 'approve', title: 'Approve' },
+      { id: 'logs', title: 'Logs = output', url: 'https://ci.example/42?tab=logs' },
+    ]);
+    const noTitle = await runCliAsync(['send', '--channel', 'news', '--title', 'x', '--action', 'approve'], env);
+    expect(noTitle.status).not.toBe(0);
+    expect(noTitle.stderr).toContain('--action takes ID=TITLE or ID=TITLE=URL');
     const badScore = await runCliAsync(['send', '--channel', 'news', '--title', 'x', '--relevance-score', '2'], env);
     expect(badScore.status).not.toBe(0);
     expect(badScore.stderr).toContain('--relevance-score takes a number from 0 to 1');
