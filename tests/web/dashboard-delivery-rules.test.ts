@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
-  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace; compose sets the delivery and display options and other languages; an app’s throttle is set and removed', async () => {
+  it('sets a frequency cap and quiet hours, says them back, refuses what is wrong keeping them, and removes them; a throttled send shows its pace; compose sets the delivery and display options, other languages and action buttons; an app’s throttle is set and removed', async () => {
     const user = await signUp(t, { accountName: 'Deals Shop' });
     await createChannel(t.store.db, {
       accountId: user.accountId,
@@ -135,6 +135,36 @@ describe('delivery rules on the dashboard', { timeout: 90_000 }, () => {
         localizations: { fr: { title: 'Commande expédiée' }, de: { body: 'Kommt am Dienstag' } },
       });
       expect(localized.category).toBeNull();
+
+      // Action buttons: at most 3 rows; an id the API refuses is named beside them; the page lists what was sent.
+      await page.goto(`${base}/#/notifications/new?channel=deals`);
+      await page.getByLabel('Title (optional)', { exact: true }).fill('Deploy v42?');
+      await page.getByText('Action buttons', { exact: true }).click();
+      const addButton = page.getByRole('button', { name: 'Add a button' });
+      for (let i = 0; i < 3; i += 1) await addButton.click();
+      expect(await addButton.isHidden()).toBe(true);
+      await page.getByRole('group', { name: 'Button 3' }).getByRole('button', { name: 'Remove this button' }).click();
+      expect(await addButton.isVisible()).toBe(true);
+      const approve = page.getByRole('group', { name: 'Button 1' });
+      await approve.getByLabel('Button id').fill('say yes');
+      await approve.getByLabel('Button label').fill('Approve');
+      const logs = page.getByRole('group', { name: 'Button 2' });
+      await logs.getByLabel('Button id').fill('logs');
+      await logs.getByLabel('Button label').fill('Logs');
+      await logs.getByLabel('Button link (optional)').fill('https://ci.example/42');
+      await page.getByRole('button', { name: 'Send notification' }).click();
+      await seeText(page.locator('#compose-actions-error'), 'letters, digits');
+      expect(await page.locator('#compose-actions').getAttribute('aria-invalid')).toBe('true');
+      expect(await count()).toBe(3);
+      await approve.getByLabel('Button id').fill('approve');
+      await page.getByRole('button', { name: 'Send notification' }).click();
+      await page.waitForURL(/#\/notifications\/ntf_/);
+      await seeText(page.locator('.facts'), 'Approve (approve) reports only');
+      await seeText(page.locator('.facts'), 'Logs (logs) opens https://ci.example/42');
+      expect((await sessionCall(t, 'GET', '/api/v1/notifications?limit=1', user)).body.data[0].actions).toEqual([
+        { id: 'approve', title: 'Approve' },
+        { id: 'logs', title: 'Logs', url: 'https://ci.example/42' },
+      ]);
 
       // An app's default throttle, set and removed on the Apps page.
       const app = await sessionCall(t, 'POST', '/api/v1/apps', user, { body: { name: 'Shop app' } });

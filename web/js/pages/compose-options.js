@@ -181,6 +181,92 @@ export function languageOptions() {
   };
 }
 
+/** The most action buttons a send takes (MAX_ACTIONS, src/domain/notification-content.ts). */
+const MAX_ACTIONS = 3;
+
+/**
+ * Action buttons (docs/engagement.md, "Action buttons"): up to 3 rows of an id, a label and an optional address. A tap
+ * reports the id (the notification.action webhook) and opens the address, if any. The rows' fieldset is named
+ * `actions`, so the API's problems with them (`actions.1.id`) show beside it.
+ */
+export function actionOptions() {
+  const rows = h('div', { class: 'action-rows' });
+  const error = h('p', { id: 'compose-actions-error', class: 'field-error', hidden: true });
+  const renumber = () => {
+    [...rows.children].forEach((each, index) => {
+      each.querySelector('legend').textContent = `Button ${index + 1}`;
+    });
+    add.hidden = rows.children.length >= MAX_ACTIONS;
+  };
+  const addRow = () => {
+    const row = h(
+      'fieldset',
+      { class: 'action-row' },
+      h('legend', {}, ''),
+      field({
+        label: 'Button id',
+        hint: 'What a tap reports: letters, digits, _ . or -, like approve.',
+        input: { name: 'actionId', required: true, maxlength: '64', autocomplete: 'off' },
+      }),
+      field({ label: 'Button label', input: { name: 'actionTitle', required: true, maxlength: '64' } }),
+      field({
+        label: 'Button link',
+        hint: 'Opened by a tap: an absolute http(s) address. Without one a tap only reports.',
+        input: { name: 'actionUrl', type: 'url', placeholder: 'https://example.com/orders/42' },
+      }),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            row.remove();
+            renumber();
+            add.focus();
+          },
+        },
+        'Remove this button',
+      ),
+    );
+    rows.append(row);
+    renumber();
+    row.querySelector('input').focus();
+  };
+  const add = h('button', { type: 'button', onclick: addRow }, 'Add a button');
+  return {
+    element: h(
+      'details',
+      { class: 'options' },
+      h('summary', {}, 'Action buttons'),
+      h(
+        'fieldset',
+        { name: 'actions', id: 'compose-actions', 'aria-describedby': 'compose-actions-hint compose-actions-error' },
+        h('legend', {}, 'Buttons on the notification'),
+        h(
+          'p',
+          { id: 'compose-actions-hint', class: 'hint' },
+          `Up to ${MAX_ACTIONS}. Browsers show them (Chrome the first 2); iOS and Android apps show them with the code in the engagement guide. A tap counts as an action and calls your notification.action webhook.`,
+        ),
+        error,
+        rows,
+        add,
+      ),
+    ),
+    read(data) {
+      const ids = data.getAll('actionId').map(String);
+      const titles = data.getAll('actionTitle').map(String);
+      const urls = data.getAll('actionUrl').map(String);
+      if (ids.length === 0) return {};
+      return {
+        actions: ids.map((id, index) => ({
+          id: id.trim(),
+          title: titles[index].trim(),
+          ...(urls[index].trim() ? { url: urls[index].trim() } : {}),
+        })),
+      };
+    },
+  };
+}
+
 /** A box whose description is its description, not part of its name: "Silent push", not "Silent push no title…". */
 function check(name, label, description) {
   const id = `compose-${name}`;

@@ -5,7 +5,7 @@ import { field, onSubmit, radioGroup } from '../forms.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
 import { allChannels } from './channels.js';
-import { deliveryOptions, displayOptions, languageOptions } from './compose-options.js';
+import { actionOptions, deliveryOptions, displayOptions, languageOptions } from './compose-options.js';
 
 /** Compose and send (or schedule) a notification with POST /api/v1/notifications, as a backend would. */
 export async function composePage({ container, query, navigate }) {
@@ -50,6 +50,7 @@ export async function composePage({ container, query, navigate }) {
   const delivery = deliveryOptions();
   const display = displayOptions();
   const languages = languageOptions();
+  const buttons = actionOptions();
   const scheduled = h('input', { type: 'checkbox', id: 'schedule', name: 'schedule' });
   scheduled.addEventListener('change', () => {
     scheduleBox.hidden = !scheduled.checked;
@@ -84,6 +85,7 @@ export async function composePage({ container, query, navigate }) {
     delivery.element,
     display.element,
     languages.element,
+    buttons.element,
     h('div', { class: 'choice' }, scheduled, h('label', { for: 'schedule' }, 'Schedule for later')),
     scheduleBox,
     h(
@@ -98,7 +100,14 @@ export async function composePage({ container, query, navigate }) {
     const body = { channelCode: values.channelCode };
     for (const name of ['title', 'body', 'url'])
       if (String(values[name] ?? '').trim()) body[name] = String(values[name]).trim();
-    Object.assign(body, audience.read(values), delivery.read(data), display.read(data), languages.read(data));
+    Object.assign(
+      body,
+      audience.read(values),
+      delivery.read(data),
+      display.read(data),
+      languages.read(data),
+      buttons.read(data),
+    );
     if (scheduled.checked && values.sendAt) {
       // datetime-local is the reader's wall-clock time; toISOString() turns it into the UTC instant the API wants.
       body.sendAt = new Date(String(values.sendAt)).toISOString();

@@ -85,6 +85,29 @@ function details(notification, context) {
         : null,
       h('dt', {}, 'Link'),
       h('dd', {}, notification.url ?? '—'),
+      notification.actions
+        ? [
+            h('dt', {}, 'Buttons'),
+            h(
+              'dd',
+              {},
+              h(
+                'ul',
+                {},
+                notification.actions.map((action) =>
+                  h(
+                    'li',
+                    {},
+                    action.title,
+                    ' (',
+                    h('code', {}, action.id),
+                    action.url ? [') opens ', action.url] : ') reports only',
+                  ),
+                ),
+              ),
+            ),
+          ]
+        : null,
       h('dt', {}, 'Created'),
       h('dd', {}, formatTime(notification.createdAt)),
       notification.sendAt ? [h('dt', {}, 'Scheduled for'), h('dd', {}, formatTime(notification.sendAt))] : null,
