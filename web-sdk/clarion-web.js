@@ -151,7 +151,20 @@ export function subscriberId({ baseUrl, channelCode }) {
   return storage()?.getItem(storageKey(baseUrl, channelCode)) ?? null;
 }
 
-export const Clarion = { subscribe, unsubscribe, isSupported, subscriberId, ClarionError };
+/**
+ * Reports what became of a push (docs/engagement.md): `receipt` is the push's `clarionReceipt`, `event` one of
+ * received, opened, dismissed or action (with `actionId`). For a page or a service worker of your own that shows
+ * Clarion's pushes itself (a module can import this one); /sdk/clarion-sw.js reports its own. No key: the receipt is
+ * the proof. Resolves with the result ('counted', 'duplicate', …: docs/engagement.md); rejects with a ClarionError
+ * (invalid_receipt for a receipt Clarion did not make).
+ */
+export async function sendReceipt({ baseUrl, receipt, event, actionId } = {}) {
+  requireOptions({ baseUrl, receipt, event });
+  const body = { receipt, event, ...(actionId === undefined ? {} : { actionId }) };
+  return (await callApi(baseUrl, 'POST', '/api/v1/receipts', null, body)).result;
+}
+
+export const Clarion = { subscribe, unsubscribe, isSupported, subscriberId, sendReceipt, ClarionError };
 export default Clarion;
 
 function requireOptions(options) {
@@ -236,7 +249,10 @@ async function pushSubscription(registration, publicKey, stillDelivered) {
   }
 }
 
-/** One API call in the envelope of docs/api.md; resolves with `data`, rejects with a ClarionError of the API's code. */
+/**
+ * One API call in the envelope of docs/api.md; resolves with `data`, rejects with a ClarionError of the API's code.
+ * `publishableKey` null: a call that takes no key (receipts).
+ */
 async function callApi(baseUrl, method, path, publishableKey, body) {
   let response;
   try {
@@ -245,7 +261,7 @@ async function callApi(baseUrl, method, path, publishableKey, body) {
       // No cookies: the key is the credential, and Clarion's CORS answer allows no credentialed requests.
       credentials: 'omit',
       headers: {
-        authorization: `Bearer ${publishableKey}`,
+        ...(publishableKey === null ? {} : { authorization: `Bearer ${publishableKey}` }),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),

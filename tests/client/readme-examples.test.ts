@@ -30,14 +30,31 @@ afterAll(async () => {
   await live?.close();
 });
 
-async function runExample(file: string, apiKey: string) {
+async function runExample(file: string, apiKey: string, env: Record<string, string> = {}) {
   // From the repository root, where tsconfig.json maps '@clarion/client' to the package's source for tsx.
   return run(process.execPath, ['--import', 'tsx', join(EXAMPLES, file)], {
     cwd: ROOT,
-    env: { ...process.env, CLARION_URL: live.baseUrl, CLARION_API_KEY: apiKey },
+    env: { ...process.env, CLARION_URL: live.baseUrl, CLARION_API_KEY: apiKey, ...env },
     timeout: 60_000,
   });
 }
+
+/**
+ * What an example needs beyond the URL and key. receipts.ts relays the receipt of a push the account's Android
+ * subscriber got: a notification is sent and its receipt read from what the fake FCM received.
+ */
+const extraEnv: Record<string, (account: { secretKey: string; token: string }) => Promise<Record<string, string>>> = {
+  'receipts.ts': async ({ secretKey, token }) => {
+    const response = await fetch(`${live.baseUrl}/api/v1/notifications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channelCode: 'news', title: 'Opened?' }),
+    });
+    expect(response.status).toBe(201);
+    const push = await live.fakes.fcm.waitForRequest((request) => request.target?.value === token, 20_000);
+    return { CLARION_RECEIPT: (push.message as { data: { clarionReceipt: string } }).data.clarionReceipt };
+  },
+};
 
 /** What each example must visibly do. */
 const expectations: Record<string, (output: { stdout: string; token: string }) => Promise<void>> = {
@@ -58,6 +75,9 @@ const expectations: Record<string, (output: { stdout: string; token: string }) =
   'any-endpoint.ts': async ({ stdout }) => {
     expect(stdout.trim()).toMatch(/^channels: news; used \d+ of \d+$/);
   },
+  'receipts.ts': async ({ stdout }) => {
+    expect(stdout.trim()).toBe('counted');
+  },
   'retries-and-idempotency.ts': async ({ stdout }) => {
     expect(stdout.trim()).toBe('one notification: true');
   },
@@ -72,7 +92,9 @@ describe('packages/client/README.md', () => {
 
   it.each(exampleFiles)('%s runs against a live server', async (file) => {
     const account = await live.newAccount(['news']);
-    const { stdout } = await runExample(file, account.secretKey);
-    await expectations[file]!({ stdout, token: account.androidTokens.news! });
+    const token = account.androidTokens.news!;
+    const env = (await extraEnv[file]?.({ secretKey: account.secretKey, token })) ?? {};
+    const { stdout } = await runExample(file, account.secretKey, env);
+    await expectations[file]!({ stdout, token });
   });
 });

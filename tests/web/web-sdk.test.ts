@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubscriber } from '../../src/store/subscribers-queries.ts';
+import { forgedReceipt, receiptRows, sentReceipt } from '../api/receipts/receipts-fixture.ts';
 import { startFakeWebPush, type FakeWebPush } from '../../tools/fakes/index.ts';
 import { launchChromium, requireChromium } from '../harness/browser.ts';
 import {
@@ -176,6 +177,32 @@ describe('the browser SDK on a customer’s site, in Chromium', { timeout: 90_00
       locale: null,
       status: 'active',
     });
+    await context.close();
+  });
+
+  it('reports a receipt across origins with no key: counted once, a forged one refused as invalid_receipt', async () => {
+    const { receipt, notificationId } = await sentReceipt(t);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${siteOrigin}/?${new URLSearchParams({ key: 'unused', channel: 'news' })}`);
+    // A string, not a function: vitest would rewrite a function's import() into its own loader.
+    const report = (body: { receipt: string; event: string; actionId?: string }): Promise<string> =>
+      page.evaluate(`(async () => {
+        const { Clarion } = await import('${clarion}/sdk/clarion-web.js');
+        try {
+          return await Clarion.sendReceipt({ baseUrl: '${clarion}', ...${JSON.stringify(body)} });
+        } catch (error) {
+          return error.name + ' ' + error.code;
+        }
+      })()`);
+    expect(await report({ receipt, event: 'action', actionId: 'approve' })).toBe('counted');
+    expect(await report({ receipt, event: 'action', actionId: 'approve' })).toBe('duplicate');
+    expect(await report({ receipt: forgedReceipt(receipt), event: 'opened' })).toBe('ClarionError invalid_receipt');
+    // The action, and the `received` it implies.
+    expect(await receiptRows(t, notificationId)).toMatchObject([
+      { event: 'action', action_id: 'approve' },
+      { event: 'received' },
+    ]);
     await context.close();
   });
 

@@ -23,6 +23,11 @@ export type UpdateLiveActivityRequest = JsonBody<paths['/api/v1/live-activities/
 export type EndLiveActivityRequest = JsonBody<paths['/api/v1/live-activities/{id}/end']['post']>;
 /** A Live Activity as the API shows it. */
 export type LiveActivity = SuccessData<paths['/api/v1/live-activities']['post'], 201>;
+/** One report of POST /api/v1/receipts: a push's `clarionReceipt`, the event, and for `action` the button's id. */
+export type ReceiptReport = NonNullable<JsonBody<paths['/api/v1/receipts']['post']>['receipts']>[number];
+type ReceiptAnswer = SuccessData<paths['/api/v1/receipts']['post'], 202>;
+/** What became of a report: `counted`, or why it did not count (`duplicate`, `ignored`, `expired`). */
+export type ReceiptResult = NonNullable<ReceiptAnswer['result']>;
 
 export interface ClarionClientOptions {
   /** Where Clarion answers, e.g. https://push.example.com (the `/api/v1/…` paths are appended). */
@@ -59,6 +64,13 @@ export interface ClarionClient {
   startLiveActivity(activity: StartLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
   updateLiveActivity(id: string, update: UpdateLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
   endLiveActivity(id: string, end?: EndLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
+  /**
+   * Reports what became of a push (POST /api/v1/receipts), for a server that relays its app's receipts; the receipt
+   * is the proof, so any key does. A receipt Clarion did not make throws ClarionApiError `invalid_receipt`.
+   */
+  sendReceipt(report: ReceiptReport, options?: CallOptions): Promise<ReceiptResult>;
+  /** Up to 100 reports at once (an app's queue): one result each, in order, `invalid` for a receipt Clarion did not make. */
+  sendReceipts(reports: ReceiptReport[], options?: CallOptions): Promise<Array<ReceiptResult | 'invalid'>>;
 }
 
 /**
@@ -111,5 +123,9 @@ export function createClarionClient(options: ClarionClientOptions): ClarionClien
       ),
     endLiveActivity: (id, end = {}, call) =>
       unwrap(api.POST('/api/v1/live-activities/{id}/end', { params: { path: { id } }, body: end, ...callInit(call) })),
+    sendReceipt: async (report, call) =>
+      (await unwrap(api.POST('/api/v1/receipts', { body: report, ...callInit(call) }))).result!,
+    sendReceipts: async (reports, call) =>
+      (await unwrap(api.POST('/api/v1/receipts', { body: { receipts: reports }, ...callInit(call) }))).results!,
   };
 }

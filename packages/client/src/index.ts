@@ -7,6 +7,8 @@ export type {
   EndLiveActivityRequest,
   LiveActivity,
   Notification,
+  ReceiptReport,
+  ReceiptResult,
   SendNotificationRequest,
   StartLiveActivityRequest,
   UpdateLiveActivityRequest,

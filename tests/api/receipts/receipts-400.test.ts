@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectValidation } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startTestApp, type TestApp } from '../../harness/test-app.ts';
-import { receiptRows, sentReceipt } from './receipts-fixture.ts';
+import { forgedReceipt, receiptRows, sentReceipt } from './receipts-fixture.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -37,8 +37,7 @@ describe('POST /api/v1/receipts → 400', () => {
 
   it('invalid_receipt for a receipt Clarion did not issue or one altered, counting nothing', async () => {
     const { receipt, notificationId } = await sentReceipt(t);
-    const swapped = receipt.at(-1) === 'A' ? 'B' : 'A';
-    for (const forged of ['not-a-receipt', `${receipt.slice(0, -1)}${swapped}`, `x${receipt.slice(1)}`]) {
+    for (const forged of ['not-a-receipt', forgedReceipt(receipt), `x${receipt.slice(1)}`]) {
       const error = expectError(
         await post(t.app, '/api/v1/receipts', null, { receipt: forged, event: 'opened' }),
         'invalid_receipt',

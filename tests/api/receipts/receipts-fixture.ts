@@ -21,6 +21,11 @@ export async function sentReceipt(t: TestApp): Promise<{ receipt: string; notifi
   };
 }
 
+/** `receipt` with its last character changed: the same shape, a MAC that does not match. */
+export function forgedReceipt(receipt: string): string {
+  return receipt.slice(0, -1) + (receipt.endsWith('A') ? 'B' : 'A');
+}
+
 /** The receipt rows of a notification: what a refused report must leave unchanged. */
 export async function receiptRows(t: TestApp, notificationId: string): Promise<unknown[]> {
   return t.store.db
