@@ -1,12 +1,13 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { ensureFakeTls } from './tools/fakes/fake-tls.ts';
+import { ensureFakeTls, extraCaCertsWith } from './tools/fakes/fake-tls.ts';
 
 const dialect = process.env.CLARION_TEST_DIALECT ?? 'sqlite';
 
 // The fake APNs/FCM servers serve a certificate from a local CA. Node reads NODE_EXTRA_CA_CERTS only at process
 // start, so it is set here, before the test workers (and any `clarion serve` they spawn) are forked: Clarion's
-// clients then trust the fakes exactly as they would be configured in a demo, with no test-only code path.
-process.env.NODE_EXTRA_CA_CERTS = ensureFakeTls().caCertPath;
+// clients then trust the fakes exactly as they would be configured in a demo, with no test-only code path. What the
+// variable trusted already stays trusted (extraCaCertsWith).
+process.env.NODE_EXTRA_CA_CERTS = extraCaCertsWith(ensureFakeTls(), process.env.NODE_EXTRA_CA_CERTS);
 
 /** Settings both projects share. globalSetup stays on the root: it runs once and both projects see what it provides. */
 const common = {

@@ -9,6 +9,7 @@ import {
   createApnsSigningKey,
   createFcmServiceAccount,
   ensureFakeTls,
+  extraCaCertsWith,
   startFakeApns,
   startFakeFcm,
   writeCredentialFile,
@@ -105,6 +106,21 @@ describe('fake TLS', () => {
     await expect(run(process.execPath, ['-e', child], { env: untrusted })).rejects.toThrow(
       /self[- ]signed|unable to verify|UNABLE_TO_GET_ISSUER/i,
     );
+  });
+
+  it('adds its CA to what NODE_EXTRA_CA_CERTS trusted already, in one bundle, rather than replacing it', () => {
+    const tls = ensureFakeTls(join(scratch, 'bundle'));
+    const machineCa = ensureFakeTls(join(scratch, 'machine-ca')).caPem;
+    const current = join(scratch, 'machine-bundle.pem');
+    writeFileSync(current, machineCa);
+    const bundlePath = extraCaCertsWith(tls, current);
+    expect(bundlePath).not.toBe(tls.caCertPath);
+    expect(readFileSync(bundlePath, 'utf8')).toBe(`${machineCa.trimEnd()}\n${tls.caPem}`);
+    expect(extraCaCertsWith(tls, current)).toBe(bundlePath);
+    // Nothing trusted before, the fakes' CA itself, or a file that is gone: the CA alone.
+    expect(extraCaCertsWith(tls, undefined)).toBe(tls.caCertPath);
+    expect(extraCaCertsWith(tls, tls.caCertPath)).toBe(tls.caCertPath);
+    expect(extraCaCertsWith(tls, join(scratch, 'missing.pem'))).toBe(tls.caCertPath);
   });
 
   it('writes a service account JSON shaped like Google’s', () => {

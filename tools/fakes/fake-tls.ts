@@ -83,6 +83,24 @@ export function ensureFakeTls(dir: string = defaultFakeTlsDir()): FakeTls {
   return { caCertPath: join(target, CA_FILE), ...created };
 }
 
+/**
+ * The value for NODE_EXTRA_CA_CERTS that trusts the fakes' CA as well as what `current` (the variable as the
+ * process got it) already trusts. The variable names one file, and a machine may need it for its own CAs (a TLS
+ * proxy in front of the npm registry, for the child processes some tests run npm in), so replacing it would take
+ * that trust away: both go into one bundle beside the CA.
+ */
+export function extraCaCertsWith(tls: FakeTls, current: string | undefined): string {
+  if (!current || resolve(current) === tls.caCertPath || !existsSync(current)) return tls.caCertPath;
+  const bundle = `${readFileSync(current, 'utf8').trimEnd()}\n${tls.caPem}`;
+  const path = join(dirname(tls.caCertPath), 'extra-ca-bundle.pem');
+  if (existsSync(path) && readFileSync(path, 'utf8') === bundle) return path;
+  // Written aside and renamed into place, so a process reading it never sees half a bundle.
+  const staging = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  writeFileSync(staging, bundle);
+  renameSync(staging, path);
+  return path;
+}
+
 /** The files in `dir` if they form a usable set: leaf signed by the CA, key matching, hosts covered, not expiring. */
 function readValid(dir: string): FakeTls | null {
   try {

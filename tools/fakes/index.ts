@@ -2,7 +2,7 @@
  * Fake APNs, FCM and Web Push servers that speak the real protocols (HTTP/2, TLS, JWT/OAuth, the real error bodies), for
  * testing Clarion's delivery clients on loopback. See docs in each module and docs/protocols.md §6.
  */
-export { ensureFakeTls, defaultFakeTlsDir, type FakeTls } from './fake-tls.ts';
+export { ensureFakeTls, defaultFakeTlsDir, extraCaCertsWith, type FakeTls } from './fake-tls.ts';
 export {
   createApnsSigningKey,
   createFcmServiceAccount,
