@@ -12,6 +12,7 @@ import { listAppsEndpoint } from './endpoints/apps/list-apps.ts';
 import { testAppCredentialsEndpoint } from './endpoints/apps/test-app-credentials.ts';
 import { updateAppEndpoint } from './endpoints/apps/update-app.ts';
 import { createChannelEndpoint } from './endpoints/channels/create-channel.ts';
+import { getChannelEngagementEndpoint } from './endpoints/channels/channel-engagement.ts';
 import { getChannelEndpoint } from './endpoints/channels/get-channel.ts';
 import { getJoinQrCodeEndpoint } from './endpoints/channels/get-join-qr-code.ts';
 import { listChannelsEndpoint } from './endpoints/channels/list-channels.ts';
@@ -136,6 +137,7 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/channels/:code', auth: 'secret', endpoint: getChannelEndpoint },
   { method: 'POST', url: '/api/v1/channels/:code/update', auth: 'secret', endpoint: updateChannelEndpoint },
   { method: 'GET', url: '/api/v1/channels/:code/join-qr-code', auth: 'secret', endpoint: getJoinQrCodeEndpoint },
+  { method: 'GET', url: '/api/v1/channels/:code/engagement', auth: 'secret', endpoint: getChannelEngagementEndpoint },
 
   { method: 'GET', url: '/api/v1/usage', auth: 'secret', endpoint: getUsageEndpoint },
   { method: 'GET', url: '/api/v1/usage/daily', auth: 'secret', endpoint: getDailyUsageEndpoint },

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe("a notification's page", { timeout: 90_000 }, () => {
-  it('follows the delivery live, says a partial failure and a send to no one, explains each failure, and shows the opens', async () => {
+  it("follows the delivery live, says a partial failure and a send to no one, explains each failure, and shows the opens on the notification's page and its channel's", async () => {
     const user = await signUp(h, { accountName: 'Feedback' });
     for (const code of ['alerts', 'empty'])
       expect((await sessionCall(h, 'POST', '/api/v1/channels', user, { body: { code } })).statusCode).toBe(201);
@@ -77,6 +77,13 @@ describe("a notification's page", { timeout: 90_000 }, () => {
       await seeText(byPlatform, '100 %');
       await page.goto(`${base}/#/notifications`);
       await seeText(page.getByRole('table'), '1 (100 %)');
+      // The channel's page: its last 30 days, today's opens among them.
+      await page.goto(`${base}/#/channels/alerts`);
+      const opens = page.getByRole('region', { name: 'Opens, last 30 days' });
+      await seeText(opens, '1 notification, 1 delivered, 1 opened (100 % open rate).');
+      await opens.getByText('By day', { exact: true }).click();
+      const today = new Date(h.clock.now()).toISOString().slice(0, 10);
+      await seeText(opens.getByRole('table', { name: 'Opens by day' }).getByRole('row').nth(1), `${today}111100 %`);
       await page.goto(`${base}/#/notifications/${sent.body.data.id}`);
 
       h.fcm.setLatency(0);

@@ -1516,6 +1516,18 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                /** @description The channel's notifications of the last 30 UTC days, today included, and what became of their pushes (docs/engagement.md). */
+                                engagement: {
+                                    /** @description Pushes the providers accepted. */
+                                    delivered: number;
+                                    /** @description Notifications sent to the channel (canceled ones left out). */
+                                    notifications: number;
+                                    /** @description Pushes opened. */
+                                    opened: number;
+                                    openRate: number | null;
+                                    /** @description Pushes the devices reported received (docs/engagement.md). */
+                                    received: number;
+                                };
                                 frequencyCap: {
                                     count: number;
                                     periodSeconds: number;
@@ -1636,6 +1648,18 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                /** @description The channel's notifications of the last 30 UTC days, today included, and what became of their pushes (docs/engagement.md). */
+                                engagement: {
+                                    /** @description Pushes the providers accepted. */
+                                    delivered: number;
+                                    /** @description Notifications sent to the channel (canceled ones left out). */
+                                    notifications: number;
+                                    /** @description Pushes opened. */
+                                    opened: number;
+                                    openRate: number | null;
+                                    /** @description Pushes the devices reported received (docs/engagement.md). */
+                                    received: number;
+                                };
                                 frequencyCap: {
                                     count: number;
                                     periodSeconds: number;
@@ -1741,7 +1765,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a channel with its subscriber counts per platform */
+        /** Get a channel with its subscriber counts per platform and the last 30 days' opens */
         get: {
             parameters: {
                 query?: never;
@@ -1772,6 +1796,18 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                /** @description The channel's notifications of the last 30 UTC days, today included, and what became of their pushes (docs/engagement.md). */
+                                engagement: {
+                                    /** @description Pushes the providers accepted. */
+                                    delivered: number;
+                                    /** @description Notifications sent to the channel (canceled ones left out). */
+                                    notifications: number;
+                                    /** @description Pushes opened. */
+                                    opened: number;
+                                    openRate: number | null;
+                                    /** @description Pushes the devices reported received (docs/engagement.md). */
+                                    received: number;
+                                };
                                 frequencyCap: {
                                     count: number;
                                     periodSeconds: number;
@@ -1792,6 +1828,125 @@ export interface paths {
                                     ios: number;
                                     total: number;
                                     web: number;
+                                };
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/{code}/engagement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A channel's notifications per day and what became of their pushes: delivered, received, opened */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description How many UTC days, today included (1–90, default 30). */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description Code of the channel. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** ChannelEngagement */
+                            data: {
+                                channelCode: string;
+                                /** @description Every day of the window, oldest first; a day without notifications has zeros. */
+                                days: {
+                                    /** @description The UTC day, YYYY-MM-DD. */
+                                    date: string;
+                                    /** @description Pushes the providers accepted. */
+                                    delivered: number;
+                                    /** @description Notifications sent to the channel (canceled ones left out). */
+                                    notifications: number;
+                                    /** @description Pushes opened. */
+                                    opened: number;
+                                    openRate: number | null;
+                                    /** @description Pushes the devices reported received (docs/engagement.md). */
+                                    received: number;
+                                }[];
+                                totals: {
+                                    /** @description Pushes the providers accepted. */
+                                    delivered: number;
+                                    /** @description Notifications sent to the channel (canceled ones left out). */
+                                    notifications: number;
+                                    /** @description Pushes opened. */
+                                    opened: number;
+                                    openRate: number | null;
+                                    /** @description Pushes the devices reported received (docs/engagement.md). */
+                                    received: number;
                                 };
                             };
                             /** @enum {boolean} */
@@ -2006,6 +2161,18 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 description: string | null;
+                                /** @description The channel's notifications of the last 30 UTC days, today included, and what became of their pushes (docs/engagement.md). */
+                                engagement: {
+                                    /** @description Pushes the providers accepted. */
+                                    delivered: number;
+                                    /** @description Notifications sent to the channel (canceled ones left out). */
+                                    notifications: number;
+                                    /** @description Pushes opened. */
+                                    opened: number;
+                                    openRate: number | null;
+                                    /** @description Pushes the devices reported received (docs/engagement.md). */
+                                    received: number;
+                                };
                                 frequencyCap: {
                                     count: number;
                                     periodSeconds: number;

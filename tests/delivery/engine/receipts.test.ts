@@ -103,6 +103,11 @@ describe('receipts', () => {
     });
     const listed = (await get(h.app, '/api/v1/notifications?limit=1', account.secretKey)).body.data[0];
     expect(listed.stats).toMatchObject({ opened: 1, received: 3 });
+    // The channel's day adds up its notifications' counts; so does the channel's 30-day summary.
+    const day = (await get(h.app, '/api/v1/channels/orders/engagement?days=1', account.secretKey)).body.data;
+    const totals = { notifications: 1, delivered: 3, received: 3, opened: 1, openRate: 1 / 3 };
+    expect(day.days).toEqual([{ date: expect.any(String), ...totals }]);
+    expect((await get(h.app, '/api/v1/channels/orders', account.secretKey)).body.data.engagement).toEqual(totals);
 
     const events = (await listEvents(h.store.db, account.id)).filter(
       (event) => event.type.startsWith('notification.') && event.type !== 'notification.delivered',

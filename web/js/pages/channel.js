@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { append, h, replace, table } from '../dom.js';
-import { formatNumber, formatTime } from '../format.js';
+import { formatNumber, formatPercent, formatTime, plural } from '../format.js';
 import { pageHeading } from '../layout.js';
 import { href } from '../router.js';
 import { copyButton } from '../copy-button.js';
@@ -36,7 +36,10 @@ export async function channelPage({ container, params }) {
   heading.textContent = channel.name === channel.code ? `Channel ${channel.code}` : `${channel.name} (${channel.code})`;
   document.title = `${heading.textContent} · Clarion`;
   const counts = channel.subscriberCount;
-  const apps = await accountApps();
+  const [apps, engagement] = await Promise.all([
+    accountApps(),
+    api.get(`/api/v1/channels/${encodeURIComponent(channel.code)}/engagement`),
+  ]);
   append(
     container,
     h('p', {}, h('a', { href: href('/channels') }, '← All channels')),
@@ -66,12 +69,64 @@ export async function channelPage({ container, params }) {
         'Send a test notification',
       ),
     ),
+    opensOverTime(engagement),
     missingCredentials(channel, apps),
     apps.length > 0 ? moveAppForm(channel, apps) : null,
     frequencyCapForm(channel),
     quietHoursForm(channel),
     joinPageSection(channel),
     joinInformation(channel.code),
+  );
+}
+
+/**
+ * The channel's last 30 days (GET /channels/{code}/engagement): the totals, a bar per day of the opens, and the same
+ * days as a table for reading and for screen readers (the bars are a picture of it, hidden from them).
+ */
+function opensOverTime(engagement) {
+  const { totals, days } = engagement;
+  const most = Math.max(1, ...days.map((day) => day.opened));
+  const bars = h(
+    'div',
+    { class: 'day-bars', 'aria-hidden': 'true' },
+    days.map((day) => {
+      const bar = h('span', { class: 'day-bar', title: `${day.date}: ${formatNumber(day.opened)} opened` });
+      // Set through the CSSOM: the dashboard's CSP allows no inline style attribute.
+      bar.style.height = `${(day.opened / most) * 100}%`;
+      return bar;
+    }),
+  );
+  return h(
+    'section',
+    { 'aria-labelledby': 'opens-heading' },
+    h('h2', { id: 'opens-heading' }, `Opens, last ${days.length} days`),
+    h(
+      'p',
+      {},
+      `${plural(totals.notifications, 'notification')}, ${formatNumber(totals.delivered)} delivered, ${formatNumber(totals.opened)} opened`,
+      totals.delivered > 0 ? ` (${formatPercent(totals.opened, totals.delivered)} open rate)` : '',
+      '.',
+    ),
+    bars,
+    h(
+      'details',
+      {},
+      h('summary', {}, 'By day'),
+      table(
+        'Opens by day',
+        ['Day (UTC)', 'Notifications', 'Delivered', 'Opened', 'Open rate'],
+        [...days]
+          .reverse()
+          .filter((day) => day.notifications > 0)
+          .map((day) => [
+            day.date,
+            formatNumber(day.notifications),
+            formatNumber(day.delivered),
+            formatNumber(day.opened),
+            day.delivered > 0 ? formatPercent(day.opened, day.delivered) : '—',
+          ]),
+      ),
+    ),
   );
 }
 

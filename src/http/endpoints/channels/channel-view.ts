@@ -5,6 +5,7 @@ import { quietHoursOf } from '../../../domain/quiet-hours.ts';
 import type { Channel, SubscriberCounts } from '../../../store/channels-queries.ts';
 import { Nullable, Timestamp } from '../../schemas.ts';
 import { joinPageUrl } from '../join/join-page-url.ts';
+import { ChannelEngagementSummary } from './channel-engagement.ts';
 
 const FrequencyCapView = Type.Object(
   { count: Type.Integer(), periodSeconds: Type.Integer() },
@@ -46,6 +47,7 @@ export const ChannelSchema = Type.Object(
         },
       ),
     ),
+    engagement: ChannelEngagementSummary,
     createdAt: Timestamp,
   },
   { title: 'Channel' },
@@ -57,10 +59,13 @@ export interface JoinPageBase {
   accountSlug: string;
 }
 
+const NO_ENGAGEMENT = { notifications: 0, delivered: 0, received: 0, opened: 0, openRate: null };
+
 export function channelView(
   channel: Channel,
   counts: SubscriberCounts | undefined,
   join: JoinPageBase,
+  engagement: Static<typeof ChannelEngagementSummary> = NO_ENGAGEMENT,
 ): Static<typeof ChannelSchema> {
   const { total, ios, android, web } = counts ?? { total: 0, ios: 0, android: 0, web: 0 };
   const joinPage = channel.join_key_id !== null;
@@ -75,6 +80,7 @@ export function channelView(
     appId: channel.app_id,
     frequencyCap: frequencyCapOf(channel),
     quietHours: quietHoursOf(channel),
+    engagement,
     createdAt: toIso(channel.created_at),
   };
 }

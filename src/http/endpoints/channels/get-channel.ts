@@ -6,13 +6,14 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { joinPageBase } from './channel-join-key.ts';
+import { channelEngagementSummaries } from './channel-engagement.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
 export function getChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: 'Get a channel with its subscriber counts per platform',
+        summary: "Get a channel with its subscriber counts per platform and the last 30 days' opens",
         tags: ['channels'],
         params: Type.Object({ code: ChannelCode }),
         response: { 200: Success(ChannelSchema), ...errorResponses(400, 401, 403, 404, 429) },
@@ -25,9 +26,15 @@ export function getChannelEndpoint(deps: AppDependencies): Endpoint {
       const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
+      const engagement = await channelEngagementSummaries(deps.store.db, [channel.id], deps.clock.now());
       return {
         success: true as const,
-        data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)),
+        data: channelView(
+          channel,
+          counts.get(channel.id),
+          await joinPageBase(deps, auth.accountId),
+          engagement.get(channel.id),
+        ),
       };
     },
   );

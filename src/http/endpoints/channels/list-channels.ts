@@ -5,6 +5,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { readPageQuery, splitPage } from '../../pagination.ts';
 import { errorResponses, PageQuery, SuccessList } from '../../schemas.ts';
 import { joinPageBase } from './channel-join-key.ts';
+import { channelEngagementSummaries } from './channel-engagement.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 
 export function listChannelsEndpoint(deps: AppDependencies): Endpoint {
@@ -31,10 +32,15 @@ export function listChannelsEndpoint(deps: AppDependencies): Endpoint {
         deps.store.db,
         page.map((channel) => channel.id),
       );
+      const engagement = await channelEngagementSummaries(
+        deps.store.db,
+        page.map((channel) => channel.id),
+        deps.clock.now(),
+      );
       const join = await joinPageBase(deps, auth.accountId);
       return {
         success: true as const,
-        data: page.map((channel) => channelView(channel, counts.get(channel.id), join)),
+        data: page.map((channel) => channelView(channel, counts.get(channel.id), join, engagement.get(channel.id))),
         nextCursor,
       };
     },

@@ -14,6 +14,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
 import { JoinPageSwitchRace, joinPageBase, switchJoinPage } from './channel-join-key.ts';
+import { channelEngagementSummaries } from './channel-engagement.ts';
 import { channelView, ChannelSchema } from './channel-view.ts';
 import {
   ChannelAppId,
@@ -88,9 +89,15 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
         error instanceof JoinPageSwitchRace ? change() : Promise.reject(error),
       );
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
+      const engagement = await channelEngagementSummaries(deps.store.db, [channel.id], deps.clock.now());
       return {
         success: true as const,
-        data: channelView(channel, counts.get(channel.id), await joinPageBase(deps, auth.accountId)),
+        data: channelView(
+          channel,
+          counts.get(channel.id),
+          await joinPageBase(deps, auth.accountId),
+          engagement.get(channel.id),
+        ),
       };
     },
   );
