@@ -159,7 +159,7 @@ function checkShape(
     if (item.event === 'action' && item.actionId === undefined)
       problems.push({
         field: `${prefix}actionId`,
-        message: 'is required with the action event: the id of the action tapped',
+        message: 'is required when event is action: the id of the button tapped',
       });
     if (item.event !== undefined && item.event !== 'action' && item.actionId !== undefined)
       problems.push({ field: `${prefix}actionId`, message: 'goes only with the action event' });
