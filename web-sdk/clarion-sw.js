@@ -64,7 +64,6 @@
         url: text(message.url) ?? null,
         data: message.data && typeof message.data === 'object' ? message.data : {},
         receipt: text(message.clarionReceipt) ?? null,
-        actionUrls: {},
       },
     };
     // Action buttons: a click on one opens its own url, if it has one (data.actionUrls), and reports its id.
@@ -72,8 +71,10 @@
       ? message.actions.filter((action) => action && text(action.action) && text(action.title))
       : [];
     if (actions.length > 0) options.actions = actions.map((action) => ({ action: action.action, title: action.title }));
-    if (message.actionUrls && typeof message.actionUrls === 'object')
-      for (const [id, url] of Object.entries(message.actionUrls)) if (text(url)) options.data.actionUrls[id] = url;
+    const actionUrls = Object.entries(
+      message.actionUrls && typeof message.actionUrls === 'object' ? message.actionUrls : {},
+    ).filter(([, url]) => text(url));
+    if (actionUrls.length > 0) options.data.actionUrls = Object.fromEntries(actionUrls);
     // Without renotify a notification that replaces one with the same tag does so silently: right for a silent Live
     // Activity update, and for a repeated delivery of the same notification. A Live Activity event that carries an
     // alert (data.alerting) alerts again; so does a payload that asks with renotify.
