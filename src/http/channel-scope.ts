@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findChannelByCode, listChannels } from '../store/channels-queries.ts';
+import { findChannelByCode, listChannels, type Channel } from '../store/channels-queries.ts';
 import type { Database } from '../store/schema.ts';
 import { ApiError } from './api-error.ts';
 import type { AuthContext } from './app-types.ts';
@@ -18,6 +18,14 @@ export function assertChannelInScope(auth: AuthContext, code: string): void {
   }
 }
 
+/** The account's channel `code`, asked by `auth`: 403 outside its scope (assertChannelInScope), 404 when unknown. */
+export async function channelInScope(db: Kysely<Database>, auth: AuthContext, code: string): Promise<Channel> {
+  assertChannelInScope(auth, code);
+  const channel = await findChannelByCode(db, auth.accountId, code);
+  if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+  return channel;
+}
+
 /**
  * The channels a list endpoint may show: the one named by its `channelCode` filter (403 outside the scope, 404 when
  * unknown), else every channel in the key's scope, else null for all of the account's channels.
@@ -28,10 +36,7 @@ export async function listableChannelIds(
   channelCode: string | undefined,
 ): Promise<string[] | null> {
   if (channelCode !== undefined) {
-    assertChannelInScope(auth, channelCode);
-    const channel = await findChannelByCode(db, auth.accountId, channelCode);
-    if (!channel) throw new ApiError('channel_not_found', { details: { channelCode } });
-    return [channel.id];
+    return [(await channelInScope(db, auth, channelCode)).id];
   }
   if (auth.channels === null) return null;
   const scoped = await listChannels(db, {

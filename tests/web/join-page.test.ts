@@ -60,6 +60,15 @@ async function nextPushTo(subscription: FakeSubscription, already: number): Prom
   return record.clearText!;
 }
 
+/** A notification's delivery and engagement counts (its `stats`), as the account reads them. */
+async function statsOf(account: TestAccount, notificationId: string): Promise<Record<string, unknown>> {
+  const response = await t.app.inject({
+    url: `/api/v1/notifications/${notificationId}`,
+    headers: { authorization: `Bearer ${account.secretKey}` },
+  });
+  return response.json().data.stats;
+}
+
 interface JoinPage {
   account: TestAccount;
   path: string;
@@ -192,14 +201,12 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
     });
     // The worker reported the push's receipt when it showed it and when it was clicked (docs/engagement.md).
     await eventually(async () =>
-      expect(
-        (
-          await t.app.inject({
-            url: `/api/v1/notifications/${notificationId}`,
-            headers: { authorization: `Bearer ${account.secretKey}` },
-          })
-        ).json().data.stats,
-      ).toMatchObject({ delivered: 1, received: 1, opened: 1, byPlatform: { web: { received: 1, opened: 1 } } }),
+      expect(await statsOf(account, notificationId)).toMatchObject({
+        delivered: 1,
+        received: 1,
+        opened: 1,
+        byPlatform: { web: { received: 1, opened: 1 } },
+      }),
     );
 
     // Reloaded, the page remembers; "Stop notifications" unsubscribes the subscriber.
@@ -255,14 +262,7 @@ describe('the join page in Chromium', { timeout: 90_000 }, () => {
       opened: [],
     });
     await eventually(async () =>
-      expect(
-        (
-          await t.app.inject({
-            url: `/api/v1/notifications/${notificationId}`,
-            headers: { authorization: `Bearer ${account.secretKey}` },
-          })
-        ).json().data.stats,
-      ).toMatchObject({ received: 1, opened: 0, actions: 1 }),
+      expect(await statsOf(account, notificationId)).toMatchObject({ received: 1, opened: 0, actions: 1 }),
     );
     const tapped = (await listEvents(t.store.db, account.id)).filter((event) => event.type === 'notification.action');
     expect(tapped.map((event) => (event.data as any).actionId)).toEqual(['logs']);

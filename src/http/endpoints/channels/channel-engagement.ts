@@ -1,11 +1,9 @@
 import Type, { type Static } from 'typebox';
 import { channelDailyEngagement, type DailyEngagement } from '../../../store/channel-engagement-queries.ts';
-import { findChannelByCode } from '../../../store/channels-queries.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../store/schema.ts';
-import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
-import { assertChannelInScope } from '../../channel-scope.ts';
+import { channelInScope } from '../../channel-scope.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
 
@@ -103,9 +101,7 @@ export function getChannelEngagementEndpoint(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const { code } = request.params;
-      assertChannelInScope(auth, code);
-      const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
-      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+      const channel = await channelInScope(deps.store.db, auth, code);
       const days = request.query.days ?? ENGAGEMENT_DAYS;
       const { from, to } = windowOf(deps.clock.now(), days);
       const rows = new Map(

@@ -1,9 +1,8 @@
 import Type from 'typebox';
-import { countActiveSubscribers, findChannelByCode } from '../../../store/channels-queries.ts';
-import { ApiError } from '../../api-error.ts';
+import { countActiveSubscribers } from '../../../store/channels-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { assertChannelInScope } from '../../channel-scope.ts';
+import { channelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
 import { joinPageBase } from './channel-join-key.ts';
 import { channelEngagementSummaries } from './channel-engagement.ts';
@@ -22,9 +21,7 @@ export function getChannelEndpoint(deps: AppDependencies): Endpoint {
     async (request) => {
       const auth = request.auth!;
       const { code } = request.params;
-      assertChannelInScope(auth, code);
-      const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
-      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+      const channel = await channelInScope(deps.store.db, auth, code);
       const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
       const engagement = await channelEngagementSummaries(deps.store.db, [channel.id], deps.clock.now());
       return {

@@ -1,10 +1,9 @@
 import QRCode from 'qrcode';
 import Type from 'typebox';
-import { findChannelByCode } from '../../../store/channels-queries.ts';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
-import { assertChannelInScope } from '../../channel-scope.ts';
+import { channelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses } from '../../schemas.ts';
 import { joinPageUrl } from '../join/join-page-url.ts';
 import { joinPageBase } from './channel-join-key.ts';
@@ -32,9 +31,7 @@ export function getJoinQrCodeEndpoint(deps: AppDependencies): Endpoint {
     async (request, reply) => {
       const auth = request.auth!;
       const { code } = request.params;
-      assertChannelInScope(auth, code);
-      const channel = await findChannelByCode(deps.store.db, auth.accountId, code);
-      if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: code } });
+      const channel = await channelInScope(deps.store.db, auth, code);
       if (channel.join_key_id === null)
         throw new ApiError('not_found', { message: `The join page of channel "${code}" is off; turn it on first.` });
       const { baseUrl, accountSlug } = await joinPageBase(deps, auth.accountId);
