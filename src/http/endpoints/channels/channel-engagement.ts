@@ -48,6 +48,10 @@ function withOpenRate(total: Counts): Counts & { openRate: number | null } {
   return { ...total, openRate: total.delivered === 0 ? null : total.opened / total.delivered };
 }
 
+const NO_COUNTS: Counts = { notifications: 0, delivered: 0, received: 0, opened: 0 };
+/** The summary of a channel with no notifications in the window. */
+export const NO_ENGAGEMENT = withOpenRate(NO_COUNTS);
+
 function sum(days: Counts[]): Counts {
   const total = { notifications: 0, delivered: 0, received: 0, opened: 0 };
   for (const day of days) {
@@ -71,8 +75,10 @@ export async function channelEngagementSummaries(
   channelIds: string[],
   now: number,
 ): Promise<Map<string, Static<typeof ChannelEngagementSummary>>> {
-  const rows = await channelDailyEngagement(db, { channelIds, ...windowOf(now, ENGAGEMENT_DAYS) });
-  return new Map(channelIds.map((id) => [id, withOpenRate(sum(rows.filter((row) => row.channelId === id)))]));
+  const daysOf = new Map<string, Counts[]>(channelIds.map((id) => [id, []]));
+  for (const row of await channelDailyEngagement(db, { channelIds, ...windowOf(now, ENGAGEMENT_DAYS) }))
+    daysOf.get(row.channelId)!.push(row);
+  return new Map([...daysOf].map(([id, days]) => [id, withOpenRate(sum(days))]));
 }
 
 export function getChannelEngagementEndpoint(deps: AppDependencies): Endpoint {
@@ -112,15 +118,10 @@ export function getChannelEngagementEndpoint(deps: AppDependencies): Endpoint {
       );
       const daily = Array.from({ length: days }, (_, index) => {
         const dayStart = from + index * DAY_MS;
-        const row = rows.get(dayStart) ?? { notifications: 0, delivered: 0, received: 0, opened: 0 };
+        const { notifications, delivered, received, opened } = rows.get(dayStart) ?? NO_COUNTS;
         return {
           date: new Date(dayStart).toISOString().slice(0, 10),
-          ...withOpenRate({
-            notifications: row.notifications,
-            delivered: row.delivered,
-            received: row.received,
-            opened: row.opened,
-          }),
+          ...withOpenRate({ notifications, delivered, received, opened }),
         };
       });
       return {

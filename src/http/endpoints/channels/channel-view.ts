@@ -2,10 +2,12 @@ import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { frequencyCapOf } from '../../../domain/frequency-cap.ts';
 import { quietHoursOf } from '../../../domain/quiet-hours.ts';
-import type { Channel, SubscriberCounts } from '../../../store/channels-queries.ts';
+import { countActiveSubscribers, type Channel, type SubscriberCounts } from '../../../store/channels-queries.ts';
+import type { AppDependencies } from '../../app-types.ts';
 import { Nullable, Timestamp } from '../../schemas.ts';
 import { joinPageUrl } from '../join/join-page-url.ts';
-import { ChannelEngagementSummary } from './channel-engagement.ts';
+import { channelEngagementSummaries, ChannelEngagementSummary, NO_ENGAGEMENT } from './channel-engagement.ts';
+import { joinPageBase } from './channel-join-key.ts';
 
 const FrequencyCapView = Type.Object(
   { count: Type.Integer(), periodSeconds: Type.Integer() },
@@ -59,8 +61,6 @@ export interface JoinPageBase {
   accountSlug: string;
 }
 
-const NO_ENGAGEMENT = { notifications: 0, delivered: 0, received: 0, opened: 0, openRate: null };
-
 export function channelView(
   channel: Channel,
   counts: SubscriberCounts | undefined,
@@ -83,4 +83,18 @@ export function channelView(
     engagement,
     createdAt: toIso(channel.created_at),
   };
+}
+
+/** One channel of the account as GET /channels/{code} and its update show it: with its counts and engagement. */
+export async function oneChannelView(
+  deps: AppDependencies,
+  accountId: string,
+  channel: Channel,
+): Promise<Static<typeof ChannelSchema>> {
+  const [counts, engagement, join] = await Promise.all([
+    countActiveSubscribers(deps.store.db, [channel.id]),
+    channelEngagementSummaries(deps.store.db, [channel.id], deps.clock.now()),
+    joinPageBase(deps, accountId),
+  ]);
+  return channelView(channel, counts.get(channel.id), join, engagement.get(channel.id));
 }

@@ -1,12 +1,9 @@
 import Type from 'typebox';
-import { countActiveSubscribers } from '../../../store/channels-queries.ts';
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { channelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Success } from '../../schemas.ts';
-import { joinPageBase } from './channel-join-key.ts';
-import { channelEngagementSummaries } from './channel-engagement.ts';
-import { channelView, ChannelSchema } from './channel-view.ts';
+import { ChannelSchema, oneChannelView } from './channel-view.ts';
 
 export function getChannelEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -22,17 +19,7 @@ export function getChannelEndpoint(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const { code } = request.params;
       const channel = await channelInScope(deps.store.db, auth, code);
-      const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
-      const engagement = await channelEngagementSummaries(deps.store.db, [channel.id], deps.clock.now());
-      return {
-        success: true as const,
-        data: channelView(
-          channel,
-          counts.get(channel.id),
-          await joinPageBase(deps, auth.accountId),
-          engagement.get(channel.id),
-        ),
-      };
+      return { success: true as const, data: await oneChannelView(deps, auth.accountId, channel) };
     },
   );
 }

@@ -1,10 +1,5 @@
 import Type from 'typebox';
-import {
-  countActiveSubscribers,
-  findChannelByCode,
-  findChannelById,
-  updateChannel,
-} from '../../../store/channels-queries.ts';
+import { findChannelByCode, findChannelById, updateChannel } from '../../../store/channels-queries.ts';
 import { findApp } from '../../../store/apps-queries.ts';
 import { hasRunningLiveActivity } from '../../../store/live-activities/live-activities-queries.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
@@ -13,9 +8,8 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, Nullable, Success } from '../../schemas.ts';
-import { JoinPageSwitchRace, joinPageBase, switchJoinPage } from './channel-join-key.ts';
-import { channelEngagementSummaries } from './channel-engagement.ts';
-import { channelView, ChannelSchema } from './channel-view.ts';
+import { JoinPageSwitchRace, switchJoinPage } from './channel-join-key.ts';
+import { ChannelSchema, oneChannelView } from './channel-view.ts';
 import {
   ChannelAppId,
   ChannelDescription,
@@ -88,17 +82,7 @@ export function updateChannelEndpoint(deps: AppDependencies): Endpoint {
       const channel = await change().catch((error: unknown) =>
         error instanceof JoinPageSwitchRace ? change() : Promise.reject(error),
       );
-      const counts = await countActiveSubscribers(deps.store.db, [channel.id]);
-      const engagement = await channelEngagementSummaries(deps.store.db, [channel.id], deps.clock.now());
-      return {
-        success: true as const,
-        data: channelView(
-          channel,
-          counts.get(channel.id),
-          await joinPageBase(deps, auth.accountId),
-          engagement.get(channel.id),
-        ),
-      };
+      return { success: true as const, data: await oneChannelView(deps, auth.accountId, channel) };
     },
   );
 }
