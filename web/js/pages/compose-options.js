@@ -104,13 +104,11 @@ export function displayOptions() {
  * problems with them (`localizations.fr-CA`) show beside it.
  */
 export function languageOptions() {
-  const rows = h('div', { class: 'language-rows' });
   const error = h('p', { id: 'compose-localizations-error', class: 'field-error', hidden: true });
-  const addRow = () => {
-    const row = h(
-      'fieldset',
-      { class: 'language-row' },
-      h('legend', {}, `Language ${rows.children.length + 1}`),
+  const { rows, add } = numberedRows({
+    className: 'language',
+    legend: 'Language',
+    fields: () => [
       field({
         label: 'Language tag',
         hint: 'BCP 47, like fr, fr-CA or pt-BR.',
@@ -122,25 +120,10 @@ export function languageOptions() {
         control: 'textarea',
         input: { name: 'localizationBody', maxlength: '4000' },
       }),
-      h(
-        'button',
-        {
-          type: 'button',
-          onclick: () => {
-            row.remove();
-            [...rows.children].forEach((each, index) => {
-              each.querySelector('legend').textContent = `Language ${index + 1}`;
-            });
-            add.focus();
-          },
-        },
-        'Remove this language',
-      ),
-    );
-    rows.append(row);
-    row.querySelector('input').focus();
-  };
-  const add = h('button', { type: 'button', onclick: addRow }, 'Add a language');
+    ],
+    addLabel: 'Add a language',
+    removeLabel: 'Remove this language',
+  });
   return {
     element: h(
       'details',
@@ -190,19 +173,11 @@ const MAX_ACTIONS = 3;
  * `actions`, so the API's problems with them (`actions.1.id`) show beside it.
  */
 export function actionOptions() {
-  const rows = h('div', { class: 'action-rows' });
   const error = h('p', { id: 'compose-actions-error', class: 'field-error', hidden: true });
-  const renumber = () => {
-    [...rows.children].forEach((each, index) => {
-      each.querySelector('legend').textContent = `Button ${index + 1}`;
-    });
-    add.hidden = rows.children.length >= MAX_ACTIONS;
-  };
-  const addRow = () => {
-    const row = h(
-      'fieldset',
-      { class: 'action-row' },
-      h('legend', {}, ''),
+  const { rows, add } = numberedRows({
+    className: 'action',
+    legend: 'Button',
+    fields: () => [
       field({
         label: 'Button id',
         hint: 'What a tap reports: letters, digits, _ . or -, like approve.',
@@ -214,24 +189,11 @@ export function actionOptions() {
         hint: 'Opened by a tap: an absolute http(s) address. Without one a tap only reports.',
         input: { name: 'actionUrl', type: 'url', placeholder: 'https://example.com/orders/42' },
       }),
-      h(
-        'button',
-        {
-          type: 'button',
-          onclick: () => {
-            row.remove();
-            renumber();
-            add.focus();
-          },
-        },
-        'Remove this button',
-      ),
-    );
-    rows.append(row);
-    renumber();
-    row.querySelector('input').focus();
-  };
-  const add = h('button', { type: 'button', onclick: addRow }, 'Add a button');
+    ],
+    addLabel: 'Add a button',
+    removeLabel: 'Remove this button',
+    max: MAX_ACTIONS,
+  });
   return {
     element: h(
       'details',
@@ -265,6 +227,46 @@ export function actionOptions() {
       };
     },
   };
+}
+
+/**
+ * Rows a person adds and removes, each a fieldset whose legend numbers it ("Language 2"), renumbered when one goes;
+ * the add button focuses the new row's first input, hides at `max` rows, and takes the focus back when a row is
+ * removed. Returns the rows' container and the add button, to place in the form.
+ */
+function numberedRows({ className, legend, fields, addLabel, removeLabel, max = Number.POSITIVE_INFINITY }) {
+  const rows = h('div', { class: `${className}-rows` });
+  const renumber = () => {
+    [...rows.children].forEach((each, index) => {
+      each.querySelector('legend').textContent = `${legend} ${index + 1}`;
+    });
+    add.hidden = rows.children.length >= max;
+  };
+  const addRow = () => {
+    const row = h(
+      'fieldset',
+      { class: `${className}-row` },
+      h('legend', {}, ''),
+      ...fields(),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            row.remove();
+            renumber();
+            add.focus();
+          },
+        },
+        removeLabel,
+      ),
+    );
+    rows.append(row);
+    renumber();
+    row.querySelector('input').focus();
+  };
+  const add = h('button', { type: 'button', onclick: addRow }, addLabel);
+  return { rows, add };
 }
 
 /** A box whose description is its description, not part of its name: "Silent push", not "Silent push no title…". */

@@ -5,6 +5,7 @@ import { formatNumber, formatPercent, formatTime } from '../format.js';
 import { pageHeading, refreshQuotaBanner } from '../layout.js';
 import { href } from '../router.js';
 import { explainFailure } from '../failure-reasons.js';
+import { platformLabels } from './subscribers.js';
 import { statusBadge } from './notifications.js';
 
 /** How often the page reads a notification again while it is being delivered. */
@@ -163,8 +164,6 @@ function audienceText(audience) {
   return `Subscribers tagged ${parts.join('; ')}`;
 }
 
-const PLATFORM_NAMES = { ios: 'iOS', android: 'Android', web: 'Web' };
-
 /**
  * What people did with it, from the receipts their devices reported (docs/engagement.md): the funnel from recipients
  * to opens, each step as a share of the deliveries, then the same per platform.
@@ -195,7 +194,7 @@ function engagement(notification) {
           'Engagement by platform',
           ['Platform', 'Delivered', 'Received', 'Opened', 'Open rate'],
           platforms.map(([platform, counts]) => [
-            PLATFORM_NAMES[platform] ?? platform,
+            platformLabels[platform] ?? platform,
             formatNumber(counts.delivered),
             formatNumber(counts.received),
             formatNumber(counts.opened),
