@@ -26,6 +26,7 @@ import { rotateKeyEndpoint } from './endpoints/keys/rotate-key.ts';
 import { endLiveActivityEndpoint } from './endpoints/live-activities/end-live-activity.ts';
 import { getLiveActivityEndpoint } from './endpoints/live-activities/get-live-activity.ts';
 import { listLiveActivitiesEndpoint } from './endpoints/live-activities/list-live-activities.ts';
+import { listLiveActivityFailuresEndpoint } from './endpoints/live-activities/list-live-activity-failures.ts';
 import { reportLiveActivityTokenEndpoint } from './endpoints/live-activities/report-live-activity-token.ts';
 import { startLiveActivityEndpoint } from './endpoints/live-activities/start-live-activity.ts';
 import { updateLiveActivityEndpoint } from './endpoints/live-activities/update-live-activity.ts';
@@ -91,6 +92,12 @@ export const routeTable: readonly Route[] = [
   { method: 'POST', url: '/api/v1/live-activities/:id/update', auth: 'secret', endpoint: updateLiveActivityEndpoint },
   { method: 'POST', url: '/api/v1/live-activities/:id/end', auth: 'secret', endpoint: endLiveActivityEndpoint },
   { method: 'GET', url: '/api/v1/live-activities/:id', auth: 'secret', endpoint: getLiveActivityEndpoint },
+  {
+    method: 'GET',
+    url: '/api/v1/live-activities/:id/failures',
+    auth: 'secret',
+    endpoint: listLiveActivityFailuresEndpoint,
+  },
   { method: 'GET', url: '/api/v1/live-activities', auth: 'secret', endpoint: listLiveActivitiesEndpoint },
   {
     method: 'POST',

@@ -13,6 +13,8 @@ export interface JobDefinition<Payload> {
   readonly kind: string;
   /** Enqueues in `db` (pass the caller's transaction: the outbox); the job's id, or the existing one for a known unique key. */
   enqueue(queue: JobQueue, db: Kysely<Database>, payload: Payload, options?: JobOptions): Promise<string>;
+  /** As enqueue; true when this call made the job, false when its unique key was known (JobQueue.enqueueNew). */
+  enqueueNew(queue: JobQueue, db: Kysely<Database>, payload: Payload, options?: JobOptions): Promise<boolean>;
   /** Enqueues in `db` already leased to `lease.owner`, for the caller to run after the commit (JobQueue.enqueueLeased). */
   enqueueLeased(
     queue: JobQueue,
@@ -46,6 +48,8 @@ export function defineJob<Payload>(
     kind,
     enqueue: (queue, db, payload, jobOptions = {}) =>
       queue.enqueue(db, { ...jobOptions, ...laneOf(payload), kind, payload }),
+    enqueueNew: (queue, db, payload, jobOptions = {}) =>
+      queue.enqueueNew(db, { ...jobOptions, ...laneOf(payload), kind, payload }),
     enqueueLeased: (queue, db, payload, lease, jobOptions = {}) =>
       queue.enqueueLeased(db, { ...jobOptions, ...laneOf(payload), kind, payload }, lease),
     updatePayload: (queue, db, job, owner, payload) => queue.updatePayload(db, job, owner, payload),

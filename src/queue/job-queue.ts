@@ -36,6 +36,18 @@ export class JobQueue {
 
   /** Inserts a job in `db` (pass the caller's transaction). Returns the job id (the existing one for a known unique key). */
   async enqueue(db: Kysely<Database>, input: EnqueueInput): Promise<string> {
+    return (await this.insert(db, input)).id;
+  }
+
+  /**
+   * As `enqueue`, but says whether this call made the job: false when one with its unique key was there already, so
+   * a caller that counts what it enqueues (a Live Activity dispatch paging again after a crash) counts each job once.
+   */
+  async enqueueNew(db: Kysely<Database>, input: EnqueueInput): Promise<boolean> {
+    return (await this.insert(db, input)).inserted;
+  }
+
+  private async insert(db: Kysely<Database>, input: EnqueueInput): Promise<{ id: string; inserted: boolean }> {
     const row = this.newJobRow(input);
     let inserted = false;
     try {
@@ -52,11 +64,11 @@ export class JobQueue {
         .select('id')
         .where('unique_key', '=', input.uniqueKey)
         .executeTakeFirst();
-      if (existing && existing.id !== row.id) return existing.id;
+      if (existing && existing.id !== row.id) return { id: existing.id, inserted: false };
     }
     await this.driver.announce(db);
     this.wakeLocalWorkers();
-    return row.id;
+    return { id: row.id, inserted };
   }
 
   /**

@@ -198,6 +198,45 @@ export interface ApnsBroadcastChannelsTable {
 }
 
 /** The per-activity update token an iOS device reported for a Live Activity (one per subscriber and activity). */
+/** One lifecycle event of a Live Activity (migrations/shared/0028-live-activity-delivery-stats.ts). */
+export interface LiveActivityEventsTable {
+  live_activity_id: string;
+  /** The event's `push_timestamp` (live_activities.push_timestamp when it was made): unique per activity. */
+  push_timestamp: number;
+  event: 'start' | 'update' | 'end';
+  created_at: number;
+  /** When its dispatch had enqueued every batch; null while it is dispatching. */
+  dispatched_at: number | null;
+}
+
+/**
+ * What one event reached on one platform in one mode (`tokens`: a request per device; `broadcast`: one request on the
+ * APNs channel for every device on it): targeted, then delivered, failed or skipped (not sent: the subscriber left,
+ * or a newer event made the push pointless).
+ */
+export interface LiveActivityEventStatsTable {
+  live_activity_id: string;
+  push_timestamp: number;
+  platform: 'ios' | 'android' | 'web';
+  mode: 'tokens' | 'broadcast';
+  targeted: Generated<number>;
+  delivered: Generated<number>;
+  failed: Generated<number>;
+  skipped: Generated<number>;
+  /** Broadcast only: why the request on the channel failed. */
+  failure_reason: string | null;
+}
+
+/** A device a Live Activity event's push failed to reach for good, and why. */
+export interface LiveActivityFailuresTable {
+  live_activity_id: string;
+  push_timestamp: number;
+  subscriber_id: string;
+  platform: 'ios' | 'android' | 'web';
+  reason: string;
+  created_at: number;
+}
+
 export interface LiveActivityTokensTable {
   live_activity_id: string;
   subscriber_id: string;
@@ -424,6 +463,9 @@ export interface Database {
   notifications: NotificationsTable;
   live_activities: LiveActivitiesTable;
   live_activity_tokens: LiveActivityTokensTable;
+  live_activity_events: LiveActivityEventsTable;
+  live_activity_event_stats: LiveActivityEventStatsTable;
+  live_activity_failures: LiveActivityFailuresTable;
   push_to_start_tokens: PushToStartTokensTable;
   apns_broadcast_channels: ApnsBroadcastChannelsTable;
   usage_counters: UsageCountersTable;

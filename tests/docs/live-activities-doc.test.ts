@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Check } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { buildApnsLiveActivityPayload } from '../../src/delivery/live-activities/apns-live-activity-payload.ts';
 import {
@@ -7,6 +8,7 @@ import {
 } from '../../src/delivery/live-activities/fcm-live-activity-data.ts';
 import { buildFcmDataMessage } from '../../src/delivery/fcm/fcm-message.ts';
 import type { LiveActivityEvent, LiveActivityPush } from '../../src/delivery/live-activities/live-activity-push.ts';
+import { LiveActivitySchema } from '../../src/http/endpoints/live-activities/live-activity-view.ts';
 import {
   templateAttributesTypes,
   templateNames,
@@ -72,6 +74,21 @@ describe('docs/live-activities.md', () => {
     expect(message).toEqual(
       buildFcmDataMessage('<FCM token>', data, fcmLiveActivityOptions(push), push.timestamp).message,
     );
+  });
+
+  it('shows a lastEvent the LiveActivity schema accepts, whose counts add up', () => {
+    const example = blocks('json')
+      .map((text) => JSON.parse(text) as Record<string, any>)
+      .find((item) => item.byMode)!;
+    const lastEvent = LiveActivitySchema.properties.lastEvent;
+    expect(Check(lastEvent, example)).toBe(true);
+    const adds = (counts: Record<string, number>) =>
+      counts.targeted === counts.delivered! + counts.failed! + counts.skipped! + counts.pending!;
+    for (const counts of [example, ...Object.values(example.byMode), ...Object.values(example.byPlatform)])
+      expect(adds(counts as Record<string, number>)).toBe(true);
+    const sum = (group: Record<string, Record<string, number>>) =>
+      Object.values(group).reduce((total, counts) => total + counts.targeted!, 0);
+    expect([sum(example.byMode), sum(example.byPlatform)]).toEqual([example.targeted, example.targeted]);
   });
 
   it("declares each template's ActivityAttributes with the published name and the schema's fields", () => {

@@ -2911,6 +2911,99 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
                                 /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
@@ -3104,6 +3197,99 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
                                 /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
@@ -3281,6 +3467,99 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
                                 /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
@@ -3462,6 +3741,99 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
                                 /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
@@ -3566,6 +3938,114 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/live-activities/{id}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The devices a Live Activity's latest event failed to reach */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The nextCursor of the previous page. */
+                    cursor?: string;
+                    /** @description Items per page, 1–100. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description lva_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                event: "start" | "update" | "end";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                failedAt: string;
+                                /** @enum {string} */
+                                platform: "ios" | "android" | "web";
+                                /** @description token_unregistered / token_invalid (an iOS token is dropped, an Android or web subscriber unsubscribed), retry_exhausted, attempts_exhausted, a provider reason (e.g. apns:PayloadTooLarge), or a configuration problem (provider_configuration:…). */
+                                reason: string;
+                                subscriberId: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            nextCursor: string | null;
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3853,6 +4333,99 @@ export interface paths {
                                 };
                                 /** @description lva_… identifier. */
                                 id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
                                 /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */

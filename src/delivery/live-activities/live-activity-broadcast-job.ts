@@ -1,11 +1,16 @@
+import type { Kysely } from 'kysely';
 import { JobRetryError } from '../../queue/job-types.ts';
-import type { JobHandler } from '../../queue/worker-pool.ts';
+import { COMPLETED_BY_HANDLER, type JobHandler } from '../../queue/worker-pool.ts';
 import {
   attachBroadcastChannel,
   countLiveBroadcastChannels,
   markBroadcastChannelDeleted,
 } from '../../store/live-activities/apns-broadcast-channels-queries.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
+import { countLiveActivitySends, type SendCounts } from '../../store/live-activities/live-activity-delivery-queries.ts';
+import type { Database } from '../../store/schema.ts';
+import type { DeliveryOutcome } from '../delivery-outcome.ts';
+import { isLastAttempt } from '../send-batch.ts';
 import {
   APNS_CHANNELS_PER_APP,
   createBroadcastChannel,
@@ -89,14 +94,18 @@ export async function ensureBroadcastChannel(deps: Dependencies, activity: LiveA
 }
 
 /**
- * One update or end on the channel. A retryable answer comes back with the queue's backoff (or Retry-After); an
- * update overtaken by a newer event, or made pointless by the end, is dropped, as for tokens. After the end (sent,
- * or given up on) the channel's deletion is scheduled in the transaction that completes the job.
+ * One update or end on the channel. A retryable answer comes back with the queue's backoff (or Retry-After), until the
+ * job's last attempt, which gives up; an update overtaken by a newer event, or made pointless by the end, is dropped,
+ * as for tokens. The outcome counts for every device on the channel in the event's delivery stats
+ * (live-activity-delivery-queries.ts, mode `broadcast`), in the transaction that completes the job; after the end
+ * (sent, or given up on) the same transaction schedules the channel's deletion.
  */
 export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
-  return broadcastLiveActivityJob.handler(async ({ push, channelId }, job, { owner }) => {
+  return broadcastLiveActivityJob.handler(async ({ push, channelId, devices }, job, { owner }) => {
     const activity = await findLiveActivityById(deps.store.db, push.activityId);
     if (!activity) return;
+    // A job queued by an earlier version carries no count: the devices the start put on the channel.
+    const covered = devices ?? activity.broadcast_count;
     const connection = (await providersOfChannel(deps, activity.channel_id)).ios.liveActivityBroadcast;
     // A first attempt always goes (a newer event may be queued right behind it); a retry only if nothing newer went out.
     const retried = job.attempt > 1;
@@ -104,23 +113,53 @@ export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
       push.event === 'update' &&
       (effectiveStatus(activity, deps.clock.now()).status === 'ended' ||
         (retried && activity.push_timestamp > push.timestamp));
-    if (connection && !outdated) {
+    let counts: { counts: SendCounts; failureReason?: string };
+    if (outdated) counts = { counts: { skipped: covered } };
+    else if (!connection)
+      counts = { counts: { failed: covered }, failureReason: 'provider_configuration:apns_broadcast_not_configured' };
+    else {
       const outcome = await sendBroadcast(connection, channelId, push);
-      if (outcome.kind === 'retry')
+      if (outcome.kind === 'retry' && !isLastAttempt(job))
         throw new JobRetryError(`broadcast on the APNs channel: ${outcome.reason}`, outcome.retryAfterMs);
       const log = { liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, channelId, outcome };
       if (outcome.kind === 'token_dead' && outcome.providerReason === 'ChannelNotRegistered') {
         deps.logger.warn(log, 'APNs no longer knows the Live Activity broadcast channel: the activity goes per token');
-        return leaveLostChannel(deps, { push, channelId, connection, job, owner });
+        return leaveLostChannel(deps, { push, channelId, covered, connection, job, owner });
       }
       if (outcome.kind === 'delivered') deps.logger.info(log, 'live activity broadcast sent');
       else deps.logger.error(log, 'live activity broadcast failed');
+      counts =
+        outcome.kind === 'delivered'
+          ? { counts: { delivered: covered } }
+          : { counts: { failed: covered }, failureReason: broadcastFailureReason(outcome) };
     }
-    if (push.event !== 'end') return;
     await deps.store.db.transaction().execute(async (trx) => {
-      await scheduleChannelDeletion(trx, deps.queue, channelId);
+      await countBroadcast(trx, push, counts);
+      if (push.event === 'end') await scheduleChannelDeletion(trx, deps.queue, channelId);
       await deps.queue.complete(trx, job, owner);
     });
+    return COMPLETED_BY_HANDLER;
+  });
+}
+
+/** Why a broadcast failed, as a device's failure says it: `retry_exhausted`, or the provider's reason. */
+function broadcastFailureReason(outcome: Exclude<DeliveryOutcome, { kind: 'delivered' }>): string {
+  if (outcome.kind === 'retry') return 'retry_exhausted';
+  if (outcome.kind === 'token_dead') return `apns:${outcome.providerReason}`;
+  return outcome.reason;
+}
+
+function countBroadcast(
+  trx: Kysely<Database>,
+  push: LiveActivityPush,
+  counts: { counts: SendCounts; failureReason?: string },
+): Promise<void> {
+  return countLiveActivitySends(trx, {
+    liveActivityId: push.activityId,
+    timestamp: push.timestamp,
+    platform: 'ios',
+    mode: 'broadcast',
+    ...counts,
   });
 }
 
@@ -131,9 +170,17 @@ export function broadcastLiveActivityHandler(deps: Dependencies): JobHandler {
  */
 async function leaveLostChannel(
   deps: Dependencies,
-  input: { push: LiveActivityPush; channelId: string; connection: ApnsBroadcastConnection; job: JobRow; owner: string },
-): Promise<void> {
-  const { push, channelId, connection, job, owner } = input;
+  input: {
+    push: LiveActivityPush;
+    channelId: string;
+    /** The devices the request was for. */
+    covered: number;
+    connection: ApnsBroadcastConnection;
+    job: JobRow;
+    owner: string;
+  },
+): Promise<typeof COMPLETED_BY_HANDLER> {
+  const { push, channelId, covered, connection, job, owner } = input;
   await deps.store.db.transaction().execute(async (trx) => {
     const now = deps.clock.now();
     const activity = await trx
@@ -144,7 +191,16 @@ async function leaveLostChannel(
       .returningAll()
       .executeTakeFirst();
     await markBroadcastChannelDeleted(trx, { channelId, now });
-    if (activity && push.event === 'update' && effectiveStatus(activity, now).status === 'active') {
+    const restarted = activity && push.event === 'update' && effectiveStatus(activity, now).status === 'active';
+    // Restarted devices are counted with their per-token sends; the others are beyond reach.
+    await countBroadcast(
+      trx,
+      push,
+      restarted
+        ? { counts: { skipped: covered } }
+        : { counts: { failed: covered }, failureReason: 'apns:ChannelNotRegistered' },
+    );
+    if (restarted) {
       const restart = liveActivityPushOf(activity, 'start', startAlertOf(activity));
       await dispatchLiveActivityJob.enqueue(
         deps.queue,
@@ -155,4 +211,5 @@ async function leaveLostChannel(
     }
     await deps.queue.complete(trx, job, owner);
   });
+  return COMPLETED_BY_HANDLER;
 }

@@ -6,7 +6,7 @@ import type { JobQueue } from '../../queue/job-queue.ts';
 import type { LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
 import { hasPushToStartTokenFor } from '../../store/live-activities/push-to-start-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
-import { sendLiveActivityJob } from './live-activity-jobs.ts';
+import { enqueueLiveActivitySends } from './live-activity-jobs.ts';
 import { liveActivityPushOf } from './live-activity-snapshot.ts';
 
 /**
@@ -18,7 +18,8 @@ import { liveActivityPushOf } from './live-activity-snapshot.ts';
  * - A device that reports its activity token after events went out since the start gets an update with the current
  *   fields at priority 10 (it may have missed them while it had no token to be reached at).
  * Both are one-subscriber send jobs, enqueued in the caller's transaction; the send job's rules apply (dead tokens,
- * retries, nothing sent once the activity has ended).
+ * retries, nothing sent once the activity has ended), and each counts with the activity's latest event in its
+ * delivery stats: the device gets that event's state.
  */
 
 /** Starts, on one newly registered iOS subscriber, every running activity of its channel it has a token for. */
@@ -47,11 +48,11 @@ export async function startLateJoiner(
       .executeTakeFirst();
     if (!eligible) continue;
     const push = liveActivityPushOf(activity, 'start', startAlertOf(activity));
-    await sendLiveActivityJob.enqueue(
-      queue,
+    await enqueueLiveActivitySends(
       trx,
+      queue,
       { push, platform: 'ios', subscriberIds: [subscriber.id], round: 0 },
-      { uniqueKey: `live_activity.catch_up_start:${activity.id}:${subscriber.id}` },
+      `live_activity.catch_up_start:${activity.id}:${subscriber.id}`,
     );
     started += 1;
   }
@@ -68,11 +69,11 @@ export async function updateLateJoiner(
   // The start's own timestamp (its creation time): the device shows that state already.
   if (activity.push_timestamp <= activity.created_at) return false;
   const push = liveActivityPushOf(activity, 'update', null, 'high');
-  await sendLiveActivityJob.enqueue(
-    queue,
+  await enqueueLiveActivitySends(
     trx,
+    queue,
     { push, platform: 'ios', subscriberIds: [subscriberId], round: 0 },
-    { uniqueKey: `live_activity.catch_up:${activity.id}:${subscriberId}:${activity.push_timestamp}` },
+    `live_activity.catch_up:${activity.id}:${subscriberId}:${activity.push_timestamp}`,
   );
   return true;
 }

@@ -4,6 +4,10 @@ import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
 import { findLiveActivityTokens } from '../../store/live-activities/live-activity-tokens-queries.ts';
 import type { Database } from '../../store/schema.ts';
+import {
+  countLiveActivitySends,
+  markLiveActivityEventDispatched,
+} from '../../store/live-activities/live-activity-delivery-queries.ts';
 import { pageLiveActivityTargets } from '../../store/live-activities/live-activity-targets-queries.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import { DISPATCH_PAGE_SIZE, SEND_BATCH_SIZE } from '../job-kinds.ts';
@@ -11,8 +15,8 @@ import { ensureBroadcastChannel } from './live-activity-broadcast-job.ts';
 import {
   broadcastLiveActivityJob,
   dispatchLiveActivityJob,
+  enqueueLiveActivitySends,
   sendJobKey,
-  sendLiveActivityJob,
   type LiveActivitySendPayload,
 } from './live-activity-jobs.ts';
 import { joinsChannel } from './live-activity-send-job.ts';
@@ -26,7 +30,8 @@ import { joinsChannel } from './live-activity-send-job.ts';
  * send job's unique key (event timestamp, platform, first subscriber, round) makes re-enqueueing a batch it already
  * enqueued a no-op. If subscribers left in between, pages can shift and a few devices get the event twice, which
  * is harmless here: the repeat has the same `timestamp` and content (iOS keeps the newer state; the Android app
- * re-posts the same notification).
+ * re-posts the same notification). A batch's devices count as targeted by the event when its job is made
+ * (enqueueLiveActivitySends), so paging again counts no batch twice; the last page marks the event dispatched.
  *
  * A dispatch with `lostChannel` is the restart of a broadcast channel's audience per token (live-activity-broadcast-job.ts):
  * an iOS start to those of the start's targets that joined that channel and have no activity token of their own.
@@ -42,16 +47,23 @@ export function dispatchLiveActivityHandler(deps: SendDependencies): JobHandler 
       await ensureBroadcastChannel(deps, activity);
     if (push.event !== 'start' && platforms.includes('ios') && activity.apns_channel_id) {
       const channelId = activity.apns_channel_id;
-      await db
-        .transaction()
-        .execute((trx) =>
-          broadcastLiveActivityJob.enqueue(
-            deps.queue,
-            trx,
-            { push, channelId },
-            { uniqueKey: `live_activity.broadcast:${push.activityId}:${push.timestamp}` },
-          ),
+      await db.transaction().execute(async (trx) => {
+        const made = await broadcastLiveActivityJob.enqueueNew(
+          deps.queue,
+          trx,
+          { push, channelId, devices: activity.broadcast_count },
+          { uniqueKey: `live_activity.broadcast:${push.activityId}:${push.timestamp}` },
         );
+        // The one request covers every device started on the channel.
+        if (made)
+          await countLiveActivitySends(trx, {
+            liveActivityId: push.activityId,
+            timestamp: push.timestamp,
+            platform: 'ios',
+            mode: 'broadcast',
+            counts: { targeted: activity.broadcast_count },
+          });
+      });
     }
     let enqueued = 0;
     for (const platform of platforms) {
@@ -71,15 +83,18 @@ export function dispatchLiveActivityHandler(deps: SendDependencies): JobHandler 
           for (let start = 0; start < targets.length; start += SEND_BATCH_SIZE) {
             const subscriberIds = targets.slice(start, start + SEND_BATCH_SIZE);
             const payload: LiveActivitySendPayload = { push, platform, subscriberIds, round: 0 };
-            await sendLiveActivityJob.enqueue(deps.queue, trx, payload, {
-              uniqueKey: sendJobKey(push, platform, subscriberIds[0]!, 0),
-            });
+            await enqueueLiveActivitySends(trx, deps.queue, payload, sendJobKey(push, platform, subscriberIds[0]!, 0));
           }
         });
         enqueued += targets.length;
         after = page[page.length - 1]!;
       }
     }
+    await markLiveActivityEventDispatched(db, {
+      liveActivityId: push.activityId,
+      timestamp: push.timestamp,
+      now: deps.clock.now(),
+    });
     deps.logger.info(
       { liveActivityId: push.activityId, event: push.event, timestamp: push.timestamp, targeted: enqueued },
       'live activity dispatch finished',

@@ -2,6 +2,11 @@ import type { Kysely } from 'kysely';
 import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { defineJob } from '../../queue/job-definition.ts';
 import type { JobQueue } from '../../queue/job-queue.ts';
+import {
+  countLiveActivitySends,
+  recordLiveActivityEvent,
+  type LiveActivityPlatform,
+} from '../../store/live-activities/live-activity-delivery-queries.ts';
 import type { Database } from '../../store/schema.ts';
 import type { RecordedOutcomes } from '../send-batch.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
@@ -12,7 +17,7 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  * event, the dispatch pages the targets into send jobs, and the send jobs talk to the providers.
  */
 
-export type LiveActivityPlatform = 'ios' | 'android' | 'web';
+export type { LiveActivityPlatform };
 
 export interface LiveActivityDispatchPayload {
   push: LiveActivityPush;
@@ -43,6 +48,8 @@ export interface LiveActivityExpirePayload {
 export interface LiveActivityBroadcastPayload {
   push: LiveActivityPush;
   channelId: string;
+  /** The devices started on the channel when the dispatch made the job: what its outcome counts for. */
+  devices?: number;
 }
 
 /** Deletes an APNs broadcast channel no activity needs any more (its activity ended, or it was never attached). */
@@ -65,17 +72,47 @@ export const BROADCAST_LIVE_ACTIVITY = broadcastLiveActivityJob.kind;
 export const DELETE_LIVE_ACTIVITY_CHANNEL = deleteLiveActivityChannelJob.kind;
 export const SWEEP_LIVE_ACTIVITY_CHANNELS = sweepLiveActivityChannelsJob.kind;
 
-/** Hands one lifecycle event to the delivery engine, inside the transaction that records it (the outbox). */
+/**
+ * Hands one lifecycle event to the delivery engine, inside the transaction that records it (the outbox), and records
+ * the event for its delivery stats (live-activity-delivery-queries.ts).
+ */
 export async function enqueueLiveActivityPush(
   trx: Kysely<Database>,
   queue: JobQueue,
   push: LiveActivityPush,
   platforms: LiveActivityPlatform[] = ['ios', 'android', 'web'],
 ): Promise<void> {
+  await recordLiveActivityEvent(trx, {
+    liveActivityId: push.activityId,
+    timestamp: push.timestamp,
+    event: push.event,
+    now: queue.clock.now(),
+  });
   const payload: LiveActivityDispatchPayload = { push, platforms };
   // The timestamp is unique per activity and event, so the key names this one event.
   await dispatchLiveActivityJob.enqueue(queue, trx, payload, {
     uniqueKey: `live_activity.dispatch:${push.activityId}:${push.timestamp}`,
+  });
+}
+
+/**
+ * Enqueues a batch of devices to send an event to (a dispatch's page, or one late joiner) in the caller's
+ * transaction, counting them as targeted by the event when this call made the job: a dispatch that pages again after
+ * a crash, or a device that registers twice, is counted once (the job's unique key).
+ */
+export async function enqueueLiveActivitySends(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  payload: LiveActivitySendPayload,
+  uniqueKey: string,
+): Promise<void> {
+  if (!(await sendLiveActivityJob.enqueueNew(queue, trx, payload, { uniqueKey }))) return;
+  await countLiveActivitySends(trx, {
+    liveActivityId: payload.push.activityId,
+    timestamp: payload.push.timestamp,
+    platform: payload.platform,
+    mode: 'tokens',
+    counts: { targeted: payload.subscriberIds.length },
   });
 }
 

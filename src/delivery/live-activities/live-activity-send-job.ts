@@ -6,6 +6,10 @@ import type { JobRow } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
 import { findLiveActivityById, type LiveActivityRow } from '../../store/live-activities/live-activities-queries.ts';
 import {
+  countLiveActivitySends,
+  recordLiveActivityFailures,
+} from '../../store/live-activities/live-activity-delivery-queries.ts';
+import {
   dropLiveActivityToken,
   findLiveActivityTokens,
 } from '../../store/live-activities/live-activity-tokens-queries.ts';
@@ -63,10 +67,11 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
     let settled: BatchSettlement;
     try {
       // Sent already, but settling it failed: settle those answers, never send again (send-batch.ts).
-      if (!recorded) {
-        if (isOutdated(push, activity, payload.round, deps.clock.now())) return;
-        recorded = await sendBatch(deps, payload, byId, activity, progressed);
-      }
+      // A push no longer worth sending is not sent: its devices count as skipped (settlement).
+      if (!recorded)
+        recorded = isOutdated(push, activity, payload.round, deps.clock.now())
+          ? { sentAt: deps.clock.now(), outcomes: {} }
+          : await sendBatch(deps, payload, byId, activity, progressed);
       // Web: each push service judged alone by the misconfiguration guard, as for a notification (send-batch-job.ts).
       const originOf = (id: string) => subscriptionOrigin(byId.get(id)?.token);
       settled = settleBatch(new Map(Object.entries(recorded.outcomes)), {
@@ -102,7 +107,9 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
         { err: error, jobId: job.id, liveActivityId: push.activityId },
         'live activity send job failed its last attempt; settling what it has',
       );
-      const outcomes = givenUpOutcomes(Object.keys(recorded?.outcomes ?? {}), recorded);
+      // What was answered settles as answered (a device without an answer there was not sent to); with nothing
+      // recorded, every device of the batch failed.
+      const outcomes = givenUpOutcomes(recorded ? Object.keys(recorded.outcomes) : payload.subscriberIds, recorded);
       const givenUp = {
         sentAt: deps.clock.now(),
         outcomes: Object.fromEntries(outcomes),
@@ -188,7 +195,11 @@ async function sendBatch(
   return { sentAt, outcomes: Object.fromEntries(outcomes), tokens: sentTo };
 }
 
-/** The batch's one transaction: completes the job, drops what the answers called dead, enqueues the next round. */
+/**
+ * The batch's one transaction: completes the job, counts its outcomes into the event's delivery stats and lists its
+ * failures (live-activity-delivery-queries.ts), drops what the answers called dead, enqueues the next round. A device
+ * of the batch with no answer was not sent to (gone since the dispatch, no token, or the push was outdated): skipped.
+ */
 function settlement(
   deps: DeliveryDependencies,
   lease: { job: JobRow; owner: string },
@@ -202,6 +213,23 @@ function settlement(
   return async (trx) => {
     const now = deps.clock.now();
     if (!(await deps.queue.complete(trx, lease.job, lease.owner))) throw new LeaseLostError();
+    const event = { liveActivityId: push.activityId, timestamp: push.timestamp };
+    const notSent = payload.subscriberIds.filter((id) => !(id in recorded.outcomes)).length;
+    await countLiveActivitySends(trx, {
+      ...event,
+      platform,
+      mode: 'tokens',
+      counts: {
+        delivered: settled.delivered.length,
+        failed: settled.failed.length,
+        skipped: settled.skipped.length + notSent,
+      },
+    });
+    await recordLiveActivityFailures(trx, {
+      ...event,
+      failures: settled.failed.map(({ id, reason }) => ({ subscriberId: id, platform, reason })),
+      now,
+    });
     // The host that took a push for a subscriber of unknown environment: the app build's, for every later push too.
     await rememberApnsEnvironments(trx, settled.learned);
     for (const { id, reason } of settled.dead) {

@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
-import { Alert, liveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
+import { Alert, oneLiveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
 
 export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -46,7 +46,9 @@ export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
         alert,
         priority,
       });
-      return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
+      return reply
+        .code(200)
+        .send({ success: true, data: await oneLiveActivityView(deps.store.db, row, deps.clock.now()) });
     },
   );
 }

@@ -2,7 +2,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { findVisibleLiveActivity } from './live-activity-access.ts';
-import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+import { oneLiveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
 export function getLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -17,7 +17,7 @@ export function getLiveActivityEndpoint(deps: AppDependencies): Endpoint {
     async (request) => {
       // Another account's activity, or one in a channel outside the key's scope, is simply not there.
       const row = await findVisibleLiveActivity(deps, request.auth!, request.params.id);
-      return { success: true as const, data: liveActivityView(row, deps.clock.now()) };
+      return { success: true as const, data: await oneLiveActivityView(deps.store.db, row, deps.clock.now()) };
     },
   );
 }

@@ -2,9 +2,9 @@ import { listLiveActivities, liveActivityStatuses } from '../../../store/live-ac
 import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelListQuery, readChannelListQuery } from '../../channel-list-query.ts';
-import { pageResponse } from '../../pagination.ts';
+import { splitPage } from '../../pagination.ts';
 import { errorResponses, SuccessList } from '../../schemas.ts';
-import { liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+import { liveActivityViews, LiveActivitySchema } from './live-activity-view.ts';
 
 export function listLiveActivitiesEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -34,12 +34,8 @@ export function listLiveActivitiesEndpoint(deps: AppDependencies): Endpoint {
         limit: paging.fetch,
         now,
       });
-      return pageResponse(
-        rows,
-        paging,
-        (row) => row.id,
-        (row) => liveActivityView(row, now),
-      );
+      const { page, nextCursor } = splitPage(rows, paging, (row) => row.id);
+      return { success: true as const, data: await liveActivityViews(deps.store.db, page, now), nextCursor };
     },
   );
 }

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
 import { liveActivityPriorities } from '../../../domain/live-activities/live-activity-alert.ts';
@@ -9,6 +10,11 @@ import {
   liveActivityStatuses,
   type LiveActivityRow,
 } from '../../../store/live-activities/live-activities-queries.ts';
+import {
+  latestLiveActivityEvents,
+  type LatestLiveActivityEvent,
+} from '../../../store/live-activities/live-activity-delivery-queries.ts';
+import type { Database } from '../../../store/schema.ts';
 import { parseJson } from '../../../store/store-errors.ts';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../schemas.ts';
 
@@ -54,6 +60,61 @@ export const Priority = StringEnum(liveActivityPriorities, {
     "`high`: APNs priority 10, delivered at once, counted against the device's Live Activity budget. `low`: priority 5, delivered when the system sees fit, no budget. Without it: 10 for an end or an update with `alert`, 5 for a silent update.",
 });
 
+/** What one event reached, in one mode or on one platform: targeted = delivered + failed + skipped + pending. */
+const eventCounts = {
+  targeted: Type.Integer({ description: 'Devices the event was sent to (or is being sent to).' }),
+  delivered: Type.Integer({ description: 'Devices whose push the provider accepted.' }),
+  failed: Type.Integer({
+    description: 'Devices whose push failed for good: see GET /live-activities/{id}/failures.',
+  }),
+  skipped: Type.Integer({
+    description:
+      'Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless.',
+  }),
+  pending: Type.Integer({ description: 'Devices without an outcome yet.' }),
+};
+const EventCounts = Type.Object(eventCounts);
+
+const LastEventSchema = Type.Object(
+  {
+    event: StringEnum(['start', 'update', 'end'] as const),
+    at: Timestamp,
+    status: StringEnum(['dispatching', 'sending', 'done'] as const, {
+      description:
+        '`dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.',
+    }),
+    ...eventCounts,
+    byMode: Type.Partial(
+      Type.Object({
+        tokens: Type.Object(eventCounts, {
+          description:
+            'One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web.',
+        }),
+        broadcast: Type.Object(
+          {
+            ...eventCounts,
+            failureReason: Nullable(
+              Type.String({ description: 'Why the request on the channel failed (e.g. apns:ChannelNotRegistered).' }),
+            ),
+          },
+          {
+            description:
+              'One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them.',
+          },
+        ),
+      }),
+      { description: 'The counts by delivery mode, for the modes the event used.' },
+    ),
+    byPlatform: Type.Partial(Type.Object({ ios: EventCounts, android: EventCounts, web: EventCounts }), {
+      description: 'The counts per platform, for the platforms the event went to.',
+    }),
+  },
+  {
+    description:
+      'Delivery of the latest start, update or end (docs/live-activities.md, "Delivery stats"); null for an activity started before Clarion kept them.',
+  },
+);
+
 export const LiveActivitySchema = Type.Object(
   {
     id: Type.String({ description: 'lva_… identifier.' }),
@@ -96,6 +157,7 @@ export const LiveActivitySchema = Type.Object(
       },
       { description: 'recipientCount split by delivery mode.' },
     ),
+    lastEvent: Nullable(LastEventSchema),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     endedAt: NullableTimestamp,
@@ -106,8 +168,38 @@ export const LiveActivitySchema = Type.Object(
   { title: 'LiveActivity' },
 );
 
-/** The LiveActivity object; `now` decides the 8-hour end even before the expiry job has recorded it. */
-export function liveActivityView(row: LiveActivityRow, now: number): Static<typeof LiveActivitySchema> {
+/** The LiveActivity objects of `rows`, with their latest events read in one query. */
+export async function liveActivityViews(
+  db: Kysely<Database>,
+  rows: readonly LiveActivityRow[],
+  now: number,
+): Promise<Array<Static<typeof LiveActivitySchema>>> {
+  const latest = await latestLiveActivityEvents(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => liveActivityView(row, now, latest.get(row.id)));
+}
+
+/** The LiveActivity object of one row (liveActivityViews). */
+export async function oneLiveActivityView(
+  db: Kysely<Database>,
+  row: LiveActivityRow,
+  now: number,
+): Promise<Static<typeof LiveActivitySchema>> {
+  const [view] = await liveActivityViews(db, [row], now);
+  return view!;
+}
+
+/**
+ * The LiveActivity object; `now` decides the 8-hour end even before the expiry job has recorded it; `latest`: its
+ * latest event (live-activity-delivery-queries.ts), none for an activity from before events were recorded.
+ */
+function liveActivityView(
+  row: LiveActivityRow,
+  now: number,
+  latest: LatestLiveActivityEvent | undefined,
+): Static<typeof LiveActivitySchema> {
   const { status, endedAt } = effectiveStatus(row, now);
   return {
     id: row.id,
@@ -126,9 +218,38 @@ export function liveActivityView(row: LiveActivityRow, now: number): Static<type
     ],
     channelId: row.apns_channel_id,
     recipientCounts: { broadcast: row.broadcast_count, tokens: row.recipient_count - row.broadcast_count },
+    lastEvent: latest ? lastEventView(latest) : null,
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     endedAt: endedAt === null ? null : toIso(endedAt),
     dismissAt: row.dismiss_at === null ? null : toIso(row.dismiss_at),
+  };
+}
+
+type Counts = Static<typeof EventCounts>;
+
+function lastEventView(latest: LatestLiveActivityEvent): Static<typeof LastEventSchema> {
+  const sum = (counters: LatestLiveActivityEvent['counters']): Counts => {
+    const total = { targeted: 0, delivered: 0, failed: 0, skipped: 0 };
+    for (const counter of counters)
+      for (const key of ['targeted', 'delivered', 'failed', 'skipped'] as const) total[key] += counter[key];
+    return { ...total, pending: Math.max(0, total.targeted - total.delivered - total.failed - total.skipped) };
+  };
+  const total = sum(latest.counters);
+  const byMode: Static<typeof LastEventSchema>['byMode'] = {};
+  const tokens = latest.counters.filter((counter) => counter.mode === 'tokens');
+  if (tokens.length > 0) byMode.tokens = sum(tokens);
+  const broadcast = latest.counters.find((counter) => counter.mode === 'broadcast');
+  if (broadcast) byMode.broadcast = { ...sum([broadcast]), failureReason: broadcast.failure_reason };
+  const byPlatform: Static<typeof LastEventSchema>['byPlatform'] = {};
+  for (const platform of new Set(latest.counters.map((counter) => counter.platform)))
+    byPlatform[platform] = sum(latest.counters.filter((counter) => counter.platform === platform));
+  return {
+    event: latest.event,
+    at: toIso(latest.timestamp),
+    status: latest.dispatchedAt === null ? 'dispatching' : total.pending > 0 ? 'sending' : 'done',
+    ...total,
+    byMode,
+    byPlatform,
   };
 }

@@ -31,7 +31,7 @@ import type { Endpoint } from '../../endpoint.ts';
 import { chargeOnTerms } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
-import { Alert, liveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+import { Alert, oneLiveActivityView, LiveActivitySchema } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
 
@@ -169,7 +169,7 @@ export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
           return { stored: activity, used };
         },
       });
-      return reply.code(201).send({ success: true, data: liveActivityView(row, now) });
+      return reply.code(201).send({ success: true, data: await oneLiveActivityView(deps.store.db, row, now) });
     },
   );
 }

@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
-import { Alert, liveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
+import { Alert, oneLiveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
 
 export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -48,7 +48,9 @@ export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
         staleAt,
         priority,
       });
-      return reply.code(200).send({ success: true, data: liveActivityView(row, deps.clock.now()) });
+      return reply
+        .code(200)
+        .send({ success: true, data: await oneLiveActivityView(deps.store.db, row, deps.clock.now()) });
     },
   );
 }
