@@ -161,6 +161,44 @@ describe('Live Activity delivery stats', () => {
     });
   });
 
+  it('count a broadcast APNs keeps answering 503 as failed once its job gives up, so the event still ends done', async () => {
+    const account = await h.newAccount({ channels: ['match'] });
+    await h.iosDevice(account, 'match', { osVersion: '18.2' });
+    const id = (
+      await post(h.app, '/api/v1/live-activities', account.secretKey, {
+        channelCode: 'match',
+        template: 'score',
+        fields: score,
+        delivery: 'broadcast',
+      })
+    ).body.data.id as string;
+    await h.settle();
+    // 503 ServiceUnavailable: "The service is unavailable" — try again later (Apple, "Handling notification responses
+    // from APNs"). Every request on the channel gets it from now on.
+    h.apns.failNext(1_000, { reason: 'ServiceUnavailable', retryAfterSeconds: 60 });
+    await change(account, id, 'update', { fields: { home: { score: 1 } } });
+    await h.settle();
+    expect((await activity(account, id)).lastEvent).toMatchObject({ status: 'sending', ...counts(1, 0, 0, 0, 1) });
+
+    // Its next attempt is its last: the broadcast is given up, and counted.
+    const [retry] = await h.store.db
+      .updateTable('jobs')
+      .set((eb) => ({ max_attempts: eb('attempt', '+', 1) }))
+      .where('kind', '=', 'live_activity.broadcast')
+      .where('state', '=', 'available')
+      .returning('run_at')
+      .execute();
+    h.clock.set(Number(retry!.run_at));
+    await h.settle();
+    h.apns.reset();
+    expect((await activity(account, id)).lastEvent).toMatchObject({
+      event: 'update',
+      status: 'done',
+      ...counts(1, 0, 1),
+      byMode: { broadcast: { ...counts(1, 0, 1), failureReason: 'retry_exhausted' } },
+    });
+  });
+
   it('count the devices a lost channel restarts per token, and the broadcast they left as skipped', async () => {
     const account = await h.newAccount({ channels: ['match'] });
     const device = await h.iosDevice(account, 'match', { osVersion: '18.2' });
