@@ -4,6 +4,7 @@ import { redactUrl } from '../config/load-config.ts';
 import type { AcceptInOneStatement } from './postgres/accept-in-one-statement.ts';
 import { CONNECTION_LOST_MESSAGE } from './postgres/postgres-pool.ts';
 import { openPostgresStore } from './postgres/postgres-store.ts';
+import type { RecordReceiptInOneStatement } from './postgres/record-receipt-in-one-statement.ts';
 import type { QueueDriver } from './queue-driver.ts';
 import type { Database } from './schema.ts';
 import { openSqliteStore } from './sqlite/sqlite-store.ts';
@@ -42,6 +43,12 @@ export interface Store {
    * COMMIT (src/queue/store-accepted-notification.ts).
    */
   acceptInOneStatement: AcceptInOneStatement | null;
+  /**
+   * One receipt's writes as one statement (src/store/postgres/record-receipt-in-one-statement.ts), where each
+   * statement is a round trip; null on SQLite, where the group commit shares BEGIN and COMMIT
+   * (src/store/receipts-queries.ts).
+   */
+  recordReceiptInOneStatement: RecordReceiptInOneStatement | null;
   /**
    * Inside a write transaction: no other transaction inserts into `table` until this one ends, so a check for "none
    * yet" stays true until the insert that follows it commits. Nothing to do on SQLite (`serialWriters`).

@@ -1,9 +1,14 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Platform } from '../domain/device-token.ts';
-import { firstIdAt } from '../domain/ids.ts';
+import { firstIdAt, newId } from '../domain/ids.ts';
 import type { ReceiptEvent } from '../domain/receipt.ts';
+import type { Store } from './database.ts';
 import { recordEvents } from './events-queries.ts';
-import type { Database } from './schema.ts';
+import { idListValues, inIdList } from './id-list.ts';
+import { preparedQuery, type Param } from './prepared-query.ts';
+import type { RecordReceiptInOneStatement } from './postgres/record-receipt-in-one-statement.ts';
+import { preparedRowsQuery } from './prepared-rows-query.ts';
+import type { Database, ReceiptsTable } from './schema.ts';
 
 /** One report from a device, its receipt already opened (domain/receipt.ts openReceipt). */
 export interface ReceiptReport {
@@ -23,7 +28,7 @@ export interface ReceiptReport {
 export type ReceiptResult = 'counted' | 'duplicate' | 'ignored' | 'expired' | 'unknown';
 
 /** The counter of notification_platform_stats each event adds to. */
-const counterOf = {
+export const counterOf = {
   received: 'received',
   opened: 'opened',
   dismissed: 'dismissed',
@@ -31,13 +36,58 @@ const counterOf = {
 } as const satisfies Record<ReceiptEvent, string>;
 
 /**
- * Records reports in the caller's transaction: each counts once per (notification, subscriber, event), whatever the
- * number of times it arrives, and adds one to its platform's counter of the notification; an open, a dismissal or an
- * action also counts as received when that was not reported (an app without a Notification Service Extension never
- * reports `received`, yet the person saw the push). `notification.opened` and `notification.action` events are
- * recorded with them, for webhooks. Results in the order of `reports`.
+ * Records reports: each counts once per (notification, subscriber, event), whatever the number of times it arrives,
+ * and adds one to its platform's counter of the notification; an open, a dismissal or an action also counts as
+ * received when that was not reported (an app without a Notification Service Extension never reports `received`, yet
+ * the person saw the push). `notification.opened` and `notification.action` events are recorded with them, for
+ * webhooks. Results in the order of `reports`.
+ *
+ * In a short transaction (`Store.runShortTransaction`: on SQLite shared with the other requests of the same moment,
+ * one COMMIT for all of them) with statements compiled once (src/store/prepared-query.ts); or, for one report within
+ * the retention where the store has it (PostgreSQL, where each statement is a round trip), as ONE statement that is
+ * its own transaction (src/store/postgres/record-receipt-in-one-statement.ts). Measured: docs/performance.md,
+ * "Receipts".
  */
 export async function recordReceipts(
+  store: Store,
+  reports: readonly ReceiptReport[],
+  now: number,
+  retentionMs: number,
+): Promise<ReceiptResult[]> {
+  const [only] = reports;
+  const { recordReceiptInOneStatement } = store;
+  if (recordReceiptInOneStatement && only && reports.length === 1 && only.notificationId >= keptSince(now, retentionMs))
+    return [await recordOneReceipt(store.db, recordReceiptInOneStatement, only, now)];
+  return store.runShortTransaction((trx) => recordInTransaction(trx, reports, now, retentionMs));
+}
+
+/** One report as one statement; what it does is recordInTransaction's for a single report, event data included. */
+async function recordOneReceipt(
+  db: Kysely<Database>,
+  statement: RecordReceiptInOneStatement,
+  report: ReceiptReport,
+  now: number,
+): Promise<ReceiptResult> {
+  const [row] = await statement(db, {
+    event: report.event,
+    notificationId: report.notificationId,
+    subscriberId: report.subscriberId,
+    actionId: report.actionId,
+    now,
+    eventId: newId('event', now),
+    // The event's data as recordInTransaction writes it (JSON.stringify of its object, in its order), the database
+    // filling in the channel's code, the external id and the platform.
+    dataHead: `{"notificationId":${JSON.stringify(report.notificationId)},"channelCode":`,
+    dataMiddle: `,"subscriberId":${JSON.stringify(report.subscriberId)},"externalId":`,
+    dataTail: report.event === 'action' ? `,"actionId":${JSON.stringify(report.actionId)}}` : '}',
+  });
+  if (!row) return 'unknown';
+  if (Number(row.receipts_enabled) !== 1) return 'ignored';
+  return row.counted ? 'counted' : 'duplicate';
+}
+
+/** Records reports in the caller's transaction (recordReceipts). */
+async function recordInTransaction(
   trx: Kysely<Database>,
   reports: readonly ReceiptReport[],
   now: number,
@@ -60,9 +110,9 @@ export async function recordReceipts(
   }
   if (rows.length === 0) return results;
 
-  const inserted = await trx
-    .insertInto('receipts')
-    .values(
+  const inserted = (
+    await insertReceipts(
+      trx,
       uniqueBy(rows, keyOf).map((report) => ({
         notification_id: report.notificationId,
         subscriber_id: report.subscriberId,
@@ -71,17 +121,12 @@ export async function recordReceipts(
         created_at: now,
       })),
     )
-    .onConflict((conflict) => conflict.columns(['notification_id', 'subscriber_id', 'event']).doNothing())
-    .returning(['notification_id', 'subscriber_id', 'event', 'action_id'])
-    .execute()
-    .then((rows) =>
-      rows.map((row) => ({
-        notificationId: row.notification_id,
-        subscriberId: row.subscriber_id,
-        event: row.event,
-        actionId: row.action_id,
-      })),
-    );
+  ).map((row) => ({
+    notificationId: row.notification_id,
+    subscriberId: row.subscriber_id,
+    event: row.event,
+    actionId: row.action_id,
+  }));
   const counted = new Set(inserted.map(keyOf));
   // A report that inserted nothing was there already; the same report twice in one request counts once too.
   const seen = new Set<string>();
@@ -92,30 +137,25 @@ export async function recordReceipts(
     seen.add(key);
   }
 
-  const bumps = new Map<string, { notificationId: string; platform: Platform; counts: Record<string, number> }>();
+  const bumps = new Map<string, CounterBump>();
   for (const row of inserted) {
     const pair = pairs.get(pairKey(row))!;
     const key = `${row.notificationId} ${pair.platform}`;
-    const bump = bumps.get(key) ?? { notificationId: row.notificationId, platform: pair.platform, counts: {} };
-    const counter = counterOf[row.event];
-    bump.counts[counter] = (bump.counts[counter] ?? 0) + 1;
-    bumps.set(key, bump);
+    let bump = bumps.get(key);
+    if (!bump) {
+      bump = {
+        notificationId: row.notificationId,
+        platform: pair.platform,
+        received: 0,
+        opened: 0,
+        dismissed: 0,
+        actions: 0,
+      };
+      bumps.set(key, bump);
+    }
+    bump[counterOf[row.event]] += 1;
   }
-  for (const { notificationId, platform, counts } of bumps.values()) {
-    await trx
-      .updateTable('notification_platform_stats')
-      .set((eb) =>
-        Object.fromEntries(
-          Object.entries(counts).map(([counter, count]) => [
-            counter,
-            eb(counter as (typeof counterOf)[ReceiptEvent], '+', count),
-          ]),
-        ),
-      )
-      .where('notification_id', '=', notificationId)
-      .where('platform', '=', platform)
-      .execute();
-  }
+  for (const bump of bumps.values()) await bumpCounters(trx, bump);
 
   const events = inserted
     .filter((row) => row.event === 'opened' || row.event === 'action')
@@ -124,6 +164,7 @@ export async function recordReceipts(
       return {
         accountId: pair.accountId,
         type: row.event === 'opened' ? ('notification.opened' as const) : ('notification.action' as const),
+        // recordOneReceipt writes the same text: keep the two in step.
         data: {
           notificationId: row.notificationId,
           channelCode: pair.channelCode,
@@ -188,9 +229,47 @@ async function findReceiptPairs(
   db: Kysely<Database>,
   reports: readonly ReceiptReport[],
 ): Promise<Map<string, ReceiptPair>> {
-  const notificationIds = [...new Set(reports.map((report) => report.notificationId))];
-  const subscriberIds = [...new Set(reports.map((report) => report.subscriberId))];
-  const rows = await db
+  const [first, ...more] = reports;
+  let values: PairValues;
+  if (first && more.length === 0) values = { notificationId: first.notificationId, subscriberId: first.subscriberId };
+  else {
+    const notifications = idListValues(db, [...new Set(reports.map((report) => report.notificationId))]);
+    const subscribers = idListValues(db, [...new Set(reports.map((report) => report.subscriberId))]);
+    values = {
+      notificationIdArray: notifications.idArray,
+      notificationIdJson: notifications.idJson,
+      subscriberIdArray: subscribers.idArray,
+      subscriberIdJson: subscribers.idJson,
+    };
+  }
+  const rows = await receiptPairsQuery(db, values);
+  return new Map(
+    rows.map((row) => [
+      `${row.notification_id} ${row.subscriber_id}`,
+      {
+        accountId: row.account_id,
+        channelCode: row.channel_code,
+        receiptsEnabled: Number(row.receipts_enabled) === 1,
+        platform: row.platform,
+        externalId: row.external_id,
+      },
+    ]),
+  );
+}
+
+/** One report's pair by its two ids, or a batch's by its two id lists, each list one parameter (id-list.ts). */
+type PairValues =
+  | { notificationId: string; subscriberId: string }
+  | {
+      notificationIdArray?: readonly string[] | undefined;
+      notificationIdJson?: string | undefined;
+      subscriberIdArray?: readonly string[] | undefined;
+      subscriberIdJson?: string | undefined;
+    };
+
+/** The pairs' SELECT, to be narrowed to the reports' ids; also the first part of recordReceiptInOneStatement. */
+export function receiptPairsSelect(db: Kysely<Database>) {
+  return db
     .selectFrom('notifications')
     .innerJoin('accounts', 'accounts.id', 'notifications.account_id')
     .innerJoin('subscribers', (join) =>
@@ -206,23 +285,53 @@ async function findReceiptPairs(
       'subscribers.id as subscriber_id',
       'subscribers.platform',
       'subscribers.external_id',
-    ])
-    .where('notifications.id', 'in', notificationIds)
-    .where('subscribers.id', 'in', subscriberIds)
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      `${row.notification_id} ${row.subscriber_id}`,
-      {
-        accountId: row.account_id,
-        channelCode: row.channel_code,
-        receiptsEnabled: Number(row.receipts_enabled) === 1,
-        platform: row.platform,
-        externalId: row.external_id,
-      },
-    ]),
-  );
+    ]);
 }
+
+/** Two texts on each database, whatever the batch's size: one report's, and a batch's. */
+const receiptPairsQuery = preparedQuery(
+  (db, param, values: PairValues) => {
+    const query = receiptPairsSelect(db);
+    if ('notificationId' in values)
+      return query
+        .where('notifications.id', '=', param<string>('notificationId'))
+        .where('subscribers.id', '=', param<string>('subscriberId'));
+    return query
+      .where(inIdList(db, 'notifications.id', prefixed(param, 'notification')))
+      .where(inIdList(db, 'subscribers.id', prefixed(param, 'subscriber')));
+  },
+  (values) => ('notificationId' in values ? 'one' : 'list'),
+);
+
+/** inIdList's parameters (`idArray`, `idJson`) under a prefix, for a statement with two lists. */
+function prefixed(param: Param, prefix: string): Param {
+  return (name) => param(`${prefix}${name[0]!.toUpperCase()}${name.slice(1)}`);
+}
+
+/** The INSERT of the reports' rows, compiled once per number of rows (preparedRowsQuery): 1 or 2 for one report. */
+const insertReceipts = preparedRowsQuery((db, rows: ReadonlyArray<Insertable<ReceiptsTable>>) =>
+  db
+    .insertInto('receipts')
+    .values(rows)
+    .onConflict((conflict) => conflict.columns(['notification_id', 'subscriber_id', 'event']).doNothing())
+    .returning(['notification_id', 'subscriber_id', 'event', 'action_id']),
+);
+
+type CounterBump = { notificationId: string; platform: Platform } & Record<(typeof counterOf)[ReceiptEvent], number>;
+
+/** What a notification's platform gained from the reports: every counter in one text, the unchanged ones adding 0. */
+const bumpCounters = preparedQuery((db, param, _values: CounterBump) =>
+  db
+    .updateTable('notification_platform_stats')
+    .set((eb) => ({
+      received: eb('received', '+', param<number>('received')),
+      opened: eb('opened', '+', param<number>('opened')),
+      dismissed: eb('dismissed', '+', param<number>('dismissed')),
+      actions: eb('actions', '+', param<number>('actions')),
+    }))
+    .where('notification_id', '=', param<string>('notificationId'))
+    .where('platform', '=', param<Platform>('platform')),
+);
 
 function pairKey(report: Pick<ReceiptReport, 'notificationId' | 'subscriberId'>): string {
   return `${report.notificationId} ${report.subscriberId}`;

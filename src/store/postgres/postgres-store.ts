@@ -4,6 +4,7 @@ import type { Database } from '../schema.ts';
 import { acceptInOneStatement } from './accept-in-one-statement.ts';
 import { createPostgresPool } from './postgres-pool.ts';
 import { postgresQueueDriver } from './postgres-queue-driver.ts';
+import { recordReceiptInOneStatement } from './record-receipt-in-one-statement.ts';
 
 /** The storage port on PostgreSQL (src/store/database.ts): a pool of connections, writers side by side. */
 export function openPostgresStore(
@@ -23,6 +24,7 @@ export function openPostgresStore(
     // single write (READ COMMITTED takes a snapshot per statement, so its reads see committed data either way).
     runShortTransaction: (work, options) => (options?.oneWrite ? work(db) : db.transaction().execute(work)),
     acceptInOneStatement,
+    recordReceiptInOneStatement,
     async lockTable(trx, table) {
       await sql`lock table ${sql.table(table)} in share row exclusive mode`.execute(trx);
     },

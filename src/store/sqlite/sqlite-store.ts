@@ -71,6 +71,7 @@ export function openSqliteStore(options: StoreOptions): Store {
     queueDriver: sqliteQueueDriver,
     runShortTransaction: (work) => units.run(work),
     acceptInOneStatement: null,
+    recordReceiptInOneStatement: null,
     async lockTable() {},
     async beginBulkWrites() {
       // A bulk import writes rows in random order into its indexes: with SQLite's default 2 MB page cache every row of

@@ -118,9 +118,7 @@ export function recordReceiptsEndpoint(deps: AppDependencies): Endpoint {
       const recorded =
         reports.length === 0
           ? []
-          : await deps.store.db
-              .transaction()
-              .execute((trx) => recordReceipts(trx, reports, deps.clock.now(), deps.config.receiptRetention));
+          : await recordReceipts(deps.store, reports, deps.clock.now(), deps.config.receiptRetention);
       // A receipt Clarion did not issue, and one whose notification or subscriber is gone, are both `invalid`.
       let next = 0;
       const results = opened.map((pair): Answer => {
