@@ -165,6 +165,10 @@ async function seedActivity(
     delivery: mode,
     apns_channel_id: apnsChannelId,
     broadcast_count: mode === 'broadcast' ? devices : 0,
+    received_count: 0,
+    opened_count: 0,
+    dismissed_count: 0,
+    actions_count: 0,
     audience: null,
   };
   await db.insertInto('live_activities').values(activity).execute();

@@ -8,8 +8,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  *
  *   n<notification ULID, 26><subscriber ULID, 26><HMAC-SHA256 of the first 53 characters, first 16 bytes, base64url>
  *
- * 75 URL-safe characters. The leading `n` names what the receipt is for (a notification), so other kinds can follow.
- * The ids inside are not secret: the app already knows its subscriber id and the notification is its own.
+ * 75 URL-safe characters. The leading kind names what the receipt is for: `n` a notification, `a` a Live Activity
+ * (its pushes with an alert; then the ULID is the activity's). The ids inside are not secret: the app already knows
+ * its subscriber id, and the notification or activity is its own.
  */
 export const RECEIPT_LENGTH = 75;
 
@@ -20,6 +21,7 @@ export const receiptEvents = ['received', 'opened', 'dismissed', 'action'] as co
 export type ReceiptEvent = (typeof receiptEvents)[number];
 
 const KIND_NOTIFICATION = 'n';
+const KIND_LIVE_ACTIVITY = 'a';
 const ULID_LENGTH = 26;
 const MAC_BYTES = 16;
 const ULID = /^[0-9a-hjkmnp-tv-z]{26}$/;
@@ -30,22 +32,40 @@ export function receiptKey(secretKey: Buffer): Buffer {
 }
 
 export function mintReceipt(key: Buffer, notificationId: string, subscriberId: string): string {
-  const signed = `${KIND_NOTIFICATION}${idBody(notificationId)}${idBody(subscriberId)}`;
+  return signedReceipt(key, KIND_NOTIFICATION, notificationId, subscriberId);
+}
+
+/** The receipt of one device's push of a Live Activity (the pushes it is shown: those with an alert). */
+export function mintLiveActivityReceipt(key: Buffer, liveActivityId: string, subscriberId: string): string {
+  return signedReceipt(key, KIND_LIVE_ACTIVITY, liveActivityId, subscriberId);
+}
+
+function signedReceipt(key: Buffer, kind: string, subjectId: string, subscriberId: string): string {
+  const signed = `${kind}${idBody(subjectId)}${idBody(subscriberId)}`;
   return `${signed}${mac(key, signed)}`;
 }
 
-/** The pair a genuine receipt names, or null for anything else (forged, altered, truncated, another kind). */
-export function openReceipt(key: Buffer, receipt: string): { notificationId: string; subscriberId: string } | null {
-  if (receipt.length !== RECEIPT_LENGTH || receipt[0] !== KIND_NOTIFICATION) return null;
+/** What a genuine receipt names: a notification's or a Live Activity's push to one subscriber. */
+export type OpenedReceipt =
+  | { kind: 'notification'; notificationId: string; subscriberId: string }
+  | { kind: 'liveActivity'; liveActivityId: string; subscriberId: string };
+
+/** The pair a genuine receipt names, or null for anything else (forged, altered, truncated, an unknown kind). */
+export function openReceipt(key: Buffer, receipt: string): OpenedReceipt | null {
+  const kind = receipt[0];
+  if (receipt.length !== RECEIPT_LENGTH || (kind !== KIND_NOTIFICATION && kind !== KIND_LIVE_ACTIVITY)) return null;
   const signed = receipt.slice(0, 1 + 2 * ULID_LENGTH);
   // Compared as text: decoding first would accept the variants of the last character that decode to the same bytes.
   const given = Buffer.from(receipt.slice(signed.length));
   const expected = Buffer.from(mac(key, signed));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  const notification = signed.slice(1, 1 + ULID_LENGTH);
+  const subject = signed.slice(1, 1 + ULID_LENGTH);
   const subscriber = signed.slice(1 + ULID_LENGTH);
-  if (!ULID.test(notification) || !ULID.test(subscriber)) return null;
-  return { notificationId: `ntf_${notification}`, subscriberId: `sub_${subscriber}` };
+  if (!ULID.test(subject) || !ULID.test(subscriber)) return null;
+  const subscriberId = `sub_${subscriber}`;
+  return kind === KIND_NOTIFICATION
+    ? { kind: 'notification', notificationId: `ntf_${subject}`, subscriberId }
+    : { kind: 'liveActivity', liveActivityId: `lva_${subject}`, subscriberId };
 }
 
 function mac(key: Buffer, signed: string): string {

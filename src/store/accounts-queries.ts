@@ -78,3 +78,9 @@ export async function setAccountPlan(
 export async function instanceHasAccounts(db: Kysely<Database>): Promise<boolean> {
   return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
+
+/** Whether the account's pushes carry receipts (docs/engagement.md; `clarion accounts set-receipts`). */
+export async function receiptsEnabled(db: Kysely<Database>, accountId: string): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('receipts_enabled').where('id', '=', accountId).executeTakeFirst();
+  return Number(row?.receipts_enabled ?? 0) === 1;
+}

@@ -173,6 +173,11 @@ export interface LiveActivitiesTable {
   apns_channel_id: string | null;
   /** iOS subscribers started on the broadcast channel (part of recipient_count). */
   broadcast_count: number;
+  /** Unique subscribers whose receipts reported the activity received, opened, dismissed, an action tapped. */
+  received_count: Generated<number>;
+  opened_count: Generated<number>;
+  dismissed_count: Generated<number>;
+  actions_count: Generated<number>;
 }
 
 /** A push-to-start token an iOS device reported for one template (iOS issues one per ActivityAttributes type). */
@@ -336,6 +341,15 @@ export interface ReceiptsTable {
   created_at: number;
 }
 
+/** One report of a Live Activity's receipt (live-activity-receipts-queries.ts): as `receipts`, per activity. */
+export interface LiveActivityReceiptsTable {
+  live_activity_id: string;
+  subscriber_id: string;
+  event: 'received' | 'opened' | 'dismissed' | 'action';
+  action_id: string | null;
+  created_at: number;
+}
+
 /** A dashboard sign-in. The cookie carries the token; only its SHA-256 is stored, so a database leak is no sign-in. */
 export interface SessionsTable {
   id: string;
@@ -466,6 +480,7 @@ export interface Database {
   live_activity_events: LiveActivityEventsTable;
   live_activity_event_stats: LiveActivityEventStatsTable;
   live_activity_failures: LiveActivityFailuresTable;
+  live_activity_receipts: LiveActivityReceiptsTable;
   push_to_start_tokens: PushToStartTokensTable;
   apns_broadcast_channels: ApnsBroadcastChannelsTable;
   usage_counters: UsageCountersTable;

@@ -7,8 +7,8 @@ import type { Database } from './schema.ts';
  * Erasing a person (DELETE /users/{externalId}, docs/api.md "Users"): every subscriber of the account with that
  * external id is removed with what names it — its row (token, push-to-start token, external id), its tags, its
  * per-template push-to-start tokens, its per-notification failure rows, what its channel's frequency cap counted, its
- * receipts (what it did with pushes; the notifications' counts stay, naming no one), its Live Activity tokens and the
- * Live Activity failures that name it — the external id is blanked in the account's earlier events and webhook
+ * receipts (what it did with pushes and Live Activities; the counts stay, naming no one), its Live Activity tokens and
+ * the Live Activity failures that name it — the external id is blanked in the account's earlier events and webhook
  * messages about those subscribers (`subscriber.created` carries it), with what receivers answered to those messages,
  * and it is taken out of the `externalIds` audiences of the account's notifications and Live Activities. One
  * `subscriber.deleted` event per subscriber tells webhooks; it names the subscriber id and channel, never the person.
@@ -39,6 +39,7 @@ export async function eraseUser(
   await trx.deleteFrom('receipts').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('live_activity_tokens').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('live_activity_failures').where('subscriber_id', 'in', ids).execute();
+  await trx.deleteFrom('live_activity_receipts').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('subscribers').where('id', 'in', ids).execute();
   await blankExternalIdInEvents(trx, input.accountId, ids);
 

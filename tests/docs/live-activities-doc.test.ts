@@ -119,7 +119,8 @@ describe('docs/live-activities.md', () => {
             `${swiftTypes[property.type]}${schema.required?.includes(field) || field === 'endsAt' ? '' : '?'}`,
           ]),
       );
-      expect(declared, name).toEqual(expected);
+      // Every ContentState also declares the receipt its pushes with an alert carry (docs/engagement.md).
+      expect(declared, name).toEqual({ ...expected, clarionReceipt: 'String?' });
       expect(body, name).toMatch(/^ {4}var activityId: String/m);
     }
   });

@@ -2905,6 +2905,17 @@ export interface paths {
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
                                 /** @description The template's current fields. */
                                 fields: {
                                     [key: string]: unknown;
@@ -3191,6 +3202,17 @@ export interface paths {
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
                                 /** @description The template's current fields. */
                                 fields: {
                                     [key: string]: unknown;
@@ -3461,6 +3483,17 @@ export interface paths {
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
                                 /** @description The template's current fields. */
                                 fields: {
                                     [key: string]: unknown;
@@ -3735,6 +3768,17 @@ export interface paths {
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
                                 /** @description The template's current fields. */
                                 fields: {
                                     [key: string]: unknown;
@@ -4327,6 +4371,17 @@ export interface paths {
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
                                 endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
                                 /** @description The template's current fields. */
                                 fields: {
                                     [key: string]: unknown;

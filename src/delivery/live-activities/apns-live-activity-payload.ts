@@ -1,6 +1,7 @@
 import { defaultStartAlert, type LiveActivityAlert } from '../../domain/live-activities/live-activity-alert.ts';
 import { apnsTimestampSeconds } from '../../domain/live-activities/live-activity-lifecycle.ts';
 import { templateAttributesTypes } from '../../domain/live-activities/live-activity-templates.ts';
+import { RECEIPT_FIELD } from '../../domain/receipt.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 import { apnsLiveActivityTopic } from '../apns/apns-client.ts';
 import { APNS_MAX_PAYLOAD_BYTES } from '../apns/apns-payload.ts';
@@ -14,6 +15,7 @@ import { APNS_MAX_PAYLOAD_BYTES } from '../apns/apns-payload.ts';
  * update: {"aps": {timestamp, event: "update", content-state, alert?, stale-date?, relevance-score?}}
  * end:    {"aps": {timestamp, event: "end", content-state, alert?, dismissal-date?, relevance-score?}}
  * alert:  {title, body?, sound?}
+ * content-state carries `clarionReceipt` beside the fields when the push has a receipt (LiveActivityPush.receipt).
  *                                                                → the per-activity token the device reported
  */
 
@@ -28,7 +30,9 @@ export function buildApnsLiveActivityPayload(push: LiveActivityPush): ApnsLiveAc
   const aps: Record<string, unknown> = {
     timestamp: apnsTimestampSeconds(push.timestamp),
     event: push.event,
-    'content-state': push.fields,
+    // ActivityKit hands the app the content state only, never the rest of the payload: a receipt travels inside it,
+    // where the widget and the app can read it (docs/engagement.md, "Live Activities").
+    'content-state': push.receipt === undefined ? push.fields : { ...push.fields, [RECEIPT_FIELD]: push.receipt },
   };
   if (push.event === 'start') {
     // The app's ActivityAttributes type by name, its static attributes (the Clarion id, so the app can report the

@@ -1,4 +1,5 @@
 import { liveActivityDeliveryDeadline } from '../../domain/live-activities/live-activity-lifecycle.ts';
+import { RECEIPT_FIELD } from '../../domain/receipt.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from '../fcm/fcm-message.ts';
 
@@ -7,7 +8,8 @@ import { FCM_MAX_PAYLOAD_BYTES, FCM_MAX_TTL_SECONDS, type FcmDataOptions } from 
  * Pure. Data values must be strings (docs/protocols.md 3.3), so `fields` and `alert` travel as JSON text:
  *
  *   {clarion: "live_activity", event: "start" | "update" | "end", activityId, template, fields: "<JSON>",
- *    timestamp: "<epoch ms>", alert?: "<JSON {title, body?}>", staleAt?: ISO, dismissAt?: ISO (end)}
+ *    timestamp: "<epoch ms>", alert?: "<JSON {title, body?}>", staleAt?: ISO, dismissAt?: ISO (end),
+ *    clarionReceipt?: the device's receipt (LiveActivityPush.receipt)}
  *
  * `timestamp` is the event's, strictly increasing per activity (live-activity-lifecycle.ts nextPushTimestamp; APNs
  * gets it in seconds): FCM may deliver an older message after a newer one, and the app drops anything not newer than
@@ -28,6 +30,7 @@ export function buildFcmLiveActivityData(push: LiveActivityPush): Record<string,
     const { title, body, sound } = push.alert;
     data.alert = JSON.stringify({ title, body, sound });
   }
+  if (push.receipt !== undefined) data[RECEIPT_FIELD] = push.receipt;
   if (push.event !== 'end' && push.staleAt !== null) data.staleAt = new Date(push.staleAt).toISOString();
   if (push.event === 'end' && push.dismissAt !== null) data.dismissAt = new Date(push.dismissAt).toISOString();
   return data;

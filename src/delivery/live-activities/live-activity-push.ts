@@ -37,6 +37,11 @@ export interface LiveActivityPush {
    * minting an update token; set per device by the send job for the broadcast part of the audience (iOS 18+).
    */
   inputPushChannel?: string | null;
+  /**
+   * The device's receipt (domain/receipt.ts mintLiveActivityReceipt) for a push it is shown (one with an alert), set
+   * per device by the send job when the account keeps receipts; none on a broadcast, one payload for every device.
+   */
+  receipt?: string;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { ApnsEnvironment } from '../../domain/apns-environment.ts';
 import { supportsBroadcast } from '../../domain/ios-version.ts';
+import { mintLiveActivityReceipt } from '../../domain/receipt.ts';
+import { receiptsEnabled } from '../../store/accounts-queries.ts';
 import { effectiveStatus } from '../../domain/live-activities/live-activity-lifecycle.ts';
 import type { JobRow } from '../../queue/job-types.ts';
 import type { JobHandler } from '../../queue/worker-pool.ts';
@@ -173,6 +175,11 @@ async function sendBatch(
       : null;
   // The channel exists in one APNs environment (the push host's); a device known to be in the other can't join it.
   const channelEnvironment = sender.liveActivityBroadcast?.environment ?? 'production';
+  // A push the device shows (one with an alert) carries the device's receipt, unless the account turned them off.
+  const receiptOf =
+    push.alert !== null && (await receiptsEnabled(deps.store.db, activity.account_id))
+      ? (id: string) => mintLiveActivityReceipt(deps.receiptKey, activity.id, id)
+      : null;
   const outcomes = await sendEach(
     payload.subscriberIds,
     async (id): Promise<DeliveryOutcome | null> => {
@@ -182,7 +189,8 @@ async function sendBatch(
       if (!subscriber || token === null) return null;
       sentTo[id] = token;
       if (!sender.sendLiveActivity) return { kind: 'rejected', reason: `${platform}:live_activities_not_supported` };
-      const devicePush = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
+      const onChannel = channelStart && joinsChannel(activity, subscriber, channelEnvironment) ? channelStart : push;
+      const devicePush = receiptOf ? { ...onChannel, receipt: receiptOf(id) } : onChannel;
       return sender.sendLiveActivity(
         token,
         localizedPush(devicePush, subscriber.locale),

@@ -37,12 +37,15 @@ export function sendFcmLiveActivity(
   return client.sendData(token, buildFcmLiveActivityData(push), fcmLiveActivityOptions(push));
 }
 
-/** The browser's notification for the activity, through the Web Push client's notification path (size check included). */
+/**
+ * The browser's notification for the activity, through the Web Push client's notification path (size check and the
+ * receipt's member included).
+ */
 export function sendWebLiveActivity(
   client: WebPushClient,
   token: string,
   push: LiveActivityPush,
   reader: ReaderPlace,
 ): Promise<DeliveryOutcome> {
-  return client.send(token, webLiveActivityContent(push, reader));
+  return client.send(token, webLiveActivityContent(push, reader), push.receipt);
 }

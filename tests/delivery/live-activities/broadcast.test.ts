@@ -191,7 +191,7 @@ describe('Live Activities over APNs broadcast channels', () => {
         aps: expect.objectContaining({
           event: 'start',
           'input-push-token': 1,
-          'content-state': { ...fields, home: { name: 'Ajax', score: 1 } },
+          'content-state': { ...fields, home: { name: 'Ajax', score: 1 }, clarionReceipt: expect.stringMatching(/^a/) },
         }),
       }),
     ]);

@@ -63,7 +63,8 @@ describe('a Live Activity from start to end', () => {
       aps: {
         timestamp: t0,
         event: 'start',
-        'content-state': fields,
+        // The device's receipt rides in the content state, which is all ActivityKit hands the app.
+        'content-state': { ...fields, clarionReceipt: expect.stringMatching(/^a/) },
         'attributes-type': 'ClarionScoreAttributes',
         attributes: { activityId: id },
         alert: { title: 'Ajax – PSV', body: 'Ajax 0 – 0 PSV (1st half)' },
@@ -87,6 +88,7 @@ describe('a Live Activity from start to end', () => {
         timestamp: String(createdAt),
         alert: JSON.stringify({ title: 'Ajax – PSV', body: 'Ajax 0 – 0 PSV (1st half)' }),
         staleAt: new Date(staleAt).toISOString(),
+        clarionReceipt: expect.stringMatching(/^a/),
       },
       android: { priority: 'HIGH', ttl: `${8 * 3600}s` },
     });
@@ -128,7 +130,8 @@ describe('a Live Activity from start to end', () => {
       aps: {
         timestamp: seconds(h.clock.now()),
         event: 'update',
-        'content-state': equaliser,
+        // An alerting update carries the receipt too; silent ones (above) and this end (below) do not.
+        'content-state': { ...equaliser, clarionReceipt: expect.stringMatching(/^a/) },
         alert: { title: 'Goal!', body: 'PSV equalise' },
         'relevance-score': 50,
       },

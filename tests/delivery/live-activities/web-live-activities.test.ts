@@ -87,6 +87,8 @@ describe('Live Activities on the web', () => {
     expect(start).toMatchObject({ status: 201, urgency: 'high', topic: id, ttl: EIGHT_HOURS / 1000 });
     // A declarative message, so Safari shows it without the service worker; an activity has no url of its own.
     expect(start!.message).toEqual({
+      // The browser's receipt (docs/engagement.md): the service worker reports what the person does with it.
+      clarionReceipt: expect.stringMatching(/^a/),
       web_push: 8030,
       notification: {
         title: 'Order #42',

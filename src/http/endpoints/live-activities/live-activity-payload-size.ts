@@ -10,6 +10,7 @@ import { everyPushVariant, type LiveActivityPush } from '../../../delivery/live-
 import { webLiveActivityContent } from '../../../delivery/live-activities/web-live-activity-message.ts';
 import { encryptedWebPushBytes, WEB_PUSH_MAX_BODY_BYTES } from '../../../delivery/web-push/web-push-encryption.ts';
 import { serializeWebPushMessage } from '../../../delivery/web-push/web-push-message.ts';
+import { RECEIPT_LENGTH } from '../../../domain/receipt.ts';
 import { ApiError } from '../../api-error.ts';
 
 /**
@@ -18,8 +19,12 @@ import { ApiError } from '../../api-error.ts';
  * small, but a long alert in a script of 4-byte characters could still pass. Built by the delivery's own builders.
  */
 export function assertLiveActivityPayloadsFit(push: LiveActivityPush, baseUrl: string): void {
-  for (const { tag, push: variant } of everyPushVariant(push)) assertVariantFits(variant, tag, baseUrl);
+  // A push with an alert may carry a device's receipt (LiveActivityPush.receipt): measured with room for one.
+  const measured = push.alert === null ? push : { ...push, receipt: RECEIPT_ROOM };
+  for (const { tag, push: variant } of everyPushVariant(measured)) assertVariantFits(variant, tag, baseUrl);
 }
+
+const RECEIPT_ROOM = 'r'.repeat(RECEIPT_LENGTH);
 
 /** One language of the alert (`tag`, null for its own text), on every platform. */
 function assertVariantFits(push: LiveActivityPush, tag: string | null, baseUrl: string): void {

@@ -158,6 +158,18 @@ export const LiveActivitySchema = Type.Object(
       { description: 'recipientCount split by delivery mode.' },
     ),
     lastEvent: Nullable(LastEventSchema),
+    engagement: Type.Object(
+      {
+        received: Type.Integer({ description: 'Subscribers whose device reported getting one of its pushes.' }),
+        opened: Type.Integer({ description: 'Subscribers who opened it (tapped the activity or its notification).' }),
+        dismissed: Type.Integer({ description: 'Subscribers who dismissed its notification (Android, web).' }),
+        actions: Type.Integer({ description: 'Subscribers who tapped an action of its notification.' }),
+      },
+      {
+        description:
+          'What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity\'s life.',
+      },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     endedAt: NullableTimestamp,
@@ -219,6 +231,12 @@ function liveActivityView(
     channelId: row.apns_channel_id,
     recipientCounts: { broadcast: row.broadcast_count, tokens: row.recipient_count - row.broadcast_count },
     lastEvent: latest ? lastEventView(latest) : null,
+    engagement: {
+      received: row.received_count,
+      opened: row.opened_count,
+      dismissed: row.dismissed_count,
+      actions: row.actions_count,
+    },
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     endedAt: endedAt === null ? null : toIso(endedAt),

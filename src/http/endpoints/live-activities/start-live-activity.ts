@@ -135,6 +135,10 @@ export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
             delivery: body.delivery ?? 'auto',
             apns_channel_id: null,
             broadcast_count: 0,
+            received_count: 0,
+            opened_count: 0,
+            dismissed_count: 0,
+            actions_count: 0,
           };
           const push = liveActivityPushOf(draft, 'start', alert);
           assertLiveActivityPayloadsFit(push, deps.config.baseUrl);

@@ -1,6 +1,10 @@
 import Type from 'typebox';
 import { openReceipt, receiptEvents, receiptKey, RECEIPT_LENGTH, type ReceiptEvent } from '../../../domain/receipt.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
+import {
+  recordLiveActivityReceipts,
+  type LiveActivityReceiptReport,
+} from '../../../store/live-activities/live-activity-receipts-queries.ts';
 import { recordReceipts, type ReceiptReport, type ReceiptResult } from '../../../store/receipts-queries.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
@@ -108,21 +112,30 @@ export function recordReceiptsEndpoint(deps: AppDependencies): Endpoint {
       checkShape(request.body, given, batch);
       const opened = given.map((item) => openReceipt(key, item.receipt!));
       const reports: ReceiptReport[] = [];
-      for (const [index, pair] of opened.entries())
-        if (pair)
-          reports.push({
-            ...pair,
-            event: given[index]!.event as ReceiptEvent,
-            actionId: given[index]!.actionId ?? null,
-          });
+      const activityReports: LiveActivityReceiptReport[] = [];
+      for (const [index, receipt] of opened.entries()) {
+        const what = { event: given[index]!.event as ReceiptEvent, actionId: given[index]!.actionId ?? null };
+        if (receipt?.kind === 'notification') reports.push({ ...receipt, ...what });
+        if (receipt?.kind === 'liveActivity') activityReports.push({ ...receipt, ...what });
+      }
+      const now = deps.clock.now();
       const recorded =
-        reports.length === 0
+        reports.length === 0 ? [] : await recordReceipts(deps.store, reports, now, deps.config.receiptRetention);
+      const recordedOfActivities =
+        activityReports.length === 0
           ? []
-          : await recordReceipts(deps.store, reports, deps.clock.now(), deps.config.receiptRetention);
-      // A receipt Clarion did not issue, and one whose notification or subscriber is gone, are both `invalid`.
+          : await deps.store.db
+              .transaction()
+              .execute((trx) => recordLiveActivityReceipts(trx, activityReports, now, deps.config.receiptRetention));
+      // A receipt Clarion did not issue, and one whose notification, activity or subscriber is gone, are `invalid`.
       let next = 0;
-      const results = opened.map((pair): Answer => {
-        const result = pair ? recorded[next++]! : 'unknown';
+      let nextOfActivities = 0;
+      const results = opened.map((receipt): Answer => {
+        const result = !receipt
+          ? 'unknown'
+          : receipt.kind === 'notification'
+            ? recorded[next++]!
+            : recordedOfActivities[nextOfActivities++]!;
         return result === 'unknown' ? 'invalid' : result;
       });
       if (!batch) {

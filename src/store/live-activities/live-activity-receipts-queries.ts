@@ -1,0 +1,175 @@
+import type { Kysely } from 'kysely';
+import { firstIdAt } from '../../domain/ids.ts';
+import type { ReceiptEvent } from '../../domain/receipt.ts';
+import type { ReceiptResult } from '../receipts-queries.ts';
+import type { Database } from '../schema.ts';
+
+/** One report of a Live Activity's receipt (domain/receipt.ts mintLiveActivityReceipt), the receipt already opened. */
+export interface LiveActivityReceiptReport {
+  liveActivityId: string;
+  subscriberId: string;
+  event: ReceiptEvent;
+  actionId: string | null;
+}
+
+/** The counter of live_activities each event adds to. */
+const counterOf = {
+  received: 'received_count',
+  opened: 'opened_count',
+  dismissed: 'dismissed_count',
+  action: 'actions_count',
+} as const satisfies Record<ReceiptEvent, string>;
+
+/**
+ * Records Live Activity reports in the caller's transaction, by the rules of a notification's
+ * (receipts-queries.ts): each counts once per (activity, subscriber, event) and adds one to the activity's counter;
+ * an open, a dismissal or an action also counts as received. Only a subscriber of the activity's own channel and
+ * account can report; `expired` past the receipts' retention, `ignored` when the account has receipts off. They are
+ * counted, not reported as webhook events. Results in the order of `reports`.
+ */
+export async function recordLiveActivityReceipts(
+  trx: Kysely<Database>,
+  reports: readonly LiveActivityReceiptReport[],
+  now: number,
+  retentionMs: number,
+): Promise<ReceiptResult[]> {
+  const pairs = await findPairs(trx, reports);
+  const kept = keptSince(now, retentionMs);
+  const results: ReceiptResult[] = [];
+  const rows = new Map<string, LiveActivityReceiptReport>();
+  for (const report of reports) {
+    const receiptsEnabled = pairs.get(pairKey(report));
+    if (receiptsEnabled === undefined) results.push('unknown');
+    else if (!receiptsEnabled) results.push('ignored');
+    else if (report.liveActivityId < kept) results.push('expired');
+    else {
+      results.push('counted');
+      for (const row of [report, ...(report.event === 'received' ? [] : [impliedReceived(report)])])
+        if (!rows.has(keyOf(row))) rows.set(keyOf(row), row);
+    }
+  }
+  if (rows.size === 0) return results;
+
+  const inserted = await trx
+    .insertInto('live_activity_receipts')
+    .values(
+      [...rows.values()].map((row) => ({
+        live_activity_id: row.liveActivityId,
+        subscriber_id: row.subscriberId,
+        event: row.event,
+        action_id: row.actionId,
+        created_at: now,
+      })),
+    )
+    .onConflict((conflict) => conflict.columns(['live_activity_id', 'subscriber_id', 'event']).doNothing())
+    .returning(['live_activity_id', 'subscriber_id', 'event'])
+    .execute();
+  const counted = new Set(
+    inserted.map((row) => keyOf({ liveActivityId: row.live_activity_id, subscriberId: row.subscriber_id, ...row })),
+  );
+  // A report that inserted nothing was there already; the same report twice in one request counts once too.
+  const seen = new Set<string>();
+  for (const [position, report] of reports.entries()) {
+    if (results[position] !== 'counted') continue;
+    const key = keyOf(report);
+    if (!counted.has(key) || seen.has(key)) results[position] = 'duplicate';
+    seen.add(key);
+  }
+
+  const bumps = new Map<string, Partial<Record<(typeof counterOf)[ReceiptEvent], number>>>();
+  for (const row of inserted) {
+    const counts = bumps.get(row.live_activity_id) ?? {};
+    const counter = counterOf[row.event];
+    counts[counter] = (counts[counter] ?? 0) + 1;
+    bumps.set(row.live_activity_id, counts);
+  }
+  for (const [liveActivityId, counts] of bumps) {
+    await trx
+      .updateTable('live_activities')
+      .set((eb) =>
+        Object.fromEntries(
+          Object.entries(counts).map(([counter, count]) => [counter, eb(counter as keyof typeof counts, '+', count)]),
+        ),
+      )
+      .where('id', '=', liveActivityId)
+      .execute();
+  }
+  return results;
+}
+
+/**
+ * Deletes the receipts of Live Activities older than the retention (CLARION_RECEIPT_RETENTION), a batch of
+ * activities per statement, until none is left; their counts stay. Returns how many rows went.
+ */
+export async function pruneLiveActivityReceipts(
+  db: Kysely<Database>,
+  now: number,
+  retentionMs: number,
+): Promise<number> {
+  const kept = keptSince(now, retentionMs);
+  let deleted = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('live_activity_receipts')
+      .where('live_activity_id', 'in', (eb) =>
+        eb
+          .selectFrom('live_activity_receipts')
+          .select('live_activity_id')
+          .distinct()
+          .where('live_activity_id', '<', kept)
+          .limit(PRUNE_BATCH_ACTIVITIES),
+      )
+      .executeTakeFirst();
+    const rows = Number(result.numDeletedRows);
+    if (rows === 0) return deleted;
+    deleted += rows;
+  }
+}
+
+/** How many activities' receipts one DELETE removes: short statements, so SQLite's single writer is not held long. */
+const PRUNE_BATCH_ACTIVITIES = 100;
+
+/** Activities made before this id are past the receipts' retention (ids sort by creation time, domain/ids.ts). */
+function keptSince(now: number, retentionMs: number): string {
+  return firstIdAt('liveActivity', now - retentionMs);
+}
+
+/**
+ * For each (activity, subscriber) pair the reports name that exists together — the subscriber of the activity's own
+ * channel and account — whether the account has receipts on.
+ */
+async function findPairs(
+  db: Kysely<Database>,
+  reports: readonly LiveActivityReceiptReport[],
+): Promise<Map<string, boolean>> {
+  const rows = await db
+    .selectFrom('live_activities')
+    .innerJoin('accounts', 'accounts.id', 'live_activities.account_id')
+    .innerJoin('subscribers', (join) =>
+      join
+        .onRef('subscribers.channel_id', '=', 'live_activities.channel_id')
+        .onRef('subscribers.account_id', '=', 'live_activities.account_id'),
+    )
+    .select(['live_activities.id as live_activity_id', 'subscribers.id as subscriber_id', 'accounts.receipts_enabled'])
+    .where('live_activities.id', 'in', [...new Set(reports.map((report) => report.liveActivityId))])
+    .where('subscribers.id', 'in', [...new Set(reports.map((report) => report.subscriberId))])
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      pairKey({ liveActivityId: row.live_activity_id, subscriberId: row.subscriber_id }),
+      Number(row.receipts_enabled) === 1,
+    ]),
+  );
+}
+
+function impliedReceived(report: LiveActivityReceiptReport): LiveActivityReceiptReport {
+  return { ...report, event: 'received', actionId: null };
+}
+
+function pairKey(report: Pick<LiveActivityReceiptReport, 'liveActivityId' | 'subscriberId'>): string {
+  return `${report.liveActivityId} ${report.subscriberId}`;
+}
+
+function keyOf(report: Pick<LiveActivityReceiptReport, 'liveActivityId' | 'subscriberId' | 'event'>): string {
+  return `${pairKey(report)} ${report.event}`;
+}
