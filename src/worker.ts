@@ -1,6 +1,5 @@
 import { receiptKey } from './domain/receipt.ts';
 import { pruneReceipts } from './store/receipts-queries.ts';
-import { pruneLiveActivityReceipts } from './store/live-activities/live-activity-receipts-queries.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.ts';
 import type { Clock } from './domain/clock.ts';
@@ -100,10 +99,9 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
       .deleteFinished(FINISHED_JOB_RETENTION_MS)
       .catch((error: unknown) => deps.logger.warn({ err: error }, 'job cleaner failed'));
     // Receipts past their retention (docs/engagement.md, "Privacy"); every worker may run it, deleting is idempotent.
-    Promise.all([
-      pruneReceipts(deps.store.db, deps.clock.now(), deps.config.receiptRetention),
-      pruneLiveActivityReceipts(deps.store.db, deps.clock.now(), deps.config.receiptRetention),
-    ]).catch((error: unknown) => deps.logger.warn({ err: error }, 'pruning old receipts failed'));
+    pruneReceipts(deps.store.db, deps.clock.now(), deps.config.receiptRetention).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, 'pruning old receipts failed'),
+    );
   }, CLEAN_INTERVAL_MS);
   cleaner.unref();
   // One sweep per interval across every worker: the slot number makes the job's unique key.

@@ -185,29 +185,51 @@ function keptSince(now: number, retentionMs: number): string {
   return firstIdAt('notification', now - retentionMs);
 }
 
-/** How many notifications' receipts one DELETE removes: short statements, so SQLite's single writer is not held long. */
-const PRUNE_BATCH_NOTIFICATIONS = 100;
+/** How many notifications' (or activities') receipts one DELETE removes: short statements, not to hold SQLite's writer. */
+const PRUNE_BATCH = 100;
 
 /**
- * Deletes the receipts of notifications older than the retention (CLARION_RECEIPT_RETENTION), a batch of
- * notifications per statement, until none is left; their counts stay. Returns how many rows went.
+ * Deletes the receipts of notifications and Live Activities older than the retention (CLARION_RECEIPT_RETENTION), a
+ * batch of notifications or activities per statement, until none is left; their counts stay. Returns how many rows
+ * went.
  */
 export async function pruneReceipts(db: Kysely<Database>, now: number, retentionMs: number): Promise<number> {
-  const kept = keptSince(now, retentionMs);
-  let deleted = 0;
-  for (;;) {
-    const result = await db
+  const notificationsKept = keptSince(now, retentionMs);
+  const activitiesKept = firstIdAt('liveActivity', now - retentionMs);
+  const ofNotifications = await deleteInBatches(() =>
+    db
       .deleteFrom('receipts')
       .where('notification_id', 'in', (eb) =>
         eb
           .selectFrom('receipts')
           .select('notification_id')
           .distinct()
-          .where('notification_id', '<', kept)
-          .limit(PRUNE_BATCH_NOTIFICATIONS),
+          .where('notification_id', '<', notificationsKept)
+          .limit(PRUNE_BATCH),
       )
-      .executeTakeFirst();
-    const rows = Number(result.numDeletedRows);
+      .executeTakeFirst(),
+  );
+  const ofActivities = await deleteInBatches(() =>
+    db
+      .deleteFrom('live_activity_receipts')
+      .where('live_activity_id', 'in', (eb) =>
+        eb
+          .selectFrom('live_activity_receipts')
+          .select('live_activity_id')
+          .distinct()
+          .where('live_activity_id', '<', activitiesKept)
+          .limit(PRUNE_BATCH),
+      )
+      .executeTakeFirst(),
+  );
+  return ofNotifications + ofActivities;
+}
+
+/** Runs `deleteBatch` until it deletes nothing; how many rows went in all. */
+async function deleteInBatches(deleteBatch: () => Promise<{ numDeletedRows: bigint }>): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const rows = Number((await deleteBatch()).numDeletedRows);
     if (rows === 0) return deleted;
     deleted += rows;
   }

@@ -25,7 +25,8 @@ const counterOf = {
  * (receipts-queries.ts): each counts once per (activity, subscriber, event) and adds one to the activity's counter;
  * an open, a dismissal or an action also counts as received. Only a subscriber of the activity's own channel and
  * account can report; `expired` past the receipts' retention, `ignored` when the account has receipts off. They are
- * counted, not reported as webhook events. Results in the order of `reports`.
+ * counted, not reported as webhook events. Results in the order of `reports`. Pruned with the notifications' receipts
+ * (receipts-queries.ts pruneReceipts).
  */
 export async function recordLiveActivityReceipts(
   trx: Kysely<Database>,
@@ -96,38 +97,6 @@ export async function recordLiveActivityReceipts(
   }
   return results;
 }
-
-/**
- * Deletes the receipts of Live Activities older than the retention (CLARION_RECEIPT_RETENTION), a batch of
- * activities per statement, until none is left; their counts stay. Returns how many rows went.
- */
-export async function pruneLiveActivityReceipts(
-  db: Kysely<Database>,
-  now: number,
-  retentionMs: number,
-): Promise<number> {
-  const kept = keptSince(now, retentionMs);
-  let deleted = 0;
-  for (;;) {
-    const result = await db
-      .deleteFrom('live_activity_receipts')
-      .where('live_activity_id', 'in', (eb) =>
-        eb
-          .selectFrom('live_activity_receipts')
-          .select('live_activity_id')
-          .distinct()
-          .where('live_activity_id', '<', kept)
-          .limit(PRUNE_BATCH_ACTIVITIES),
-      )
-      .executeTakeFirst();
-    const rows = Number(result.numDeletedRows);
-    if (rows === 0) return deleted;
-    deleted += rows;
-  }
-}
-
-/** How many activities' receipts one DELETE removes: short statements, so SQLite's single writer is not held long. */
-const PRUNE_BATCH_ACTIVITIES = 100;
 
 /** Activities made before this id are past the receipts' retention (ids sort by creation time, domain/ids.ts). */
 function keptSince(now: number, retentionMs: number): string {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintLiveActivityReceipt, receiptKey } from '../../../src/domain/receipt.ts';
+import { pruneReceipts } from '../../../src/store/receipts-queries.ts';
 import { forgedReceipt } from '../../api/receipts/receipts-fixture.ts';
 import { del, get, post } from '../../harness/requests.ts';
 import type { TestAccount } from '../../harness/test-app.ts';
@@ -104,6 +105,24 @@ describe('Live Activity receipts', () => {
       .execute();
     expect(rows).toEqual([]);
     expect((await report(receipt, 'dismissed')).body.error.code).toBe('invalid_receipt');
+    expect(await engagement(account, id)).toEqual({ received: 1, opened: 1, dismissed: 0, actions: 0 });
+  });
+
+  it('are deleted past the retention, the counts kept, and a later report is answered expired', async () => {
+    const account = await h.newAccount({ channels: ['orders'] });
+    const web = await browser(account, 'orders');
+    const id = (await post(h.app, '/api/v1/live-activities', account.secretKey, progress)).body.data.id as string;
+    await h.settle();
+    const receipt = mintLiveActivityReceipt(receiptKey(h.secretKey), id, web.subscriberId);
+    expect((await report(receipt, 'opened')).body.data).toEqual({ result: 'counted' });
+    const rows = () =>
+      h.store.db.selectFrom('live_activity_receipts').select('event').where('live_activity_id', '=', id).execute();
+    expect(await rows()).toHaveLength(2);
+
+    h.clock.advance(h.config.receiptRetention + 1_000);
+    expect(await pruneReceipts(h.store.db, h.clock.now(), h.config.receiptRetention)).toBeGreaterThanOrEqual(2);
+    expect(await rows()).toEqual([]);
+    expect((await report(receipt, 'dismissed')).body.data).toEqual({ result: 'expired' });
     expect(await engagement(account, id)).toEqual({ received: 1, opened: 1, dismissed: 0, actions: 0 });
   });
 
