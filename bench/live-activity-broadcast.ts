@@ -165,6 +165,7 @@ async function seedActivity(
     delivery: mode,
     apns_channel_id: apnsChannelId,
     broadcast_count: mode === 'broadcast' ? devices : 0,
+    stream_key: null,
     received_count: 0,
     opened_count: 0,
     dismissed_count: 0,

@@ -61,7 +61,8 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
     logController: new OneLineRequestLog(),
     // Our own hook answers 503 in the error envelope while closing.
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    // The longest path parameter is a Live Activity stream key (128 characters); longer ones are refused (400).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 128 },
     // X-Forwarded-Proto / -For are believed only from the configured proxies (CLARION_TRUST_PROXY).
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     // A malformed URL or an over-long path parameter is refused before routing: still answer in the envelope.

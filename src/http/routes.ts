@@ -29,6 +29,10 @@ import { listLiveActivitiesEndpoint } from './endpoints/live-activities/list-liv
 import { listLiveActivityFailuresEndpoint } from './endpoints/live-activities/list-live-activity-failures.ts';
 import { reportLiveActivityTokenEndpoint } from './endpoints/live-activities/report-live-activity-token.ts';
 import { startLiveActivityEndpoint } from './endpoints/live-activities/start-live-activity.ts';
+import {
+  endStreamLiveActivityEndpoint,
+  streamLiveActivityEndpoint,
+} from './endpoints/live-activities/stream-live-activity.ts';
 import { updateLiveActivityEndpoint } from './endpoints/live-activities/update-live-activity.ts';
 import { cancelNotificationEndpoint } from './endpoints/notifications/cancel-notification.ts';
 import { getNotificationEndpoint } from './endpoints/notifications/get-notification.ts';
@@ -89,6 +93,18 @@ export const routeTable: readonly Route[] = [
   { method: 'POST', url: '/api/v1/notifications/:id/cancel', auth: 'secret', endpoint: cancelNotificationEndpoint },
 
   { method: 'POST', url: '/api/v1/live-activities', auth: 'secret', endpoint: startLiveActivityEndpoint },
+  {
+    method: 'POST',
+    url: '/api/v1/live-activities/streams/:key',
+    auth: 'secret',
+    endpoint: streamLiveActivityEndpoint,
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/live-activities/streams/:key/end',
+    auth: 'secret',
+    endpoint: endStreamLiveActivityEndpoint,
+  },
   { method: 'POST', url: '/api/v1/live-activities/:id/update', auth: 'secret', endpoint: updateLiveActivityEndpoint },
   { method: 'POST', url: '/api/v1/live-activities/:id/end', auth: 'secret', endpoint: endLiveActivityEndpoint },
   { method: 'GET', url: '/api/v1/live-activities/:id', auth: 'secret', endpoint: getLiveActivityEndpoint },

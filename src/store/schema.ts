@@ -173,6 +173,8 @@ export interface LiveActivitiesTable {
   apns_channel_id: string | null;
   /** iOS subscribers started on the broadcast channel (part of recipient_count). */
   broadcast_count: number;
+  /** The caller's stream key (POST /live-activities/streams/{key}), or null for an activity started by id. */
+  stream_key: string | null;
   /** Unique subscribers whose receipts reported the activity received, opened, dismissed, an action tapped. */
   received_count: Generated<number>;
   opened_count: Generated<number>;

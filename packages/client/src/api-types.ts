@@ -3032,6 +3032,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "active" | "ended";
+                                streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps";
                                 /**
@@ -3329,6 +3330,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "active" | "ended";
+                                streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps";
                                 /**
@@ -3610,6 +3612,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "active" | "ended";
+                                streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps";
                                 /**
@@ -3895,6 +3898,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "active" | "ended";
+                                streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps";
                                 /**
@@ -4498,6 +4502,871 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "active" | "ended";
+                                streamKey: string | null;
+                                /** @enum {string} */
+                                template: "progress" | "timer" | "score" | "steps";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/live-activities/streams/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start or update the Live Activity of a stream key
+         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged, `alert`, `staleAt` and `priority` as on an update; the audience, `delivery` and `relevanceScore` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your key for the stream: 1–128 URL-safe characters (letters, digits, `.`, `_`, `~`, `-`). */
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Alert shown with the start, an update or the end of the activity. */
+                        alert?: {
+                            body?: string;
+                            /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                            localizations?: {
+                                [key: string]: {
+                                    body?: string;
+                                    title: string;
+                                };
+                            };
+                            /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                            sound?: string;
+                            title: string;
+                        };
+                        /** @description Code of the channel. */
+                        channelCode: string;
+                        /**
+                         * @description How iOS devices get updates. `auto` (default): an APNs broadcast channel (ONE request per update) for devices that reported iOS 18 or later (`osVersion`), per-token pushes for the rest. `broadcast`: every iOS device on the channel. `tokens`: every device per token, as before iOS 18. Android and web are always per device.
+                         * @enum {string}
+                         */
+                        delivery?: "auto" | "broadcast" | "tokens";
+                        /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
+                        externalIds?: string[];
+                        /** @description Values for the template: see the <Template>Fields schemas. */
+                        fields: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description `high`: APNs priority 10, delivered at once, counted against the device's Live Activity budget. `low`: priority 5, delivered when the system sees fit, no budget. Without it: 10 for an end or an update with `alert`, 5 for a silent update.
+                         * @enum {string}
+                         */
+                        priority?: "high" | "low";
+                        /** @description Orders several activities of the app on the lock screen; higher shows first. */
+                        relevanceScore?: number;
+                        /**
+                         * Format: date-time
+                         * @description When the system should show the activity as out of date.
+                         */
+                        staleAt?: string;
+                        /** @description Only these subscribers (sub_…) of the channel. */
+                        subscriberIds?: string[];
+                        /** @description Only the subscribers of the channel with these tags (PATCH /subscribers/{id}); with both lists, both must hold. */
+                        tags?: {
+                            /** @description Subscribers with every one of these tags. */
+                            all?: string[];
+                            /** @description Subscribers with at least one of these tags. */
+                            any?: string[];
+                        };
+                        /**
+                         * @description Template name.
+                         * @enum {string}
+                         */
+                        template: "progress" | "timer" | "score" | "steps";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** LiveActivityStreamResult */
+                            data: {
+                                /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
+                                alert: {
+                                    body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
+                                    title: string;
+                                } | null;
+                                channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
+                                /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
+                                dismissAt: string | null;
+                                endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
+                                /**
+                                 * @description `started`: no activity of the stream was active, so this call started one (201); `updated`: it updated the active one (200).
+                                 * @enum {string}
+                                 */
+                                event: "started" | "updated";
+                                /** @description The template's current fields. */
+                                fields: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description lva_… identifier. */
+                                id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
+                                relevanceScore: number | null;
+                                /** @description When the current content goes stale; given with the start or the latest update. */
+                                staleAt: string | null;
+                                /**
+                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "ended";
+                                streamKey: string | null;
+                                /** @enum {string} */
+                                template: "progress" | "timer" | "score" | "steps";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** LiveActivityStreamResult */
+                            data: {
+                                /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
+                                alert: {
+                                    body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
+                                    title: string;
+                                } | null;
+                                channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
+                                /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
+                                dismissAt: string | null;
+                                endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
+                                /**
+                                 * @description `started`: no activity of the stream was active, so this call started one (201); `updated`: it updated the active one (200).
+                                 * @enum {string}
+                                 */
+                                event: "started" | "updated";
+                                /** @description The template's current fields. */
+                                fields: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description lva_… identifier. */
+                                id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
+                                relevanceScore: number | null;
+                                /** @description When the current content goes stale; given with the start or the latest update. */
+                                staleAt: string | null;
+                                /**
+                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "ended";
+                                streamKey: string | null;
+                                /** @enum {string} */
+                                template: "progress" | "timer" | "score" | "steps";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/live-activities/streams/{key}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the Live Activity of a stream key
+         * @description `channelCode`, and what an end takes (`fields`, `dismissAt`, `alert`, `priority`). 404 when no activity of the stream is active. Counts one against the monthly quota.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your key for the stream: 1–128 URL-safe characters (letters, digits, `.`, `_`, `~`, `-`). */
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Alert shown with the start, an update or the end of the activity. */
+                        alert?: {
+                            body?: string;
+                            /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                            localizations?: {
+                                [key: string]: {
+                                    body?: string;
+                                    title: string;
+                                };
+                            };
+                            /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                            sound?: string;
+                            title: string;
+                        };
+                        /** @description Code of the channel. */
+                        channelCode: string;
+                        /**
+                         * Format: date-time
+                         * @description When the ended activity leaves the Lock Screen; at most 4 hours ahead.
+                         */
+                        dismissAt?: string;
+                        /** @description Final fields, merged into the current ones. */
+                        fields?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description `high`: APNs priority 10, delivered at once, counted against the device's Live Activity budget. `low`: priority 5, delivered when the system sees fit, no budget. Without it: 10 for an end or an update with `alert`, 5 for a silent update.
+                         * @enum {string}
+                         */
+                        priority?: "high" | "low";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** LiveActivityStreamResult */
+                            data: {
+                                /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
+                                alert: {
+                                    body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
+                                    title: string;
+                                } | null;
+                                channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
+                                /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
+                                dismissAt: string | null;
+                                endedAt: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
+                                /**
+                                 * @description The stream’s activity ended.
+                                 * @enum {string}
+                                 */
+                                event: "ended";
+                                /** @description The template's current fields. */
+                                fields: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description lva_… identifier. */
+                                id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
+                                relevanceScore: number | null;
+                                /** @description When the current content goes stale; given with the start or the latest update. */
+                                staleAt: string | null;
+                                /**
+                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "ended";
+                                streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps";
                                 /**

@@ -133,3 +133,21 @@ export async function listLiveActivities(db: Kysely<Database>, filter: LiveActiv
   if (filter.before) query = query.where('id', '<', filter.before);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
+
+/**
+ * The activity of a stream (POST /live-activities/streams/{key}) that is active in the database: at most one per
+ * account, channel and key (live_activities_active_stream). It may be past its 8 hours without the expiry recorded yet.
+ */
+export async function findActiveStreamActivity(
+  db: Kysely<Database>,
+  input: { accountId: string; channelCode: string; streamKey: string },
+): Promise<LiveActivityRow | undefined> {
+  return db
+    .selectFrom('live_activities')
+    .selectAll()
+    .where('account_id', '=', input.accountId)
+    .where('channel_code', '=', input.channelCode)
+    .where('stream_key', '=', input.streamKey)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+}

@@ -42,10 +42,10 @@ describe('the error envelope and X-Request-Id on every kind of failure', () => {
     );
   });
 
-  it('answers bad_request in the envelope for a path parameter over 100 characters', async () => {
+  it('answers bad_request in the envelope for a path parameter over 128 characters', async () => {
     const account = await t.newAccount();
     expectError(
-      await rawRequest(t.app, 'GET', `/api/v1/notifications/ntf_${'a'.repeat(120)}`, account.secretKey, undefined),
+      await rawRequest(t.app, 'GET', `/api/v1/notifications/ntf_${'a'.repeat(125)}`, account.secretKey, undefined),
       'bad_request',
     );
   });

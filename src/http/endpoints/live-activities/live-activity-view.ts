@@ -157,6 +157,12 @@ export const LiveActivitySchema = Type.Object(
       },
       { description: 'recipientCount split by delivery mode.' },
     ),
+    streamKey: Nullable(
+      Type.String({
+        description:
+          'The stream key it was started with (POST /live-activities/streams/{key}); null when started by id.',
+      }),
+    ),
     lastEvent: Nullable(LastEventSchema),
     engagement: Type.Object(
       {
@@ -230,6 +236,7 @@ function liveActivityView(
     ],
     channelId: row.apns_channel_id,
     recipientCounts: { broadcast: row.broadcast_count, tokens: row.recipient_count - row.broadcast_count },
+    streamKey: row.stream_key,
     lastEvent: latest ? lastEventView(latest) : null,
     engagement: {
       received: row.received_count,

@@ -1,0 +1,186 @@
+import Type, { type Static } from 'typebox';
+import { recordExpiry } from '../../../delivery/live-activities/live-activity-expire-job.ts';
+import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
+import type { TemplateFields } from '../../../domain/live-activities/live-activity-templates.ts';
+import {
+  findActiveStreamActivity,
+  type LiveActivityRow,
+} from '../../../store/live-activities/live-activities-queries.ts';
+import { isUniqueViolation } from '../../../store/store-errors.ts';
+import { ApiError, validationFailed } from '../../api-error.ts';
+import type { AppDependencies, AuthContext } from '../../app-types.ts';
+import { sendEndpoint } from '../../admission.ts';
+import type { Endpoint } from '../../endpoint.ts';
+import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
+import { changeLiveActivity } from './change-live-activity.ts';
+import { startLiveActivity, StartBody } from './start-live-activity.ts';
+import { Alert, LiveActivitySchema, oneLiveActivityView, Priority } from './live-activity-view.ts';
+
+/** A stream key: the caller's own id for what the activity follows (a build id, an order number), URL-safe. */
+const StreamParams = Type.Object({
+  key: Type.String({
+    pattern: '^[A-Za-z0-9._~-]{1,128}$',
+    description: 'Your key for the stream: 1–128 URL-safe characters (letters, digits, `.`, `_`, `~`, `-`).',
+    hint: 'must be 1 to 128 URL-safe characters: letters, digits, ".", "_", "~" or "-"',
+  }),
+});
+
+const StreamBody = Type.Object(
+  { ...StartBody.properties, priority: Type.Optional(Priority) },
+  { additionalProperties: false },
+);
+
+const StreamEndBody = Type.Object(
+  {
+    channelCode: ChannelCode,
+    fields: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' }),
+    ),
+    dismissAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.',
+      }),
+    ),
+    alert: Type.Optional(Alert),
+    priority: Type.Optional(Priority),
+  },
+  { additionalProperties: false },
+);
+
+const streamResult = <E extends string>(events: readonly E[], description: string) =>
+  Type.Object(
+    { ...LiveActivitySchema.properties, event: StringEnum(events, { description }) },
+    { title: 'LiveActivityStreamResult' },
+  );
+const StreamResult = streamResult(
+  ['started', 'updated'] as const,
+  '`started`: no activity of the stream was active, so this call started one (201); `updated`: it updated the active one (200).',
+);
+const StreamEndResult = streamResult(['ended'] as const, 'The stream’s activity ended.');
+
+/**
+ * POST /api/v1/live-activities/streams/{key} (docs/live-activities.md, "Streams"): starts an activity for the key
+ * when none of the channel is active with it, and updates it otherwise, so a caller drives an activity with nothing
+ * but its own id. Concurrent first calls start exactly one: the second's insert meets the partial unique index
+ * (migrations/shared/0030-live-activity-streams.ts) and it updates the activity the first started.
+ */
+export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
+  return sendEndpoint(
+    {
+      schema: {
+        summary: 'Start or update the Live Activity of a stream key',
+        description:
+          'The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged, `alert`, `staleAt` and `priority` as on an update; the audience, `delivery` and `relevanceScore` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.',
+        tags: ['live activities'],
+        params: StreamParams,
+        body: StreamBody,
+        response: {
+          200: Success(StreamResult),
+          201: Success(StreamResult),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const { key } = request.params;
+      const { priority, ...start } = request.body;
+      // Twice at most: a concurrent call may start the stream's activity, or end it, between the read and the write.
+      for (let attempt = 1; ; attempt += 1) {
+        const current = await activeStreamActivity(deps, auth, start.channelCode, key);
+        if (current) {
+          if (current.template !== start.template)
+            throw validationFailed([
+              {
+                field: 'template',
+                message: `must be ${current.template}, the template of the stream's active activity (end it to start another)`,
+              },
+            ]);
+          try {
+            const row = await changeLiveActivity(deps, auth, reply, current.id, {
+              event: 'update',
+              fields: start.fields as TemplateFields,
+              alert: start.alert,
+              staleAt: start.staleAt,
+              priority,
+            });
+            return reply.code(200).send({ success: true, data: await viewOf(deps, row, 'updated') });
+          } catch (error) {
+            if (attempt === 1 && error instanceof ApiError && error.code === 'activity_ended') continue;
+            throw error;
+          }
+        }
+        try {
+          const row = await startLiveActivity(deps, auth, reply, start, key);
+          return reply.code(201).send({ success: true, data: await viewOf(deps, row, 'started') });
+        } catch (error) {
+          if (attempt === 1 && isUniqueViolation(error)) continue;
+          throw error;
+        }
+      }
+    },
+  );
+}
+
+/**
+ * POST /api/v1/live-activities/streams/{key}/end: ends the stream's active activity, as POST /live-activities/{id}/end
+ * does; 404 when none of the channel is active with the key. The next call of the stream starts a new one.
+ */
+export function endStreamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
+  return sendEndpoint(
+    {
+      schema: {
+        summary: 'End the Live Activity of a stream key',
+        description:
+          '`channelCode`, and what an end takes (`fields`, `dismissAt`, `alert`, `priority`). 404 when no activity of the stream is active. Counts one against the monthly quota.',
+        tags: ['live activities'],
+        params: StreamParams,
+        body: StreamEndBody,
+        response: { 200: Success(StreamEndResult), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const { channelCode, fields, ...end } = request.body;
+      const current = await activeStreamActivity(deps, auth, channelCode, request.params.key);
+      if (!current)
+        throw new ApiError('not_found', {
+          message: 'No active Live Activity with that stream key in that channel.',
+          details: { channelCode, key: request.params.key },
+        });
+      const row = await changeLiveActivity(deps, auth, reply, current.id, {
+        event: 'end',
+        fields: fields as TemplateFields | undefined,
+        ...end,
+      });
+      return reply.code(200).send({ success: true, data: await viewOf(deps, row, 'ended') });
+    },
+  );
+}
+
+/**
+ * The stream's activity if it is active: one past its 8 hours whose expiry is not recorded yet is recorded ended
+ * here (the expiry job would do the same), so that the key is free for the next start.
+ */
+async function activeStreamActivity(
+  deps: AppDependencies,
+  auth: AuthContext,
+  channelCode: string,
+  streamKey: string,
+): Promise<LiveActivityRow | undefined> {
+  const found = await findActiveStreamActivity(deps.store.db, { accountId: auth.accountId, channelCode, streamKey });
+  if (!found) return undefined;
+  const now = deps.clock.now();
+  if (effectiveStatus(found, now).status === 'active') return found;
+  await deps.store.db.transaction().execute((trx) => recordExpiry(trx, deps.queue, found.id, now));
+  return undefined;
+}
+
+async function viewOf<E extends string>(
+  deps: AppDependencies,
+  row: LiveActivityRow,
+  event: E,
+): Promise<Static<typeof LiveActivitySchema> & { event: E }> {
+  return { ...(await oneLiveActivityView(deps.store.db, row, deps.clock.now())), event };
+}
