@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { del, get, post } from '../../harness/requests.ts';
+import { waitFor } from '../../harness/wait-for.ts';
 import { APNS_TOPIC } from '../engine/delivery-harness.ts';
 import { startLiveActivityHarness, type LiveActivityHarness } from './live-activity-harness.ts';
 
@@ -88,6 +89,11 @@ describe('Live Activity delivery stats', () => {
     ]);
 
     // The update goes to the iOS device's activity token and the Android device still subscribed: both reached.
+    await waitFor(
+      () => h.reporter.reports.some((report) => report.liveActivityId === id),
+      10_000,
+      "the iOS device's token report",
+    );
     const updated = await change(account, id, 'update', { fields: { progress: 0.5 } });
     expect(updated.lastEvent).toMatchObject({ event: 'update', status: 'dispatching' });
     await h.settle();
@@ -215,8 +221,14 @@ describe('Live Activity delivery stats', () => {
     await change(account, id, 'update', { fields: { home: { score: 1 } } });
     await h.settle();
     // Per token: the restart (a start on the device's push-to-start token, its second), then, once the device reports
-    // its new activity token, the current state again as a late joiner's update (live-activity-catch-up.ts).
+    // its new activity token, the current state again as a late joiner's update (live-activity-catch-up.ts). The
+    // report comes from the fake device on its own time: wait for the update it brings to be counted.
     expect(h.apnsPushes(device.pushToStartToken!).map((request) => request.status)).toEqual([200, 200]);
+    await waitFor(
+      async () => (await activity(account, id)).lastEvent.byMode.tokens?.delivered === 2,
+      10_000,
+      'the catch-up update to be counted',
+    );
     expect((await activity(account, id)).lastEvent).toMatchObject({
       event: 'update',
       status: 'done',

@@ -1,3 +1,4 @@
+import { decodeTime } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintLiveActivityReceipt, receiptKey } from '../../../src/domain/receipt.ts';
 import { pruneReceipts } from '../../../src/store/receipts-queries.ts';
@@ -119,7 +120,10 @@ describe('Live Activity receipts', () => {
       h.store.db.selectFrom('live_activity_receipts').select('event').where('live_activity_id', '=', id).execute();
     expect(await rows()).toHaveLength(2);
 
-    h.clock.advance(h.config.receiptRetention + 1_000);
+    // Past the retention as the id tells it: ids never go back in time in a process (monotonic ULIDs), so one made
+    // after another file moved its clock ahead carries that later time.
+    const madeAt = decodeTime(id.slice('lva_'.length).toUpperCase());
+    h.clock.set(Math.max(h.clock.now(), madeAt) + h.config.receiptRetention + 1_000);
     expect(await pruneReceipts(h.store.db, h.clock.now(), h.config.receiptRetention)).toBeGreaterThanOrEqual(2);
     expect(await rows()).toEqual([]);
     expect((await report(receipt, 'dismissed')).body.data).toEqual({ result: 'expired' });
