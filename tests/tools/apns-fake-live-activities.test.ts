@@ -57,6 +57,28 @@ describe('fake APNs: Live Activities', () => {
     ]);
   });
 
+  it("keeps each content's own stale date and relevance (none and 0 without them), and drops one it cannot decode", async () => {
+    const { push, apns } = await apnsFixture();
+    expect((await push(PUSH_TO_START, liveActivity, start({ 'stale-date': 5000, 'relevance-score': 80 }))).status).toBe(
+      200,
+    );
+    const [activity] = apns.liveActivities.activities;
+    expect(activity).toMatchObject({ staleDate: 5000, relevanceScore: 80 });
+    const update = (timestamp: number, extra: Record<string, unknown>) =>
+      JSON.stringify({ aps: { timestamp, event: 'update', 'content-state': { progress: 0.5 }, ...extra } });
+    await push(activity!.updateToken, liveActivity, update(1001, {}));
+    expect(activity).toMatchObject({ staleDate: null, relevanceScore: 0 });
+    await push(activity!.updateToken, liveActivity, update(1002, { 'stale-date': '5000', 'relevance-score': 10 }));
+    await push(activity!.updateToken, liveActivity, update(1003, { 'relevance-score': 'high' }));
+    expect(activity!.events.map((item) => item.applied)).toEqual([true, true, false, false]);
+    expect(activity).toMatchObject({ staleDate: null, relevanceScore: 0, timestamp: 1001 });
+    // A start it cannot decode starts nothing.
+    await push('d4'.repeat(40), liveActivity, start({ 'relevance-score': '80' }));
+    expect(apns.liveActivities.refusedStarts.map((refused) => refused.problem)).toEqual([
+      'aps.relevance-score must be a number',
+    ]);
+  });
+
   it('applies an update as new as the last one, and drops one more than 8 hours ahead of the device clock', async () => {
     const { push, apns } = await apnsFixture();
     const now = Math.floor(Date.now() / 1000);

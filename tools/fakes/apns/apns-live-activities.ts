@@ -19,6 +19,11 @@ import { randomBytes } from 'node:crypto';
  * - iOS 18 broadcast: a start carrying `input-push-channel` instead subscribes the activity to that channel (no
  *   update token is minted); every broadcast the fake accepts on the channel reaches each activity subscribed to it,
  *   with the same rules as a push to a token (docs/protocols.md 2.5).
+ * - each applied content (start, update, end) brings its own `stale-date` (epoch seconds; the activity shows as stale
+ *   from then, Apple's ActivityContent.staleDate) and `relevance-score` (a number; 0 when absent, Apple's
+ *   ActivityContent.init(state:staleDate:relevanceScore:), "orders several activities of the same app"): a content
+ *   without them has none and 0, as iOS decodes it (docs/protocols.md 2.2); either of another type cannot be decoded,
+ *   and the push is not applied (a start starts nothing).
  * APNs itself does not look inside `aps`; these are the device's rules, recorded per activity for tests.
  */
 export interface FakeLiveActivityEvent {
@@ -45,6 +50,10 @@ export interface FakeLiveActivity {
   timestamp: number;
   state: 'active' | 'ended';
   dismissalDate: number | null;
+  /** The current content's `stale-date` (epoch seconds), or null. */
+  staleDate: number | null;
+  /** The current content's `relevance-score`: 0 when it came without one. */
+  relevanceScore: number;
   events: FakeLiveActivityEvent[];
 }
 
@@ -162,6 +171,7 @@ export class FakeLiveActivities {
       timestamp: aps.timestamp as number,
       state: 'active',
       dismissalDate: null,
+      ...contentTimes(aps),
       events: [{ event: 'start', timestamp: aps.timestamp as number, applied: true, aps }],
     };
     this.activities.push(activity);
@@ -179,7 +189,8 @@ export class FakeLiveActivities {
       timestamp === null ||
       timestamp < activity.timestamp ||
       this.farAhead(timestamp) ||
-      !known
+      !known ||
+      contentProblem(aps) !== null
     ) {
       activity.events.push({ event: String(aps.event), timestamp, applied: false, aps });
       return;
@@ -187,6 +198,7 @@ export class FakeLiveActivities {
     activity.events.push({ event: String(aps.event), timestamp, applied: true, aps });
     activity.timestamp = timestamp;
     if (aps['content-state'] !== undefined) activity.contentState = aps['content-state'];
+    Object.assign(activity, contentTimes(aps));
     if (aps.event === 'end') {
       activity.state = 'ended';
       activity.dismissalDate = typeof aps['dismissal-date'] === 'number' ? aps['dismissal-date'] : null;
@@ -212,7 +224,24 @@ function startProblem(aps: Record<string, unknown>): string | null {
   if (typeof aps['attributes-type'] !== 'string') return 'aps.attributes-type must name the ActivityAttributes type';
   if (typeof aps.attributes !== 'object' || aps.attributes === null) return 'aps.attributes must be an object';
   if (typeof aps.alert !== 'object' || aps.alert === null) return 'aps.alert is required on start';
+  return contentProblem(aps);
+}
+
+/** ActivityContent's optional members of another type than iOS decodes (docs/protocols.md 2.2). */
+function contentProblem(aps: Record<string, unknown>): string | null {
+  if (aps['stale-date'] !== undefined && typeof aps['stale-date'] !== 'number')
+    return 'aps.stale-date must be a number (epoch seconds)';
+  if (aps['relevance-score'] !== undefined && typeof aps['relevance-score'] !== 'number')
+    return 'aps.relevance-score must be a number';
   return null;
+}
+
+/** What a content sets besides its state: its stale date (none without one) and its relevance (0 without one). */
+function contentTimes(aps: Record<string, unknown>): { staleDate: number | null; relevanceScore: number } {
+  return {
+    staleDate: typeof aps['stale-date'] === 'number' ? aps['stale-date'] : null,
+    relevanceScore: typeof aps['relevance-score'] === 'number' ? aps['relevance-score'] : 0,
+  };
 }
 
 function apsOf(payload: unknown): Record<string, unknown> | null {
