@@ -3137,7 +3137,7 @@ export interface paths {
                         fields: {
                             [key: string]: unknown;
                         };
-                        /** @description Orders several activities of the app on the lock screen; higher shows first. */
+                        /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
                         /**
                          * Format: date-time
@@ -3726,6 +3726,8 @@ export interface paths {
                          * @enum {string}
                          */
                         priority?: "high" | "low";
+                        /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
+                        relevanceScore?: number;
                     };
                 };
             };
@@ -4325,6 +4327,8 @@ export interface paths {
                          * @enum {string}
                          */
                         priority?: "high" | "low";
+                        /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
+                        relevanceScore?: number;
                         /**
                          * Format: date-time
                          * @description When the system should show this content as out of date.
@@ -4607,7 +4611,7 @@ export interface paths {
         put?: never;
         /**
          * Start or update the Live Activity of a stream key
-         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged, `alert`, `staleAt` and `priority` as on an update; the audience, `delivery` and `relevanceScore` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.
+         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged, `alert`, `staleAt` and `priority` as on an update; `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.
          */
         post: {
             parameters: {
@@ -4654,7 +4658,7 @@ export interface paths {
                          * @enum {string}
                          */
                         priority?: "high" | "low";
-                        /** @description Orders several activities of the app on the lock screen; higher shows first. */
+                        /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
                         /**
                          * Format: date-time

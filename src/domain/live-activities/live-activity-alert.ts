@@ -57,6 +57,24 @@ export type LiveActivityPriority = 'high' | 'low';
 export const liveActivityPriorities = ['high', 'low'] as const satisfies readonly LiveActivityPriority[];
 
 /**
+ * The relevance an event gives its activity (iOS orders an app's activities by it, higher first; docs/protocols.md
+ * 2.2): the caller's `relevanceScore`; else, when the caller set a `priority`, the top of the scale for `high` (what
+ * must be seen now comes first) and the bottom for `low`; else the activity keeps the one it has.
+ */
+export function relevanceOf(
+  given: { relevanceScore?: number | undefined; priority?: LiveActivityPriority | undefined },
+  current: number | null,
+): number | null {
+  if (given.relevanceScore !== undefined) return given.relevanceScore;
+  if (given.priority !== undefined) return given.priority === 'high' ? RELEVANCE_MAX : RELEVANCE_MIN;
+  return current;
+}
+
+/** The scale `relevanceScore` takes in the API (iOS takes any Double: Clarion fixes one so priorities map onto it). */
+export const RELEVANCE_MIN = 0;
+export const RELEVANCE_MAX = 100;
+
+/**
  * The alert a start carries when the caller gave none. APNs requires one on `event: start` (docs/protocols.md 2.2), and
  * it is what the user sees when the activity appears, so it says the same as the activity: its title, and a line
  * summing up the fields ("45 % · Packing", "Ajax 2 – 1 PSV (2nd half)", "Step 2 of 4 · On the way").

@@ -80,7 +80,10 @@ export async function claimLiveActivityEvent(
 export async function saveLiveActivityState(
   trx: Kysely<Database>,
   id: string,
-  state: Pick<LiveActivityRow, 'fields' | 'alert' | 'stale_at' | 'status' | 'ended_at' | 'dismiss_at'>,
+  state: Pick<
+    LiveActivityRow,
+    'fields' | 'alert' | 'stale_at' | 'status' | 'ended_at' | 'dismiss_at' | 'relevance_score'
+  >,
 ): Promise<void> {
   await trx.updateTable('live_activities').set(state).where('id', '=', id).execute();
 }

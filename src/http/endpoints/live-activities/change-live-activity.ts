@@ -7,6 +7,7 @@ import {
 import {
   alertProblems,
   canonicalAlert,
+  relevanceOf,
   type LiveActivityAlert,
   type LiveActivityPriority,
 } from '../../../domain/live-activities/live-activity-alert.ts';
@@ -39,6 +40,7 @@ export type LiveActivityChange =
       alert?: LiveActivityAlert | undefined;
       staleAt?: string | undefined;
       priority?: LiveActivityPriority | undefined;
+      relevanceScore?: number | undefined;
     }
   | {
       event: 'end';
@@ -46,6 +48,7 @@ export type LiveActivityChange =
       alert?: LiveActivityAlert | undefined;
       dismissAt?: string | undefined;
       priority?: LiveActivityPriority | undefined;
+      relevanceScore?: number | undefined;
     };
 
 /**
@@ -88,6 +91,7 @@ export async function changeLiveActivity(
       status: change.event === 'end' ? 'ended' : 'active',
       ended_at: change.event === 'end' ? now : null,
       dismiss_at: change.event === 'end' ? times.dismissAt : null,
+      relevance_score: relevanceOf(change, current.relevance_score),
     };
     const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
     assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
@@ -99,6 +103,7 @@ export async function changeLiveActivity(
       status: row.status,
       ended_at: row.ended_at,
       dismiss_at: row.dismiss_at,
+      relevance_score: row.relevance_score,
     });
     await recordLiveActivityChange(
       trx,

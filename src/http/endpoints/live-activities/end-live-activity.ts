@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
-import { Alert, oneLiveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
+import { Alert, oneLiveActivityView, LiveActivitySchema, Priority, RelevanceScore } from './live-activity-view.ts';
 
 export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -31,6 +31,7 @@ export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
             ),
             alert: Type.Optional(Alert),
             priority: Type.Optional(Priority),
+            relevanceScore: Type.Optional(RelevanceScore),
           },
           { additionalProperties: false },
         ),
@@ -38,13 +39,14 @@ export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       },
     },
     async (request, reply) => {
-      const { fields, dismissAt, alert, priority } = request.body;
+      const { fields, dismissAt, alert, priority, relevanceScore } = request.body;
       const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, {
         event: 'end',
         fields: fields as TemplateFields | undefined,
         dismissAt,
         alert,
         priority,
+        relevanceScore,
       });
       return reply
         .code(200)

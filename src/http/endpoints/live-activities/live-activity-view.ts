@@ -1,7 +1,11 @@
 import type { Kysely } from 'kysely';
 import Type, { type Static } from 'typebox';
 import { toIso } from '../../../domain/clock.ts';
-import { liveActivityPriorities } from '../../../domain/live-activities/live-activity-alert.ts';
+import {
+  liveActivityPriorities,
+  RELEVANCE_MAX,
+  RELEVANCE_MIN,
+} from '../../../domain/live-activities/live-activity-alert.ts';
 import { MAX_LOCALIZATIONS } from '../../../domain/localizations.ts';
 import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import { templateNames } from '../../../domain/live-activities/live-activity-templates.ts';
@@ -54,6 +58,13 @@ export const Alert = Type.Object(
   },
   { additionalProperties: false, description: 'Alert shown with the start, an update or the end of the activity.' },
 );
+
+export const RelevanceScore = Type.Number({
+  minimum: RELEVANCE_MIN,
+  maximum: RELEVANCE_MAX,
+  description:
+    "Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays.",
+});
 
 export const Priority = StringEnum(liveActivityPriorities, {
   description:

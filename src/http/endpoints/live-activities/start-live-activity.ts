@@ -32,7 +32,7 @@ import type { Endpoint } from '../../endpoint.ts';
 import { chargeOnTerms } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
-import { Alert, oneLiveActivityView, LiveActivitySchema } from './live-activity-view.ts';
+import { Alert, oneLiveActivityView, LiveActivitySchema, RelevanceScore } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
 
@@ -65,13 +65,7 @@ export const StartBody = Type.Object(
         description: 'When the system should show the activity as out of date.',
       }),
     ),
-    relevanceScore: Type.Optional(
-      Type.Number({
-        minimum: 0,
-        maximum: 100,
-        description: 'Orders several activities of the app on the lock screen; higher shows first.',
-      }),
-    ),
+    relevanceScore: Type.Optional(RelevanceScore),
     // Optional audience inside the channel, as on POST /notifications (docs/api.md, "Targeting").
     ...audienceProperties,
     delivery: Type.Optional(

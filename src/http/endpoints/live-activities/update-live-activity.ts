@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
-import { Alert, oneLiveActivityView, LiveActivitySchema, Priority } from './live-activity-view.ts';
+import { Alert, oneLiveActivityView, LiveActivitySchema, Priority, RelevanceScore } from './live-activity-view.ts';
 
 export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -33,6 +33,7 @@ export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
               }),
             ),
             priority: Type.Optional(Priority),
+            relevanceScore: Type.Optional(RelevanceScore),
           },
           { additionalProperties: false },
         ),
@@ -40,13 +41,14 @@ export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       },
     },
     async (request, reply) => {
-      const { fields, alert, staleAt, priority } = request.body;
+      const { fields, alert, staleAt, priority, relevanceScore } = request.body;
       const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, {
         event: 'update',
         fields: fields as TemplateFields,
         alert,
         staleAt,
         priority,
+        relevanceScore,
       });
       return reply
         .code(200)
