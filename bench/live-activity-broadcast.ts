@@ -166,6 +166,8 @@ async function seedActivity(
     apns_channel_id: apnsChannelId,
     broadcast_count: mode === 'broadcast' ? devices : 0,
     stream_key: null,
+    auto_end_after_ms: null,
+    auto_end_status: null,
     received_count: 0,
     opened_count: 0,
     dismissed_count: 0,

@@ -175,6 +175,10 @@ export interface LiveActivitiesTable {
   broadcast_count: number;
   /** The caller's stream key (POST /live-activities/streams/{key}), or null for an activity started by id. */
   stream_key: string | null;
+  /** Ends the activity after this long without an event (endAfterSecondsWithoutUpdate), or null. */
+  auto_end_after_ms: number | null;
+  /** The `status` field the activity ends with then (endStatus), or null to end with its last state as it is. */
+  auto_end_status: string | null;
   /** Unique subscribers whose receipts reported the activity received, opened, dismissed, an action tapped. */
   received_count: Generated<number>;
   opened_count: Generated<number>;

@@ -2904,7 +2904,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -3131,6 +3133,10 @@ export interface paths {
                          * @enum {string}
                          */
                         delivery?: "auto" | "broadcast" | "tokens";
+                        /** @description Ends the activity when no update or end follows for this long (from each event), with its last state and `endStatus`: a crashed job leaves no frozen activity. Kept until an update gives another. */
+                        endAfterSecondsWithoutUpdate?: number;
+                        /** @description With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then. */
+                        endStatus?: string;
                         /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
                         externalIds?: string[];
                         /** @description Values for the template: see the <Template>Fields schemas. */
@@ -3139,6 +3145,8 @@ export interface paths {
                         };
                         /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
+                        /** @description Instead of `staleAt`: the content goes stale this many seconds from now (iOS `stale-date`; Android gets `staleAt`). */
+                        staleAfterSeconds?: number;
                         /**
                          * Format: date-time
                          * @description When the system should show the activity as out of date.
@@ -3202,7 +3210,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -3484,7 +3494,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -3772,7 +3784,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -4318,6 +4332,10 @@ export interface paths {
                             sound?: string;
                             title: string;
                         };
+                        /** @description Ends the activity when no update or end follows for this long (from each event), with its last state and `endStatus`: a crashed job leaves no frozen activity. Kept until an update gives another. */
+                        endAfterSecondsWithoutUpdate?: number;
+                        /** @description With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then. */
+                        endStatus?: string;
                         /** @description Fields to change, merged into the current ones: see the template's <Template>Fields schema. */
                         fields: {
                             [key: string]: unknown;
@@ -4329,6 +4347,8 @@ export interface paths {
                         priority?: "high" | "low";
                         /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
+                        /** @description Instead of `staleAt`: the content goes stale this many seconds from now (iOS `stale-date`; Android gets `staleAt`). */
+                        staleAfterSeconds?: number;
                         /**
                          * Format: date-time
                          * @description When the system should show this content as out of date.
@@ -4378,7 +4398,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -4611,7 +4633,7 @@ export interface paths {
         put?: never;
         /**
          * Start or update the Live Activity of a stream key
-         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged, `alert`, `staleAt` and `priority` as on an update; `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.
+         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged; `alert`, `staleAt` or `staleAfterSeconds`, `endAfterSecondsWithoutUpdate`, `endStatus`, `priority` and `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.
          */
         post: {
             parameters: {
@@ -4647,6 +4669,10 @@ export interface paths {
                          * @enum {string}
                          */
                         delivery?: "auto" | "broadcast" | "tokens";
+                        /** @description Ends the activity when no update or end follows for this long (from each event), with its last state and `endStatus`: a crashed job leaves no frozen activity. Kept until an update gives another. */
+                        endAfterSecondsWithoutUpdate?: number;
+                        /** @description With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then. */
+                        endStatus?: string;
                         /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
                         externalIds?: string[];
                         /** @description Values for the template: see the <Template>Fields schemas. */
@@ -4660,6 +4686,8 @@ export interface paths {
                         priority?: "high" | "low";
                         /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
+                        /** @description Instead of `staleAt`: the content goes stale this many seconds from now (iOS `stale-date`; Android gets `staleAt`). */
+                        staleAfterSeconds?: number;
                         /**
                          * Format: date-time
                          * @description When the system should show the activity as out of date.
@@ -4723,7 +4751,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -4910,7 +4940,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */
@@ -5237,7 +5269,9 @@ export interface paths {
                                 deliveryModes: ("broadcast" | "tokens")[];
                                 /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
                                 dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
                                 endedAt: string | null;
+                                endStatus: string | null;
                                 /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
                                 engagement: {
                                     /** @description Subscribers who tapped an action of its notification. */

@@ -2,6 +2,7 @@ import type { JobHandler } from '../../queue/worker-pool.ts';
 import type { SendDependencies } from '../channel-providers.ts';
 import { dispatchLiveActivityHandler } from './live-activity-dispatch-job.ts';
 import { expireLiveActivityHandler } from './live-activity-expire-job.ts';
+import { autoEndLiveActivityHandler } from './live-activity-auto-end-job.ts';
 import { broadcastLiveActivityHandler } from './live-activity-broadcast-job.ts';
 import {
   deleteLiveActivityChannelHandler,
@@ -9,6 +10,7 @@ import {
   type SweepOptions,
 } from './live-activity-channel-jobs.ts';
 import {
+  AUTO_END_LIVE_ACTIVITY,
   BROADCAST_LIVE_ACTIVITY,
   DELETE_LIVE_ACTIVITY_CHANNEL,
   DISPATCH_LIVE_ACTIVITY,
@@ -24,6 +26,7 @@ export function liveActivityHandlers(deps: SendDependencies, sweep: SweepOptions
     [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),
     [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(deps),
     [EXPIRE_LIVE_ACTIVITY]: expireLiveActivityHandler(deps),
+    [AUTO_END_LIVE_ACTIVITY]: autoEndLiveActivityHandler(deps),
     [BROADCAST_LIVE_ACTIVITY]: broadcastLiveActivityHandler(deps),
     [DELETE_LIVE_ACTIVITY_CHANNEL]: deleteLiveActivityChannelHandler(deps),
     [SWEEP_LIVE_ACTIVITY_CHANNELS]: sweepLiveActivityChannelsHandler(deps, sweep),

@@ -65,9 +65,14 @@ export const sendLiveActivityJob = defineJob<LiveActivitySendPayload>('live_acti
   lane: (payload) => payload.platform,
 });
 export const expireLiveActivityJob = defineJob<LiveActivityExpirePayload>('live_activity.expire');
+/** Ends an activity that heard nothing for its endAfterSecondsWithoutUpdate since the event at `timestamp`. */
+export const autoEndLiveActivityJob = defineJob<{ liveActivityId: string; timestamp: number }>(
+  'live_activity.auto_end',
+);
 export const DISPATCH_LIVE_ACTIVITY = dispatchLiveActivityJob.kind;
 export const SEND_LIVE_ACTIVITY = sendLiveActivityJob.kind;
 export const EXPIRE_LIVE_ACTIVITY = expireLiveActivityJob.kind;
+export const AUTO_END_LIVE_ACTIVITY = autoEndLiveActivityJob.kind;
 export const BROADCAST_LIVE_ACTIVITY = broadcastLiveActivityJob.kind;
 export const DELETE_LIVE_ACTIVITY_CHANNEL = deleteLiveActivityChannelJob.kind;
 export const SWEEP_LIVE_ACTIVITY_CHANNELS = sweepLiveActivityChannelsJob.kind;
@@ -149,5 +154,27 @@ export async function scheduleChannelDeletion(
     trx,
     { channelId },
     { uniqueKey: `live_activity.delete_channel:${channelId}` },
+  );
+}
+
+/**
+ * After an event of an activity with endAfterSecondsWithoutUpdate: the job that ends it if no other event follows in
+ * time (live-activity-auto-end-job.ts). One per event; a later event's job supersedes it.
+ */
+export async function scheduleAutoEnd(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  activity: { id: string; push_timestamp: number; auto_end_after_ms: number | null },
+  now: number,
+): Promise<void> {
+  if (activity.auto_end_after_ms === null) return;
+  await autoEndLiveActivityJob.enqueue(
+    queue,
+    trx,
+    { liveActivityId: activity.id, timestamp: activity.push_timestamp },
+    {
+      runAt: now + activity.auto_end_after_ms,
+      uniqueKey: `live_activity.auto_end:${activity.id}:${activity.push_timestamp}`,
+    },
   );
 }

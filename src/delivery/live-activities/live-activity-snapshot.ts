@@ -33,8 +33,11 @@ export function liveActivityPushOf(
   };
 }
 
-/** Why an activity ended: the caller's end, or the system's after 8 hours. */
-export type LiveActivityEndReason = 'requested' | 'expired';
+/**
+ * Why an activity ended: the caller's end, the system's after 8 hours, or Clarion's after it heard nothing for its
+ * endAfterSecondsWithoutUpdate.
+ */
+export type LiveActivityEndReason = 'requested' | 'expired' | 'inactive';
 
 /** Records `live_activity.updated` or `live_activity.ended` in the transaction that made the change. */
 export async function recordLiveActivityChange(

@@ -82,7 +82,15 @@ export async function saveLiveActivityState(
   id: string,
   state: Pick<
     LiveActivityRow,
-    'fields' | 'alert' | 'stale_at' | 'status' | 'ended_at' | 'dismiss_at' | 'relevance_score'
+    | 'fields'
+    | 'alert'
+    | 'stale_at'
+    | 'status'
+    | 'ended_at'
+    | 'dismiss_at'
+    | 'relevance_score'
+    | 'auto_end_after_ms'
+    | 'auto_end_status'
   >,
 ): Promise<void> {
   await trx.updateTable('live_activities').set(state).where('id', '=', id).execute();
@@ -152,5 +160,32 @@ export async function findActiveStreamActivity(
     .where('channel_code', '=', input.channelCode)
     .where('stream_key', '=', input.streamKey)
     .where('status', '=', 'active')
+    .executeTakeFirst();
+}
+
+/**
+ * Ends an activity that heard nothing since the event at `timestamp` (endAfterSecondsWithoutUpdate): only if that is
+ * still its latest event and it is active, so a concurrent update or end wins. `fields`: its state with the end's
+ * status. Returns the ended row, or undefined when something else happened first.
+ */
+export async function endInactiveLiveActivity(
+  trx: Kysely<Database>,
+  input: { id: string; timestamp: number; fields: string; now: number },
+): Promise<LiveActivityRow | undefined> {
+  return trx
+    .updateTable('live_activities')
+    .set({
+      status: 'ended',
+      ended_at: input.now,
+      fields: input.fields,
+      stale_at: null,
+      push_timestamp: advancedTimestamp(input.now),
+      updated_at: input.now,
+    })
+    .where('id', '=', input.id)
+    .where('status', '=', 'active')
+    .where('push_timestamp', '=', input.timestamp)
+    .where('created_at', '>', input.now - LIVE_ACTIVITY_MAX_MS)
+    .returningAll()
     .executeTakeFirst();
 }

@@ -4,7 +4,7 @@ import { waitFor } from '../../harness/wait-for.ts';
 import { startLiveActivityHarness, type LiveActivityHarness } from './live-activity-harness.ts';
 
 /**
- * Relevance and staleness as the device holds them (docs/live-activities.md, "Relevance and staleness"): the fake
+ * Relevance and staleness as the device holds them (docs/live-activities.md, "Relevance", "Staleness and auto-end"): the fake
  * APNs device keeps each content's `relevance-score` (0 when a content has none) and `stale-date` (none when a content
  * has none), so what Clarion sends with every event is what iOS orders and greys the activity by.
  */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { enqueueLiveActivityPush } from '../../../delivery/live-activities/live-activity-jobs.ts';
+import { enqueueLiveActivityPush, scheduleAutoEnd } from '../../../delivery/live-activities/live-activity-jobs.ts';
 import {
   liveActivityPushOf,
   recordLiveActivityChange,
@@ -32,16 +32,16 @@ import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
 import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
+import { endStatusProblems, parseTime, readTiming, type TimingInput } from './live-activity-timing.ts';
 
 export type LiveActivityChange =
-  | {
+  | ({
       event: 'update';
       fields: TemplateFields;
       alert?: LiveActivityAlert | undefined;
-      staleAt?: string | undefined;
       priority?: LiveActivityPriority | undefined;
       relevanceScore?: number | undefined;
-    }
+    } & TimingInput)
   | {
       event: 'end';
       fields?: TemplateFields | undefined;
@@ -81,6 +81,13 @@ export async function changeLiveActivity(
       now,
     );
     if (!checked.ok) throw validationFailed(checked.problems);
+    const autoEnd = change.event === 'update' ? times.autoEnd : undefined;
+    const endStatus = endStatusProblems(autoEnd?.status, {
+      template: current.template as TemplateName,
+      fields: checked.fields,
+      now,
+    });
+    if (endStatus.length > 0) throw validationFailed(endStatus);
     const alert = change.alert ? canonicalAlert(change.alert) : null;
     const row: LiveActivityRow = {
       ...current,
@@ -92,6 +99,8 @@ export async function changeLiveActivity(
       ended_at: change.event === 'end' ? now : null,
       dismiss_at: change.event === 'end' ? times.dismissAt : null,
       relevance_score: relevanceOf(change, current.relevance_score),
+      auto_end_after_ms: autoEnd ? autoEnd.afterMs : current.auto_end_after_ms,
+      auto_end_status: autoEnd ? autoEnd.status : current.auto_end_status,
     };
     const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
     assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
@@ -104,6 +113,8 @@ export async function changeLiveActivity(
       ended_at: row.ended_at,
       dismiss_at: row.dismiss_at,
       relevance_score: row.relevance_score,
+      auto_end_after_ms: row.auto_end_after_ms,
+      auto_end_status: row.auto_end_status,
     });
     await recordLiveActivityChange(
       trx,
@@ -112,30 +123,24 @@ export async function changeLiveActivity(
       now,
     );
     await enqueueLiveActivityPush(trx, deps.queue, push);
+    if (row.status === 'active') await scheduleAutoEnd(trx, deps.queue, row, now);
     setQuotaHeaders(reply, quota);
     return row;
   });
 }
 
 /**
- * The alert's language tags (domain/live-activities/live-activity-alert.ts); staleAt (update): a future time;
- * dismissAt (end): any time up to 4 hours ahead, a past one dismisses at once.
+ * The alert's language tags (domain/live-activities/live-activity-alert.ts); staleAt or staleAfterSeconds and the
+ * auto-end (update, live-activity-timing.ts); dismissAt (end): any time up to 4 hours ahead, a past one dismisses at
+ * once.
  */
-function checkChange(change: LiveActivityChange, now: number): { staleAt: number | null; dismissAt: number | null } {
+function checkChange(
+  change: LiveActivityChange,
+  now: number,
+): { staleAt: number | null; dismissAt: number | null; autoEnd: ReturnType<typeof readTiming>['autoEnd'] } {
   const problems: FieldProblem[] = change.alert ? alertProblems(change.alert) : [];
-  const parse = (field: string, value: string | undefined): number | null => {
-    if (value === undefined) return null;
-    const parsed = Date.parse(value);
-    if (!/(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(parsed)) {
-      problems.push({ field, message: 'must be an ISO 8601 time with offset, like 2026-05-01T09:00:00Z' });
-      return null;
-    }
-    return parsed;
-  };
-  const staleAt = change.event === 'update' ? parse('staleAt', change.staleAt) : null;
-  if (staleAt !== null && staleAt <= now)
-    problems.push({ field: 'staleAt', message: 'must be an ISO 8601 time in the future' });
-  const dismissAt = change.event === 'end' ? parse('dismissAt', change.dismissAt) : null;
+  const timing = change.event === 'update' ? readTiming(change, now, problems) : { staleAt: null, autoEnd: undefined };
+  const dismissAt = change.event === 'end' ? parseTime('dismissAt', change.dismissAt, problems) : null;
   if (dismissAt !== null && dismissAt > now + LIVE_ACTIVITY_DISMISS_MAX_MS) {
     problems.push({
       field: 'dismissAt',
@@ -143,5 +148,5 @@ function checkChange(change: LiveActivityChange, now: number): { staleAt: number
     });
   }
   if (problems.length > 0) throw validationFailed(problems);
-  return { staleAt, dismissAt };
+  return { staleAt: timing.staleAt, dismissAt, autoEnd: timing.autoEnd };
 }

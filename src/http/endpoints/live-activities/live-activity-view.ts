@@ -140,6 +140,10 @@ export const LiveActivitySchema = Type.Object(
       description: 'When the current content goes stale; given with the start or the latest update.',
     }),
     relevanceScore: Nullable(Type.Number()),
+    endAfterSecondsWithoutUpdate: Nullable(
+      Type.Integer({ description: 'It ends after this long without an update or end (docs/live-activities.md).' }),
+    ),
+    endStatus: Nullable(Type.String({ description: 'The `status` field it ends with then.' })),
     status: StringEnum(liveActivityStatuses, {
       description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.',
     }),
@@ -238,6 +242,8 @@ function liveActivityView(
     alert: parseJson<Static<typeof Alert>>(row.alert),
     staleAt: row.stale_at === null ? null : toIso(row.stale_at),
     relevanceScore: row.relevance_score,
+    endAfterSecondsWithoutUpdate: row.auto_end_after_ms === null ? null : row.auto_end_after_ms / 1000,
+    endStatus: row.auto_end_status,
     status,
     recipientCount: row.recipient_count,
     delivery: row.delivery,

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import Type, { type Static } from 'typebox';
 import {
   enqueueLiveActivityPush,
+  scheduleAutoEnd,
   scheduleLiveActivityExpiry,
 } from '../../../delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../../../delivery/live-activities/live-activity-snapshot.ts';
@@ -32,6 +33,7 @@ import type { Endpoint } from '../../endpoint.ts';
 import { chargeOnTerms } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
+import { endStatusProblems, readTiming, timingProperties } from './live-activity-timing.ts';
 import { Alert, oneLiveActivityView, LiveActivitySchema, RelevanceScore } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
@@ -65,6 +67,7 @@ export const StartBody = Type.Object(
         description: 'When the system should show the activity as out of date.',
       }),
     ),
+    ...timingProperties,
     relevanceScore: Type.Optional(RelevanceScore),
     // Optional audience inside the channel, as on POST /notifications (docs/api.md, "Targeting").
     ...audienceProperties,
@@ -121,10 +124,9 @@ export async function startLiveActivity(
   const now = deps.clock.now();
   const checked = validateTemplateFields(body.template, body.fields, now);
   if (!checked.ok) throw validationFailed(checked.problems);
-  const staleAt = body.staleAt === undefined ? null : Date.parse(body.staleAt);
   const problems = body.alert ? alertProblems(body.alert) : [];
-  if (staleAt !== null && (Number.isNaN(staleAt) || staleAt <= now))
-    problems.push({ field: 'staleAt', message: 'must be an ISO 8601 time in the future' });
+  const { staleAt, autoEnd } = readTiming(body, now, problems);
+  problems.push(...endStatusProblems(autoEnd?.status, { template: body.template, fields: checked.fields, now }));
   if (problems.length > 0) throw validationFailed(problems);
   // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
   const alert = body.alert ? canonicalAlert(body.alert) : defaultStartAlert(body.template, checked.fields);
@@ -153,6 +155,8 @@ export async function startLiveActivity(
         apns_channel_id: null,
         broadcast_count: 0,
         stream_key: streamKey,
+        auto_end_after_ms: autoEnd?.afterMs ?? null,
+        auto_end_status: autoEnd?.status ?? null,
         received_count: 0,
         opened_count: 0,
         dismissed_count: 0,
@@ -186,6 +190,7 @@ export async function startLiveActivity(
         now,
       });
       await enqueueLiveActivityPush(trx, deps.queue, push);
+      await scheduleAutoEnd(trx, deps.queue, activity, now);
       await scheduleLiveActivityExpiry(trx, deps.queue, {
         liveActivityId: activity.id,
         expiresAt: liveActivityExpiresAt(now),

@@ -71,7 +71,7 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Start or update the Live Activity of a stream key',
         description:
-          'The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged, `alert`, `staleAt` and `priority` as on an update; `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.',
+          'The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged; `alert`, `staleAt` or `staleAfterSeconds`, `endAfterSecondsWithoutUpdate`, `endStatus`, `priority` and `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.',
         tags: ['live activities'],
         params: StreamParams,
         body: StreamBody,
@@ -103,6 +103,9 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
               fields: start.fields as TemplateFields,
               alert: start.alert,
               staleAt: start.staleAt,
+              staleAfterSeconds: start.staleAfterSeconds,
+              endAfterSecondsWithoutUpdate: start.endAfterSecondsWithoutUpdate,
+              endStatus: start.endStatus,
               priority,
               relevanceScore: start.relevanceScore,
             });

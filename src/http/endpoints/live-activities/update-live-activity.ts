@@ -5,6 +5,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { Alert, oneLiveActivityView, LiveActivitySchema, Priority, RelevanceScore } from './live-activity-view.ts';
+import { timingProperties } from './live-activity-timing.ts';
 
 export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -32,6 +33,7 @@ export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
                 description: 'When the system should show this content as out of date.',
               }),
             ),
+            ...timingProperties,
             priority: Type.Optional(Priority),
             relevanceScore: Type.Optional(RelevanceScore),
           },
@@ -41,14 +43,11 @@ export function updateLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       },
     },
     async (request, reply) => {
-      const { fields, alert, staleAt, priority, relevanceScore } = request.body;
+      const { fields, ...rest } = request.body;
       const row = await changeLiveActivity(deps, request.auth!, reply, request.params.id, {
         event: 'update',
         fields: fields as TemplateFields,
-        alert,
-        staleAt,
-        priority,
-        relevanceScore,
+        ...rest,
       });
       return reply
         .code(200)
