@@ -5225,6 +5225,8 @@ export interface paths {
                          * @enum {string}
                          */
                         priority?: "high" | "low";
+                        /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
+                        relevanceScore?: number;
                     };
                 };
             };

@@ -6,6 +6,25 @@ import { errorResponses, IdParams, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { Alert, oneLiveActivityView, LiveActivitySchema, Priority, RelevanceScore } from './live-activity-view.ts';
 
+/** The body of an end: POST /live-activities/{id}/end, and with `channelCode` a stream's (stream-live-activity.ts). */
+export const EndBody = Type.Object(
+  {
+    fields: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' }),
+    ),
+    dismissAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.',
+      }),
+    ),
+    alert: Type.Optional(Alert),
+    priority: Type.Optional(Priority),
+    relevanceScore: Type.Optional(RelevanceScore),
+  },
+  { additionalProperties: false },
+);
+
 export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
@@ -15,26 +34,7 @@ export function endLiveActivityEndpoint(deps: AppDependencies): Endpoint {
           'Optional final `fields` (merged like an update) and `dismissAt`: when the ended activity leaves the Lock Screen (a past time removes it at once; without it iOS keeps it up to 4 hours). An `alert` lights the screen with the end; `priority` `low` sends it at APNs priority 5 instead of 10. Send `{}` to end it as it is. The activity becomes `ended`; later updates and ends answer 409 `activity_ended`. Counts one against the monthly quota.',
         tags: ['live activities'],
         params: IdParams('liveActivity'),
-        body: Type.Object(
-          {
-            fields: Type.Optional(
-              Type.Object(
-                {},
-                { additionalProperties: true, description: 'Final fields, merged into the current ones.' },
-              ),
-            ),
-            dismissAt: Type.Optional(
-              Type.String({
-                format: 'date-time',
-                description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.',
-              }),
-            ),
-            alert: Type.Optional(Alert),
-            priority: Type.Optional(Priority),
-            relevanceScore: Type.Optional(RelevanceScore),
-          },
-          { additionalProperties: false },
-        ),
+        body: EndBody,
         response: { 200: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },

@@ -13,8 +13,9 @@ import { sendEndpoint } from '../../admission.ts';
 import type { Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
+import { EndBody } from './end-live-activity.ts';
 import { startLiveActivity, StartBody } from './start-live-activity.ts';
-import { Alert, LiveActivitySchema, oneLiveActivityView, Priority } from './live-activity-view.ts';
+import { LiveActivitySchema, oneLiveActivityView, Priority } from './live-activity-view.ts';
 
 /** A stream key: the caller's own id for what the activity follows (a build id, an order number), URL-safe. */
 const StreamParams = Type.Object({
@@ -30,23 +31,7 @@ const StreamBody = Type.Object(
   { additionalProperties: false },
 );
 
-const StreamEndBody = Type.Object(
-  {
-    channelCode: ChannelCode,
-    fields: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: 'Final fields, merged into the current ones.' }),
-    ),
-    dismissAt: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'When the ended activity leaves the Lock Screen; at most 4 hours ahead.',
-      }),
-    ),
-    alert: Type.Optional(Alert),
-    priority: Type.Optional(Priority),
-  },
-  { additionalProperties: false },
-);
+const StreamEndBody = Type.Object({ channelCode: ChannelCode, ...EndBody.properties }, { additionalProperties: false });
 
 const streamResult = <E extends string>(events: readonly E[], description: string) =>
   Type.Object(
