@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../../src/store/api-keys-queries.ts';
 import { expectError, expectSuccess } from '../../harness/api-expect.ts';
 import { get, post } from '../../harness/requests.ts';
 import { progressActivity } from '../../harness/sample-requests.ts';
@@ -121,6 +122,26 @@ describe('POST /api/v1/live-activities/streams/{key}', () => {
     expect(
       expectSuccess(await get(t.app, `/api/v1/live-activities/${started.id}`, account.secretKey), 200).fields,
     ).toEqual(started.fields);
+  });
+
+  it('→ 403 channel_not_allowed for a key scoped to other channels, even while the stream runs', async () => {
+    const account = await t.newAccount({ channels: ['builds', 'deploys'] });
+    expectSuccess(await post(t.app, stream('ci-3'), account.secretKey, build(0.1)), 201);
+    const scoped = await account.key({ channels: ['deploys'] });
+    expectError(await post(t.app, stream('ci-3'), scoped.value, build(0.2)), 'channel_not_allowed');
+    expectError(
+      await post(t.app, `${stream('ci-3')}/end`, scoped.value, { channelCode: 'builds' }),
+      'channel_not_allowed',
+    );
+  });
+
+  it('refuses a revoked key at once, though it streamed a moment before', async () => {
+    const account = await t.newAccount({ channels: ['builds'] });
+    const key = await account.key({});
+    expectSuccess(await post(t.app, stream('ci-4'), key.value, build(0.1)), 201);
+    await revokeApiKey(t.store.db, key.id, t.clock.now());
+    expectError(await post(t.app, stream('ci-4'), key.value, build(0.2)), 'unauthorized');
+    expectError(await post(t.app, `${stream('ci-4')}/end`, key.value, { channelCode: 'builds' }), 'unauthorized');
   });
 
   it('→ 401 without a key, 403 with a publishable key, 404 for an unknown channel', async () => {

@@ -9,8 +9,8 @@ import {
 import { isUniqueViolation } from '../../../store/store-errors.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
-import { sendEndpoint } from '../../admission.ts';
-import type { Endpoint } from '../../endpoint.ts';
+import { assertChannelInScope } from '../../channel-scope.ts';
+import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { changeLiveActivity } from './change-live-activity.ts';
 import { EndBody } from './end-live-activity.ts';
@@ -48,10 +48,11 @@ const StreamEndResult = streamResult(['ended'] as const, 'The stream’s activit
  * POST /api/v1/live-activities/streams/{key} (docs/live-activities.md, "Streams"): starts an activity for the key
  * when none of the channel is active with it, and updates it otherwise, so a caller drives an activity with nothing
  * but its own id. Concurrent first calls start exactly one: the second's insert meets the partial unique index
- * (migrations/shared/0030-live-activity-streams.ts) and it updates the activity the first started.
+ * (migrations/shared/0030-live-activity-streams.ts) and it updates the activity the first started. A plain endpoint,
+ * not a send endpoint: its update path does not re-read the key's standing, so the auth hook checks it in full.
  */
 export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
-  return sendEndpoint(
+  return endpoint(
     {
       schema: {
         summary: 'Start or update the Live Activity of a stream key',
@@ -71,6 +72,8 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const { key } = request.params;
       const { priority, ...start } = request.body;
+      // Asked first, as a start does: a scoped key learns nothing about streams of channels outside its reach.
+      assertChannelInScope(auth, start.channelCode);
       // Twice at most: a concurrent call may start the stream's activity, or end it, between the read and the write.
       for (let attempt = 1; ; attempt += 1) {
         const current = await activeStreamActivity(deps, auth, start.channelCode, key);
@@ -117,7 +120,7 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
  * does; 404 when none of the channel is active with the key. The next call of the stream starts a new one.
  */
 export function endStreamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
-  return sendEndpoint(
+  return endpoint(
     {
       schema: {
         summary: 'End the Live Activity of a stream key',
@@ -132,6 +135,7 @@ export function endStreamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
     async (request, reply) => {
       const auth = request.auth!;
       const { channelCode, fields, ...end } = request.body;
+      assertChannelInScope(auth, channelCode);
       const current = await activeStreamActivity(deps, auth, channelCode, request.params.key);
       if (!current)
         throw new ApiError('not_found', {
