@@ -95,25 +95,22 @@ async function recordInTransaction(
 ): Promise<ReceiptResult[]> {
   const pairs = await findReceiptPairs(trx, reports);
   const kept = keptSince(now, retentionMs);
-  const results: ReceiptResult[] = [];
-  const rows: ReceiptReport[] = [];
-  for (const report of reports) {
-    const pair = pairs.get(pairKey(report));
-    if (!pair) results.push('unknown');
-    else if (!pair.receiptsEnabled) results.push('ignored');
-    else if (report.notificationId < kept) results.push('expired');
-    else {
-      results.push('counted');
-      rows.push(report);
-      if (report.event !== 'received') rows.push({ ...report, event: 'received', actionId: null });
-    }
-  }
+  const { results, rows } = judgeReports(
+    reports,
+    (report) => {
+      const pair = pairs.get(pairKey(report));
+      if (!pair) return 'unknown';
+      if (!pair.receiptsEnabled) return 'ignored';
+      return report.notificationId < kept ? 'expired' : 'counted';
+    },
+    keyOf,
+  );
   if (rows.length === 0) return results;
 
   const inserted = (
     await insertReceipts(
       trx,
-      uniqueBy(rows, keyOf).map((report) => ({
+      rows.map((report) => ({
         notification_id: report.notificationId,
         subscriber_id: report.subscriberId,
         event: report.event,
@@ -127,15 +124,7 @@ async function recordInTransaction(
     event: row.event,
     actionId: row.action_id,
   }));
-  const counted = new Set(inserted.map(keyOf));
-  // A report that inserted nothing was there already; the same report twice in one request counts once too.
-  const seen = new Set<string>();
-  for (const [position, report] of reports.entries()) {
-    if (results[position] !== 'counted') continue;
-    const key = keyOf(report);
-    if (!counted.has(key) || seen.has(key)) results[position] = 'duplicate';
-    seen.add(key);
-  }
+  markDuplicates(reports, results, new Set(inserted.map(keyOf)), keyOf);
 
   const bumps = new Map<string, CounterBump>();
   for (const row of inserted) {
@@ -363,15 +352,51 @@ function keyOf(report: ReceiptReport): string {
   return `${pairKey(report)} ${report.event}`;
 }
 
-/** The first of each key: one INSERT row per (notification, subscriber, event). */
-function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+/** What a report's receipt names and how it stands, before its rows are written: counted unless one of the others. */
+export type ReportStanding = Exclude<ReceiptResult, 'duplicate'>;
+
+/**
+ * The rules every kind of receipt shares (a notification's here, a Live Activity's in
+ * live-activities/live-activity-receipts-queries.ts): each report's result by its `standing`, and the rows a counted
+ * one writes — itself and the `received` an open, a dismissal or an action implies (an app without a Notification
+ * Service Extension never reports `received`, yet the person saw the push) — once per key.
+ */
+export function judgeReports<R extends { event: ReceiptEvent; actionId: string | null }>(
+  reports: readonly R[],
+  standing: (report: R) => ReportStanding,
+  keyOf: (report: R) => string,
+): { results: ReceiptResult[]; rows: R[] } {
+  const results: ReceiptResult[] = [];
+  const rows = new Map<string, R>();
+  for (const report of reports) {
+    const result = standing(report);
+    results.push(result);
+    if (result !== 'counted') continue;
+    for (const row of report.event === 'received'
+      ? [report]
+      : [report, { ...report, event: 'received', actionId: null }])
+      if (!rows.has(keyOf(row))) rows.set(keyOf(row), row);
+  }
+  return { results, rows: [...rows.values()] };
+}
+
+/**
+ * Turns `counted` into `duplicate` for a report whose row was there already (`inserted` lacks its key), and for the
+ * same report a second time in one request: each (receipt, event) counts once.
+ */
+export function markDuplicates<R>(
+  reports: readonly R[],
+  results: ReceiptResult[],
+  inserted: ReadonlySet<string>,
+  keyOf: (report: R) => string,
+): void {
   const seen = new Set<string>();
-  return items.filter((item) => {
-    const k = key(item);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  for (const [position, report] of reports.entries()) {
+    if (results[position] !== 'counted') continue;
+    const key = keyOf(report);
+    if (!inserted.has(key) || seen.has(key)) results[position] = 'duplicate';
+    seen.add(key);
+  }
 }
 
 /** A notification's counters on one platform: its deliveries and what its receipts reported. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { firstIdAt } from '../../domain/ids.ts';
 import type { ReceiptEvent } from '../../domain/receipt.ts';
-import type { ReceiptResult } from '../receipts-queries.ts';
+import { judgeReports, markDuplicates, type ReceiptResult } from '../receipts-queries.ts';
 import type { Database } from '../schema.ts';
 
 /** One report of a Live Activity's receipt (domain/receipt.ts mintLiveActivityReceipt), the receipt already opened. */
@@ -22,8 +22,8 @@ const counterOf = {
 
 /**
  * Records Live Activity reports in the caller's transaction, by the rules of a notification's
- * (receipts-queries.ts): each counts once per (activity, subscriber, event) and adds one to the activity's counter;
- * an open, a dismissal or an action also counts as received. Only a subscriber of the activity's own channel and
+ * (receipts-queries.ts judgeReports, markDuplicates): each counts once per (activity, subscriber, event) and adds one
+ * to the activity's counter; an open, a dismissal or an action also counts as received. Only a subscriber of the activity's own channel and
  * account can report; `expired` past the receipts' retention, `ignored` when the account has receipts off. They are
  * counted, not reported as webhook events. Results in the order of `reports`. Pruned with the notifications' receipts
  * (receipts-queries.ts pruneReceipts).
@@ -36,25 +36,22 @@ export async function recordLiveActivityReceipts(
 ): Promise<ReceiptResult[]> {
   const pairs = await findPairs(trx, reports);
   const kept = keptSince(now, retentionMs);
-  const results: ReceiptResult[] = [];
-  const rows = new Map<string, LiveActivityReceiptReport>();
-  for (const report of reports) {
-    const receiptsEnabled = pairs.get(pairKey(report));
-    if (receiptsEnabled === undefined) results.push('unknown');
-    else if (!receiptsEnabled) results.push('ignored');
-    else if (report.liveActivityId < kept) results.push('expired');
-    else {
-      results.push('counted');
-      for (const row of [report, ...(report.event === 'received' ? [] : [impliedReceived(report)])])
-        if (!rows.has(keyOf(row))) rows.set(keyOf(row), row);
-    }
-  }
-  if (rows.size === 0) return results;
+  const { results, rows } = judgeReports(
+    reports,
+    (report) => {
+      const receiptsEnabled = pairs.get(pairKey(report));
+      if (receiptsEnabled === undefined) return 'unknown';
+      if (!receiptsEnabled) return 'ignored';
+      return report.liveActivityId < kept ? 'expired' : 'counted';
+    },
+    keyOf,
+  );
+  if (rows.length === 0) return results;
 
   const inserted = await trx
     .insertInto('live_activity_receipts')
     .values(
-      [...rows.values()].map((row) => ({
+      rows.map((row) => ({
         live_activity_id: row.liveActivityId,
         subscriber_id: row.subscriberId,
         event: row.event,
@@ -68,14 +65,7 @@ export async function recordLiveActivityReceipts(
   const counted = new Set(
     inserted.map((row) => keyOf({ liveActivityId: row.live_activity_id, subscriberId: row.subscriber_id, ...row })),
   );
-  // A report that inserted nothing was there already; the same report twice in one request counts once too.
-  const seen = new Set<string>();
-  for (const [position, report] of reports.entries()) {
-    if (results[position] !== 'counted') continue;
-    const key = keyOf(report);
-    if (!counted.has(key) || seen.has(key)) results[position] = 'duplicate';
-    seen.add(key);
-  }
+  markDuplicates(reports, results, counted, keyOf);
 
   const bumps = new Map<string, Partial<Record<(typeof counterOf)[ReceiptEvent], number>>>();
   for (const row of inserted) {
@@ -129,10 +119,6 @@ async function findPairs(
       Number(row.receipts_enabled) === 1,
     ]),
   );
-}
-
-function impliedReceived(report: LiveActivityReceiptReport): LiveActivityReceiptReport {
-  return { ...report, event: 'received', actionId: null };
 }
 
 function pairKey(report: Pick<LiveActivityReceiptReport, 'liveActivityId' | 'subscriberId'>): string {
