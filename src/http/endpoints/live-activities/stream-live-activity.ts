@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import Type, { type Static } from 'typebox';
 import { recordExpiry } from '../../../delivery/live-activities/live-activity-expire-job.ts';
 import { effectiveStatus } from '../../../domain/live-activities/live-activity-lifecycle.ts';
@@ -12,7 +13,7 @@ import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
-import { changeLiveActivity } from './change-live-activity.ts';
+import { changeLiveActivity, type LiveActivityChange } from './change-live-activity.ts';
 import { EndBody } from './end-live-activity.ts';
 import { startLiveActivity, StartBody } from './start-live-activity.ts';
 import { LiveActivitySchema, oneLiveActivityView, Priority } from './live-activity-view.ts';
@@ -46,10 +47,9 @@ const StreamEndResult = streamResult(['ended'] as const, 'The stream’s activit
 
 /**
  * POST /api/v1/live-activities/streams/{key} (docs/live-activities.md, "Streams"): starts an activity for the key
- * when none of the channel is active with it, and updates it otherwise, so a caller drives an activity with nothing
- * but its own id. Concurrent first calls start exactly one: the second's insert meets the partial unique index
- * (migrations/shared/0030-live-activity-streams.ts) and it updates the activity the first started. A plain endpoint,
- * not a send endpoint: its update path does not re-read the key's standing, so the auth hook checks it in full.
+ * when none of the channel is active with it, and updates it otherwise (driveStream), so a caller drives an activity
+ * with nothing but its own id. A plain endpoint, not a send endpoint: its update path does not re-read the key's
+ * standing, so the auth hook checks it in full.
  */
 export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
@@ -74,10 +74,9 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       const { priority, ...start } = request.body;
       // Asked first, as a start does: a scoped key learns nothing about streams of channels outside its reach.
       assertChannelInScope(auth, start.channelCode);
-      // Twice at most: a concurrent call may start the stream's activity, or end it, between the read and the write.
-      for (let attempt = 1; ; attempt += 1) {
-        const current = await activeStreamActivity(deps, auth, start.channelCode, key);
-        if (current) {
+      const outcome = await driveStream(deps, auth, reply, start.channelCode, key, {
+        start: async () => start,
+        change: (current) => {
           if (current.template !== start.template)
             throw validationFailed([
               {
@@ -85,34 +84,80 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
                 message: `must be ${current.template}, the template of the stream's active activity (end it to start another)`,
               },
             ]);
-          try {
-            const row = await changeLiveActivity(deps, auth, reply, current.id, {
-              event: 'update',
-              fields: start.fields as TemplateFields,
-              alert: start.alert,
-              staleAt: start.staleAt,
-              staleAfterSeconds: start.staleAfterSeconds,
-              endAfterSecondsWithoutUpdate: start.endAfterSecondsWithoutUpdate,
-              endStatus: start.endStatus,
-              priority,
-              relevanceScore: start.relevanceScore,
-            });
-            return reply.code(200).send({ success: true, data: await viewOf(deps, row, 'updated') });
-          } catch (error) {
-            if (attempt === 1 && error instanceof ApiError && error.code === 'activity_ended') continue;
-            throw error;
-          }
-        }
-        try {
-          const row = await startLiveActivity(deps, auth, reply, start, key);
-          return reply.code(201).send({ success: true, data: await viewOf(deps, row, 'started') });
-        } catch (error) {
-          if (attempt === 1 && isUniqueViolation(error)) continue;
-          throw error;
-        }
-      }
+          return {
+            event: 'update',
+            fields: start.fields as TemplateFields,
+            alert: start.alert,
+            staleAt: start.staleAt,
+            staleAfterSeconds: start.staleAfterSeconds,
+            endAfterSecondsWithoutUpdate: start.endAfterSecondsWithoutUpdate,
+            endStatus: start.endStatus,
+            priority,
+            relevanceScore: start.relevanceScore,
+          };
+        },
+      });
+      // This plan always acts (a start when idle, an update when active), so the outcome has its activity.
+      if (outcome.row === null) throw new Error('a stream call without a start was ignored');
+      const event = outcome.event === 'started' ? 'started' : 'updated';
+      return reply
+        .code(event === 'started' ? 201 : 200)
+        .send({ success: true, data: await viewOf(deps, outcome.row, event) });
     },
   );
+}
+
+/** What a stream call does: the start when none of its activities is active, and the change of the active one. */
+export interface StreamPlan {
+  /** The start's body, or null when there is nothing to start (the call only changes an active activity). */
+  start: () => Promise<Static<typeof StartBody> | null>;
+  /** The update or end of the active activity, or null when this call leaves it as it is. */
+  change: (current: LiveActivityRow) => LiveActivityChange | null;
+}
+
+export type StreamOutcome =
+  | { event: 'started' | 'updated' | 'ended'; row: LiveActivityRow }
+  | { event: 'unchanged'; row: LiveActivityRow }
+  | { event: 'ignored'; row: null };
+
+/**
+ * Drives a stream key's activity (docs/live-activities.md, "Streams"), for the stream routes and the relays: starts
+ * one when none of the channel is active with the key, and changes the active one otherwise. Concurrent first calls
+ * start exactly one: the second's insert meets the partial unique index (migrations/shared/0030-live-activity-streams.ts)
+ * and it changes the activity the first started. A change the plan leaves out leaves the activity as it is
+ * (`unchanged`: no push, no charge); a start it leaves out, nothing at all (`ignored`).
+ */
+export async function driveStream(
+  deps: AppDependencies,
+  auth: AuthContext,
+  reply: FastifyReply,
+  channelCode: string,
+  key: string,
+  plan: StreamPlan,
+): Promise<StreamOutcome> {
+  // Twice at most: a concurrent call may start the stream's activity, or end it, between the read and the write.
+  for (let attempt = 1; ; attempt += 1) {
+    const current = await activeStreamActivity(deps, auth, channelCode, key);
+    if (current) {
+      const change = plan.change(current);
+      if (change === null) return { event: 'unchanged', row: current };
+      try {
+        const row = await changeLiveActivity(deps, auth, reply, current.id, change);
+        return { event: change.event === 'end' ? 'ended' : 'updated', row };
+      } catch (error) {
+        if (attempt === 1 && error instanceof ApiError && error.code === 'activity_ended') continue;
+        throw error;
+      }
+    }
+    const start = await plan.start();
+    if (start === null) return { event: 'ignored', row: null };
+    try {
+      return { event: 'started', row: await startLiveActivity(deps, auth, reply, start, key) };
+    } catch (error) {
+      if (attempt === 1 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
 }
 
 /**
@@ -136,17 +181,16 @@ export function endStreamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       const auth = request.auth!;
       const { channelCode, fields, ...end } = request.body;
       assertChannelInScope(auth, channelCode);
-      const current = await activeStreamActivity(deps, auth, channelCode, request.params.key);
-      if (!current)
+      const outcome = await driveStream(deps, auth, reply, channelCode, request.params.key, {
+        start: async () => null,
+        change: () => ({ event: 'end', fields: fields as TemplateFields | undefined, ...end }),
+      });
+      if (outcome.event === 'ignored')
         throw new ApiError('not_found', {
           message: 'No active Live Activity with that stream key in that channel.',
           details: { channelCode, key: request.params.key },
         });
-      const row = await changeLiveActivity(deps, auth, reply, current.id, {
-        event: 'end',
-        fields: fields as TemplateFields | undefined,
-        ...end,
-      });
+      const row = outcome.row;
       return reply.code(200).send({ success: true, data: await viewOf(deps, row, 'ended') });
     },
   );
