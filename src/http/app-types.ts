@@ -75,5 +75,7 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The endpoint re-reads the API key's standing in its own transaction (src/http/endpoint.ts `confirmsCachedKey`). */
     confirmsCachedKey?: boolean;
+    /** The endpoint reads the body's exact text (src/http/raw-body.ts; `Endpoint.keepsRawBody`). */
+    keepsRawBody?: boolean;
   }
 }

@@ -1,6 +1,7 @@
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { newId } from '../domain/ids.ts';
+import { keepRawBody } from './raw-body.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import type { AppDependencies, ClarionApp } from './app-types.ts';
 import { isCachedKeyStillActive, registerAuth } from './auth.ts';
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string') keepRawBody(request, body);
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);

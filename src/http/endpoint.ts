@@ -47,6 +47,8 @@ export interface Endpoint {
    * may serve the key from its short cache. Set by `sendEndpoint`, never by hand.
    */
   confirmsCachedKey?: true;
+  /** The handler reads the body's exact text (src/http/raw-body.ts), as a signature check over it must. */
+  keepsRawBody?: true;
 }
 
 /** An endpoint module's export: builds the endpoint on the app's dependencies. */

@@ -52,6 +52,10 @@ import { getUsageEndpoint } from './endpoints/usage/get-usage.ts';
 import { createWebhookEndpoint } from './endpoints/webhooks/create-webhook.ts';
 import { deleteWebhookEndpoint } from './endpoints/webhooks/delete-webhook.ts';
 import { enableWebhookEndpoint } from './endpoints/webhooks/enable-webhook.ts';
+import { createRelayEndpoint } from './endpoints/relays/create-relay.ts';
+import { deleteRelayEndpoint } from './endpoints/relays/delete-relay.ts';
+import { githubActionsRelayEndpoint } from './endpoints/relays/github-actions-relay.ts';
+import { listRelaysEndpoint } from './endpoints/relays/list-relays.ts';
 import { getWebhookSecretEndpoint } from './endpoints/webhooks/get-webhook-secret.ts';
 import { getWebhookEndpoint } from './endpoints/webhooks/get-webhook.ts';
 import { listWebhookMessagesEndpoint } from './endpoints/webhooks/list-webhook-messages.ts';
@@ -122,6 +126,11 @@ export const routeTable: readonly Route[] = [
     endpoint: reportLiveActivityTokenEndpoint,
   },
 
+  { method: 'POST', url: '/api/v1/relays', auth: 'secret', endpoint: createRelayEndpoint },
+  { method: 'GET', url: '/api/v1/relays', auth: 'secret', endpoint: listRelaysEndpoint },
+  { method: 'DELETE', url: '/api/v1/relays/:id', auth: 'secret', endpoint: deleteRelayEndpoint },
+  // GitHub cannot send a key: the relay's signature over the body is the credential (github-actions-relay.ts).
+  { method: 'POST', url: '/api/v1/relays/github-actions', auth: 'none', endpoint: githubActionsRelayEndpoint },
   { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', endpoint: registerSubscriberEndpoint, browser: true },
   {
     method: 'POST',
@@ -201,7 +210,7 @@ export const routeTable: readonly Route[] = [
  */
 export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void {
   for (const route of routeTable) {
-    const { options, handler, confirmsCachedKey } = route.endpoint(deps);
+    const { options, handler, confirmsCachedKey, keepsRawBody } = route.endpoint(deps);
     const security = openApiSecurity[route.auth];
     const schema = security && options.schema ? { ...options.schema, security } : options.schema;
     app.route({
@@ -209,7 +218,7 @@ export function registerApiRoutes(app: ClarionApp, deps: AppDependencies): void 
       schema,
       method: route.method,
       url: route.url,
-      config: { auth: route.auth, confirmsCachedKey: confirmsCachedKey === true },
+      config: { auth: route.auth, confirmsCachedKey: confirmsCachedKey === true, keepsRawBody: keepsRawBody === true },
       handler,
     });
   }

@@ -6,6 +6,7 @@ import type { Database } from './schema.ts';
 const idKindOfTable = {
   apps: 'app',
   live_activities: 'liveActivity',
+  relays: 'relay',
   webhook_endpoints: 'webhook',
   webhook_messages: 'webhookMessage',
 } as const satisfies Partial<Record<keyof Database, IdKind>>;

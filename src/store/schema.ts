@@ -437,6 +437,21 @@ export interface WebhookEndpointsTable {
   updated_at: number;
 }
 
+/** A relay: where a sender that signs its webhooks (GitHub) posts for one channel (docs/live-activities.md, "Relays"). */
+export interface RelaysTable {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  /** Whose webhooks it takes: 'github-actions'. */
+  sender: string;
+  name: string | null;
+  /** The `clr_rs_…` signing secret, sealed with the instance key (src/domain/secret-box.ts, context = relay id). */
+  secret: string;
+  created_at: number;
+  /** The last webhook that passed its signature check; null before the first. */
+  last_used_at: number | null;
+}
+
 /** One event (or test) for one endpoint: its id is the `webhook-id` of every attempt. */
 export interface WebhookMessagesTable {
   id: string;
@@ -495,6 +510,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_messages: WebhookMessagesTable;
   webhook_attempts: WebhookAttemptsTable;
+  relays: RelaysTable;
   jobs: JobsTable;
   delivery_failures: DeliveryFailuresTable;
   frequency_cap_deliveries: FrequencyCapDeliveriesTable;

@@ -163,6 +163,22 @@ export async function findActiveStreamActivity(
     .executeTakeFirst();
 }
 
+/** Whether any activity of the channel, active or ended, was started with `streamKey` (a relay starts a run once). */
+export async function streamKeyWasUsed(
+  db: Kysely<Database>,
+  input: { accountId: string; channelId: string; streamKey: string },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('live_activities')
+    .select('id')
+    .where('account_id', '=', input.accountId)
+    .where('channel_id', '=', input.channelId)
+    .where('stream_key', '=', input.streamKey)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Ends an activity that heard nothing since the event at `timestamp` (endAfterSecondsWithoutUpdate): only if that is
  * still its latest event and it is active, so a concurrent update or end wins. `fields`: its state with the end's
