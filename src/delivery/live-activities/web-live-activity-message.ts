@@ -1,6 +1,6 @@
 import { blankContent } from '../../domain/notification-content.ts';
 import { defaultStartAlert } from '../../domain/live-activities/live-activity-alert.ts';
-import { liveActivityStateText, type ReaderPlace } from '../../domain/live-activities/live-activity-text.ts';
+import { clockTime, liveActivityStateText, type ReaderPlace } from '../../domain/live-activities/live-activity-text.ts';
 import type { PushContent } from '../push-content.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
 
@@ -14,7 +14,8 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  *   body   an alert's text (start, alerting updates; not the default start alert, which only repeats the state) over
  *          the state as text: a bar and "45 % · Packing",
  *          "Ends at 14:30 · Boarding" in the subscriber's own zone and language, "Ajax 2 – 1 PSV (2nd half)",
- *          "Step 2 of 4"; and "Ended" on the end
+ *          "Step 2 of 4"; with a `staleAt`, "Out of date after 14:30" in the reader's zone (a shown notification
+ *          cannot change by itself, so it carries the time its content goes stale); and "Ended" on the end
  *   tag    the activity id (the `notificationId` slot): each event replaces the notification shown, and as the
  *          push's Topic it replaces an older event still waiting at the push service (the end has its own, below)
  *   data   {clarion: "live_activity", event, activityId, template, timestamp, alerting: "true" | "false",
@@ -44,6 +45,9 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
   if (push.template === 'progress') lines.push(textBar(Number(fields.progress), 1));
   if (push.template === 'steps') lines.push(textBar(Number(fields.currentStep), Number(fields.totalSteps)));
   lines.push(liveActivityStateText(push.template, fields, place));
+  // A shown notification cannot turn stale by itself, so it says from when its content is out of date.
+  if (push.event !== 'end' && push.staleAt !== null)
+    lines.push(`Out of date after ${clockTime(new Date(push.staleAt).toISOString(), place)}`);
   if (push.event === 'end') lines.push('Ended');
   const alerting = push.alert !== null;
   // The caller's priority wins, as for APNs: a `high` silent update must not wait at the push service either.

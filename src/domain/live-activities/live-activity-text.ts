@@ -37,7 +37,7 @@ export function liveActivityStateText(
 }
 
 /** "14:30" in the reader's zone and language; "14:30 UTC" when the zone is unknown. */
-function clockTime(iso: string, place: ReaderPlace): string {
+export function clockTime(iso: string, place: ReaderPlace): string {
   const options: Intl.DateTimeFormatOptions = {
     hour: '2-digit',
     minute: '2-digit',

@@ -47,6 +47,22 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
       false,
     ],
     [
+      'progress with a stale time, in the subscriber’s zone and language',
+      push({ staleAt: Date.parse('2026-05-01T10:30:00Z') }),
+      { timeZone: 'Europe/Berlin', locale: 'de-DE' },
+      'Order #42',
+      '▓▓▓▓▓░░░░░\n45 % · Packing\nOut of date after 12:30',
+      false,
+    ],
+    [
+      'progress with a stale time, no zone known',
+      push({ staleAt: Date.parse('2026-05-01T10:30:00Z') }),
+      nowhere,
+      'Order #42',
+      '▓▓▓▓▓░░░░░\n45 % · Packing\nOut of date after 10:30 UTC',
+      false,
+    ],
+    [
       'timer in the subscriber’s zone and language',
       push({
         template: 'timer',
