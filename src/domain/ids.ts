@@ -21,6 +21,7 @@ export const idPrefixes = {
   job: 'job',
   session: 'ses',
   app: 'app',
+  widgetReload: 'wrl',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;
