@@ -13,11 +13,11 @@ afterAll(async () => t.close());
 
 describe('POST /api/v1/subscribers with a bad widgetPushToken → 400', () => {
   it.each([
-    ['an Android subscriber', 'android', () => tokens.ios(), 'only iOS subscribers have a widget push token'],
-    ['a web subscriber', 'web', () => tokens.ios(), 'only iOS subscribers have a widget push token'],
-    ['a token that is not hex', 'ios', () => 'zz'.repeat(32), 'hex'],
-    ['a token too short', 'ios', () => 'ab'.repeat(8), 'hex'],
-    ['a token that is not a string', 'ios', () => 42, 'widgetPushToken'],
+    ['an Android subscriber', 'android', (): unknown => tokens.ios(), 'only iOS subscribers have a widget push token'],
+    ['a web subscriber', 'web', (): unknown => tokens.ios(), 'only iOS subscribers have a widget push token'],
+    ['a token that is not hex', 'ios', (): unknown => 'zz'.repeat(32), 'hex'],
+    ['a token too short', 'ios', (): unknown => 'ab'.repeat(8), 'hex'],
+    ['a token that is not a string', 'ios', (): unknown => 42, 'widgetPushToken'],
   ] as const)('refuses it for %s, storing nothing', async (_name, platform, widgetPushToken, message) => {
     const account = await t.newAccount({ channels: ['news'] });
     const before = await accountState(t, account.id);

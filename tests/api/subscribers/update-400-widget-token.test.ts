@@ -12,9 +12,9 @@ afterAll(async () => t.close());
 
 describe('PATCH /api/v1/subscribers/:id with a bad widgetPushToken → 400', () => {
   it.each([
-    ['an Android subscriber', 'android', () => tokens.ios(), 'only iOS subscribers have a widget push token'],
-    ['a web subscriber', 'web', () => tokens.ios(), 'only iOS subscribers have a widget push token'],
-    ['a token that is not hex', 'ios', () => 'not-a-token', 'hex'],
+    ['an Android subscriber', 'android', (): string => tokens.ios(), 'only iOS subscribers have a widget push token'],
+    ['a web subscriber', 'web', (): string => tokens.ios(), 'only iOS subscribers have a widget push token'],
+    ['a token that is not hex', 'ios', (): string => 'not-a-token', 'hex'],
   ] as const)(
     'refuses it for %s and changes nothing, the other fields included',
     async (_name, platform, value, message) => {
