@@ -10,6 +10,7 @@ import { dispatchNotificationHandler } from './delivery/dispatch-job.ts';
 import { DISPATCH_NOTIFICATION, SEND_BATCH } from './delivery/job-kinds.ts';
 import { SWEEP_INTERVAL_MS } from './delivery/live-activities/live-activity-channel-jobs.ts';
 import { liveActivityHandlers } from './delivery/live-activities/live-activity-handlers.ts';
+import { widgetHandlers } from './delivery/widgets/widget-handlers.ts';
 import { sweepLiveActivityChannelsJob } from './delivery/live-activities/live-activity-jobs.ts';
 import type { PushProviders } from './delivery/push-sender.ts';
 import type { ApnsProviderTokens } from './delivery/apns/apns-provider-token.ts';
@@ -83,6 +84,7 @@ export async function startDeliveryWorker(deps: DeliveryWorkerDependencies): Pro
         { ...delivery, providers, providersFor: registry.providersFor, receiptKey: receipts },
         { deleteUnknownChannels: deps.config.apnsDeleteUnknownChannels },
       ),
+      ...widgetHandlers({ ...delivery, providers, providersFor: registry.providersFor, receiptKey: receipts }),
       ...webhookHandlers({ ...delivery, config: deps.config, secretKey, metrics }),
     },
     concurrency: deps.config.workerConcurrency,

@@ -8,7 +8,11 @@ import {
   type ApnsBroadcastConnection,
 } from './live-activities/apns-broadcast.ts';
 import { createApnsClient, type ApnsClient } from './apns/apns-client.ts';
-import { sendLiveActivityToApnsEnvironment, sendToApnsEnvironment } from './apns/apns-environment-sender.ts';
+import {
+  sendLiveActivityToApnsEnvironment,
+  sendToApnsEnvironment,
+  sendWidgetReloadToApnsEnvironment,
+} from './apns/apns-environment-sender.ts';
 import type { ApnsProviderTokens } from './apns/apns-provider-token.ts';
 import { createFcmClient, type FcmClient } from './fcm/fcm-client.ts';
 import type { TokenUriPolicy } from './fcm/fcm-token-uri.ts';
@@ -161,6 +165,8 @@ export function sendersOf(app: AppKeys, clients: ClientCache, deps: SenderDepend
       // In the subscriber's known environment (given at registration or learned), else learned as for notifications.
       sendLiveActivity: (token, push, _reader, apnsEnvironment) =>
         sendLiveActivityToApnsEnvironment(apnsClient, token, push, apnsEnvironment),
+      sendWidgetReload: (token, apnsEnvironment) =>
+        sendWidgetReloadToApnsEnvironment(apnsClient, token, apnsEnvironment),
       liveActivityBroadcast: broadcastOf(keys, clients, deps),
       close: async () => {},
     };

@@ -31,6 +31,12 @@ export interface PushSender {
     reader: ReaderPlace,
     apnsEnvironment?: ApnsEnvironment | null,
   ): Promise<DeliveryOutcome>;
+  /**
+   * iOS: the WidgetKit push that reloads the app's widgets (apns/apns-widget-push.ts), to the device's widget push
+   * token, in the subscriber's APNs environment when known, else learned as for notifications. Absent for the
+   * platforms that have no widgets push.
+   */
+  sendWidgetReload?(token: string, apnsEnvironment: ApnsEnvironment | null): Promise<DeliveryOutcome>;
   close(): Promise<void>;
 }
 
@@ -58,6 +64,9 @@ export function unconfiguredSender(reason: string, fix: string): PushSender {
       return { kind: 'fatal', reason, fix };
     },
     async sendLiveActivity() {
+      return { kind: 'fatal', reason, fix };
+    },
+    async sendWidgetReload() {
       return { kind: 'fatal', reason, fix };
     },
     async close() {},

@@ -22,6 +22,7 @@ export const idPrefixes = {
   session: 'ses',
   app: 'app',
   relay: 'rly',
+  widgetReload: 'wrl',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -39,6 +39,7 @@ import { getNotificationEndpoint } from './endpoints/notifications/get-notificat
 import { listDeliveryFailuresEndpoint } from './endpoints/notifications/list-delivery-failures.ts';
 import { listNotificationsEndpoint } from './endpoints/notifications/list-notifications.ts';
 import { notifyEndpoint, sendNotificationEndpoint } from './endpoints/notifications/send-notification.ts';
+import { reloadWidgetsEndpoint } from './endpoints/widgets/reload-widgets.ts';
 import { deleteSubscriberEndpoint } from './endpoints/subscribers/delete-subscriber.ts';
 import { getSubscriberEndpoint } from './endpoints/subscribers/get-subscriber.ts';
 import { listSubscribersEndpoint } from './endpoints/subscribers/list-subscribers.ts';
@@ -95,6 +96,8 @@ export const routeTable: readonly Route[] = [
   { method: 'GET', url: '/api/v1/notifications', auth: 'secret', endpoint: listNotificationsEndpoint },
   { method: 'GET', url: '/api/v1/notifications/:id/failures', auth: 'secret', endpoint: listDeliveryFailuresEndpoint },
   { method: 'POST', url: '/api/v1/notifications/:id/cancel', auth: 'secret', endpoint: cancelNotificationEndpoint },
+
+  { method: 'POST', url: '/api/v1/widgets/reload', auth: 'secret', endpoint: reloadWidgetsEndpoint },
 
   { method: 'POST', url: '/api/v1/live-activities', auth: 'secret', endpoint: startLiveActivityEndpoint },
   {

@@ -196,6 +196,18 @@ export interface PushToStartTokensTable {
   updated_at: number;
 }
 
+/** The widget push token an iOS device reported (WidgetKit, iOS 26): where a widget reload goes. */
+export interface WidgetPushTokensTable {
+  subscriber_id: string;
+  /** The subscriber's channel, for paging a channel's tokens (migration 0033). */
+  channel_id: string;
+  /** APNs hex token, lower-case. */
+  token: string;
+  created_at: number;
+  /** When the device last reported it: an APNs 410 older than this does not forget it. */
+  updated_at: number;
+}
+
 /** An APNs broadcast channel Clarion created, kept until it is deleted at APNs (the channel sweeper reads it). */
 export interface ApnsBroadcastChannelsTable {
   channel_id: string;
@@ -503,6 +515,7 @@ export interface Database {
   live_activity_failures: LiveActivityFailuresTable;
   live_activity_receipts: LiveActivityReceiptsTable;
   push_to_start_tokens: PushToStartTokensTable;
+  widget_push_tokens: WidgetPushTokensTable;
   apns_broadcast_channels: ApnsBroadcastChannelsTable;
   usage_counters: UsageCountersTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -34,6 +34,7 @@ export async function eraseUser(
 
   await trx.deleteFrom('subscriber_tags').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('push_to_start_tokens').where('subscriber_id', 'in', ids).execute();
+  await trx.deleteFrom('widget_push_tokens').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('delivery_failures').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('frequency_cap_deliveries').where('subscriber_id', 'in', ids).execute();
   await trx.deleteFrom('receipts').where('subscriber_id', 'in', ids).execute();

@@ -7073,6 +7073,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 updatedAt: string;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             }[];
                             /** @description Pass as `cursor` for the next page; null on the last page. */
                             nextCursor: string | null;
@@ -7177,6 +7179,8 @@ export interface paths {
                                 p256dh: string;
                             };
                         };
+                        /** @description iOS 26: the widget push token WidgetKit gave the app (WidgetPushInfo.token, hex); POST /widgets/reload reloads the app's widgets through it. */
+                        widgetPushToken?: string;
                     };
                 };
             };
@@ -7206,6 +7210,8 @@ export interface paths {
                                 status: "active" | "unsubscribed";
                                 unsubscribedAt: string | null;
                                 unsubscribeReason: string | null;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -7237,6 +7243,8 @@ export interface paths {
                                 status: "active" | "unsubscribed";
                                 unsubscribedAt: string | null;
                                 unsubscribeReason: string | null;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -7403,6 +7411,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 updatedAt: string;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -7512,6 +7522,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 updatedAt: string;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -7559,7 +7571,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a subscriber's external id, tags, time zone or locale
+         * Change a subscriber's external id, tags, time zone, locale or widget push token
          * @description Secret or publishable key. A publishable key (inside an app) may change only the subscriber it registered: it proves that with `token`, the same token it registered. Fields left out stay as they are; `tags` replaces the whole set; null clears a field.
          */
         patch: {
@@ -7582,6 +7594,7 @@ export interface paths {
                         timezone?: string | null;
                         /** @description Required with a publishable key: the device token (or Web Push subscription object) this subscriber registered with. */
                         token?: unknown;
+                        widgetPushToken?: string | null;
                     };
                 };
             };
@@ -7633,6 +7646,8 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 updatedAt: string;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -7771,6 +7786,8 @@ export interface paths {
                                 status: "active" | "unsubscribed";
                                 unsubscribedAt: string | null;
                                 unsubscribeReason: string | null;
+                                /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                widgetPushEnabled: boolean;
                             };
                             /** @enum {boolean} */
                             success: true;
@@ -8108,6 +8125,8 @@ export interface paths {
                                      * @description ISO 8601 UTC timestamp.
                                      */
                                     updatedAt: string;
+                                    /** @description iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself. */
+                                    widgetPushEnabled: boolean;
                                 }[];
                             };
                             /** @enum {boolean} */
@@ -9560,6 +9579,128 @@ export interface paths {
                 };
                 /** @description Default Response */
                 413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widgets/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reload the app's widgets on every iOS device of a channel (WidgetKit push, iOS 26)
+         * @description Secret key. Sends `apns-push-type: widgets` to each active iOS subscriber of the channel that reported a `widgetPushToken`, through the channel's app; WidgetKit then reloads the widgets' timelines, within the budget the system gives the app. Counts one against the monthly quota. Answers 202 once the reload is queued.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Code of the channel. */
+                        channelCode: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** WidgetReload */
+                            data: {
+                                channelCode: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description wrl_… identifier of this reload (in the worker's log lines about it). */
+                                id: string;
+                                /** @description The devices queued: active iOS subscribers of the channel with a widget push token (`widgetPushToken`) when the reload was accepted. */
+                                recipientCount: number;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -4,6 +4,7 @@ import type { PushContent } from '../push-content.ts';
 import type { LiveActivityPush } from '../live-activities/live-activity-push.ts';
 import { sendApnsLiveActivity } from '../live-activities/live-activity-senders.ts';
 import type { ApnsClient, ApnsSendOptions } from './apns-client.ts';
+import { APNS_WIDGET_PAYLOAD, buildApnsWidgetHeaders } from './apns-widget-push.ts';
 
 /**
  * Sends an APNs push to the host its token belongs to. A token's environment is known when the app said it at
@@ -44,6 +45,17 @@ export function sendLiveActivityToApnsEnvironment(
 ): Promise<DeliveryOutcome> {
   if (known) return sendApnsLiveActivity(clientFor(known), token, push);
   return learnApnsEnvironment((environment) => sendApnsLiveActivity(clientFor(environment), token, push));
+}
+
+/** A WidgetKit push (apns-widget-push.ts) to a widget push token, by the same rule. */
+export function sendWidgetReloadToApnsEnvironment(
+  clientFor: (environment: ApnsEnvironment) => ApnsClient,
+  token: string,
+  known: ApnsEnvironment | null | undefined,
+): Promise<DeliveryOutcome> {
+  const send = (client: ApnsClient) => client.sendRaw(token, buildApnsWidgetHeaders(client.topic), APNS_WIDGET_PAYLOAD);
+  if (known) return send(clientFor(known));
+  return learnApnsEnvironment((environment) => send(clientFor(environment)));
 }
 
 async function learnApnsEnvironment(

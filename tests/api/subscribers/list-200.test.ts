@@ -48,6 +48,7 @@ describe('GET /api/v1/subscribers → 200', () => {
       lastDeliveredAt: null,
       lastFailure: null,
       environment: null,
+      widgetPushEnabled: false,
     });
     expect(data[0].tokenPrefix).toBe('https://push.example.net/…');
     expect(JSON.stringify(response.body)).not.toContain(iosToken);

@@ -256,8 +256,9 @@ export async function registerSubscriber(
   channelCode: string,
   platform: string,
   token: unknown,
+  extra: Record<string, unknown> = {},
 ): Promise<string> {
-  const response = await post(t.app, '/api/v1/subscribers', key, { channelCode, platform, token });
+  const response = await post(t.app, '/api/v1/subscribers', key, { channelCode, platform, token, ...extra });
   if (response.statusCode !== 201)
     throw new Error(
       `registering a ${platform} subscriber answered ${response.statusCode}: ${JSON.stringify(response.body)}`,

@@ -44,6 +44,7 @@ import {
   checkRequestLine,
   checkTopic,
 } from './apns-request-rules.ts';
+import { checkWidgetPayload, FakeWidgetReloads } from './apns-widgets.ts';
 
 /**
  * A fake APNs provider API (docs/protocols.md 1.1–1.6, checklist 6.1): HTTP/2 over TLS only, token (JWT) authentication,
@@ -118,6 +119,8 @@ export interface FakeApns {
   goAway(options?: { reason?: string; errorCode?: number }): number;
   /** The devices' Live Activities: started by push-to-start, updated and ended by push (apns-live-activities.ts). */
   readonly liveActivities: FakeLiveActivities;
+  /** The devices' widget reloads: every `widgets` push accepted (apns-widgets.ts). */
+  readonly widgetReloads: FakeWidgetReloads;
   /** Forgets recorded requests, configured behaviour and Live Activities; keys, topics and open connections stay. */
   reset(): void;
   close(): Promise<void>;
@@ -152,6 +155,7 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   const devices = options.devices ?? new FakeApnsDevices();
   const keyTokens = options.keyTokens ?? new FakeApnsKeyTokens();
   const liveActivities = new FakeLiveActivities(() => clock.now());
+  const widgetReloads = new FakeWidgetReloads();
   const channels = new FakeBroadcastChannels();
   const requests = new FakeRecord<ApnsRequestRecord>(options.keepRequests ?? true);
   const sessionRecords: ApnsSessionRecord[] = [];
@@ -223,6 +227,15 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
     // A broadcast reaches every activity subscribed to the channel.
     if (answer.status === 200 && draft.kind === 'broadcast' && draft.channelId)
       liveActivities.broadcast(draft.channelId, draft.payload);
+    // A delivered widgets push makes the device reload the app's widget timelines (apns-widgets.ts).
+    if (answer.status === 200 && draft.kind === 'device' && draft.pushType === 'widgets' && draft.token && draft.topic)
+      widgetReloads.accept({
+        token: draft.token,
+        bundleId: draft.topic.slice(0, -'.push-type.widgets'.length),
+        at: clock.now(),
+        priority: draft.priority,
+        expiration: draft.expiration,
+      });
 
     const delayMs = behaviour.latencyFor({ token: draft.token, topic: draft.topic, headers: draft.headers });
     if (delayMs > 0) await listener.delay(delayMs);
@@ -289,6 +302,10 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
 
     const payload = checkPayload(body, size, parsed.value.pushType);
     if (!payload.ok) return fail(payload.reason);
+    if (parsed.value.pushType === 'widgets') {
+      const widget = checkWidgetPayload(payload.value);
+      if (!widget.ok) return fail(widget.reason);
+    }
 
     const injected = behaviour.takeInjectedFailure() ?? behaviour.tokenOutcome(token.value);
     if (injected) {
@@ -451,9 +468,11 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
       return sessions.length;
     },
     liveActivities,
+    widgetReloads,
     reset: () => {
       behaviour.reset();
       liveActivities.reset();
+      widgetReloads.reset();
       channels.reset();
       requests.clear();
     },

@@ -8,6 +8,7 @@ import { parseOsVersion } from '../../../domain/ios-version.ts';
 import { findChannelByCode } from '../../../store/channels-queries.ts';
 import { startLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
 import { registerSubscriber } from '../../../store/subscribers-queries.ts';
+import { saveWidgetPushToken, subscribersWithWidgetPushToken } from '../../../store/widget-push-tokens-queries.ts';
 import { refusePushEndpoint } from '../../../delivery/web-push/web-push-endpoint-guard.ts';
 import { allowsPrivateAddresses, systemResolver } from '../../../net/outbound-url-guard.ts';
 import { ApiError, validationFailed } from '../../api-error.ts';
@@ -16,6 +17,7 @@ import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { assertChannelInScope } from '../../channel-scope.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { RegistrationToken } from './registration-token.ts';
+import { widgetTokenOf } from './widget-push-token.ts';
 import { subscriberView, SubscriberSchema } from './subscriber-view.ts';
 
 export function registerSubscriberEndpoint(deps: AppDependencies): Endpoint {
@@ -35,6 +37,13 @@ export function registerSubscriberEndpoint(deps: AppDependencies): Endpoint {
             ),
             pushToStartToken: Type.Optional(
               Type.String({ maxLength: 400, description: 'iOS 17.2+: the Live Activity push-to-start token (hex).' }),
+            ),
+            widgetPushToken: Type.Optional(
+              Type.String({
+                maxLength: 400,
+                description:
+                  "iOS 26: the widget push token WidgetKit gave the app (WidgetPushInfo.token, hex); POST /widgets/reload reloads the app's widgets through it.",
+              }),
             ),
             template: Type.Optional(
               StringEnum(templateNames, {
@@ -90,6 +99,12 @@ export function registerSubscriberEndpoint(deps: AppDependencies): Endpoint {
         else if (!normalized.ok) problems.push(...normalized.problems);
         else pushToStartToken = normalized.value.token;
       }
+      let widgetPushToken: string | null = null;
+      if (body.widgetPushToken !== undefined) {
+        const normalized = widgetTokenOf(body.platform, body.widgetPushToken);
+        if (!normalized.ok) problems.push(...normalized.problems);
+        else widgetPushToken = normalized.token;
+      }
       if (body.environment !== undefined && body.platform !== 'ios')
         problems.push({ field: 'environment', message: 'only iOS tokens have an APNs environment' });
       if (body.template !== undefined && body.pushToStartToken === undefined)
@@ -126,11 +141,23 @@ export function registerSubscriberEndpoint(deps: AppDependencies): Endpoint {
           apnsEnvironment: body.environment ?? null,
           now,
         });
+        if (widgetPushToken !== null)
+          await saveWidgetPushToken(trx, {
+            subscriberId: registered.subscriber.id,
+            channelId: channel.id,
+            token: widgetPushToken,
+            now,
+          });
         // A device that joins while an activity of its channel runs is started on it at once (late joiners).
         if (pushToStartToken !== null) await startLateJoiner(trx, deps.queue, registered.subscriber, now);
         return registered;
       });
-      return reply.code(created ? 201 : 200).send({ success: true, data: subscriberView(subscriber, channel.code) });
+      const widgetPushEnabled =
+        widgetPushToken !== null ||
+        (await subscribersWithWidgetPushToken(deps.store.db, [subscriber.id])).has(subscriber.id);
+      return reply
+        .code(created ? 201 : 200)
+        .send({ success: true, data: subscriberView(subscriber, channel.code, widgetPushEnabled) });
     },
   );
 }

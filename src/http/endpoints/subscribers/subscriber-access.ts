@@ -1,3 +1,4 @@
+import { subscribersWithWidgetPushToken } from '../../../store/widget-push-tokens-queries.ts';
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { normalizeToken } from '../../../domain/device-token.ts';
@@ -67,19 +68,29 @@ export function assertRegisteredWith(
 
 /** One subscriber as GET /subscribers/{id} shows it: with its tags and last failure. */
 export async function subscriberDetail(db: Kysely<Database>, subscriber: Subscriber, channelCode: string) {
-  const [tags, lastFailure] = await Promise.all([tagsOf(db, [subscriber.id]), lastFailureOf(db, subscriber.id)]);
-  return subscriberDetailView(subscriber, channelCode, { tags: tags.get(subscriber.id) ?? [], lastFailure });
+  const [tags, lastFailure, widgets] = await Promise.all([
+    tagsOf(db, [subscriber.id]),
+    lastFailureOf(db, subscriber.id),
+    subscribersWithWidgetPushToken(db, [subscriber.id]),
+  ]);
+  return subscriberDetailView(subscriber, channelCode, {
+    tags: tags.get(subscriber.id) ?? [],
+    widgetPushEnabled: widgets.has(subscriber.id),
+    lastFailure,
+  });
 }
 
 /** One subscriber as GET /subscribers/{id} shows it: also its latest failed pushes (the dashboard's subscriber page). */
 export async function subscriberWithFailures(db: Kysely<Database>, subscriber: Subscriber, channelCode: string) {
-  const [tags, failures] = await Promise.all([
+  const [tags, failures, widgets] = await Promise.all([
     tagsOf(db, [subscriber.id]),
     recentFailuresOf(db, subscriber.id, RECENT_FAILURES_SHOWN),
+    subscribersWithWidgetPushToken(db, [subscriber.id]),
   ]);
   return {
     ...subscriberDetailView(subscriber, channelCode, {
       tags: tags.get(subscriber.id) ?? [],
+      widgetPushEnabled: widgets.has(subscriber.id),
       lastFailure: failures[0] ?? null,
     }),
     recentFailures: failures.map(failureView),
@@ -88,7 +99,7 @@ export async function subscriberWithFailures(db: Kysely<Database>, subscriber: S
 
 /** A page of subscribers as the lists show them: with their channel codes and tags, two queries for the page. */
 export async function subscriberDetails(db: Kysely<Database>, subscribers: Subscriber[]) {
-  const [codes, tags] = await Promise.all([
+  const [codes, tags, widgets] = await Promise.all([
     channelCodesOf(
       db,
       subscribers.map((row) => row.channel_id),
@@ -97,8 +108,15 @@ export async function subscriberDetails(db: Kysely<Database>, subscribers: Subsc
       db,
       subscribers.map((row) => row.id),
     ),
+    subscribersWithWidgetPushToken(
+      db,
+      subscribers.map((row) => row.id),
+    ),
   ]);
   return subscribers.map((row) =>
-    subscriberDetailView(row, codes.get(row.channel_id) ?? '', { tags: tags.get(row.id) ?? [] }),
+    subscriberDetailView(row, codes.get(row.channel_id) ?? '', {
+      tags: tags.get(row.id) ?? [],
+      widgetPushEnabled: widgets.has(row.id),
+    }),
   );
 }

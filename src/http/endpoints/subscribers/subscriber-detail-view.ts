@@ -52,10 +52,10 @@ export const SubscriberWithFailuresSchema = Type.Object(
 export function subscriberDetailView(
   subscriber: Subscriber,
   channelCode: string,
-  extra: { tags: string[]; lastFailure?: LastFailure | null },
+  extra: { tags: string[]; widgetPushEnabled: boolean; lastFailure?: LastFailure | null },
 ): Static<typeof SubscriberDetailSchema> {
   return {
-    ...subscriberView(subscriber, channelCode),
+    ...subscriberView(subscriber, channelCode, extra.widgetPushEnabled),
     externalId: subscriber.external_id,
     tags: extra.tags,
     timezone: subscriber.timezone,

@@ -21,11 +21,19 @@ export const SubscriberSchema = Type.Object(
       description:
         'iOS: the APNs environment of the token (given at registration or learned on the first push); null when not known yet, and for other platforms.',
     }),
+    widgetPushEnabled: Type.Boolean({
+      description:
+        'iOS 26: whether the device reported a WidgetKit widget push token (`widgetPushToken`), so POST /widgets/reload reaches it. Never the token itself.',
+    }),
   },
   { title: 'Subscriber' },
 );
 
-export function subscriberView(subscriber: Subscriber, channelCode: string): Static<typeof SubscriberSchema> {
+export function subscriberView(
+  subscriber: Subscriber,
+  channelCode: string,
+  widgetPushEnabled: boolean,
+): Static<typeof SubscriberSchema> {
   return {
     id: subscriber.id,
     channelCode,
@@ -35,5 +43,6 @@ export function subscriberView(subscriber: Subscriber, channelCode: string): Sta
     createdAt: toIso(subscriber.created_at),
     unsubscribedAt: subscriber.unsubscribed_at === null ? null : toIso(subscriber.unsubscribed_at),
     environment: subscriber.apns_environment ?? null,
+    widgetPushEnabled,
   };
 }

@@ -1,3 +1,4 @@
+import { subscribersWithWidgetPushToken } from '../../../store/widget-push-tokens-queries.ts';
 import Type from 'typebox';
 import { findChannelById } from '../../../store/channels-queries.ts';
 import { findSubscriber, unsubscribeSubscriber } from '../../../store/subscribers-queries.ts';
@@ -50,10 +51,17 @@ export function unsubscribeSubscriberEndpoint(deps: AppDependencies): Endpoint {
         if (!subscriber || !channel || !isChannelInScope(auth, channel.code)) return null;
         assertRegisteredWith(auth, subscriber, proof, notFound);
         await unsubscribeSubscriber(trx, { subscriber, channelCode: channel.code, reason: 'requested', now });
-        return { subscriber: (await findSubscriber(trx, auth.accountId, subscriber.id))!, channelCode: channel.code };
+        return {
+          subscriber: (await findSubscriber(trx, auth.accountId, subscriber.id))!,
+          channelCode: channel.code,
+          widgetPushEnabled: (await subscribersWithWidgetPushToken(trx, [subscriber.id])).has(subscriber.id),
+        };
       });
       if (!result) throw notFound();
-      return { success: true as const, data: subscriberView(result.subscriber, result.channelCode) };
+      return {
+        success: true as const,
+        data: subscriberView(result.subscriber, result.channelCode, result.widgetPushEnabled),
+      };
     },
   );
 }

@@ -15,6 +15,8 @@ import {
   subscriberDetail,
 } from './subscriber-access.ts';
 import { SubscriberDetailSchema } from './subscriber-detail-view.ts';
+import { widgetTokenOf } from './widget-push-token.ts';
+import { clearWidgetPushToken, saveWidgetPushToken } from '../../../store/widget-push-tokens-queries.ts';
 
 const Tag = Type.String({
   pattern: TAG_PATTERN,
@@ -26,7 +28,7 @@ export function updateSubscriberEndpoint(deps: AppDependencies): Endpoint {
   return endpoint(
     {
       schema: {
-        summary: "Change a subscriber's external id, tags, time zone or locale",
+        summary: "Change a subscriber's external id, tags, time zone, locale or widget push token",
         description:
           'Secret or publishable key. A publishable key (inside an app) may change only the subscriber it registered: it proves that with `token`, the same token it registered. Fields left out stay as they are; `tags` replaces the whole set; null clears a field.',
         tags: ['subscribers'],
@@ -53,6 +55,15 @@ export function updateSubscriberEndpoint(deps: AppDependencies): Endpoint {
             ),
             locale: Type.Optional(
               Nullable(Type.String({ maxLength: 35, description: 'BCP 47 language tag, e.g. de-DE.' })),
+            ),
+            widgetPushToken: Type.Optional(
+              Nullable(
+                Type.String({
+                  maxLength: 400,
+                  description:
+                    'iOS 26: the widget push token WidgetKit gave the app (hex), replacing the one stored; null forgets it.',
+                }),
+              ),
             ),
             token: Type.Optional(
               Type.Unsafe<unknown>({
@@ -81,8 +92,11 @@ export function updateSubscriberEndpoint(deps: AppDependencies): Endpoint {
         ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
       };
-      if (Object.keys(changes).length === 0)
-        problems.push({ field: '(body)', message: 'must change at least one of externalId, tags, timezone, locale' });
+      if (Object.keys(changes).length === 0 && body.widgetPushToken === undefined)
+        problems.push({
+          field: '(body)',
+          message: 'must change at least one of externalId, tags, timezone, locale, widgetPushToken',
+        });
       if (problems.length > 0) throw validationFailed(problems);
 
       const now = deps.clock.now();
@@ -94,7 +108,19 @@ export function updateSubscriberEndpoint(deps: AppDependencies): Endpoint {
           body.token,
           () => new ApiError('not_found', { message: 'No subscriber with that id.' }),
         );
-        await updateSubscriberDetails(trx, subscriber.id, changes, now);
+        if (body.widgetPushToken === null) await clearWidgetPushToken(trx, subscriber.id);
+        else if (body.widgetPushToken !== undefined) {
+          // Only now is the platform known: the 400 is thrown before anything is written.
+          const widget = widgetTokenOf(subscriber.platform, body.widgetPushToken);
+          if (!widget.ok) throw validationFailed(widget.problems);
+          await saveWidgetPushToken(trx, {
+            subscriberId: subscriber.id,
+            channelId: subscriber.channel_id,
+            token: widget.token,
+            now,
+          });
+        }
+        if (Object.keys(changes).length > 0) await updateSubscriberDetails(trx, subscriber.id, changes, now);
         return loadSubscriber(trx, auth, subscriber.id);
       });
       return {
