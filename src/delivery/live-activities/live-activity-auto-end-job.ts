@@ -17,9 +17,8 @@ import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-sn
  * Auto-end (docs/live-activities.md, "Staleness and auto-end"): an activity started or updated with
  * `endAfterSecondsWithoutUpdate` that hears nothing more for that long is ended with its last state — and its
  * `endStatus` as the status line (statusLineField: `status`, or a `status` activity's `message`), when one was
- * given — so a job that crashed never leaves a frozen progress bar on
- * a lock screen. Each event schedules this job for itself (scheduleAutoEnd); it does nothing once a later event came,
- * or the activity ended. The end goes to every platform like a caller's, is recorded as `live_activity.ended` with
+ * given — so a job that crashed never leaves a frozen progress bar on a lock screen. Each event schedules this job for
+ * itself (scheduleAutoEnd); it does nothing once a later event came, or the activity ended. The end goes to every platform like a caller's, is recorded as `live_activity.ended` with
  * `reason: inactive`, and is not charged: the caller did not ask for it.
  */
 export function autoEndLiveActivityHandler(deps: DeliveryDependencies): JobHandler {

@@ -20,6 +20,13 @@ const Team = Type.Object(
   },
   { additionalProperties: false },
 );
+/** The states of the `status` template, for ops alerts (docs/live-activities.md suggests a colour for each). */
+export const statusStates = ['ok', 'warning', 'error', 'pending'] as const;
+export type StatusState = (typeof statusStates)[number];
+/** Which way a metric is going; the one-line text shows it as an arrow (live-activity-text.ts). */
+const metricTrends = ['up', 'down', 'flat'] as const;
+export type MetricTrend = (typeof metricTrends)[number];
+
 const MAX_STEPS = 20;
 const MAX_METRICS = 4;
 const Metric = Type.Object(
@@ -44,7 +51,7 @@ const Metric = Type.Object(
     trend: Type.Optional(
       Type.Unsafe<MetricTrend>({
         type: 'string',
-        enum: ['up', 'down', 'flat'],
+        enum: [...metricTrends],
         description: 'Which way the value is going: shown as ↑, ↓ or →.',
         hint: 'a metric trend is up, down or flat',
       }),
@@ -52,11 +59,6 @@ const Metric = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The states of the `status` template, for ops alerts (docs/live-activities.md suggests a colour for each). */
-export const statusStates = ['ok', 'warning', 'error', 'pending'] as const;
-export type StatusState = (typeof statusStates)[number];
-export type MetricTrend = 'up' | 'down' | 'flat';
 
 /** The longest a Live Activity can run: iOS ends it after 8 hours. */
 export const LIVE_ACTIVITY_MAX_SECONDS = 8 * 60 * 60;

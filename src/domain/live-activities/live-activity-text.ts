@@ -9,8 +9,9 @@ export interface ReaderPlace {
 /**
  * A Live Activity's fields as one line of text: "45 % · Packing", "Ajax 2 – 1 PSV (2nd half)", "Step 2 of 4 · On
  * the way", "CPU 72 % ↑ · Errors 3 · Packing" (each metric as label, value, unit and trend arrow, then the status),
- * "Error · Disk full on db-2" (a status activity's state, then its message), and for a timer "Ends at 14:30 · Boarding" in the reader's zone, or without one the status (or
- * "Countdown started"), since an end time in the wrong zone would mislead. Pure; `fields` are already validated.
+ * "Error · Disk full on db-2" (a status activity's state, then its message), and for a timer "Ends at 14:30 ·
+ * Boarding" in the reader's zone, or without one the status (or "Countdown started"), since an end time in the wrong
+ * zone would mislead. Pure; `fields` are already validated.
  * Used for the alert a start carries by default (live-activity-alert.ts) and for the notification browsers show
  * (src/delivery/live-activities/web-live-activity-message.ts).
  */
