@@ -177,7 +177,7 @@ export interface LiveActivitiesTable {
   stream_key: string | null;
   /** Ends the activity after this long without an event (endAfterSecondsWithoutUpdate), or null. */
   auto_end_after_ms: number | null;
-  /** The `status` field the activity ends with then (endStatus), or null to end with its last state as it is. */
+  /** The status line it ends with then (endStatus, written to statusLineField), or null to end with its last state. */
   auto_end_status: string | null;
   /** Unique subscribers whose receipts reported the activity received, opened, dismissed, an action tapped. */
   received_count: Generated<number>;

@@ -76,6 +76,60 @@ describe('clarion live', () => {
     }
   });
 
+  it('lists every template in its help', async () => {
+    const help = await runCliAsync(['live', 'start', '--help'], {});
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('one of progress, timer, score, steps, metrics, status');
+  });
+
+  it('starts a status and a metrics activity; the Android subscriber gets their fields', async () => {
+    const account = await live.newAccount(['ops']);
+    const env = envFor(account.secretKey);
+    const token = account.androidTokens.ops;
+    const status = await runCliAsync(
+      [
+        'live',
+        'start',
+        '--channel',
+        'ops',
+        '--template',
+        'status',
+        '--fields',
+        '{"title": "db-2", "state": "error", "message": "Disk full"}',
+        '--json',
+      ],
+      env,
+    );
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.json).toMatchObject({
+      template: 'status',
+      fields: { state: 'error', message: 'Disk full' },
+      alert: { title: 'db-2', body: 'Error · Disk full' },
+    });
+    const metrics = await runCliAsync(
+      [
+        'live',
+        'start',
+        '--channel',
+        'ops',
+        '--template',
+        'metrics',
+        '--fields',
+        '{"title": "api-1", "metrics": [{"label": "CPU", "value": 72, "unit": "%", "trend": "up"}]}',
+        '--json',
+      ],
+      env,
+    );
+    expect(metrics.status, metrics.stderr).toBe(0);
+    expect(metrics.json).toMatchObject({ template: 'metrics', alert: { title: 'api-1', body: 'CPU 72 % ↑' } });
+    for (const template of ['status', 'metrics']) {
+      await live.fakes.fcm.waitForRequest(
+        (request) => request.target?.value === token && (request.message as any).data?.template === template,
+        20_000,
+      );
+    }
+  });
+
   it('ends without final fields', async () => {
     const account = await live.newAccount(['orders']);
     const env = envFor(account.secretKey);

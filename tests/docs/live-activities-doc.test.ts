@@ -93,24 +93,28 @@ describe('docs/live-activities.md', () => {
 
   it("declares each template's ActivityAttributes with the published name and the schema's fields", () => {
     const swift = blocks('swift').join('\n');
-    const swiftTypes: Record<string, string> = { string: 'String', number: 'Double', integer: 'Int', object: 'Team' };
-    for (const template of templateNames) {
-      const name = templateAttributesTypes[template];
-      const body = new RegExp(`struct ${name}: ActivityAttributes \\{([\\s\\S]*?)\\n\\}`).exec(swift)?.[1];
-      expect(body, `struct ${name}`).toBeDefined();
-      const state = /struct ContentState: Codable, Hashable \{([\s\S]*?)\n {4}\}/.exec(body!)![1]!;
-      // Stored properties only (a computed `var endDate: Date? {` is not decoded).
-      const declared = Object.fromEntries(
-        [...state.matchAll(/^ {8}var (\w+): (\w+)(\?)?[ \t]*(?:\/\/.*)?$/gm)].map((match) => [
-          match[1],
-          `${match[2]}${match[3] ?? ''}`,
-        ]),
+    // An object member is a nested struct (score's Team); a list of objects, an array of the struct nested in the
+    // ContentState (metrics' [Metric]), whose own members are checked against the list's items.
+    const swiftTypes: Record<string, string> = {
+      string: 'String',
+      number: 'Double',
+      integer: 'Int',
+      object: 'Team',
+      array: '[Metric]',
+    };
+    interface ObjectSchema {
+      properties: Record<string, { type: string; items?: ObjectSchema }>;
+      required?: string[];
+    }
+    /** `var name: Type` lines at `indent` spaces: stored properties only (a computed `var endDate: Date? {` is not). */
+    const storedProperties = (text: string, indent: number) =>
+      Object.fromEntries(
+        [...text.matchAll(new RegExp(`^ {${indent}}var (\\w+): (\\[?\\w+\\]?)(\\?)?[ \\t]*(?:\\/\\/.*)?$`, 'gm'))].map(
+          (match) => [match[1], `${match[2]}${match[3] ?? ''}`],
+        ),
       );
-      const schema = templateSchemas[template] as unknown as {
-        properties: Record<string, { type: string }>;
-        required?: string[];
-      };
-      const expected = Object.fromEntries(
+    const expectedProperties = (schema: ObjectSchema) =>
+      Object.fromEntries(
         Object.entries(schema.properties)
           // A timer's durationSeconds is never sent: it is stored as endsAt.
           .filter(([field]) => field !== 'durationSeconds')
@@ -119,9 +123,20 @@ describe('docs/live-activities.md', () => {
             `${swiftTypes[property.type]}${schema.required?.includes(field) || field === 'endsAt' ? '' : '?'}`,
           ]),
       );
+    for (const template of templateNames) {
+      const name = templateAttributesTypes[template];
+      const body = new RegExp(`struct ${name}: ActivityAttributes \\{([\\s\\S]*?)\\n\\}`).exec(swift)?.[1];
+      expect(body, `struct ${name}`).toBeDefined();
+      const state = /struct ContentState: Codable, Hashable \{([\s\S]*?)\n {4}\}/.exec(body!)![1]!;
+      const schema = templateSchemas[template] as unknown as ObjectSchema;
       // Every ContentState also declares the receipt its pushes with an alert carry (docs/engagement.md).
-      expect(declared, name).toEqual({ ...expected, clarionReceipt: 'String?' });
+      expect(storedProperties(state, 8), name).toEqual({ ...expectedProperties(schema), clarionReceipt: 'String?' });
       expect(body, name).toMatch(/^ {4}var activityId: String/m);
+      for (const property of Object.values(schema.properties).filter((property) => property.type === 'array')) {
+        const item = /^ {8}public struct Metric: Codable, Hashable \{([\s\S]*?)\n {8}\}/m.exec(state)?.[1];
+        expect(item, `${name}.ContentState.Metric`).toBeDefined();
+        expect(storedProperties(item!, 12), `${name}.ContentState.Metric`).toEqual(expectedProperties(property.items!));
+      }
     }
   });
 });

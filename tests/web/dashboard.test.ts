@@ -403,6 +403,18 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
         },
       },
       { template: 'steps', fields: { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' } },
+      {
+        template: 'metrics',
+        fields: {
+          title: 'api-1',
+          metrics: [
+            { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+            { label: 'Errors', value: 3 },
+          ],
+          status: 'Deploying',
+        },
+      },
+      { template: 'status', fields: { title: 'db-2', state: 'error', message: 'Disk full on db-2' } },
     ];
     let timerEndsAt = 0;
     for (const start of starts) {
@@ -428,6 +440,19 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     expect(left).toBeLessThan(1500);
     await seeText(page.locator('.la-score'), '2 – 1');
     await seeText(page.locator('.template-steps'), 'Step 2 of 4');
+    // Metrics: each label over its value and unit, the trend as its arrow, named for screen readers.
+    await seeText(page.locator('.template-metrics .la-metric').first(), 'CPU72 % ↑');
+    await seeText(page.locator('.template-metrics .la-metric').nth(1), 'Errors3');
+    await seeAttribute(page.locator('.template-metrics .la-trend'), 'aria-label', 'going up');
+    await seeText(page.locator('.template-metrics'), 'Deploying');
+    // Status: the state in words, in its colour (error red), and the message as its line.
+    await seeText(page.locator('.template-status .la-state'), 'Error');
+    expect(
+      await page
+        .locator('.template-status .la-state')
+        .evaluate((element) => (globalThis as any).getComputedStyle(element).color as string),
+    ).toBe('rgb(255, 59, 48)');
+    await seeText(page.locator('.template-status .la-status'), 'Disk full on db-2');
     await shot(page, '19-live-activities');
     await page.getByRole('button', { name: 'End activity Pizza' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'End activity' }).click();
@@ -444,6 +469,11 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await heading(page, 'Live Activities');
     await page.getByText('Start a Live Activity', { exact: true }).first().click();
     const form = page.getByRole('form', { name: 'Start a Live Activity' });
+    // Each template's sample fields are previewed as soon as it is chosen.
+    await form.getByLabel('Template').selectOption('status');
+    await seeText(form.locator('.la-state.state-warning'), 'Warning');
+    await form.getByLabel('Template').selectOption('metrics');
+    await seeText(form.locator('.la-metrics'), '72 % ↑');
     await form.getByLabel('Template').selectOption('score');
     // The preview follows the fields as they are typed.
     await form

@@ -67,12 +67,62 @@ export function activityPreview(activity) {
         ),
       ),
     );
+  } else if (activity.template === 'metrics') {
+    const metrics = Array.isArray(fields.metrics) ? fields.metrics : [];
+    card.append(
+      title,
+      h(
+        'dl',
+        { class: 'la-metrics' },
+        metrics.map((metric) =>
+          h(
+            'div',
+            { class: 'la-metric' },
+            h('dt', {}, String(metric?.label ?? '')),
+            h(
+              'dd',
+              { class: 'la-figure' },
+              [metric?.value, metric?.unit].filter((part) => part !== undefined && part !== '').join(' '),
+              TRENDS[metric?.trend]
+                ? h(
+                    'span',
+                    { class: `la-trend trend-${metric.trend}`, 'aria-label': TRENDS[metric.trend].label },
+                    ` ${TRENDS[metric.trend].arrow}`,
+                  )
+                : [],
+            ),
+          ),
+        ),
+      ),
+    );
+  } else if (activity.template === 'status') {
+    const state = STATES[fields.state] ? fields.state : 'pending';
+    card.append(
+      title,
+      h(
+        'p',
+        { class: `la-state state-${state}` },
+        h('span', { class: 'la-dot', 'aria-hidden': 'true' }),
+        STATES[state],
+      ),
+    );
+    if (fields.message) card.append(h('p', { class: 'la-status' }, String(fields.message)));
   } else {
     card.append(title, h('pre', {}, JSON.stringify(fields, null, 2)));
   }
   if (status) card.append(status);
   return { element: card, tick };
 }
+
+/** A metric's trend as the arrow the one-line text uses (src/domain/live-activities/live-activity-text.ts). */
+const TRENDS = {
+  up: { arrow: '↑', label: 'going up' },
+  down: { arrow: '↓', label: 'going down' },
+  flat: { arrow: '→', label: 'steady' },
+};
+
+/** A status activity's state in words; its colour is the stylesheet's (.state-ok …, docs/live-activities.md). */
+const STATES = { ok: 'OK', warning: 'Warning', error: 'Error', pending: 'Pending' };
 
 /** "1:05:09" / "4:07" until zero, then "0:00". */
 function countdown(ms) {

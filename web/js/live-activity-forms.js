@@ -16,6 +16,15 @@ const SAMPLES = {
   timer: { title: 'Pizza', durationSeconds: 1500, status: 'In the oven' },
   score: { title: 'Final', home: { name: 'Lions', score: 0 }, away: { name: 'Bears', score: 0 }, period: '1st half' },
   steps: { title: 'Delivery', currentStep: 1, totalSteps: 4, status: 'Preparing' },
+  metrics: {
+    title: 'api-1',
+    metrics: [
+      { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+      { label: 'Errors', value: 3 },
+    ],
+    status: 'Deploying',
+  },
+  status: { title: 'db-2', state: 'warning', message: 'Disk 91 % full' },
 };
 
 const DELIVERY = [

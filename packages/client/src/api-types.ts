@@ -3036,7 +3036,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3100,7 +3100,7 @@ export interface paths {
         put?: never;
         /**
          * Start a Live Activity on every subscriber of a channel
-         * @description Templates: `progress`, `timer`, `score`, `steps`. The members of `fields` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message, web subscribers as a notification replaced in place (docs/live-activities.md). `alert` defaults to the title and a summary of the fields. Counts one against the monthly quota.
+         * @description Templates: `progress`, `timer`, `score`, `steps`, `metrics`, `status`. The members of `fields` per template are the ProgressFields, TimerFields, ScoreFields, StepsFields, MetricsFields, StatusFields schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message, web subscribers as a notification replaced in place (docs/live-activities.md). `alert` defaults to the title and a summary of the fields. Counts one against the monthly quota.
          */
         post: {
             parameters: {
@@ -3135,7 +3135,7 @@ export interface paths {
                         delivery?: "auto" | "broadcast" | "tokens";
                         /** @description Ends the activity when no update or end follows for this long (from each event), with its last state and `endStatus`: a crashed job leaves no frozen activity. Kept until an update gives another. */
                         endAfterSecondsWithoutUpdate?: number;
-                        /** @description With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then. */
+                        /** @description With `endAfterSecondsWithoutUpdate`: the status line the activity ends with then (the `status` field; a `status` activity’s `message`). */
                         endStatus?: string;
                         /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
                         externalIds?: string[];
@@ -3165,7 +3165,7 @@ export interface paths {
                          * @description Template name.
                          * @enum {string}
                          */
-                        template: "progress" | "timer" | "score" | "steps";
+                        template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                     };
                 };
             };
@@ -3342,7 +3342,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3626,7 +3626,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3916,7 +3916,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -4334,7 +4334,7 @@ export interface paths {
                         };
                         /** @description Ends the activity when no update or end follows for this long (from each event), with its last state and `endStatus`: a crashed job leaves no frozen activity. Kept until an update gives another. */
                         endAfterSecondsWithoutUpdate?: number;
-                        /** @description With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then. */
+                        /** @description With `endAfterSecondsWithoutUpdate`: the status line the activity ends with then (the `status` field; a `status` activity’s `message`). */
                         endStatus?: string;
                         /** @description Fields to change, merged into the current ones: see the template's <Template>Fields schema. */
                         fields: {
@@ -4530,7 +4530,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -4671,7 +4671,7 @@ export interface paths {
                         delivery?: "auto" | "broadcast" | "tokens";
                         /** @description Ends the activity when no update or end follows for this long (from each event), with its last state and `endStatus`: a crashed job leaves no frozen activity. Kept until an update gives another. */
                         endAfterSecondsWithoutUpdate?: number;
-                        /** @description With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then. */
+                        /** @description With `endAfterSecondsWithoutUpdate`: the status line the activity ends with then (the `status` field; a `status` activity’s `message`). */
                         endStatus?: string;
                         /** @description Only the devices of these people (their subscribers' externalId) in the channel; at most 10,000, the request may exceed 64 KiB by the size of this list (up to 1 MiB in all). */
                         externalIds?: string[];
@@ -4706,7 +4706,7 @@ export interface paths {
                          * @description Template name.
                          * @enum {string}
                          */
-                        template: "progress" | "timer" | "score" | "steps";
+                        template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                     };
                 };
             };
@@ -4888,7 +4888,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -5077,7 +5077,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -5408,7 +5408,7 @@ export interface paths {
                                 status: "active" | "ended";
                                 streamKey: string | null;
                                 /** @enum {string} */
-                                template: "progress" | "timer" | "score" | "steps";
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -7166,7 +7166,7 @@ export interface paths {
                          * @description With pushToStartToken: the Live Activity template whose ActivityAttributes type issued it (iOS issues one token per type); starts of that template go to it. A token without a template serves every template the device has no token of its own for.
                          * @enum {string}
                          */
-                        template?: "progress" | "timer" | "score" | "steps";
+                        template?: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
                         /** @description IANA time zone, e.g. Europe/Berlin. */
                         timezone?: string;
                         /** @description iOS: APNs device token (hex). Android: FCM registration token. Web: the PushSubscription object. */
@@ -9840,6 +9840,27 @@ export interface components {
             /** @enum {boolean} */
             success: false;
         };
+        /** MetricsFields */
+        MetricsFields: {
+            /** @description The readings shown, in order. An update that gives `metrics` replaces the whole list. */
+            metrics: {
+                /** @description What is measured, e.g. "CPU". */
+                label: string;
+                /**
+                 * @description Which way the value is going: shown as ↑, ↓ or →.
+                 * @enum {string}
+                 */
+                trend?: "up" | "down" | "flat";
+                /** @description Shown after the value, e.g. "%", "ms". */
+                unit?: string;
+                /** @description The reading, shown as sent (72, 0.25, 1500). */
+                value: number;
+            }[];
+            /** @description Status line text. */
+            status?: string;
+            /** @description Heading of the activity. */
+            title: string;
+        };
         /** ProgressFields */
         ProgressFields: {
             /** @description Fraction done, from 0 to 1 (0.45 means 45 %). */
@@ -9863,6 +9884,18 @@ export interface components {
             period?: string;
             /** @description Status line text. */
             status?: string;
+            /** @description Heading of the activity. */
+            title: string;
+        };
+        /** StatusFields */
+        StatusFields: {
+            /** @description What is going on, e.g. "Disk full on db-2": this template's status line. */
+            message?: string;
+            /**
+             * @description ok, warning, error or pending.
+             * @enum {string}
+             */
+            state: "ok" | "warning" | "error" | "pending";
             /** @description Heading of the activity. */
             title: string;
         };

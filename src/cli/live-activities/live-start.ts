@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { callApi, connect, parseJsonObject, withApiOptions, type ApiOptions } from '../api-client.ts';
+import { templateNames } from '../../domain/live-activities/live-activity-templates.ts';
 import { printResult } from '../cli-output.ts';
 import { alertFrom, describeActivity, type AlertFlags } from './live-activity-flags.ts';
 
@@ -17,7 +18,7 @@ export function addLiveStart(live: Command): void {
       .command('start')
       .description('start a Live Activity on every subscriber of a channel, over HTTP with an API key')
       .requiredOption('--channel <code>', 'the channel code')
-      .requiredOption('--template <name>', 'progress, timer, score or steps')
+      .requiredOption('--template <name>', `one of ${templateNames.join(', ')}`)
       .requiredOption(
         '--fields <json>',
         `the template's fields as a JSON object, e.g. '{"title": "Order #42", "progress": 0.1}'`,

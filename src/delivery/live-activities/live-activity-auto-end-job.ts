@@ -1,6 +1,7 @@
 import { effectiveStatus } from '../../domain/live-activities/live-activity-lifecycle.ts';
 import {
   mergeTemplateFields,
+  statusLineField,
   validateTemplateFields,
   type TemplateFields,
   type TemplateName,
@@ -15,9 +16,9 @@ import { liveActivityPushOf, recordLiveActivityChange } from './live-activity-sn
 /**
  * Auto-end (docs/live-activities.md, "Staleness and auto-end"): an activity started or updated with
  * `endAfterSecondsWithoutUpdate` that hears nothing more for that long is ended with its last state — and its
- * `endStatus` as the `status` field, when one was given — so a job that crashed never leaves a frozen progress bar on
- * a lock screen. Each event schedules this job for itself (scheduleAutoEnd); it does nothing once a later event came,
- * or the activity ended. The end goes to every platform like a caller's, is recorded as `live_activity.ended` with
+ * `endStatus` as the status line (statusLineField: `status`, or a `status` activity's `message`), when one was
+ * given — so a job that crashed never leaves a frozen progress bar on a lock screen. Each event schedules this job for
+ * itself (scheduleAutoEnd); it does nothing once a later event came, or the activity ended. The end goes to every platform like a caller's, is recorded as `live_activity.ended` with
  * `reason: inactive`, and is not charged: the caller did not ask for it.
  */
 export function autoEndLiveActivityHandler(deps: DeliveryDependencies): JobHandler {
@@ -28,11 +29,14 @@ export function autoEndLiveActivityHandler(deps: DeliveryDependencies): JobHandl
     if (!activity || activity.push_timestamp !== timestamp || effectiveStatus(activity, now).status === 'ended') return;
     // Claimed early (another node's clock ahead of this one's): come back when it is due.
     if (now < job.run_at) throw new JobRetryError('the activity has not been silent that long yet', job.run_at - now);
+    const template = activity.template as TemplateName;
     const current = JSON.parse(activity.fields) as TemplateFields;
     const final =
-      activity.auto_end_status === null ? current : mergeTemplateFields(current, { status: activity.auto_end_status });
+      activity.auto_end_status === null
+        ? current
+        : mergeTemplateFields(current, { [statusLineField(template)]: activity.auto_end_status });
     // endStatus was checked against the template when it was given; a state it no longer fits ends as it is.
-    const checked = validateTemplateFields(activity.template as TemplateName, final, now);
+    const checked = validateTemplateFields(template, final, now);
     const fields = JSON.stringify(checked.ok ? checked.fields : current);
     await db.transaction().execute(async (trx) => {
       const ended = await endInactiveLiveActivity(trx, { id: liveActivityId, timestamp, fields, now });

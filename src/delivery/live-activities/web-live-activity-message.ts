@@ -1,5 +1,6 @@
 import { blankContent } from '../../domain/notification-content.ts';
 import { defaultStartAlert } from '../../domain/live-activities/live-activity-alert.ts';
+import type { StatusState } from '../../domain/live-activities/live-activity-templates.ts';
 import { clockTime, liveActivityStateText, type ReaderPlace } from '../../domain/live-activities/live-activity-text.ts';
 import type { PushContent } from '../push-content.ts';
 import type { LiveActivityPush } from './live-activity-push.ts';
@@ -14,8 +15,9 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  *   body   an alert's text (start, alerting updates; not the default start alert, which only repeats the state) over
  *          the state as text: a bar and "45 % · Packing",
  *          "Ends at 14:30 · Boarding" in the subscriber's own zone and language, "Ajax 2 – 1 PSV (2nd half)",
- *          "Step 2 of 4"; with a `staleAt`, "Out of date after 14:30" in the reader's zone (a shown notification
- *          cannot change by itself, so it carries the time its content goes stale); and "Ended" on the end
+ *          "Step 2 of 4", "CPU 72 % ↑ · Errors 3", "🔴 Error · Disk full on db-2" (a status activity's state as a
+ *          coloured mark, stateMarks); with a `staleAt`, "Out of date after 14:30" in the reader's zone (a shown
+ *          notification cannot change by itself, so it carries the time its content goes stale); and "Ended" on the end
  *   tag    the activity id (the `notificationId` slot): each event replaces the notification shown, and as the
  *          push's Topic it replaces an older event still waiting at the push service (the end has its own, below)
  *   data   {clarion: "live_activity", event, activityId, template, timestamp, alerting: "true" | "false",
@@ -32,6 +34,12 @@ import type { LiveActivityPush } from './live-activity-push.ts';
  */
 const BAR_CELLS = 10;
 /**
+ * A `status` activity's state as a coloured mark before its line, in the colours docs/live-activities.md suggests for
+ * the app's views (ok green, warning amber, error red, pending grey, the nearest of which is white): a notification
+ * cannot be coloured, but an emoji shows in every browser's.
+ */
+const stateMarks: Readonly<Record<StatusState, string>> = { ok: '🟢', warning: '🟠', error: '🔴', pending: '⚪' };
+/**
  * A day: a browser offline overnight or through a working day still gets the final state; a browser back after weeks
  * is not shown a notification about an activity long over (the Web Push maximum would be 28 days).
  */
@@ -44,7 +52,8 @@ export function webLiveActivityContent(push: LiveActivityPush, place: ReaderPlac
     lines.push(push.alert.body ? `${push.alert.title}: ${push.alert.body}` : push.alert.title);
   if (push.template === 'progress') lines.push(textBar(Number(fields.progress), 1));
   if (push.template === 'steps') lines.push(textBar(Number(fields.currentStep), Number(fields.totalSteps)));
-  lines.push(liveActivityStateText(push.template, fields, place));
+  const text = liveActivityStateText(push.template, fields, place);
+  lines.push(push.template === 'status' ? `${stateMarks[fields.state as StatusState]} ${text}` : text);
   // A shown notification cannot turn stale by itself, so it says from when its content is out of date.
   if (push.event !== 'end' && push.staleAt !== null)
     lines.push(`Out of date after ${clockTime(new Date(push.staleAt).toISOString(), place)}`);

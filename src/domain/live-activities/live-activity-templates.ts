@@ -4,8 +4,12 @@ import { describeSchemaErrors, type FieldProblem } from '../schema-errors.ts';
 
 /**
  * The fixed Live Activity templates (docs/design.md 2.5). Apps declare a matching ActivityAttributes type per template,
- * so a caller only ever sends a template name and its fields. Lengths keep the rendered APNs payload well under its
- * 4 KB limit: the longest possible `score` content-state is about 700 bytes.
+ * so a caller only ever sends a template name and its fields. Lengths keep the content state well under APNs' 4 KB
+ * limit, so a silent update always fits: the longest possible one is a `metrics` state with four metrics, every string
+ * at its maximum length in characters JSON writes as six bytes (control characters, `\u0001`) and every value a
+ * 24-character number, 2,888 bytes (748 in ASCII; tests/delivery/live-activities/apns-live-activity-payload.test.ts).
+ * An alert comes on top of it, so a long one can still pass the limit: the API answers that with 413
+ * (src/http/endpoints/live-activities/live-activity-payload-size.ts).
  */
 const Title = Type.String({ minLength: 1, maxLength: 100, description: 'Heading of the activity.' });
 const Status = Type.String({ maxLength: 200, description: 'Status line text.' });
@@ -16,7 +20,45 @@ const Team = Type.Object(
   },
   { additionalProperties: false },
 );
+/** The states of the `status` template, for ops alerts (docs/live-activities.md suggests a colour for each). */
+export const statusStates = ['ok', 'warning', 'error', 'pending'] as const;
+export type StatusState = (typeof statusStates)[number];
+/** Which way a metric is going; the one-line text shows it as an arrow (live-activity-text.ts). */
+const metricTrends = ['up', 'down', 'flat'] as const;
+export type MetricTrend = (typeof metricTrends)[number];
+
 const MAX_STEPS = 20;
+const MAX_METRICS = 4;
+const Metric = Type.Object(
+  {
+    label: Type.String({
+      minLength: 1,
+      maxLength: 24,
+      description: 'What is measured, e.g. "CPU".',
+      hint: 'a metric label is 1 to 24 characters',
+    }),
+    value: Type.Number({
+      description: 'The reading, shown as sent (72, 0.25, 1500).',
+      hint: 'a metric value is a number',
+    }),
+    unit: Type.Optional(
+      Type.String({
+        maxLength: 8,
+        description: 'Shown after the value, e.g. "%", "ms".',
+        hint: 'a metric unit is at most 8 characters',
+      }),
+    ),
+    trend: Type.Optional(
+      Type.Unsafe<MetricTrend>({
+        type: 'string',
+        enum: [...metricTrends],
+        description: 'Which way the value is going: shown as ↑, ↓ or →.',
+        hint: 'a metric trend is up, down or flat',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** The longest a Live Activity can run: iOS ends it after 8 hours. */
 export const LIVE_ACTIVITY_MAX_SECONDS = 8 * 60 * 60;
@@ -86,6 +128,38 @@ export const templateSchemas = {
     },
     { additionalProperties: false, title: 'StepsFields' },
   ),
+  metrics: Type.Object(
+    {
+      title: Title,
+      metrics: Type.Array(Metric, {
+        minItems: 1,
+        maxItems: MAX_METRICS,
+        description: 'The readings shown, in order. An update that gives `metrics` replaces the whole list.',
+        hint: `metrics is a list of 1 to ${MAX_METRICS} readings, each {label, value, unit?, trend?}`,
+      }),
+      status: Type.Optional(Status),
+    },
+    { additionalProperties: false, title: 'MetricsFields' },
+  ),
+  status: Type.Object(
+    {
+      title: Title,
+      state: Type.Unsafe<StatusState>({
+        type: 'string',
+        enum: [...statusStates],
+        description: 'ok, warning, error or pending.',
+        hint: `state is one of ${statusStates.join(', ')}`,
+      }),
+      message: Type.Optional(
+        Type.String({
+          maxLength: 200,
+          description: 'What is going on, e.g. "Disk full on db-2": this template\'s status line.',
+          hint: 'message is at most 200 characters',
+        }),
+      ),
+    },
+    { additionalProperties: false, title: 'StatusFields' },
+  ),
 } satisfies Record<string, TSchema>;
 
 export type TemplateName = keyof typeof templateSchemas;
@@ -101,7 +175,18 @@ export const templateAttributesTypes: Readonly<Record<TemplateName, string>> = {
   timer: 'ClarionTimerAttributes',
   score: 'ClarionScoreAttributes',
   steps: 'ClarionStepsAttributes',
+  metrics: 'ClarionMetricsAttributes',
+  status: 'ClarionStatusAttributes',
 };
+
+/**
+ * The field that holds a template's status line: `message` for `status` (whose `state` is the status itself), `status`
+ * for every other. `endStatus`, the text an activity ends with when it hears nothing more, is written there
+ * (docs/live-activities.md, "Staleness and auto-end").
+ */
+export function statusLineField(template: TemplateName): 'status' | 'message' {
+  return template === 'status' ? 'message' : 'status';
+}
 
 const checkers = Object.fromEntries(templateNames.map((name) => [name, Compile(templateSchemas[name])])) as Record<
   TemplateName,
@@ -144,7 +229,8 @@ export function validateTemplateFields(template: TemplateName, fields: unknown, 
 
 /**
  * Update semantics, as JSON Merge Patch (RFC 7386) one level into nested objects: given fields replace current
- * ones, `null` removes one (to clear an optional `status`), and nested objects (score teams) merge by member. A
+ * ones, `null` removes one (to clear an optional `status`), nested objects (score teams) merge by member, and arrays
+ * (a `metrics` list) are replaced as a whole, as RFC 7386 replaces every non-object value. A
  * timer given a new durationSeconds drops its old endsAt. The result is validated like a start's fields, so removing
  * a required field is a validation_failed naming it.
  */

@@ -1,4 +1,4 @@
-import type { TemplateFields, TemplateName } from './live-activity-templates.ts';
+import type { MetricTrend, StatusState, TemplateFields, TemplateName } from './live-activity-templates.ts';
 
 /** Where a reader is, for a timer's end time: their IANA zone and language (a subscriber's `timezone`, `locale`). */
 export interface ReaderPlace {
@@ -8,8 +8,10 @@ export interface ReaderPlace {
 
 /**
  * A Live Activity's fields as one line of text: "45 % · Packing", "Ajax 2 – 1 PSV (2nd half)", "Step 2 of 4 · On
- * the way", and for a timer "Ends at 14:30 · Boarding" in the reader's zone, or without one the status (or
- * "Countdown started"), since an end time in the wrong zone would mislead. Pure; `fields` are already validated.
+ * the way", "CPU 72 % ↑ · Errors 3 · Packing" (each metric as label, value, unit and trend arrow, then the status),
+ * "Error · Disk full on db-2" (a status activity's state, then its message), and for a timer "Ends at 14:30 ·
+ * Boarding" in the reader's zone, or without one the status (or "Countdown started"), since an end time in the wrong
+ * zone would mislead. Pure; `fields` are already validated.
  * Used for the alert a start carries by default (live-activity-alert.ts) and for the notification browsers show
  * (src/delivery/live-activities/web-live-activity-message.ts).
  */
@@ -33,7 +35,38 @@ export function liveActivityStateText(
     }
     case 'steps':
       return withStatus(`Step ${Number(fields.currentStep)} of ${Number(fields.totalSteps)}`);
+    case 'metrics':
+      return withStatus((fields.metrics as Metric[]).map(metricText).join(' · '));
+    case 'status': {
+      const message = typeof fields.message === 'string' && fields.message !== '' ? fields.message : null;
+      const state = stateWords[fields.state as StatusState];
+      return message ? `${state} · ${message}` : state;
+    }
   }
+}
+
+interface Metric {
+  label: string;
+  value: number;
+  unit?: string;
+  trend?: MetricTrend;
+}
+
+/** How a `status` activity's state reads. */
+const stateWords: Readonly<Record<StatusState, string>> = {
+  ok: 'OK',
+  warning: 'Warning',
+  error: 'Error',
+  pending: 'Pending',
+};
+
+const trendArrows: Readonly<Record<MetricTrend, string>> = { up: '↑', down: '↓', flat: '→' };
+
+/** "CPU 72 % ↑": the label, the value as sent, the unit and the trend's arrow when given, a space between each. */
+function metricText(metric: Metric): string {
+  return [metric.label, String(metric.value), metric.unit, metric.trend && trendArrows[metric.trend]]
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ');
 }
 
 /** "14:30" in the reader's zone and language; "14:30 UTC" when the zone is unknown. */

@@ -74,7 +74,7 @@ describe('validation messages read well', () => {
       '/api/v1/live-activities',
       { channelCode: 'news', template: 'bar', fields: {} },
       'template',
-      'must be one of: progress, timer, score, steps',
+      'must be one of: progress, timer, score, steps, metrics, status',
     ],
   ])('%s', async (_name, url, body, field, message) => {
     expect(expectValidation(await post(t.app, url, account.secretKey, body), [field])).toEqual([{ field, message }]);

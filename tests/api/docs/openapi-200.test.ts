@@ -79,9 +79,11 @@ describe('GET /api/v1/openapi.json → 200', () => {
   });
 
   it('publishes the fields of every Live Activity template', () => {
-    for (const name of ['ProgressFields', 'TimerFields', 'ScoreFields', 'StepsFields'])
+    for (const name of ['ProgressFields', 'TimerFields', 'ScoreFields', 'StepsFields', 'MetricsFields', 'StatusFields'])
       expect(spec.components.schemas[name], name).toBeDefined();
     expect(spec.components.schemas.ProgressFields.properties.progress).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(spec.components.schemas.MetricsFields.properties.metrics).toMatchObject({ minItems: 1, maxItems: 4 });
+    expect(spec.components.schemas.StatusFields.properties.state.enum).toEqual(['ok', 'warning', 'error', 'pending']);
   });
 
   it('declares Bearer authentication', () => {

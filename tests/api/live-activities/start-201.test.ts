@@ -52,6 +52,22 @@ describe('POST /api/v1/live-activities → 201', () => {
     ],
     ['steps', 'steps', { title: 'Delivery', currentStep: 2, totalSteps: 4, status: 'On the way' }],
     ['timer with endsAt', 'timer', { title: 'Pizza', endsAt: '2099-01-01T12:30:00Z' }],
+    [
+      'metrics',
+      'metrics',
+      {
+        title: 'api-1',
+        metrics: [
+          { label: 'CPU', value: 72.5, unit: '%', trend: 'up' },
+          { label: 'Errors', value: 3 },
+          { label: 'Latency', value: 120, unit: 'ms', trend: 'flat' },
+          { label: 'Queue', value: -1, trend: 'down' },
+        ],
+        status: 'Deploying',
+      },
+    ],
+    ['status', 'status', { title: 'db-2', state: 'error', message: 'Disk full on db-2' }],
+    ['status without a message', 'status', { title: 'db-2', state: 'pending' }],
   ])('accepts the %s template as given', async (_name, template, fields) => {
     const account = await t.newAccount({ channels: ['orders'] });
     const data = expectSuccess(await start(account.secretKey, { channelCode: 'orders', template, fields }), 201);
@@ -149,6 +165,22 @@ describe('POST /api/v1/live-activities → 201', () => {
         { title: 'Final', body: 'Ajax 2 – 1 PSV' },
       ],
       ['steps', { title: 'Delivery', currentStep: 2, totalSteps: 4 }, { title: 'Delivery', body: 'Step 2 of 4' }],
+      [
+        'metrics',
+        {
+          title: 'api-1',
+          metrics: [
+            { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+            { label: 'Errors', value: 3 },
+          ],
+        },
+        { title: 'api-1', body: 'CPU 72 % ↑ · Errors 3' },
+      ],
+      [
+        'status',
+        { title: 'db-2', state: 'error', message: 'Disk full on db-2' },
+        { title: 'db-2', body: 'Error · Disk full on db-2' },
+      ],
     ];
     for (const [template, fields, alert] of cases) {
       expect(

@@ -114,6 +114,85 @@ describe('POST /api/v1/live-activities → 400 validation_failed', () => {
       ['fields.currentStep'],
     ],
     [
+      'metrics that are an empty list',
+      () => ({ channelCode: 'orders', template: 'metrics', fields: { title: 'x', metrics: [] } }),
+      ['fields.metrics'],
+    ],
+    [
+      'five metrics',
+      () => ({
+        channelCode: 'orders',
+        template: 'metrics',
+        fields: { title: 'x', metrics: Array.from({ length: 5 }, (_, index) => ({ label: `m${index}`, value: 1 })) },
+      }),
+      ['fields.metrics'],
+    ],
+    [
+      'a metric label of 25 characters',
+      () => ({
+        channelCode: 'orders',
+        template: 'metrics',
+        fields: { title: 'x', metrics: [{ label: 'x'.repeat(25), value: 1 }] },
+      }),
+      ['fields.metrics.0.label'],
+    ],
+    [
+      'a metric value that is text',
+      () => ({
+        channelCode: 'orders',
+        template: 'metrics',
+        fields: { title: 'x', metrics: [{ label: 'CPU', value: '72 %' }] },
+      }),
+      ['fields.metrics.0.value'],
+    ],
+    [
+      'a metric without a value',
+      () => ({ channelCode: 'orders', template: 'metrics', fields: { title: 'x', metrics: [{ label: 'CPU' }] } }),
+      ['fields.metrics.0.value'],
+    ],
+    [
+      'a metric unit of 9 characters',
+      () => ({
+        channelCode: 'orders',
+        template: 'metrics',
+        fields: { title: 'x', metrics: [{ label: 'Rate', value: 1, unit: 'requests/' }] },
+      }),
+      ['fields.metrics.0.unit'],
+    ],
+    [
+      'a metric trend that is not up, down or flat',
+      () => ({
+        channelCode: 'orders',
+        template: 'metrics',
+        fields: { title: 'x', metrics: [{ label: 'CPU', value: 1, trend: 'rising' }] },
+      }),
+      ['fields.metrics.0.trend'],
+    ],
+    [
+      'a status state not in the list',
+      () => ({ channelCode: 'orders', template: 'status', fields: { title: 'x', state: 'critical' } }),
+      ['fields.state'],
+    ],
+    [
+      'a status without a state',
+      () => ({ channelCode: 'orders', template: 'status', fields: { title: 'x', message: 'Disk full' } }),
+      ['fields.state'],
+    ],
+    [
+      'a status message of 201 characters',
+      () => ({
+        channelCode: 'orders',
+        template: 'status',
+        fields: { title: 'x', state: 'ok', message: 'x'.repeat(201) },
+      }),
+      ['fields.message'],
+    ],
+    [
+      'a status field on the status template (its line is message)',
+      () => ({ channelCode: 'orders', template: 'status', fields: { title: 'x', state: 'ok', status: 'fine' } }),
+      ['fields.status'],
+    ],
+    [
       'a staleAt in the past',
       () => progress({ title: 'x', progress: 0.5 }, { staleAt: new Date(t.clock.now() - 1000).toISOString() }),
       ['staleAt'],

@@ -67,6 +67,34 @@ describe('POST /api/v1/live-activities/{id}/update → 200', () => {
       { title: 'Ride', currentStep: 2, totalSteps: 3, status: 'Driver on the way' },
     ],
     ['nothing (empty fields)', 'progress', { title: 'Upload', progress: 0.1 }, {}, { title: 'Upload', progress: 0.1 }],
+    [
+      'a metrics list, replaced as a whole (fewer metrics than before)',
+      'metrics',
+      {
+        title: 'api-1',
+        metrics: [
+          { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+          { label: 'Errors', value: 3 },
+        ],
+        status: 'Deploying',
+      },
+      { metrics: [{ label: 'CPU', value: 40, unit: '%', trend: 'down' }] },
+      { title: 'api-1', metrics: [{ label: 'CPU', value: 40, unit: '%', trend: 'down' }], status: 'Deploying' },
+    ],
+    [
+      'a status state and message',
+      'status',
+      { title: 'db-2', state: 'error', message: 'Disk full' },
+      { state: 'ok', message: 'Space freed' },
+      { title: 'db-2', state: 'ok', message: 'Space freed' },
+    ],
+    [
+      'null clearing a status message',
+      'status',
+      { title: 'db-2', state: 'warning', message: 'Disk 91 %' },
+      { message: null },
+      { title: 'db-2', state: 'warning' },
+    ],
   ])('merges %s', async (_name, template, fields, change, expected) => {
     const account = await t.newAccount({ channels: ['orders'] });
     const id = await startActivity(t.app, account.secretKey, 'orders', { template, fields, alert: undefined });

@@ -16,6 +16,17 @@ const starts: Record<string, Record<string, unknown>> = {
   progress: {},
   score: { template: 'score', fields: { title: 'Match', home: team('Ajax', 0), away: team('PSV', 0) } },
   steps: { template: 'steps', fields: { title: 'Ride', currentStep: 2, totalSteps: 3 } },
+  metrics: {
+    template: 'metrics',
+    fields: {
+      title: 'api-1',
+      metrics: [
+        { label: 'CPU', value: 72, unit: '%' },
+        { label: 'Errors', value: 3 },
+      ],
+    },
+  },
+  status: { template: 'status', fields: { title: 'db-2', state: 'error', message: 'Disk full' } },
 };
 
 describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', () => {
@@ -35,6 +46,17 @@ describe('POST /api/v1/live-activities/{id}/update → 400 validation_failed', (
     ['a score going negative', 'score', () => ({ fields: { away: { score: -1 } } }), ['fields.away.score']],
     ['removing a team name', 'score', () => ({ fields: { home: { name: null } } }), ['fields.home.name']],
     ['a step beyond the total, after merging', 'steps', () => ({ fields: { totalSteps: 1 } }), ['fields.currentStep']],
+    [
+      'a metrics list given in part (a list is replaced, not merged by position)',
+      'metrics',
+      () => ({ fields: { metrics: [{ value: 80 }] } }),
+      ['fields.metrics.0.label'],
+    ],
+    ['an empty metrics list', 'metrics', () => ({ fields: { metrics: [] } }), ['fields.metrics']],
+    ['removing the metrics', 'metrics', () => ({ fields: { metrics: null } }), ['fields.metrics']],
+    ['a state not in the list', 'status', () => ({ fields: { state: 'down' } }), ['fields.state']],
+    ['removing the state', 'status', () => ({ fields: { state: null } }), ['fields.state']],
+    ['a status field on a status activity', 'status', () => ({ fields: { status: 'Fine' } }), ['fields.status']],
     ['no fields', 'progress', () => ({ alert: { title: 'x' } }), ['fields']],
     ['fields that are not an object', 'progress', () => ({ fields: 'progress=0.5' }), ['fields']],
     ['an alert without title', 'progress', () => ({ fields: {}, alert: { body: 'b' } }), ['alert.title']],

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  apnsLiveActivityPayloadBytes,
+  APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES,
   buildApnsLiveActivityHeaders,
   buildApnsLiveActivityPayload,
 } from '../../../src/delivery/live-activities/apns-live-activity-payload.ts';
+import {
+  templateNames,
+  validateTemplateFields,
+  type TemplateFields,
+  type TemplateName,
+} from '../../../src/domain/live-activities/live-activity-templates.ts';
 import type { LiveActivityPush } from '../../../src/delivery/live-activities/live-activity-push.ts';
 
 const CREATED = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -57,6 +65,50 @@ describe('buildApnsLiveActivityPayload', () => {
         'input-push-token': 1,
         'stale-date': T + 600,
         'relevance-score': 75,
+      },
+    ],
+    [
+      'metrics start: the list in the content state as given, its own attributes type',
+      push({
+        template: 'metrics',
+        fields: {
+          title: 'api-1',
+          metrics: [
+            { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+            { label: 'Errors', value: 3 },
+          ],
+          status: 'Packing',
+        },
+        alert: null,
+      }),
+      {
+        timestamp: T,
+        event: 'start',
+        'content-state': {
+          title: 'api-1',
+          metrics: [
+            { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+            { label: 'Errors', value: 3 },
+          ],
+          status: 'Packing',
+        },
+        'attributes-type': 'ClarionMetricsAttributes',
+        attributes: { activityId: base.activityId },
+        alert: { title: 'api-1', body: 'CPU 72 % ↑ · Errors 3 · Packing' },
+        'input-push-token': 1,
+      },
+    ],
+    [
+      'status start: state and message, the default alert in words',
+      push({ template: 'status', fields: { title: 'db-2', state: 'error', message: 'Disk full' }, alert: null }),
+      {
+        timestamp: T,
+        event: 'start',
+        'content-state': { title: 'db-2', state: 'error', message: 'Disk full' },
+        'attributes-type': 'ClarionStatusAttributes',
+        attributes: { activityId: base.activityId },
+        alert: { title: 'db-2', body: 'Error · Disk full' },
+        'input-push-token': 1,
       },
     ],
     [
@@ -117,6 +169,58 @@ describe('buildApnsLiveActivityPayload', () => {
     ],
   ])('%s', (_name, input, aps) => {
     expect(buildApnsLiveActivityPayload(input)).toEqual({ aps });
+  });
+});
+
+describe('the longest content state of each template', () => {
+  // Every string at its maximum length in a character JSON writes as six bytes ("\u0001"), every free number at its
+  // longest (24 characters): the worst case live-activity-templates.ts states.
+  const long = (length: number) => '\u0001'.repeat(length);
+  const longestNumber = -2.2250738585072014e-308;
+  const longest: Record<TemplateName, TemplateFields> = {
+    progress: { title: long(100), progress: 0.30000000000000004, status: long(200) },
+    timer: { title: long(100), endsAt: '2026-01-15T13:00:00.000Z', status: long(200) },
+    score: {
+      title: long(100),
+      home: { name: long(40), score: 9999 },
+      away: { name: long(40), score: 9999 },
+      period: long(32),
+      status: long(200),
+    },
+    steps: { title: long(100), currentStep: 20, totalSteps: 20, status: long(200) },
+    metrics: {
+      title: long(100),
+      metrics: Array.from({ length: 4 }, () => ({
+        label: long(24),
+        value: longestNumber,
+        unit: long(8),
+        trend: 'down',
+      })),
+      status: long(200),
+    },
+    status: { title: long(100), state: 'pending', message: long(200) },
+  };
+
+  it.each(templateNames)(
+    '%s: valid, and a silent update with it, a stale date and a relevance fits 4,096 bytes',
+    (template) => {
+      expect(validateTemplateFields(template, longest[template], CREATED)).toMatchObject({ ok: true });
+      const update = push({
+        template,
+        event: 'update',
+        fields: longest[template],
+        alert: null,
+        staleAt: CREATED + 60_000,
+        relevanceScore: 100,
+      });
+      expect(apnsLiveActivityPayloadBytes(update)).toBeLessThanOrEqual(APNS_LIVE_ACTIVITY_MAX_PAYLOAD_BYTES);
+    },
+  );
+
+  it('is at most 2,888 bytes, a metrics state: the bound the templates module states', () => {
+    const sizes = templateNames.map((template) => Buffer.byteLength(JSON.stringify(longest[template])));
+    expect(Math.max(...sizes)).toBe(2_888);
+    expect(Buffer.byteLength(JSON.stringify(longest.metrics))).toBe(2_888);
   });
 });
 

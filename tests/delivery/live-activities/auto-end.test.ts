@@ -72,6 +72,52 @@ describe('Live Activity auto-end', () => {
     expect(Number(usage.used)).toBe(2);
   });
 
+  it('ends a status activity with endStatus as its message, the status line that template has', async () => {
+    const account = await h.newAccount({ channels: ['ops'] });
+    const android = await h.androidDevice(account, 'ops');
+    const started = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'ops',
+      template: 'status',
+      fields: { title: 'db-2', state: 'error', message: 'Disk full' },
+      endAfterSecondsWithoutUpdate: 300,
+      endStatus: 'No word from the monitor',
+    });
+    expect(started.statusCode, JSON.stringify(started.body)).toBe(201);
+    const id = started.body.data.id as string;
+    await h.settle();
+
+    h.clock.advance(300_000);
+    await h.settle();
+    const ended = (await get(h.app, `/api/v1/live-activities/${id}`, account.secretKey)).body.data;
+    expect(ended).toMatchObject({ status: 'ended', lastEvent: { event: 'end', status: 'done', delivered: 1 } });
+    // `message` carries it; no `status` field appears, which the template would refuse.
+    expect(ended.fields).toEqual({ title: 'db-2', state: 'error', message: 'No word from the monitor' });
+    const messages = h.fcmPushes(android.token).map((request) => (request.message as any).data);
+    expect(messages.map((data) => data.event)).toEqual(['start', 'end']);
+    expect(JSON.parse(messages[1].fields)).toEqual(ended.fields);
+  });
+
+  it("refuses an endStatus longer than a status activity's message takes (400), naming endStatus", async () => {
+    const account = await h.newAccount({ channels: ['ops'] });
+    const response = await post(h.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'ops',
+      template: 'status',
+      fields: { title: 'db-2', state: 'warning' },
+      endAfterSecondsWithoutUpdate: 60,
+      endStatus: 'x'.repeat(201),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.body.error.details.fields).toEqual([
+      { field: 'endStatus', message: 'message is at most 200 characters' },
+    ]);
+    const rows = await h.store.db
+      .selectFrom('live_activities')
+      .select('id')
+      .where('account_id', '=', account.id)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it('leaves an activity the caller ended alone, and stale dates ride each content', async () => {
     const account = await h.newAccount({ channels: ['builds'] });
     const ios = await h.iosDevice(account, 'builds', { osVersion: '17.5' });

@@ -51,6 +51,41 @@ describe('buildFcmLiveActivityData', () => {
       { ...base, event: 'end', timestamp: base.timestamp + 2, alert: null, dismissAt: CREATED + 600_000 },
       { ...common, event: 'end', timestamp: String(CREATED + 2), dismissAt: '2026-01-15T12:10:00.000Z' },
     ],
+    [
+      'metrics: the list inside the fields JSON, as the content state has it',
+      {
+        ...base,
+        template: 'metrics',
+        fields: { title: 'api-1', metrics: [{ label: 'CPU', value: 72.5, unit: '%', trend: 'up' }] },
+        alert: null,
+        staleAt: null,
+      },
+      {
+        ...common,
+        template: 'metrics',
+        event: 'start',
+        timestamp: String(CREATED),
+        fields: '{"title":"api-1","metrics":[{"label":"CPU","value":72.5,"unit":"%","trend":"up"}]}',
+      },
+    ],
+    [
+      'status: state and message',
+      {
+        ...base,
+        template: 'status',
+        event: 'update',
+        fields: { title: 'db-2', state: 'error', message: 'Disk full' },
+        alert: null,
+        staleAt: null,
+      },
+      {
+        ...common,
+        template: 'status',
+        event: 'update',
+        timestamp: String(CREATED),
+        fields: '{"title":"db-2","state":"error","message":"Disk full"}',
+      },
+    ],
   ])('%s: string values only', (_name, push, data) => {
     const built = buildFcmLiveActivityData(push);
     expect(built).toEqual(data);

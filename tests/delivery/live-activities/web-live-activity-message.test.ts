@@ -106,6 +106,60 @@ describe('the web notification of a Live Activity (web-live-activity-message.ts)
       '▓▓▓▓▓░░░░░\nStep 2 of 4 · On the way',
       false,
     ],
+    [
+      'metrics, each with its unit and trend, then the status',
+      push({
+        template: 'metrics',
+        fields: {
+          title: 'api-1',
+          metrics: [
+            { label: 'CPU', value: 72, unit: '%', trend: 'up' },
+            { label: 'Errors', value: 3 },
+          ],
+          status: 'Packing',
+        },
+      }),
+      nowhere,
+      'api-1',
+      'CPU 72 % ↑ · Errors 3 · Packing',
+      false,
+    ],
+    [
+      'status error: a red mark, the state and the message',
+      push({ template: 'status', fields: { title: 'db-2', state: 'error', message: 'Disk full on db-2' } }),
+      nowhere,
+      'db-2',
+      '🔴 Error · Disk full on db-2',
+      false,
+    ],
+    [
+      'status warning with an alert',
+      push({
+        template: 'status',
+        fields: { title: 'db-2', state: 'warning', message: 'Disk 91 %' },
+        alert: { title: 'Disk filling up' },
+      }),
+      nowhere,
+      'db-2',
+      'Disk filling up\n🟠 Warning · Disk 91 %',
+      true,
+    ],
+    [
+      'status ok, ended',
+      push({ template: 'status', event: 'end', fields: { title: 'db-2', state: 'ok' } }),
+      nowhere,
+      'db-2',
+      '🟢 OK\nEnded',
+      false,
+    ],
+    [
+      'status pending',
+      push({ template: 'status', fields: { title: 'db-2', state: 'pending', message: 'Failing over' } }),
+      nowhere,
+      'db-2',
+      '⚪ Pending · Failing over',
+      false,
+    ],
   ] as const)('%s', (_what, event, place, title, body, alerting) => {
     // What the browser receives, built by the notification path's own Web Push message builder: a declarative
     // message with the instance's address to open (an activity has no url of its own).

@@ -7,14 +7,21 @@ import {
 } from '../../../src/domain/live-activities/live-activity-lifecycle.ts';
 import {
   mergeTemplateFields,
+  statusLineField,
   templateAttributesTypes,
   templateNames,
+  templateSchemas,
   validateTemplateFields,
   type TemplateName,
 } from '../../../src/domain/live-activities/live-activity-templates.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const team = (name: string, score: number) => ({ name, score });
+const metric = (label: string, value: number, extra: { unit?: string; trend?: string } = {}) => ({
+  label,
+  value,
+  ...extra,
+});
 
 describe('validateTemplateFields', () => {
   it.each<[string, TemplateName, unknown, Array<{ field: string; message: string }>]>([
@@ -124,6 +131,101 @@ describe('validateTemplateFields', () => {
       { title: 'x', currentStep: 4, totalSteps: 3 },
       [{ field: 'fields.currentStep', message: 'currentStep cannot be greater than totalSteps' }],
     ],
+    [
+      'no metrics',
+      'metrics',
+      { title: 'x', metrics: [] },
+      [
+        {
+          field: 'fields.metrics',
+          message: 'metrics is a list of 1 to 4 readings, each {label, value, unit?, trend?}',
+        },
+      ],
+    ],
+    [
+      'five metrics',
+      'metrics',
+      { title: 'x', metrics: Array.from({ length: 5 }, (_, index) => metric(`m${index}`, index)) },
+      [
+        {
+          field: 'fields.metrics',
+          message: 'metrics is a list of 1 to 4 readings, each {label, value, unit?, trend?}',
+        },
+      ],
+    ],
+    [
+      'metrics as one object instead of a list',
+      'metrics',
+      { title: 'x', metrics: metric('CPU', 72) },
+      [
+        {
+          field: 'fields.metrics',
+          message: 'metrics is a list of 1 to 4 readings, each {label, value, unit?, trend?}',
+        },
+      ],
+    ],
+    [
+      'a metric label of 25 characters',
+      'metrics',
+      { title: 'x', metrics: [metric('x'.repeat(25), 1)] },
+      [{ field: 'fields.metrics.0.label', message: 'a metric label is 1 to 24 characters' }],
+    ],
+    [
+      'an empty metric label',
+      'metrics',
+      { title: 'x', metrics: [metric('CPU', 1), metric('', 2)] },
+      [{ field: 'fields.metrics.1.label', message: 'a metric label is 1 to 24 characters' }],
+    ],
+    [
+      'a metric value as text',
+      'metrics',
+      { title: 'x', metrics: [metric('CPU', '72' as unknown as number)] },
+      [{ field: 'fields.metrics.0.value', message: 'a metric value is a number' }],
+    ],
+    [
+      'a metric value that is not finite',
+      'metrics',
+      { title: 'x', metrics: [metric('CPU', Number.POSITIVE_INFINITY)] },
+      [{ field: 'fields.metrics.0.value', message: 'a metric value is a number' }],
+    ],
+    [
+      'a metric unit of 9 characters',
+      'metrics',
+      { title: 'x', metrics: [{ ...metric('Rate', 5), unit: 'x'.repeat(9) }] },
+      [{ field: 'fields.metrics.0.unit', message: 'a metric unit is at most 8 characters' }],
+    ],
+    [
+      'a metric trend not in the list',
+      'metrics',
+      { title: 'x', metrics: [{ ...metric('CPU', 72), trend: 'rising' }] },
+      [{ field: 'fields.metrics.0.trend', message: 'a metric trend is up, down or flat' }],
+    ],
+    [
+      'an unknown member of a metric',
+      'metrics',
+      { title: 'x', metrics: [{ ...metric('CPU', 72), colour: 'red' }] },
+      [{ field: 'fields.metrics.0.colour', message: 'is not a known field' }],
+    ],
+    ['metrics without the list', 'metrics', { title: 'x' }, [{ field: 'fields.metrics', message: 'is required' }]],
+    [
+      'a state not in the list',
+      'status',
+      { title: 'x', state: 'critical' },
+      [{ field: 'fields.state', message: 'state is one of ok, warning, error, pending' }],
+    ],
+    ['a status without its state', 'status', { title: 'x' }, [{ field: 'fields.state', message: 'is required' }]],
+    [
+      'a message of 201 characters',
+      'status',
+      { title: 'x', state: 'ok', message: 'x'.repeat(201) },
+      [{ field: 'fields.message', message: 'message is at most 200 characters' }],
+    ],
+    [
+      'a status field on the status template (its status line is message)',
+      'status',
+      { title: 'x', state: 'ok', status: 'fine' },
+      [{ field: 'fields.status', message: 'is not a known field' }],
+    ],
   ])('refuses %s with a message that says what to send', (_name, template, fields, problems) => {
     expect(validateTemplateFields(template, fields, NOW)).toEqual({ ok: false, problems });
   });
@@ -154,6 +256,39 @@ describe('validateTemplateFields', () => {
       { title: 'x', currentStep: 20, totalSteps: 20 },
       { title: 'x', currentStep: 20, totalSteps: 20 },
     ],
+    [
+      'four metrics, with and without unit and trend',
+      'metrics',
+      {
+        title: 'api-1',
+        metrics: [
+          { label: 'CPU', value: 72.5, unit: '%', trend: 'up' },
+          { label: 'Errors', value: 3 },
+          { label: 'Latency', value: 120, unit: 'ms', trend: 'flat' },
+          { label: 'x'.repeat(24), value: -0.25, unit: 'x'.repeat(8), trend: 'down' },
+        ],
+        status: 'Packing',
+      },
+      {
+        title: 'api-1',
+        metrics: [
+          { label: 'CPU', value: 72.5, unit: '%', trend: 'up' },
+          { label: 'Errors', value: 3 },
+          { label: 'Latency', value: 120, unit: 'ms', trend: 'flat' },
+          { label: 'x'.repeat(24), value: -0.25, unit: 'x'.repeat(8), trend: 'down' },
+        ],
+        status: 'Packing',
+      },
+    ],
+    ...(['ok', 'warning', 'error', 'pending'] as const).map(
+      (state): [string, TemplateName, Record<string, unknown>, Record<string, unknown>] => [
+        `the ${state} state`,
+        'status',
+        { title: 'db-2', state, message: 'x'.repeat(200) },
+        { title: 'db-2', state, message: 'x'.repeat(200) },
+      ],
+    ),
+    ['a state without a message', 'status', { title: 'db-2', state: 'pending' }, { title: 'db-2', state: 'pending' }],
   ])('accepts %s', (_name, template, fields, expected) => {
     expect(validateTemplateFields(template, fields, NOW)).toEqual({ ok: true, fields: expected });
   });
@@ -192,8 +327,37 @@ describe('mergeTemplateFields', () => {
       { title: 't', durationSeconds: 60 },
     ],
     ['nothing changes nothing', { title: 'a', progress: 0.1 }, {}, { title: 'a', progress: 0.1 }],
+    [
+      'a metrics list is replaced as a whole, not merged by position (RFC 7386 replaces arrays)',
+      { title: 'm', metrics: [metric('CPU', 72), metric('Errors', 3), metric('Queue', 9)] },
+      { metrics: [{ value: 80 }] },
+      { title: 'm', metrics: [{ value: 80 }] },
+    ],
+    [
+      'a metrics list given with fewer items drops the others',
+      { title: 'm', metrics: [metric('CPU', 72), metric('Errors', 3)], status: 's' },
+      { metrics: [metric('Errors', 0)] },
+      { title: 'm', metrics: [metric('Errors', 0)], status: 's' },
+    ],
+    [
+      "null clears a status activity's message",
+      { title: 'db-2', state: 'error', message: 'Disk full' },
+      { state: 'ok', message: null },
+      { title: 'db-2', state: 'ok' },
+    ],
   ])('%s', (_name, current, update, merged) => {
     expect(mergeTemplateFields(current, update)).toEqual(merged);
+  });
+
+  it('merges a metrics list by replacing it, so a partial reading is refused as incomplete', () => {
+    const merged = mergeTemplateFields(
+      { title: 'm', metrics: [metric('CPU', 72), metric('Errors', 3)] },
+      { metrics: [{ value: 80 }] },
+    );
+    expect(validateTemplateFields('metrics', merged, NOW)).toEqual({
+      ok: false,
+      problems: [{ field: 'fields.metrics.0.label', message: 'is required' }],
+    });
   });
 
   it('merges, then validation speaks about the result', () => {
@@ -213,7 +377,27 @@ describe('templateAttributesTypes', () => {
       timer: 'ClarionTimerAttributes',
       score: 'ClarionScoreAttributes',
       steps: 'ClarionStepsAttributes',
+      metrics: 'ClarionMetricsAttributes',
+      status: 'ClarionStatusAttributes',
     });
+  });
+});
+
+describe('statusLineField', () => {
+  it('is message for the status template, whose state is the status itself, and status for every other', () => {
+    expect(Object.fromEntries(templateNames.map((template) => [template, statusLineField(template)]))).toEqual({
+      progress: 'status',
+      timer: 'status',
+      score: 'status',
+      steps: 'status',
+      metrics: 'status',
+      status: 'message',
+    });
+  });
+
+  it('names a field each template declares', () => {
+    for (const template of templateNames)
+      expect(Object.keys(templateSchemas[template].properties), template).toContain(statusLineField(template));
   });
 });
 
@@ -237,6 +421,36 @@ describe('defaultStartAlert', () => {
       { title: 'Ride', currentStep: 2, totalSteps: 4, status: 'On the way' },
       { title: 'Ride', body: 'Step 2 of 4 · On the way' },
     ],
+    [
+      'metrics',
+      {
+        title: 'api-1',
+        metrics: [
+          metric('CPU', 72, { unit: '%', trend: 'up' }),
+          metric('Errors', 3),
+          metric('p99', 0.25, { unit: 's' }),
+        ],
+        status: 'Packing',
+      },
+      { title: 'api-1', body: 'CPU 72 % ↑ · Errors 3 · p99 0.25 s · Packing' },
+    ],
+    [
+      'metrics',
+      { title: 'api-1', metrics: [metric('Load', 1.5, { trend: 'down' }), metric('Queue', 0, { trend: 'flat' })] },
+      { title: 'api-1', body: 'Load 1.5 ↓ · Queue 0 →' },
+    ],
+    [
+      'status',
+      { title: 'db-2', state: 'error', message: 'Disk full on db-2' },
+      { title: 'db-2', body: 'Error · Disk full on db-2' },
+    ],
+    ['status', { title: 'db-2', state: 'ok' }, { title: 'db-2', body: 'OK' }],
+    [
+      'status',
+      { title: 'db-2', state: 'warning', message: 'Disk 91 %' },
+      { title: 'db-2', body: 'Warning · Disk 91 %' },
+    ],
+    ['status', { title: 'db-2', state: 'pending', message: '' }, { title: 'db-2', body: 'Pending' }],
   ])('%s %j', (template, fields, alert) => {
     expect(defaultStartAlert(template, fields)).toEqual(alert);
   });

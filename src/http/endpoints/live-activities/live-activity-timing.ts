@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { LIVE_ACTIVITY_MAX_MS } from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import {
   mergeTemplateFields,
+  statusLineField,
   validateTemplateFields,
   type TemplateFields,
   type TemplateName,
@@ -35,7 +36,8 @@ export const timingProperties = {
   endStatus: Type.Optional(
     Type.String({
       minLength: 1,
-      description: 'With `endAfterSecondsWithoutUpdate`: the `status` field the activity ends with then.',
+      description:
+        'With `endAfterSecondsWithoutUpdate`: the status line the activity ends with then (the `status` field; a `status` activity’s `message`).',
     }),
   ),
 };
@@ -76,7 +78,10 @@ export function readTiming(
   return { staleAt, autoEnd: { afterMs: input.endAfterSecondsWithoutUpdate * 1000, status: input.endStatus ?? null } };
 }
 
-/** `endStatus` as the template's `status` field over `fields`: the problems the end would have with it, as `endStatus`'s. */
+/**
+ * `endStatus` as the template's status line (statusLineField: `status`, or a `status` activity's `message`) over
+ * `fields`: the problems the end would have with it, as `endStatus`'s.
+ */
 export function endStatusProblems(
   status: string | null | undefined,
   context: { template: TemplateName; fields: TemplateFields; now: number },
@@ -84,7 +89,7 @@ export function endStatusProblems(
   if (status === null || status === undefined) return [];
   const checked = validateTemplateFields(
     context.template,
-    mergeTemplateFields(context.fields, { status }),
+    mergeTemplateFields(context.fields, { [statusLineField(context.template)]: status }),
     context.now,
   );
   return checked.ok ? [] : checked.problems.map((problem) => ({ field: 'endStatus', message: problem.message }));

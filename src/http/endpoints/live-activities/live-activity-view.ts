@@ -143,7 +143,11 @@ export const LiveActivitySchema = Type.Object(
     endAfterSecondsWithoutUpdate: Nullable(
       Type.Integer({ description: 'It ends after this long without an update or end (docs/live-activities.md).' }),
     ),
-    endStatus: Nullable(Type.String({ description: 'The `status` field it ends with then.' })),
+    endStatus: Nullable(
+      Type.String({
+        description: 'The status line it ends with then (the `status` field; a `status` activity’s `message`).',
+      }),
+    ),
     status: StringEnum(liveActivityStatuses, {
       description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.',
     }),

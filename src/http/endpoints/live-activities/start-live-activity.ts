@@ -13,7 +13,11 @@ import {
   defaultStartAlert,
 } from '../../../domain/live-activities/live-activity-alert.ts';
 import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activities/live-activity-lifecycle.ts';
-import { templateNames, validateTemplateFields } from '../../../domain/live-activities/live-activity-templates.ts';
+import {
+  templateNames,
+  templateSchemas,
+  validateTemplateFields,
+} from '../../../domain/live-activities/live-activity-templates.ts';
 import { recordEvent } from '../../../store/events-queries.ts';
 import type { Kysely } from 'kysely';
 import { supportsBroadcast } from '../../../domain/ios-version.ts';
@@ -37,6 +41,9 @@ import { endStatusProblems, readTiming, timingProperties } from './live-activity
 import { Alert, oneLiveActivityView, LiveActivitySchema, RelevanceScore } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
+const templateComponentList = templateNames
+  .map((name) => String((templateSchemas[name] as { title?: string }).title))
+  .join(', ');
 
 /** The iOS devices the start puts on the broadcast channel: all of them (`broadcast`), iOS 18+ ones (`auto`), none (`tokens`). */
 async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRow): Promise<number> {
@@ -93,7 +100,7 @@ export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
     {
       schema: {
         summary: 'Start a Live Activity on every subscriber of a channel',
-        description: `Templates: ${templateList}. The members of \`fields\` per template are the ProgressFields, TimerFields, ScoreFields and StepsFields schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message, web subscribers as a notification replaced in place (docs/live-activities.md). \`alert\` defaults to the title and a summary of the fields. Counts one against the monthly quota.`,
+        description: `Templates: ${templateList}. The members of \`fields\` per template are the ${templateComponentList} schemas. iOS subscribers with a push-to-start token get it by push-to-start, Android subscribers as a data message, web subscribers as a notification replaced in place (docs/live-activities.md). \`alert\` defaults to the title and a summary of the fields. Counts one against the monthly quota.`,
         tags: ['live activities'],
         body: StartBody,
         response: { 201: Success(LiveActivitySchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
