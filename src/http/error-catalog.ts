@@ -28,7 +28,7 @@ export const errorCatalog = {
     status: 401,
     message:
       'This API key is not valid: it is unknown, revoked or expired. Send an active one (Authorization: Bearer clr_sk_…).',
-    when: "the Authorization header is missing, does not use the Bearer scheme or holds no value of an API key's shape (each said in the message, with the expected form), or the key is unknown, revoked or expired (this message, the same for all three, so a caller learns nothing about stored keys); the response carries `WWW-Authenticate: Bearer`",
+    when: "the Authorization header is missing, does not use the Bearer scheme or holds no value of an API key's shape (each said in the message, with the expected form), or the key is unknown, revoked or expired (this message, the same for all three, so a caller learns nothing about stored keys); on POST /relays/github-actions, the relay is unknown or deleted or the body's signature is not its secret's (one message for all); the response carries `WWW-Authenticate: Bearer`",
   },
   forbidden: {
     status: 403,

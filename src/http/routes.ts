@@ -53,6 +53,7 @@ import { getUsageEndpoint } from './endpoints/usage/get-usage.ts';
 import { createWebhookEndpoint } from './endpoints/webhooks/create-webhook.ts';
 import { deleteWebhookEndpoint } from './endpoints/webhooks/delete-webhook.ts';
 import { enableWebhookEndpoint } from './endpoints/webhooks/enable-webhook.ts';
+import { alertmanagerRelayEndpoint } from './endpoints/relays/alertmanager-relay.ts';
 import { createRelayEndpoint } from './endpoints/relays/create-relay.ts';
 import { deleteRelayEndpoint } from './endpoints/relays/delete-relay.ts';
 import { githubActionsRelayEndpoint } from './endpoints/relays/github-actions-relay.ts';
@@ -132,6 +133,7 @@ export const routeTable: readonly Route[] = [
   { method: 'POST', url: '/api/v1/relays', auth: 'secret', endpoint: createRelayEndpoint },
   { method: 'GET', url: '/api/v1/relays', auth: 'secret', endpoint: listRelaysEndpoint },
   { method: 'DELETE', url: '/api/v1/relays/:id', auth: 'secret', endpoint: deleteRelayEndpoint },
+  { method: 'POST', url: '/api/v1/relays/alertmanager', auth: 'secret', endpoint: alertmanagerRelayEndpoint },
   // GitHub cannot send a key: the relay's signature over the body is the credential (github-actions-relay.ts).
   { method: 'POST', url: '/api/v1/relays/github-actions', auth: 'none', endpoint: githubActionsRelayEndpoint },
   { method: 'POST', url: '/api/v1/subscribers', auth: 'any-key', endpoint: registerSubscriberEndpoint, browser: true },

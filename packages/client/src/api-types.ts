@@ -6990,6 +6990,588 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/relays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List relays */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description The channel its Live Activities go to. */
+                                channelCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** @description rly_… identifier. */
+                                id: string;
+                                lastUsedAt: string | null;
+                                name: string | null;
+                                /**
+                                 * @description Whose webhooks the relay takes.
+                                 * @enum {string}
+                                 */
+                                sender: "github-actions";
+                                /** @description The payload URL to give the sender. */
+                                url: string;
+                            }[];
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a relay: where a sender that signs its webhooks (GitHub) drives Live Activities
+         * @description Answers with the payload `url` to give the sender and the `clr_rs_` `secret` it signs with, shown only here. docs/live-activities.md, "Relays".
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Code of the channel. */
+                        channelCode: string;
+                        /** @description Your label for it. */
+                        name?: string;
+                        /**
+                         * @description Whose webhooks the relay takes.
+                         * @enum {string}
+                         */
+                        sender: "github-actions";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** RelayWithSecret */
+                            data: {
+                                /** @description The channel its Live Activities go to. */
+                                channelCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /** @description rly_… identifier. */
+                                id: string;
+                                lastUsedAt: string | null;
+                                name: string | null;
+                                /** @description The `clr_rs_` signing secret: shown only here, once. */
+                                secret: string;
+                                /**
+                                 * @description Whose webhooks the relay takes.
+                                 * @enum {string}
+                                 */
+                                sender: "github-actions";
+                                /** @description The payload URL to give the sender. */
+                                url: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/relays/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a relay: its secret stops working at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description rly_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** DeletedRelay */
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                id: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/relays/alertmanager": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Relay an Alertmanager webhook: a `status` Live Activity per alert
+         * @description Alertmanager’s webhook payload (version 4) as it sends it. Each firing alert starts or updates the activity of its fingerprint (state `error` for severity critical, error, page, high, fatal or emergency, else `warning`; the summary annotation as the message); each resolved one ends it as `ok`. An update that changes nothing is not pushed or charged. Each change counts one against the monthly quota. docs/live-activities.md, "Relays".
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Code of the channel. */
+                    channelCode: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        alerts: {
+                            annotations?: {
+                                [key: string]: string;
+                            };
+                            fingerprint?: string;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            status: "firing" | "resolved";
+                        }[];
+                        status?: string;
+                        version?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** RelayResult */
+                            data: {
+                                results: {
+                                    /**
+                                     * @description `started`, `updated`, `ended`: what the webhook did to the activity. `unchanged`: it said what the activity already shows (no push, not charged). `ignored`: nothing to change (an end or a job update with no active activity, a run that already had one).
+                                     * @enum {string}
+                                     */
+                                    event: "started" | "updated" | "ended" | "unchanged" | "ignored";
+                                    /** @description The stream key of the alert or run. */
+                                    key: string;
+                                    liveActivityId: string | null;
+                                }[];
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/relays/github-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Relay a GitHub Actions webhook: a `progress` Live Activity per workflow run
+         * @description GitHub’s `workflow_run` and `workflow_job` webhooks, signed with the relay’s secret (X-Hub-Signature-256). A run’s `requested` or `in_progress` starts its activity (once per run attempt), each job’s events move its progress through the job’s steps, and the run’s `completed` ends it with the conclusion. `ping` and other events are answered and change nothing. Each change counts one against the monthly quota. docs/live-activities.md, "Relays".
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description The relay’s id (rly_…), as in its url. */
+                    relay: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The webhook’s JSON payload. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** RelayResult */
+                            data: {
+                                results: {
+                                    /**
+                                     * @description `started`, `updated`, `ended`: what the webhook did to the activity. `unchanged`: it said what the activity already shows (no push, not charged). `ignored`: nothing to change (an end or a job update with no active activity, a run that already had one).
+                                     * @enum {string}
+                                     */
+                                    event: "started" | "updated" | "ended" | "unchanged" | "ignored";
+                                    /** @description The stream key of the alert or run. */
+                                    key: string;
+                                    liveActivityId: string | null;
+                                }[];
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscribers": {
         parameters: {
             query?: never;
