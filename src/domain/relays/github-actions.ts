@@ -34,9 +34,6 @@ export const WorkflowJobEvent = Type.Object({
   }),
 });
 
-/** The events a GitHub Actions relay reads; GitHub sends `ping` when the webhook is created. */
-export const githubActionsEvents = ['workflow_run', 'workflow_job', 'ping'] as const;
-
 /** A run's activity: one per run and attempt (a re-run is a new attempt, so it gets an activity of its own). */
 function runKey(repositoryId: number, runId: number, attempt: number | undefined): string {
   return `github-${repositoryId}-${runId}-${attempt ?? 1}`;
