@@ -152,11 +152,7 @@ describe('scheduled Live Activity starts', () => {
     expect((await view(account, id)).endedAt).toBe(new Date(sendAt + 8 * HOUR).toISOString());
     const events = (await listEvents(h.store.db, account.id)).filter((event) => event.type === 'live_activity.ended');
     expect(events.map((event) => (event.data as { reason: string }).reason)).toEqual(['expired']);
-    expect(androidEvents(android.token)).toEqual([
-      'start',
-      'update',
-      'end',
-    ]);
+    expect(androidEvents(android.token)).toEqual(['start', 'update', 'end']);
   });
 
   it('ends for inactivity counted from the start', async () => {
@@ -182,10 +178,7 @@ describe('scheduled Live Activity starts', () => {
       endedAt: new Date(sendAt + 10 * MINUTE).toISOString(),
       fields: { status: 'No word from the deploy' },
     });
-    expect(androidEvents(android.token)).toEqual([
-      'start',
-      'end',
-    ]);
+    expect(androidEvents(android.token)).toEqual(['start', 'end']);
   });
 
   it('starts with what updates before sendAt changed, which pushed and charged nothing', async () => {
