@@ -158,6 +158,8 @@ async function seedActivity(
     status: 'active',
     recipient_count: devices,
     created_at: now,
+    send_at: null,
+    started_at: now,
     updated_at: now,
     ended_at: null,
     dismiss_at: null,

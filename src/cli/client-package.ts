@@ -40,6 +40,7 @@ export interface CliClient {
   ): Promise<LiveActivityView>;
   updateLiveActivity(id: string, update: Json & { fields: Json }): Promise<LiveActivityView>;
   endLiveActivity(id: string, end?: Json): Promise<LiveActivityView>;
+  cancelLiveActivity(id: string): Promise<LiveActivityView>;
 }
 
 export type NotificationView = Json & {
@@ -54,6 +55,7 @@ export type LiveActivityView = Json & {
   template: string;
   status: string;
   recipientCount: number;
+  sendAt: string | null;
   fields: Json;
 };
 

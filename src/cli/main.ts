@@ -18,6 +18,7 @@ import { addKeysCreate } from './keys-create.ts';
 import { addKeysList } from './keys-list.ts';
 import { addKeysRevoke } from './keys-revoke.ts';
 import { addKeysRotate } from './keys-rotate.ts';
+import { addLiveCancel } from './live-activities/live-cancel.ts';
 import { addLiveEnd } from './live-activities/live-end.ts';
 import { addLiveStart } from './live-activities/live-start.ts';
 import { addLiveUpdate } from './live-activities/live-update.ts';
@@ -82,10 +83,11 @@ const webPush = program.command('web-push').description('manage Web Push (VAPID 
 addWebPushRotateKeys(webPush);
 // Over HTTP with an API key (CLARION_URL, CLARION_API_KEY), through the client package: no database access needed.
 addSend(program);
-const live = program.command('live').description('start, update and end Live Activities');
+const live = program.command('live').description('start, update, end and cancel Live Activities');
 addLiveStart(live);
 addLiveUpdate(live);
 addLiveEnd(live);
+addLiveCancel(live);
 
 try {
   await program.parseAsync(process.argv);

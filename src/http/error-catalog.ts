@@ -67,8 +67,8 @@ export const errorCatalog = {
   },
   not_cancelable: {
     status: 409,
-    message: 'Only a scheduled notification can be canceled.',
-    when: 'canceling a notification that is already being sent or was sent',
+    message: 'Only a scheduled notification or Live Activity can be canceled.',
+    when: 'canceling a notification that is already being sent or was sent, or a Live Activity that already started, ended or was canceled',
   },
   idempotency_mismatch: {
     status: 409,
@@ -90,7 +90,13 @@ export const errorCatalog = {
   activity_ended: {
     status: 409,
     message: 'This Live Activity has ended; start a new one.',
-    when: 'updating or ending a Live Activity, or reporting a token for one, after it ended: by POST /live-activities/{id}/end, or 8 hours after its start, when iOS ends every Live Activity',
+    when: 'updating or ending a Live Activity, or reporting a token for one, after it ended: by POST /live-activities/{id}/end, or 8 hours after its start, when iOS ends every Live Activity; or after it was canceled before its start',
+  },
+  activity_not_started: {
+    status: 409,
+    message:
+      'This Live Activity is scheduled and has not started, so there is nothing to end: cancel it with POST /api/v1/live-activities/{id}/cancel.',
+    when: 'ending a scheduled Live Activity (by id or by its stream key), or reporting a token for one, before its sendAt',
   },
   payload_too_large: {
     status: 413,

@@ -23,6 +23,7 @@ import { createKeyEndpoint } from './endpoints/keys/create-key.ts';
 import { listKeysEndpoint } from './endpoints/keys/list-keys.ts';
 import { revokeKeyEndpoint } from './endpoints/keys/revoke-key.ts';
 import { rotateKeyEndpoint } from './endpoints/keys/rotate-key.ts';
+import { cancelLiveActivityEndpoint } from './endpoints/live-activities/cancel-live-activity.ts';
 import { endLiveActivityEndpoint } from './endpoints/live-activities/end-live-activity.ts';
 import { getLiveActivityEndpoint } from './endpoints/live-activities/get-live-activity.ts';
 import { listLiveActivitiesEndpoint } from './endpoints/live-activities/list-live-activities.ts';
@@ -115,6 +116,7 @@ export const routeTable: readonly Route[] = [
   },
   { method: 'POST', url: '/api/v1/live-activities/:id/update', auth: 'secret', endpoint: updateLiveActivityEndpoint },
   { method: 'POST', url: '/api/v1/live-activities/:id/end', auth: 'secret', endpoint: endLiveActivityEndpoint },
+  { method: 'POST', url: '/api/v1/live-activities/:id/cancel', auth: 'secret', endpoint: cancelLiveActivityEndpoint },
   { method: 'GET', url: '/api/v1/live-activities/:id', auth: 'secret', endpoint: getLiveActivityEndpoint },
   {
     method: 'GET',

@@ -154,9 +154,15 @@ export interface LiveActivitiesTable {
   alert: string | null;
   stale_at: number | null;
   relevance_score: number | null;
-  status: 'active' | 'ended';
+  /** `scheduled` until its start goes out (sendAt), then `active`; `ended`; `canceled` when canceled before it started. */
+  status: 'scheduled' | 'active' | 'ended' | 'canceled';
   recipient_count: number;
+  /** When the start was accepted. */
   created_at: number;
+  /** When a start accepted with `sendAt` goes out; null for a start sent at once. */
+  send_at: number | null;
+  /** When it started (its push-to-start went out); the 8 hours count from it. Null before it started. */
+  started_at: number | null;
   updated_at: number;
   ended_at: number | null;
   dismiss_at: number | null;

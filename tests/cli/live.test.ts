@@ -190,6 +190,28 @@ describe('clarion live refused', () => {
     expect(updated.json.error).toMatchObject({ code: 'activity_ended', status: 409 });
   });
 
+  it('schedules an activity with --send-at and cancels it with `live cancel`', async () => {
+    const account = await live.newAccount(['orders']);
+    const env = envFor(account.secretKey);
+    const sendAt = new Date(Date.now() + 3600_000).toISOString();
+    const fields = '{"title": "Order #43", "progress": 0}';
+    const started = await runCliAsync(
+      ['live', 'start', '--channel', 'orders', '--template', 'progress', '--fields', fields, '--send-at', sendAt],
+      env,
+    );
+    expect(started.status, started.stderr).toBe(0);
+    const [id] = /lva_[0-9a-z]+/.exec(started.stdout)!;
+    expect(started.stdout.trim()).toBe(
+      `Scheduled Live Activity ${id} (progress, scheduled, starts ${sendAt}): {"title":"Order #43","progress":0}`,
+    );
+    const canceled = await runCliAsync(['live', 'cancel', id, '--json'], env);
+    expect(canceled.status, canceled.stderr).toBe(0);
+    expect(canceled.json).toMatchObject({ id, status: 'canceled', sendAt, startedAt: null });
+    const again = await runCliAsync(['live', 'cancel', id, '--json'], env);
+    expect(again.status).toBe(1);
+    expect(again.json.error).toMatchObject({ code: 'not_cancelable', status: 409 });
+  });
+
   it('fields the template refuses: validation_failed from the server, nothing started', async () => {
     const account = await live.newAccount(['orders']);
     const started = await runCliAsync(

@@ -22,5 +22,5 @@ export function activityToken(): string {
 }
 
 /** The Live Activity lifecycle routes with an id, for tests that go through each. */
-export const activityPath = (id: string, action?: 'update' | 'end' | 'tokens' | 'failures') =>
+export const activityPath = (id: string, action?: 'update' | 'end' | 'cancel' | 'tokens' | 'failures') =>
   `/api/v1/live-activities/${id}${action ? `/${action}` : ''}`;

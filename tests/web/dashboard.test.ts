@@ -504,6 +504,33 @@ describe('the dashboard in Chromium', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('shows a scheduled Live Activity under Scheduled with its start time, and cancels it', async () => {
+    const { context, page, errors } = await openTab();
+    await signUpInBrowser(page, randomEmail(), 'Later');
+    expect((await inPage(page, 'POST', '/api/v1/channels', { code: 'match' })).status).toBe(201);
+    const scheduled = await inPage(page, 'POST', '/api/v1/live-activities', {
+      channelCode: 'match',
+      template: 'progress',
+      fields: { title: 'Kick-off soon', progress: 0 },
+      sendAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(201);
+    await nav(page, 'Live Activities');
+    await heading(page, 'Live Activities');
+    await page.getByLabel('Show').selectOption('scheduled');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    const card = page.getByRole('article', { name: /progress activity Kick-off soon/ });
+    await seeText(card, 'Starts');
+    await card.getByRole('button', { name: 'Cancel activity Kick-off soon' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel activity' }).click();
+    await seeText(page.locator('#announcer'), 'Live Activity canceled.');
+    await card.waitFor({ state: 'detached' });
+    const read = await inPage(page, 'GET', `/api/v1/live-activities/${(scheduled.body as any).data.id}`);
+    expect((read.body as any).data.status).toBe('canceled');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('refuses state changes without the CSRF token, and from another site', async () => {
     const { context, page } = await openTab();
     await signUpInBrowser(page, randomEmail(), 'CSRF');

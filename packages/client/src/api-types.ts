@@ -2857,7 +2857,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Items per page, 1–100. */
                     limit?: number;
-                    status?: "active" | "ended";
+                    status?: "scheduled" | "active" | "ended" | "canceled";
                 };
                 header?: never;
                 path?: never;
@@ -3017,7 +3017,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -3027,13 +3027,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -3145,6 +3149,11 @@ export interface paths {
                         };
                         /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time with offset, in the future, at most 365 days ahead: the activity is `scheduled` and starts then (docs/live-activities.md, "Scheduled starts"). Without it the activity starts at once.
+                         */
+                        sendAt?: string;
                         /** @description Instead of `staleAt`: the content goes stale this many seconds from now (iOS `stale-date`; Android gets `staleAt`). */
                         staleAfterSeconds?: number;
                         /**
@@ -3323,7 +3332,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -3333,13 +3342,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -3607,7 +3620,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -3617,13 +3630,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -3678,6 +3695,272 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/live-activities/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled Live Activity
+         * @description Only a `scheduled` activity (started with `sendAt`, not yet started) can be canceled: it becomes `canceled`, nothing is ever pushed for it, its stream key is free for a new start, and the quota unit of its start is refunded. 409 `not_cancelable` once it started, ended or was canceled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description lva_… identifier. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** LiveActivity */
+                            data: {
+                                /** @description The alert of the latest start or update that carried one (a start without one gets a default made from the fields). */
+                                alert: {
+                                    body?: string;
+                                    /** @description The title and body in other languages, by BCP 47 tag: each device reached per token (iOS per token, Android, web) gets the best match for its subscriber's locale (fr-CA, then fr), else title and body. An APNs broadcast is one payload for every device, so it carries title and body. */
+                                    localizations?: {
+                                        [key: string]: {
+                                            body?: string;
+                                            title: string;
+                                        };
+                                    };
+                                    /** @description A sound file in the app bundle, or "default" for the system sound (iOS; Android and web get it in the alert JSON). */
+                                    sound?: string;
+                                    title: string;
+                                } | null;
+                                channelCode: string;
+                                /** @description The APNs broadcast channel (base64) once created; an iOS 18 app may also start the activity itself on it (`pushType: .channel(id)`). Null for per-token delivery. */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                createdAt: string;
+                                /**
+                                 * @description The delivery mode asked for at start (`auto` by default).
+                                 * @enum {string}
+                                 */
+                                delivery: "auto" | "broadcast" | "tokens";
+                                /** @description The modes in use: `broadcast` when iOS devices were started on an APNs channel, `tokens` when any subscriber is reached per device (iOS per token, Android, web). */
+                                deliveryModes: ("broadcast" | "tokens")[];
+                                /** @description When the ended activity leaves the Lock Screen, if the end gave a time. */
+                                dismissAt: string | null;
+                                endAfterSecondsWithoutUpdate: number | null;
+                                endedAt: string | null;
+                                endStatus: string | null;
+                                /** @description What people did with it, from the receipts its pushes with an alert carry (docs/engagement.md, "Live Activities"): unique subscribers over the activity's life. */
+                                engagement: {
+                                    /** @description Subscribers who tapped an action of its notification. */
+                                    actions: number;
+                                    /** @description Subscribers who dismissed its notification (Android, web). */
+                                    dismissed: number;
+                                    /** @description Subscribers who opened it (tapped the activity or its notification). */
+                                    opened: number;
+                                    /** @description Subscribers whose device reported getting one of its pushes. */
+                                    received: number;
+                                };
+                                /** @description The template's current fields. */
+                                fields: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description lva_… identifier. */
+                                id: string;
+                                lastEvent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp.
+                                     */
+                                    at: string;
+                                    /** @description The counts by delivery mode, for the modes the event used. */
+                                    byMode: {
+                                        /** @description One request on the APNs channel for every device on it (updates and the end): its outcome counts for each of them. */
+                                        broadcast?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            failureReason: string | null;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        /** @description One request per device: iOS per token (every start, including the devices it puts on the broadcast channel), Android and web. */
+                                        tokens?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description The counts per platform, for the platforms the event went to. */
+                                    byPlatform: {
+                                        android?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        ios?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                        web?: {
+                                            /** @description Devices whose push the provider accepted. */
+                                            delivered: number;
+                                            /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                            failed: number;
+                                            /** @description Devices without an outcome yet. */
+                                            pending: number;
+                                            /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                            skipped: number;
+                                            /** @description Devices the event was sent to (or is being sent to). */
+                                            targeted: number;
+                                        };
+                                    };
+                                    /** @description Devices whose push the provider accepted. */
+                                    delivered: number;
+                                    /** @enum {string} */
+                                    event: "start" | "update" | "end";
+                                    /** @description Devices whose push failed for good: see GET /live-activities/{id}/failures. */
+                                    failed: number;
+                                    /** @description Devices without an outcome yet. */
+                                    pending: number;
+                                    /** @description Devices sent nothing: they left, or lost their token, after the dispatch, or a newer event made the push pointless. */
+                                    skipped: number;
+                                    /**
+                                     * @description `dispatching`: its devices are still being counted; `sending`: some have no outcome yet; `done`: every one has.
+                                     * @enum {string}
+                                     */
+                                    status: "dispatching" | "sending" | "done";
+                                    /** @description Devices the event was sent to (or is being sent to). */
+                                    targeted: number;
+                                } | null;
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
+                                recipientCount: number;
+                                /** @description recipientCount split by delivery mode. */
+                                recipientCounts: {
+                                    /** @description iOS devices started on the broadcast channel: each update reaches all of them with one APNs request. */
+                                    broadcast: number;
+                                    /** @description Subscribers reached per device: iOS per token, Android and web. */
+                                    tokens: number;
+                                };
+                                relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
+                                /** @description When the current content goes stale; given with the start or the latest update. */
+                                staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
+                                /**
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
+                                 * @enum {string}
+                                 */
+                                status: "scheduled" | "active" | "ended" | "canceled";
+                                streamKey: string | null;
+                                /** @enum {string} */
+                                template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3897,7 +4180,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -3907,13 +4190,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -4511,7 +4798,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -4521,13 +4808,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -4633,7 +4924,7 @@ export interface paths {
         put?: never;
         /**
          * Start or update the Live Activity of a stream key
-         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged; `alert`, `staleAt` or `staleAfterSeconds`, `endAfterSecondsWithoutUpdate`, `endStatus`, `priority` and `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.
+         * @description The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged; `alert`, `staleAt` or `staleAfterSeconds`, `endAfterSecondsWithoutUpdate`, `endStatus`, `priority` and `relevanceScore` as on an update; the audience and `delivery` are the start’s). With `sendAt` the call that starts one schedules it (`status: "scheduled"`); until it starts, later calls update what it will start with, without a push or a charge, and `sendAt` on them is refused. A call with another template while one is active is refused. Counts one against the monthly quota.
          */
         post: {
             parameters: {
@@ -4686,6 +4977,11 @@ export interface paths {
                         priority?: "high" | "low";
                         /** @description Orders the app's activities on the Lock Screen and in the Dynamic Island, higher first (iOS `relevance-score`). On an update or end without it, `priority` sets it (`high` 100, `low` 0), else it stays. */
                         relevanceScore?: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time with offset, in the future, at most 365 days ahead: the activity is `scheduled` and starts then (docs/live-activities.md, "Scheduled starts"). Without it the activity starts at once.
+                         */
+                        sendAt?: string;
                         /** @description Instead of `staleAt`: the content goes stale this many seconds from now (iOS `stale-date`; Android gets `staleAt`). */
                         staleAfterSeconds?: number;
                         /**
@@ -4869,7 +5165,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -4879,13 +5175,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -5058,7 +5358,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -5068,13 +5368,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -5389,7 +5693,7 @@ export interface paths {
                                     /** @description Devices the event was sent to (or is being sent to). */
                                     targeted: number;
                                 } | null;
-                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones. */
+                                /** @description Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts). */
                                 recipientCount: number;
                                 /** @description recipientCount split by delivery mode. */
                                 recipientCounts: {
@@ -5399,13 +5703,17 @@ export interface paths {
                                     tokens: number;
                                 };
                                 relevanceScore: number | null;
+                                /** @description When a start accepted with `sendAt` goes (or went) out; null for one started at once. */
+                                sendAt: string | null;
                                 /** @description When the current content goes stale; given with the start or the latest update. */
                                 staleAt: string | null;
+                                /** @description When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`. */
+                                startedAt: string | null;
                                 /**
-                                 * @description `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.
+                                 * @description `scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.
                                  * @enum {string}
                                  */
-                                status: "active" | "ended";
+                                status: "scheduled" | "active" | "ended" | "canceled";
                                 streamKey: string | null;
                                 /** @enum {string} */
                                 template: "progress" | "timer" | "score" | "steps" | "metrics" | "status";
@@ -10411,7 +10719,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "invalid_json" | "validation_failed" | "invalid_receipt" | "unauthorized" | "forbidden" | "channel_not_allowed" | "csrf_failed" | "not_found" | "channel_not_found" | "request_timeout" | "conflict" | "not_cancelable" | "idempotency_mismatch" | "idempotency_not_replayable" | "app_required" | "activity_ended" | "payload_too_large" | "unsupported_media_type" | "quota_exceeded" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
+                code: "bad_request" | "invalid_json" | "validation_failed" | "invalid_receipt" | "unauthorized" | "forbidden" | "channel_not_allowed" | "csrf_failed" | "not_found" | "channel_not_found" | "request_timeout" | "conflict" | "not_cancelable" | "idempotency_mismatch" | "idempotency_not_replayable" | "app_required" | "activity_ended" | "activity_not_started" | "payload_too_large" | "unsupported_media_type" | "quota_exceeded" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
                 details?: {
                     [key: string]: unknown;
                 };

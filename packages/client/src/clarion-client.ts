@@ -64,6 +64,8 @@ export interface ClarionClient {
   startLiveActivity(activity: StartLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
   updateLiveActivity(id: string, update: UpdateLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
   endLiveActivity(id: string, end?: EndLiveActivityRequest, options?: CallOptions): Promise<LiveActivity>;
+  /** Cancels an activity started with `sendAt` before it starts (POST /api/v1/live-activities/{id}/cancel). */
+  cancelLiveActivity(id: string, options?: CallOptions): Promise<LiveActivity>;
   /**
    * Reports what became of a push (POST /api/v1/receipts), for a server that relays its app's receipts; the receipt
    * is the proof, so any key does. A receipt Clarion did not make throws ClarionApiError `invalid_receipt`.
@@ -123,6 +125,8 @@ export function createClarionClient(options: ClarionClientOptions): ClarionClien
       ),
     endLiveActivity: (id, end = {}, call) =>
       unwrap(api.POST('/api/v1/live-activities/{id}/end', { params: { path: { id } }, body: end, ...callInit(call) })),
+    cancelLiveActivity: (id, call) =>
+      unwrap(api.POST('/api/v1/live-activities/{id}/cancel', { params: { path: { id } }, ...callInit(call) })),
     sendReceipt: async (report, call) =>
       (await unwrap(api.POST('/api/v1/receipts', { body: report, ...callInit(call) }))).result!,
     sendReceipts: async (reports, call) =>

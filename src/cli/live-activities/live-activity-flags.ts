@@ -15,10 +15,24 @@ export function alertFrom(flags: AlertFlags): { alert?: { title: string; body?: 
   return { alert: { title: flags.alertTitle, ...(flags.alertBody !== undefined ? { body: flags.alertBody } : {}) } };
 }
 
-/** One readable line about a Live Activity, after any of the three commands. */
+/**
+ * One readable line about a Live Activity, after any of the commands: its status (`scheduled`, `active`, `ended`,
+ * `canceled`), with the time a scheduled one starts instead of a recipient count, which is made when it starts.
+ */
 export function describeActivity(
   verb: string,
-  activity: { id: string; template: string; status: string; recipientCount: number; fields: Record<string, unknown> },
+  activity: {
+    id: string;
+    template: string;
+    status: string;
+    recipientCount: number;
+    sendAt: string | null;
+    fields: Record<string, unknown>;
+  },
 ): string {
-  return `${verb} Live Activity ${activity.id} (${activity.template}, ${activity.status}, ${countOf(activity.recipientCount, 'subscriber')}): ${JSON.stringify(activity.fields)}`;
+  const reach =
+    activity.status === 'scheduled' || activity.status === 'canceled'
+      ? `starts ${activity.sendAt ?? 'later'}`
+      : countOf(activity.recipientCount, 'subscriber');
+  return `${verb} Live Activity ${activity.id} (${activity.template}, ${activity.status}, ${reach}): ${JSON.stringify(activity.fields)}`;
 }

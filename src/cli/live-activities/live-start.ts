@@ -9,6 +9,7 @@ interface StartOptions extends ApiOptions, AlertFlags {
   template: string;
   fields: string;
   staleAt?: string;
+  sendAt?: string;
 }
 
 /** `clarion live start`: POST /api/v1/live-activities (docs/live-activities.md). */
@@ -25,7 +26,8 @@ export function addLiveStart(live: Command): void {
       )
       .option('--alert-title <text>', 'alert shown with the start (default: made from the fields)')
       .option('--alert-body <text>', 'alert text')
-      .option('--stale-at <time>', 'ISO 8601 time when the content goes stale'),
+      .option('--stale-at <time>', 'ISO 8601 time when the content goes stale')
+      .option('--send-at <time>', 'ISO 8601 time to start it then instead of now (status scheduled until then)'),
   ).action(async (options: StartOptions) => {
     const activity = {
       channelCode: options.channel,
@@ -33,8 +35,11 @@ export function addLiveStart(live: Command): void {
       fields: parseJsonObject('--fields', options.fields),
       ...alertFrom(options),
       ...(options.staleAt !== undefined ? { staleAt: options.staleAt } : {}),
+      ...(options.sendAt !== undefined ? { sendAt: options.sendAt } : {}),
     }; // the template name and fields are checked by the server, which names what is wrong
     const started = await callApi(await connect(options), (client) => client.startLiveActivity(activity));
-    printResult(options, started, [describeActivity('Started', started)]);
+    printResult(options, started, [
+      describeActivity(started.status === 'scheduled' ? 'Scheduled' : 'Started', started),
+    ]);
   });
 }

@@ -26,7 +26,8 @@ export function autoEndLiveActivityHandler(deps: DeliveryDependencies): JobHandl
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, liveActivityId);
     const now = deps.clock.now();
-    if (!activity || activity.push_timestamp !== timestamp || effectiveStatus(activity, now).status === 'ended') return;
+    if (!activity || activity.push_timestamp !== timestamp || effectiveStatus(activity, now).status !== 'active')
+      return;
     // Claimed early (another node's clock ahead of this one's): come back when it is due.
     if (now < job.run_at) throw new JobRetryError('the activity has not been silent that long yet', job.run_at - now);
     const template = activity.template as TemplateName;

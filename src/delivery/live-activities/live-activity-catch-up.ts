@@ -34,9 +34,9 @@ export async function startLateJoiner(
     .selectAll()
     .where('channel_id', '=', subscriber.channel_id)
     .where('status', '=', 'active')
-    .where('created_at', '>', now - LIVE_ACTIVITY_MAX_MS)
+    .where('started_at', '>', now - LIVE_ACTIVITY_MAX_MS)
     // Subscribers that existed at the start are the start dispatch's.
-    .where('created_at', '<', subscriber.created_at)
+    .where('started_at', '<', subscriber.created_at)
     .execute();
   let started = 0;
   for (const activity of running) {
@@ -66,8 +66,8 @@ export async function updateLateJoiner(
   activity: LiveActivityRow,
   subscriberId: string,
 ): Promise<boolean> {
-  // The start's own timestamp (its creation time): the device shows that state already.
-  if (activity.push_timestamp <= activity.created_at) return false;
+  // The start's own timestamp (the moment it started): the device shows that state already.
+  if (activity.push_timestamp <= (activity.started_at ?? activity.push_timestamp)) return false;
   const push = liveActivityPushOf(activity, 'update', null, 'high');
   await enqueueLiveActivitySends(
     trx,

@@ -21,8 +21,8 @@ export function expireLiveActivityHandler(deps: DeliveryDependencies): JobHandle
   return expireLiveActivityJob.handler(async ({ liveActivityId }, job, { owner }) => {
     const { db } = deps.store;
     const activity = await findLiveActivityById(db, liveActivityId);
-    if (!activity || activity.status === 'ended') return;
-    const expiresAt = liveActivityExpiresAt(activity.created_at);
+    if (!activity || activity.status !== 'active' || activity.started_at === null) return;
+    const expiresAt = liveActivityExpiresAt(activity.started_at);
     // Claimed early (another node's clock ahead of this one's): come back when it is due.
     if (deps.clock.now() < expiresAt)
       throw new JobRetryError('the activity has not reached its 8 hours yet', expiresAt - deps.clock.now());

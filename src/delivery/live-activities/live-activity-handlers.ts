@@ -16,15 +16,18 @@ import {
   DISPATCH_LIVE_ACTIVITY,
   EXPIRE_LIVE_ACTIVITY,
   SEND_LIVE_ACTIVITY,
+  START_LIVE_ACTIVITY,
   SWEEP_LIVE_ACTIVITY_CHANNELS,
 } from './live-activity-jobs.ts';
 import { sendLiveActivityHandler } from './live-activity-send-job.ts';
+import { startScheduledLiveActivityHandler } from './live-activity-start-job.ts';
 
 /** The Live Activity job handlers, for the delivery worker's pool (src/worker.ts). */
 export function liveActivityHandlers(deps: SendDependencies, sweep: SweepOptions): Record<string, JobHandler> {
   return {
     [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(deps),
     [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(deps),
+    [START_LIVE_ACTIVITY]: startScheduledLiveActivityHandler(deps),
     [EXPIRE_LIVE_ACTIVITY]: expireLiveActivityHandler(deps),
     [AUTO_END_LIVE_ACTIVITY]: autoEndLiveActivityHandler(deps),
     [BROADCAST_LIVE_ACTIVITY]: broadcastLiveActivityHandler(deps),

@@ -69,10 +69,13 @@ export const expireLiveActivityJob = defineJob<LiveActivityExpirePayload>('live_
 export const autoEndLiveActivityJob = defineJob<{ liveActivityId: string; timestamp: number }>(
   'live_activity.auto_end',
 );
+/** Starts an activity accepted with `sendAt`, at that time (live-activity-start-job.ts). */
+export const startLiveActivityJob = defineJob<{ liveActivityId: string }>('live_activity.start');
 export const DISPATCH_LIVE_ACTIVITY = dispatchLiveActivityJob.kind;
 export const SEND_LIVE_ACTIVITY = sendLiveActivityJob.kind;
 export const EXPIRE_LIVE_ACTIVITY = expireLiveActivityJob.kind;
 export const AUTO_END_LIVE_ACTIVITY = autoEndLiveActivityJob.kind;
+export const START_LIVE_ACTIVITY = startLiveActivityJob.kind;
 export const BROADCAST_LIVE_ACTIVITY = broadcastLiveActivityJob.kind;
 export const DELETE_LIVE_ACTIVITY_CHANNEL = deleteLiveActivityChannelJob.kind;
 export const SWEEP_LIVE_ACTIVITY_CHANNELS = sweepLiveActivityChannelsJob.kind;
@@ -176,5 +179,22 @@ export async function scheduleAutoEnd(
       runAt: now + activity.auto_end_after_ms,
       uniqueKey: `live_activity.auto_end:${activity.id}:${activity.push_timestamp}`,
     },
+  );
+}
+
+/** The unique key of a scheduled activity's start job: the cancel deletes the job by it. */
+export const startJobKey = (liveActivityId: string): string => `live_activity.start:${liveActivityId}`;
+
+/** The job that starts a scheduled activity at its sendAt, in the transaction that accepts it. */
+export async function scheduleLiveActivityStart(
+  trx: Kysely<Database>,
+  queue: JobQueue,
+  input: { liveActivityId: string; sendAt: number },
+): Promise<void> {
+  await startLiveActivityJob.enqueue(
+    queue,
+    trx,
+    { liveActivityId: input.liveActivityId },
+    { runAt: input.sendAt, uniqueKey: startJobKey(input.liveActivityId) },
   );
 }

@@ -29,7 +29,7 @@ export function liveActivityPushOf(
     staleAt: event === 'end' ? null : row.stale_at,
     dismissAt: event === 'end' ? row.dismiss_at : null,
     relevanceScore: row.relevance_score,
-    expiresAt: liveActivityExpiresAt(row.created_at),
+    expiresAt: liveActivityExpiresAt(row.started_at ?? row.send_at ?? row.created_at),
   };
 }
 

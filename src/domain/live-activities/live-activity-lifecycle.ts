@@ -11,9 +11,9 @@ export const LIVE_ACTIVITY_MAX_MS = LIVE_ACTIVITY_MAX_SECONDS * 1000;
 /** An ended activity stays on the Lock Screen at most this long; a later `dismissal-date` would be ignored. */
 export const LIVE_ACTIVITY_DISMISS_MAX_MS = 4 * 60 * 60 * 1000;
 
-/** When iOS ends the activity by itself. */
-export function liveActivityExpiresAt(createdAt: number): number {
-  return createdAt + LIVE_ACTIVITY_MAX_MS;
+/** When iOS ends the activity by itself: 8 hours after it started (for a scheduled start, when it went out). */
+export function liveActivityExpiresAt(startedAt: number): number {
+  return startedAt + LIVE_ACTIVITY_MAX_MS;
 }
 
 /**
@@ -26,22 +26,26 @@ export function liveActivityDeliveryDeadline(event: 'start' | 'update' | 'end', 
   return event === 'end' ? expiresAt + LIVE_ACTIVITY_DISMISS_MAX_MS : expiresAt;
 }
 
+export type LiveActivityLifecycleStatus = 'scheduled' | 'active' | 'ended' | 'canceled';
+
 export interface LiveActivityTimes {
-  status: 'active' | 'ended';
-  created_at: number;
+  status: LiveActivityLifecycleStatus;
+  started_at: number | null;
   ended_at: number | null;
 }
 
 /**
- * The status a reader sees: `ended` once ended by a call, or once 8 hours have passed even if the job that records
- * the expiry has not run yet (no worker, or a busy queue), so reads never depend on the queue being on time.
+ * The status a reader sees: `ended` once ended by a call, or once 8 hours have passed since the start even if the job
+ * that records the expiry has not run yet (no worker, or a busy queue), so reads never depend on the queue being on
+ * time. A `scheduled` activity stays so until its start job has run: only then has anything been pushed.
  */
 export function effectiveStatus(
   activity: LiveActivityTimes,
   now: number,
-): { status: 'active' | 'ended'; endedAt: number | null } {
-  if (activity.status === 'ended') return { status: 'ended', endedAt: activity.ended_at };
-  const expiresAt = liveActivityExpiresAt(activity.created_at);
+): { status: LiveActivityLifecycleStatus; endedAt: number | null } {
+  if (activity.status !== 'active' || activity.started_at === null)
+    return { status: activity.status, endedAt: activity.ended_at };
+  const expiresAt = liveActivityExpiresAt(activity.started_at);
   return now >= expiresAt ? { status: 'ended', endedAt: expiresAt } : { status: 'active', endedAt: null };
 }
 

@@ -109,7 +109,7 @@ export async function findSweepableBroadcastChannels(
           eb('apns_broadcast_channels.created_at', '<=', input.now - input.orphanGraceMs),
         ]),
         eb('live_activities.status', '=', 'ended'),
-        eb('live_activities.created_at', '<=', input.now - LIVE_ACTIVITY_MAX_MS),
+        eb('live_activities.started_at', '<=', input.now - LIVE_ACTIVITY_MAX_MS),
       ]),
     )
     .orderBy('apns_broadcast_channels.created_at')

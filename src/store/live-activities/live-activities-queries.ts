@@ -5,7 +5,12 @@ import type { Database, LiveActivitiesTable } from '../schema.ts';
 
 export type LiveActivityRow = Selectable<LiveActivitiesTable>;
 export type LiveActivityStatus = LiveActivityRow['status'];
-export const liveActivityStatuses = ['active', 'ended'] as const satisfies readonly LiveActivityStatus[];
+export const liveActivityStatuses = [
+  'scheduled',
+  'active',
+  'ended',
+  'canceled',
+] as const satisfies readonly LiveActivityStatus[];
 export type LiveActivityDelivery = LiveActivityRow['delivery'];
 export const liveActivityDeliveries = [
   'auto',
@@ -40,7 +45,7 @@ export async function hasRunningLiveActivity(db: Kysely<Database>, channelId: st
     .select('id')
     .where('channel_id', '=', channelId)
     .where('status', '=', 'active')
-    .where('created_at', '>', now - LIVE_ACTIVITY_MAX_MS)
+    .where('started_at', '>', now - LIVE_ACTIVITY_MAX_MS)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -71,7 +76,7 @@ export async function claimLiveActivityEvent(
     .where('account_id', '=', input.accountId)
     .where('id', '=', input.id)
     .where('status', '=', 'active')
-    .where('created_at', '>', input.now - LIVE_ACTIVITY_MAX_MS)
+    .where('started_at', '>', input.now - LIVE_ACTIVITY_MAX_MS)
     .returningAll()
     .executeTakeFirst();
 }
@@ -109,13 +114,13 @@ export async function expireLiveActivity(
     .updateTable('live_activities')
     .set({
       status: 'ended',
-      ended_at: sql<number>`created_at + ${LIVE_ACTIVITY_MAX_MS}`,
+      ended_at: sql<number>`started_at + ${LIVE_ACTIVITY_MAX_MS}`,
       push_timestamp: advancedTimestamp(input.now),
       updated_at: input.now,
     })
     .where('id', '=', input.id)
     .where('status', '=', 'active')
-    .where('created_at', '<=', input.now - LIVE_ACTIVITY_MAX_MS)
+    .where('started_at', '<=', input.now - LIVE_ACTIVITY_MAX_MS)
     .returningAll()
     .executeTakeFirst();
 }
@@ -138,16 +143,20 @@ export async function listLiveActivities(db: Kysely<Database>, filter: LiveActiv
   const expiredBefore = filter.now - LIVE_ACTIVITY_MAX_MS;
   let query = db.selectFrom('live_activities').selectAll().where('account_id', '=', filter.accountId);
   if (filter.channelIds) query = query.where('channel_id', 'in', filter.channelIds);
-  if (filter.status === 'active') query = query.where('status', '=', 'active').where('created_at', '>', expiredBefore);
+  if (filter.status === 'active') query = query.where('status', '=', 'active').where('started_at', '>', expiredBefore);
   if (filter.status === 'ended')
-    query = query.where((eb) => eb.or([eb('status', '=', 'ended'), eb('created_at', '<=', expiredBefore)]));
+    query = query.where((eb) =>
+      eb.or([eb('status', '=', 'ended'), eb.and([eb('status', '=', 'active'), eb('started_at', '<=', expiredBefore)])]),
+    );
+  if (filter.status === 'scheduled' || filter.status === 'canceled') query = query.where('status', '=', filter.status);
   if (filter.before) query = query.where('id', '<', filter.before);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
 
 /**
- * The activity of a stream (POST /live-activities/streams/{key}) that is active in the database: at most one per
- * account, channel and key (live_activities_active_stream). It may be past its 8 hours without the expiry recorded yet.
+ * The activity of a stream (POST /live-activities/streams/{key}) that is active or scheduled in the database: at most
+ * one per account, channel and key (live_activities_active_stream). An active one may be past its 8 hours without the
+ * expiry recorded yet.
  */
 export async function findActiveStreamActivity(
   db: Kysely<Database>,
@@ -159,7 +168,7 @@ export async function findActiveStreamActivity(
     .where('account_id', '=', input.accountId)
     .where('channel_code', '=', input.channelCode)
     .where('stream_key', '=', input.streamKey)
-    .where('status', '=', 'active')
+    .where('status', 'in', ['active', 'scheduled'])
     .executeTakeFirst();
 }
 
@@ -201,7 +210,65 @@ export async function endInactiveLiveActivity(
     .where('id', '=', input.id)
     .where('status', '=', 'active')
     .where('push_timestamp', '=', input.timestamp)
-    .where('created_at', '>', input.now - LIVE_ACTIVITY_MAX_MS)
+    .where('started_at', '>', input.now - LIVE_ACTIVITY_MAX_MS)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Locks a scheduled activity for a change of what it will start with (an update before its start), and returns it;
+ * undefined when it is no longer scheduled (its start went out, or it was canceled, since the caller read it).
+ */
+export async function lockScheduledLiveActivity(
+  trx: Kysely<Database>,
+  input: { accountId: string; id: string; now: number },
+): Promise<LiveActivityRow | undefined> {
+  return trx
+    .updateTable('live_activities')
+    .set({ updated_at: input.now })
+    .where('account_id', '=', input.accountId)
+    .where('id', '=', input.id)
+    .where('status', '=', 'scheduled')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The scheduled start going out: `active` from `now`, with its start's event timestamp and recipient counts. Only
+ * while it is still scheduled, so a start and a cancel that race leave exactly one outcome: undefined when the cancel
+ * (or an earlier run of the start) came first.
+ */
+export async function markLiveActivityStarted(
+  trx: Kysely<Database>,
+  input: { id: string; now: number; recipientCount: number; broadcastCount: number },
+): Promise<LiveActivityRow | undefined> {
+  return trx
+    .updateTable('live_activities')
+    .set({
+      status: 'active',
+      started_at: input.now,
+      push_timestamp: advancedTimestamp(input.now),
+      recipient_count: input.recipientCount,
+      broadcast_count: input.broadcastCount,
+      updated_at: input.now,
+    })
+    .where('id', '=', input.id)
+    .where('status', '=', 'scheduled')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Cancels a scheduled activity (its stream key is free again); undefined when it is no longer scheduled. */
+export async function cancelScheduledLiveActivity(
+  trx: Kysely<Database>,
+  input: { accountId: string; id: string; now: number },
+): Promise<LiveActivityRow | undefined> {
+  return trx
+    .updateTable('live_activities')
+    .set({ status: 'canceled', updated_at: input.now })
+    .where('account_id', '=', input.accountId)
+    .where('id', '=', input.id)
+    .where('status', '=', 'scheduled')
     .returningAll()
     .executeTakeFirst();
 }

@@ -18,7 +18,7 @@ import type { Database } from '../schema.ts';
 export async function pageLiveActivityTargets(
   db: Kysely<Database>,
   input: {
-    activity: { id: string; channel_id: string; template: string; created_at: number; audience: string | null };
+    activity: { id: string; channel_id: string; template: string; started_at: number | null; audience: string | null };
     event: 'start' | 'update' | 'end';
     platform: 'ios' | 'android' | 'web';
     after: string | null;
@@ -42,7 +42,7 @@ export async function pageLiveActivityTargets(
     .where('channel_id', '=', input.activity.channel_id)
     .where('status', '=', 'active')
     .where('platform', '=', input.platform)
-    .where('created_at', '<=', input.activity.created_at);
+    .where('created_at', '<=', input.activity.started_at ?? 0);
   if (input.platform === 'ios') query = query.where(hasPushToStartTokenFor(input.activity.template));
   if (input.after) query = query.where('id', '>', input.after);
   // A targeted start (externalIds, subscriberIds or tags) reaches, and keeps updating, only its audience.

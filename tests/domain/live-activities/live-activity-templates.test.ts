@@ -484,7 +484,7 @@ describe('Live Activity time rules', () => {
   it.each<
     [
       string,
-      { status: 'active' | 'ended'; ended_at: number | null },
+      { status: 'scheduled' | 'active' | 'ended' | 'canceled'; ended_at: number | null; started_at?: number | null },
       number,
       { status: string; endedAt: number | null },
     ]
@@ -507,7 +507,25 @@ describe('Live Activity time rules', () => {
       NOW + 120_000,
       { status: 'ended', endedAt: NOW + 60_000 },
     ],
+    [
+      'scheduled, even past 8 hours after it was accepted',
+      { status: 'scheduled', ended_at: null, started_at: null },
+      NOW + 9 * 3600_000,
+      { status: 'scheduled', endedAt: null },
+    ],
+    [
+      'started later than accepted: 8 hours from its start',
+      { status: 'active', ended_at: null, started_at: NOW + 3600_000 },
+      NOW + 8 * 3600_000,
+      { status: 'active', endedAt: null },
+    ],
+    [
+      'canceled before it started',
+      { status: 'canceled', ended_at: null, started_at: null },
+      NOW + 60_000,
+      { status: 'canceled', endedAt: null },
+    ],
   ])('effectiveStatus: %s', (_name, row, now, expected) => {
-    expect(effectiveStatus({ ...row, created_at: NOW }, now)).toEqual(expected);
+    expect(effectiveStatus({ started_at: NOW, ...row }, now)).toEqual(expected);
   });
 });

@@ -11,13 +11,21 @@ import { allChannels } from './channels.js';
 /** How often the page re-reads the activities, so previews follow updates your backend sends. */
 const REFRESH_MS = 5000;
 
+/** The statuses a LiveActivity has (docs/live-activities.md), each with its filter label and empty-list text. */
+const STATUSES = {
+  active: { label: 'Active', empty: 'No active Live Activities.' },
+  scheduled: { label: 'Scheduled', empty: 'No scheduled Live Activities.' },
+  ended: { label: 'Ended', empty: 'No ended Live Activities.' },
+  canceled: { label: 'Canceled', empty: 'No canceled Live Activities.' },
+};
+
 /**
  * Live Activities with a preview of each as a lock screen shows it. Started, updated and ended by your backend
  * through the API; here you can also start one from a template form (with the live preview), update and end it.
  */
 export async function liveActivitiesPage({ container, query, navigate }) {
   pageHeading(container, 'Live Activities');
-  const status = query.get('status') === 'ended' ? 'ended' : 'active';
+  const status = Object.hasOwn(STATUSES, query.get('status') ?? '') ? query.get('status') : 'active';
   const filter = h(
     'form',
     { class: 'filters', 'aria-label': 'Which activities' },
@@ -25,10 +33,7 @@ export async function liveActivitiesPage({ container, query, navigate }) {
       label: 'Show',
       control: 'select',
       input: { name: 'status', required: true },
-      options: [
-        { value: 'active', label: 'Active', selected: status === 'active' },
-        { value: 'ended', label: 'Ended', selected: status === 'ended' },
-      ],
+      options: Object.entries(STATUSES).map(([value, { label }]) => ({ value, label, selected: status === value })),
     }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Show')),
   );
@@ -74,7 +79,7 @@ export async function liveActivitiesPage({ container, query, navigate }) {
     replace(
       grid,
       page.data.length === 0
-        ? h('p', {}, status === 'active' ? 'No active Live Activities.' : 'No ended Live Activities.')
+        ? h('p', {}, STATUSES[status].empty)
         : page.data.map((activity) => card(activity, { problems, reload: load, ticks })),
     );
   };
@@ -105,8 +110,10 @@ function card(activity, context) {
       h('dd', {}, h('code', {}, activity.channelCode)),
       h('dt', {}, 'Template'),
       h('dd', {}, activity.template),
-      h('dt', {}, 'Recipients'),
-      h('dd', {}, formatNumber(activity.recipientCount)),
+      activity.sendAt ? [h('dt', {}, 'Starts'), h('dd', {}, formatTime(activity.sendAt))] : null,
+      activity.status === 'scheduled' || activity.status === 'canceled'
+        ? null
+        : [h('dt', {}, 'Recipients'), h('dd', {}, formatNumber(activity.recipientCount))],
       h('dt', {}, 'Delivery'),
       h('dd', {}, deliveryText(activity)),
       h('dt', {}, 'Updated'),
@@ -115,7 +122,7 @@ function card(activity, context) {
       h('dt', {}, 'Id'),
       h('dd', {}, h('code', {}, activity.id)),
     ),
-    activity.status === 'active'
+    activity.status === 'active' || activity.status === 'scheduled'
       ? h(
           'div',
           { class: 'actions' },
@@ -125,12 +132,19 @@ function card(activity, context) {
             'Update activity',
             h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`),
           ),
-          h(
-            'button',
-            { type: 'button', class: 'danger', onclick: () => end(activity, context) },
-            'End activity',
-            h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`),
-          ),
+          activity.status === 'scheduled'
+            ? h(
+                'button',
+                { type: 'button', class: 'danger', onclick: () => cancel(activity, context) },
+                'Cancel activity',
+                h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`),
+              )
+            : h(
+                'button',
+                { type: 'button', class: 'danger', onclick: () => end(activity, context) },
+                'End activity',
+                h('span', { class: 'visually-hidden' }, ` ${activity.fields.title ?? activity.id}`),
+              ),
         )
       : null,
   );
@@ -147,6 +161,27 @@ async function end(activity, context) {
   try {
     await api.post(`/api/v1/live-activities/${encodeURIComponent(activity.id)}/end`, {});
     announce('Live Activity ended.');
+    await context.reload();
+  } catch (problem) {
+    showProblem(context.problems, problem);
+  }
+}
+
+async function cancel(activity, context) {
+  const answer = await askDialog({
+    title: `Cancel "${activity.fields.title ?? activity.id}"?`,
+    body: h(
+      'p',
+      {},
+      'It will not start: nothing is sent to any device, and its start no longer counts against the quota.',
+    ),
+    confirmLabel: 'Cancel activity',
+    danger: true,
+  });
+  if (!answer.confirmed) return;
+  try {
+    await api.post(`/api/v1/live-activities/${encodeURIComponent(activity.id)}/cancel`);
+    announce('Live Activity canceled.');
     await context.reload();
   } catch (problem) {
     showProblem(context.problems, problem);

@@ -24,13 +24,15 @@ import {
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import {
   claimLiveActivityEvent,
+  lockScheduledLiveActivity,
   saveLiveActivityState,
   type LiveActivityRow,
 } from '../../../store/live-activities/live-activities-queries.ts';
+import { parseJson } from '../../../store/store-errors.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { chargeQuota, setQuotaHeaders } from '../../quota.ts';
-import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
+import { activityEnded, activityNotStarted, findVisibleLiveActivity } from './live-activity-access.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
 import { endStatusProblems, parseTime, readTiming, type TimingInput } from './live-activity-timing.ts';
 
@@ -68,7 +70,14 @@ export async function changeLiveActivity(
   const now = deps.clock.now();
   const times = checkChange(change, now);
   const existing = await findVisibleLiveActivity(deps, auth, id);
-  if (effectiveStatus(existing, now).status === 'ended') throw activityEnded(existing, now);
+  const { status } = effectiveStatus(existing, now);
+  if (status === 'ended' || status === 'canceled') throw activityEnded(existing, now);
+  if (status === 'scheduled') {
+    if (change.event === 'end') throw activityNotStarted(existing);
+    const changed = await changeScheduledLiveActivity(deps, auth, existing.id, change, now);
+    // Started (or canceled) since the read above: the change applies to what it is now.
+    return changed ?? changeLiveActivity(deps, auth, reply, id, change);
+  }
 
   return deps.store.db.transaction().execute(async (trx) => {
     const current = await claimLiveActivityEvent(trx, { accountId: auth.accountId, id: existing.id, now });
@@ -125,6 +134,64 @@ export async function changeLiveActivity(
     await enqueueLiveActivityPush(trx, deps.queue, push);
     if (row.status === 'active') await scheduleAutoEnd(trx, deps.queue, row, now);
     setQuotaHeaders(reply, quota);
+    return row;
+  });
+}
+
+/**
+ * An update of a scheduled activity (docs/live-activities.md, "Scheduled starts"): what it will start with. The fields
+ * are merged and validated as an update's, the alert replaces the start's, staleAt / staleAfterSeconds and the auto-end
+ * are the start's (counted from sendAt), and the start's payloads must still fit. Nothing is pushed, no event is
+ * recorded and nothing is charged: the start, charged when it was accepted, carries it all. Undefined when the
+ * activity is no longer scheduled once locked.
+ */
+async function changeScheduledLiveActivity(
+  deps: AppDependencies,
+  auth: AuthContext,
+  id: string,
+  change: Extract<LiveActivityChange, { event: 'update' }>,
+  now: number,
+): Promise<LiveActivityRow | undefined> {
+  return deps.store.db.transaction().execute(async (trx) => {
+    const current = await lockScheduledLiveActivity(trx, { accountId: auth.accountId, id, now });
+    if (!current) return undefined;
+    const startAt = current.send_at!;
+    const times = checkChange(change, startAt);
+    const template = current.template as TemplateName;
+    const checked = validateTemplateFields(
+      template,
+      mergeTemplateFields(JSON.parse(current.fields) as TemplateFields, change.fields),
+      startAt,
+    );
+    if (!checked.ok) throw validationFailed(checked.problems);
+    const autoEnd = times.autoEnd;
+    const endStatus = endStatusProblems(autoEnd?.status, { template, fields: checked.fields, now: startAt });
+    if (endStatus.length > 0) throw validationFailed(endStatus);
+    const alert = change.alert ? canonicalAlert(change.alert) : null;
+    const row: LiveActivityRow = {
+      ...current,
+      fields: JSON.stringify(checked.fields),
+      alert: alert ? JSON.stringify(alert) : current.alert,
+      stale_at: times.staleAt,
+      relevance_score: relevanceOf(change, current.relevance_score),
+      auto_end_after_ms: autoEnd ? autoEnd.afterMs : current.auto_end_after_ms,
+      auto_end_status: autoEnd ? autoEnd.status : current.auto_end_status,
+    };
+    assertLiveActivityPayloadsFit(
+      liveActivityPushOf(row, 'start', parseJson<LiveActivityAlert>(row.alert)),
+      deps.config.baseUrl,
+    );
+    await saveLiveActivityState(trx, row.id, {
+      fields: row.fields,
+      alert: row.alert,
+      stale_at: row.stale_at,
+      status: row.status,
+      ended_at: row.ended_at,
+      dismiss_at: row.dismiss_at,
+      relevance_score: row.relevance_score,
+      auto_end_after_ms: row.auto_end_after_ms,
+      auto_end_status: row.auto_end_status,
+    });
     return row;
   });
 }

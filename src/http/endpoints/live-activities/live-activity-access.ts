@@ -19,10 +19,26 @@ export async function findVisibleLiveActivity(
   return row;
 }
 
-/** 409 activity_ended, saying when: at the caller's end, or at start + 8 hours (live-activity-lifecycle.ts). */
+/**
+ * 409 activity_ended, saying when: at the caller's end, or at start + 8 hours (live-activity-lifecycle.ts); for one
+ * canceled before it started, that it was (endedAt null).
+ */
 export function activityEnded(row: LiveActivityRow, now: number): ApiError {
-  const { endedAt } = effectiveStatus(row, now);
+  const { status, endedAt } = effectiveStatus(row, now);
+  if (status === 'canceled')
+    return new ApiError('activity_ended', {
+      message: 'This Live Activity was canceled before it started; start a new one.',
+      details: { liveActivityId: row.id, endedAt: null, status },
+    });
   return new ApiError('activity_ended', {
     details: { liveActivityId: row.id, endedAt: endedAt === null ? null : new Date(endedAt).toISOString() },
+  });
+}
+
+/** 409 activity_not_started: a scheduled activity has nothing to end or report a token for; the caller cancels it. */
+export function activityNotStarted(row: LiveActivityRow): ApiError {
+  return new ApiError('activity_not_started', {
+    message: `This Live Activity is scheduled for ${new Date(row.send_at!).toISOString()} and has not started, so there is nothing to end: cancel it with POST /api/v1/live-activities/${row.id}/cancel.`,
+    details: { liveActivityId: row.id, sendAt: new Date(row.send_at!).toISOString() },
   });
 }

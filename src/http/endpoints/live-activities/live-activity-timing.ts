@@ -7,6 +7,7 @@ import {
   type TemplateFields,
   type TemplateName,
 } from '../../../domain/live-activities/live-activity-templates.ts';
+import { MAX_SCHEDULE_AHEAD_MS } from '../../../domain/limits.ts';
 import type { FieldProblem } from '../../../domain/schema-errors.ts';
 
 const MAX_SECONDS = LIVE_ACTIVITY_MAX_MS / 1000;
@@ -104,4 +105,23 @@ export function parseTime(field: string, value: string | undefined, problems: Fi
     return null;
   }
   return parsed;
+}
+
+/** `sendAt` on a start: an ISO 8601 time in the future, at most as far ahead as a notification may be scheduled. */
+export const SendAt = Type.String({
+  format: 'date-time',
+  description:
+    'ISO 8601 time with offset, in the future, at most 365 days ahead: the activity is `scheduled` and starts then (docs/live-activities.md, "Scheduled starts"). Without it the activity starts at once.',
+});
+
+/** `sendAt` as epoch ms (null when absent); a problem when it is not an ISO 8601 time, not in the future or too far. */
+export function readSendAt(value: string | undefined, now: number, problems: FieldProblem[]): number | null {
+  const parsed = parseTime('sendAt', value, problems);
+  if (parsed === null) return null;
+  if (parsed <= now)
+    problems.push({ field: 'sendAt', message: 'must be in the future: without sendAt the activity starts at once' });
+  else if (parsed > now + MAX_SCHEDULE_AHEAD_MS)
+    problems.push({ field: 'sendAt', message: 'can be at most 365 days ahead' });
+  else return parsed;
+  return null;
 }

@@ -149,11 +149,12 @@ export const LiveActivitySchema = Type.Object(
       }),
     ),
     status: StringEnum(liveActivityStatuses, {
-      description: '`ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity.',
+      description:
+        '`scheduled` until its `sendAt` (nothing is pushed before), then `active`; `ended` after POST /end, or 8 hours after the start, when iOS ends every Live Activity; `canceled` when canceled before it started.',
     }),
     recipientCount: Type.Integer({
       description:
-        'Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones.',
+        'Subscribers targeted at start: iOS ones with a push-to-start token for the template, Android and web ones (0 while `scheduled`: counted when it starts).',
     }),
     delivery: StringEnum(liveActivityDeliveries, {
       description: 'The delivery mode asked for at start (`auto` by default).',
@@ -196,6 +197,12 @@ export const LiveActivitySchema = Type.Object(
       },
     ),
     createdAt: Timestamp,
+    sendAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When a start accepted with `sendAt` goes (or went) out; null for one started at once.',
+    }),
+    startedAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When it started: its 8 hours count from here. Null while `scheduled`, and once `canceled`.',
+    }),
     updatedAt: Timestamp,
     endedAt: NullableTimestamp,
     dismissAt: Type.Union([Timestamp, Type.Null()], {
@@ -266,6 +273,8 @@ function liveActivityView(
       actions: row.actions_count,
     },
     createdAt: toIso(row.created_at),
+    sendAt: row.send_at === null ? null : toIso(row.send_at),
+    startedAt: row.started_at === null ? null : toIso(row.started_at),
     updatedAt: toIso(row.updated_at),
     endedAt: endedAt === null ? null : toIso(endedAt),
     dismissAt: row.dismiss_at === null ? null : toIso(row.dismiss_at),

@@ -10,7 +10,7 @@ import type { AppDependencies } from '../../app-types.ts';
 import { endpoint, type Endpoint } from '../../endpoint.ts';
 import { errorResponses, IdParams, Success, Timestamp } from '../../schemas.ts';
 import { assertRegisteredWith, requireRegistrationProof } from '../subscribers/subscriber-access.ts';
-import { activityEnded, findVisibleLiveActivity } from './live-activity-access.ts';
+import { activityEnded, activityNotStarted, findVisibleLiveActivity } from './live-activity-access.ts';
 
 const LiveActivityTokenSchema = Type.Object(
   {
@@ -82,7 +82,10 @@ export function reportLiveActivityTokenEndpoint(deps: AppDependencies): Endpoint
       if (subscriber.platform !== 'ios')
         throw validationFailed([{ field: 'subscriberId', message: 'only iOS subscribers have Live Activity tokens' }]);
       const now = deps.clock.now();
-      if (effectiveStatus(activity, now).status === 'ended') throw activityEnded(activity, now);
+      const { status } = effectiveStatus(activity, now);
+      if (status === 'ended' || status === 'canceled') throw activityEnded(activity, now);
+      // No device can hold a token for an activity whose start has not gone out.
+      if (status === 'scheduled') throw activityNotStarted(activity);
       const { row, created } = await deps.store.db.transaction().execute(async (trx) => {
         const saved = await saveLiveActivityToken(trx, {
           liveActivityId: activity.id,

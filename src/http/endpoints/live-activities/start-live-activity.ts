@@ -1,35 +1,30 @@
 import type { FastifyReply } from 'fastify';
 import Type, { type Static } from 'typebox';
-import {
-  enqueueLiveActivityPush,
-  scheduleAutoEnd,
-  scheduleLiveActivityExpiry,
-} from '../../../delivery/live-activities/live-activity-jobs.ts';
+import { scheduleLiveActivityStart } from '../../../delivery/live-activities/live-activity-jobs.ts';
 import { liveActivityPushOf } from '../../../delivery/live-activities/live-activity-snapshot.ts';
+import {
+  liveActivityStartCounts,
+  recordLiveActivityStart,
+} from '../../../delivery/live-activities/live-activity-start-job.ts';
 import { newId } from '../../../domain/ids.ts';
 import {
   alertProblems,
   canonicalAlert,
   defaultStartAlert,
 } from '../../../domain/live-activities/live-activity-alert.ts';
-import { liveActivityExpiresAt, nextPushTimestamp } from '../../../domain/live-activities/live-activity-lifecycle.ts';
+import { nextPushTimestamp } from '../../../domain/live-activities/live-activity-lifecycle.ts';
 import {
   templateNames,
   templateSchemas,
   validateTemplateFields,
 } from '../../../domain/live-activities/live-activity-templates.ts';
-import { recordEvent } from '../../../store/events-queries.ts';
-import type { Kysely } from 'kysely';
-import { supportsBroadcast } from '../../../domain/ios-version.ts';
 import {
   insertLiveActivity,
   liveActivityDeliveries,
   type LiveActivityRow,
 } from '../../../store/live-activities/live-activities-queries.ts';
-import { countIosStartTargetsByOsVersion } from '../../../store/live-activities/live-activity-targets-queries.ts';
-import type { Database } from '../../../store/schema.ts';
-import { countLiveActivityTargets } from '../../../store/subscribers-queries.ts';
 import { audienceProperties, takeAudience } from '../notifications/notification-audience.ts';
+import type { FieldProblem } from '../../../domain/schema-errors.ts';
 import { validationFailed } from '../../api-error.ts';
 import type { AppDependencies, AuthContext } from '../../app-types.ts';
 import { admitSend, sendEndpoint } from '../../admission.ts';
@@ -37,26 +32,13 @@ import type { Endpoint } from '../../endpoint.ts';
 import { chargeOnTerms } from '../../quota.ts';
 import { ChannelCode, errorResponses, StringEnum, Success } from '../../schemas.ts';
 import { assertLiveActivityPayloadsFit } from './live-activity-payload-size.ts';
-import { endStatusProblems, readTiming, timingProperties } from './live-activity-timing.ts';
+import { endStatusProblems, readSendAt, readTiming, SendAt, timingProperties } from './live-activity-timing.ts';
 import { Alert, oneLiveActivityView, LiveActivitySchema, RelevanceScore } from './live-activity-view.ts';
 
 const templateList = templateNames.map((name) => `\`${name}\``).join(', ');
 const templateComponentList = templateNames
   .map((name) => String((templateSchemas[name] as { title?: string }).title))
   .join(', ');
-
-/** The iOS devices the start puts on the broadcast channel: all of them (`broadcast`), iOS 18+ ones (`auto`), none (`tokens`). */
-async function countBroadcastPart(db: Kysely<Database>, activity: LiveActivityRow): Promise<number> {
-  if (activity.delivery === 'tokens') return 0;
-  const versions = await countIosStartTargetsByOsVersion(db, {
-    channelId: activity.channel_id,
-    template: activity.template,
-    audience: activity.audience,
-  });
-  return versions
-    .filter(({ osVersion }) => activity.delivery === 'broadcast' || supportsBroadcast(osVersion))
-    .reduce((sum, { count }) => sum + count, 0);
-}
 
 /** The body of a start: POST /live-activities, and the first call of a stream (stream-live-activity.ts). */
 export const StartBody = Type.Object(
@@ -76,6 +58,7 @@ export const StartBody = Type.Object(
     ),
     ...timingProperties,
     relevanceScore: Type.Optional(RelevanceScore),
+    sendAt: Type.Optional(SendAt),
     // Optional audience inside the channel, as on POST /notifications (docs/api.md, "Targeting").
     ...audienceProperties,
     delivery: Type.Optional(
@@ -92,8 +75,9 @@ export const StartBody = Type.Object(
  * POST /api/v1/live-activities. Admitted like a notification (src/http/admission.ts: the key's standing, scope,
  * channel, app, payload fit, quota); in admission's ONE transaction: the quota unit, the activity,
  * `live_activity.started`, the dispatch job of its `start` push (push-to-start on iOS, a data message on Android;
- * src/delivery/live-activities/) and the job that ends it after 8 hours. A 201 means all of them exist; a 429 means
- * none does.
+ * src/delivery/live-activities/) and the job that ends it after 8 hours. With `sendAt`: the quota unit, the activity
+ * (`scheduled`) and the job that starts it then (live-activity-start-job.ts), which writes the rest. A 201 means all of
+ * them exist; a 429 means none does.
  */
 export function startLiveActivityEndpoint(deps: AppDependencies): Endpoint {
   return sendEndpoint(
@@ -129,11 +113,18 @@ export async function startLiveActivity(
 ): Promise<LiveActivityRow> {
   const { audience, rest: body } = takeAudience(requestBody);
   const now = deps.clock.now();
-  const checked = validateTemplateFields(body.template, body.fields, now);
+  const sendAtProblems: FieldProblem[] = [];
+  const sendAt = readSendAt(body.sendAt, now, sendAtProblems);
+  if (sendAtProblems.length > 0) throw validationFailed(sendAtProblems);
+  // A scheduled activity's times (a timer's durationSeconds, staleAfterSeconds) count from its start.
+  const startAt = sendAt ?? now;
+  const checked = validateTemplateFields(body.template, body.fields, startAt);
   if (!checked.ok) throw validationFailed(checked.problems);
   const problems = body.alert ? alertProblems(body.alert) : [];
-  const { staleAt, autoEnd } = readTiming(body, now, problems);
-  problems.push(...endStatusProblems(autoEnd?.status, { template: body.template, fields: checked.fields, now }));
+  const { staleAt, autoEnd } = readTiming(body, startAt, problems);
+  problems.push(
+    ...endStatusProblems(autoEnd?.status, { template: body.template, fields: checked.fields, now: startAt }),
+  );
   if (problems.length > 0) throw validationFailed(problems);
   // APNs requires an alert on start (docs/protocols.md 2.2): the caller's, or one made from the fields.
   const alert = body.alert ? canonicalAlert(body.alert) : defaultStartAlert(body.template, checked.fields);
@@ -150,9 +141,11 @@ export async function startLiveActivity(
         alert: JSON.stringify(alert),
         stale_at: staleAt,
         relevance_score: body.relevanceScore ?? null,
-        status: 'active',
+        status: sendAt === null ? 'active' : 'scheduled',
         recipient_count: 0,
         created_at: now,
+        send_at: sendAt,
+        started_at: sendAt === null ? now : null,
         updated_at: now,
         ended_at: null,
         dismiss_at: null,
@@ -173,35 +166,22 @@ export async function startLiveActivity(
       assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
       return { draft, push };
     },
-    store: async (trx, { draft, push }, terms) => {
-      const activity: LiveActivityRow = {
-        ...draft,
-        recipient_count: await countLiveActivityTargets(trx, draft.channel_id, body.template, audience),
-        broadcast_count: await countBroadcastPart(trx, draft),
-      };
+    store: async (trx, { draft }, terms) => {
+      // A scheduled activity is counted when it starts: who it reaches is who is there then.
+      const activity: LiveActivityRow =
+        sendAt === null
+          ? await liveActivityStartCounts(trx, draft).then((counts) => ({
+              ...draft,
+              recipient_count: counts.recipientCount,
+              broadcast_count: counts.broadcastCount,
+            }))
+          : draft;
       // Inserted before the quota is charged: an update locks its activity and then the account's counter, so a
       // stream's start that waits on that activity's key (live_activities_active_stream) must not hold the counter.
       await insertLiveActivity(trx, activity);
       const used = await chargeOnTerms(trx, auth.accountId, terms);
-      await recordEvent(trx, {
-        accountId: auth.accountId,
-        type: 'live_activity.started',
-        data: {
-          liveActivityId: activity.id,
-          channelCode: activity.channel_code,
-          template: activity.template,
-          fields: checked.fields,
-          alert,
-          recipientCount: activity.recipient_count,
-        },
-        now,
-      });
-      await enqueueLiveActivityPush(trx, deps.queue, push);
-      await scheduleAutoEnd(trx, deps.queue, activity, now);
-      await scheduleLiveActivityExpiry(trx, deps.queue, {
-        liveActivityId: activity.id,
-        expiresAt: liveActivityExpiresAt(now),
-      });
+      if (sendAt === null) await recordLiveActivityStart(trx, deps.queue, activity, now);
+      else await scheduleLiveActivityStart(trx, deps.queue, { liveActivityId: activity.id, sendAt });
       return { stored: activity, used };
     },
   });

@@ -57,7 +57,7 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
       schema: {
         summary: 'Start or update the Live Activity of a stream key',
         description:
-          'The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged; `alert`, `staleAt` or `staleAfterSeconds`, `endAfterSecondsWithoutUpdate`, `endStatus`, `priority` and `relevanceScore` as on an update; the audience and `delivery` are the start’s). A call with another template while one is active is refused. Counts one against the monthly quota.',
+          'The body of a start (`channelCode`, `template`, `fields`, …) plus `priority`. The first call, or the first after the stream’s activity ended, starts one (201, `event: "started"`; `fields` complete for the template); later calls update it (200, `event: "updated"`; `fields` merged; `alert`, `staleAt` or `staleAfterSeconds`, `endAfterSecondsWithoutUpdate`, `endStatus`, `priority` and `relevanceScore` as on an update; the audience and `delivery` are the start’s). With `sendAt` the call that starts one schedules it (`status: "scheduled"`); until it starts, later calls update what it will start with, without a push or a charge, and `sendAt` on them is refused. A call with another template while one is active is refused. Counts one against the monthly quota.',
         tags: ['live activities'],
         params: StreamParams,
         body: StreamBody,
@@ -82,6 +82,13 @@ export function streamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
               {
                 field: 'template',
                 message: `must be ${current.template}, the template of the stream's active activity (end it to start another)`,
+              },
+            ]);
+          if (start.sendAt !== undefined)
+            throw validationFailed([
+              {
+                field: 'sendAt',
+                message: `goes only with the call that starts the stream's activity: it is ${current.status} already`,
               },
             ]);
           return {
@@ -197,7 +204,7 @@ export function endStreamLiveActivityEndpoint(deps: AppDependencies): Endpoint {
 }
 
 /**
- * The stream's activity if it is active: one past its 8 hours whose expiry is not recorded yet is recorded ended
+ * The stream's activity if it is active or scheduled: one past its 8 hours whose expiry is not recorded yet is recorded ended
  * here (the expiry job would do the same), so that the key is free for the next start.
  */
 async function activeStreamActivity(
@@ -209,7 +216,9 @@ async function activeStreamActivity(
   const found = await findActiveStreamActivity(deps.store.db, { accountId: auth.accountId, channelCode, streamKey });
   if (!found) return undefined;
   const now = deps.clock.now();
-  if (effectiveStatus(found, now).status === 'active') return found;
+  const { status } = effectiveStatus(found, now);
+  // A scheduled activity holds its key too: the stream's calls update it until it starts.
+  if (status === 'active' || status === 'scheduled') return found;
   await deps.store.db.transaction().execute((trx) => recordExpiry(trx, deps.queue, found.id, now));
   return undefined;
 }
