@@ -164,7 +164,16 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/v1/web-push/public-key',
   // A device reports what became of a push with the push's own receipt, which is the proof (docs/engagement.md).
   'POST /api/v1/receipts',
+  // GitHub cannot send a key: the relay's signature over the body is the credential, and a bad one answers 401
+  // (tests/api/relays/github-actions.test.ts).
+  'POST /api/v1/relays/github-actions',
 ]);
+
+/**
+ * Routes whose body is another service's webhook payload, of any shape until its signature is checked: their schema
+ * declares no fields, and the payload is validated per event after the check (tests/api/relays/).
+ */
+export const FOREIGN_PAYLOAD_ROUTES = new Set(['POST /api/v1/relays/github-actions']);
 
 /**
  * What a publishable key may do (docs/design.md 2.2): register subscribers; unsubscribe, change and report Live

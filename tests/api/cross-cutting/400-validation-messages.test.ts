@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.ts';
 import { expectError, expectValidation } from '../../harness/api-expect.ts';
-import { routeCases } from '../../harness/api-routes.ts';
+import { FOREIGN_PAYLOAD_ROUTES, routeCases } from '../../harness/api-routes.ts';
 import {
   GOOD_PASSWORD,
   randomEmail,
@@ -81,7 +81,10 @@ describe('validation messages read well', () => {
   });
 
   it('every body field of every route, given a wrong value, answers in words that read well', async () => {
-    const operations = (await loadOperations(t.app)).filter((operation) => operation.body !== undefined);
+    const operations = (await loadOperations(t.app)).filter(
+      (operation) =>
+        operation.body !== undefined && !FOREIGN_PAYLOAD_ROUTES.has(`${operation.method} ${operation.path}`),
+    );
     expect(operations.length).toBeGreaterThan(10);
     const wrongValues: unknown[] = [42, 'HIGH', true, null, [], {}, '', -1.5, { a: { b: { c: [1] } } }];
     const unreadable: string[] = [];
