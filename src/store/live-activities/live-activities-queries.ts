@@ -81,24 +81,23 @@ export async function claimLiveActivityEvent(
     .executeTakeFirst();
 }
 
-/** Writes what an update or end changed (in the transaction that claimed the event). */
-export async function saveLiveActivityState(
-  trx: Kysely<Database>,
-  id: string,
-  state: Pick<
-    LiveActivityRow,
-    | 'fields'
-    | 'alert'
-    | 'stale_at'
-    | 'status'
-    | 'ended_at'
-    | 'dismiss_at'
-    | 'relevance_score'
-    | 'auto_end_after_ms'
-    | 'auto_end_status'
-  >,
-): Promise<void> {
-  await trx.updateTable('live_activities').set(state).where('id', '=', id).execute();
+/** Writes the state an update or end changed, or an update of a scheduled activity (in the transaction that locked it). */
+export async function saveLiveActivityState(trx: Kysely<Database>, row: LiveActivityRow): Promise<void> {
+  await trx
+    .updateTable('live_activities')
+    .set({
+      fields: row.fields,
+      alert: row.alert,
+      stale_at: row.stale_at,
+      status: row.status,
+      ended_at: row.ended_at,
+      dismiss_at: row.dismiss_at,
+      relevance_score: row.relevance_score,
+      auto_end_after_ms: row.auto_end_after_ms,
+      auto_end_status: row.auto_end_status,
+    })
+    .where('id', '=', row.id)
+    .execute();
 }
 
 /**

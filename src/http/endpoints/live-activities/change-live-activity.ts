@@ -114,17 +114,7 @@ export async function changeLiveActivity(
     const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
     assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
     const quota = await chargeQuota(trx, auth.accountId, now);
-    await saveLiveActivityState(trx, row.id, {
-      fields: row.fields,
-      alert: row.alert,
-      stale_at: row.stale_at,
-      status: row.status,
-      ended_at: row.ended_at,
-      dismiss_at: row.dismiss_at,
-      relevance_score: row.relevance_score,
-      auto_end_after_ms: row.auto_end_after_ms,
-      auto_end_status: row.auto_end_status,
-    });
+    await saveLiveActivityState(trx, row);
     await recordLiveActivityChange(
       trx,
       row,
@@ -181,17 +171,7 @@ async function changeScheduledLiveActivity(
       liveActivityPushOf(row, 'start', parseJson<LiveActivityAlert>(row.alert)),
       deps.config.baseUrl,
     );
-    await saveLiveActivityState(trx, row.id, {
-      fields: row.fields,
-      alert: row.alert,
-      stale_at: row.stale_at,
-      status: row.status,
-      ended_at: row.ended_at,
-      dismiss_at: row.dismiss_at,
-      relevance_score: row.relevance_score,
-      auto_end_after_ms: row.auto_end_after_ms,
-      auto_end_status: row.auto_end_status,
-    });
+    await saveLiveActivityState(trx, row);
     return row;
   });
 }
