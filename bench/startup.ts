@@ -2,7 +2,11 @@
 // through tsx (what `clarion` runs while dist/ is stale) against the compiled build in dist/, interleaved, each
 // start on a fresh SQLite data directory (so every start also creates the database and runs all migrations).
 //
-//   node --import tsx bench/startup.ts [--runs 5] [--idle-seconds 5] [--quick]
+//   node --import tsx bench/startup.ts [--runs 5] [--idle-seconds 5] [--variants sources,compiled] [--quick]
+//   node --import tsx bench/startup.ts --variants compiled,baseline --baseline ../other-checkout
+//
+// `--baseline DIR` adds the compiled build of another checkout (its dist/, built there beforehand) as the variant
+// `baseline`, interleaved with this one's: before and after a change on the same machine at the same load.
 //
 // Time is from spawn to the first 200 from /readyz, polled every 10 ms. On a busy machine that wall time mostly
 // measures the neighbours, so the CPU time (user + system) the process used until it answered is recorded too: on an
@@ -12,7 +16,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
 import { freePort } from './harness/clarion-process.ts';
@@ -23,6 +27,8 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
     'idle-seconds': { type: 'string', default: '5' },
+    variants: { type: 'string', default: 'sources,compiled' },
+    baseline: { type: 'string' },
     quick: { type: 'boolean', default: false },
   },
 });
@@ -33,8 +39,15 @@ const idleMs = (values.quick ? 1 : Number(values['idle-seconds'])) * 1000;
 const variants = {
   sources: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts')],
   compiled: [join(repoRoot, 'dist/cli/main.js')],
+  baseline: [join(resolve(values.baseline ?? repoRoot), 'dist/cli/main.js')],
 } as const;
 type Variant = keyof typeof variants;
+const chosen = values.variants.split(',') as Variant[];
+for (const variant of chosen) {
+  if (!(variant in variants)) throw new Error(`--variants: unknown variant ${variant}`);
+}
+if (chosen.includes('baseline') && values.baseline === undefined)
+  throw new Error('--variants baseline needs --baseline DIR');
 
 interface Sample {
   readyMs: number;
@@ -80,9 +93,9 @@ async function measureOnce(variant: Variant): Promise<Sample> {
 const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.js')], { cwd: repoRoot, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
 
-const samples: Record<Variant, Sample[]> = { sources: [], compiled: [] };
+const samples: Record<Variant, Sample[]> = { sources: [], compiled: [], baseline: [] };
 for (let run = 0; run < runs; run += 1) {
-  for (const variant of Object.keys(variants) as Variant[]) {
+  for (const variant of chosen) {
     const sample = await measureOnce(variant);
     samples[variant].push(sample);
     console.log(
@@ -91,7 +104,7 @@ for (let run = 0; run < runs; run += 1) {
   }
 }
 const figures: Record<string, number> = {};
-for (const variant of Object.keys(variants) as Variant[]) {
+for (const variant of chosen) {
   const ready = samples[variant].map((sample) => sample.readyMs);
   const rss = samples[variant].map((sample) => sample.idleRssMb);
   figures[`${variant}ReadyMs`] = Math.round(median(ready));

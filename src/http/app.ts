@@ -129,7 +129,7 @@ export async function buildApp(options: BuildAppOptions): Promise<ClarionApp> {
   registerHttpMetrics(app, metrics);
   registerErrorHandling(app, (request) => isCachedKeyStillActive(deps, request), metrics);
   registerBrowserCors(app, routeTable);
-  await registerOpenApi(app, deps);
+  registerOpenApi(app, deps);
   registerAuth(app, deps);
   registerIdempotency(app, deps);
   registerHealth(app, deps, () => closing);

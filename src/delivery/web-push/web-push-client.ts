@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher, request } from 'undici';
 import type { Clock } from '../../domain/clock.ts';
 import {
   guardedLookup,
@@ -24,7 +24,7 @@ import { parseStoredSubscription } from './web-push-subscription.ts';
  * The Web Push client: one push = encrypt for the browser (web-push-encryption.ts), sign VAPID for the push service's
  * origin (vapid-token.ts), POST to the subscription's endpoint, map the status (web-push-response.ts).
  *
- * Transport: undici's Agent, a keep-alive connection pool per origin over HTTP/1.1. Push endpoints are third-party
+ * Transport: undici's Agent (made on the first push), a keep-alive connection pool per origin over HTTP/1.1. Push endpoints are third-party
  * URLs on a handful of big origins (FCM, Mozilla, Apple, Microsoft) plus whatever a caller registers; every push
  * service speaks HTTP/1.1, undici 6's HTTP/2 is experimental, and the project's HTTP/2 pool
  * (http2/session-pool.ts) is built around one known origin (APNs, FCM) with no hook for the SSRF guard. undici takes
@@ -77,15 +77,24 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   const log = options.logger ?? silentLogger;
   const deadlineMs = options.deadlineMs ?? WEB_PUSH_DEADLINE_MS;
   const policy = { allowPrivate: options.allowPrivate, resolve: options.resolve ?? systemResolver };
-  const agent = new Agent({
-    connections: CONNECTIONS_PER_ORIGIN,
-    pipelining: 1,
-    // Never sooner than the deadline below, which bounds the whole push; these only stop undici's own 300 s defaults.
-    headersTimeout: deadlineMs,
-    bodyTimeout: deadlineMs,
-    keepAliveTimeout: 30_000,
-    connect: { lookup: guardedLookup(policy), timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS },
-  });
+  /**
+   * undici, imported and its Agent made on the first push: a process that sends no Web Push (most of a server's
+   * idle life, an API-only process) never loads it.
+   */
+  let transport: Promise<{ agent: Agent; request: typeof request }> | undefined;
+  const undici = () =>
+    (transport ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connections: CONNECTIONS_PER_ORIGIN,
+        pipelining: 1,
+        // Never sooner than the deadline below, which bounds the whole push; these only stop undici's own 300 s defaults.
+        headersTimeout: deadlineMs,
+        bodyTimeout: deadlineMs,
+        keepAliveTimeout: 30_000,
+        connect: { lookup: guardedLookup(policy), timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS },
+      }),
+    })));
   const signer = createVapidSigner(options.keys, options.clock);
   const lanes = new OriginLanes(CONNECTIONS_PER_ORIGIN, UNRESPONSIVE_PAUSE_MS, options.clock);
   /**
@@ -103,6 +112,7 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
   };
 
   async function post(endpoint: URL, headers: Record<string, string>, body: Buffer): Promise<DeliveryOutcome> {
+    const { agent, request } = await undici();
     const deadline = AbortSignal.timeout(deadlineMs);
     let response: Dispatcher.ResponseData;
     try {
@@ -167,7 +177,9 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
         (remainingMs) => ({ kind: 'retry', reason: 'web-push:origin_unresponsive', retryAfterMs: remainingMs }),
       );
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (transport) await (await transport).agent.close();
+    },
   };
 }
 

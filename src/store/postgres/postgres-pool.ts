@@ -1,9 +1,7 @@
 import type { PostgresPool } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { serverStatementName } from '../prepared-query.ts';
-
-// BIGINT (int8) columns hold millisecond timestamps and counts, all far below 2^53: read them as numbers, not strings.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+import { pgModule } from './pg-module.ts';
 
 /**
  * A failure to reach PostgreSQL that node-postgres reports without a SQLSTATE ("Connection terminated unexpectedly",
@@ -46,7 +44,7 @@ export interface PostgresPoolOptions {
  * released and opens a new connection for the next query.
  */
 export function createPostgresPool(options: PostgresPoolOptions): PostgresPool {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.size });
+  const pool = new (pgModule().Pool)({ connectionString: options.url, max: options.size });
   const lost = new WeakSet<pg.ClientBase>();
   // Emitted by the pool for an idle client that broke, after the client's own listener below has seen it.
   pool.on('error', () => {});
@@ -74,7 +72,7 @@ export function createPostgresPool(options: PostgresPoolOptions): PostgresPool {
 
 /** An error of node-postgres or the socket, not the server's answer (a DatabaseError, which carries its own SQLSTATE). */
 function isDriverError(error: unknown): error is Error {
-  return error instanceof Error && !(error instanceof pg.DatabaseError);
+  return error instanceof Error && !(error instanceof pgModule().DatabaseError);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { CompiledQuery } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { claimDueJobs } from '../claim-due-jobs.ts';
 import type { QueueDriver } from '../queue-driver.ts';
+import { pgModule } from './pg-module.ts';
 
 /** The LISTEN/NOTIFY channel of the queue's wake-ups (also notified by store-accepted-notification.ts). */
 export const JOBS_CHANNEL = 'clarion_jobs';
@@ -44,7 +45,7 @@ async function listenForWakeUps(url: string, onWake: () => void, logger: Logger)
   let reopening: Promise<void> | null = null;
 
   const connect = async (): Promise<pg.Client> => {
-    const client = new pg.Client({ connectionString: url });
+    const client = new (pgModule().Client)({ connectionString: url });
     let failure: Error | null = null;
     // A loss always ends in 'end' (after 'error', when there was one), handled there; an 'error' event without a
     // listener would end the process.

@@ -19,6 +19,16 @@ describe('GET /docs → 200', () => {
     expect(html).not.toMatch(/\/\/(cdn|unpkg|jsdelivr)/i);
   });
 
+  it('answers HEAD for the page and its assets as GET does, without the body', async () => {
+    const html = String((await get(t.app, '/docs', null)).body);
+    const asset = [...html.matchAll(/(?:src|href)="([^"]+\.js)"/g)].map((match) => match[1]!)[0]!;
+    for (const url of ['/docs', asset]) {
+      const response = await t.app.inject({ method: 'HEAD', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.body, url).toBe('');
+    }
+  });
+
   it('serves every script and stylesheet the page loads from this server', async () => {
     const html = String((await get(t.app, '/docs', null)).body);
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);

@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import Type from 'typebox';
 import { ApiError } from '../../api-error.ts';
 import type { AppDependencies } from '../../app-types.ts';
@@ -10,7 +9,8 @@ import { joinPageBase } from './channel-join-key.ts';
 
 /**
  * The join page's address as a QR code, an SVG the dashboard shows and an owner can print (docs/dashboard.md).
- * Rendered here with the `qrcode` package rather than in the dashboard, which has no build step to bundle it.
+ * Rendered here with the `qrcode` package rather than in the dashboard, which has no build step to bundle it; the
+ * package is imported on the first request, since nothing else in a running server uses it.
  * Error correction M (15 % of the code may be damaged or covered) is the usual choice for printed codes, and a
  * quiet zone of 4 modules is what ISO/IEC 18004 asks for around a code.
  */
@@ -35,6 +35,7 @@ export function getJoinQrCodeEndpoint(deps: AppDependencies): Endpoint {
       if (channel.join_key_id === null)
         throw new ApiError('not_found', { message: `The join page of channel "${code}" is off; turn it on first.` });
       const { baseUrl, accountSlug } = await joinPageBase(deps, auth.accountId);
+      const { default: QRCode } = await import('qrcode');
       const svg = await QRCode.toString(joinPageUrl(baseUrl, accountSlug, code), {
         type: 'svg',
         margin: 4,
