@@ -10,6 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleVendors } from './vendor-bundle.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -36,4 +37,6 @@ for (const project of ['tsconfig.build.json', 'packages/client/tsconfig.build.js
     process.exit(result.status ?? 1);
   }
 }
+if (!(await bundleVendors(root, dist)))
+  console.warn('clarion build: esbuild is not installed; dist/ imports typebox and kysely as installed');
 writeFileSync(join(dist, '.build-complete'), `${new Date().toISOString()}\n`);

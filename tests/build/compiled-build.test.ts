@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,16 @@ describe('the compiled build', () => {
     expect(existsSync(join(copy, 'dist/cli/main.js'))).toBe(true);
     expect(existsSync(join(copy, 'dist/worker-thread-entry.js'))).toBe(true);
     expect(existsSync(join(copy, 'dist/.build-complete'))).toBe(true);
+  });
+
+  it('loads typebox and kysely from one bundle: no module of dist/ imports them as installed', () => {
+    const installedImport = /\bfrom\s*['"](typebox|typebox\/compile|kysely|@fastify\/type-provider-typebox)['"]/;
+    const files = readdirSync(join(copy, 'dist'), { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.js') && !file.startsWith('vendor'),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.filter((file) => installedImport.test(readFileSync(join(copy, 'dist', file), 'utf8')))).toEqual([]);
+    expect(readFileSync(join(copy, 'dist/http/app.js'), 'utf8')).toContain('../vendor/type-provider-typebox.js');
   });
 
   it('serves from dist/: migrations, the dashboard, the web SDK and the worker on its thread', async () => {
