@@ -202,6 +202,11 @@ export function createWebPushClient(options: WebPushClientOptions): WebPushClien
         if (error.causeCode === 'EADDRESSREFUSED') return { kind: 'rejected', reason: 'endpoint_refused' };
         // Over HTTP/2 an answer whose body does not end in time is given up whole: retried, the origin paused.
         if (error.kind === 'timeout') return timedOut(endpoint.origin, 'deadline');
+        // No HTTP/2 connection could be made (the service may have dropped HTTP/2): the next push asks ALPN again.
+        if (error.kind === 'connect' && transports.get(endpoint.origin)?.kind === 'h2') {
+          transports.delete(endpoint.origin);
+          void pool.close();
+        }
       }
       throw error;
     }
