@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import type { Http2SecureServer, Http2ServerRequest, ServerHttp2Session, Settings } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -18,8 +19,8 @@ export interface ListenOptions {
   tls?: { certPem: string; keyPem: string };
 }
 
-export interface SecureHttp2Listener {
-  readonly server: Http2SecureServer;
+export interface SecureHttp2Listener<S = Http2SecureServer> {
+  readonly server: S;
   /** e.g. https://127.0.0.1:41234, no trailing slash. */
   readonly url: string;
   readonly port: number;
@@ -30,6 +31,10 @@ export interface SecureHttp2Listener {
   close(): Promise<void>;
 }
 
+/**
+ * HTTP/2 over TLS; ALPN decides the protocol (RFC 7301): `h2` for a client that offers it, and with `allowHTTP1`
+ * `http/1.1` for one that does not.
+ */
 export async function listenSecureHttp2(
   options: ListenOptions & { allowHTTP1: boolean; settings?: Settings },
   attach: (server: Http2SecureServer) => void,
@@ -42,11 +47,34 @@ export async function listenSecureHttp2(
     minVersion: 'TLSv1.2', // docs/protocols.md 1.1: HTTP/2 over TLS 1.2 or later
     ...(options.settings ? { settings: options.settings } : {}),
   });
+  return listenTracked(server, options, attach);
+}
+
+/** HTTP/1.1 over TLS only (ALPN offers `http/1.1` alone): a service without HTTP/2. */
+export async function listenSecureHttp1(
+  options: ListenOptions,
+  attach: (server: https.Server) => void,
+): Promise<SecureHttp2Listener<https.Server>> {
+  const tls = options.tls ?? ensureFakeTls();
+  const server = https.createServer({
+    cert: tls.certPem,
+    key: tls.keyPem,
+    minVersion: 'TLSv1.2',
+    ALPNProtocols: ['http/1.1'],
+  });
+  return listenTracked(server, options, attach);
+}
+
+async function listenTracked<S extends Http2SecureServer | https.Server>(
+  server: S,
+  options: ListenOptions,
+  attach: (server: S) => void,
+): Promise<SecureHttp2Listener<S>> {
   const sessions = new Set<ServerHttp2Session>();
   const sockets = new Set<Socket>();
   const timers = new Map<NodeJS.Timeout, () => void>();
 
-  server.on('session', (session) => {
+  server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
     // A client vanishing mid-stream is normal in tests; it must not crash the fake.

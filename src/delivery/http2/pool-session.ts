@@ -1,6 +1,6 @@
 import http2 from 'node:http2';
 import type { ClientHttp2Session, ClientHttp2Stream, OutgoingHttpHeaders } from 'node:http2';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { Clock } from '../../domain/clock.ts';
 import type { DeliveryLogger } from './session-pool.ts';
@@ -32,6 +32,8 @@ export interface PoolSessionOptions {
   logger: DeliveryLogger;
   name: string;
   ca?: string | Buffer | Array<string | Buffer>;
+  /** Resolves the host for each new connection (the SSRF guard's, for push endpoints chosen by others). */
+  lookup?: LookupFunction;
   maxStreams: number;
   connectTimeoutMs: number;
   pingTimeoutMs: number;
@@ -90,6 +92,7 @@ export class PoolSession {
           ALPNProtocols: ['h2'],
           ...(isIP(host) ? {} : { servername: host }),
           ...(options.ca ? { ca: options.ca } : {}),
+          ...(options.lookup ? { lookup: options.lookup } : {}),
         });
         return this.socket;
       },

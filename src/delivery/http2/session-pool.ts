@@ -1,5 +1,6 @@
 import http2 from 'node:http2';
 import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../domain/clock.ts';
 import { type LeaveReason, PoolSession, type PoolSessionEvents, type PoolSessionOptions } from './pool-session.ts';
@@ -55,6 +56,11 @@ export interface Http2PoolOptions {
   clock: Clock;
   /** Extra trusted CA (tests); production trusts the process's CAs, including NODE_EXTRA_CA_CERTS. */
   ca?: string | Buffer | Array<string | Buffer>;
+  /**
+   * Resolves the host for every new connection; default DNS. Web Push passes the SSRF guard's (src/net/), so each
+   * connection goes to an address checked just then.
+   */
+  lookup?: LookupFunction;
   logger?: DeliveryLogger;
   /** Name in log lines ("apns", "fcm"). */
   name?: string;
@@ -155,6 +161,7 @@ export function createHttp2Pool(options: Http2PoolOptions): Http2Pool {
     logger: log,
     name,
     ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
     maxStreams: options.maxStreamsPerSession ?? 1000,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     pingTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,

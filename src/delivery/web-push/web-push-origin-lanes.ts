@@ -3,8 +3,10 @@ import type { Clock } from '../../domain/clock.ts';
 /**
  * Bounded concurrency per push-service origin, and a pause for an origin that stopped answering.
  *
- * - At most `limit` pushes to one origin are in flight; the rest wait here (not inside the HTTP client), so the
- *   client's timeouts count from when a push is really sent, never from time spent queued behind others.
+ * - At most `limitOf(origin)` pushes to one origin are in flight; the rest wait here (not inside the HTTP client), so
+ *   the client's timeouts count from when a push is really sent, never from time spent queued behind others. The
+ *   limit may change with what the origin's connection turned out to be (web-push-client.ts: HTTP/2 or HTTP/1.1);
+ *   `widen` lets waiting pushes into room that a raised limit made.
  * - A push that times out marks its origin unresponsive for `pauseMs`: pushes to it that are still waiting, or come
  *   later, return at once as "retry later" instead of each waiting out its own timeout. Subscription endpoints are
  *   chosen by whoever registers them, so one slow or hostile origin with many subscriptions costs a batch one timeout,
@@ -17,7 +19,7 @@ export class OriginLanes {
   private readonly pausedUntil = new Map<string, number>();
 
   constructor(
-    private readonly limit: number,
+    private readonly limitOf: (origin: string) => number,
     private readonly pauseMs: number,
     private readonly clock: Clock,
   ) {}
@@ -27,15 +29,27 @@ export class OriginLanes {
     const lane = this.lanes.get(origin) ?? { active: 0, waiting: [] };
     this.lanes.set(origin, lane);
     // A finished push hands its slot straight to the next waiting one, so a newcomer never slips in between.
-    if (lane.active >= this.limit) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+    if (lane.active >= this.limitOf(origin)) await new Promise<void>((resolve) => lane.waiting.push(resolve));
     else lane.active += 1;
     try {
       const remaining = this.pauseRemaining(origin);
       return remaining > 0 ? paused(remaining) : await work();
     } finally {
-      const next = lane.waiting.shift();
+      // Past a lowered limit the slot is given up rather than handed on.
+      const next = lane.active <= this.limitOf(origin) ? lane.waiting.shift() : undefined;
       if (next) next();
-      else if (--lane.active === 0) this.lanes.delete(origin);
+      else if (--lane.active === 0 && lane.waiting.length === 0) this.lanes.delete(origin);
+    }
+  }
+
+  /** The origin's limit went up: waiting pushes take the new room at once. */
+  widen(origin: string): void {
+    const lane = this.lanes.get(origin);
+    if (!lane) return;
+    const limit = this.limitOf(origin);
+    while (lane.active < limit && lane.waiting.length > 0) {
+      lane.active += 1;
+      lane.waiting.shift()!();
     }
   }
 

@@ -7,7 +7,13 @@ import { blankContent } from '../../../src/domain/notification-content.ts';
 import type { PushContent } from '../../../src/delivery/push-content.ts';
 import { generateVapidKeyPair, type VapidKeys } from '../../../src/delivery/web-push/vapid-keys.ts';
 import { createWebPushClient, type WebPushClient } from '../../../src/delivery/web-push/web-push-client.ts';
-import { ensureFakeTls, startFakeWebPush, type FakeWebPush } from '../../../tools/fakes/index.ts';
+import { systemResolver } from '../../../src/net/outbound-url-guard.ts';
+import {
+  ensureFakeTls,
+  startFakeWebPush,
+  type FakeSubscription,
+  type FakeWebPush,
+} from '../../../tools/fakes/index.ts';
 
 /** The client against the fake push service and against endpoints that misbehave, on loopback. */
 const clock = new ManualClock(Date.now());
@@ -23,6 +29,7 @@ let fake: FakeWebPush;
 const clients: WebPushClient[] = [];
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
+const servicesToClose: FakeWebPush[] = [];
 
 beforeAll(async () => {
   fake = await startFakeWebPush({ clock });
@@ -33,6 +40,7 @@ afterEach(async () => {
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(servicesToClose.map((service) => service.close()));
   await fake.close();
 });
 
@@ -76,6 +84,29 @@ describe('Web Push client: endpoint safety', () => {
     expect(fake.messages.filter((message) => message.subscriptionId === subscription.id)).toHaveLength(0);
     // The same endpoint with private addresses allowed is delivered.
     expect(await client().send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+  });
+
+  it('resolves the host through the guard for every connection over HTTP/2 too: the handshake and the pool', async () => {
+    const named = await startFakeWebPush({ clock, host: 'localhost' });
+    servicesToClose.push(named);
+    const asked: string[] = [];
+    const c = createWebPushClient({
+      keys,
+      clock,
+      allowPrivate: true,
+      fallbackUrl: 'https://push.example.com',
+      resolve: (hostname) => {
+        asked.push(hostname);
+        return systemResolver(hostname);
+      },
+    });
+    clients.push(c);
+    const subscription = named.subscribe();
+    expect(new URL(subscription.endpoint).hostname).toBe('localhost');
+    expect(await c.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+    expect(named.messages.find((message) => message.subscriptionId === subscription.id)?.httpVersion).toBe('2.0');
+    // One lookup for the ALPN handshake, one for the HTTP/2 connection that carried the push.
+    expect(asked).toEqual(['localhost', 'localhost']);
   });
 
   it('calls a token that is not a usable subscription invalid (an http endpoint, foreign JSON)', async () => {
@@ -148,9 +179,9 @@ describe('Web Push client: endpoint safety', () => {
 });
 
 describe('Web Push client: a total deadline per push', () => {
-  it('gives up an endpoint that answers at once and then drips its body at the deadline, keeps its status, and pauses its origin', async () => {
+  it('over HTTP/1.1, gives up an endpoint that answers at once and then drips its body at the deadline, keeps its status, and pauses its origin', async () => {
     // Each byte comes well inside the deadline: a timeout that restarts with every byte would wait for ever.
-    const slow = await startFakeWebPush({ clock });
+    const slow = await startFakeWebPush({ clock, http2: false });
     try {
       const dripping = slow.subscribe();
       slow.setSubscriptionOutcome(dripping.id, { status: 201, dripBodyMs: 100 });
@@ -172,35 +203,109 @@ describe('Web Push client: a total deadline per push', () => {
       await slow.close();
     }
   });
+
+  it('over HTTP/2, gives up a dripping answer whole at the deadline: retried, and its origin paused', async () => {
+    const slow = await startFakeWebPush({ clock });
+    try {
+      const dripping = slow.subscribe();
+      slow.setSubscriptionOutcome(dripping.id, { status: 201, dripBodyMs: 100 });
+      const c = client({ timeoutMs: 600 });
+      expect(await c.send(JSON.stringify(dripping.json), content)).toMatchObject({
+        kind: 'retry',
+        reason: 'web-push:timeout',
+      });
+      expect(slow.messages.find((message) => message.subscriptionId === dripping.id)?.httpVersion).toBe('2.0');
+      const other = slow.subscribe();
+      expect(await c.send(JSON.stringify(other.json), content)).toMatchObject({
+        kind: 'retry',
+        reason: 'web-push:origin_unresponsive',
+      });
+      expect(slow.messages.filter((message) => message.subscriptionId === other.id)).toHaveLength(0);
+    } finally {
+      await slow.close();
+    }
+  });
 });
 
 describe('Web Push client: transport', () => {
-  it('keeps connections open: ten pushes one after another reuse them (undici may open a second while the first settles)', async () => {
+  /** The distinct connections the fake saw for these subscriptions' pushes, and the protocols they came over. */
+  const seen = (service: FakeWebPush, subscriptions: FakeSubscription[]) => {
+    const ids = new Set(subscriptions.map((s) => s.id));
+    const records = service.messages.filter((message) => ids.has(message.subscriptionId ?? ''));
+    return {
+      connections: new Set(records.map((record) => record.connectionId)).size,
+      protocols: [...new Set(records.map((record) => record.httpVersion))],
+    };
+  };
+
+  it('speaks HTTP/2 to a push service that offers it (ALPN h2)', async () => {
+    const subscription = fake.subscribe();
+    expect(await client().send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
+    expect(seen(fake, [subscription]).protocols).toEqual(['2.0']);
+  });
+
+  it('keeps connections open: ten pushes one after another share one HTTP/2 connection', async () => {
     const c = client();
     const subscriptions = Array.from({ length: 10 }, () => fake.subscribe());
     for (const subscription of subscriptions)
       expect(await c.send(JSON.stringify(subscription.json), content)).toEqual({ kind: 'delivered' });
-    const ids = new Set(
-      fake.messages
-        .filter((message) => subscriptions.some((s) => s.id === message.subscriptionId))
-        .map((message) => message.connectionId),
-    );
-    expect(ids.size).toBeLessThanOrEqual(2);
+    expect(seen(fake, subscriptions)).toEqual({ connections: 1, protocols: ['2.0'] });
   });
 
-  it('bounds the connections per origin: 100 pushes at once use at most 32', async () => {
+  it('multiplexes: 300 pushes at once to an HTTP/2 service share one or two connections', async () => {
     const c = client();
-    const subscriptions = Array.from({ length: 100 }, () => fake.subscribe());
+    const subscriptions = Array.from({ length: 300 }, () => fake.subscribe());
     const outcomes = await Promise.all(
       subscriptions.map((subscription) => c.send(JSON.stringify(subscription.json), content)),
     );
     expect(outcomes.every((outcome) => outcome.kind === 'delivered')).toBe(true);
-    const ids = new Set(
-      fake.messages
-        .filter((message) => subscriptions.some((s) => s.id === message.subscriptionId))
-        .map((message) => message.connectionId),
-    );
-    expect(ids.size).toBeLessThanOrEqual(32);
+    const { connections, protocols } = seen(fake, subscriptions);
+    expect(protocols).toEqual(['2.0']);
+    expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps to the streams an HTTP/2 service allows (its SETTINGS_MAX_CONCURRENT_STREAMS)', async () => {
+    const narrow = await startFakeWebPush({ clock, maxConcurrentStreams: 4 });
+    try {
+      let inFlight = 0;
+      let most = 0;
+      narrow.setLatency(() => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        return 20;
+      });
+      narrow.onMessage(() => (inFlight -= 1));
+      const c = client();
+      const subscriptions = Array.from({ length: 40 }, () => narrow.subscribe());
+      const outcomes = await Promise.all(
+        subscriptions.map((subscription) => c.send(JSON.stringify(subscription.json), content)),
+      );
+      // Every push delivered: none sent past the limit, which the service would refuse (REFUSED_STREAM).
+      expect(outcomes.every((outcome) => outcome.kind === 'delivered')).toBe(true);
+      const { connections, protocols } = seen(narrow, subscriptions);
+      expect(protocols).toEqual(['2.0']);
+      expect(most).toBeLessThanOrEqual(4 * connections);
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  it('serves a push service that offers only HTTP/1.1 over a pool: 100 pushes at once use at most 32 connections', async () => {
+    const http1 = await startFakeWebPush({ clock, http2: false });
+    try {
+      const c = client();
+      const subscriptions = Array.from({ length: 100 }, () => http1.subscribe());
+      const outcomes = await Promise.all(
+        subscriptions.map((subscription) => c.send(JSON.stringify(subscription.json), content)),
+      );
+      expect(outcomes.every((outcome) => outcome.kind === 'delivered')).toBe(true);
+      const { connections, protocols } = seen(http1, subscriptions);
+      expect(protocols).toEqual(['1.1']);
+      expect(connections).toBeGreaterThan(1);
+      expect(connections).toBeLessThanOrEqual(32);
+    } finally {
+      await http1.close();
+    }
   });
 
   it('signs one VAPID token per origin and reuses it', async () => {

@@ -7,6 +7,7 @@ import {
   type ListenOptions,
   clientGone,
   connectionNumbering,
+  listenSecureHttp1,
   listenSecureHttp2,
   readBody,
 } from '../fake-http2-server.ts';
@@ -20,7 +21,8 @@ import { appleSubjectProblem, checkVapid } from './web-push-vapid.ts';
 import { parseDeclarativePushMessage } from './web-push-declarative.ts';
 
 /**
- * A fake Web Push service (RFC 8030, 8291, 8292; docs/protocols.md 4 and checklist 6.3) over TLS, HTTP/1.1 and HTTP/2.
+ * A fake Web Push service (RFC 8030, 8291, 8292; docs/protocols.md 4 and checklist 6.3) over TLS, HTTP/2 and HTTP/1.1
+ * by ALPN, or HTTP/1.1 alone (`http2: false`); each record says which (`httpVersion`) and on which connection.
  * It hands out subscriptions the way a browser's push service does (an endpoint URL, with the browser's keys made by
  * a simulated browser), checks each message like a real service (VAPID signature and claims, the subscription's
  * applicationServerKey, TTL / Urgency / Topic, Content-Encoding, 4,096 bytes), answers 201 with `Location`, and
@@ -34,6 +36,17 @@ export interface FakeWebPushOptions extends ListenOptions {
    * JSON; `apple` refuses a bad VAPID JWT, including a subject Apple does not take, with `403 {"reason":"BadJwtToken"}`.
    */
   service?: WebPushServiceKind;
+  /**
+   * true (default): HTTP/2 over TLS, `h2` by ALPN and `http/1.1` for a client that does not offer it, as FCM serves
+   * push endpoints; false: HTTP/1.1 only, as Mozilla's autopush served them behind its load balancers
+   * (https://github.com/mozilla-services/autopush/issues/760). docs/protocols.md 4.6.
+   */
+  http2?: boolean;
+  /**
+   * SETTINGS_MAX_CONCURRENT_STREAMS over HTTP/2: 100 by default, what FCM advertises
+   * (https://github.com/mozilla-services/autopush/issues/760) and Node's own default.
+   */
+  maxConcurrentStreams?: number;
 }
 
 export interface FakeSubscription {
@@ -91,6 +104,7 @@ interface SubscriptionState {
   received: WebPushRecord[];
 }
 
+const DEFAULT_MAX_CONCURRENT_STREAMS = 100;
 const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
 /** POST here (body `{"applicationServerKey"}` or empty) answers a new subscription's PushSubscription JSON. */
 const SUBSCRIBE_PATH = '/subscriptions';
@@ -105,13 +119,22 @@ export async function startFakeWebPush(options: FakeWebPushOptions = {}): Promis
   let messageCount = 0;
   let closed = false;
 
-  const listener = await listenSecureHttp2({ ...options, allowHTTP1: true }, (server) => {
-    server.on('request', (request: AnyRequest, response: AnyResponse) => {
-      receive(request, response).catch(() => {
-        if (!response.headersSent && !clientGone(request)) answer(response, 500, {}, 'internal error');
-      });
+  const onRequest = (request: AnyRequest, response: AnyResponse): void => {
+    receive(request, response).catch(() => {
+      if (!response.headersSent && !clientGone(request)) answer(response, 500, {}, 'internal error');
     });
-  });
+  };
+  const listener =
+    options.http2 === false
+      ? await listenSecureHttp1(options, (server) => server.on('request', onRequest))
+      : await listenSecureHttp2(
+          {
+            ...options,
+            allowHTTP1: true,
+            settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS },
+          },
+          (server) => server.on('request', onRequest),
+        );
 
   async function receive(request: AnyRequest, response: AnyResponse): Promise<void> {
     // Read one byte past the limit: enough to know a body is too large without keeping a huge one.
