@@ -18,6 +18,12 @@ import { BENCH_RESULT_PREFIX, median } from './harness/bench-result.ts';
  */
 const benchmarks: Array<{ script: string; args?: string[]; measures: string; postgres: boolean }> = [
   {
+    script: 'accept-as-users-run.ts',
+    measures:
+      'accept path as `npm start` runs it (both roles, log to a file), beside the log discarded and --api alone',
+    postgres: false,
+  },
+  {
     script: 'accept-throughput.ts',
     measures: 'accept path: statements, requests per CPU-second, p99 at 1,000 req/s',
     postgres: true,

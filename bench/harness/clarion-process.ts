@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,13 +20,15 @@ export interface ClarionProcess {
 
 /**
  * `clarion serve` in a process of its own, exactly as an operator runs it (`--api`, `--worker`, or both), on a free
- * port, with every API rate limit raised out of the way. Resolves once /healthz answers. Its log goes nowhere:
- * pino still formats every line, as in production, but no disk takes part in the figures.
+ * port, with every API rate limit raised out of the way. Resolves once /healthz answers. Its log goes nowhere unless
+ * `logFile` says where: pino still formats every line, as in production, but then no disk takes part in the figures.
  */
 export async function startClarion(input: {
   roles: Array<'api' | 'worker'>;
   env: Record<string, string>;
   nodeArgs?: string[];
+  /** Where its log (stdout) goes, as `clarion serve > FILE` would write it; by default nowhere. */
+  logFile?: string;
 }): Promise<ClarionProcess> {
   const port = await freePort();
   const child = spawn(
@@ -40,7 +43,7 @@ export async function startClarion(input: {
         CLARION_RATE_LIMIT_BURST: '100000',
         ...input.env,
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', input.logFile ? openSync(input.logFile, 'a') : 'ignore', 'pipe'],
     },
   );
   let stderr = '';
