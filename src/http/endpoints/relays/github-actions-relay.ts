@@ -35,7 +35,7 @@ const readers: Record<
  * POST /api/v1/relays/github-actions?relay=rly_…: a repository's (or organization's) webhook, signed with the relay's
  * secret. Each workflow run gets a `progress` activity on the relay's channel (src/domain/relays/github-actions.ts).
  * No API key: GitHub cannot send one, it signs instead, so the signature over the exact body is the credential,
- * checked before anything else is read.
+ * checked before the payload is read (only a body that is not a JSON object is refused sooner, with 400).
  */
 export function githubActionsRelayEndpoint(deps: AppDependencies): Endpoint {
   return {
