@@ -67,7 +67,12 @@ describe('Live Activity delivery stats', () => {
     });
     expect(started.statusCode).toBe(201);
     const id = started.body.data.id as string;
-    expect(started.body.data.lastEvent).toMatchObject({ event: 'start', status: 'dispatching', ...counts(0, 0) });
+    // The running worker may already have dispatched a batch by the time the answer reads the stats: whatever it shows,
+    // every device it counts is accounted for.
+    const first = started.body.data.lastEvent;
+    expect(first.event).toBe('start');
+    expect(['dispatching', 'sending', 'done']).toContain(first.status);
+    expect(first.targeted).toBe(first.delivered + first.failed + first.skipped + first.pending);
     await h.settle();
 
     expect((await activity(account, id)).lastEvent).toEqual({
