@@ -8,6 +8,7 @@ import { parseOsVersion } from '../../../domain/ios-version.ts';
 import { findChannelByCode } from '../../../store/channels-queries.ts';
 import { startLateJoiner } from '../../../delivery/live-activities/live-activity-catch-up.ts';
 import { registerSubscriber } from '../../../store/subscribers-queries.ts';
+import { withConflictRetry } from '../../../store/store-errors.ts';
 import { saveWidgetPushToken, subscribersWithWidgetPushToken } from '../../../store/widget-push-tokens-queries.ts';
 import { refusePushEndpoint } from '../../../delivery/web-push/web-push-endpoint-guard.ts';
 import { allowsPrivateAddresses, systemResolver } from '../../../net/outbound-url-guard.ts';
@@ -124,34 +125,39 @@ export function registerSubscriberEndpoint(deps: AppDependencies): Endpoint {
       if (!channel) throw new ApiError('channel_not_found', { details: { channelCode: body.channelCode } });
 
       const now = deps.clock.now();
-      const { subscriber, created } = await deps.store.db.transaction().execute(async (trx) => {
-        const registered = await registerSubscriber(trx, {
-          accountId: auth.accountId,
-          channelId: channel.id,
-          channelCode: channel.code,
-          platform: body.platform,
-          token: token.value.token,
-          tokenHash: token.value.tokenHash,
-          pushToStartToken,
-          pushToStartTemplate: body.template ?? null,
-          osVersion: body.osVersion ?? null,
-          timezone: body.timezone ?? null,
-          locale: body.locale ?? null,
-          externalId: body.externalId ?? null,
-          apnsEnvironment: body.environment ?? null,
-          now,
-        });
-        if (widgetPushToken !== null)
-          await saveWidgetPushToken(trx, {
-            subscriberId: registered.subscriber.id,
+      // Run again if PostgreSQL aborts it for a deadlock: a device registering again while the worker settles the
+      // late-joiner start its first registration queued takes the subscriber row and that job in the other order.
+      // The registration is an upsert, so running it twice stores it once.
+      const { subscriber, created } = await withConflictRetry(() =>
+        deps.store.db.transaction().execute(async (trx) => {
+          const registered = await registerSubscriber(trx, {
+            accountId: auth.accountId,
             channelId: channel.id,
-            token: widgetPushToken,
+            channelCode: channel.code,
+            platform: body.platform,
+            token: token.value.token,
+            tokenHash: token.value.tokenHash,
+            pushToStartToken,
+            pushToStartTemplate: body.template ?? null,
+            osVersion: body.osVersion ?? null,
+            timezone: body.timezone ?? null,
+            locale: body.locale ?? null,
+            externalId: body.externalId ?? null,
+            apnsEnvironment: body.environment ?? null,
             now,
           });
-        // A device that joins while an activity of its channel runs is started on it at once (late joiners).
-        if (pushToStartToken !== null) await startLateJoiner(trx, deps.queue, registered.subscriber, now);
-        return registered;
-      });
+          if (widgetPushToken !== null)
+            await saveWidgetPushToken(trx, {
+              subscriberId: registered.subscriber.id,
+              channelId: channel.id,
+              token: widgetPushToken,
+              now,
+            });
+          // A device that joins while an activity of its channel runs is started on it at once (late joiners).
+          if (pushToStartToken !== null) await startLateJoiner(trx, deps.queue, registered.subscriber, now);
+          return registered;
+        }),
+      );
       const widgetPushEnabled =
         widgetPushToken !== null ||
         (await subscribersWithWidgetPushToken(deps.store.db, [subscriber.id])).has(subscriber.id);
