@@ -1,16 +1,12 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docShellBlock, runShell } from '../harness/doc-shell.ts';
 import { startTestApp, type TestApp } from '../harness/test-app.ts';
 
 /**
  * docs/live-activities.md, "Streams": the deploy script runs as written with sh and curl against Clarion listening on
  * a port, its `make` steps standing in for a build that passes, and leaves one activity through its three steps, ended.
  */
-const doc = readFileSync(new URL('../../docs/live-activities.md', import.meta.url), 'utf8');
-const script = [...doc.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
-  .map((match) => match[1]!)
-  .find((block) => block.includes('/live-activities/streams/'));
+const script = docShellBlock('live-activities.md', '/live-activities/streams/');
 
 let t: TestApp;
 let baseUrl: string;
@@ -20,30 +16,16 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-function sh(
-  text: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', text, 'deploy.sh', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stderr }));
-  });
-}
-
 describe('the stream deploy script of docs/live-activities.md', () => {
   it('starts, steps and ends one activity, keyed by nothing but the build id', async () => {
     expect(script, 'a sh block that calls /live-activities/streams/').toBeDefined();
     const account = await t.newAccount({ channels: ['deploys'] });
     // `make build`, `make test`, `make deploy`: a build that passes.
     const runnable = script!.replace(/make \w+/g, 'true');
-    const run = await sh(runnable, ['4711'], { CLARION_URL: baseUrl, CLARION_KEY: account.secretKey });
+    const run = await runShell(runnable, {
+      args: ['4711'],
+      env: { CLARION_URL: baseUrl, CLARION_KEY: account.secretKey },
+    });
     expect(run, run.stderr).toMatchObject({ status: 0 });
 
     const [activity, ...others] = await t.store.db
