@@ -3,13 +3,14 @@
 //   1. SQL statements per accepted notification, counted at the drivers (BEGIN/COMMIT included), with and without
 //      an Idempotency-Key, the app in this process (inject).
 //   2. `clarion serve --api` in its own process: autocannon with 50 connections as fast as it goes (req/s, and
-//      requests per CPU-second of the server process = req/s per core), then an even 1,000 req/s (p99 latency), and
-//      the same fixed rate on GET /healthz: the p99 floor this machine and load generator give any request.
+//      requests per CPU-second of the server process = req/s per core), then an even 1,000 req/s (p99 latency, and
+//      server CPU per request at the same rate for both dialects), and the same fixed rate on GET /healthz: the p99
+//      floor this machine and load generator give any request.
 //      On PostgreSQL the database's CPU is counted too: the benchmark database's backends and the server's background
 //      processes (bench/harness/process-usage.ts, postgresDatabaseCpuSeconds).
 // The channel has one Android subscriber; no worker runs, so only accepting is measured.
 //
-//   node --import tsx bench/accept-throughput.ts [--quick] [--postgres postgres://…] [--seconds 10]
+//   node --import tsx bench/accept-throughput.ts [--quick] [--postgres postgres://…] [--seconds 10] [--cpu-prof DIR]
 //   BENCH_CLARION_BIN=/path/to/other/checkout/bin/clarion.js …   # the same load against another build (before/after)
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -29,7 +30,12 @@ import { postgresDatabaseCpuSeconds } from './harness/process-usage.ts';
 import { countStatements } from './harness/statement-counter.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, postgres: { type: 'string' }, seconds: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    postgres: { type: 'string' },
+    seconds: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+  },
 });
 const seconds = Number(values.seconds ?? (values.quick ? 1 : 10));
 const counter = countStatements();
@@ -84,7 +90,11 @@ async function countPerNotification(
 }
 
 async function measureServer(database: BenchDatabase, secretKey: string, dialect: string): Promise<BenchFigures> {
-  const server = await startClarion({ roles: ['api'], env: { ...database.env, CLARION_LOG_LEVEL: 'info' } });
+  const server = await startClarion({
+    roles: ['api'],
+    env: { ...database.env, CLARION_LOG_LEVEL: 'info' },
+    nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [],
+  });
   const loadOptions = {
     url: `${server.url}/api/v1/notifications`,
     method: 'POST',
@@ -102,7 +112,10 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
     if (flat.non2xx > 0 || flat.errors > 0)
       throw new Error(`${flat.non2xx} non-2xx answers and ${flat.errors} errors under load`);
     const accepted = flat['2xx'];
-    // An even 1,000 req/s, each request timed from when it was due (bench/harness/open-loop-load.ts).
+    // An even 1,000 req/s, each request timed from when it was due (bench/harness/open-loop-load.ts). Its server CPU
+    // per request compares the dialects at the same arrival rate: the load above runs each as fast as it goes, and a
+    // server's CPU per request falls with the rate (more requests share each wake-up and, on SQLite, each commit).
+    const pacedCpuBefore = server.cpuSeconds();
     const paced = await openLoopLoad({
       url: server.url,
       rate: 1000,
@@ -110,6 +123,7 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
       connections: 50,
       request: { method: 'POST', path: '/api/v1/notifications', headers: loadOptions.headers, body },
     });
+    const pacedCpu = server.cpuSeconds() - pacedCpuBefore;
     if (paced.statuses['201'] !== paced.sent) throw new Error(`at 1,000 req/s: ${JSON.stringify(paced.statuses)}`);
     // The floor for that p99: the same load on a route that does nothing (no database, no body), so what the
     // machine, the load generator in this process and Fastify give any request is told apart from the accept path.
@@ -124,6 +138,7 @@ async function measureServer(database: BenchDatabase, secretKey: string, dialect
       [`${dialect} accept req/s (50 connections)`]: round(accepted / flat.duration),
       [`${dialect} accept req per server CPU-second (req/s per core)`]: round(accepted / cpu),
       [`${dialect} server CPU per request (µs)`]: round((cpu / accepted) * 1e6),
+      [`${dialect} server CPU per request at an even 1,000 req/s (µs)`]: round((pacedCpu / paced.sent) * 1e6),
       [`${dialect} accept p99 at 1,000 req/s (ms)`]: paced.latency.p99,
       [`${dialect} accept p50 at 1,000 req/s (ms)`]: paced.latency.p50,
       [`${dialect} GET /healthz p99 at 1,000 req/s, the floor (ms)`]: floor.latency.p99,
