@@ -6,14 +6,17 @@
 //
 // `--platforms ios,android,web` spreads the channel in thirds over the platforms listed (subscriber n on
 // platforms[n % count]); the web subscriptions are made at the fake Web Push service, which decrypts each push in its
-// own process. The bare client has no web equivalent, so it runs (and the ratio is given) only for the default
-// `ios,android` mix; otherwise the figures are Clarion's alone, per push of that mix.
+// own process. The bare client sends the same pushes for the default `ios,android` mix and for `web` alone (its own
+// RFC 8291 encryption and VAPID, to the channel's subscriptions, handed over in a JSON file); it must see every push
+// delivered, else the run fails. For any other mix the figures are Clarion's alone, per push of that mix.
 //
 //   node --import tsx bench/fanout-cpu.ts [--subscribers 50000] [--runs 3] [--latency 20-50] [--concurrency 2] [--platforms ios,android]
 //                                         [--postgres URL] [--quick]
 //
 // Ends with BENCH_RESULT {"pushesPerSecond", "clarionCpuUsPerPush", "bareCpuUsPerPush", "ratio", "dbCpuUsPerPush", "peakRssMb", …}.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateVapidKeyPair } from '../src/delivery/web-push/vapid-keys.ts';
@@ -45,8 +48,12 @@ const runs = values.quick ? 1 : Number(values.runs);
 const platforms = values.platforms!.split(',').map((name) => name.trim()) as Platform[];
 for (const name of platforms)
   if (!knownPlatforms.includes(name)) throw new Error(`--platforms: unknown platform ${name}`);
-/** The bare client sends benchDevice's iOS and Android pushes: comparable only to a channel of exactly those. */
-const withBareClient = platforms.join(',') === 'ios,android';
+/**
+ * The bare client sends benchDevice's iOS and Android pushes, or one web push to each web subscription: comparable only
+ * to a channel of exactly those.
+ */
+const bareMode = { 'ios,android': 'apns-fcm', web: 'web' }[platforms.join(',')] as 'apns-fcm' | 'web' | undefined;
+const withBareClient = bareMode !== undefined;
 const warmUpSize = Math.min(size, 4000);
 
 const fakes = await startFakes({ latency: values.latency! });
@@ -55,17 +62,22 @@ const bench = await createBenchDatabase(values.postgres);
 const vapid = platforms.includes('web') ? generateVapidKeyPair() : null;
 const webSubscriptions = vapid ? await createWebSubscriptions(fakes, vapid.publicKey, webCount(size)) : [];
 const channel = await seedFanoutChannel(bench.store, size, { platforms, webSubscriptions });
+const vapidEnv: Record<string, string> = vapid
+  ? {
+      CLARION_VAPID_PUBLIC_KEY: vapid.publicKey,
+      CLARION_VAPID_PRIVATE_KEY: vapid.privateKey,
+      CLARION_VAPID_SUBJECT: 'mailto:bench@example.com',
+    }
+  : {};
+/** The channel's web subscriptions, handed to the bare client's web mode in a file. */
+const handover = bareMode === 'web' ? mkdtempSync(join(tmpdir(), 'clarion-bench-fanout-')) : null;
+const webSubscriptionsFile = handover ? join(handover, 'web-subscriptions.json') : '';
+if (handover) writeFileSync(webSubscriptionsFile, JSON.stringify(webSubscriptions));
 const workerEnv = {
   ...fakes.env,
   ...bench.env,
   ...(values.concurrency ? { CLARION_WORKER_CONCURRENCY: values.concurrency } : {}),
-  ...(vapid
-    ? {
-        CLARION_VAPID_PUBLIC_KEY: vapid.publicKey,
-        CLARION_VAPID_PRIVATE_KEY: vapid.privateKey,
-        CLARION_VAPID_SUBJECT: 'mailto:bench@example.com',
-      }
-    : {}),
+  ...vapidEnv,
 };
 const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
 const worker = await startWorkerProcess(workerEnv, profile);
@@ -109,6 +121,7 @@ try {
   await worker.stop();
   await fakes.stop();
   await bench.drop();
+  if (handover) rmSync(handover, { recursive: true, force: true });
 }
 
 const clarionCpu = median(clarion.map((run) => run.cpuUsPerPush));
@@ -145,23 +158,24 @@ printBenchResult({
   peakRssMb: roundTo(peakRssMb),
 });
 
-function runBareClient(): Promise<{ pushes: number; seconds: number; cpuUsPerPush: number }> {
+function runBareClient(): Promise<{ pushes: number; ok: number; seconds: number; cpuUsPerPush: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(repoRoot, 'bench/fanout-bare-client.ts'), '--count', String(size)],
-      {
-        env: { ...process.env, ...fakes.env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-        cwd: repoRoot,
-      },
-    );
+    const mode = bareMode === 'web' ? ['--web-subscriptions', webSubscriptionsFile] : ['--count', String(size)];
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/fanout-bare-client.ts'), ...mode], {
+      env: { ...process.env, ...fakes.env, ...vapidEnv },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: repoRoot,
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
       const line = /^BENCH_RESULT (.*)$/m.exec(output);
       if (code !== 0 || !line) return reject(new Error(`the bare client failed (${code}):\n${output}`));
-      resolve(JSON.parse(line[1]!));
+      const result = JSON.parse(line[1]!) as { pushes: number; ok: number; seconds: number; cpuUsPerPush: number };
+      // A push the provider refused costs less than one it took: the floor counts only a full delivery.
+      if (result.ok !== result.pushes || result.pushes !== size)
+        return reject(new Error(`the bare client had ${result.ok} of ${result.pushes} pushes delivered (${size} due)`));
+      resolve(result);
     });
   });
 }

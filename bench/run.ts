@@ -1,7 +1,9 @@
 // `npm run bench`: the benchmarks in one command, nothing built by hand. Each script in the table below
 // runs in a child process of its own (it starts its own fakes, servers and load) and ends with one stdout line
 // `BENCH_RESULT <json>` (bench/harness/bench-result.ts); the rounds are interleaved (A B C, A B C, …) so a noisy
-// neighbour spreads over all of them, and the table gives each figure's median and range over the rounds.
+// neighbour spreads over all of them, and the table gives each figure's median and range over the rounds. A second
+// table divides figures by their anchors measured in the same run (a Fastify hello-world, a bare sender, SQLite), so
+// each is read against the floor under it on the same machine at the same load.
 //
 //   npm run bench [-- --rounds 3] [-- --postgres postgres://postgres@127.0.0.1:5432/test] [-- --only accept]
 //   npm run bench -- --quick        # one short round of each (CI: proves it works; the figures mean little)
@@ -17,6 +19,12 @@ import { BENCH_RESULT_PREFIX, median } from './harness/bench-result.ts';
  * when `postgres` is set) and print BENCH_RESULT last. Scripts not (yet) in the tree are skipped with a note.
  */
 const benchmarks: Array<{ script: string; args?: string[]; measures: string; postgres: boolean }> = [
+  {
+    script: 'startup.ts',
+    args: ['--variants', 'compiled,hello'],
+    measures: 'clarion serve start to /readyz and idle RSS, beside a Fastify hello-world (it builds dist/ first)',
+    postgres: false,
+  },
   {
     script: 'accept-as-users-run.ts',
     measures:
@@ -36,6 +44,12 @@ const benchmarks: Array<{ script: string; args?: string[]; measures: string; pos
   },
   { script: 'accept-delivery.ts', measures: 'accept beside a fan-out, latency to first push', postgres: true },
   { script: 'fanout-cpu.ts', measures: 'fan-out CPU per push against a bare client', postgres: true },
+  {
+    script: 'fanout-cpu.ts',
+    args: ['--platforms', 'web'],
+    measures: 'Web Push fan-out CPU per push against a bare web sender',
+    postgres: true,
+  },
   {
     script: 'fanout-cpu.ts',
     args: ['--platforms', 'ios,android,web'],
@@ -65,13 +79,68 @@ function labelOf(benchmark: (typeof benchmarks)[number]): string {
   return [benchmark.script, ...(benchmark.args ?? [])].join(' ');
 }
 
+/** A figure of one benchmark: its label (labelOf) and the figure's name in its BENCH_RESULT. */
+type FigureRef = [benchmark: string, figure: string];
+
 /**
- * Ratios worth a row of their own, from the medians of the figures they divide: [label, benchmark, numerator, denominator].
- * (Accept req/s per core is a figure of accept-throughput.ts itself.)
+ * Figures against their anchors, each a row of the ratio table: the median of `numerator` over the median of
+ * `denominator`, measured in the same run. A row prints only when both figures were measured (PostgreSQL's only with
+ * --postgres). Accept req/s per core is a figure of accept-throughput.ts itself.
  */
-const ratios: Array<[string, string, string, string]> = [
-  ['Clarion / bare client CPU per push (target ≤ 1.1)', 'fanout-cpu.ts', 'clarionCpuUsPerPush', 'bareCpuUsPerPush'],
+const ratios: Array<{ label: string; numerator: FigureRef; denominator: FigureRef; target: string }> = [
+  {
+    label: 'start-up CPU to /readyz, Clarion / Fastify hello-world',
+    numerator: ['startup.ts --variants compiled,hello', 'compiledReadyCpuMs'],
+    denominator: ['startup.ts --variants compiled,hello', 'helloReadyCpuMs'],
+    target: 'hello-world is the floor; start < 400 ms',
+  },
+  {
+    label: 'start-up wall time to /readyz, Clarion / Fastify hello-world',
+    numerator: ['startup.ts --variants compiled,hello', 'compiledReadyMs'],
+    denominator: ['startup.ts --variants compiled,hello', 'helloReadyMs'],
+    target: 'hello-world is the floor; start < 400 ms',
+  },
+  {
+    label: 'idle RSS, Clarion / Fastify hello-world',
+    numerator: ['startup.ts --variants compiled,hello', 'compiledIdleRssMb'],
+    denominator: ['startup.ts --variants compiled,hello', 'helloIdleRssMb'],
+    target: 'hello-world is the floor; idle RSS < 80 MB',
+  },
+  {
+    label: 'fan-out CPU per push (APNs, FCM), Clarion / bare client',
+    numerator: ['fanout-cpu.ts', 'clarionCpuUsPerPush'],
+    denominator: ['fanout-cpu.ts', 'bareCpuUsPerPush'],
+    target: '≤ 1.1',
+  },
+  {
+    label: 'fan-out CPU per push (Web Push), Clarion / bare web sender',
+    numerator: ['fanout-cpu.ts --platforms web', 'clarionCpuUsPerPush'],
+    denominator: ['fanout-cpu.ts --platforms web', 'bareCpuUsPerPush'],
+    target: '≤ 1.1',
+  },
+  {
+    label: "fan-out pushes/s, Web Push / APNs and FCM (Clarion's)",
+    numerator: ['fanout-cpu.ts --platforms web', 'pushesPerSecond'],
+    denominator: ['fanout-cpu.ts', 'pushesPerSecond'],
+    target: '≥ 0.9',
+  },
+  {
+    label: 'accept server CPU per request, PostgreSQL / SQLite',
+    numerator: ['accept-throughput.ts', 'postgres server CPU per request (µs)'],
+    denominator: ['accept-throughput.ts', 'sqlite server CPU per request (µs)'],
+    target: '≤ 1.5',
+  },
+  {
+    label: 'accept server CPU per request at an even 1,000 req/s, PostgreSQL / SQLite',
+    numerator: ['accept-throughput.ts', 'postgres server CPU per request at an even 1,000 req/s (µs)'],
+    denominator: ['accept-throughput.ts', 'sqlite server CPU per request at an even 1,000 req/s (µs)'],
+    target: '≤ 1.5',
+  },
 ];
+for (const { label, numerator, denominator } of ratios)
+  for (const [benchmark] of [numerator, denominator])
+    if (!benchmarks.some((listed) => labelOf(listed) === benchmark))
+      throw new Error(`ratio "${label}": no benchmark ${benchmark} in the table`);
 
 const { values } = parseArgs({
   options: {
@@ -129,11 +198,22 @@ for (const benchmark of present) {
     );
   }
 }
-for (const [label, benchmark, numerator, denominator] of ratios) {
-  const top = medians.get(`${benchmark} ${numerator}`);
-  const bottom = medians.get(`${benchmark} ${denominator}`);
-  if (top !== undefined && bottom !== undefined && bottom !== 0)
-    lines.push(`| ratio | ${label} | ${format(top / bottom)} | | |`);
+const ratioLines: string[] = [];
+for (const { label, numerator, denominator, target } of ratios) {
+  const top = medians.get(numerator.join(' '));
+  const bottom = medians.get(denominator.join(' '));
+  if (top === undefined || bottom === undefined || bottom === 0) continue;
+  const divides =
+    numerator[0] === denominator[0]
+      ? `${numerator[0]}: ${numerator[1]} / ${denominator[1]}`
+      : `${numerator[0]}: ${numerator[1]} / ${denominator[0]}: ${denominator[1]}`;
+  ratioLines.push(`| ${label} | ${divides} | ${format(top / bottom)} | ${target} |`);
+}
+if (ratioLines.length > 0) {
+  lines.push('');
+  lines.push('| ratio | divides (medians) | value | target |');
+  lines.push('|---|---|---|---|');
+  lines.push(...ratioLines);
 }
 console.log(lines.join('\n'));
 if (failures.length > 0) {

@@ -3,10 +3,13 @@
 // start on a fresh SQLite data directory (so every start also creates the database and runs all migrations).
 //
 //   node --import tsx bench/startup.ts [--runs 5] [--idle-seconds 5] [--variants sources,compiled] [--quick]
+//   node --import tsx bench/startup.ts --variants compiled,hello      # what `npm run bench` runs
 //   node --import tsx bench/startup.ts --variants compiled,baseline --baseline ../other-checkout
 //
 // `--baseline DIR` adds the compiled build of another checkout (its dist/, built there beforehand) as the variant
-// `baseline`, interleaved with this one's: before and after a change on the same machine at the same load.
+// `baseline`, interleaved with this one's: before and after a change on the same machine at the same load. The variant
+// `hello` is a Fastify hello-world (harness/hello-world-server.mjs), measured the same way: what Node and Fastify
+// alone cost on this machine, the floor that `compiled` is divided by in `npm run bench`.
 //
 // Time is from spawn to the first 200 from /readyz, polled every 10 ms. On a busy machine that wall time mostly
 // measures the neighbours, so the CPU time (user + system) the process used until it answered is recorded too: on an
@@ -35,11 +38,12 @@ const { values } = parseArgs({
 const runs = values.quick ? 1 : Number(values.runs);
 const idleMs = (values.quick ? 1 : Number(values['idle-seconds'])) * 1000;
 
-/** How each variant starts `clarion serve`: the node arguments before `serve`. */
+/** How each variant starts: its node arguments. */
 const variants = {
-  sources: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts')],
-  compiled: [join(repoRoot, 'dist/cli/main.js')],
-  baseline: [join(resolve(values.baseline ?? repoRoot), 'dist/cli/main.js')],
+  sources: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'serve'],
+  compiled: [join(repoRoot, 'dist/cli/main.js'), 'serve'],
+  baseline: [join(resolve(values.baseline ?? repoRoot), 'dist/cli/main.js'), 'serve'],
+  hello: [join(repoRoot, 'bench/harness/hello-world-server.mjs')],
 } as const;
 type Variant = keyof typeof variants;
 const chosen = values.variants.split(',') as Variant[];
@@ -59,7 +63,7 @@ async function measureOnce(variant: Variant): Promise<Sample> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clarion-bench-startup-'));
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...variants[variant], 'serve'], {
+  const child = spawn(process.execPath, variants[variant], {
     cwd: repoRoot,
     env: { ...process.env, CLARION_PORT: String(port), CLARION_HOST: '127.0.0.1', CLARION_DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -68,7 +72,7 @@ async function measureOnce(variant: Variant): Promise<Sample> {
     let readyMs = Number.NaN;
     let readyCpuMs = Number.NaN;
     while (Number.isNaN(readyMs)) {
-      if (child.exitCode !== null) throw new Error(`${variant}: clarion serve exited with ${child.exitCode}`);
+      if (child.exitCode !== null) throw new Error(`${variant}: the server exited with ${child.exitCode}`);
       try {
         const response = await fetch(`http://127.0.0.1:${port}/readyz`);
         if (response.ok) {
@@ -93,7 +97,7 @@ async function measureOnce(variant: Variant): Promise<Sample> {
 const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.js')], { cwd: repoRoot, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
 
-const samples: Record<Variant, Sample[]> = { sources: [], compiled: [], baseline: [] };
+const samples: Record<Variant, Sample[]> = { sources: [], compiled: [], baseline: [], hello: [] };
 for (let run = 0; run < runs; run += 1) {
   for (const variant of chosen) {
     const sample = await measureOnce(variant);
