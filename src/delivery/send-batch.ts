@@ -472,3 +472,24 @@ export function givenUpOutcomes(
     outcomes.set(id, recorded?.outcomes[id] ?? { kind: 'rejected', reason: 'attempts_exhausted' });
   return outcomes;
 }
+
+/**
+ * `givenUpOutcomes` for a job that sends to tokens it records (a Live Activity's, a widget's): what was answered
+ * settles as answered, a subscriber without an answer there was not sent to, and with nothing recorded every
+ * subscriber of the batch failed. Returns the outcomes and the record the settling writes with them.
+ */
+export function givenUpRecord(
+  subscriberIds: readonly string[],
+  recorded: RecordedOutcomes | undefined,
+  now: number,
+): { outcomes: Map<string, SendOutcome>; recorded: RecordedOutcomes } {
+  const outcomes = givenUpOutcomes(recorded ? Object.keys(recorded.outcomes) : subscriberIds, recorded);
+  return {
+    outcomes,
+    recorded: {
+      sentAt: now,
+      outcomes: Object.fromEntries(outcomes),
+      ...(recorded?.tokens ? { tokens: recorded.tokens } : {}),
+    },
+  };
+}

@@ -24,7 +24,7 @@ import { rememberApnsEnvironments, unsubscribeSubscriber, type Subscriber } from
 import { retryGroupDelayMs, settleBatch, type BatchSettlement } from '../send-batch.ts';
 import { sendEach } from '../send-batch.ts';
 import {
-  givenUpOutcomes,
+  givenUpRecord,
   isLastAttempt,
   LeaseLostError,
   settleSentBatch,
@@ -67,6 +67,17 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
 
     let recorded = payload.sent ?? backlog.recall(job.id);
     let settled: BatchSettlement;
+    const settleRecorded = (outcome: BatchSettlement, answers: RecordedOutcomes) =>
+      settleSentBatch({
+        ...deps,
+        job,
+        owner,
+        definition: sendLiveActivityJob,
+        payload,
+        recorded: answers,
+        backlog,
+        write: settlement(deps, { job, owner }, payload, activity, byId, outcome, answers),
+      });
     try {
       // Sent already, but settling it failed: settle those answers, never send again (send-batch.ts).
       // A push no longer worth sending is not sent: its devices count as skipped (settlement).
@@ -93,41 +104,16 @@ export function sendLiveActivityHandler(deps: SendDependencies): JobHandler {
           `${platform} Live Activity push failed for every browser at ${origin}: ${fix}`,
         );
       }
-      await settleSentBatch({
-        ...deps,
-        job,
-        owner,
-        definition: sendLiveActivityJob,
-        payload,
-        recorded,
-        backlog,
-        write: settlement(deps, { job, owner }, payload, activity, byId, settled, recorded),
-      });
+      await settleRecorded(settled, recorded);
     } catch (error) {
       if (!isLastAttempt(job) || error instanceof LeaseLostError) throw error;
       deps.logger.error(
         { err: error, jobId: job.id, liveActivityId: push.activityId },
         'live activity send job failed its last attempt; settling what it has',
       );
-      // What was answered settles as answered (a device without an answer there was not sent to); with nothing
-      // recorded, every device of the batch failed.
-      const outcomes = givenUpOutcomes(recorded ? Object.keys(recorded.outcomes) : payload.subscriberIds, recorded);
-      const givenUp = {
-        sentAt: deps.clock.now(),
-        outcomes: Object.fromEntries(outcomes),
-        ...(recorded?.tokens ? { tokens: recorded.tokens } : {}),
-      };
-      settled = settleBatch(outcomes, { round: MAX_SEND_ROUNDS });
-      await settleSentBatch({
-        ...deps,
-        job,
-        owner,
-        definition: sendLiveActivityJob,
-        payload,
-        recorded: givenUp,
-        backlog,
-        write: settlement(deps, { job, owner }, payload, activity, byId, settled, givenUp),
-      });
+      const givenUp = givenUpRecord(payload.subscriberIds, recorded, deps.clock.now());
+      settled = settleBatch(givenUp.outcomes, { round: MAX_SEND_ROUNDS });
+      await settleRecorded(settled, givenUp.recorded);
     }
     const failed: Record<string, number> = {};
     for (const { reason } of settled.failed) failed[reason] = (failed[reason] ?? 0) + 1;

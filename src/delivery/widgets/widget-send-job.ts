@@ -9,7 +9,7 @@ import type { DeliveryDependencies } from '../dispatch-job.ts';
 import type { DeliveryOutcome } from '../delivery-outcome.ts';
 import { MAX_SEND_ROUNDS } from '../job-kinds.ts';
 import {
-  givenUpOutcomes,
+  givenUpRecord,
   isLastAttempt,
   LeaseLostError,
   retryGroupDelayMs,
@@ -39,6 +39,17 @@ export function sendWidgetReloadHandler(deps: SendDependencies): JobHandler {
     let recorded = payload.sent ?? backlog.recall(job.id);
     let settled: BatchSettlement;
     const registeredAt = (id: string) => byId.get(id)?.reportedAt ?? null;
+    const settleRecorded = (outcome: BatchSettlement, answers: RecordedOutcomes) =>
+      settleSentBatch({
+        ...deps,
+        job,
+        owner,
+        definition: sendWidgetReloadJob,
+        payload,
+        recorded: answers,
+        backlog,
+        write: settlement(deps, { job, owner }, payload, outcome, answers),
+      });
     try {
       // Sent already, but settling it failed: settle those answers, never send again (send-batch.ts).
       if (!recorded) recorded = await sendBatch(deps, payload, byId, progressed);
@@ -50,39 +61,16 @@ export function sendWidgetReloadHandler(deps: SendDependencies): JobHandler {
           `widget reload failed for the whole batch: ${fix}`,
         );
       }
-      await settleSentBatch({
-        ...deps,
-        job,
-        owner,
-        definition: sendWidgetReloadJob,
-        payload,
-        recorded,
-        backlog,
-        write: settlement(deps, { job, owner }, payload, settled, recorded),
-      });
+      await settleRecorded(settled, recorded);
     } catch (error) {
       if (!isLastAttempt(job) || error instanceof LeaseLostError) throw error;
       deps.logger.error(
         { err: error, jobId: job.id, reloadId: payload.reloadId },
         'widget reload send job failed its last attempt; settling what it has',
       );
-      const outcomes = givenUpOutcomes(recorded ? Object.keys(recorded.outcomes) : payload.subscriberIds, recorded);
-      const givenUp = {
-        sentAt: deps.clock.now(),
-        outcomes: Object.fromEntries(outcomes),
-        ...(recorded?.tokens ? { tokens: recorded.tokens } : {}),
-      };
-      settled = settleBatch(outcomes, { round: MAX_SEND_ROUNDS, registeredAt });
-      await settleSentBatch({
-        ...deps,
-        job,
-        owner,
-        definition: sendWidgetReloadJob,
-        payload,
-        recorded: givenUp,
-        backlog,
-        write: settlement(deps, { job, owner }, payload, settled, givenUp),
-      });
+      const givenUp = givenUpRecord(payload.subscriberIds, recorded, deps.clock.now());
+      settled = settleBatch(givenUp.outcomes, { round: MAX_SEND_ROUNDS, registeredAt });
+      await settleRecorded(settled, givenUp.recorded);
     }
     const failed: Record<string, number> = {};
     for (const { reason } of settled.failed) failed[reason] = (failed[reason] ?? 0) + 1;

@@ -8,6 +8,15 @@ import { DISPATCH_NOTIFICATION, SEND_BATCH, sendBatchJob } from '../../../src/de
 import { createPushProviders } from '../../../src/delivery/built-in-app.ts';
 import type { PushProviders } from '../../../src/delivery/push-sender.ts';
 import { sendBatchHandler } from '../../../src/delivery/send-batch-job.ts';
+import { dispatchLiveActivityHandler } from '../../../src/delivery/live-activities/live-activity-dispatch-job.ts';
+import {
+  DISPATCH_LIVE_ACTIVITY,
+  SEND_LIVE_ACTIVITY,
+} from '../../../src/delivery/live-activities/live-activity-jobs.ts';
+import { sendLiveActivityHandler } from '../../../src/delivery/live-activities/live-activity-send-job.ts';
+import { dispatchWidgetReloadHandler } from '../../../src/delivery/widgets/widget-dispatch-job.ts';
+import { DISPATCH_WIDGET_RELOAD, SEND_WIDGET_RELOAD } from '../../../src/delivery/widgets/widget-jobs.ts';
+import { sendWidgetReloadHandler } from '../../../src/delivery/widgets/widget-send-job.ts';
 import { JobFatalError, JobRetryError, type JobRow } from '../../../src/queue/job-types.ts';
 import type { JobHandler } from '../../../src/queue/worker-pool.ts';
 import { get, post } from '../../harness/requests.ts';
@@ -19,7 +28,7 @@ import {
   startFakeProviders,
   type FakeProviders,
 } from './delivery-harness.ts';
-import { faultyStore, isSubscriberRead, type FaultyStore } from './store-faults.ts';
+import { faultyStore, isJobInsert, isSubscriberRead, type FaultyStore } from './store-faults.ts';
 
 /**
  * When the pushes are out but the transaction that settles them fails (here: SQLITE_FULL / disk_full on the
@@ -43,9 +52,14 @@ beforeAll(async () => {
   providers = createPushProviders({ ...t.config, ...fakeProviderConfig(fakes.providerEnv) }, t.clock, logger);
   faulty = faultyStore(t.store);
   const deps = { store: faulty.store, queue: t.queue, clock: t.clock, logger };
+  const sendDeps = { ...deps, providers, receiptKey: receiptKey(randomBytes(32)) };
   handlers = {
     [DISPATCH_NOTIFICATION]: dispatchNotificationHandler(deps),
-    [SEND_BATCH]: sendBatchHandler({ ...deps, providers, receiptKey: receiptKey(randomBytes(32)) }),
+    [SEND_BATCH]: sendBatchHandler(sendDeps),
+    [DISPATCH_WIDGET_RELOAD]: dispatchWidgetReloadHandler(sendDeps),
+    [SEND_WIDGET_RELOAD]: sendWidgetReloadHandler(sendDeps),
+    [DISPATCH_LIVE_ACTIVITY]: dispatchLiveActivityHandler(sendDeps),
+    [SEND_LIVE_ACTIVITY]: sendLiveActivityHandler(sendDeps),
   };
 });
 afterAll(async () => {
@@ -111,6 +125,27 @@ function pushesTo(tokens: string[]): number[] {
     (token) =>
       fakes.apns.requests.filter((r) => r.token === token).length +
       fakes.fcm.requests.filter((r) => r.target?.value === token).length,
+  );
+}
+
+/** The due job of `kind` gets one attempt left: the next one is its last. */
+async function lastAttemptOf(kind: string): Promise<void> {
+  const updated = await t.store.db
+    .updateTable('jobs')
+    .set({ max_attempts: 1 })
+    .where('kind', '=', kind)
+    .where('state', '=', 'available')
+    .executeTakeFirst();
+  expect(Number(updated.numUpdatedRows)).toBe(1);
+}
+
+async function register(
+  publishableKey: string,
+  channelCode: string,
+  subscriber: { platform: 'ios' | 'android'; token: string; widgetPushToken?: string },
+): Promise<void> {
+  expect((await post(t.app, '/api/v1/subscribers', publishableKey, { channelCode, ...subscriber })).statusCode).toBe(
+    201,
   );
 }
 
@@ -201,5 +236,60 @@ describe('a send job on its last attempt', () => {
       'attempts_exhausted',
       'attempts_exhausted',
     ]);
+  });
+});
+
+describe('the send jobs that record their tokens, on their last attempt', () => {
+  // A provider's 429 or 503 asks for a later round, whose job the settling transaction enqueues; here that INSERT
+  // fails on every in-memory try, so the attempt fails, and as it is the last the job settles what it has instead.
+
+  it('a widget reload settles the answer it has and asks for no further round', async () => {
+    const account = await t.newAccount({ channels: ['widget-last'] });
+    const widget = iosToken(95_002);
+    await register(account.publishableKey, 'widget-last', {
+      platform: 'ios',
+      token: iosToken(95_001),
+      widgetPushToken: widget,
+    });
+    const reload = await post(t.app, '/api/v1/widgets/reload', account.secretKey, { channelCode: 'widget-last' });
+    expect(reload.statusCode).toBe(202);
+    expect((await runOne(DISPATCH_WIDGET_RELOAD)).error).toBeNull();
+    await lastAttemptOf(SEND_WIDGET_RELOAD);
+    fakes.apns.failNext(1, { reason: 'TooManyRequests' });
+    faulty.failNext(SETTLE_RETRY_DELAYS_MS.length + 1, isJobInsert);
+
+    const { job, error } = await runOne(SEND_WIDGET_RELOAD);
+    expect(error).toBeNull();
+    expect((await t.queue.findJob(job.id))!.state).toBe('completed');
+    expect(fakes.apns.requests.filter((request) => request.token === widget).map((r) => r.status)).toEqual([429]);
+    const later = await t.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', SEND_WIDGET_RELOAD)
+      .where('state', '=', 'available')
+      .execute();
+    expect(later).toEqual([]);
+  });
+
+  it('a Live Activity event counts the device it could not reach as failed, so the event still ends done', async () => {
+    const account = await t.newAccount({ channels: ['activity-last'] });
+    await register(account.publishableKey, 'activity-last', { platform: 'android', token: androidToken(96_001) });
+    const started = await post(t.app, '/api/v1/live-activities', account.secretKey, {
+      channelCode: 'activity-last',
+      template: 'progress',
+      fields: { title: 'Order 1042', progress: 0.1 },
+    });
+    expect(started.statusCode).toBe(201);
+    expect((await runOne(DISPATCH_LIVE_ACTIVITY)).error).toBeNull();
+    await lastAttemptOf(SEND_LIVE_ACTIVITY);
+    // UNAVAILABLE: "The server is overloaded", retry later (https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode).
+    fakes.fcm.failNext(1, { errorCode: 'UNAVAILABLE', retryAfterSeconds: 60 });
+    faulty.failNext(SETTLE_RETRY_DELAYS_MS.length + 1, isJobInsert);
+
+    const { job, error } = await runOne(SEND_LIVE_ACTIVITY);
+    expect(error).toBeNull();
+    expect((await t.queue.findJob(job.id))!.state).toBe('completed');
+    const activity = (await get(t.app, `/api/v1/live-activities/${started.body.data.id}`, account.secretKey)).body.data;
+    expect(activity.lastEvent).toMatchObject({ event: 'start', status: 'done', delivered: 0, failed: 1, pending: 0 });
   });
 });

@@ -59,6 +59,11 @@ export function unavailableError(dialect: Store['dialect']): Error {
     : Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 }
 
+/** Matches an INSERT into jobs: an enqueue, such as a send job's next round written in its settling transaction. */
+export function isJobInsert(node: RootOperationNode): boolean {
+  return node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'jobs';
+}
+
 /** Matches a SELECT from subscribers. */
 export function isSubscriberRead(node: RootOperationNode): boolean {
   return (
