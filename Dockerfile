@@ -17,7 +17,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild esbuild
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build.js scripts/vendor-bundle.js scripts/
+COPY scripts/build.js scripts/vendor-bundle.js scripts/server-bundle.js scripts/
 COPY src src
 COPY packages/client packages/client
 RUN npm run build && npm prune --omit=dev

@@ -38,11 +38,14 @@ const { values } = parseArgs({
 const runs = values.quick ? 1 : Number(values.runs);
 const idleMs = (values.quick ? 1 : Number(values['idle-seconds'])) * 1000;
 
-/** How each variant starts: its node arguments. */
+/**
+ * How each variant starts: its node arguments. `compiled` and `baseline` run the `clarion` command (bin/clarion.js),
+ * as `npm start` does: the build's bundle when it made one (scripts/server-bundle.js), else dist/cli/main.js.
+ */
 const variants = {
   sources: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'serve'],
-  compiled: [join(repoRoot, 'dist/cli/main.js'), 'serve'],
-  baseline: [join(resolve(values.baseline ?? repoRoot), 'dist/cli/main.js'), 'serve'],
+  compiled: [join(repoRoot, 'bin/clarion.js'), 'serve'],
+  baseline: [join(resolve(values.baseline ?? repoRoot), 'bin/clarion.js'), 'serve'],
   hello: [join(repoRoot, 'bench/harness/hello-world-server.mjs')],
 } as const;
 type Variant = keyof typeof variants;

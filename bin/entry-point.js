@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = new URL('../', import.meta.url);
 const BUILD_STAMP = new URL('dist/.build-complete', ROOT);
+/** Entry points the build also bundles (scripts/server-bundle.js), by their file in dist/bundle/. */
+const BUNDLED = { 'cli/main': 'main' };
 
 /**
  * The newest modification time under src/ (about 250 entries: a few milliseconds). Folders count too: deleting or
@@ -32,15 +34,22 @@ function compiledBuildIsCurrent() {
 }
 
 /**
- * Imports `<module>` (a path under src/ without its extension, e.g. 'cli/main') from dist/ when the build is
- * current, or from src/ through tsx. A module can tell which by its own URL's extension (src/worker-thread.ts does).
+ * The file that runs `<module>` (a path under src/ without its extension, e.g. 'cli/main'): from dist/ when the build
+ * is current (its bundle in dist/bundle/ when the build made one), else its source in src/. A module can tell which by
+ * its own URL's extension (src/worker-thread.ts does; in the bundle each module keeps its URL in dist/).
  */
+export function entryFile(module) {
+  if (!compiledBuildIsCurrent()) return new URL(`src/${module}.ts`, ROOT);
+  const bundled = BUNDLED[module] && new URL(`dist/bundle/${BUNDLED[module]}.js`, ROOT);
+  return bundled && existsSync(bundled) ? bundled : new URL(`dist/${module}.js`, ROOT);
+}
+
+/** Imports `<module>` from its `entryFile`, a source through tsx. */
 export async function runEntryPoint(module) {
-  if (compiledBuildIsCurrent()) {
-    await import(new URL(`dist/${module}.js`, ROOT).href);
-    return;
+  const file = entryFile(module);
+  if (file.pathname.endsWith('.ts')) {
+    const { register } = await import('tsx/esm/api');
+    register();
   }
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(new URL(`src/${module}.ts`, ROOT).href);
+  await import(file.href);
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run build` (and `prepare`, which `npm ci` runs): compiles src/ into dist/ with tsc (tsconfig.build.json), for
 // `npm start` and the `clarion` command (bin/entry-point.js), then the client package (packages/client) into its
-// dist/, which a compiled `clarion send` / `clarion live` loads (src/cli/client-package.ts). The stamp dist/.build-complete is written last, so a
-// build that fails half-way is never run: the command falls back to the sources through tsx.
+// dist/, which a compiled `clarion send` / `clarion live` loads (src/cli/client-package.ts); then bundles the packages
+// and the command for a faster start (scripts/vendor-bundle.js, scripts/server-bundle.js). The stamp
+// dist/.build-complete is written last, so a build that fails half-way is never run: the command falls back to the
+// sources through tsx.
 // Without TypeScript installed (`npm ci --omit=dev`) there is nothing to build with: it says so and leaves the
 // sources to tsx rather than failing the install.
 import { spawnSync } from 'node:child_process';
@@ -10,6 +12,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleServer } from './server-bundle.js';
 import { bundleVendors } from './vendor-bundle.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -39,4 +42,5 @@ for (const project of ['tsconfig.build.json', 'packages/client/tsconfig.build.js
 }
 if (!(await bundleVendors(root, dist)))
   console.warn('clarion build: esbuild is not installed; dist/ imports typebox and kysely as installed');
+else await bundleServer(root, dist);
 writeFileSync(join(dist, '.build-complete'), `${new Date().toISOString()}\n`);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The compiled build in a copy of the repository, so building and touching sources here never
@@ -96,10 +96,44 @@ describe('the compiled build', () => {
     expect(existsSync(join(copy, 'dist/.build-complete'))).toBe(true);
   });
 
+  it('runs the `clarion` command from its bundle, dist/bundle/main.js (scripts/server-bundle.js)', async () => {
+    const { entryFile } = (await import(pathToFileURL(join(copy, 'bin/entry-point.js')).href)) as {
+      entryFile: (module: string) => URL;
+    };
+    expect(fileURLToPath(entryFile('cli/main'))).toBe(join(copy, 'dist/bundle/main.js'));
+  });
+
+  it('runs a command of the CLI from the bundle: a chunk loaded when the command is chosen', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'clarion-build-data-'));
+    try {
+      const created = spawnSync(
+        process.execPath,
+        [
+          join(copy, 'bin/clarion.js'),
+          'accounts',
+          'create',
+          '--name',
+          'Bundled',
+          '--owner-email',
+          'owner@example.com',
+          '--owner-password',
+          'a-long-password-1',
+          '--json',
+        ],
+        { cwd: copy, encoding: 'utf8', env: { ...process.env, CLARION_DATA_DIR: dataDir, CLARION_DATABASE_URL: '' } },
+      );
+      expect(created.status, created.stderr).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({ name: 'Bundled', owner: { email: 'owner@example.com' } });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('loads typebox and kysely from one bundle: no module of dist/ imports them as installed', () => {
     const installedImport = /\bfrom\s*['"](typebox|typebox\/compile|kysely|@fastify\/type-provider-typebox)['"]/;
     const files = readdirSync(join(copy, 'dist'), { recursive: true, encoding: 'utf8' }).filter(
-      (file) => file.endsWith('.js') && !file.startsWith('vendor'),
+      // dist/vendor and dist/bundle hold the packages themselves.
+      (file) => file.endsWith('.js') && !file.startsWith('vendor') && !file.startsWith('bundle'),
     );
     expect(files.length).toBeGreaterThan(100);
     expect(files.filter((file) => installedImport.test(readFileSync(join(copy, 'dist', file), 'utf8')))).toEqual([]);
@@ -117,6 +151,13 @@ describe('the compiled build', () => {
       expect(dashboard.status).toBe(200);
       expect(await dashboard.text()).toContain('<html');
       expect((await fetch(`${server.baseUrl}/sdk/clarion-web.js`)).status).toBe(200);
+      // The API docs load on first use packages the bundle leaves as installed (scripts/server-bundle.js).
+      const docs = await fetch(`${server.baseUrl}/docs`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain('<html');
+      const openapi = await fetch(`${server.baseUrl}/api/v1/openapi.json`);
+      expect(openapi.status).toBe(200);
+      expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\./);
     } finally {
       await stop(server);
     }
