@@ -10,8 +10,12 @@
 // RFC 8291 encryption and VAPID, to the channel's subscriptions, handed over in a JSON file); it must see every push
 // delivered, else the run fails. For any other mix the figures are Clarion's alone, per push of that mix.
 //
+// `--receipts off` seeds the account with receipts off (docs/engagement.md): its pushes are then byte for byte the bare
+// client's, which carries none; on (the default, as every new account) each push also carries its receipt, an HMAC
+// and 93–115 bytes.
+//
 //   node --import tsx bench/fanout-cpu.ts [--subscribers 50000] [--runs 3] [--latency 20-50] [--concurrency 2] [--platforms ios,android]
-//                                         [--postgres URL] [--quick]
+//                                         [--receipts on|off] [--postgres URL] [--quick]
 //
 // Ends with BENCH_RESULT {"pushesPerSecond", "clarionCpuUsPerPush", "bareCpuUsPerPush", "ratio", "dbCpuUsPerPush", "peakRssMb", …}.
 import { spawn } from 'node:child_process';
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '20-50' },
     concurrency: { type: 'string' },
     platforms: { type: 'string', default: 'ios,android' },
+    receipts: { type: 'string', default: 'on' },
     postgres: { type: 'string' },
     'cpu-prof': { type: 'string' },
     quick: { type: 'boolean', default: false },
@@ -61,7 +66,9 @@ const bench = await createBenchDatabase(values.postgres);
 // Web subscribers are bound to the VAPID public key they were made with, so the workers get a pair fixed up front.
 const vapid = platforms.includes('web') ? generateVapidKeyPair() : null;
 const webSubscriptions = vapid ? await createWebSubscriptions(fakes, vapid.publicKey, webCount(size)) : [];
-const channel = await seedFanoutChannel(bench.store, size, { platforms, webSubscriptions });
+if (values.receipts !== 'on' && values.receipts !== 'off') throw new Error('--receipts: on or off');
+const receipts = values.receipts === 'on';
+const channel = await seedFanoutChannel(bench.store, size, { platforms, webSubscriptions, receipts });
 const vapidEnv: Record<string, string> = vapid
   ? {
       CLARION_VAPID_PUBLIC_KEY: vapid.publicKey,
@@ -84,7 +91,7 @@ const worker = await startWorkerProcess(workerEnv, profile);
 // One uncounted delivery first: JIT compilation, the TLS connections, the APNs JWT and the FCM OAuth exchange are a
 // long-lived worker's start-up, not the cost of a push (the bare client does not count its set-up either). Its web
 // subscribers reuse the first subscriptions (another channel, another account).
-const warmUp = await seedFanoutChannel(bench.store, warmUpSize, { platforms, webSubscriptions });
+const warmUp = await seedFanoutChannel(bench.store, warmUpSize, { platforms, webSubscriptions, receipts });
 await deliverNotification(bench, warmUp);
 
 let peakRssMb = Number.NaN;

@@ -26,6 +26,8 @@ export interface FanoutMix {
   platforms?: readonly Platform[];
   /** PushSubscription JSON for the web subscribers, used in turn (bench/harness/web-subscriptions.ts). */
   webSubscriptions?: readonly unknown[];
+  /** Whether the account's pushes carry receipts (docs/engagement.md); on, as for every new account, by default. */
+  receipts?: boolean;
 }
 
 /**
@@ -37,6 +39,8 @@ export async function seedFanoutChannel(store: Store, size: number, mix: FanoutM
   const webSubscriptions = mix.webSubscriptions ?? [];
   const now = Date.now();
   const account = await createAccount(store.db, { name: 'bench', plan: 'business', now });
+  if (mix.receipts === false)
+    await store.db.updateTable('accounts').set({ receipts_enabled: 0 }).where('id', '=', account.id).execute();
   const channel = await createChannel(store.db, {
     accountId: account.id,
     code: 'bench',
