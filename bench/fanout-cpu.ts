@@ -15,7 +15,9 @@
 // and 93–115 bytes.
 //
 //   node --import tsx bench/fanout-cpu.ts [--subscribers 50000] [--runs 3] [--latency 20-50] [--concurrency 2] [--platforms ios,android]
-//                                         [--receipts on|off] [--postgres URL] [--quick]
+//                                         [--receipts on|off] [--postgres URL] [--cpu-prof DIR] [--quick]
+//
+// `--cpu-prof DIR` writes a V8 CPU profile of the Clarion worker and of each bare client run into DIR.
 //
 // Ends with BENCH_RESULT {"pushesPerSecond", "clarionCpuUsPerPush", "bareCpuUsPerPush", "ratio", "dbCpuUsPerPush", "peakRssMb", …}.
 import { spawn } from 'node:child_process';
@@ -168,11 +170,15 @@ printBenchResult({
 function runBareClient(): Promise<{ pushes: number; ok: number; seconds: number; cpuUsPerPush: number }> {
   return new Promise((resolve, reject) => {
     const mode = bareMode === 'web' ? ['--web-subscriptions', webSubscriptionsFile] : ['--count', String(size)];
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/fanout-bare-client.ts'), ...mode], {
-      env: { ...process.env, ...fakes.env, ...vapidEnv },
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: repoRoot,
-    });
+    const child = spawn(
+      process.execPath,
+      [...profile, '--import', 'tsx', join(repoRoot, 'bench/fanout-bare-client.ts'), ...mode],
+      {
+        env: { ...process.env, ...fakes.env, ...vapidEnv },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        cwd: repoRoot,
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
