@@ -119,6 +119,12 @@ const ratios: Array<{ label: string; numerator: FigureRef; denominator: FigureRe
     target: '≤ 1.1',
   },
   {
+    label: 'fan-out pushes/s (Web Push), Clarion / bare web sender',
+    numerator: ['fanout-cpu.ts --platforms web', 'pushesPerSecond'],
+    denominator: ['fanout-cpu.ts --platforms web', 'barePushesPerSecond'],
+    target: '≥ 0.9: the push service, not Clarion, sets the pace',
+  },
+  {
     label: "fan-out pushes/s, Web Push / APNs and FCM (Clarion's)",
     numerator: ['fanout-cpu.ts --platforms web', 'pushesPerSecond'],
     denominator: ['fanout-cpu.ts', 'pushesPerSecond'],
