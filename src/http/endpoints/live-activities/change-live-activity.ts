@@ -83,33 +83,12 @@ export async function changeLiveActivity(
     const current = await claimLiveActivityEvent(trx, { accountId: auth.accountId, id: existing.id, now });
     // Ended by a concurrent call (or its 8 hours ran out) since the check above.
     if (!current) throw activityEnded(existing, now);
-    const currentFields = JSON.parse(current.fields) as TemplateFields;
-    const checked = validateTemplateFields(
-      current.template as TemplateName,
-      change.fields ? mergeTemplateFields(currentFields, change.fields) : currentFields,
-      now,
-    );
-    if (!checked.ok) throw validationFailed(checked.problems);
-    const autoEnd = change.event === 'update' ? times.autoEnd : undefined;
-    const endStatus = endStatusProblems(autoEnd?.status, {
-      template: current.template as TemplateName,
-      fields: checked.fields,
-      now,
-    });
-    if (endStatus.length > 0) throw validationFailed(endStatus);
-    const alert = change.alert ? canonicalAlert(change.alert) : null;
+    const { state, alert } = stateAfter(current, change, times, now);
     const row: LiveActivityRow = {
-      ...current,
-      fields: JSON.stringify(checked.fields),
-      // The alert column keeps the latest one shown; staleAt belongs to the content it came with, as on iOS.
-      alert: alert ? JSON.stringify(alert) : current.alert,
-      stale_at: change.event === 'update' ? times.staleAt : current.stale_at,
+      ...state,
       status: change.event === 'end' ? 'ended' : 'active',
       ended_at: change.event === 'end' ? now : null,
       dismiss_at: change.event === 'end' ? times.dismissAt : null,
-      relevance_score: relevanceOf(change, current.relevance_score),
-      auto_end_after_ms: autoEnd ? autoEnd.afterMs : current.auto_end_after_ms,
-      auto_end_status: autoEnd ? autoEnd.status : current.auto_end_status,
     };
     const push = liveActivityPushOf(row, change.event, alert, change.priority ?? null);
     assertLiveActivityPayloadsFit(push, deps.config.baseUrl);
@@ -146,27 +125,7 @@ async function changeScheduledLiveActivity(
     const current = await lockScheduledLiveActivity(trx, { accountId: auth.accountId, id, now });
     if (!current) return undefined;
     const startAt = current.send_at!;
-    const times = checkChange(change, startAt);
-    const template = current.template as TemplateName;
-    const checked = validateTemplateFields(
-      template,
-      mergeTemplateFields(JSON.parse(current.fields) as TemplateFields, change.fields),
-      startAt,
-    );
-    if (!checked.ok) throw validationFailed(checked.problems);
-    const autoEnd = times.autoEnd;
-    const endStatus = endStatusProblems(autoEnd?.status, { template, fields: checked.fields, now: startAt });
-    if (endStatus.length > 0) throw validationFailed(endStatus);
-    const alert = change.alert ? canonicalAlert(change.alert) : null;
-    const row: LiveActivityRow = {
-      ...current,
-      fields: JSON.stringify(checked.fields),
-      alert: alert ? JSON.stringify(alert) : current.alert,
-      stale_at: times.staleAt,
-      relevance_score: relevanceOf(change, current.relevance_score),
-      auto_end_after_ms: autoEnd ? autoEnd.afterMs : current.auto_end_after_ms,
-      auto_end_status: autoEnd ? autoEnd.status : current.auto_end_status,
-    };
+    const { state: row } = stateAfter(current, change, checkChange(change, startAt), startAt);
     assertLiveActivityPayloadsFit(
       liveActivityPushOf(row, 'start', parseJson<LiveActivityAlert>(row.alert)),
       deps.config.baseUrl,
@@ -177,14 +136,56 @@ async function changeScheduledLiveActivity(
 }
 
 /**
+ * What `change` makes of the activity's content at `at` (now, or a scheduled activity's start): the fields merged and
+ * validated, the end status an auto-end would show checked against them, the alert (the column keeps the latest one
+ * shown), an update's staleAt (it belongs to the content it came with, as on iOS), the relevance and the auto-end.
+ * The caller sets what the event does to the activity's status. Throws 400 for fields or an end status that do not fit
+ * the template.
+ */
+function stateAfter(
+  current: LiveActivityRow,
+  change: LiveActivityChange,
+  times: ChangeTimes,
+  at: number,
+): { state: LiveActivityRow; alert: LiveActivityAlert | null } {
+  const template = current.template as TemplateName;
+  const currentFields = JSON.parse(current.fields) as TemplateFields;
+  const checked = validateTemplateFields(
+    template,
+    change.fields ? mergeTemplateFields(currentFields, change.fields) : currentFields,
+    at,
+  );
+  if (!checked.ok) throw validationFailed(checked.problems);
+  const autoEnd = change.event === 'update' ? times.autoEnd : undefined;
+  const endStatus = endStatusProblems(autoEnd?.status, { template, fields: checked.fields, now: at });
+  if (endStatus.length > 0) throw validationFailed(endStatus);
+  const alert = change.alert ? canonicalAlert(change.alert) : null;
+  return {
+    alert,
+    state: {
+      ...current,
+      fields: JSON.stringify(checked.fields),
+      alert: alert ? JSON.stringify(alert) : current.alert,
+      stale_at: change.event === 'update' ? times.staleAt : current.stale_at,
+      relevance_score: relevanceOf(change, current.relevance_score),
+      auto_end_after_ms: autoEnd ? autoEnd.afterMs : current.auto_end_after_ms,
+      auto_end_status: autoEnd ? autoEnd.status : current.auto_end_status,
+    },
+  };
+}
+
+interface ChangeTimes {
+  staleAt: number | null;
+  dismissAt: number | null;
+  autoEnd: ReturnType<typeof readTiming>['autoEnd'];
+}
+
+/**
  * The alert's language tags (domain/live-activities/live-activity-alert.ts); staleAt or staleAfterSeconds and the
  * auto-end (update, live-activity-timing.ts); dismissAt (end): any time up to 4 hours ahead, a past one dismisses at
  * once.
  */
-function checkChange(
-  change: LiveActivityChange,
-  now: number,
-): { staleAt: number | null; dismissAt: number | null; autoEnd: ReturnType<typeof readTiming>['autoEnd'] } {
+function checkChange(change: LiveActivityChange, now: number): ChangeTimes {
   const problems: FieldProblem[] = change.alert ? alertProblems(change.alert) : [];
   const timing = change.event === 'update' ? readTiming(change, now, problems) : { staleAt: null, autoEnd: undefined };
   const dismissAt = change.event === 'end' ? parseTime('dismissAt', change.dismissAt, problems) : null;
