@@ -131,7 +131,7 @@ export const errorCatalog = {
   unavailable: {
     status: 503,
     message: 'The service is temporarily unavailable; try again shortly.',
-    when: 'storage is unreachable or the server is shutting down',
+    when: 'storage is unreachable, full or read-only, PostgreSQL kept aborting the request for a deadlock, or the server is shutting down',
   },
 } as const;
 

@@ -6,7 +6,7 @@ import type { ClarionApp } from './app-types.ts';
 import { unauthorized } from './auth.ts';
 import { errorCatalog } from './error-catalog.ts';
 import { REQUEST_BODY_LIMIT_BYTES } from '../domain/limits.ts';
-import { isStorageUnavailable } from '../store/store-errors.ts';
+import { isRetryableConflict, isStorageUnavailable } from '../store/store-errors.ts';
 import type { ClarionMetrics } from '../metrics/clarion-metrics.ts';
 
 /** The error envelope of docs/design.md 2.1. */
@@ -95,7 +95,8 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json');
   // The operator's outage (database down, disk full, read-only), not a bug: 503 so callers retry (store-errors.ts).
-  if (isStorageUnavailable(error)) return new ApiError('unavailable');
+  // So is a transaction PostgreSQL kept aborting for a deadlock or a serialization conflict: it stored nothing.
+  if (isStorageUnavailable(error) || isRetryableConflict(error)) return new ApiError('unavailable');
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('bad_request', { message: `${errorCatalog.bad_request.message} ${error.message}` });
   }

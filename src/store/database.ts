@@ -34,7 +34,9 @@ export interface Store {
    * Runs a short unit of work in a transaction of its own or, on SQLite, shared with the units of the same moment
    * (group commit, sqlite/group-commit.ts); the unit must use only the `trx` it is given. `oneWrite`: the unit writes
    * with a single statement and its reads need no snapshot shared with that write, so on PostgreSQL, where a
-   * statement outside a transaction commits by itself, it runs without BEGIN and COMMIT.
+   * statement outside a transaction commits by itself, it runs without BEGIN and COMMIT. On PostgreSQL a unit aborted
+   * for a deadlock or a serialization conflict runs again (up to 3 times in all), so it must have no effect outside
+   * the database.
    */
   runShortTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>, options?: { oneWrite?: boolean }): Promise<T>;
   /**

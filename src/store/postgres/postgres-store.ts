@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Store, StoreOptions } from '../database.ts';
+import { withConflictRetry } from '../store-errors.ts';
 import type { Database } from '../schema.ts';
 import { acceptInOneStatement } from './accept-in-one-statement.ts';
 import { createPostgresPool } from './postgres-pool.ts';
@@ -21,8 +22,11 @@ export function openPostgresStore(
     serialWriters: false,
     queueDriver: postgresQueueDriver(url),
     // A shared transaction would serialize what the pool runs side by side: each unit gets its own, or none for a
-    // single write (READ COMMITTED takes a snapshot per statement, so its reads see committed data either way).
-    runShortTransaction: (work, options) => (options?.oneWrite ? work(db) : db.transaction().execute(work)),
+    // single write (READ COMMITTED takes a snapshot per statement, so its reads see committed data either way). A
+    // unit PostgreSQL aborts for a deadlock or a serialization conflict is run again, as it asks
+    // (https://www.postgresql.org/docs/current/mvcc-serialization-failure-handling.html): rolled back, it left nothing.
+    runShortTransaction: (work, options) =>
+      withConflictRetry(() => (options?.oneWrite ? work(db) : db.transaction().execute(work))),
     acceptInOneStatement,
     recordReceiptInOneStatement,
     async lockTable(trx, table) {
