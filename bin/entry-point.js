@@ -44,7 +44,7 @@ export function entryFile(module) {
   return bundled && existsSync(bundled) ? bundled : new URL(`dist/${module}.js`, ROOT);
 }
 
-/** Imports `<module>` from its `entryFile`, a source through tsx. */
+/** Imports `<module>` from its `entryFile`; a source file is compiled by tsx as it loads. */
 export async function runEntryPoint(module) {
   const file = entryFile(module);
   if (file.pathname.endsWith('.ts')) {
