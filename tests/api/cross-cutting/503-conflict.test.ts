@@ -5,7 +5,7 @@ import { post } from '../../harness/requests.ts';
 import { startFaultyApp, type FaultyApp } from '../../harness/faulty-app.ts';
 import { testDialect } from '../../harness/test-dialect.ts';
 import type { TestApp } from '../../harness/test-app.ts';
-import type { FaultyStore } from '../../delivery/engine/store-faults.ts';
+import { isNotificationStore, type FaultyStore } from '../../delivery/engine/store-faults.ts';
 
 /**
  * PostgreSQL aborts a transaction that deadlocks with another (40P01 deadlock_detected) or that a concurrent one made
@@ -24,16 +24,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-interface StatementNode {
-  kind: string;
-  into?: { table?: { identifier?: { name?: string } } };
-  with?: { expressions: Array<{ expression: StatementNode }> };
-}
-/** The statement that stores the notification: its INSERT, or on PostgreSQL the accept statement whose CTE holds it. */
-const isNotificationInsert = (node: StatementNode): boolean =>
-  (node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === 'notifications') ||
-  (node.with?.expressions ?? []).some((cte) => isNotificationInsert(cte.expression));
-
 const conflicts = {
   deadlock: () => Object.assign(new Error('deadlock detected'), { code: '40P01' }),
   'serialization failure': () =>
@@ -50,7 +40,7 @@ describe('a transaction PostgreSQL aborts for a conflict', () => {
     async (_name, conflict) => {
       const account = await t.newAccount({ channels: ['news'] });
       const failuresBefore = faulty.failures;
-      faulty.failNext(1, isNotificationInsert as never, conflict);
+      faulty.failNext(1, isNotificationStore, conflict);
       const sent = await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' });
       expect(sent.statusCode).toBe(201);
       expect(faulty.failures - failuresBefore).toBe(1);
@@ -62,7 +52,7 @@ describe('a transaction PostgreSQL aborts for a conflict', () => {
     '%s on every try: 503 unavailable, and nothing was stored',
     async (_name, conflict) => {
       const account = await t.newAccount({ channels: ['news'] });
-      faulty.failNext(10, isNotificationInsert as never, conflict);
+      faulty.failNext(10, isNotificationStore, conflict);
       expectError(
         await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
         'unavailable',

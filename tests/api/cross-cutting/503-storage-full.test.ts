@@ -5,22 +5,17 @@ import { expectError } from '../../harness/api-expect.ts';
 import { post } from '../../harness/requests.ts';
 import { startFaultyApp, type FaultyApp } from '../../harness/faulty-app.ts';
 import type { TestApp } from '../../harness/test-app.ts';
-import { diskFullError, readOnlyError, type FaultyStore } from '../../delivery/engine/store-faults.ts';
+import {
+  diskFullError,
+  isNotificationStore,
+  readOnlyError,
+  type FaultyStore,
+} from '../../delivery/engine/store-faults.ts';
 
 /** A full disk or a read-only database is the operator's outage: 503 unavailable (callers retry), not 500. */
 let t: TestApp;
 let faulty: FaultyStore;
 let app: ClarionApp;
-interface StatementNode {
-  kind: string;
-  into?: { table?: { identifier?: { name?: string } } };
-  with?: { expressions: Array<{ expression: StatementNode }> };
-}
-/** The statement that stores the notification: its INSERT, or on PostgreSQL the accept statement whose CTE holds it. */
-const isNotificationInsert = (node: StatementNode): boolean =>
-  (node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === 'notifications') ||
-  (node.with?.expressions ?? []).some((cte) => isNotificationInsert(cte.expression));
-
 let h: FaultyApp;
 beforeAll(async () => {
   h = await startFaultyApp();
@@ -34,7 +29,7 @@ describe('storage full or read-only → 503 unavailable', () => {
     ['read-only', readOnlyError],
   ])('%s while accepting a notification: 503, and nothing was stored', async (_name, error) => {
     const account = await t.newAccount({ channels: ['news'] });
-    faulty.failNext(1, isNotificationInsert as never, () => error(t.store.dialect));
+    faulty.failNext(1, isNotificationStore, () => error(t.store.dialect));
     expectError(
       await post(app, '/api/v1/notifications', account.secretKey, { channelCode: 'news', title: 'Hi' }),
       'unavailable',

@@ -59,6 +59,16 @@ export function unavailableError(dialect: Store['dialect']): Error {
     : Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 }
 
+/**
+ * Matches the statement that stores a notification: its INSERT, or on PostgreSQL the accept statement whose CTE holds
+ * it (src/store/postgres/accept-in-one-statement.ts).
+ */
+export function isNotificationStore(node: RootOperationNode): boolean {
+  if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'notifications') return true;
+  const ctes = 'with' in node && node.with ? node.with.expressions : [];
+  return ctes.some((cte) => isNotificationStore(cte.expression as RootOperationNode));
+}
+
 /** Matches an INSERT into jobs: an enqueue, such as a send job's next round written in its settling transaction. */
 export function isJobInsert(node: RootOperationNode): boolean {
   return node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'jobs';
