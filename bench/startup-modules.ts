@@ -1,18 +1,19 @@
-// What an idle `clarion serve` (both roles, SQLite, the compiled build in dist/) has loaded once /readyz answers:
-// every script V8 has parsed, counted by package (node_modules), by folder of dist/, Node's own modules, and code
-// compiled at run time (validators, serializers: scripts without a URL). Counts, not time: the same on a busy machine.
+// What an idle `clarion serve` (both roles, SQLite, the compiled build as `clarion` runs it: its bundle in dist/bundle/)
+// has loaded once /readyz answers: every script V8 has parsed, counted by package (node_modules), by folder of dist/,
+// Node's own modules, and code compiled at run time (validators, serializers: scripts without a URL). Counts, not
+// time: the same on a busy machine.
 //
 //   node --import tsx bench/startup-modules.ts [--top 25] [--quick]
 //
 // The process runs with bench/harness/loaded-scripts.mjs preloaded, which writes the list on SIGUSR2.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { printBenchResult } from './harness/bench-result.ts';
-import { freePort } from './harness/clarion-process.ts';
+import { buildClarion, freePort } from './harness/clarion-process.ts';
 import { repoRoot } from './harness/repo-root.ts';
 
 const { values } = parseArgs({
@@ -41,7 +42,7 @@ async function loadedScripts(): Promise<ParsedScript[]> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['--import', join(repoRoot, 'bench/harness/loaded-scripts.mjs'), join(repoRoot, 'dist/cli/main.js'), 'serve'],
+    ['--import', join(repoRoot, 'bench/harness/loaded-scripts.mjs'), join(repoRoot, 'bin/clarion.js'), 'serve'],
     {
       cwd: repoRoot,
       env: {
@@ -81,8 +82,7 @@ async function loadedScripts(): Promise<ParsedScript[]> {
   }
 }
 
-const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.js')], { cwd: repoRoot, stdio: 'inherit' });
-if (build.status !== 0) throw new Error('npm run build failed');
+buildClarion();
 
 const scripts = await loadedScripts();
 const groups = new Map<string, { scripts: number; kib: number }>();

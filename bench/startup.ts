@@ -16,14 +16,14 @@
 // idle machine start-up takes about that long, since it runs on one thread. Idle RSS is VmRSS read from /proc after
 // the server has answered and then sat idle for --idle-seconds (nothing else is sent to it): 10 by default, as V8's
 // memory reducer gives back the young generation's pages that start-up grew about 10 s after the process goes idle.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, printBenchResult, roundTo } from './harness/bench-result.ts';
-import { freePort } from './harness/clarion-process.ts';
+import { buildClarion, freePort } from './harness/clarion-process.ts';
 import { processCpuSeconds, processRssMb } from './harness/process-usage.ts';
 import { repoRoot } from './harness/repo-root.ts';
 
@@ -97,9 +97,7 @@ async function measureOnce(variant: Variant): Promise<Sample> {
   }
 }
 
-// The compiled variant needs a current build; build it here rather than measure a stale one.
-const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.js')], { cwd: repoRoot, stdio: 'inherit' });
-if (build.status !== 0) throw new Error('npm run build failed');
+buildClarion();
 
 const samples: Record<Variant, Sample[]> = { sources: [], compiled: [], baseline: [], hello: [] };
 for (let run = 0; run < runs; run += 1) {

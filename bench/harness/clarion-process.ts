@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,6 +9,16 @@ import { processCpuSeconds } from './process-usage.ts';
 // BENCH_CLARION_BIN runs another checkout's `clarion` (e.g. the commit before a change) against the same load.
 const clarionBin =
   process.env.BENCH_CLARION_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '../../bin/clarion.js');
+
+/**
+ * Builds this checkout's dist/ and its bundle now (scripts/build.js, as `npm run build`), for a benchmark that measures
+ * the compiled `clarion serve`: a stale build would be measured otherwise.
+ */
+export function buildClarion(): void {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+  const build = spawnSync(process.execPath, [join(root, 'scripts/build.js')], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+}
 
 export interface ClarionProcess {
   url: string;
