@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLARION_BIN, startServeProcess } from '../harness/cli-process.ts';
+import { runCapturing, type ShellResult } from '../harness/doc-shell.ts';
 
 /**
  * The README's five-minute quickstart, run as written against `clarion serve` started the way `npm start` starts it
@@ -21,22 +21,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'clarion-quickstart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs a shell script with bash, stopping at the first failing command; resolves with its output. */
-function bash(
-  text: string,
-  env: Record<string, string | undefined>,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-eu', '-o', 'pipefail', '-c', text], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
+function bash(text: string, env: Record<string, string | undefined>): Promise<ShellResult> {
+  return runCapturing('bash', ['-eu', '-o', 'pipefail', '-c', text], env);
 }
 
 describe("the README's quickstart", () => {

@@ -13,12 +13,24 @@ export function docShellBlock(page: string, marker: string): string | undefined 
 export function runShell(
   text: string,
   options: { args?: string[]; env: Record<string, string> },
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
+): Promise<ShellResult> {
+  return runCapturing('sh', ['-c', text, 'doc.sh', ...(options.args ?? [])], options.env);
+}
+
+export interface ShellResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command` with `args`, `env` added to this process's; resolves with its exit status and its whole output. */
+export function runCapturing(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<ShellResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', text, 'doc.sh', ...(options.args ?? [])], {
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
